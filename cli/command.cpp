@@ -1,0 +1,28 @@
+#include "cli/command.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace jetchar::cli {
+namespace {
+
+std::vector<std::pair<int, CommandAdder>>& registry() {
+  static std::vector<std::pair<int, CommandAdder>> adders;  // function-local: safe init order
+  return adders;
+}
+
+}  // namespace
+
+bool register_command(int order, CommandAdder adder) {
+  registry().emplace_back(order, adder);
+  return true;
+}
+
+void add_registered_commands(CLI::App& app) {
+  auto adders = registry();
+  std::stable_sort(adders.begin(), adders.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [order, adder] : adders) adder(app);
+}
+
+}  // namespace jetchar::cli

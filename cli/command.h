@@ -1,0 +1,19 @@
+// Subcommands register themselves: each cli/<name>_command.cpp adds its CLI11 subcommand through
+// a static JETCHAR_REGISTER_COMMAND, so adding a command never edits main.cpp.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace jetchar::cli {
+
+using CommandAdder = void (*)(CLI::App& app);
+
+/// Records an adder; called during static initialisation. `order` sorts --help output.
+bool register_command(int order, CommandAdder adder);
+/// Adds every registered subcommand to `app`, in `order`.
+void add_registered_commands(CLI::App& app);
+
+}  // namespace jetchar::cli
+
+#define JETCHAR_REGISTER_COMMAND(order, adder) \
+  static const bool jetchar_command_registered_##adder = ::jetchar::cli::register_command(order, adder)

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the main job on this machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh release --target jetchar
+jetchar=build/release/cli/jetchar
+
+echo "== this machine =="
+"$jetchar" device info
+echo
+echo "== simulated AGX Orin (JetPack 6, L4T R36) =="
+"$jetchar" device info --root tests/fixtures/boards/agx-orin-r36

@@ -1,0 +1,156 @@
+#include "sysfs/attribute.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <sstream>
+
+#include "sysfs/cpu_list.h"
+#include "sysfs/error.h"
+
+namespace jetchar::sysfs {
+namespace {
+
+// Reads the whole file with read(2): sysfs attributes report a size of 4096 whatever their
+// content, so stream-based size queries do not apply.
+std::string read_raw(const Root& root, std::string_view path) {
+  const std::string resolved = root.resolve(root.canonical(path)).string();
+  const int fd = ::open(resolved.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw IoError(std::string(path), "read", errno);
+  std::string content;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int error = errno;
+      ::close(fd);
+      throw IoError(std::string(path), "read", error);
+    }
+    if (n == 0) break;
+    content.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return content;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  return text;
+}
+
+}  // namespace
+
+std::string read_string(const Root& root, std::string_view path) {
+  std::string content = read_raw(root, path);
+  // Device-tree strings end with a NUL; strip it like the trailing newline.
+  while (!content.empty() && content.back() == '\0') content.pop_back();
+  return std::string(trim(content));
+}
+
+std::optional<std::string> try_read_string(const Root& root, std::string_view path) {
+  try {
+    return read_string(root, path);
+  } catch (const IoError&) {
+    return std::nullopt;
+  }
+}
+
+std::int64_t parse_int(std::string_view text, std::string_view source, bool allow_unit_suffix) {
+  const std::string_view trimmed = trim(text);
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(trimmed.data(), trimmed.data() + trimmed.size(), value);
+  const std::string_view rest = trim(std::string_view(end, trimmed.data() + trimmed.size() - end));
+  const bool suffix_ok = rest.empty() || (allow_unit_suffix && std::all_of(rest.begin(), rest.end(), [](char c) {
+                                            return std::isalpha(static_cast<unsigned char>(c));
+                                          }));
+  if (ec != std::errc() || end == trimmed.data() || !suffix_ok) {
+    throw FormatError(std::string(source), std::string(trimmed),
+                      allow_unit_suffix ? "an integer, optionally with a unit such as ' ma'" : "an integer");
+  }
+  return value;
+}
+
+std::int64_t read_int(const Root& root, std::string_view path, bool allow_unit_suffix) {
+  return parse_int(read_string(root, path), path, allow_unit_suffix);
+}
+
+std::optional<std::int64_t> try_read_int(const Root& root, std::string_view path) {
+  const auto text = try_read_string(root, path);
+  if (!text) return std::nullopt;
+  try {
+    return parse_int(*text, path);
+  } catch (const FormatError&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<std::int64_t> read_int_list(const Root& root, std::string_view path) {
+  std::vector<std::int64_t> values;
+  for (const auto& word : read_word_list(root, path)) values.push_back(parse_int(word, path));
+  return values;
+}
+
+std::vector<std::string> read_word_list(const Root& root, std::string_view path) {
+  std::istringstream words(read_string(root, path));
+  std::vector<std::string> list;
+  for (std::string word; words >> word;) list.push_back(word);
+  return list;
+}
+
+std::vector<int> read_cpu_list(const Root& root, std::string_view path) {
+  return parse_cpu_list(read_string(root, path), path);
+}
+
+std::vector<std::string> read_dt_strings(const Root& root, std::string_view path) {
+  const std::string content = read_raw(root, path);
+  std::vector<std::string> strings;
+  size_t start = 0;
+  while (start < content.size()) {
+    size_t end = content.find('\0', start);
+    if (end == std::string::npos) end = content.size();
+    if (end > start) strings.push_back(content.substr(start, end - start));
+    start = end + 1;
+  }
+  for (const auto& s : strings) {
+    for (const char c : s) {
+      if (!std::isprint(static_cast<unsigned char>(c))) {
+        throw FormatError(std::string(path), s, "NUL-separated printable device-tree strings");
+      }
+    }
+  }
+  return strings;
+}
+
+void write_string(const Root& root, std::string_view path, std::string_view value, Verify verify) {
+  const std::string resolved = root.resolve(root.canonical(path)).string();
+  const int fd = ::open(resolved.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) throw IoError(std::string(path), "write", errno, std::string(value));
+  // One write(2) call: sysfs stores an attribute from a single write.
+  ssize_t written;
+  do {
+    written = ::write(fd, value.data(), value.size());
+  } while (written < 0 && errno == EINTR);
+  const int write_error = written < 0 ? errno : 0;
+  if (::close(fd) != 0 && write_error == 0) throw IoError(std::string(path), "write", errno, std::string(value));
+  if (write_error != 0) throw IoError(std::string(path), "write", write_error, std::string(value));
+  if (static_cast<size_t>(written) != value.size()) throw IoError(std::string(path), "write", EIO, std::string(value));
+  if (verify == Verify::kReadBack) {
+    const std::string back = read_string(root, path);
+    if (back != trim(value)) {
+      throw IoError(std::string(path), "verify write", 0,
+                    std::string(value) + "' but it reads back '" + back);
+    }
+  }
+}
+
+void write_int(const Root& root, std::string_view path, std::int64_t value, Verify verify) {
+  write_string(root, path, std::to_string(value), verify);
+}
+
+}  // namespace jetchar::sysfs

@@ -1,0 +1,128 @@
+#include "sysfs/root.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <system_error>
+
+#include "sysfs/error.h"
+
+namespace fs = std::filesystem;
+
+namespace jetchar::sysfs {
+namespace {
+
+// Splits an absolute kernel path into its components ("/a/b" -> {"a", "b"}).
+std::vector<std::string> components(std::string_view path) {
+  std::vector<std::string> parts;
+  for (const auto& part : fs::path(path).relative_path()) {
+    const std::string name = part.string();
+    if (!name.empty() && name != ".") parts.push_back(name);
+  }
+  return parts;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string path;
+  for (const auto& part : parts) path += "/" + part;
+  return path.empty() ? "/" : path;
+}
+
+}  // namespace
+
+Root::Root(fs::path prefix) {
+  std::error_code ec;
+  if (!fs::is_directory(prefix, ec)) {
+    throw IoError(prefix.string(), "use as root directory", ec ? ec.value() : ENOTDIR);
+  }
+  prefix_ = prefix == "/" ? fs::path("/") : fs::absolute(prefix).lexically_normal();
+  if (prefix_ != "/" && !prefix_.has_filename()) prefix_ = prefix_.parent_path();
+}
+
+fs::path Root::resolve(std::string_view kernel_path) const {
+  if (kernel_path.empty() || kernel_path.front() != '/') {
+    throw IoError(std::string(kernel_path), "resolve (kernel paths are absolute)", EINVAL);
+  }
+  if (is_host_root()) return fs::path(kernel_path);
+  return prefix_ / fs::path(kernel_path).relative_path();
+}
+
+std::string Root::kernel_path(const fs::path& resolved) const {
+  if (is_host_root()) return resolved.string();
+  const fs::path relative = resolved.lexically_relative(prefix_);
+  if (relative.empty() || *relative.begin() == "..") return resolved.string();
+  return relative == "." ? "/" : "/" + relative.string();
+}
+
+bool Root::exists(std::string_view kernel_path) const {
+  std::error_code ec;
+  return fs::exists(resolve(canonical(kernel_path)), ec);
+}
+
+bool Root::is_directory(std::string_view kernel_path) const {
+  std::error_code ec;
+  return fs::is_directory(resolve(canonical(kernel_path)), ec);
+}
+
+std::vector<std::string> Root::list(std::string_view kernel_dir) const {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(resolve(canonical(kernel_dir)), ec), end; !ec && it != end;
+       it.increment(ec)) {
+    names.push_back(it->path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> Root::glob(std::string_view pattern) const {
+  std::vector<std::string> matches{"/"};
+  for (const auto& part : components(pattern)) {
+    std::vector<std::string> next;
+    for (const auto& base : matches) {
+      const std::string prefix = base == "/" ? "" : base;
+      if (part.find_first_of("*?[") == std::string::npos) {
+        if (exists(prefix + "/" + part)) next.push_back(prefix + "/" + part);
+        continue;
+      }
+      for (const auto& name : list(base)) {
+        if (fnmatch(part.c_str(), name.c_str(), FNM_PERIOD) == 0) next.push_back(prefix + "/" + name);
+      }
+    }
+    matches = std::move(next);
+  }
+  std::sort(matches.begin(), matches.end());
+  return matches;
+}
+
+std::string Root::canonical(std::string_view kernel_path) const {
+  // Walk the path one component at a time so that symlinks, absolute ones included (such as
+  // /proc/device-tree -> /sys/firmware/devicetree/base), resolve inside the prefix.
+  std::vector<std::string> pending = components(kernel_path);
+  std::reverse(pending.begin(), pending.end());
+  std::vector<std::string> done;
+  int links_followed = 0;
+  while (!pending.empty()) {
+    std::string part = std::move(pending.back());
+    pending.pop_back();
+    if (part == "..") {
+      if (!done.empty()) done.pop_back();
+      continue;
+    }
+    done.push_back(part);
+    const fs::path here = resolve(join(done));
+    std::error_code ec;
+    if (!fs::is_symlink(here, ec)) continue;
+    if (++links_followed > 40) throw IoError(std::string(kernel_path), "resolve", ELOOP);
+    const fs::path target = fs::read_symlink(here, ec);
+    if (ec) throw IoError(std::string(kernel_path), "read link", ec.value());
+    done.pop_back();
+    if (target.is_absolute()) done.clear();
+    auto target_parts = components("/" + target.string());
+    for (auto it = target_parts.rbegin(); it != target_parts.rend(); ++it) pending.push_back(*it);
+  }
+  return join(done);
+}
+
+}  // namespace jetchar::sysfs

@@ -1,0 +1,47 @@
+#include "sysfs/cpu_list.h"
+
+#include <gtest/gtest.h>
+
+#include "sysfs/error.h"
+
+namespace jetchar::sysfs {
+namespace {
+
+TEST(CpuListTest, ParsesRangesAndSingles) {
+  EXPECT_EQ(parse_cpu_list("0-3,6\n"), (std::vector<int>{0, 1, 2, 3, 6}));
+  EXPECT_EQ(parse_cpu_list("0,3-5"), (std::vector<int>{0, 3, 4, 5}));
+  EXPECT_EQ(parse_cpu_list("7"), (std::vector<int>{7}));
+  EXPECT_TRUE(parse_cpu_list("").empty());
+  EXPECT_TRUE(parse_cpu_list("\n").empty());
+}
+
+TEST(CpuListTest, SortsAndRemovesDuplicates) {
+  EXPECT_EQ(parse_cpu_list("4-5,0-1,1"), (std::vector<int>{0, 1, 4, 5}));
+}
+
+TEST(CpuListTest, RejectsMalformedLists) {
+  for (const char* bad : {"a", "0-", "-3", "3-1", "0,,1", "1 2", "0-3x"}) {
+    EXPECT_THROW(parse_cpu_list(bad, "online"), FormatError) << bad;
+  }
+  try {
+    parse_cpu_list("3-1", "/sys/devices/system/cpu/online");
+    FAIL();
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("/sys/devices/system/cpu/online"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("3-1"), std::string::npos);
+  }
+}
+
+TEST(CpuListTest, FormatsLikeTheKernel) {
+  EXPECT_EQ(format_cpu_list({0, 1, 2, 3, 6}), "0-3,6");
+  EXPECT_EQ(format_cpu_list({5, 0, 3, 4}), "0,3-5");
+  EXPECT_EQ(format_cpu_list({0, 2}), "0,2");
+  EXPECT_EQ(format_cpu_list({}), "");
+}
+
+TEST(CpuListTest, RoundTrips) {
+  for (const char* text : {"0-11", "0,3-5", "0-1,4-7,9"}) EXPECT_EQ(format_cpu_list(parse_cpu_list(text)), text);
+}
+
+}  // namespace
+}  // namespace jetchar::sysfs
