@@ -21,6 +21,10 @@ endfunction()
 # included as "<folder>/<file>.h" from the source root.
 function(jetchar_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  if(NOT ARG_SOURCES)
+    message(STATUS "jetchar: module ${name} has no sources yet; skipped")
+    return()
+  endif()
   add_library(jetchar_${name} ${ARG_SOURCES})
   add_library(jetchar::${name} ALIAS jetchar_${name})
   target_include_directories(jetchar_${name} PUBLIC
