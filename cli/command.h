@@ -12,6 +12,9 @@ using CommandAdder = void (*)(CLI::App& app);
 bool register_command(int order, CommandAdder adder);
 /// Adds every registered subcommand to `app`, in `order`.
 void add_registered_commands(CLI::App& app);
+/// The subcommand `name` of `parent`, created on first use: several files may add commands to one
+/// group (`jetchar device info` and `jetchar device set` live in different files).
+CLI::App& command_group(CLI::App& parent, const std::string& name, const std::string& description);
 
 }  // namespace jetchar::cli
 
