@@ -15,7 +15,9 @@ std::vector<std::pair<int, CommandAdder>>& registry() {
 }  // namespace
 
 CLI::App& command_group(CLI::App& parent, const std::string& name, const std::string& description) {
-  if (CLI::App* existing = parent.get_subcommand_no_throw(name)) return *existing;
+  for (CLI::App* existing : parent.get_subcommands([&](CLI::App* sub) { return sub->get_name() == name; })) {
+    return *existing;
+  }
   CLI::App* group = parent.add_subcommand(name, description);
   group->require_subcommand(1);
   return *group;
