@@ -1,0 +1,92 @@
+#include "experiments/spec_io.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::experiments {
+namespace {
+
+constexpr const char* kValidExperiment = R"(
+name: "lenet"
+workload { model: "lenet5" dataset: "fashion-mnist:/usr/share/datasets/fashion-mnist" batch_size: 16 epochs: 2 }
+loader { workers: 2 }
+cache: DROP_BEFORE_FIRST_EPOCH
+device { cpu_cores: 4 cpu_freq_mhz: 1420.8 dvfs: OFF }
+measurement { sample_rate_hz: 100 }
+)";
+
+std::string error_of(std::string_view text) {
+  try {
+    parse_experiment_spec(text, "spec.textproto");
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(SpecIoTest, ParsesAValidExperiment) {
+  const auto spec = parse_experiment_spec(kValidExperiment, "spec.textproto");
+  EXPECT_EQ(spec.workload().model(), "lenet5");
+  EXPECT_EQ(spec.workload().batch_size(), 16u);
+  EXPECT_EQ(spec.cache(), proto::DROP_BEFORE_FIRST_EPOCH);
+  EXPECT_DOUBLE_EQ(spec.device().cpu_freq_mhz(), 1420.8);
+  EXPECT_FALSE(spec.device().has_gpu_freq_mhz());
+}
+
+TEST(SpecIoTest, UnknownFieldNamesFileLineColumnAndField) {
+  EXPECT_EQ(error_of("workload {\n  model: \"lenet5\"\n  batch_sise: 16\n}\n"),
+            "spec.textproto:3:13: field batch_sise: Message type \"jetchar.experiments.proto.WorkloadSpec\" has no field "
+            "named \"batch_sise\".");
+}
+
+TEST(SpecIoTest, SyntaxErrorPointsAtTheLine) {
+  const std::string error = error_of("workload { model: \"lenet5\" batch_size: }\n");
+  EXPECT_EQ(error.rfind("spec.textproto:1:", 0), 0u) << error;
+}
+
+TEST(SpecIoTest, OutOfRangeValueNamesTheFieldAndTheValidRange) {
+  EXPECT_EQ(error_of("workload {\n  model: \"lenet5\" dataset: \"synthetic:1x28x28\"\n  batch_size: 0\n}\n"),
+            "spec.textproto:3:3: field workload.batch_size: 0 is out of range; valid: 1 to 65536");
+  EXPECT_EQ(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nmeasurement {\n sample_rate_hz: 5000 }"),
+            "spec.textproto:3:2: field measurement.sample_rate_hz: 5000 is out of range; valid: 1 to 1000");
+}
+
+TEST(SpecIoTest, MissingModelIsAnError) {
+  EXPECT_NE(error_of("workload { batch_size: 4 }").find("field workload.model: is required"), std::string::npos);
+}
+
+TEST(SpecIoTest, PresetAndCustomModeConflict) {
+  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\ndevice { preset_mode: 2 gpu_freq_mhz: 600 }")
+                .find("field device.preset_mode: a preset mode cannot be combined"),
+            std::string::npos);
+}
+
+TEST(SpecIoTest, BadDeviceName) {
+  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"tpu\" }")
+                .find("'tpu' is not a device; valid: cpu, cuda"),
+            std::string::npos);
+}
+
+TEST(SpecIoTest, SweepAxisNeedsValuesOrARange) {
+  try {
+    parse_sweep_spec("name: \"s\"\naxes { field: \"workload.batch_size\" }\n", "sweep.textproto");
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_NE(std::string(e.what()).find("needs values or a range"), std::string::npos);
+  }
+}
+
+TEST(SpecIoTest, MissingFileIsASpecError) {
+  EXPECT_THROW(load_sweep_spec("/nonexistent/sweep.textproto"), SpecError);
+}
+
+TEST(SpecIoTest, LoadsFromAFile) {
+  testing::TempDir dir;
+  const auto file = dir.write("e.textproto", kValidExperiment);
+  EXPECT_EQ(load_experiment_spec(file).name(), "lenet");
+}
+
+}  // namespace
+}  // namespace jetchar::experiments
