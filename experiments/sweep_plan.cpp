@@ -1,0 +1,171 @@
+#include "experiments/sweep_plan.h"
+
+#include <fmt/format.h>
+#include <google/protobuf/text_format.h>
+
+#include <cmath>
+#include <map>
+
+#include "experiments/spec_io.h"
+
+namespace jetchar::experiments {
+namespace {
+
+namespace pb = google::protobuf;
+
+std::string field_names(const pb::Descriptor* descriptor) {
+  std::string names;
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    if (!names.empty()) names += ", ";
+    names += descriptor->field(i)->name();
+  }
+  return names;
+}
+
+// Shortest text that reads back as the same double ("1420.8", not "1420.8000000000002").
+std::string format_number(double value) {
+  for (int precision = 6; precision < 18; ++precision) {
+    std::string text = fmt::format("{:.{}g}", value, precision);
+    if (std::stod(text) == value) return text;
+  }
+  return fmt::format("{}", value);
+}
+
+}  // namespace
+
+void set_field(proto::ExperimentSpec& spec, const std::string& path, const std::string& value,
+               const std::string& source) {
+  pb::Message* message = &spec;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t dot = path.find('.', start);
+    const std::string name = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const pb::Descriptor* descriptor = message->GetDescriptor();
+    const pb::FieldDescriptor* field = descriptor->FindFieldByName(name);
+    if (field == nullptr || field->is_repeated()) {
+      throw SpecError(source, 0, 0, path,
+                      fmt::format("'{}' is not a settable field of {}; valid: {}", name, descriptor->name(),
+                                  field_names(descriptor)));
+    }
+    if (dot == std::string::npos) {
+      if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+        throw SpecError(source, 0, 0, path, fmt::format("'{}' is a message; name one of its fields: {}", name,
+                                                        field_names(field->message_type())));
+      }
+      if (!pb::TextFormat::ParseFieldValueFromString(value, field, message)) {
+        std::string valid = field->type_name();
+        if (field->enum_type() != nullptr) {
+          valid.clear();
+          for (int i = 0; i < field->enum_type()->value_count(); ++i) {
+            if (!valid.empty()) valid += ", ";
+            valid += field->enum_type()->value(i)->name();
+          }
+        }
+        throw SpecError(source, 0, 0, path, fmt::format("'{}' is not a valid value; valid: {}", value, valid));
+      }
+      return;
+    }
+    if (field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+      throw SpecError(source, 0, 0, path, fmt::format("'{}' has no sub-fields", name));
+    }
+    message = message->GetReflection()->MutableMessage(message, field);
+    start = dot + 1;
+  }
+}
+
+std::vector<std::string> axis_values(const proto::Axis& axis) {
+  if (!axis.values().empty()) return {axis.values().begin(), axis.values().end()};
+  std::vector<std::string> values;
+  const auto& range = axis.range();
+  if (range.step() <= 0) return values;
+  // Count steps up front so accumulated rounding cannot add or drop the last value.
+  const auto steps = static_cast<long>(std::floor((range.to() - range.from()) / range.step() + 1e-9));
+  for (long i = 0; i <= steps; ++i) {
+    // 12 significant digits drop the binary noise of from + i·step (0.30000000000000004).
+    const double value = range.from() + static_cast<double>(i) * range.step();
+    values.push_back(format_number(std::stod(fmt::format("{:.12g}", value))));
+  }
+  return values;
+}
+
+std::string describe_mode(const proto::DeviceSpec& device) {
+  if (device.has_preset_mode()) return fmt::format("preset {}", device.preset_mode());
+  std::string text = device.has_cpu_cores() ? fmt::format("{} cores", device.cpu_cores()) : "cores as set";
+  auto mhz = [](bool has, double value) { return has ? format_number(value) : std::string("-"); };
+  text += fmt::format(" CPU/GPU/EMC {}/{}/{} MHz", mhz(device.has_cpu_freq_mhz(), device.cpu_freq_mhz()),
+                      mhz(device.has_gpu_freq_mhz(), device.gpu_freq_mhz()),
+                      mhz(device.has_emc_freq_mhz(), device.emc_freq_mhz()));
+  if (device.dvfs() == proto::OFF) text += " DVFS off";
+  if (device.fan() == proto::FAN_MAX) text += " fan max";
+  return text;
+}
+
+SweepPlan plan_sweep(const proto::SweepSpec& sweep, const std::string& source) {
+  // Starting points: the base alone, or the base merged with each explicit run.
+  std::vector<proto::ExperimentSpec> starts;
+  if (sweep.runs().empty()) {
+    starts.push_back(sweep.base());
+  } else {
+    for (const auto& run : sweep.runs()) {
+      proto::ExperimentSpec merged = sweep.base();
+      merged.MergeFrom(run);
+      starts.push_back(std::move(merged));
+    }
+  }
+
+  struct Expanded {
+    proto::ExperimentSpec spec;
+    std::vector<std::pair<std::string, std::string>> values;
+  };
+  std::vector<Expanded> expanded;
+  for (auto& start : starts) expanded.push_back({std::move(start), {}});
+  for (const auto& axis : sweep.axes()) {
+    const auto values = axis_values(axis);
+    std::vector<Expanded> next;
+    next.reserve(expanded.size() * values.size());
+    for (const auto& base : expanded) {
+      for (const auto& value : values) {
+        Expanded run = base;
+        set_field(run.spec, axis.field(), value, source);
+        run.values.emplace_back(axis.field(), value);
+        next.push_back(std::move(run));
+      }
+    }
+    expanded = std::move(next);
+  }
+
+  SweepPlan plan;
+  for (std::size_t i = 0; i < expanded.size(); ++i) {
+    auto& run = expanded[i];
+    std::string where = fmt::format("run {}", i);
+    for (const auto& [field, value] : run.values) where += fmt::format(" {}={}", field, value);
+    validate_experiment(run.spec, source, where + ": ");
+    const std::uint32_t repetitions = std::max<std::uint32_t>(1, run.spec.repetitions());
+    std::string mode_key;
+    run.spec.device().SerializeToString(&mode_key);
+    for (std::uint32_t r = 0; r < repetitions; ++r) {
+      PlannedRun planned;
+      planned.run_id = fmt::format("{:04d}-r{}", i, r);
+      planned.experiment_index = i;
+      planned.repetition = r;
+      planned.spec = run.spec;
+      planned.spec.set_repetitions(1);
+      planned.axis_values = run.values;
+      planned.mode_key = mode_key;
+      plan.runs.push_back(std::move(planned));
+    }
+  }
+
+  // Group runs by power mode, modes in order of first appearance, runs stable within a mode.
+  std::map<std::string, std::size_t> first_seen;
+  for (const auto& run : plan.runs) first_seen.emplace(run.mode_key, first_seen.size());
+  std::stable_sort(plan.runs.begin(), plan.runs.end(), [&](const PlannedRun& a, const PlannedRun& b) {
+    return first_seen.at(a.mode_key) < first_seen.at(b.mode_key);
+  });
+  for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+    if (i == 0 || plan.runs[i].mode_key != plan.runs[i - 1].mode_key) ++plan.mode_switches;
+  }
+  return plan;
+}
+
+}  // namespace jetchar::experiments

@@ -1,0 +1,116 @@
+#include "experiments/sweep_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "experiments/spec_io.h"
+
+namespace jetchar::experiments {
+namespace {
+
+proto::SweepSpec sweep_of(const char* text) { return parse_sweep_spec(text, "sweep.textproto"); }
+
+constexpr const char* kBase = R"(
+name: "s"
+base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 16 } }
+)";
+
+TEST(SweepPlanTest, CartesianProductOfAxes) {
+  const auto plan = plan_sweep(sweep_of((std::string(kBase) + R"(
+axes { field: "workload.batch_size" values: ["16", "32", "64"] }
+axes { field: "loader.workers" range { from: 0 to: 2 step: 1 } }
+)").c_str()), "sweep.textproto");
+  ASSERT_EQ(plan.runs.size(), 9u);
+  EXPECT_EQ(plan.runs[0].spec.workload().batch_size(), 16u);
+  EXPECT_EQ(plan.runs[0].spec.loader().workers(), 0u);
+  EXPECT_EQ(plan.runs[8].spec.workload().batch_size(), 64u);
+  EXPECT_EQ(plan.runs[8].spec.loader().workers(), 2u);
+  EXPECT_EQ(plan.runs[4].axis_values,
+            (std::vector<std::pair<std::string, std::string>>{{"workload.batch_size", "32"}, {"loader.workers", "1"}}));
+  EXPECT_EQ(plan.mode_switches, 1u);
+}
+
+TEST(SweepPlanTest, DecimalRangeKeepsItsLastValue) {
+  proto::Axis axis;
+  axis.mutable_range()->set_from(0.1);
+  axis.mutable_range()->set_to(0.3);
+  axis.mutable_range()->set_step(0.1);
+  EXPECT_EQ(axis_values(axis), (std::vector<std::string>{"0.1", "0.2", "0.3"}));
+}
+
+TEST(SweepPlanTest, RepetitionsBecomeSeparateRuns) {
+  const auto plan = plan_sweep(sweep_of(R"(
+base { workload { model: "m" dataset: "d:x" batch_size: 4 } repetitions: 3 })"), "s");
+  ASSERT_EQ(plan.runs.size(), 3u);
+  EXPECT_EQ(plan.runs[2].run_id, "0000-r2");
+  EXPECT_EQ(plan.runs[2].spec.repetitions(), 1u);
+}
+
+TEST(SweepPlanTest, RunsAreGroupedByPowerMode) {
+  const auto plan = plan_sweep(sweep_of(R"(
+base { workload { model: "m" dataset: "d:x" batch_size: 4 } }
+runs { device { gpu_freq_mhz: 600 } }
+runs { device { gpu_freq_mhz: 900 } }
+runs { device { gpu_freq_mhz: 600 } workload { batch_size: 8 } }
+)"), "s");
+  ASSERT_EQ(plan.runs.size(), 3u);
+  EXPECT_EQ(plan.mode_switches, 2u);
+  EXPECT_DOUBLE_EQ(plan.runs[0].spec.device().gpu_freq_mhz(), 600);
+  EXPECT_DOUBLE_EQ(plan.runs[1].spec.device().gpu_freq_mhz(), 600);
+  EXPECT_EQ(plan.runs[1].spec.workload().batch_size(), 8u);
+  EXPECT_EQ(plan.runs[1].run_id, "0002-r0");  // ids keep the spec order
+  EXPECT_DOUBLE_EQ(plan.runs[2].spec.device().gpu_freq_mhz(), 900);
+}
+
+TEST(SweepPlanTest, EnumAxisByName) {
+  const auto plan = plan_sweep(sweep_of((std::string(kBase) + R"(
+axes { field: "cache" values: ["WARM", "EVICT_EVERY_EPOCH"] })").c_str()), "s");
+  ASSERT_EQ(plan.runs.size(), 2u);
+  EXPECT_EQ(plan.runs[1].spec.cache(), proto::EVICT_EVERY_EPOCH);
+}
+
+TEST(SweepPlanTest, UnknownAxisFieldListsValidFields) {
+  try {
+    plan_sweep(sweep_of((std::string(kBase) + R"(axes { field: "workload.batchsize" values: "4" })").c_str()), "s.textproto");
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("'batchsize' is not a settable field of WorkloadSpec; valid: model, dataset"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SweepPlanTest, BadAxisValueNamesEnumChoices) {
+  try {
+    plan_sweep(sweep_of((std::string(kBase) + R"(axes { field: "cache" values: "COLD" })").c_str()), "s");
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("'COLD' is not a valid value; valid: CACHE_POLICY_UNSPECIFIED, WARM"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SweepPlanTest, InvalidExpandedRunNamesItsAxisValues) {
+  try {
+    plan_sweep(sweep_of((std::string(kBase) + R"(axes { field: "workload.batch_size" values: ["8", "0"] })").c_str()),
+               "s.textproto");
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("run 1 workload.batch_size=0: 0 is out of range"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SweepPlanTest, DescribesModes) {
+  proto::DeviceSpec device;
+  device.set_cpu_cores(4);
+  device.set_cpu_freq_mhz(1420.8);
+  device.set_dvfs(proto::OFF);
+  EXPECT_EQ(describe_mode(device), "4 cores CPU/GPU/EMC 1420.8/-/- MHz DVFS off");
+  device.Clear();
+  device.set_preset_mode(2);
+  EXPECT_EQ(describe_mode(device), "preset 2");
+}
+
+}  // namespace
+}  // namespace jetchar::experiments
