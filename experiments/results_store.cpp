@@ -1,0 +1,254 @@
+#include "experiments/results_store.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace jetchar::experiments {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, repetition INTEGER NOT NULL,
+  status TEXT NOT NULL, reason TEXT NOT NULL,
+  model TEXT, dataset TEXT, task TEXT, batch_size INTEGER, accumulate INTEGER, workers INTEGER,
+  cache TEXT, power_mode TEXT, cpu_cores INTEGER, cpu_freq_mhz REAL, gpu_freq_mhz REAL, emc_freq_mhz REAL,
+  board_kind TEXT, board_model TEXT, simulated INTEGER, medium TEXT, energy_source TEXT,
+  started_utc TEXT, duration_s REAL,
+  result BLOB NOT NULL,
+  PRIMARY KEY (sweep, run_id));
+CREATE TABLE IF NOT EXISTS epochs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL,
+  stall_s REAL, compute_s REAL, e2e_s REAL, samples INTEGER, minibatches INTEGER,
+  loss REAL, accuracy REAL, energy_j REAL, incremental_energy_j REAL, energy_per_sample_j REAL,
+  average_power_w REAL, residency_before REAL, residency_after REAL, read_bytes INTEGER, read_ios INTEGER,
+  PRIMARY KEY (sweep, run_id, epoch));
+CREATE TABLE IF NOT EXISTS minibatches (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, idx INTEGER NOT NULL,
+  stall_s REAL, compute_s REAL, energy_j REAL, loss REAL,
+  PRIMARY KEY (sweep, run_id, epoch, idx));
+CREATE TABLE IF NOT EXISTS power_samples (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS power_samples_run ON power_samples (sweep, run_id);
+)sql";
+
+// Binds an optional value, NULL when absent (never 0 for a missing measurement).
+template <typename T>
+void bind_optional(SQLite::Statement& statement, int index, bool present, T value) {
+  if (present) {
+    statement.bind(index, value);
+  } else {
+    statement.bind(index);
+  }
+}
+
+proto::RunResult parse_blob(const SQLite::Column& column, const std::string& where) {
+  proto::RunResult result;
+  if (!result.ParseFromArray(column.getBlob(), column.getBytes())) {
+    throw std::runtime_error(fmt::format("results store: the record of {} is corrupt", where));
+  }
+  return result;
+}
+
+std::optional<double> median_of(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+}  // namespace
+
+ResultsStore::ResultsStore(const std::filesystem::path& file) : file_(file) {
+  try {
+    db_ = std::make_unique<SQLite::Database>(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db_->setBusyTimeout(5000);
+    db_->exec("PRAGMA journal_mode=WAL");
+    db_->exec("PRAGMA synchronous=FULL");  // a committed run survives power loss
+    db_->exec(kSchema);
+    SQLite::Statement version(*db_, "SELECT value FROM meta WHERE key = 'schema_version'");
+    if (version.executeStep()) {
+      const int found = std::stoi(version.getColumn(0).getString());
+      if (found != kSchemaVersion) {
+        throw std::runtime_error(fmt::format("schema version {} (this jetchar reads version {})", found, kSchemaVersion));
+      }
+    } else {
+      db_->exec(fmt::format("INSERT INTO meta (key, value) VALUES ('schema_version', '{}')", kSchemaVersion));
+    }
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("results store {}: {}", file.string(), e.what()));
+  }
+}
+
+ResultsStore::~ResultsStore() = default;
+
+void ResultsStore::save(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples) {
+  std::string blob;
+  result.SerializeToString(&blob);
+  const auto& requested = result.resolved().has_workload() ? result.resolved() : result.requested();
+  const auto& device = requested.device();
+
+  SQLite::Transaction transaction(*db_);
+  for (const char* table : {"runs", "epochs", "minibatches", "power_samples"}) {
+    SQLite::Statement erase(*db_, fmt::format("DELETE FROM {} WHERE sweep = ? AND run_id = ?", table));
+    erase.bind(1, result.sweep());
+    erase.bind(2, result.run_id());
+    erase.exec();
+  }
+
+  SQLite::Statement run(*db_,
+                        "INSERT INTO runs VALUES (?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?, ?,?, ?)");
+  int i = 0;
+  run.bind(++i, result.sweep());
+  run.bind(++i, result.run_id());
+  run.bind(++i, static_cast<int64_t>(result.repetition()));
+  run.bind(++i, proto::RunStatus_Name(result.status()));
+  run.bind(++i, result.reason());
+  run.bind(++i, requested.workload().model());
+  run.bind(++i, requested.workload().dataset());
+  run.bind(++i, proto::Task_Name(requested.workload().task()));
+  run.bind(++i, static_cast<int64_t>(requested.workload().batch_size()));
+  run.bind(++i, static_cast<int64_t>(std::max<std::uint32_t>(1, requested.workload().accumulate())));
+  run.bind(++i, static_cast<int64_t>(requested.loader().workers()));
+  run.bind(++i, proto::CachePolicy_Name(requested.cache()));
+  run.bind(++i, result.context().power_mode());
+  bind_optional(run, ++i, device.has_cpu_cores(), static_cast<int64_t>(device.cpu_cores()));
+  bind_optional(run, ++i, device.has_cpu_freq_mhz(), device.cpu_freq_mhz());
+  bind_optional(run, ++i, device.has_gpu_freq_mhz(), device.gpu_freq_mhz());
+  bind_optional(run, ++i, device.has_emc_freq_mhz(), device.emc_freq_mhz());
+  run.bind(++i, result.context().board_kind());
+  run.bind(++i, result.context().board_model());
+  run.bind(++i, result.context().simulated() ? 1 : 0);
+  run.bind(++i, result.context().dataset_medium());
+  run.bind(++i, result.context().energy_source());
+  run.bind(++i, result.context().started_utc());
+  run.bind(++i, result.duration_s());
+  run.bind(++i, blob.data(), static_cast<int>(blob.size()));
+  run.exec();
+
+  SQLite::Statement epoch(*db_, "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?)");
+  for (const auto& e : result.epochs()) {
+    epoch.reset();
+    epoch.clearBindings();
+    int k = 0;
+    epoch.bind(++k, result.sweep());
+    epoch.bind(++k, result.run_id());
+    epoch.bind(++k, static_cast<int64_t>(e.epoch()));
+    epoch.bind(++k, e.stall_s());
+    epoch.bind(++k, e.compute_s());
+    epoch.bind(++k, e.e2e_s());
+    epoch.bind(++k, static_cast<int64_t>(e.samples()));
+    epoch.bind(++k, static_cast<int64_t>(e.minibatches()));
+    bind_optional(epoch, ++k, e.has_loss(), e.loss());
+    bind_optional(epoch, ++k, e.has_accuracy(), e.accuracy());
+    bind_optional(epoch, ++k, e.has_energy_j(), e.energy_j());
+    bind_optional(epoch, ++k, e.has_incremental_energy_j(), e.incremental_energy_j());
+    bind_optional(epoch, ++k, e.has_energy_per_sample_j(), e.energy_per_sample_j());
+    bind_optional(epoch, ++k, e.has_average_power_w(), e.average_power_w());
+    bind_optional(epoch, ++k, e.has_residency_before(), e.residency_before());
+    bind_optional(epoch, ++k, e.has_residency_after(), e.residency_after());
+    bind_optional(epoch, ++k, e.has_read_bytes(), static_cast<int64_t>(e.read_bytes()));
+    bind_optional(epoch, ++k, e.has_read_ios(), static_cast<int64_t>(e.read_ios()));
+    epoch.exec();
+  }
+
+  SQLite::Statement minibatch(*db_, "INSERT INTO minibatches VALUES (?,?,?,?,?,?,?,?)");
+  for (const auto& m : result.minibatches()) {
+    minibatch.reset();
+    minibatch.clearBindings();
+    minibatch.bind(1, result.sweep());
+    minibatch.bind(2, result.run_id());
+    minibatch.bind(3, static_cast<int64_t>(m.epoch()));
+    minibatch.bind(4, static_cast<int64_t>(m.index()));
+    minibatch.bind(5, m.stall_s());
+    minibatch.bind(6, m.compute_s());
+    bind_optional(minibatch, 7, m.has_energy_j(), m.energy_j());
+    bind_optional(minibatch, 8, m.has_loss(), m.loss());
+    minibatch.exec();
+  }
+
+  SQLite::Statement sample(*db_, "INSERT INTO power_samples VALUES (?,?,?,?,?)");
+  for (const auto& s : samples) {
+    sample.reset();
+    sample.bind(1, result.sweep());
+    sample.bind(2, result.run_id());
+    sample.bind(3, s.t_s);
+    sample.bind(4, s.channel);
+    sample.bind(5, s.power_w);
+    sample.exec();
+  }
+  transaction.commit();
+}
+
+bool ResultsStore::contains(const std::string& sweep, const std::string& run_id) const {
+  SQLite::Statement query(*db_, "SELECT 1 FROM runs WHERE sweep = ? AND run_id = ?");
+  query.bind(1, sweep);
+  query.bind(2, run_id);
+  return query.executeStep();
+}
+
+std::optional<proto::RunResult> ResultsStore::load(const std::string& sweep, const std::string& run_id) const {
+  SQLite::Statement query(*db_, "SELECT result FROM runs WHERE sweep = ? AND run_id = ?");
+  query.bind(1, sweep);
+  query.bind(2, run_id);
+  if (!query.executeStep()) return std::nullopt;
+  return parse_blob(query.getColumn(0), sweep + "/" + run_id);
+}
+
+std::vector<proto::RunResult> ResultsStore::load_all(const std::string& sweep) const {
+  SQLite::Statement query(*db_, "SELECT sweep, run_id, result FROM runs WHERE ? = '' OR sweep = ? ORDER BY sweep, run_id");
+  query.bind(1, sweep);
+  query.bind(2, sweep);
+  std::vector<proto::RunResult> results;
+  while (query.executeStep()) {
+    results.push_back(parse_blob(query.getColumn(2), query.getColumn(0).getString() + "/" + query.getColumn(1).getString()));
+  }
+  return results;
+}
+
+std::vector<StoredRunSummary> ResultsStore::list(const std::string& sweep) const {
+  std::vector<StoredRunSummary> summaries;
+  for (const auto& result : load_all(sweep)) {
+    const auto& spec = result.resolved().has_workload() ? result.resolved() : result.requested();
+    StoredRunSummary summary;
+    summary.sweep = result.sweep();
+    summary.run_id = result.run_id();
+    summary.status = proto::RunStatus_Name(result.status());
+    summary.model = spec.workload().model();
+    summary.power_mode = result.context().power_mode();
+    summary.batch_size = spec.workload().batch_size();
+    summary.workers = spec.loader().workers();
+    std::vector<double> times, energies;
+    for (const auto& e : result.epochs()) {
+      times.push_back(e.e2e_s());
+      if (e.has_energy_j()) energies.push_back(e.energy_j());
+    }
+    summary.median_epoch_s = median_of(times);
+    summary.median_energy_j = median_of(energies);
+    summaries.push_back(std::move(summary));
+  }
+  return summaries;
+}
+
+std::vector<StoredPowerSample> ResultsStore::power_samples(const std::string& sweep, const std::string& run_id) const {
+  SQLite::Statement query(*db_, "SELECT t_s, channel, power_w FROM power_samples WHERE sweep = ? AND run_id = ? ORDER BY rowid");
+  query.bind(1, sweep);
+  query.bind(2, run_id);
+  std::vector<StoredPowerSample> samples;
+  while (query.executeStep()) {
+    samples.push_back({query.getColumn(0).getDouble(), query.getColumn(1).getString(), query.getColumn(2).getDouble()});
+  }
+  return samples;
+}
+
+std::vector<std::string> ResultsStore::sweeps() const {
+  SQLite::Statement query(*db_, "SELECT DISTINCT sweep FROM runs ORDER BY sweep");
+  std::vector<std::string> names;
+  while (query.executeStep()) names.push_back(query.getColumn(0).getString());
+  return names;
+}
+
+}  // namespace jetchar::experiments

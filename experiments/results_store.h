@@ -1,0 +1,68 @@
+// The results store: one SQLite file per results directory (WAL mode), one transaction per run,
+// so a run is either stored whole or not at all, whatever kills the process. The full RunResult
+// is kept as a Protobuf blob next to flat columns that SQL, pandas and spreadsheets can use.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/proto/run_result.pb.h"
+
+namespace SQLite {
+class Database;
+}
+
+namespace jetchar::experiments {
+
+/// One onboard or meter power reading stored with a run (optional; can be large).
+struct StoredPowerSample {
+  double t_s = 0;          ///< seconds since the run started (monotonic clock)
+  std::string channel;     ///< rail or meter name
+  double power_w = 0;
+};
+
+struct StoredRunSummary {
+  std::string sweep;
+  std::string run_id;
+  std::string status;
+  std::string model;
+  std::string power_mode;
+  std::uint32_t batch_size = 0;
+  std::uint32_t workers = 0;
+  std::optional<double> median_epoch_s;
+  std::optional<double> median_energy_j;
+};
+
+class ResultsStore {
+ public:
+  /// Opens (creating when absent) `file`; the schema is created or checked. Throws
+  /// std::runtime_error naming the file when it is not a jetchar results store.
+  explicit ResultsStore(const std::filesystem::path& file);
+  ~ResultsStore();
+  ResultsStore(const ResultsStore&) = delete;
+  ResultsStore& operator=(const ResultsStore&) = delete;
+
+  /// Stores one run atomically, replacing an earlier record of the same (sweep, run_id).
+  void save(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples = {});
+  bool contains(const std::string& sweep, const std::string& run_id) const;
+  std::optional<proto::RunResult> load(const std::string& sweep, const std::string& run_id) const;
+  /// Every run of a sweep (all sweeps when empty), in run_id order.
+  std::vector<proto::RunResult> load_all(const std::string& sweep = {}) const;
+  std::vector<StoredRunSummary> list(const std::string& sweep = {}) const;
+  std::vector<StoredPowerSample> power_samples(const std::string& sweep, const std::string& run_id) const;
+  std::vector<std::string> sweeps() const;
+
+  const std::filesystem::path& file() const { return file_; }
+
+  static constexpr int kSchemaVersion = 1;
+
+ private:
+  std::filesystem::path file_;
+  std::unique_ptr<SQLite::Database> db_;
+};
+
+}  // namespace jetchar::experiments

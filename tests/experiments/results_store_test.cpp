@@ -1,0 +1,124 @@
+#include "experiments/results_store.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::experiments {
+namespace {
+
+proto::RunResult make_run(const std::string& run_id, double e2e_s) {
+  proto::RunResult result;
+  result.set_sweep("s1");
+  result.set_run_id(run_id);
+  result.set_status(proto::OK);
+  result.mutable_context()->set_power_mode("MODE_30W");
+  auto* workload = result.mutable_resolved()->mutable_workload();
+  workload->set_model("lenet5");
+  workload->set_batch_size(16);
+  result.mutable_resolved()->mutable_loader()->set_workers(2);
+  result.mutable_resolved()->mutable_device()->set_gpu_freq_mhz(624.75);
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    auto* e = result.add_epochs();
+    e->set_epoch(epoch);
+    e->set_e2e_s(e2e_s + epoch);
+    e->set_stall_s(0.5);
+    if (epoch > 0) e->set_energy_j(100.0 * epoch);
+  }
+  auto* m = result.add_minibatches();
+  m->set_epoch(0);
+  m->set_index(0);
+  m->set_compute_s(0.01);
+  return result;
+}
+
+TEST(ResultsStoreTest, RoundTripsARun) {
+  testing::TempDir dir;
+  ResultsStore store(dir.path() / "results.db");
+  store.save(make_run("0000-r0", 10), {{0.0, "VDD_IN", 5.5}, {0.01, "VDD_IN", 5.6}});
+  ASSERT_TRUE(store.contains("s1", "0000-r0"));
+  EXPECT_FALSE(store.contains("s1", "0001-r0"));
+  const auto loaded = store.load("s1", "0000-r0");
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->epochs_size(), 3);
+  EXPECT_DOUBLE_EQ(loaded->resolved().device().gpu_freq_mhz(), 624.75);
+  EXPECT_FALSE(loaded->epochs(0).has_energy_j());  // absent stays absent
+  const auto samples = store.power_samples("s1", "0000-r0");
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(samples[1].power_w, 5.6);
+}
+
+TEST(ResultsStoreTest, SummariesUseMedians) {
+  testing::TempDir dir;
+  ResultsStore store(dir.path() / "results.db");
+  store.save(make_run("0000-r0", 10));
+  const auto list = store.list();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].model, "lenet5");
+  EXPECT_EQ(list[0].status, "OK");
+  EXPECT_DOUBLE_EQ(*list[0].median_epoch_s, 11);
+  EXPECT_DOUBLE_EQ(*list[0].median_energy_j, 150);
+}
+
+TEST(ResultsStoreTest, SavingAgainReplacesTheRecord) {
+  testing::TempDir dir;
+  ResultsStore store(dir.path() / "results.db");
+  store.save(make_run("0000-r0", 10));
+  store.save(make_run("0000-r0", 20));
+  const auto all = store.load_all("s1");
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_DOUBLE_EQ(all[0].epochs(0).e2e_s(), 20);
+  EXPECT_EQ(store.sweeps(), std::vector<std::string>{"s1"});
+}
+
+TEST(ResultsStoreTest, PersistsAcrossReopen) {
+  testing::TempDir dir;
+  { ResultsStore(dir.path() / "results.db").save(make_run("0000-r0", 10)); }
+  EXPECT_TRUE(ResultsStore(dir.path() / "results.db").contains("s1", "0000-r0"));
+}
+
+TEST(ResultsStoreTest, NotAStoreIsAClearError) {
+  testing::TempDir dir;
+  const auto file = dir.write("results.db", "this is not an SQLite database, just text that is long enough......");
+  try {
+    ResultsStore store(file);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+  }
+}
+
+// A process killed while saving leaves either the whole run or nothing.
+TEST(ResultsStoreTest, KilledSaveIsAllOrNothing) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "results.db";
+  { ResultsStore(file).save(make_run("0000-r0", 1)); }
+  std::vector<StoredPowerSample> many(200000, StoredPowerSample{0.0, "VDD_IN", 1.0});
+  for (int delay_ms : {1, 5, 20, 60}) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ResultsStore store(file);
+      for (int i = 1;; ++i) store.save(make_run("run-" + std::to_string(i), 1), many);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    ResultsStore store(file);
+    EXPECT_TRUE(store.contains("s1", "0000-r0"));
+    for (const auto& summary : store.list("s1")) {
+      if (summary.run_id == "0000-r0") continue;
+      EXPECT_EQ(store.power_samples("s1", summary.run_id).size(), many.size()) << summary.run_id;
+      EXPECT_EQ(store.load("s1", summary.run_id)->epochs_size(), 3);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace jetchar::experiments
