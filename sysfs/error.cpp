@@ -27,4 +27,9 @@ FormatError::FormatError(std::string path, std::string value, std::string expect
     : std::runtime_error(fmt::format("{}: unexpected content '{}', expected {}", path, value, expected)),
       path_(std::move(path)) {}
 
+FormatError::FormatError(std::string path, std::size_t line, std::string value, std::string expected)
+    : std::runtime_error(fmt::format("{} line {}: unexpected content '{}', expected {}", path, line, value, expected)),
+      path_(std::move(path)),
+      line_(line) {}
+
 }  // namespace jetchar::sysfs

@@ -2,6 +2,8 @@
 // the errno text, so a failure on a board can be diagnosed from one line.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -27,11 +29,16 @@ class IoError : public std::runtime_error {
 class FormatError : public std::runtime_error {
  public:
   FormatError(std::string path, std::string value, std::string expected);
+  /// For multi-line files (procfs tables): names the 1-based line as well ("/proc/stat line 3: ...").
+  FormatError(std::string path, std::size_t line, std::string value, std::string expected);
 
   const std::string& path() const { return path_; }
+  /// 1-based line of the offending content; nullopt when the error is not about one line.
+  std::optional<std::size_t> line() const { return line_; }
 
  private:
   std::string path_;
+  std::optional<std::size_t> line_;
 };
 
 }  // namespace jetchar::sysfs
