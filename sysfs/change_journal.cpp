@@ -1,0 +1,418 @@
+#include "sysfs/change_journal.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <cstdint>
+#include <system_error>
+
+#include "sysfs/error.h"
+
+namespace fs = std::filesystem;
+
+namespace jetchar::sysfs {
+namespace {
+
+constexpr std::string_view kMagic = "jetchar-change-journal 1";
+
+std::uint32_t fnv1a(std::string_view text) {
+  std::uint32_t hash = 2166136261u;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 16777619u;
+  }
+  return hash;
+}
+
+std::string escape(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (std::isprint(byte)) {
+          out += c;
+        } else {
+          out += fmt::format("\\x{:02x}", byte);
+        }
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> unescape(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out += text[i];
+      continue;
+    }
+    if (++i >= text.size()) return std::nullopt;
+    switch (text[i]) {
+      case '\\': out += '\\'; break;
+      case 't': out += '\t'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 'x': {
+        if (i + 2 >= text.size()) return std::nullopt;
+        const std::string hex(text.substr(i + 1, 2));
+        if (hex.size() != 2 || !std::isxdigit(static_cast<unsigned char>(hex[0])) ||
+            !std::isxdigit(static_cast<unsigned char>(hex[1]))) {
+          return std::nullopt;
+        }
+        out += static_cast<char>(std::stoi(hex, nullptr, 16));
+        i += 2;
+        break;
+      }
+      default: return std::nullopt;
+    }
+  }
+  return out;
+}
+
+std::string record_line(std::string_view first, std::string_view second) {
+  const std::string body = escape(first) + "\t" + escape(second);
+  return fmt::format("{}\t{:08x}\n", body, fnv1a(body));
+}
+
+// A complete line split into its two fields when its checksum matches.
+std::optional<std::pair<std::string, std::string>> parse_record(std::string_view line) {
+  const size_t last_tab = line.rfind('\t');
+  if (last_tab == std::string_view::npos) return std::nullopt;
+  const std::string_view body = line.substr(0, last_tab);
+  if (line.substr(last_tab + 1) != fmt::format("{:08x}", fnv1a(body))) return std::nullopt;
+  const size_t tab = body.find('\t');
+  if (tab == std::string_view::npos) return std::nullopt;
+  auto first = unescape(body.substr(0, tab));
+  auto second = unescape(body.substr(tab + 1));
+  if (!first || !second) return std::nullopt;
+  return std::make_pair(std::move(*first), std::move(*second));
+}
+
+std::string read_fd(int fd, const std::string& name) {
+  std::string content;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw IoError(name, "read", errno);
+    }
+    if (n == 0) break;
+    content.append(buffer, static_cast<size_t>(n));
+  }
+  return content;
+}
+
+std::string read_host_file(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw IoError(file.string(), "read", errno);
+  try {
+    std::string content = read_fd(fd, file.string());
+    ::close(fd);
+    return content;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
+// Raw content of a kernel attribute: the journal keeps the exact bytes, trailing newline
+// included, so that a restore leaves a fixture tree byte-identical.
+std::string read_attribute_raw(const Root& root, std::string_view path) {
+  const fs::path resolved = root.resolve(path);
+  const int fd = ::open(resolved.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw IoError(std::string(path), "read (to journal its original value)", errno);
+  try {
+    std::string content = read_fd(fd, std::string(path));
+    ::close(fd);
+    return content;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (std::isspace(static_cast<unsigned char>(text.back())) || text.back() == '\0')) {
+    text.remove_suffix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  return text;
+}
+
+void fsync_directory(const fs::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw IoError(dir.string(), "open directory to sync", errno);
+  const int rc = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  if (rc != 0) throw IoError(dir.string(), "sync directory", error);
+}
+
+// Creates `dir` and its missing parents, syncing each parent so that the new entries survive a
+// power loss as well.
+void create_directories_durably(const fs::path& dir) {
+  if (fs::is_directory(dir)) return;
+  if (dir.has_parent_path() && dir.parent_path() != dir) create_directories_durably(dir.parent_path());
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) throw IoError(dir.string(), "create state directory", errno);
+  fsync_directory(dir.parent_path());
+}
+
+struct ParsedJournal {
+  JournalContents contents;
+  bool has_header = false;
+  std::size_t valid_size = 0;  ///< bytes up to the end of the last intact record
+};
+
+ParsedJournal parse_journal(const std::string& content, const fs::path& file) {
+  ParsedJournal parsed;
+  size_t position = 0;
+  int line_number = 0;
+  while (position < content.size()) {
+    const size_t end = content.find('\n', position);
+    ++line_number;
+    if (end == std::string::npos) {  // no newline: an append cut short
+      parsed.contents.torn_tail = true;
+      break;
+    }
+    const std::string_view line(content.data() + position, end - position);
+    const auto record = parse_record(line);
+    if (!record) {
+      // A damaged record is a torn append only when nothing intact follows it.
+      const bool last = content.find('\n', end + 1) == std::string::npos;
+      if (!last) {
+        throw FormatError(file.string(), std::string(line.substr(0, 120)),
+                          fmt::format("an intact journal record on line {} (the file is corrupted; restore "
+                                      "the remaining values by hand or from a snapshot)",
+                                      line_number));
+      }
+      parsed.contents.torn_tail = true;
+      break;
+    }
+    if (!parsed.has_header) {
+      if (record->first != kMagic) {
+        throw FormatError(file.string(), std::string(line.substr(0, 120)), "a jetchar change journal header");
+      }
+      parsed.has_header = true;
+      parsed.contents.root_prefix = record->second;
+    } else {
+      parsed.contents.entries.push_back(JournalEntry{record->first, record->second});
+    }
+    position = end + 1;
+    parsed.valid_size = position;
+  }
+  return parsed;
+}
+
+bool write_raw(const Root& root, const std::string& path, const std::string& value, std::string& failure) {
+  const fs::path resolved = root.resolve(path);
+  const int fd = ::open(resolved.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) {
+    failure = fmt::format("{}: cannot write: {}", path, std::strerror(errno));
+    return false;
+  }
+  ssize_t written;
+  do {
+    written = ::write(fd, value.data(), value.size());
+  } while (written < 0 && errno == EINTR);
+  const int error = written < 0 ? errno : 0;
+  ::close(fd);
+  if (error != 0 || static_cast<size_t>(written) != value.size()) {
+    failure = fmt::format("{}: cannot write '{}': {}", path, escape(trim(value)), std::strerror(error ? error : EIO));
+    return false;
+  }
+  try {
+    const std::string back = read_attribute_raw(root, path);
+    if (trim(back) != trim(value)) {
+      failure = fmt::format("{}: wrote '{}' but it reads back '{}'", path, escape(trim(value)), escape(trim(back)));
+      return false;
+    }
+  } catch (const IoError& e) {
+    failure = e.what();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+RestoreIncomplete::RestoreIncomplete(const fs::path& journal, std::vector<std::string> failures)
+    : std::runtime_error(fmt::format("restore incomplete ({} of the journalled attributes did not come back; journal "
+                                     "{} kept): {}",
+                                     failures.size(), journal.string(), fmt::join(failures, "; "))),
+      failures_(std::move(failures)) {}
+
+fs::path journal_file(const fs::path& state_dir) { return state_dir / "change-journal"; }
+
+JournalContents read_journal(const fs::path& file) {
+  return parse_journal(read_host_file(file), file).contents;
+}
+
+std::optional<JournalContents> find_pending_journal(const fs::path& state_dir) {
+  const fs::path file = journal_file(state_dir);
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {  // a live process owns it: not pending
+    ::close(fd);
+    return std::nullopt;
+  }
+  try {
+    auto parsed = parse_journal(read_fd(fd, file.string()), file);
+    ::close(fd);
+    if (parsed.contents.entries.empty()) return std::nullopt;
+    return std::move(parsed.contents);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
+std::size_t restore_entries(const Root& root, const std::vector<JournalEntry>& entries, const fs::path& journal) {
+  std::vector<const JournalEntry*> pending;
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) pending.push_back(&*it);
+  std::vector<std::string> failures;
+  // Later passes retry values the kernel refused while another attribute was not back yet
+  // (a cpufreq limit of an offline core, a min above the current max).
+  for (int pass = 0; pass < 3 && !pending.empty(); ++pass) {
+    std::vector<const JournalEntry*> retry;
+    failures.clear();
+    for (const JournalEntry* entry : pending) {
+      std::string failure;
+      if (!write_raw(root, entry->path, entry->original, failure)) {
+        retry.push_back(entry);
+        failures.push_back(std::move(failure));
+      }
+    }
+    pending = std::move(retry);
+  }
+  if (!pending.empty()) throw RestoreIncomplete(journal, std::move(failures));
+  return entries.size();
+}
+
+ChangeJournal::ChangeJournal(const Root& root, fs::path state_dir)
+    : root_(root), state_dir_(std::move(state_dir)), file_(journal_file(state_dir_)) {
+  fd_ = ::open(file_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  if (fd_ < 0) {
+    if (errno != ENOENT) throw IoError(file_.string(), "open change journal", errno);
+    return;  // created at the first record()
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd_);
+    fd_ = -1;
+    throw std::runtime_error(fmt::format(
+        "another jetchar process is controlling this board (its change journal {} is locked); wait for it to end",
+        file_.string()));
+  }
+  ParsedJournal parsed;
+  try {
+    parsed = parse_journal(read_fd(fd_, file_.string()), file_);
+  } catch (...) {
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
+  if (parsed.has_header && parsed.contents.root_prefix != root_.prefix()) {
+    ::close(fd_);
+    fd_ = -1;
+    throw std::runtime_error(fmt::format(
+        "the change journal {} holds changes to the board under '{}', not '{}'; run `jetchar device restore "
+        "--state-dir {}` for that board first",
+        file_.string(), parsed.contents.root_prefix.string(), root_.prefix().string(), state_dir_.string()));
+  }
+  entries_ = std::move(parsed.contents.entries);
+  continued_pending_ = !entries_.empty();
+  if (!parsed.has_header || parsed.contents.torn_tail) {
+    // Drop the torn record so that the next one starts on a fresh line.
+    if (::ftruncate(fd_, static_cast<off_t>(parsed.has_header ? parsed.valid_size : 0)) != 0 || ::fsync(fd_) != 0) {
+      throw IoError(file_.string(), "truncate torn change journal", errno);
+    }
+    if (!parsed.has_header) append_line(record_line(kMagic, root_.prefix().string()));
+  }
+}
+
+ChangeJournal::~ChangeJournal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool ChangeJournal::recorded(std::string_view path) const {
+  const std::string canonical = root_.canonical(path);
+  return std::any_of(entries_.begin(), entries_.end(), [&](const JournalEntry& e) { return e.path == canonical; });
+}
+
+void ChangeJournal::create_file() {
+  create_directories_durably(state_dir_);
+  fd_ = ::open(file_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    if (errno == EEXIST) {
+      throw std::runtime_error(fmt::format(
+          "another jetchar process started controlling this board (change journal {} appeared)", file_.string()));
+    }
+    throw IoError(file_.string(), "create change journal", errno);
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) throw IoError(file_.string(), "lock change journal", errno);
+  append_line(record_line(kMagic, root_.prefix().string()));
+  fsync_directory(state_dir_);
+}
+
+void ChangeJournal::append_line(const std::string& line) {
+  // One write(2) of the whole record: with O_APPEND a crash leaves at most this record torn.
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw IoError(file_.string(), "append to change journal", errno);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd_) != 0) throw IoError(file_.string(), "sync change journal", errno);
+}
+
+void ChangeJournal::record(std::string_view path) {
+  const std::string canonical = root_.canonical(path);
+  if (recorded(canonical)) return;
+  JournalEntry entry{canonical, read_attribute_raw(root_, canonical)};
+  if (fd_ < 0) create_file();
+  append_line(record_line(entry.path, entry.original));
+  entries_.push_back(std::move(entry));
+}
+
+void ChangeJournal::write(std::string_view path, std::string_view value, Verify verify) {
+  record(path);
+  try {
+    write_string(root_, path, value, verify);
+  } catch (...) {
+    ++writes_;
+    if (after_write_hook_ != nullptr) after_write_hook_(writes_);
+    throw;
+  }
+  ++writes_;
+  if (after_write_hook_ != nullptr) after_write_hook_(writes_);
+}
+
+std::size_t ChangeJournal::restore() {
+  const std::size_t count = restore_entries(root_, entries_, file_);
+  if (fd_ >= 0) {
+    if (::unlink(file_.c_str()) != 0 && errno != ENOENT) throw IoError(file_.string(), "remove change journal", errno);
+    fsync_directory(state_dir_);
+    ::close(fd_);
+    fd_ = -1;
+  }
+  entries_.clear();
+  continued_pending_ = false;
+  return count;
+}
+
+}  // namespace jetchar::sysfs

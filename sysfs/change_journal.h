@@ -1,0 +1,118 @@
+// The change journal: what every control write changed, kept so that the board can be brought
+// back exactly — at normal exit, on SIGINT/SIGTERM, and after a SIGKILL or a power loss by the
+// next `jetchar device restore`.
+//
+// Before the first write to an attribute, its original content (raw bytes, trailing newline
+// included) is appended to a journal file in a state directory and fsync'd, together with the
+// directory when the file is created. Only then is the attribute written. Restore writes the
+// originals back in reverse order and removes the journal only after every one of them reads back
+// as it was; a partial restore keeps the journal so that it can be run again.
+//
+// File format, one record per line, each line ending in a checksum so that a record torn by a
+// power loss mid-append (a short line, or a tail of zero bytes) is recognised and dropped — it
+// stands for a write that had not started, because the write only follows a complete fsync:
+//   jetchar-change-journal 1<TAB><root prefix><TAB><fnv1a32 hex>
+//   <kernel path><TAB><escaped original><TAB><fnv1a32 hex>
+// Escapes: \\ \t \n \r and \xHH for other non-printable bytes.
+//
+// The journal file is flock()ed while a process uses it, which tells a journal left by a dead
+// process (pending: restore it) from one in use by a live process (refuse to interfere).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sysfs/attribute.h"
+#include "sysfs/root.h"
+
+namespace jetchar::sysfs {
+
+struct JournalEntry {
+  std::string path;      ///< canonical kernel path (symlinks resolved inside the root)
+  std::string original;  ///< raw content before the first write
+};
+
+/// What a journal file holds, as read back from disk.
+struct JournalContents {
+  std::filesystem::path root_prefix;
+  std::vector<JournalEntry> entries;
+  bool torn_tail = false;  ///< the last record was incomplete and was dropped
+};
+
+/// Restore wrote back what it could but some attributes do not read back as they were; the
+/// journal is kept.
+class RestoreIncomplete : public std::runtime_error {
+ public:
+  RestoreIncomplete(const std::filesystem::path& journal, std::vector<std::string> failures);
+  const std::vector<std::string>& failures() const { return failures_; }
+
+ private:
+  std::vector<std::string> failures_;
+};
+
+/// Journal file name inside a state directory.
+std::filesystem::path journal_file(const std::filesystem::path& state_dir);
+
+/// Reads a journal file. Throws IoError when it cannot be read, FormatError when a record other
+/// than the last is damaged (that is not a torn append but a corrupted file).
+JournalContents read_journal(const std::filesystem::path& file);
+
+/// A journal left behind by a process that is gone (the file exists and nobody holds its lock).
+std::optional<JournalContents> find_pending_journal(const std::filesystem::path& state_dir);
+
+/// Writes the entries back in reverse order (more passes for attributes that refuse a value until
+/// another one is back), each verified by reading back. Returns the number of attributes written.
+/// Throws RestoreIncomplete listing what failed.
+std::size_t restore_entries(const Root& root, const std::vector<JournalEntry>& entries,
+                            const std::filesystem::path& journal_for_messages);
+
+class ChangeJournal {
+ public:
+  /// Opens the journal of `state_dir` for `root`, creating the directory when needed. An existing
+  /// journal left by a dead process is continued (its originals stay the ones to restore); one for
+  /// another root, or one locked by a live process, is an error (std::runtime_error).
+  ChangeJournal(const Root& root, std::filesystem::path state_dir);
+  ~ChangeJournal();
+  ChangeJournal(const ChangeJournal&) = delete;
+  ChangeJournal& operator=(const ChangeJournal&) = delete;
+
+  const Root& root() const { return root_; }
+  const std::filesystem::path& file() const { return file_; }
+  /// True when the journal held entries from an earlier process when it was opened.
+  bool continued_pending() const { return continued_pending_; }
+  bool empty() const { return entries_.empty(); }
+  const std::vector<JournalEntry>& entries() const { return entries_; }
+  bool recorded(std::string_view path) const;
+
+  /// Appends the original of `path` unless it is already recorded; durable when it returns.
+  void record(std::string_view path);
+  /// record(path), then the write. The value is written as given.
+  void write(std::string_view path, std::string_view value, Verify verify = Verify::kNone);
+
+  /// Writes every original back (reverse order) and removes the journal file once all read back.
+  /// Throws RestoreIncomplete (journal kept) otherwise. Returns the number of attributes written.
+  std::size_t restore();
+
+  /// Test hook: called after every completed attribute write (journal record + write), with the
+  /// count of writes so far. Tests use it to kill the process at each write boundary.
+  void set_after_write_hook(void (*hook)(std::size_t writes_so_far)) { after_write_hook_ = hook; }
+
+ private:
+  void create_file();
+  void append_line(const std::string& line);
+
+  const Root& root_;
+  std::filesystem::path state_dir_;
+  std::filesystem::path file_;
+  int fd_ = -1;
+  bool continued_pending_ = false;
+  std::vector<JournalEntry> entries_;
+  std::size_t writes_ = 0;
+  void (*after_write_hook_)(std::size_t) = nullptr;
+};
+
+}  // namespace jetchar::sysfs

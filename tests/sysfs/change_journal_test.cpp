@@ -1,0 +1,218 @@
+#include "sysfs/change_journal.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "sysfs/error.h"
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::sysfs {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Every regular file under `dir` with its exact bytes.
+std::map<std::string, std::string> tree(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file()) files[entry.path().lexically_relative(dir).string()] = slurp(entry.path());
+  }
+  return files;
+}
+
+class ChangeJournalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    board.write("sys/cpu/cpu1/online", "1\n");
+    board.write("sys/cpu/policy0/scaling_max_freq", "2201600\n");
+    board.write("sys/cpu/policy0/scaling_governor", "schedutil\n");
+    board.write("sys/odd", "tab\there\\ and \x01 bytes\nsecond line\n");
+    fs::create_directory_symlink("/sys/cpu/policy0", board.path() / "sys/cpu/cpu0");
+  }
+
+  testing::TempDir board;
+  testing::TempDir state;
+  Root root{board.path()};
+  fs::path state_dir = state.path() / "var/lib/jetchar";
+};
+
+TEST_F(ChangeJournalTest, RecordsOriginalsOnceAndRestoresExactly) {
+  const auto before = tree(board.path());
+  {
+    ChangeJournal journal(root, state_dir);
+    EXPECT_FALSE(fs::exists(journal.file())) << "no file until the first write";
+    journal.write("/sys/cpu/cpu0/scaling_max_freq", "1113600\n", Verify::kReadBack);
+    journal.write("/sys/cpu/policy0/scaling_max_freq", "729600\n");  // same file through the symlink
+    journal.write("/sys/cpu/cpu1/online", "0\n");
+    journal.write("/sys/odd", "x");
+    ASSERT_EQ(journal.entries().size(), 3u);
+    EXPECT_EQ(journal.entries()[0].path, "/sys/cpu/policy0/scaling_max_freq");
+    EXPECT_EQ(journal.entries()[0].original, "2201600\n");
+    EXPECT_EQ(read_string(root, "/sys/cpu/policy0/scaling_max_freq"), "729600");
+    EXPECT_EQ(journal.restore(), 3u);
+    EXPECT_FALSE(fs::exists(journal.file()));
+  }
+  EXPECT_EQ(tree(board.path()), before);
+}
+
+TEST_F(ChangeJournalTest, JournalOnDiskSurvivesTheProcessAndIsPendingAfterIt) {
+  const auto before = tree(board.path());
+  {
+    ChangeJournal journal(root, state_dir);
+    journal.write("/sys/cpu/cpu1/online", "0\n");
+    journal.write("/sys/odd", "changed\n");
+    // While this process holds the journal it is not "pending".
+    EXPECT_EQ(find_pending_journal(state_dir), std::nullopt);
+    EXPECT_THROW(ChangeJournal(root, state_dir), std::runtime_error);
+  }  // no restore: as if the process died
+  const auto pending = find_pending_journal(state_dir);
+  ASSERT_TRUE(pending.has_value());
+  EXPECT_EQ(pending->root_prefix, root.prefix());
+  ASSERT_EQ(pending->entries.size(), 2u);
+  EXPECT_EQ(pending->entries[1].original, "tab\there\\ and \x01 bytes\nsecond line\n");
+
+  // The next process continues the journal: the first originals stay the ones to restore.
+  ChangeJournal next(root, state_dir);
+  EXPECT_TRUE(next.continued_pending());
+  next.write("/sys/odd", "again\n");
+  next.write("/sys/cpu/policy0/scaling_governor", "performance\n");
+  EXPECT_EQ(next.entries().size(), 3u);
+  next.restore();
+  EXPECT_EQ(tree(board.path()), before);
+}
+
+TEST_F(ChangeJournalTest, TornLastRecordIsDroppedAndTheJournalContinues) {
+  {
+    ChangeJournal journal(root, state_dir);
+    journal.write("/sys/cpu/cpu1/online", "0\n");
+  }
+  const fs::path file = journal_file(state_dir);
+  const std::string intact = slurp(file);
+  for (const std::string& tail : {std::string("/sys/odd\tpartial"), std::string(16, '\0'),
+                                 std::string("/sys/odd\tx\t00000000\n")}) {
+    SCOPED_TRACE(tail);
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << intact << tail;
+    const auto contents = read_journal(file);
+    EXPECT_TRUE(contents.torn_tail);
+    EXPECT_EQ(contents.entries.size(), 1u);
+  }
+  {
+    ChangeJournal journal(root, state_dir);  // truncates the torn record
+    EXPECT_EQ(slurp(file), intact);
+    journal.write("/sys/odd", "y\n");
+    EXPECT_EQ(read_journal(file).entries.size(), 2u);
+    EXPECT_FALSE(read_journal(file).torn_tail);
+    journal.restore();
+  }
+  EXPECT_EQ(read_string(root, "/sys/cpu/cpu1/online"), "1");
+}
+
+TEST_F(ChangeJournalTest, TornHeaderMeansNothingWasWritten) {
+  fs::create_directories(state_dir);
+  std::ofstream(journal_file(state_dir), std::ios::binary) << "jetchar-change-jour";
+  EXPECT_EQ(find_pending_journal(state_dir), std::nullopt);
+  ChangeJournal journal(root, state_dir);
+  EXPECT_FALSE(journal.continued_pending());
+  journal.write("/sys/cpu/cpu1/online", "0\n");
+  EXPECT_EQ(read_journal(journal_file(state_dir)).entries.size(), 1u);
+}
+
+TEST_F(ChangeJournalTest, CorruptionBeforeTheLastRecordIsAnError) {
+  {
+    ChangeJournal journal(root, state_dir);
+    journal.write("/sys/cpu/cpu1/online", "0\n");
+    journal.write("/sys/odd", "y\n");
+  }
+  std::string content = slurp(journal_file(state_dir));
+  content[content.find("/sys/cpu/cpu1") + 5] = 'X';
+  std::ofstream(journal_file(state_dir), std::ios::binary | std::ios::trunc) << content;
+  EXPECT_THROW(read_journal(journal_file(state_dir)), FormatError);
+}
+
+TEST_F(ChangeJournalTest, JournalForAnotherRootIsRefused) {
+  {
+    ChangeJournal journal(root, state_dir);
+    journal.write("/sys/cpu/cpu1/online", "0\n");
+  }
+  testing::TempDir other_board;
+  const Root other(other_board.path());
+  try {
+    ChangeJournal journal(other, state_dir);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("holds changes to the board under"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ChangeJournalTest, RestoreThatCannotWriteKeepsTheJournal) {
+  ChangeJournal journal(root, state_dir);
+  journal.write("/sys/odd", "y\n");
+  fs::remove(board.path() / "sys/odd");
+  fs::create_directory(board.path() / "sys/odd");  // cannot be written any more
+  EXPECT_THROW(journal.restore(), RestoreIncomplete);
+  EXPECT_TRUE(fs::exists(journal.file()));
+}
+
+TEST_F(ChangeJournalTest, UnreadableOriginalStopsBeforeTheWrite) {
+  ChangeJournal journal(root, state_dir);
+  EXPECT_THROW(journal.write("/sys/missing", "1\n"), IoError);
+  EXPECT_TRUE(journal.empty());
+}
+
+// A real process killed with SIGKILL right after each write: the journal on disk always lets the
+// next process restore the tree byte for byte.
+std::size_t g_kill_after = 0;
+void kill_hook(std::size_t writes) {
+  if (writes == g_kill_after) ::kill(::getpid(), SIGKILL);
+}
+
+TEST_F(ChangeJournalTest, KilledAtEveryWriteBoundaryRestoresExactly) {
+  const auto before = tree(board.path());
+  const std::vector<std::pair<std::string, std::string>> writes = {
+      {"/sys/cpu/cpu1/online", "0\n"},
+      {"/sys/cpu/cpu0/scaling_max_freq", "729600\n"},
+      {"/sys/cpu/policy0/scaling_governor", "performance\n"},
+      {"/sys/odd", "z\n"},
+      {"/sys/cpu/cpu1/online", "1\n"}};
+  for (std::size_t kill_after = 0; kill_after <= writes.size(); ++kill_after) {
+    SCOPED_TRACE(kill_after);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      g_kill_after = kill_after;
+      ChangeJournal journal(root, state_dir);
+      journal.set_after_write_hook(kill_hook);
+      for (const auto& [path, value] : writes) journal.write(path, value);
+      ::_exit(0);  // only reached when kill_after == 0 (no kill)
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    if (kill_after == 0) {
+      EXPECT_TRUE(WIFEXITED(status));
+    } else {
+      ASSERT_TRUE(WIFSIGNALED(status));
+      EXPECT_EQ(WTERMSIG(status), SIGKILL);
+      EXPECT_TRUE(find_pending_journal(state_dir).has_value());
+    }
+    ChangeJournal journal(root, state_dir);
+    journal.restore();
+    EXPECT_EQ(tree(board.path()), before);
+    EXPECT_FALSE(fs::exists(journal_file(state_dir)));
+  }
+}
+
+}  // namespace
+}  // namespace jetchar::sysfs
