@@ -1,0 +1,99 @@
+#include "analysis/mode_choice.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "analysis/pareto.h"
+
+namespace jetchar::analysis {
+
+double zeus_cost(double energy_j, double time_s, double eta, double max_power_w) {
+  return eta * energy_j + (1 - eta) * max_power_w * time_s;
+}
+
+std::string Budget::describe() const {
+  switch (kind) {
+    case Kind::kMaxTime: return fmt::format("least energy with epoch time <= {:g} s", value);
+    case Kind::kMaxPower: return fmt::format("least time with average power <= {:g} W", value);
+    case Kind::kMaxEnergy: return fmt::format("least time with epoch energy <= {:g} J", value);
+    case Kind::kZeusCost:
+      return max_power_w ? fmt::format("least Zeus cost, eta = {:g}, P_max = {:g} W", value, *max_power_w)
+                         : fmt::format("least Zeus cost, eta = {:g}, P_max = largest measured power", value);
+  }
+  return "?";
+}
+
+std::optional<Choice> choose(std::span<const ConfigPoint> points, const Budget& budget) {
+  using Kind = Budget::Kind;
+  if (!(budget.value >= 0)) throw std::invalid_argument(fmt::format("budget {} must be >= 0", budget.value));
+  if (budget.kind == Kind::kZeusCost && budget.value > 1) {
+    throw std::invalid_argument(fmt::format("Zeus eta {} must lie in [0, 1]", budget.value));
+  }
+  if (budget.max_power_w && !(*budget.max_power_w > 0)) {
+    throw std::invalid_argument(fmt::format("maximum power {} W must be > 0", *budget.max_power_w));
+  }
+
+  // Objective, tie-breaker and feasibility of one point; nullopt when it cannot be judged.
+  struct Score {
+    double objective, tie;
+  };
+  double max_power = budget.max_power_w.value_or(0);
+  if (budget.kind == Kind::kZeusCost && !budget.max_power_w) {
+    for (const ConfigPoint& p : points) {
+      if (p.power_w && *p.power_w > max_power) max_power = *p.power_w;
+    }
+  }
+  auto score = [&](const ConfigPoint& p) -> std::optional<Score> {
+    switch (budget.kind) {
+      case Kind::kMaxTime:
+        if (!p.energy_j || p.time_s > budget.value) return std::nullopt;
+        return Score{*p.energy_j, p.time_s};
+      case Kind::kMaxEnergy:
+        if (!p.energy_j || *p.energy_j > budget.value) return std::nullopt;
+        return Score{p.time_s, *p.energy_j};
+      case Kind::kMaxPower:
+        if (!p.power_w || *p.power_w > budget.value) return std::nullopt;
+        return Score{p.time_s, p.energy_j.value_or(0)};
+      case Kind::kZeusCost:
+        if (!p.energy_j) return std::nullopt;
+        return Score{zeus_cost(*p.energy_j, p.time_s, budget.value, max_power), p.time_s};
+    }
+    return std::nullopt;
+  };
+
+  // Least energy under a time budget, least time under an energy budget and least Zeus cost all
+  // lie on the (time, energy) front: a point dominating a feasible one is feasible and no worse.
+  // A power budget does not (a dominated point can draw less power), so it scans every point.
+  std::vector<std::size_t> candidates;
+  if (budget.kind == Kind::kMaxPower) {
+    for (std::size_t i = 0; i < points.size(); ++i) candidates.push_back(i);
+  } else {
+    std::vector<TimeEnergy> te;
+    std::vector<std::size_t> with_energy;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!points[i].energy_j) continue;
+      te.push_back({points[i].time_s, *points[i].energy_j});
+      with_energy.push_back(i);
+    }
+    for (std::size_t f : pareto_front(te)) candidates.push_back(with_energy[f]);
+  }
+
+  std::optional<Choice> best;
+  std::optional<Score> best_score;
+  for (std::size_t i : candidates) {
+    auto s = score(points[i]);
+    if (!s) continue;
+    bool better = !best_score || s->objective < best_score->objective ||
+                  (s->objective == best_score->objective &&
+                   (s->tie < best_score->tie || (s->tie == best_score->tie && i < best->index)));
+    if (better) {
+      best = Choice{i, s->objective};
+      best_score = s;
+    }
+  }
+  return best;
+}
+
+}  // namespace jetchar::analysis

@@ -1,0 +1,43 @@
+// Choosing a configuration (power mode, and any other swept axis) from measured or predicted points:
+// least energy under a time budget, least time under a power or energy budget, or least Zeus cost.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "analysis/config_point.h"
+
+namespace jetchar::analysis {
+
+/// Zeus's cost metric (zeus/utils/metric.py): eta·E + (1 − eta)·P_max·T. eta = 1 is pure energy,
+/// eta = 0 pure time (weighted by the maximum power so both terms are joules).
+double zeus_cost(double energy_j, double time_s, double eta, double max_power_w);
+
+struct Budget {
+  enum class Kind { kMaxTime, kMaxPower, kMaxEnergy, kZeusCost };
+
+  Budget() = default;
+  Budget(Kind budget_kind, double budget_value, std::optional<double> zeus_max_power_w = std::nullopt)
+      : kind(budget_kind), value(budget_value), max_power_w(zeus_max_power_w) {}
+
+  Kind kind = Kind::kMaxTime;
+  double value = 0;                        ///< seconds, watts, joules, or eta in [0, 1]
+  std::optional<double> max_power_w;       ///< Zeus P_max; default: the largest power among the points
+
+  std::string describe() const;
+};
+
+struct Choice {
+  std::size_t index = 0;                   ///< into the points given
+  double objective = 0;                    ///< energy (J), time (s), or Zeus cost (J)
+};
+
+/// The best point under `budget`, or nullopt when no point meets it. Points without energy (and
+/// without power, for a power budget) cannot be judged and are skipped. Ties go to the point that is
+/// better in the other objective, then to the lower index. Throws std::invalid_argument for a
+/// negative budget or eta outside [0, 1].
+std::optional<Choice> choose(std::span<const ConfigPoint> points, const Budget& budget);
+
+}  // namespace jetchar::analysis

@@ -1,0 +1,42 @@
+// Pareto fronts of (epoch time, epoch energy): the configurations no other one beats on both.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/config_point.h"
+
+namespace jetchar::analysis {
+
+struct TimeEnergy {
+  double time_s = 0;
+  double energy_j = 0;
+};
+
+/// True when `a` is no worse than `b` in both and better in one (both minimised).
+bool dominates(const TimeEnergy& a, const TimeEnergy& b);
+
+/// Indices of the non-dominated points, sorted by time (then energy, then index). Equal points are
+/// all kept: neither dominates the other. O(n log n).
+std::vector<std::size_t> pareto_front(std::span<const TimeEnergy> points);
+
+/// Configurations of one workload that share the values of the `per` axes; the front is over
+/// everything else (power modes and the remaining swept axes).
+struct ParetoGroup {
+  std::string workload;
+  std::map<std::string, std::string> fixed;  ///< the `per` axes and their values
+  std::vector<ConfigPoint> points;           ///< with energy; sorted by time
+  std::vector<std::size_t> front;            ///< indices into points, sorted by time
+
+  std::string label() const;
+};
+
+/// Groups `points` by workload and by the values of the axes named in `per` (an axis a point lacks
+/// counts as the value ""). Points without energy are left out.
+std::vector<ParetoGroup> pareto_groups(const std::vector<ConfigPoint>& points, const std::vector<std::string>& per = {});
+
+}  // namespace jetchar::analysis

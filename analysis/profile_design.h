@@ -1,0 +1,36 @@
+// Which power modes to profile so that a predictor fitted on few of them generalises: spread the
+// profiled modes over the knob space instead of taking them at random.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "analysis/config_point.h"
+#include "analysis/predictor.h"
+#include "analysis/run_record.h"
+
+namespace jetchar::analysis {
+
+/// Greedy max-min (farthest-point) design: knobs normalised to [0, 1] over the candidates
+/// (frequencies on a log scale, since time goes as 1/f); starts at the mode with every knob
+/// highest and repeatedly adds the candidate farthest from those chosen. Returns `count` distinct
+/// indices (all when count >= candidates). Throws std::invalid_argument when a mode lacks a knob.
+std::vector<std::size_t> spread_design(std::span<const PowerMode> candidates, std::size_t count);
+
+struct ProfileEvaluation {
+  std::size_t profiled = 0;
+  std::size_t evaluated = 0;
+  std::optional<double> design_time_mape, design_energy_mape;  ///< fitted on the spread design
+  std::optional<double> random_time_mape, random_energy_mape;  ///< median over random choices
+  int random_trials = 0;
+};
+
+/// Fits `kind` on `count` profiled points chosen by spread_design and on `trials` seeded random
+/// choices of the same size, and measures MAPE on the points not profiled.
+ProfileEvaluation evaluate_profile_choice(ModelKind kind, std::span<const ConfigPoint> points, std::size_t count,
+                                          int trials = 20, std::uint64_t seed = 1);
+
+}  // namespace jetchar::analysis

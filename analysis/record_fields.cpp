@@ -1,0 +1,135 @@
+#include "analysis/record_fields.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <string>
+
+namespace jetchar::analysis {
+namespace {
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
+  return text;
+}
+
+double number(std::string_view text, const InputLocation& where, std::string_view what) {
+  auto value = parse_number(text);
+  if (!value) throw InputError(where, fmt::format("'{}' is not a number; expected {}", text, what));
+  return *value;
+}
+
+double non_negative(std::string_view text, const InputLocation& where, std::string_view what) {
+  double value = number(text, where, what);
+  if (value < 0) throw InputError(where, fmt::format("{} is negative; expected {}", text, what));
+  return value;
+}
+
+std::int64_t whole(std::string_view text, const InputLocation& where, std::string_view what, double min) {
+  double value = number(text, where, what);
+  if (value != std::floor(value) || value < min || value > 9.0e15) {
+    throw InputError(where, fmt::format("'{}' is not valid; expected {}", text, what));
+  }
+  return static_cast<std::int64_t>(value);
+}
+
+// A frequency column in Hz, kHz or MHz, stored in kHz.
+bool set_frequency(std::optional<std::int64_t>& target, std::string_view column, std::string_view prefix,
+                   std::string_view text, const InputLocation& where) {
+  if (!column.starts_with(prefix)) return false;
+  std::string_view unit = column.substr(prefix.size());
+  double scale = 0;
+  if (unit == "hz") scale = 1e-3;
+  else if (unit == "khz") scale = 1;
+  else if (unit == "mhz") scale = 1e3;
+  else return false;
+  double value = number(text, where, fmt::format("a frequency in {} > 0", unit));
+  if (value <= 0) throw InputError(where, fmt::format("{} is not a frequency; expected a value > 0", text));
+  target = static_cast<std::int64_t>(std::llround(value * scale));
+  return true;
+}
+
+constexpr std::array kUnitSuffixes = {"_s", "_ms", "_us", "_ns", "_j", "_mj", "_w", "_mw", "_bytes", "_pct",
+                                      "_ratio", "_per_s", "_c"};
+
+bool has_unit_suffix(std::string_view column) {
+  for (std::string_view suffix : kUnitSuffixes) {
+    if (column.size() > suffix.size() && column.ends_with(suffix)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<double> parse_number(std::string_view text) {
+  text = trim(text);
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+bool is_informational_column(std::string_view column) {
+  constexpr std::array kInfo = {"sweep", "reason", "started_utc", "hostname", "board", "board_kind", "simulated",
+                                "energy_source", "l4t", "jetpack", "module", "family", "samples", "minibatches",
+                                "loss", "accuracy", "async", "governor"};
+  for (std::string_view name : kInfo) {
+    if (column == name) return true;
+  }
+  return false;
+}
+
+void set_record_field(RunRecord& record, std::string_view column, std::string_view raw, InputLocation where) {
+  std::string_view text = trim(raw);
+  if (text.empty()) return;  // missing value
+  where.column = std::string(column);
+  auto seconds = [&] { return non_negative(text, where, "seconds >= 0"); };
+
+  if (column == "workload") record.workload = std::string(text);
+  else if (column == "mode" || column == "power_mode") record.mode.name = std::string(text);
+  else if (column == "cpu_cores") record.mode.cpu_cores = static_cast<int>(whole(text, where, "a core count >= 1", 1));
+  else if (set_frequency(record.mode.cpu_freq_khz, column, "cpu_freq_", text, where)) {}
+  else if (set_frequency(record.mode.gpu_freq_khz, column, "gpu_freq_", text, where)) {}
+  else if (set_frequency(record.mode.emc_freq_khz, column, "emc_freq_", text, where)) {}
+  else if (column == "device") record.device = std::string(text);
+  else if (column == "run_id") record.run_id = std::string(text);
+  else if (column == "repetition") record.repetition = static_cast<int>(whole(text, where, "an integer >= 0", 0));
+  else if (column == "epoch") record.epoch = static_cast<int>(whole(text, where, "an epoch index >= 0", 0));
+  else if (column == "epoch_time_s" || column == "e2e_s") record.epoch_time_s = seconds();
+  else if (column == "epoch_energy_j" || column == "energy_j") record.epoch_energy_j = non_negative(text, where, "joules >= 0");
+  else if (column == "avg_power_w" || column == "average_power_w") record.avg_power_w = non_negative(text, where, "watts >= 0");
+  else if (column == "stall_s") record.stall_s = seconds();
+  else if (column == "compute_s") record.compute_s = seconds();
+  else if (column == "throughput_samples_per_s") record.throughput_samples_per_s = non_negative(text, where, "samples/s >= 0");
+  else if (column.starts_with("latency_") && column.ends_with("_ms")) {
+    std::string_view which = column.substr(8, column.size() - 11);
+    double ms = non_negative(text, where, "milliseconds >= 0");
+    if (which == "avg") record.latency.avg = ms;
+    else if (which == "p50") record.latency.p50 = ms;
+    else if (which == "p90") record.latency.p90 = ms;
+    else if (which == "p95") record.latency.p95 = ms;
+    else if (which == "p99") record.latency.p99 = ms;
+    else if (which == "max") record.latency.max = ms;
+    else record.metrics[std::string(column)] = ms;
+  } else if (column == "status") {
+    auto status = parse_run_status(text);
+    if (!status) throw InputError(where, fmt::format("'{}' is not a run status; expected OK, OOM, FAILED or INVALID", text));
+    record.status = *status;
+  } else if (is_informational_column(column)) {
+    // Describes the run; nothing in the analysis depends on it.
+  } else if (has_unit_suffix(column)) {
+    record.metrics[std::string(column)] = number(text, where, "a number (the column name carries a unit suffix)");
+  } else {
+    record.axes[std::string(column)] = std::string(text);
+  }
+}
+
+void check_record(const RunRecord& record, const InputLocation& where) {
+  if (record.workload.empty()) throw InputError(where, "the workload is missing; every row needs one");
+}
+
+}  // namespace jetchar::analysis

@@ -1,0 +1,20 @@
+// Loading run records from files: CSV (one row per run or per epoch, header with column names) and
+// JSONL (one flat JSON object per line, the same keys). Layout: analysis/README.md.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "analysis/run_record.h"
+
+namespace jetchar::analysis {
+
+std::vector<RunRecord> parse_results_csv(const std::string& text, const std::filesystem::path& file);
+std::vector<RunRecord> parse_results_jsonl(const std::string& text, const std::filesystem::path& file);
+
+/// Reads `file` as JSONL when it ends in .jsonl/.ndjson/.json, as CSV otherwise. Throws InputError
+/// naming file, line, column and value on bad input.
+std::vector<RunRecord> load_results(const std::filesystem::path& file);
+
+}  // namespace jetchar::analysis

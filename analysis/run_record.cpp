@@ -1,0 +1,63 @@
+#include "analysis/run_record.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace jetchar::analysis {
+
+std::string_view to_string(RunStatus status) {
+  switch (status) {
+    case RunStatus::kOk: return "OK";
+    case RunStatus::kOom: return "OOM";
+    case RunStatus::kFailed: return "FAILED";
+    case RunStatus::kInvalid: return "INVALID";
+  }
+  return "?";
+}
+
+std::optional<RunStatus> parse_run_status(std::string_view text) {
+  std::string upper(text);
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+  for (RunStatus s : {RunStatus::kOk, RunStatus::kOom, RunStatus::kFailed, RunStatus::kInvalid}) {
+    if (upper == to_string(s)) return s;
+  }
+  return std::nullopt;
+}
+
+bool PowerMode::has_knobs() const { return cpu_cores && cpu_freq_khz && gpu_freq_khz && emc_freq_khz; }
+
+std::string PowerMode::label() const {
+  if (!name.empty()) return name;
+  auto ghz = [](const std::optional<std::int64_t>& khz) {
+    return khz ? fmt::format("{:g}GHz", static_cast<double>(*khz) / 1e6) : std::string("?");
+  };
+  return fmt::format("{}c/{}/gpu{}/emc{}", cpu_cores ? std::to_string(*cpu_cores) : "?", ghz(cpu_freq_khz),
+                     ghz(gpu_freq_khz), ghz(emc_freq_khz));
+}
+
+std::optional<double> RunRecord::power_w() const {
+  if (avg_power_w) return avg_power_w;
+  if (epoch_energy_j && epoch_time_s && *epoch_time_s > 0) return *epoch_energy_j / *epoch_time_s;
+  return std::nullopt;
+}
+
+std::string ConfigKey::axes_label() const {
+  std::string out;
+  for (const auto& [key, value] : axes) {
+    if (!out.empty()) out += ' ';
+    out += key + "=" + value;
+  }
+  return out;
+}
+
+std::string ConfigKey::label() const {
+  std::string out = workload + " | " + mode.label();
+  if (!axes.empty()) out += " | " + axes_label();
+  return out;
+}
+
+ConfigKey config_key(const RunRecord& record) { return ConfigKey{record.workload, record.mode, record.axes}; }
+
+}  // namespace jetchar::analysis

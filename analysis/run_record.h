@@ -1,0 +1,88 @@
+// analysis's own input record: one run (or one epoch of a run) of one workload in one configuration.
+// Readers (CSV, JSONL, later the results store) all produce this, so the statistics, Pareto and
+// prediction code never depends on where a result came from. Column names: analysis/README.md.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jetchar::analysis {
+
+/// Mirrors experiments/proto RunStatus: a failed run is a result, not a missing row.
+enum class RunStatus { kOk, kOom, kFailed, kInvalid };
+
+std::string_view to_string(RunStatus status);
+/// "OK", "OOM", "FAILED", "INVALID" (any case); nullopt otherwise.
+std::optional<RunStatus> parse_run_status(std::string_view text);
+
+/// The knobs the study's predictor uses. Frequencies are stored in kHz whatever unit the input
+/// used (cpufreq reports kHz, devfreq and the EMC clock Hz).
+struct PowerMode {
+  std::string name;                          ///< preset name ("MAXN", "15W") or "" when unnamed
+  std::optional<int> cpu_cores;
+  std::optional<std::int64_t> cpu_freq_khz;
+  std::optional<std::int64_t> gpu_freq_khz;
+  std::optional<std::int64_t> emc_freq_khz;
+
+  /// True when all four knobs are known (the predictors need them).
+  bool has_knobs() const;
+  /// The name, or the knobs when unnamed: "8c/2.2GHz/gpu1.3GHz/emc3.2GHz".
+  std::string label() const;
+
+  auto operator<=>(const PowerMode&) const = default;
+};
+
+struct LatencyMs {
+  std::optional<double> avg, p50, p90, p95, p99, max;
+  bool any() const { return avg || p50 || p90 || p95 || p99 || max; }
+};
+
+struct RunRecord {
+  std::string workload;
+  PowerMode mode;
+  /// Other swept axes (batch, workers, medium, cache, ...), as written in the input.
+  std::map<std::string, std::string> axes;
+  std::optional<std::string> device;         ///< board or host, for variability across devices
+  std::optional<std::string> run_id;
+  std::optional<int> repetition;
+  std::optional<int> epoch;                  ///< set when the row is one epoch, not a run summary
+
+  std::optional<double> epoch_time_s;
+  std::optional<double> epoch_energy_j;
+  std::optional<double> avg_power_w;
+  std::optional<double> stall_s;
+  std::optional<double> compute_s;
+  LatencyMs latency;
+  std::optional<double> throughput_samples_per_s;
+  /// Other numeric measurement columns (names with a unit suffix), kept for reports.
+  std::map<std::string, double> metrics;
+  RunStatus status = RunStatus::kOk;
+
+  std::string source;                        ///< "file:line", for messages
+
+  /// Average power: the measured one, else energy / time; nullopt when neither is known.
+  std::optional<double> power_w() const;
+};
+
+/// What identifies a configuration: workload, power mode and the other axes (not epoch,
+/// repetition or device, which are the samples of one configuration).
+struct ConfigKey {
+  std::string workload;
+  PowerMode mode;
+  std::map<std::string, std::string> axes;
+
+  auto operator<=>(const ConfigKey&) const = default;
+  /// "resnet18 | MAXN | batch=16 workers=2".
+  std::string label() const;
+  /// The axes only: "batch=16 workers=2" ("" when none).
+  std::string axes_label() const;
+};
+
+ConfigKey config_key(const RunRecord& record);
+
+}  // namespace jetchar::analysis

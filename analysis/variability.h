@@ -1,0 +1,35 @@
+// The study's variability analysis: how much epoch time and energy vary across the epochs of one
+// run, across repetitions of a configuration, and across devices of the same kind.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/bootstrap.h"
+#include "analysis/run_record.h"
+#include "analysis/statistics.h"
+
+namespace jetchar::analysis {
+
+enum class VariabilityLevel {
+  kEpochs,       ///< epochs of one run (device, repetition fixed); cold epoch 0 left out when others exist
+  kRepetitions,  ///< per-run medians of one configuration on one device
+  kDevices,      ///< per-device medians of one configuration
+};
+
+std::string_view to_string(VariabilityLevel level);
+
+struct VariabilityRow {
+  ConfigKey key;
+  std::string group;                        ///< "device=a rep=1" for epochs, "device=a" for repetitions, "" for devices
+  Summary time_s;
+  std::optional<Summary> energy_j;
+  std::optional<ConfidenceInterval> time_median_ci;  ///< bootstrap CI of the median, n >= 2
+};
+
+/// One row per group that has at least one sample, sorted by key and group. OK records only.
+std::vector<VariabilityRow> variability(const std::vector<RunRecord>& records, VariabilityLevel level,
+                                        const BootstrapOptions& bootstrap = {});
+
+}  // namespace jetchar::analysis

@@ -1,0 +1,71 @@
+#include "analysis/config_point.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/results_file.h"
+#include "analysis/variability.h"
+
+namespace jetchar::analysis {
+namespace {
+
+// Two devices, two repetitions, three epochs (epoch 0 cold), one failed run.
+constexpr const char* kRuns =
+    "workload,mode,device,repetition,epoch,epoch_time_s,epoch_energy_j,status\n"
+    "lenet,MAXN,a,0,0,30,300,OK\n"
+    "lenet,MAXN,a,0,1,10,100,OK\n"
+    "lenet,MAXN,a,0,2,12,120,OK\n"
+    "lenet,MAXN,a,1,0,31,310,OK\n"
+    "lenet,MAXN,a,1,1,11,110,OK\n"
+    "lenet,MAXN,a,1,2,13,130,OK\n"
+    "lenet,MAXN,b,0,1,20,200,OK\n"
+    "lenet,MAXN,b,0,2,22,220,OK\n"
+    "lenet,MAXN,b,1,1,99,990,FAILED\n"
+    "lenet,5W,a,0,1,50,,OK\n";
+
+TEST(ConfigPoint, MediansLeaveOutColdEpochAndFailedRuns) {
+  auto points = aggregate(parse_results_csv(kRuns, "r.csv"));
+  ASSERT_EQ(points.size(), 2u);
+  // Sorted by key: mode "5W" < "MAXN".
+  EXPECT_EQ(points[0].key.mode.name, "5W");
+  EXPECT_FALSE(points[0].energy_j);
+  const ConfigPoint& maxn = points[1];
+  EXPECT_EQ(maxn.samples, 6u);  // warm epochs 10 12 11 13 20 22
+  EXPECT_DOUBLE_EQ(maxn.time_s, 12.5);
+  EXPECT_DOUBLE_EQ(*maxn.energy_j, 125);
+  EXPECT_DOUBLE_EQ(*maxn.power_w, 10);
+  auto with_cold = aggregate(parse_results_csv(kRuns, "r.csv"), {.skip_cold_epoch = false});
+  EXPECT_EQ(with_cold[1].samples, 8u);
+}
+
+TEST(Variability, EpochsRepetitionsDevices) {
+  auto records = parse_results_csv(kRuns, "r.csv");
+  auto epochs = variability(records, VariabilityLevel::kEpochs);
+  // lenet 5W (1 run) + lenet MAXN: a/0, a/1, b/0.
+  ASSERT_EQ(epochs.size(), 4u);
+  EXPECT_EQ(epochs[1].group, "device=a rep=0");
+  EXPECT_EQ(epochs[1].time_s.n, 2u);
+  EXPECT_DOUBLE_EQ(epochs[1].time_s.mean, 11);
+  ASSERT_TRUE(epochs[1].time_median_ci);
+
+  auto reps = variability(records, VariabilityLevel::kRepetitions);
+  ASSERT_EQ(reps.size(), 3u);
+  EXPECT_EQ(reps[1].group, "device=a");
+  EXPECT_EQ(reps[1].time_s.n, 2u);      // run medians 11 and 12
+  EXPECT_DOUBLE_EQ(reps[1].time_s.mean, 11.5);
+  EXPECT_EQ(reps[2].group, "device=b");
+  EXPECT_EQ(reps[2].time_s.n, 1u);
+  EXPECT_FALSE(reps[2].time_s.stddev);
+
+  auto devices = variability(records, VariabilityLevel::kDevices);
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[1].time_s.n, 2u);   // device medians 11.5 and 21
+  EXPECT_DOUBLE_EQ(devices[1].time_s.mean, 16.25);
+  EXPECT_NEAR(*devices[1].time_s.cv, std::sqrt(2 * 4.75 * 4.75) / 16.25, 1e-12);
+  ASSERT_TRUE(devices[1].energy_j);
+  EXPECT_DOUBLE_EQ(devices[1].energy_j->mean, 162.5);
+}
+
+}  // namespace
+}  // namespace jetchar::analysis

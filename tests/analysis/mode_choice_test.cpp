@@ -1,0 +1,123 @@
+#include "analysis/mode_choice.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace jetchar::analysis {
+namespace {
+
+ConfigPoint point(double time_s, std::optional<double> energy_j, std::optional<double> power_w) {
+  ConfigPoint p;
+  p.time_s = time_s;
+  p.energy_j = energy_j;
+  p.power_w = power_w;
+  return p;
+}
+
+// Brute force: evaluate every point, keep the smallest objective.
+std::optional<double> brute_force(const std::vector<ConfigPoint>& pts, const Budget& b) {
+  double pmax = b.max_power_w.value_or(0);
+  if (!b.max_power_w) {
+    for (const auto& p : pts) pmax = std::max(pmax, p.power_w.value_or(0));
+  }
+  std::optional<double> best;
+  for (const auto& p : pts) {
+    std::optional<double> obj;
+    switch (b.kind) {
+      case Budget::Kind::kMaxTime:
+        if (p.energy_j && p.time_s <= b.value) obj = *p.energy_j;
+        break;
+      case Budget::Kind::kMaxEnergy:
+        if (p.energy_j && *p.energy_j <= b.value) obj = p.time_s;
+        break;
+      case Budget::Kind::kMaxPower:
+        if (p.power_w && *p.power_w <= b.value) obj = p.time_s;
+        break;
+      case Budget::Kind::kZeusCost:
+        if (p.energy_j) obj = b.value * *p.energy_j + (1 - b.value) * pmax * p.time_s;
+        break;
+    }
+    if (obj && (!best || *obj < *best)) best = obj;
+  }
+  return best;
+}
+
+TEST(ModeChoice, ZeusCostFormula) {
+  EXPECT_DOUBLE_EQ(zeus_cost(100, 10, 0.5, 30), 0.5 * 100 + 0.5 * 30 * 10);
+  EXPECT_DOUBLE_EQ(zeus_cost(100, 10, 1.0, 30), 100);
+  EXPECT_DOUBLE_EQ(zeus_cost(100, 10, 0.0, 30), 300);
+}
+
+TEST(ModeChoice, HandMadeChoices) {
+  // time, energy, power: a fast hungry mode, a balanced one, a slow frugal one, a dominated one.
+  std::vector<ConfigPoint> pts = {point(10, 300, 30), point(20, 200, 10), point(40, 160, 4), point(45, 200, 4.4)};
+  EXPECT_EQ(choose(pts, {Budget::Kind::kMaxTime, 25})->index, 1u);
+  EXPECT_EQ(choose(pts, {Budget::Kind::kMaxTime, 100})->index, 2u);
+  EXPECT_FALSE(choose(pts, {Budget::Kind::kMaxTime, 5}));
+  EXPECT_EQ(choose(pts, {Budget::Kind::kMaxPower, 12})->index, 1u);
+  EXPECT_EQ(choose(pts, {Budget::Kind::kMaxEnergy, 250})->index, 1u);
+  EXPECT_EQ(choose(pts, {Budget::Kind::kZeusCost, 1.0})->index, 2u);
+  EXPECT_EQ(choose(pts, {Budget::Kind::kZeusCost, 0.0})->index, 0u);
+  // eta 0.5, P_max 30: costs 300, 400, 680, 775.
+  auto zeus = choose(pts, {Budget::Kind::kZeusCost, 0.5});
+  EXPECT_EQ(zeus->index, 0u);
+  EXPECT_DOUBLE_EQ(zeus->objective, 300);
+}
+
+TEST(ModeChoice, PowerBudgetCanPickADominatedPoint) {
+  // (20, 100) at 5 W is dominated by (10, 100) at 10 W, but only it meets a 6 W budget.
+  std::vector<ConfigPoint> pts = {point(10, 100, 10), point(20, 100, 5)};
+  EXPECT_EQ(choose(pts, {Budget::Kind::kMaxPower, 6})->index, 1u);
+}
+
+TEST(ModeChoice, RejectsBadBudgets) {
+  std::vector<ConfigPoint> pts = {point(1, 1, 1)};
+  EXPECT_THROW(choose(pts, {Budget::Kind::kZeusCost, 1.5}), std::invalid_argument);
+  EXPECT_THROW(choose(pts, {Budget::Kind::kMaxTime, -1}), std::invalid_argument);
+  EXPECT_THROW(choose(pts, {Budget::Kind::kZeusCost, 0.5, 0.0}), std::invalid_argument);
+}
+
+TEST(ModeChoice, MatchesBruteForceOnRandomSets) {
+  std::mt19937_64 rng(99);
+  std::uniform_real_distribution<double> time(1, 100), power(2, 40), unit(0, 1);
+  std::uniform_int_distribution<int> size(0, 40);
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<ConfigPoint> pts;
+    int n = size(rng);
+    for (int i = 0; i < n; ++i) {
+      double t = trial % 3 ? time(rng) : std::round(time(rng) / 20);  // coarse values force ties
+      double w = trial % 3 ? power(rng) : std::round(power(rng) / 10);
+      std::optional<double> e = unit(rng) < 0.1 ? std::nullopt : std::optional<double>(t * w);
+      std::optional<double> p = unit(rng) < 0.1 ? std::nullopt : std::optional<double>(w);
+      pts.push_back(point(t, e, p));
+    }
+    std::vector<Budget> budgets = {{Budget::Kind::kMaxTime, time(rng)},
+                                   {Budget::Kind::kMaxPower, power(rng)},
+                                   {Budget::Kind::kMaxEnergy, time(rng) * power(rng)},
+                                   {Budget::Kind::kZeusCost, unit(rng)},
+                                   {Budget::Kind::kZeusCost, unit(rng), 50.0}};
+    for (const Budget& b : budgets) {
+      auto got = choose(pts, b);
+      auto expected = brute_force(pts, b);
+      ASSERT_EQ(got.has_value(), expected.has_value()) << "trial " << trial << " " << b.describe();
+      if (got) {
+        EXPECT_DOUBLE_EQ(got->objective, *expected) << "trial " << trial << " " << b.describe();
+        // The chosen point itself meets the budget.
+        const ConfigPoint& c = pts[got->index];
+        if (b.kind == Budget::Kind::kMaxTime) {
+          EXPECT_LE(c.time_s, b.value);
+        } else if (b.kind == Budget::Kind::kMaxPower) {
+          EXPECT_LE(*c.power_w, b.value);
+        } else if (b.kind == Budget::Kind::kMaxEnergy) {
+          EXPECT_LE(*c.energy_j, b.value);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace jetchar::analysis

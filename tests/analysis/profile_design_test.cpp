@@ -1,0 +1,49 @@
+#include "analysis/profile_design.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "tests/analysis/synthetic_sweep.h"
+
+namespace jetchar::analysis {
+namespace {
+
+TEST(ProfileDesign, StartsAtTheTopModeAndSpreadsToCorners) {
+  auto modes = testing::orin_like_grid();
+  auto chosen = spread_design(modes, 6);
+  ASSERT_EQ(chosen.size(), 6u);
+  EXPECT_EQ(std::set<std::size_t>(chosen.begin(), chosen.end()).size(), 6u);
+  const PowerMode& first = modes[chosen[0]];
+  EXPECT_EQ(first.cpu_cores, 12);
+  EXPECT_EQ(first.gpu_freq_khz, 1300000);
+  // The second is the opposite corner: every knob lowest.
+  const PowerMode& second = modes[chosen[1]];
+  EXPECT_EQ(second.cpu_cores, 2);
+  EXPECT_EQ(second.cpu_freq_khz, 730000);
+  EXPECT_EQ(second.gpu_freq_khz, 300000);
+  EXPECT_EQ(second.emc_freq_khz, 665000);
+  EXPECT_EQ(spread_design(modes, 1000).size(), modes.size());
+  EXPECT_TRUE(spread_design(modes, 0).empty());
+}
+
+TEST(ProfileDesign, DuplicateModesStillGiveDistinctIndices) {
+  std::vector<PowerMode> modes(4, testing::make_mode(4, 1.0, 1.0, 1.0));
+  auto chosen = spread_design(modes, 4);
+  EXPECT_EQ(std::set<std::size_t>(chosen.begin(), chosen.end()).size(), 4u);
+}
+
+TEST(ProfileDesign, SpreadProfilesPredictBetterThanRandomOnes) {
+  auto pts = testing::synthetic_points(testing::orin_like_grid(), {}, 5);
+  for (std::size_t count : {5u, 6u, 8u}) {
+    auto eval = evaluate_profile_choice(ModelKind::kNnls, pts, count, 20, 9);
+    ASSERT_TRUE(eval.design_time_mape && eval.random_time_mape);
+    EXPECT_EQ(eval.evaluated, pts.size() - count);
+    EXPECT_LT(*eval.design_time_mape, *eval.random_time_mape) << count << " profiled";
+    EXPECT_LT(*eval.design_time_mape, 5.0) << count << " profiled";
+  }
+  EXPECT_THROW(evaluate_profile_choice(ModelKind::kNnls, pts, pts.size()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace jetchar::analysis
