@@ -41,6 +41,27 @@ std::string decode_mount_escapes(std::string_view text) {
   return out;
 }
 
+std::vector<std::string> split_mount_options(std::string_view options) {
+  std::vector<std::string> split;
+  if (options.empty()) return split;
+  for (;;) {
+    const size_t comma = options.find(',');
+    split.push_back(decode_mount_escapes(options.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    options.remove_prefix(comma + 1);
+  }
+  return split;
+}
+
+std::optional<std::string> mount_option(std::string_view options, std::string_view key) {
+  for (const auto& option : split_mount_options(options)) {
+    if (option.size() > key.size() && option.compare(0, key.size(), key) == 0 && option[key.size()] == '=') {
+      return option.substr(key.size() + 1);
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<MountInfo> parse_proc_mountinfo(std::string_view text, std::string_view source) {
   std::vector<MountInfo> mounts;
   const auto lines = split_lines(text);
@@ -70,12 +91,12 @@ std::vector<MountInfo> parse_proc_mountinfo(std::string_view text, std::string_v
     if (fields[3].empty() || fields[4].empty()) throw fail("a non-empty root and mount point; " + std::string(kExpected));
     mount.root = decode_mount_escapes(fields[3]);
     mount.mount_point = decode_mount_escapes(fields[4]);
-    mount.mount_options = decode_mount_escapes(fields[5]);
+    mount.mount_options = std::string(fields[5]);
     for (size_t i = 6; i < separator; ++i) mount.optional_fields.push_back(decode_mount_escapes(fields[i]));
     mount.fs_type = decode_mount_escapes(fields[separator + 1]);
     if (mount.fs_type.empty()) throw fail("a file system type after ' - '");
     mount.source = decode_mount_escapes(fields[separator + 2]);
-    mount.super_options = decode_mount_escapes(fields[separator + 3]);
+    mount.super_options = std::string(fields[separator + 3]);
     mounts.push_back(std::move(mount));
   }
   return mounts;

@@ -158,21 +158,6 @@ bool is_one_of(std::string_view value, std::initializer_list<std::string_view> n
   return std::find(names.begin(), names.end(), value) != names.end();
 }
 
-// Value of `key` in a comma-separated option list whose values are octal-escaped by the kernel.
-std::optional<std::string> option_value(std::string_view options, std::string_view key) {
-  size_t start = 0;
-  while (start <= options.size()) {
-    size_t end = options.find(',', start);
-    if (end == std::string_view::npos) end = options.size();
-    const std::string_view option = options.substr(start, end - start);
-    if (option.size() > key.size() && starts_with(option, key) && option[key.size()] == '=') {
-      return decode_mount_escapes(option.substr(key.size() + 1));
-    }
-    start = end + 1;
-  }
-  return std::nullopt;
-}
-
 StorageInfo resolve(const Root& root, DeviceNumber device, const MountInfo* mount,
                     const std::vector<MountInfo>& mounts, int depth) {
   StorageInfo info;
@@ -188,9 +173,9 @@ StorageInfo resolve(const Root& root, DeviceNumber device, const MountInfo* moun
       info.label = type + " (RAM)";
     } else if (type == "overlay") {
       // Writes (and copied-up files) live in upperdir; a read-only overlay has only lowerdirs.
-      auto layer = option_value(mount->super_options, "upperdir");
+      auto layer = mount_option(mount->super_options, "upperdir");
       if (!layer) {
-        layer = option_value(mount->super_options, "lowerdir");
+        layer = mount_option(mount->super_options, "lowerdir");
         if (layer) layer = layer->substr(0, layer->find(':'));
       }
       const MountInfo* below = layer && !layer->empty() ? find_mount_containing(mounts, *layer) : nullptr;

@@ -35,7 +35,20 @@ TEST(ProcMountinfoTest, ParsesEveryField) {
   EXPECT_EQ(mounts[3].optional_fields, (std::vector<std::string>{"shared:20", "master:3"}));
   EXPECT_TRUE(mounts[4].optional_fields.empty());
   EXPECT_EQ(mounts[4].root, "/sub");
-  EXPECT_EQ(mounts[5].super_options, "rw,lowerdir=/mnt/My Data/lower,upperdir=/mnt/My Data/up");
+  EXPECT_EQ(mounts[5].super_options, "rw,lowerdir=/mnt/My\\040Data/lower,upperdir=/mnt/My\\040Data/up");
+  EXPECT_EQ(mount_option(mounts[5].super_options, "upperdir"), "/mnt/My Data/up");
+}
+
+TEST(ProcMountinfoTest, OptionsSplitOnlyOnUnescapedCommas) {
+  const std::string options = "rw,lowerdir=/l,upperdir=/data/a\\054b,workdir=/w,index";
+  EXPECT_EQ(split_mount_options(options),
+            (std::vector<std::string>{"rw", "lowerdir=/l", "upperdir=/data/a,b", "workdir=/w", "index"}));
+  EXPECT_EQ(mount_option(options, "upperdir"), "/data/a,b");
+  EXPECT_EQ(mount_option(options, "lowerdir"), "/l");
+  EXPECT_FALSE(mount_option(options, "index").has_value()) << "a flag has no value";
+  EXPECT_FALSE(mount_option(options, "upper").has_value()) << "whole keys only";
+  EXPECT_FALSE(mount_option("", "rw").has_value());
+  EXPECT_TRUE(split_mount_options("").empty());
 }
 
 TEST(ProcMountinfoTest, DecodesOctalEscapes) {

@@ -223,6 +223,7 @@ TEST(StorageMediumFixture, OverlayResolvesToTheMountOfItsUpperDirectory) {
   sys.mountinfo(
       "22 1 179:1 / / rw - ext4 /dev/mmcblk0p1 rw\n"
       "40 22 259:1 / /mnt/nvme rw - ext4 /dev/nvme0n1p1 rw\n"
+      "39 40 0:39 / /mnt/nvme/up rw - tmpfs decoy rw\n"  // wins only if the escaped ',' is split on
       "41 22 0:40 / /srv/work rw - overlay overlay "
       "rw,lowerdir=/mnt/nvme/lower,upperdir=/mnt/nvme/up\\054per,workdir=/mnt/nvme/work\n"
       "42 22 0:41 / /srv/ro rw - overlay overlay ro,lowerdir=/mnt/nvme/a:/mnt/nvme/b\n");
