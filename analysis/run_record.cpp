@@ -30,11 +30,11 @@ bool PowerMode::has_knobs() const { return cpu_cores && cpu_freq_khz && gpu_freq
 
 std::string PowerMode::label() const {
   if (!name.empty()) return name;
-  auto ghz = [](const std::optional<std::int64_t>& khz) {
-    return khz ? fmt::format("{:g}GHz", static_cast<double>(*khz) / 1e6) : std::string("?");
+  auto mhz = [](const std::optional<std::int64_t>& khz) {
+    return khz ? fmt::format("{:.0f}", static_cast<double>(*khz) / 1e3) : std::string("?");
   };
-  return fmt::format("{}c/{}/gpu{}/emc{}", cpu_cores ? std::to_string(*cpu_cores) : "?", ghz(cpu_freq_khz),
-                     ghz(gpu_freq_khz), ghz(emc_freq_khz));
+  return fmt::format("{}c/cpu{}/gpu{}/emc{}MHz", cpu_cores ? std::to_string(*cpu_cores) : "?", mhz(cpu_freq_khz),
+                     mhz(gpu_freq_khz), mhz(emc_freq_khz));
 }
 
 std::optional<double> RunRecord::power_w() const {

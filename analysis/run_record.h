@@ -31,7 +31,7 @@ struct PowerMode {
 
   /// True when all four knobs are known (the predictors need them).
   bool has_knobs() const;
-  /// The name, or the knobs when unnamed: "8c/2.2GHz/gpu1.3GHz/emc3.2GHz".
+  /// The name, or the knobs when unnamed: "8c/cpu2202/gpu1300/emc3199MHz".
   std::string label() const;
 
   auto operator<=>(const PowerMode&) const = default;

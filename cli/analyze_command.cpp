@@ -1,0 +1,276 @@
+// `jetchar analyze stats|pareto|choose|fit|predict RESULTS`: statistics, Pareto fronts, power-mode
+// choice and time/energy prediction over a results file (CSV or JSONL, layout in analysis/README.md).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analysis/config_point.h"
+#include "analysis/cross_validation.h"
+#include "analysis/mode_choice.h"
+#include "analysis/modes_file.h"
+#include "analysis/pareto.h"
+#include "analysis/predictor.h"
+#include "analysis/profile_design.h"
+#include "analysis/results_file.h"
+#include "analysis/variability.h"
+#include "cli/command.h"
+
+namespace {
+
+using namespace jetchar::analysis;
+
+struct AnalyzeOptions {
+  std::string results;
+  // stats
+  std::string level = "all";
+  int resamples = 2000;
+  std::uint64_t seed = 1;
+  // pareto / choose
+  std::vector<std::string> per;
+  std::optional<double> max_time_s, max_power_w, max_energy_j, zeus_eta, zeus_max_power_w;
+  // fit / predict
+  std::string model = "all";
+  std::optional<std::size_t> profile;
+  int folds = 5;
+  bool table = false;
+  std::string modes;
+};
+
+void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+std::string opt(const std::optional<double>& v, const char* format = "{:.4g}") {
+  return v ? fmt::format(fmt::runtime(format), *v) : std::string("-");
+}
+
+std::vector<ConfigPoint> load_points(const std::string& file) {
+  auto records = load_results(file);
+  auto points = aggregate(records);
+  if (points.empty()) {
+    throw std::invalid_argument(fmt::format("{}: no OK run with an epoch time; nothing to analyse", file));
+  }
+  return points;
+}
+
+void run_stats(const AnalyzeOptions& o) {
+  auto records = load_results(o.results);
+  std::map<RunStatus, std::size_t> by_status;
+  for (const auto& r : records) ++by_status[r.status];
+  std::string out = fmt::format("{}: {} rows", o.results, records.size());
+  for (const auto& [status, count] : by_status) out += fmt::format(", {} {}", count, to_string(status));
+  out += "\n";
+  std::vector<VariabilityLevel> levels;
+  if (o.level == "all") levels = {VariabilityLevel::kEpochs, VariabilityLevel::kRepetitions, VariabilityLevel::kDevices};
+  else if (o.level == "epochs") levels = {VariabilityLevel::kEpochs};
+  else if (o.level == "repetitions") levels = {VariabilityLevel::kRepetitions};
+  else if (o.level == "devices") levels = {VariabilityLevel::kDevices};
+  else throw std::invalid_argument(fmt::format("--level '{}' is not valid; use epochs, repetitions, devices or all", o.level));
+  BootstrapOptions bootstrap{.level = 0.95, .resamples = o.resamples, .seed = o.seed};
+  for (VariabilityLevel level : levels) {
+    auto rows = variability(records, level, bootstrap);
+    out += fmt::format("\nacross {} (epoch time, s; energy, J; 95% bootstrap CI of the median time)\n", to_string(level));
+    out += fmt::format("{:<64} {:<16} {:>4} {:>10} {:>10} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n", "configuration", "group",
+                       "n", "median", "mean", "stddev", "cv%", "olympic", "median CI", "energy", "cv%");
+    for (const auto& r : rows) {
+      std::string ci = r.time_median_ci ? fmt::format("[{:.4g}, {:.4g}]", r.time_median_ci->low, r.time_median_ci->high) : "-";
+      out += fmt::format("{:<64} {:<16} {:>4} {:>10.4g} {:>10.4g} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n",
+                         r.key.label(), r.group, r.time_s.n, r.time_s.median, r.time_s.mean, opt(r.time_s.stddev),
+                         r.time_s.cv ? fmt::format("{:.2f}", 100 * *r.time_s.cv) : "-", opt(r.time_s.olympic_mean), ci,
+                         r.energy_j ? fmt::format("{:.4g}", r.energy_j->median) : "-",
+                         r.energy_j && r.energy_j->cv ? fmt::format("{:.2f}", 100 * *r.energy_j->cv) : "-");
+    }
+  }
+  print(out);
+}
+
+void run_pareto(const AnalyzeOptions& o) {
+  auto groups = pareto_groups(load_points(o.results), o.per);
+  if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has an epoch energy", o.results));
+  std::string out;
+  for (const auto& g : groups) {
+    out += fmt::format("{}: {} of {} configurations on the time-energy Pareto front\n", g.label(), g.front.size(), g.points.size());
+    out += fmt::format("  {:<32} {:<32} {:>10} {:>10} {:>8}\n", "power mode", "axes", "time_s", "energy_j", "power_w");
+    for (std::size_t i : g.front) {
+      const ConfigPoint& p = g.points[i];
+      out += fmt::format("  {:<32} {:<32} {:>10.4g} {:>10.4g} {:>8}\n", p.key.mode.label(), p.key.axes_label(), p.time_s,
+                         *p.energy_j, opt(p.power_w));
+    }
+  }
+  print(out);
+}
+
+Budget budget_of(const AnalyzeOptions& o) {
+  int given = !!o.max_time_s + !!o.max_power_w + !!o.max_energy_j + !!o.zeus_eta;
+  if (given != 1) throw std::invalid_argument("give exactly one of --max-time, --max-power, --max-energy, --zeus-eta");
+  if (o.zeus_max_power_w && !o.zeus_eta) throw std::invalid_argument("--max-power-w goes with --zeus-eta");
+  if (o.max_time_s) return {Budget::Kind::kMaxTime, *o.max_time_s};
+  if (o.max_power_w) return {Budget::Kind::kMaxPower, *o.max_power_w};
+  if (o.max_energy_j) return {Budget::Kind::kMaxEnergy, *o.max_energy_j};
+  return {Budget::Kind::kZeusCost, *o.zeus_eta, o.zeus_max_power_w};
+}
+
+void run_choose(const AnalyzeOptions& o) {
+  Budget budget = budget_of(o);
+  auto points = load_points(o.results);
+  // Group like pareto, but keep points without energy for a power budget.
+  std::map<std::pair<std::string, std::map<std::string, std::string>>, std::vector<ConfigPoint>> groups;
+  for (const auto& p : points) {
+    std::map<std::string, std::string> fixed;
+    for (const auto& axis : o.per) fixed[axis] = p.key.axes.count(axis) ? p.key.axes.at(axis) : "";
+    groups[{p.key.workload, fixed}].push_back(p);
+  }
+  std::string out = fmt::format("{}\n", budget.describe());
+  for (const auto& [id, members] : groups) {
+    std::string label = id.first;
+    for (const auto& [axis, value] : id.second) label += " " + axis + "=" + value;
+    auto choice = choose(members, budget);
+    if (!choice) {
+      out += fmt::format("{}: no configuration meets the budget ({} measured)\n", label, members.size());
+      continue;
+    }
+    const ConfigPoint& p = members[choice->index];
+    out += fmt::format("{}: {}{}  time {:.4g} s  energy {} J  power {} W", label, p.key.mode.label(),
+                       p.key.axes.empty() ? "" : " " + p.key.axes_label(), p.time_s, opt(p.energy_j), opt(p.power_w));
+    if (budget.kind == Budget::Kind::kZeusCost) out += fmt::format("  cost {:.4g} J", choice->objective);
+    out += "\n";
+  }
+  print(out);
+}
+
+std::vector<ModelKind> models_of(const std::string& name) {
+  if (name == "all") return all_model_kinds();
+  return {parse_model_kind(name)};
+}
+
+void run_fit(const AnalyzeOptions& o) {
+  auto groups = mode_groups(load_points(o.results));
+  if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs (cpu_cores, cpu_freq, gpu_freq, emc_freq)", o.results));
+  std::string out;
+  for (const auto& g : groups) {
+    out += fmt::format("{}: {} power modes\n", g.label(), g.points.size());
+    out += fmt::format("  {:<9} {:>14} {:>14} {:>18} {:>18}\n", "model", "LOO time %", "LOO energy %",
+                       fmt::format("{}-fold time %", o.folds), fmt::format("{}-fold energy %", o.folds));
+    for (ModelKind kind : models_of(o.model)) {
+      Validation v = cross_validate(kind, g.points, o.folds, o.seed);
+      out += fmt::format("  {:<9} {:>14} {:>14} {:>18} {:>18}\n", to_string(kind), opt(v.loo_time_mape, "{:.2f}"),
+                         opt(v.loo_energy_mape, "{:.2f}"), opt(v.kfold_time_mape, "{:.2f}"), opt(v.kfold_energy_mape, "{:.2f}"));
+      if (o.table) {
+        out += fmt::format("    {:<36} {:>11} {:>11} {:>11} {:>11}\n", "mode (left out)", "time_s", "predicted", "energy_j", "predicted");
+        for (const auto& row : v.loo) {
+          out += fmt::format("    {:<36} {:>11.4g} {:>11.4g} {:>11} {:>11}\n", row.mode.label(), row.measured_time_s,
+                             row.predicted_time_s, opt(row.measured_energy_j), opt(row.predicted_energy_j));
+        }
+      }
+    }
+    if (o.profile) {
+      out += fmt::format("  profiling {} modes, evaluated on the other {}: spread design vs median of 20 random choices\n",
+                         *o.profile, g.points.size() > *o.profile ? g.points.size() - *o.profile : 0);
+      for (ModelKind kind : models_of(o.model)) {
+        if (*o.profile < TimeEnergyModel::coefficient_count(kind) || *o.profile >= g.points.size()) {
+          out += fmt::format("  {:<9} needs between {} and {} profiled modes\n", to_string(kind),
+                             TimeEnergyModel::coefficient_count(kind), g.points.size() - 1);
+          continue;
+        }
+        auto e = evaluate_profile_choice(kind, g.points, *o.profile, 20, o.seed);
+        out += fmt::format("  {:<9} time % design {:>7} random {:>7}   energy % design {:>7} random {:>7}\n", to_string(kind),
+                           opt(e.design_time_mape, "{:.2f}"), opt(e.random_time_mape, "{:.2f}"),
+                           opt(e.design_energy_mape, "{:.2f}"), opt(e.random_energy_mape, "{:.2f}"));
+      }
+    }
+  }
+  print(out);
+}
+
+void run_predict(const AnalyzeOptions& o) {
+  ModelKind kind = o.model == "all" ? ModelKind::kNnls : parse_model_kind(o.model);
+  auto modes = load_modes(o.modes);
+  auto groups = mode_groups(load_points(o.results));
+  if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs", o.results));
+  std::string out = "workload,axes,mode,cpu_cores,cpu_freq_khz,gpu_freq_khz,emc_freq_khz,model,profiled,predicted_time_s,"
+                    "predicted_power_w,predicted_energy_j\n";
+  for (const auto& g : groups) {
+    std::vector<ConfigPoint> train = g.points;
+    if (o.profile) {
+      std::vector<PowerMode> candidates;
+      for (const auto& p : g.points) candidates.push_back(p.key.mode);
+      train.clear();
+      for (std::size_t i : spread_design(candidates, *o.profile)) train.push_back(g.points[i]);
+    }
+    TimeEnergyModel model = TimeEnergyModel::fit(kind, train);
+    std::string axes;
+    for (const auto& [axis, value] : g.axes) axes += (axes.empty() ? "" : " ") + axis + "=" + value;
+    for (const PowerMode& m : modes) {
+      Prediction p = model.predict(m);
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{},{}\n", g.workload, axes, m.name, *m.cpu_cores, *m.cpu_freq_khz,
+                         *m.gpu_freq_khz, *m.emc_freq_khz, to_string(kind), train.size(), p.time_s,
+                         p.power_w ? fmt::format("{:.6g}", *p.power_w) : "", p.energy_j ? fmt::format("{:.6g}", *p.energy_j) : "");
+    }
+  }
+  print(out);
+}
+
+void add_analyze_command(CLI::App& app) {
+  auto& analyze = jetchar::cli::command_group(
+      app, "analyze", "Statistics, Pareto fronts, power-mode choice and prediction over a results file (CSV or JSONL)");
+  auto o = std::make_shared<AnalyzeOptions>();
+  auto results = [&](CLI::App* sub) {
+    sub->add_option("results", o->results, "Results file: .csv, or .jsonl/.ndjson/.json (layout: analysis/README.md)")
+        ->required()
+        ->check(CLI::ExistingFile);
+  };
+
+  auto* stats = analyze.add_subcommand("stats", "Median, mean, stddev, CV, olympic mean and bootstrap CI across epochs, repetitions, devices");
+  results(stats);
+  stats->add_option("--level", o->level, "epochs, repetitions, devices or all")->capture_default_str();
+  stats->add_option("--resamples", o->resamples, "Bootstrap resamples")->capture_default_str()->check(CLI::Range(1, 1000000));
+  stats->add_option("--seed", o->seed, "Bootstrap seed")->capture_default_str();
+  stats->callback([o] { run_stats(*o); });
+
+  auto* pareto = analyze.add_subcommand("pareto", "Time-energy Pareto front per workload over power modes and the other swept axes");
+  results(pareto);
+  pareto->add_option("--per", o->per, "Keep this axis fixed: one front per value (repeatable), e.g. --per batch");
+  pareto->callback([o] { run_pareto(*o); });
+
+  auto* choose_cmd = analyze.add_subcommand("choose", "Best configuration per workload under a budget, or by Zeus cost");
+  results(choose_cmd);
+  auto* t = choose_cmd->add_option("--max-time", o->max_time_s, "Least energy with epoch time <= S seconds")->check(CLI::NonNegativeNumber);
+  auto* p = choose_cmd->add_option("--max-power", o->max_power_w, "Least time with average power <= W watts")->check(CLI::NonNegativeNumber);
+  auto* e = choose_cmd->add_option("--max-energy", o->max_energy_j, "Least time with epoch energy <= J joules")->check(CLI::NonNegativeNumber);
+  auto* z = choose_cmd->add_option("--zeus-eta", o->zeus_eta, "Least Zeus cost eta*E + (1-eta)*P_max*T, eta in [0, 1]")->check(CLI::Range(0.0, 1.0));
+  choose_cmd->add_option("--max-power-w", o->zeus_max_power_w, "P_max for --zeus-eta (default: the largest measured power)")
+      ->needs(z)->check(CLI::PositiveNumber);
+  t->excludes(p)->excludes(e)->excludes(z);
+  p->excludes(e)->excludes(z);
+  e->excludes(z);
+  choose_cmd->add_option("--per", o->per, "Keep this axis fixed: one choice per value (repeatable)");
+  choose_cmd->callback([o] { run_choose(*o); });
+
+  auto* fit = analyze.add_subcommand("fit", "Fit time/energy predictors per workload; leave-one-out and k-fold MAPE");
+  results(fit);
+  fit->add_option("--model", o->model, "linear (the study's), inverse, resource, nnls or all")->capture_default_str();
+  fit->add_option("--profile", o->profile, "Also compare N spread-design profiled modes with N random ones (holdout MAPE)")
+      ->check(CLI::PositiveNumber);
+  fit->add_option("--folds", o->folds, "k for k-fold cross-validation")->capture_default_str()->check(CLI::Range(2, 1000));
+  fit->add_option("--seed", o->seed, "Seed for the fold shuffle and random profiles")->capture_default_str();
+  fit->add_flag("--table", o->table, "Print the leave-one-out predicted-vs-measured table");
+  fit->callback([o] { run_fit(*o); });
+
+  auto* predict = analyze.add_subcommand("predict", "Predict epoch time, power and energy for power modes never run (CSV on stdout)");
+  results(predict);
+  predict->add_option("--modes", o->modes, "CSV of modes: mode,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz (units hz/khz/mhz)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  predict->add_option("--model", o->model, "linear, inverse, resource or nnls (default nnls)");
+  predict->add_option("--profile", o->profile, "Fit on N modes chosen by the spread design instead of all measured")
+      ->check(CLI::PositiveNumber);
+  predict->callback([o] { run_predict(*o); });
+}
+
+}  // namespace
+
+JETCHAR_REGISTER_COMMAND(70, add_analyze_command);
