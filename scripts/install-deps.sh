@@ -9,7 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libcli11-dev libspdlog-dev libfmt-dev
   libsqlitecpp-dev libsqlite3-dev libeigen3-dev libturbojpeg0-dev libjpeg62-turbo-dev
   libpng-dev zlib1g-dev nlohmann-json3-dev libsystemd-dev libicu-dev
-  dataset-fashion-mnist python3-torch python3-torchvision systemd
+  dataset-fashion-mnist python3-torch python3-torchvision python3-pandas systemd
 )
 
 missing=()

@@ -1,0 +1,83 @@
+#include "experiments/results_export.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::experiments {
+namespace {
+
+std::vector<proto::RunResult> two_runs() {
+  proto::RunResult train;
+  train.set_sweep("s");
+  train.set_run_id("0000-r0");
+  train.set_status(proto::OK);
+  train.mutable_context()->set_power_mode("MODE_30W");
+  auto* spec = train.mutable_resolved();
+  spec->mutable_workload()->set_model("lenet5");
+  spec->mutable_workload()->set_dataset("fashion-mnist:/usr/share/datasets/fashion-mnist");
+  spec->mutable_workload()->set_batch_size(16);
+  spec->mutable_device()->set_gpu_freq_mhz(624.75);
+  for (int i = 0; i < 2; ++i) {
+    auto* e = train.add_epochs();
+    e->set_epoch(i);
+    e->set_e2e_s(10.5 + i);
+    if (i == 1) e->set_energy_j(55.25);
+  }
+  proto::RunResult failed;
+  failed.set_sweep("s");
+  failed.set_run_id("0001-r0");
+  failed.set_status(proto::FAILED);
+  failed.set_reason("data set vanished, \"quoted\", with comma");
+  failed.mutable_requested()->mutable_workload()->set_model("resnet18-cifar");
+  return {train, failed};
+}
+
+TEST(ResultsExportTest, CsvHasOneRowPerEpochAndEmptyCellsForAbsentValues) {
+  std::ostringstream out;
+  EXPECT_EQ(export_results(two_runs(), ExportFormat::kCsv, out), 3u);
+  std::istringstream lines(out.str());
+  std::string header, first, second, third;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  std::getline(lines, second);
+  std::getline(lines, third);
+  EXPECT_EQ(header.rfind("sweep,run_id,repetition,status,reason,workload,model,dataset,task,mode,cpu_cores,", 0), 0u);
+  EXPECT_NE(header.find(",epoch,e2e_s,stall_s,compute_s,samples,energy_j,"), std::string::npos);
+  EXPECT_NE(first.find(",lenet5/fashion-mnist,"), std::string::npos);
+  EXPECT_NE(first.find(",,624.75,"), std::string::npos);  // cpu_freq absent, gpu present
+  EXPECT_NE(second.find(",55.25,"), std::string::npos);
+  EXPECT_NE(third.find("\"data set vanished, \"\"quoted\"\", with comma\""), std::string::npos);
+}
+
+TEST(ResultsExportTest, JsonlUsesNullForAbsentValues) {
+  std::ostringstream out;
+  export_results(two_runs(), ExportFormat::kJsonl, out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("\"cpu_freq_mhz\":null"), std::string::npos);
+  EXPECT_NE(text.find("\"gpu_freq_mhz\":624.75"), std::string::npos);
+  EXPECT_NE(text.find("\"status\":\"FAILED\""), std::string::npos);
+}
+
+// The export is for pandas: read it with the real pandas when the machine has it.
+TEST(ResultsExportTest, PandasReadsTheCsv) {
+  if (std::system("/usr/bin/python3 -c 'import pandas' 2>/dev/null") != 0) GTEST_SKIP() << "python3-pandas not installed";
+  testing::TempDir dir;
+  const auto file = dir.path() / "runs.csv";
+  {
+    std::ofstream out(file);
+    export_results(two_runs(), ExportFormat::kCsv, out);
+  }
+  const std::string script =
+      "import pandas as p, sys; d = p.read_csv(sys.argv[1]); "
+      "assert len(d) == 3, len(d); assert d['energy_j'].isna().sum() == 2; "
+      "assert abs(d['e2e_s'].sum() - 22.0) < 1e-9; assert d['reason'][2].startswith('data set vanished')";
+  EXPECT_EQ(std::system(("/usr/bin/python3 -c \"" + script + "\" " + file.string()).c_str()), 0);
+}
+
+}  // namespace
+}  // namespace jetchar::experiments
