@@ -1,0 +1,17 @@
+#include "experiments/results_location.h"
+
+#include <stdexcept>
+
+namespace jetchar::experiments {
+
+ResultsLocation ResultsLocation::from(const std::filesystem::path& path, bool must_exist) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) return {path.parent_path().empty() ? "." : path.parent_path()};
+  if (must_exist && !std::filesystem::exists(path / "results.db", ec)) {
+    throw std::invalid_argument("results '" + path.string() +
+                                "' not found: expected a results directory (with results.db) or a results.db file");
+  }
+  return {path};
+}
+
+}  // namespace jetchar::experiments
