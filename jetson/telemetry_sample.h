@@ -1,0 +1,63 @@
+// The sampler's output: a fixed layout of named fields (units in the names) decided once at
+// start, and samples that are flat arrays of values with per-field flags. Samples are
+// preallocated in a ring, so taking one allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jetson/energy/power_trace.h"
+
+namespace jetchar::jetson {
+
+enum class FieldGroup { kRail, kEnergyCounter, kCpuUtil, kCpuFreq, kGpu, kEmc, kMemory, kTemperature };
+
+struct FieldInfo {
+  std::string name;  ///< "VDD_IN.power_mw", "cpu3.util_pct", "policy0.freq_khz", "gpu.load_pct"
+  std::string unit;  ///< "mW", "mV", "mA", "%", "kHz", "Hz", "KiB", "m°C"
+  FieldGroup group = FieldGroup::kRail;
+};
+
+namespace field_flags {
+inline constexpr std::uint8_t kValid = 1;     ///< the value was read this sample
+inline constexpr std::uint8_t kRepeated = 2;  ///< same as the previous reading within the sensor's update interval
+}  // namespace field_flags
+
+struct FieldValue {
+  double value = 0.0;
+  std::uint8_t flags = 0;
+  bool valid() const { return (flags & field_flags::kValid) != 0; }
+  bool repeated() const { return (flags & field_flags::kRepeated) != 0; }
+  std::optional<double> get() const { return valid() ? std::optional<double>(value) : std::nullopt; }
+};
+
+struct TelemetrySample {
+  std::int64_t time_ns = 0;      ///< CLOCK_MONOTONIC when reading started
+  std::int64_t lateness_ns = 0;  ///< time_ns − the scheduled deadline
+  std::int64_t read_ns = 0;      ///< wall time spent reading
+  std::int64_t cpu_ns = 0;       ///< sampler-thread CPU time spent reading
+  std::vector<FieldValue> values;
+};
+
+struct RailFields {
+  std::string name;
+  energy::RailRole role = energy::RailRole::kModule;
+  std::optional<std::size_t> voltage_mv, current_ma;  ///< field indexes
+  std::size_t power_mw = 0;
+};
+
+struct TelemetryLayout {
+  std::vector<FieldInfo> fields;
+  std::vector<RailFields> rails;  ///< rails and energy counters, in field order
+  std::optional<std::size_t> find(std::string_view name) const;
+  /// The power channels of the rails as a PowerTrace layout.
+  std::vector<energy::ChannelInfo> power_channels() const;
+};
+
+/// Appends the rails' power of `sample` to `trace` (whose channels are layout.power_channels()).
+void append_power(const TelemetryLayout& layout, const TelemetrySample& sample, energy::PowerTrace& trace);
+
+}  // namespace jetchar::jetson

@@ -1,0 +1,188 @@
+#include "jetson/telemetry_sampler.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::jetson {
+namespace {
+
+constexpr const char* kHwmon = "/sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon3";
+constexpr const char* kIio = "/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0";
+
+std::string stat_text(std::uint64_t busy0, std::uint64_t idle0, std::uint64_t busy1, std::uint64_t idle1) {
+  // cpu2 is offline: the kernel leaves its line out.
+  return "cpu  100 0 100 1000 0 0 0 0 0 0\n"
+         "cpu0 " + std::to_string(busy0) + " 0 0 " + std::to_string(idle0) + " 0 0 0 0 0 0\n"
+         "cpu1 " + std::to_string(busy1) + " 0 0 " + std::to_string(idle1) + " 0 0 0 0 0 0\n"
+         "intr 12345 0 0\nctxt 999\n";
+}
+
+class TelemetrySamplerTest : public ::testing::Test {
+ protected:
+  TelemetrySamplerTest() {
+    dir.write(std::string(kHwmon).substr(1) + "/in1_input", "5000\n");
+    dir.write(std::string(kHwmon).substr(1) + "/curr1_input", "1200\n");
+    dir.write(std::string(kIio).substr(1) + "/in_voltage1_input", "5100\n");
+    dir.write(std::string(kIio).substr(1) + "/in_current1_input", "300\n");
+    dir.write(std::string(kIio).substr(1) + "/in_power1_input", "1529\n");
+    dir.write("proc/stat", stat_text(100, 900, 50, 950));
+    dir.write("proc/meminfo", "MemTotal:       16000000 kB\nMemFree:  1000 kB\nMemAvailable:   12000000 kB\n");
+    dir.write("sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq", "1420800\n");
+    dir.write("sys/devices/platform/gpu.0/load", "374\n");
+    dir.write("sys/class/devfreq/17000000.ga10b/cur_freq", "918000000\n");
+    dir.write("sys/class/thermal/thermal_zone1/temp", "41437\n");
+    dir.write("sys/class/powercap/intel-rapl:0/energy_uj", "1000000\n");
+
+    sources.rails.push_back({"VDD_IN", energy::RailRole::kBoardInput, std::string(kHwmon) + "/in1_input",
+                             std::string(kHwmon) + "/curr1_input", std::nullopt, std::nullopt});
+    sources.rails.push_back({"POM_5V_GPU", energy::RailRole::kModule, std::string(kIio) + "/in_voltage1_input",
+                             std::string(kIio) + "/in_current1_input", std::string(kIio) + "/in_power1_input",
+                             std::nullopt});
+    sources.rails.push_back({"VDD_SOC", energy::RailRole::kModule, std::string(kHwmon) + "/in3_input",
+                             std::string(kHwmon) + "/curr3_input", std::nullopt, std::nullopt});
+    sources.cpus = {0, 1, 2};
+    sources.cpu_clusters.push_back({"policy0", {0, 1, 2}, "/sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq"});
+    sources.gpu_load_path = "/sys/devices/platform/gpu.0/load";
+    sources.gpu_freq_path = "/sys/class/devfreq/17000000.ga10b/cur_freq";
+    sources.emc_freq_path = "/sys/kernel/debug/bpmp/debug/clk/emc/rate";
+    sources.temperatures.push_back({"GPU-therm", "/sys/class/thermal/thermal_zone1/temp"});
+    sources.energy_counters.push_back({"package-0", "/sys/class/powercap/intel-rapl:0/energy_uj", 262143328850});
+    sources.ina3221.push_back({"1-0040", "hwmon", 1, 7, std::nullopt});
+  }
+
+  testing::TempDir dir;
+  TelemetrySources sources;
+};
+
+TEST_F(TelemetrySamplerTest, LayoutHasUnitsInNamesAndLeavesAbsentThingsOut) {
+  const sysfs::Root root(dir.path());
+  TelemetrySampler sampler(root, sources, {100.0});
+  const auto& layout = sampler.layout();
+  EXPECT_TRUE(layout.find("VDD_IN.power_mw"));
+  EXPECT_TRUE(layout.find("VDD_IN.voltage_mv"));
+  EXPECT_TRUE(layout.find("POM_5V_GPU.current_ma"));
+  EXPECT_FALSE(layout.find("VDD_SOC.power_mw"));  // its files do not exist
+  EXPECT_FALSE(layout.find("emc.freq_hz"));       // debugfs not there
+  EXPECT_TRUE(layout.find("cpu2.util_pct"));
+  EXPECT_TRUE(layout.find("policy0.freq_khz"));
+  EXPECT_TRUE(layout.find("GPU-therm.temp_mc"));
+  EXPECT_TRUE(layout.find("package-0.power_mw"));
+  ASSERT_EQ(layout.rails.size(), 3u);
+  EXPECT_EQ(layout.rails[0].role, energy::RailRole::kBoardInput);
+  EXPECT_EQ(sampler.ina3221_settings().at(0).update_interval_ms, 7);
+  bool soc_note = false, emc_note = false;
+  for (const auto& note : sampler.notes()) {
+    soc_note = soc_note || note.find("VDD_SOC") != std::string::npos;
+    emc_note = emc_note || note.find("EMC frequency") != std::string::npos;
+  }
+  EXPECT_TRUE(soc_note);
+  EXPECT_TRUE(emc_note);
+}
+
+TEST_F(TelemetrySamplerTest, ValuesFollowTheDriverConventions) {
+  const sysfs::Root root(dir.path());
+  TelemetrySampler sampler(root, sources, {100.0});
+  const auto& layout = sampler.layout();
+  const auto first = sampler.sample_now();
+  auto value = [&](const TelemetrySample& s, const char* name) { return s.values[*layout.find(name)].get(); };
+  EXPECT_EQ(value(first, "VDD_IN.power_mw"), 6000.0);     // hwmon: V × I
+  EXPECT_EQ(value(first, "POM_5V_GPU.power_mw"), 1529.0);  // iio: in_power, not 5100 × 300
+  EXPECT_EQ(value(first, "gpu.load_pct"), 37.4);
+  EXPECT_EQ(value(first, "gpu.freq_hz"), 918000000.0);
+  EXPECT_EQ(value(first, "policy0.freq_khz"), 1420800.0);
+  EXPECT_EQ(value(first, "mem.used_kib"), 4000000.0);
+  EXPECT_EQ(value(first, "GPU-therm.temp_mc"), 41437.0);
+  EXPECT_FALSE(value(first, "cpu0.util_pct"));      // needs two readings
+  EXPECT_FALSE(value(first, "package-0.power_mw"));  // likewise
+
+  dir.write("proc/stat", stat_text(160, 940, 50, 1050));
+  dir.write("sys/class/powercap/intel-rapl:0/energy_uj", "1500000\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto second = sampler.sample_now();
+  EXPECT_DOUBLE_EQ(*value(second, "cpu0.util_pct"), 60.0);  // 60 busy of 100 jiffies
+  EXPECT_DOUBLE_EQ(*value(second, "cpu1.util_pct"), 0.0);
+  EXPECT_FALSE(value(second, "cpu2.util_pct"));              // offline: absent, not 0 %
+  const double dt_s = static_cast<double>(second.time_ns - first.time_ns) / 1e9;
+  EXPECT_NEAR(*value(second, "package-0.power_mw"), 500.0 / dt_s, 1e-6);  // 0.5 J over dt
+}
+
+TEST_F(TelemetrySamplerTest, FlagsRepeatedReadingsWithinTheUpdateInterval) {
+  sources.rails[0].update_interval_ns = 3'600'000'000'000;  // an hour: every identical read repeats
+  sources.rails[1].update_interval_ns = 1;                  // 1 ns: identical reads are real
+  const sysfs::Root root(dir.path());
+  TelemetrySampler sampler(root, sources, {100.0});
+  const auto p0 = *sampler.layout().find("VDD_IN.power_mw");
+  const auto p1 = *sampler.layout().find("POM_5V_GPU.power_mw");
+  const auto a = sampler.sample_now();
+  const auto b = sampler.sample_now();
+  EXPECT_FALSE(a.values[p0].repeated());
+  EXPECT_TRUE(b.values[p0].repeated());
+  EXPECT_TRUE(b.values[p0].valid());
+  EXPECT_FALSE(b.values[p1].repeated());
+  dir.write(std::string(kHwmon).substr(1) + "/curr1_input", "1300\n");
+  const auto c = sampler.sample_now();
+  EXPECT_FALSE(c.values[p0].repeated());
+  EXPECT_EQ(c.values[p0].value, 6500.0);
+}
+
+TEST_F(TelemetrySamplerTest, ThreadSamplesOnAMonotonicGridAndStopsPromptly) {
+  const sysfs::Root root(dir.path());
+  TelemetrySampler sampler(root, sources, {200.0, 1024});
+  sampler.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  sampler.stop();
+  std::vector<TelemetrySample> samples;
+  sampler.drain(samples);
+  ASSERT_GE(samples.size(), 30u);
+  ASSERT_LE(samples.size(), 62u);
+  for (std::size_t i = 1; i < samples.size(); ++i) {
+    EXPECT_GT(samples[i].time_ns, samples[i - 1].time_ns);
+    EXPECT_GE(samples[i].lateness_ns, 0);
+  }
+  const auto stats = sampler.stats();
+  EXPECT_EQ(stats.samples, samples.size());
+  EXPECT_GT(stats.thread_cpu_ns, 0);
+  EXPECT_GT(stats.read_cpu_ns, 0);
+  EXPECT_EQ(sampler.drain(samples), 0u);
+
+  TelemetrySampler slow(root, sources, {1.0});
+  slow.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto t0 = std::chrono::steady_clock::now();
+  slow.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(200));
+}
+
+TEST_F(TelemetrySamplerTest, FullRingDropsAndCounts) {
+  const sysfs::Root root(dir.path());
+  TelemetrySampler sampler(root, sources, {500.0, 4});
+  sampler.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  sampler.stop();
+  EXPECT_GT(sampler.stats().dropped, 0u);
+  std::vector<TelemetrySample> samples;
+  EXPECT_EQ(sampler.drain(samples), 4u);
+}
+
+TEST_F(TelemetrySamplerTest, RejectsRatesOutsideOneToThousandHertz) {
+  const sysfs::Root root(dir.path());
+  EXPECT_THROW(TelemetrySampler(root, sources, {0.5}), std::invalid_argument);
+  EXPECT_THROW(TelemetrySampler(root, sources, {2000.0}), std::invalid_argument);
+}
+
+TEST_F(TelemetrySamplerTest, PowerTraceFromSamples) {
+  const sysfs::Root root(dir.path());
+  TelemetrySampler sampler(root, sources, {100.0});
+  energy::PowerTrace trace(sampler.layout().power_channels());
+  append_power(sampler.layout(), sampler.sample_now(), trace);
+  ASSERT_EQ(trace.size(), 1u);
+  EXPECT_EQ(trace.power_mw(0, 0), 6000.0);
+  EXPECT_FALSE(trace.power_mw(2, 0));  // the energy counter has no first value
+}
+
+}  // namespace
+}  // namespace jetchar::jetson
