@@ -32,6 +32,14 @@ TEST(CpuListTest, RejectsMalformedLists) {
   }
 }
 
+TEST(CpuListTest, OverlappingRangesAndTheLargestCpuNumber) {
+  EXPECT_EQ(parse_cpu_list("2-5,0-3,4"), (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(parse_cpu_list("2147483646-2147483647,2147483647"), (std::vector<int>{2147483646, 2147483647}));
+  EXPECT_EQ(format_cpu_list({2147483646, 2147483647}), "2147483646-2147483647");
+  EXPECT_EQ(parse_cpu_list("0-65535,0-65535,0-65535").size(), 65536u);
+  EXPECT_THROW(parse_cpu_list("0-65535,70000"), FormatError) << "more CPUs than any kernel has";
+}
+
 TEST(CpuListTest, FormatsLikeTheKernel) {
   EXPECT_EQ(format_cpu_list({0, 1, 2, 3, 6}), "0-3,6");
   EXPECT_EQ(format_cpu_list({5, 0, 3, 4}), "0,3-5");
