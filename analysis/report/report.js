@@ -1,1 +1,129 @@
-// placeholder
+// Builds the report's charts with Chart.js from the JSON embedded in the page. After drawing, each
+// canvas records how many pixels the library painted (data-painted), so a headless browser test
+// can tell a drawn chart from an empty canvas.
+(function () {
+  'use strict';
+  const data = JSON.parse(document.getElementById('report-data').textContent);
+  const colours = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#17becf'];
+  const base = { animation: false, responsive: false, devicePixelRatio: 1, plugins: { legend: { position: 'bottom' } } };
+  const axis = (title, extra) => Object.assign({ title: { display: true, text: title } }, extra || {});
+
+  // Vertical dashed lines with labels at phase markers (Chart.js plugin API).
+  const markerLines = {
+    id: 'markerLines',
+    afterDatasetsDraw(chart, args, opts) {
+      if (!opts.markers) return;
+      const { ctx, chartArea, scales } = chart;
+      ctx.save();
+      ctx.setLineDash([4, 4]);
+      ctx.strokeStyle = '#555';
+      ctx.fillStyle = '#222';
+      ctx.font = '11px sans-serif';
+      opts.markers.forEach((m, i) => {
+        const x = scales.x.getPixelForValue(m.t_s);
+        ctx.beginPath();
+        ctx.moveTo(x, chartArea.top);
+        ctx.lineTo(x, chartArea.bottom);
+        ctx.stroke();
+        ctx.fillText(m.label, x + 3, chartArea.top + 12 + (i % 3) * 12);
+      });
+      ctx.restore();
+    },
+  };
+
+  function paretoChart(group) {
+    const all = group.points.map((p) => ({ x: p.time_s, y: p.energy_j, label: p.mode + ' ' + p.axes }));
+    const front = group.points.filter((p) => p.front).map((p) => ({ x: p.time_s, y: p.energy_j, label: p.mode + ' ' + p.axes }));
+    return {
+      type: 'scatter',
+      data: { datasets: [
+        { label: 'Pareto front', data: front, showLine: true, borderColor: colours[1], backgroundColor: colours[1], pointRadius: 5 },
+        { label: 'configurations', data: all, borderColor: '#888', backgroundColor: 'rgba(31,119,180,0.45)', pointRadius: 3 },
+      ] },
+      options: Object.assign({}, base, { scales: { x: axis('epoch time (s)'), y: axis('epoch energy (J)') },
+        plugins: { legend: base.plugins.legend, tooltip: { callbacks: { label: (c) => c.raw.label + ': ' + c.raw.x.toPrecision(4) + ' s, ' + c.raw.y.toPrecision(4) + ' J' } } } }),
+    };
+  }
+
+  function stallChart(group) {
+    return {
+      type: 'bar',
+      data: { labels: group.rows.map((r) => r.setting), datasets: [
+        { label: 'fetch stall (s)', data: group.rows.map((r) => r.stall_s), backgroundColor: colours[3] },
+        { label: 'compute (s)', data: group.rows.map((r) => r.compute_s), backgroundColor: colours[0] },
+      ] },
+      options: Object.assign({}, base, { scales: { x: { stacked: true }, y: axis('seconds per epoch', { stacked: true }) } }),
+    };
+  }
+
+  function traceChart(trace) {
+    return {
+      type: 'scatter',
+      data: { datasets: [
+        { label: 'power (W)', data: trace.samples.map((s) => ({ x: s[0], y: s[1] })), showLine: true, pointRadius: 0, borderWidth: 1.5, borderColor: colours[0] },
+        { label: 'phase markers', data: trace.markers.map((m) => ({ x: m.t_s, y: m.power_w })), pointRadius: 5, pointStyle: 'triangle', backgroundColor: colours[1], borderColor: colours[1] },
+      ] },
+      options: Object.assign({}, base, { scales: { x: axis('time (s)'), y: axis('power (W)', { beginAtZero: true }) },
+        plugins: { legend: base.plugins.legend, markerLines: { markers: trace.markers } } }),
+      plugins: [markerLines],
+    };
+  }
+
+  function predictionChart(group) {
+    const pts = group.rows.map((r) => ({ x: r.measured_time_s, y: r.predicted_time_s, label: r.mode }));
+    const values = pts.flatMap((p) => [p.x, p.y]);
+    const lo = Math.min(...values), hi = Math.max(...values);
+    return {
+      type: 'scatter',
+      data: { datasets: [
+        { label: 'power modes (left out of the fit)', data: pts, backgroundColor: colours[2], pointRadius: 4 },
+        { label: 'perfect prediction', data: [{ x: lo, y: lo }, { x: hi, y: hi }], showLine: true, pointRadius: 0, borderColor: '#999', borderDash: [6, 4] },
+      ] },
+      options: Object.assign({}, base, { scales: { x: axis('measured epoch time (s)'), y: axis('predicted epoch time (s)') } }),
+    };
+  }
+
+  function latencyChart(rows) {
+    const keys = ['avg', 'p50', 'p90', 'p95', 'p99', 'max'];
+    return {
+      type: 'bar',
+      data: { labels: rows.map((r) => r.config), datasets: keys.map((k, i) => ({ label: k, data: rows.map((r) => r[k]), backgroundColor: colours[i % colours.length] })) },
+      options: Object.assign({}, base, { scales: { y: axis('latency (ms)', { beginAtZero: true }) } }),
+    };
+  }
+
+  function configFor(kind) {
+    const [name, index] = kind.split(':');
+    switch (name) {
+      case 'pareto': return paretoChart(data.pareto[+index]);
+      case 'stall': return stallChart(data.stall[+index]);
+      case 'trace': return traceChart(data.trace);
+      case 'prediction': return predictionChart(data.prediction[+index]);
+      case 'latency': return latencyChart(data.latency);
+    }
+    throw new Error('unknown chart ' + kind);
+  }
+
+  function paintedPixels(canvas) {
+    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let painted = 0;
+    for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) painted++;
+    return painted;
+  }
+
+  let drawn = 0;
+  const canvases = document.querySelectorAll('canvas[data-chart]');
+  canvases.forEach((canvas) => {
+    try {
+      const chart = new Chart(canvas, configFor(canvas.dataset.chart));
+      chart.draw();
+      canvas.dataset.points = chart.data.datasets.reduce((n, d) => n + d.data.length, 0);
+      canvas.dataset.painted = paintedPixels(canvas);
+      if (+canvas.dataset.painted > 0) drawn++;
+    } catch (e) {
+      canvas.dataset.error = String(e);
+    }
+  });
+  document.body.dataset.chartsTotal = canvases.length;
+  document.body.dataset.chartsDrawn = drawn;
+})();

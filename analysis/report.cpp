@@ -1,0 +1,291 @@
+#include "analysis/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analysis/config_point.h"
+#include "analysis/cross_validation.h"
+#include "analysis/pareto.h"
+#include "analysis/report_assets.h"
+#include "analysis/variability.h"
+
+namespace jetchar::analysis {
+namespace {
+
+using nlohmann::json;
+
+json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+std::string escape_html(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string cell(const json& v) {
+  if (v.is_null()) return "–";
+  if (v.is_number_float()) return fmt::format("{:.4g}", v.get<double>());
+  if (v.is_string()) return escape_html(v.get<std::string>());
+  return escape_html(v.dump());
+}
+
+// An HTML table from rows of JSON objects, with the given columns (key, heading).
+std::string table(const json& rows, const std::vector<std::pair<std::string, std::string>>& columns,
+                  const std::string& id) {
+  std::string out = fmt::format("<table id=\"{}\"><thead><tr>", id);
+  for (const auto& [key, heading] : columns) out += "<th>" + escape_html(heading) + "</th>";
+  out += "</tr></thead><tbody>";
+  for (const json& row : rows) {
+    out += "<tr>";
+    for (const auto& [key, heading] : columns) out += "<td>" + cell(row.contains(key) ? row.at(key) : json(nullptr)) + "</td>";
+    out += "</tr>";
+  }
+  return out + "</tbody></table>\n";
+}
+
+json pareto_section(const std::vector<ConfigPoint>& points) {
+  json groups = json::array();
+  for (const ParetoGroup& g : pareto_groups(points)) {
+    std::set<std::size_t> front(g.front.begin(), g.front.end());
+    json rows = json::array();
+    for (std::size_t i = 0; i < g.points.size(); ++i) {
+      const ConfigPoint& p = g.points[i];
+      rows.push_back({{"mode", p.key.mode.label()}, {"axes", p.key.axes_label()}, {"time_s", p.time_s},
+                      {"energy_j", *p.energy_j}, {"power_w", optional_json(p.power_w)}, {"front", front.count(i) > 0},
+                      {"samples", p.samples}});
+    }
+    groups.push_back({{"label", g.label()}, {"points", rows}});
+  }
+  return groups;
+}
+
+// Stall vs compute per worker count and medium: for each workload, the power mode measured with
+// the most (workers, medium) settings, so the bars differ only in the data path.
+json stall_section(const std::vector<ConfigPoint>& points) {
+  std::map<std::string, std::map<PowerMode, std::vector<const ConfigPoint*>>> by_workload;
+  for (const ConfigPoint& p : points) {
+    if (p.stall_s && p.compute_s) by_workload[p.key.workload][p.key.mode].push_back(&p);
+  }
+  json groups = json::array();
+  for (const auto& [workload, modes] : by_workload) {
+    // Most settings first; among those, the fastest mode (the one a user would run).
+    auto fastest = [](const std::vector<const ConfigPoint*>& v) {
+      double t = v.front()->time_s;
+      for (const ConfigPoint* p : v) t = std::min(t, p->time_s);
+      return t;
+    };
+    const auto best = std::max_element(modes.begin(), modes.end(), [&](const auto& a, const auto& b) {
+      if (a.second.size() != b.second.size()) return a.second.size() < b.second.size();
+      return fastest(a.second) > fastest(b.second);
+    });
+    std::vector<const ConfigPoint*> members = best->second;
+    auto setting = [](const ConfigPoint& p) {
+      std::string out;
+      for (const char* axis : {"workers", "medium", "cache", "batch"}) {
+        auto it = p.key.axes.find(axis);
+        if (it != p.key.axes.end()) out += (out.empty() ? "" : " ") + std::string(axis) + "=" + it->second;
+      }
+      return out.empty() ? p.key.axes_label() : out;
+    };
+    std::sort(members.begin(), members.end(), [&](const ConfigPoint* a, const ConfigPoint* b) {
+      auto wa = a->key.axes.count("workers") ? a->key.axes.at("workers") : "", wb = b->key.axes.count("workers") ? b->key.axes.at("workers") : "";
+      if (wa.size() != wb.size()) return wa.size() < wb.size();  // numeric order for integers
+      return std::tie(wa, a->key.axes) < std::tie(wb, b->key.axes);
+    });
+    json rows = json::array();
+    for (const ConfigPoint* p : members) {
+      rows.push_back({{"setting", setting(*p)}, {"stall_s", *p->stall_s}, {"compute_s", *p->compute_s},
+                      {"time_s", p->time_s}});
+    }
+    groups.push_back({{"label", workload + " | " + best->first.label()}, {"rows", rows}});
+  }
+  return groups;
+}
+
+json prediction_section(const std::vector<ConfigPoint>& points, ModelKind kind) {
+  json groups = json::array();
+  for (const ModeGroup& g : mode_groups(points)) {
+    if (g.points.size() < TimeEnergyModel::coefficient_count(kind) + 1) continue;
+    Validation v = cross_validate(kind, g.points);
+    json rows = json::array();
+    for (const auto& r : v.loo) {
+      rows.push_back({{"mode", r.mode.label()}, {"measured_time_s", r.measured_time_s}, {"predicted_time_s", r.predicted_time_s},
+                      {"measured_energy_j", optional_json(r.measured_energy_j)},
+                      {"predicted_energy_j", optional_json(r.predicted_energy_j)}});
+    }
+    groups.push_back({{"label", g.label()}, {"model", to_string(kind)}, {"loo_time_mape", optional_json(v.loo_time_mape)},
+                      {"loo_energy_mape", optional_json(v.loo_energy_mape)}, {"kfold_time_mape", optional_json(v.kfold_time_mape)},
+                      {"rows", rows}});
+  }
+  return groups;
+}
+
+json latency_section(const std::vector<ConfigPoint>& points) {
+  json rows = json::array();
+  for (const ConfigPoint& p : points) {
+    if (!p.latency.any()) continue;
+    rows.push_back({{"config", p.key.label()}, {"avg", optional_json(p.latency.avg)}, {"p50", optional_json(p.latency.p50)},
+                    {"p90", optional_json(p.latency.p90)}, {"p95", optional_json(p.latency.p95)},
+                    {"p99", optional_json(p.latency.p99)}, {"max", optional_json(p.latency.max)},
+                    {"throughput", optional_json(p.throughput_samples_per_s)}});
+  }
+  return rows;
+}
+
+json stats_section(const std::vector<RunRecord>& records) {
+  json rows = json::array();
+  for (const VariabilityRow& r : variability(records, VariabilityLevel::kRepetitions)) {
+    rows.push_back({{"config", r.key.label()}, {"group", r.group}, {"n", r.time_s.n}, {"median_s", r.time_s.median},
+                    {"mean_s", r.time_s.mean}, {"cv_pct", r.time_s.cv ? json(100 * *r.time_s.cv) : json(nullptr)},
+                    {"olympic_s", optional_json(r.time_s.olympic_mean)},
+                    {"ci_low_s", r.time_median_ci ? json(r.time_median_ci->low) : json(nullptr)},
+                    {"ci_high_s", r.time_median_ci ? json(r.time_median_ci->high) : json(nullptr)},
+                    {"energy_median_j", r.energy_j ? json(r.energy_j->median) : json(nullptr)}});
+  }
+  return rows;
+}
+
+// JSON inside <script>: '<' only occurs inside strings, where \u003c means the same and cannot
+// close the element.
+std::string script_safe(const std::string& json_text) {
+  std::string out;
+  for (char c : json_text) out += c == '<' ? std::string("\\u003c") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+json report_data(const std::vector<RunRecord>& records, const ReportOptions& options) {
+  auto points = aggregate(records);
+  std::map<std::string, std::size_t> statuses;
+  for (const RunRecord& r : records) ++statuses[std::string(to_string(r.status))];
+  json data = {{"title", options.title}, {"source", options.source}, {"rows", records.size()}, {"statuses", statuses},
+               {"configurations", points.size()}};
+  data["pareto"] = pareto_section(points);
+  data["stall"] = stall_section(points);
+  data["prediction"] = prediction_section(points, options.model);
+  data["latency"] = latency_section(points);
+  data["stats"] = stats_section(records);
+  json trace = nullptr;
+  if (options.trace) {
+    json samples = json::array(), markers = json::array();
+    for (const TraceSample& s : *options.trace) {
+      samples.push_back({s.t_s, s.power_w});
+      if (s.marker) markers.push_back({{"t_s", s.t_s}, {"label", *s.marker}, {"power_w", s.power_w}});
+    }
+    trace = {{"samples", samples}, {"markers", markers}};
+  }
+  data["trace"] = trace;
+  return data;
+}
+
+std::string render_report(const std::vector<RunRecord>& records, const ReportOptions& options) {
+  json data = report_data(records, options);
+  std::string body;
+  std::string status_line;
+  for (const auto& [status, count] : data["statuses"].items()) {
+    status_line += fmt::format("{}{} {}", status_line.empty() ? "" : ", ", count.get<std::size_t>(), status);
+  }
+  body += fmt::format("<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p></header>\n", escape_html(options.title),
+                      escape_html(options.source), data["rows"].get<std::size_t>(), escape_html(status_line),
+                      data["configurations"].get<std::size_t>());
+
+  int chart = 0;
+  auto canvas = [&](const std::string& kind, const std::string& caption) {
+    return fmt::format("<figure><canvas id=\"chart-{}\" data-chart=\"{}\" width=\"1000\" height=\"420\"></canvas><figcaption>{}</figcaption></figure>\n",
+                       chart++, kind, escape_html(caption));
+  };
+
+  if (!data["pareto"].empty()) {
+    body += "<section id=\"pareto\"><h2>Time vs energy per power mode</h2><p>Each point is one configuration (median over warm epochs, repetitions and devices); the line joins the Pareto front: no other configuration is both faster and cheaper.</p>\n";
+    for (std::size_t g = 0; g < data["pareto"].size(); ++g) {
+      const json& group = data["pareto"][g];
+      body += fmt::format("<h3>{}</h3>", escape_html(group["label"].get<std::string>()));
+      body += canvas("pareto:" + std::to_string(g), "Epoch time (s) vs epoch energy (J); Pareto front highlighted");
+      body += "<details><summary>Table</summary>" +
+              table(group["points"], {{"mode", "power mode"}, {"axes", "axes"}, {"time_s", "time (s)"}, {"energy_j", "energy (J)"},
+                                      {"power_w", "power (W)"}, {"front", "on front"}, {"samples", "samples"}},
+                    fmt::format("table-pareto-{}", g)) +
+              "</details>\n";
+    }
+    body += "</section>\n";
+  }
+  if (!data["stall"].empty()) {
+    body += "<section id=\"stall\"><h2>Fetch stall vs compute</h2><p>Per epoch, by data-loader workers and storage medium, in one power mode per workload.</p>\n";
+    for (std::size_t g = 0; g < data["stall"].size(); ++g) {
+      const json& group = data["stall"][g];
+      body += fmt::format("<h3>{}</h3>", escape_html(group["label"].get<std::string>()));
+      body += canvas("stall:" + std::to_string(g), "Stall and compute seconds per epoch");
+      body += "<details><summary>Table</summary>" +
+              table(group["rows"], {{"setting", "setting"}, {"stall_s", "stall (s)"}, {"compute_s", "compute (s)"}, {"time_s", "epoch (s)"}},
+                    fmt::format("table-stall-{}", g)) +
+              "</details>\n";
+    }
+    body += "</section>\n";
+  }
+  if (!data["trace"].is_null()) {
+    body += "<section id=\"trace\"><h2>Power over time</h2>\n";
+    body += canvas("trace", "Power (W) over time (s); dashed lines mark phases");
+    body += "<details><summary>Markers</summary>" +
+            table(data["trace"]["markers"], {{"t_s", "t (s)"}, {"label", "phase"}, {"power_w", "power (W)"}}, "table-trace") + "</details>\n";
+    body += "</section>\n";
+  }
+  if (!data["prediction"].empty()) {
+    body += fmt::format("<section id=\"prediction\"><h2>Predicted vs measured</h2><p>Model <code>{}</code>, each mode predicted by a fit that left it out (leave-one-out).</p>\n",
+                        to_string(options.model));
+    for (std::size_t g = 0; g < data["prediction"].size(); ++g) {
+      const json& group = data["prediction"][g];
+      auto pct = [](const json& v) { return v.is_null() ? std::string("–") : fmt::format("{:.2f} %", v.get<double>()); };
+      body += fmt::format("<h3>{}</h3><p>LOO MAPE: time {}, energy {}; 5-fold time {}.</p>", escape_html(group["label"].get<std::string>()),
+                          pct(group["loo_time_mape"]), pct(group["loo_energy_mape"]), pct(group["kfold_time_mape"]));
+      body += canvas("prediction:" + std::to_string(g), "Predicted vs measured epoch time (s); the diagonal is a perfect prediction");
+      body += "<details><summary>Table</summary>" +
+              table(group["rows"], {{"mode", "power mode"}, {"measured_time_s", "time (s)"}, {"predicted_time_s", "predicted (s)"},
+                                    {"measured_energy_j", "energy (J)"}, {"predicted_energy_j", "predicted (J)"}},
+                    fmt::format("table-prediction-{}", g)) +
+              "</details>\n";
+    }
+    body += "</section>\n";
+  }
+  if (!data["latency"].empty()) {
+    body += "<section id=\"latency\"><h2>Inference latency distribution</h2>\n";
+    body += canvas("latency", "Latency percentiles per configuration (ms)");
+    body += table(data["latency"], {{"config", "configuration"}, {"avg", "avg (ms)"}, {"p50", "p50"}, {"p90", "p90"}, {"p95", "p95"},
+                                    {"p99", "p99"}, {"max", "max"}, {"throughput", "samples/s"}},
+                  "table-latency");
+    body += "</section>\n";
+  }
+  if (!data["stats"].empty()) {
+    body += "<section id=\"stats\"><h2>Variability across repetitions</h2>\n";
+    body += table(data["stats"], {{"config", "configuration"}, {"group", "group"}, {"n", "runs"}, {"median_s", "median (s)"},
+                                  {"mean_s", "mean (s)"}, {"cv_pct", "CV (%)"}, {"olympic_s", "olympic mean (s)"},
+                                  {"ci_low_s", "95% CI low"}, {"ci_high_s", "95% CI high"}, {"energy_median_j", "energy (J)"}},
+                  "table-stats");
+    body += "</section>\n";
+  }
+
+  std::string html;
+  html += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  html += fmt::format("<title>{}</title>\n<style>{}</style>\n", escape_html(options.title), assets::kReportCss);
+  html += "</head><body>\n" + body;
+  html += "<script id=\"report-data\" type=\"application/json\">" + script_safe(data.dump()) + "</script>\n";
+  html += "<script>/* Chart.js, MIT licence: see analysis/report/vendor/LICENSE-chart.js.md */\n";
+  html += assets::kChartJs;
+  html += "\n</script>\n<script>\n";
+  html += assets::kReportJs;
+  html += "\n</script>\n</body></html>\n";
+  return html;
+}
+
+}  // namespace jetchar::analysis

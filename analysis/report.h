@@ -1,0 +1,32 @@
+// `jetchar report`: one self-contained HTML file (Chart.js and the data inlined, works offline) with
+// the plots such a study shows — time vs energy per power mode with the Pareto front, stall vs
+// compute per worker count and medium, power over time with phase markers, predicted vs measured,
+// latency distribution — and the tables behind them. Sections without data are left out.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/power_trace.h"
+#include "analysis/predictor.h"
+#include "analysis/run_record.h"
+
+namespace jetchar::analysis {
+
+struct ReportOptions {
+  std::string title = "jetchar report";
+  std::string source;                              ///< shown in the header (the results file)
+  std::optional<std::vector<TraceSample>> trace;   ///< power over time within an epoch
+  ModelKind model = ModelKind::kNnls;              ///< predictor for predicted vs measured (LOO)
+};
+
+/// The data behind every chart, as the page embeds it (also useful to test what a report shows).
+nlohmann::json report_data(const std::vector<RunRecord>& records, const ReportOptions& options);
+
+/// The whole HTML document.
+std::string render_report(const std::vector<RunRecord>& records, const ReportOptions& options);
+
+}  // namespace jetchar::analysis

@@ -1,0 +1,61 @@
+// `jetchar report RESULTS -o report.html`: one self-contained HTML report (works offline).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "analysis/power_trace.h"
+#include "analysis/report.h"
+#include "analysis/results_file.h"
+#include "cli/command.h"
+
+namespace {
+
+struct ReportCommandOptions {
+  std::string results;
+  std::string output = "report.html";
+  std::string trace;
+  std::string model = "nnls";
+  std::string title;
+};
+
+void run_report(const ReportCommandOptions& o) {
+  using namespace jetchar::analysis;
+  ReportOptions options;
+  options.source = o.results;
+  options.title = o.title.empty() ? fmt::format("jetchar report: {}", o.results) : o.title;
+  options.model = parse_model_kind(o.model);
+  auto records = load_results(o.results);
+  if (!o.trace.empty()) options.trace = load_power_trace(o.trace);
+  const std::string html = render_report(records, options);
+  std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::invalid_argument(fmt::format("{}: cannot be written: {}", o.output, std::strerror(errno)));
+  out.write(html.data(), static_cast<std::streamsize>(html.size()));
+  out.close();
+  if (!out) throw std::runtime_error(fmt::format("{}: write failed", o.output));
+  fmt::print("wrote {} ({} bytes)\n", o.output, html.size());
+}
+
+void add_report_command(CLI::App& app) {
+  auto o = std::make_shared<ReportCommandOptions>();
+  auto* report = app.add_subcommand("report", "Write a self-contained HTML report (plots and tables) of a results file");
+  report->add_option("results", o->results, "Results file: .csv, or .jsonl/.ndjson/.json (layout: analysis/README.md)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  report->add_option("-o,--output", o->output, "HTML file to write")->capture_default_str();
+  report->add_option("--power-trace", o->trace, "CSV t_s,power_w,marker: power over time within an epoch")
+      ->check(CLI::ExistingFile);
+  report->add_option("--model", o->model, "Predictor for predicted vs measured: linear, inverse, resource, nnls")
+      ->capture_default_str();
+  report->add_option("--title", o->title, "Page title (default: the results file)");
+  report->callback([o] { run_report(*o); });
+}
+
+}  // namespace
+
+JETCHAR_REGISTER_COMMAND(75, add_report_command);

@@ -1,0 +1,81 @@
+#include "analysis/report.h"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "analysis/results_file.h"
+#include "tests/analysis/synthetic_sweep.h"
+
+namespace jetchar::analysis {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// A sweep in the results layout: 16 modes × workers {0, 2}, stall/compute split, energy.
+std::string sweep_csv() {
+  std::string csv = "workload,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz,workers,medium,epoch_time_s,stall_s,compute_s,epoch_energy_j\n";
+  int i = 0;
+  for (int cores : {2, 4, 8, 12})
+    for (double cpu : {0.73, 2.2})
+      for (double gpu : {0.3, 1.3})
+        for (int workers : {0, 2}) {
+          auto m = testing::make_mode(cores, cpu, gpu, 3.199);
+          double t = testing::true_time_s(m, {}) * (1 + 0.003 * (i++ % 5));
+          double stall = workers == 0 ? 0.3 * t : 0.1 * t;
+          csv += fmt::format("resnet18,{},{},{},3199000000,{},nvme,{},{},{},{}\n", cores, *m.cpu_freq_khz,
+                             *m.gpu_freq_khz * 1000, workers, t, stall, t - stall, t * testing::true_power_w(m));
+        }
+  return csv;
+}
+
+TEST(Report, DataHasEverySectionThatHasColumns) {
+  auto records = parse_results_csv(sweep_csv(), "sweep.csv");
+  ReportOptions options;
+  options.trace = std::vector<TraceSample>{{0, 5, "epoch_start"}, {0.5, 12, std::nullopt}, {1.0, 6, "compute"}};
+  auto data = report_data(records, options);
+  ASSERT_EQ(data["pareto"].size(), 1u);
+  EXPECT_EQ(data["pareto"][0]["points"].size(), 32u);
+  ASSERT_EQ(data["stall"].size(), 1u);
+  EXPECT_EQ(data["stall"][0]["rows"].size(), 2u);  // workers 0 and 2 in one mode
+  EXPECT_EQ(data["prediction"].size(), 2u);         // one per workers value
+  EXPECT_EQ(data["prediction"][0]["rows"].size(), 16u);
+  EXPECT_TRUE(data["latency"].empty());
+  EXPECT_EQ(data["trace"]["markers"].size(), 2u);
+  EXPECT_EQ(data["trace"]["samples"].size(), 3u);
+
+  std::string html = render_report(records, options);
+  EXPECT_THAT(html, HasSubstr("Chart.js v4"));
+  EXPECT_THAT(html, HasSubstr("data-chart=\"pareto:0\""));
+  EXPECT_THAT(html, HasSubstr("data-chart=\"stall:0\""));
+  EXPECT_THAT(html, HasSubstr("data-chart=\"trace\""));
+  EXPECT_THAT(html, HasSubstr("data-chart=\"prediction:1\""));
+  EXPECT_THAT(html, Not(HasSubstr("data-chart=\"latency\"")));
+  EXPECT_THAT(html, HasSubstr("<table id=\"table-pareto-0\">"));
+  EXPECT_THAT(html, Not(HasSubstr("src=\"http")));  // offline: nothing fetched
+}
+
+TEST(Report, UserTextCannotBreakOutOfTheDocument) {
+  auto records = parse_results_csv(
+      "workload,epoch_time_s,epoch_energy_j,latency_p50_ms\n\"</script><b>x</b>\",1,2,3\n", "r.csv");
+  ReportOptions options;
+  options.title = "<i>title</i>";
+  std::string html = render_report(records, options);
+  EXPECT_THAT(html, Not(HasSubstr("</script><b>")));
+  EXPECT_THAT(html, Not(HasSubstr("<b>x</b>")));
+  EXPECT_THAT(html, HasSubstr("&lt;/script&gt;&lt;b&gt;x&lt;/b&gt;"));
+  EXPECT_THAT(html, HasSubstr("\\u003c/script>\\u003cb>"));
+  EXPECT_THAT(html, HasSubstr("<title>&lt;i&gt;title&lt;/i&gt;</title>"));
+  EXPECT_THAT(html, HasSubstr("data-chart=\"latency\""));
+}
+
+TEST(Report, EmptyResultsStillRender) {
+  auto records = parse_results_csv("workload,epoch_time_s,status\nx,,FAILED\n", "r.csv");
+  std::string html = render_report(records, {});
+  EXPECT_THAT(html, HasSubstr("1 FAILED"));
+  EXPECT_THAT(html, Not(HasSubstr("<canvas")));
+}
+
+}  // namespace
+}  // namespace jetchar::analysis
