@@ -1,0 +1,156 @@
+// Renders a report in a real headless Chromium, offline, and checks that Chart.js drew every chart
+// (each canvas records how many pixels were painted); takes a screenshot for a human to look at.
+// Skipped when no Chromium is installed.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "analysis/report.h"
+#include "analysis/results_file.h"
+#include "tests/analysis/synthetic_sweep.h"
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::analysis {
+namespace {
+
+std::optional<std::filesystem::path> find_chromium() {
+  const char* path = std::getenv("PATH");
+  if (!path) return std::nullopt;
+  std::stringstream dirs(path);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    for (const char* name : {"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}) {
+      auto candidate = std::filesystem::path(dir) / name;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+// Runs argv with stdout to `out_file` (stderr discarded); kills it after `timeout`. Exit status, or
+// -1 when it had to be killed.
+int run(const std::vector<std::string>& argv, const std::filesystem::path& out_file, std::chrono::seconds timeout) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int out = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    ::setpgid(0, 0);  // its own group, so a timeout can end the browser's helpers too
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string read_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<RunRecord> demo_records() {
+  std::string csv =
+      "workload,cpu_cores,cpu_freq_khz,gpu_freq_khz,emc_freq_khz,workers,epoch_time_s,stall_s,compute_s,epoch_energy_j,"
+      "latency_avg_ms,latency_p50_ms,latency_p90_ms,latency_p95_ms,latency_p99_ms,latency_max_ms\n";
+  for (int cores : {2, 4, 8, 12})
+    for (double cpu : {0.73, 1.5, 2.2})
+      for (double gpu : {0.3, 0.9, 1.3})
+        for (int workers : {0, 4}) {
+          auto m = testing::make_mode(cores, cpu, gpu, 3.199);
+          double t = testing::true_time_s(m, {}), stall = (workers == 0 ? 0.25 : 0.05) * t;
+          double lat = 1000 * t / 500;
+          // Latency columns for a few configurations only; the others leave them empty.
+          std::string latency = ",,,,,";
+          if (cpu == 2.2 && gpu == 1.3 && workers == 4) {
+            latency = fmt::format("{},{},{},{},{},{}", lat, lat * 0.95, lat * 1.2, lat * 1.3, lat * 1.7, lat * 2.5);
+          }
+          csv += fmt::format("resnet18,{},{},{},{},{},{},{},{},{},{}\n", cores, *m.cpu_freq_khz, *m.gpu_freq_khz,
+                             *m.emc_freq_khz, workers, t, stall, t - stall, t * testing::true_power_w(m), latency);
+        }
+  return parse_results_csv(csv, "demo.csv");
+}
+
+TEST(ReportBrowserIntegration, ChartsAreDrawnInHeadlessChromium) {
+  auto chromium = find_chromium();
+  if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
+  jetchar::testing::TempDir dir;
+  ReportOptions options;
+  options.title = "jetchar browser test";
+  std::vector<TraceSample> trace;
+  for (int i = 0; i <= 200; ++i) {
+    std::optional<std::string> marker;
+    if (i % 50 == 0) marker = i % 100 == 0 ? "fetch" : "compute";
+    trace.push_back({i * 0.01, (i % 100 < 50 ? 8.0 : 20.0) + (i % 7) * 0.2, marker});
+  }
+  options.trace = trace;
+  auto records = demo_records();
+  auto page = dir.write("report.html", render_report(records, options));
+  const std::size_t expected_charts = 1 /*pareto*/ + 1 /*stall*/ + 1 /*trace*/ + 2 /*prediction*/ + 1 /*latency*/;
+
+  const std::vector<std::string> common = {chromium->string(), "--headless", "--no-sandbox", "--disable-gpu",
+                                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                                           "--no-first-run", "--user-data-dir=" + (dir.path() / "profile").string(),
+                                           "--window-size=1200,2000"};
+  auto dom_args = common;
+  dom_args.push_back("--dump-dom");
+  dom_args.push_back("file://" + page.string());
+  ASSERT_EQ(run(dom_args, dir.path() / "dom.html", std::chrono::seconds(90)), 0);
+  const std::string dom = read_file(dir.path() / "dom.html");
+
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(dom, m, std::regex("data-charts-total=\"(\\d+)\" data-charts-drawn=\"(\\d+)\"")))
+      << dom.substr(0, 2000);
+  EXPECT_EQ(std::stoul(m[1]), expected_charts);
+  EXPECT_EQ(std::stoul(m[2]), expected_charts);
+  EXPECT_EQ(dom.find("data-error="), std::string::npos);
+  std::regex painted("data-chart=\"([^\"]+)\"[^>]*data-points=\"(\\d+)\" data-painted=\"(\\d+)\"");
+  std::size_t canvases = 0;
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), painted); it != std::sregex_iterator(); ++it, ++canvases) {
+    EXPECT_GT(std::stoul((*it)[2]), 0u) << (*it)[1];
+    EXPECT_GT(std::stoul((*it)[3]), 5000u) << (*it)[1] << ": too few pixels painted";
+  }
+  EXPECT_EQ(canvases, expected_charts);
+
+  // A screenshot a person can look at: kept in the build tree.
+  const auto shot = std::filesystem::path(JETCHAR_BINARY_DIR) / "analysis-report-screenshot.png";
+  std::filesystem::remove(shot);
+  auto shot_args = common;
+  shot_args.push_back("--screenshot=" + shot.string());
+  shot_args.push_back("file://" + page.string());
+  ASSERT_EQ(run(shot_args, dir.path() / "shot.log", std::chrono::seconds(90)), 0);
+  const std::string png = read_file(shot);
+  ASSERT_GT(png.size(), 20000u);
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+}
+
+}  // namespace
+}  // namespace jetchar::analysis
