@@ -74,7 +74,9 @@ std::optional<double> parse_number(std::string_view text) {
 }
 
 bool is_informational_column(std::string_view column) {
+  // model, dataset and task are part of the workload name in `jetchar results export`.
   constexpr std::array kInfo = {"sweep", "reason", "started_utc", "hostname", "board", "board_kind", "simulated",
+                                "model", "dataset", "task",
                                 "energy_source", "l4t", "jetpack", "module", "family", "samples", "minibatches",
                                 "loss", "accuracy", "async", "governor"};
   for (std::string_view name : kInfo) {

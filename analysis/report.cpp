@@ -9,6 +9,7 @@
 #include "analysis/config_point.h"
 #include "analysis/cross_validation.h"
 #include "analysis/pareto.h"
+#include "analysis/statistics.h"
 #include "analysis/report_assets.h"
 #include "analysis/variability.h"
 
@@ -131,14 +132,30 @@ json prediction_section(const std::vector<ConfigPoint>& points, ModelKind kind) 
   return groups;
 }
 
-json latency_section(const std::vector<ConfigPoint>& points) {
+// Inference runs have latencies but no epochs, so this works on the records, not on ConfigPoints
+// (which need an epoch time): medians per configuration of each latency column.
+json latency_section(const std::vector<RunRecord>& records) {
+  std::map<ConfigKey, std::vector<const RunRecord*>> groups;
+  for (const RunRecord& r : records) {
+    if (r.status == RunStatus::kOk && r.latency.any()) groups[config_key(r)].push_back(&r);
+  }
+  auto median_of = [](const std::vector<const RunRecord*>& rows, auto get) -> json {
+    std::vector<double> v;
+    for (const RunRecord* r : rows) {
+      if (auto x = get(*r)) v.push_back(*x);
+    }
+    return v.empty() ? json(nullptr) : json(median(v));
+  };
   json rows = json::array();
-  for (const ConfigPoint& p : points) {
-    if (!p.latency.any()) continue;
-    rows.push_back({{"config", p.key.label()}, {"avg", optional_json(p.latency.avg)}, {"p50", optional_json(p.latency.p50)},
-                    {"p90", optional_json(p.latency.p90)}, {"p95", optional_json(p.latency.p95)},
-                    {"p99", optional_json(p.latency.p99)}, {"max", optional_json(p.latency.max)},
-                    {"throughput", optional_json(p.throughput_samples_per_s)}});
+  for (const auto& [key, members] : groups) {
+    rows.push_back({{"config", key.label()},
+                    {"avg", median_of(members, [](const RunRecord& r) { return r.latency.avg; })},
+                    {"p50", median_of(members, [](const RunRecord& r) { return r.latency.p50; })},
+                    {"p90", median_of(members, [](const RunRecord& r) { return r.latency.p90; })},
+                    {"p95", median_of(members, [](const RunRecord& r) { return r.latency.p95; })},
+                    {"p99", median_of(members, [](const RunRecord& r) { return r.latency.p99; })},
+                    {"max", median_of(members, [](const RunRecord& r) { return r.latency.max; })},
+                    {"throughput", median_of(members, [](const RunRecord& r) { return r.throughput_samples_per_s; })}});
   }
   return rows;
 }
@@ -175,7 +192,7 @@ json report_data(const std::vector<RunRecord>& records, const ReportOptions& opt
   data["pareto"] = pareto_section(points);
   data["stall"] = stall_section(points);
   data["prediction"] = prediction_section(points, options.model);
-  data["latency"] = latency_section(points);
+  data["latency"] = latency_section(records);
   data["stats"] = stats_section(records);
   json trace = nullptr;
   if (options.trace) {

@@ -20,6 +20,8 @@ std::string_view to_string(RunStatus status) {
 std::optional<RunStatus> parse_run_status(std::string_view text) {
   std::string upper(text);
   std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+  // The proto's default value: a writer that never set a status; not a usable result.
+  if (upper == "RUN_STATUS_UNSPECIFIED") return RunStatus::kInvalid;
   for (RunStatus s : {RunStatus::kOk, RunStatus::kOom, RunStatus::kFailed, RunStatus::kInvalid}) {
     if (upper == to_string(s)) return s;
   }
@@ -29,7 +31,8 @@ std::optional<RunStatus> parse_run_status(std::string_view text) {
 bool PowerMode::has_knobs() const { return cpu_cores && cpu_freq_khz && gpu_freq_khz && emc_freq_khz; }
 
 std::string PowerMode::label() const {
-  if (!name.empty()) return name;
+  // "custom" names every non-preset mode; the knobs tell them apart.
+  if (!name.empty() && (name != "custom" || !has_knobs())) return name;
   auto mhz = [](const std::optional<std::int64_t>& khz) {
     return khz ? fmt::format("{:.0f}", static_cast<double>(*khz) / 1e3) : std::string("?");
   };

@@ -17,7 +17,7 @@ namespace jetchar::analysis {
 enum class RunStatus { kOk, kOom, kFailed, kInvalid };
 
 std::string_view to_string(RunStatus status);
-/// "OK", "OOM", "FAILED", "INVALID" (any case); nullopt otherwise.
+/// "OK", "OOM", "FAILED", "INVALID" (any case; RUN_STATUS_UNSPECIFIED counts as INVALID); nullopt otherwise.
 std::optional<RunStatus> parse_run_status(std::string_view text);
 
 /// The knobs the study's predictor uses. Frequencies are stored in kHz whatever unit the input
@@ -31,7 +31,7 @@ struct PowerMode {
 
   /// True when all four knobs are known (the predictors need them).
   bool has_knobs() const;
-  /// The name, or the knobs when unnamed: "8c/cpu2202/gpu1300/emc3199MHz".
+  /// The name, or the knobs when unnamed or "custom": "8c/cpu2202/gpu1300/emc3199MHz".
   std::string label() const;
 
   auto operator<=>(const PowerMode&) const = default;

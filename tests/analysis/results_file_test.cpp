@@ -136,3 +136,47 @@ TEST(ResultsFile, LoadDispatchesOnExtensionAndNamesMissingFile) {
 
 }  // namespace
 }  // namespace jetchar::analysis
+
+namespace jetchar::analysis {
+namespace {
+
+// The header `jetchar results export --csv` writes (experiments/results_export.cpp): every column
+// must land where analysis expects it, and informational ones must not become swept axes.
+constexpr const char* kExportHeader =
+    "sweep,run_id,repetition,status,reason,workload,model,dataset,task,mode,cpu_cores,cpu_freq_mhz,gpu_freq_mhz,"
+    "emc_freq_mhz,batch,accumulate,workers,precision,cache,medium,device,board_kind,simulated,energy_source,async,"
+    "baseload_power_w,epoch,e2e_s,stall_s,compute_s,samples,energy_j,incremental_energy_j,energy_per_sample_j,"
+    "avg_power_w,loss,accuracy,residency_before_ratio,residency_after_ratio,read_bytes,latency_avg_ms,latency_p50_ms,"
+    "latency_p90_ms,latency_p95_ms,latency_p99_ms,latency_max_ms,throughput_samples_per_s,peak_rss_bytes\n";
+
+TEST(ResultsFile, ReadsTheResultsExportLayout) {
+  std::string text = std::string(kExportHeader) +
+      "s1,0001-r0,0,OK,,lenet5/idx,lenet5,idx:/data,TRAIN,custom,4,1510.4,624.75,1600,32,1,2,FP32,DROP,NVMe,"
+      "AGX Orin,simulated,true,VDD_IN,false,7.5,1,12.5,1.5,10.5,60000,250,156.25,0.004,20,0.3,0.9,0,1,1234,,,,,,,,1000\n"
+      "s1,0002-r0,0,RUN_STATUS_UNSPECIFIED,,bert/squad,bert,squad:/d,INFER,MAXN,,,,,8,1,0,FP16,KEEP,SD,"
+      "AGX Orin,simulated,true,VDD_IN,false,,,,,,,,,,,,,,,,5,4.8,6,6.5,8,9.5,1600,2000\n";
+  auto records = parse_results_csv(text, "export.csv");
+  ASSERT_EQ(records.size(), 2u);
+  const RunRecord& r = records[0];
+  EXPECT_EQ(r.workload, "lenet5/idx");
+  EXPECT_EQ(r.mode.cpu_freq_khz, 1510400);
+  EXPECT_EQ(r.mode.gpu_freq_khz, 624750);
+  EXPECT_EQ(r.mode.emc_freq_khz, 1600000);
+  EXPECT_EQ(r.mode.label(), "4c/cpu1510/gpu625/emc1600MHz");  // "custom" shows its knobs
+  EXPECT_DOUBLE_EQ(*r.epoch_time_s, 12.5);
+  EXPECT_DOUBLE_EQ(*r.epoch_energy_j, 250);
+  EXPECT_DOUBLE_EQ(*r.stall_s, 1.5);
+  EXPECT_EQ(r.device, "AGX Orin");
+  EXPECT_EQ(r.run_id, "0001-r0");
+  std::map<std::string, std::string> axes = {{"accumulate", "1"}, {"batch", "32"}, {"cache", "DROP"},
+                                             {"medium", "NVMe"}, {"precision", "FP32"}, {"workers", "2"}};
+  EXPECT_EQ(r.axes, axes);
+  EXPECT_DOUBLE_EQ(r.metrics.at("incremental_energy_j"), 156.25);
+  EXPECT_DOUBLE_EQ(r.metrics.at("baseload_power_w"), 7.5);
+  EXPECT_EQ(records[1].status, RunStatus::kInvalid);
+  EXPECT_DOUBLE_EQ(*records[1].latency.p99, 8);
+  EXPECT_FALSE(records[1].epoch_time_s);
+}
+
+}  // namespace
+}  // namespace jetchar::analysis
