@@ -10,6 +10,7 @@ packages=(
   libsqlitecpp-dev libsqlite3-dev libeigen3-dev libturbojpeg0-dev libjpeg62-turbo-dev
   libpng-dev zlib1g-dev nlohmann-json3-dev libsystemd-dev libicu-dev
   dataset-fashion-mnist python3-torch python3-torchvision python3-pandas systemd
+  chromium  # renders the HTML report in tests/analysis/report_browser_test.cpp
 )
 
 missing=()
