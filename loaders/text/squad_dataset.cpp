@@ -1,0 +1,117 @@
+#include "loaders/text/squad_dataset.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "loaders/text/token_sample.h"
+
+namespace jetchar::loaders::text {
+
+std::optional<std::pair<std::size_t, std::size_t>> answer_piece_range(const std::vector<WordPiece>& context,
+                                                                      std::int64_t start, std::int64_t length) {
+  const std::int64_t end = start + length;
+  std::optional<std::size_t> first;
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < context.size(); ++i) {
+    const auto& span = context[i].span;
+    if (static_cast<std::int64_t>(span.end) > start && static_cast<std::int64_t>(span.begin) < end) {
+      if (!first) first = i;
+      last = i;
+    } else if (static_cast<std::int64_t>(span.begin) >= end) {
+      break;  // spans are in text order
+    }
+  }
+  if (!first) return std::nullopt;
+  return std::pair{*first, last};
+}
+
+SquadDataset::SquadDataset(const std::filesystem::path& file, const WordPieceTokenizer& tokenizer,
+                           const WindowOptions& windows, std::string name)
+    : windows_(windows),
+      cls_id_(tokenizer.vocab().cls_id()),
+      sep_id_(tokenizer.vocab().sep_id()),
+      pad_id_(tokenizer.vocab().pad_id()) {
+  if (windows.max_length < windows.max_first_length + 3 + windows.stride + 1) {
+    throw std::invalid_argument(fmt::format(
+        "{}: max_length {} must exceed max question length {} + 3 special tokens + stride {}, so that every "
+        "window holds more context tokens than consecutive windows share",
+        file.string(), windows.max_length, windows.max_first_length, windows.stride));
+  }
+  const SquadData data = read_squad(file);
+  const std::string source = file.string();
+
+  std::vector<std::vector<WordPiece>> contexts;
+  contexts.reserve(data.paragraphs.size());
+  paragraph_starts_.push_back(0);
+  for (std::size_t p = 0; p < data.paragraphs.size(); ++p) {
+    contexts.push_back(tokenizer.tokenize(data.paragraphs[p].context, source));
+    for (const WordPiece& piece : contexts.back()) context_ids_.push_back(static_cast<std::int32_t>(piece.id));
+    paragraph_starts_.push_back(context_ids_.size());
+  }
+
+  question_starts_.push_back(0);
+  for (std::size_t q = 0; q < data.questions.size(); ++q) {
+    const SquadQuestion& question = data.questions[q];
+    std::vector<WordPiece> pieces = tokenizer.tokenize(question.question, source);
+    if (pieces.size() > windows.max_first_length) {
+      pieces.resize(windows.max_first_length);
+      ++truncated_questions_;
+    }
+    for (const WordPiece& piece : pieces) question_ids_pieces_.push_back(static_cast<std::int32_t>(piece.id));
+    question_starts_.push_back(question_ids_pieces_.size());
+    question_paragraph_.push_back(question.paragraph);
+    question_ids_.push_back(question.id);
+
+    const std::vector<WordPiece>& context = contexts[question.paragraph];
+    // Training uses the first reference answer, as BERT's run_squad and HF's run_qa do.
+    std::optional<std::pair<std::size_t, std::size_t>> answer;
+    if (!question.answers.empty()) {
+      answer = answer_piece_range(context, question.answers.front().start, question.answers.front().length);
+      if (!answer) ++answers_without_pieces_;
+    }
+    const std::size_t capacity = windows.max_length - 3 - pieces.size();
+    const auto offset = static_cast<std::int64_t>(pieces.size() + 2);  // [CLS] question [SEP]
+    for (const auto& [begin, end] : window_spans(context.size(), capacity, windows.stride)) {
+      QaFeature feature{q, begin, end, 0, 0};
+      if (answer && answer->first >= begin && answer->second < end) {
+        feature.start_position = offset + static_cast<std::int64_t>(answer->first - begin);
+        feature.end_position = offset + static_cast<std::int64_t>(answer->second - begin);
+      }
+      features_.push_back(feature);
+    }
+  }
+
+  info_.name = name.empty() ? file.filename().string() : std::move(name);
+  info_.format = "squad";
+  info_.root = file;
+  info_.layout.input_type = InputType::kInt64;
+  info_.layout.input_shape = {static_cast<std::int64_t>(windows.max_length)};
+  info_.layout.target_shape = {2};
+  info_.layout.has_attention_mask = true;
+  info_.layout.has_token_type_ids = true;
+  info_.files = {file};
+  info_.bytes = total_file_bytes(info_.files);
+}
+
+SampleStatus SquadDataset::get(std::int64_t index, Rng& /*rng: no augmentation*/, const SampleOut& out) const {
+  if (index < 0 || index >= size()) {
+    return SampleStatus::failure(fmt::format("{}: sample {} out of range 0..{}", info_.name, index, size() - 1));
+  }
+  if (!fits_token_sample(out, windows_.max_length, 2)) {
+    return SampleStatus::failure(fmt::format("{}: sample {} needs {} positions and 2 targets in the output slices",
+                                             info_.name, index, windows_.max_length));
+  }
+  const QaFeature& feature = features_[static_cast<std::size_t>(index)];
+  const std::size_t q_begin = question_starts_[feature.question];
+  const std::size_t q_end = question_starts_[feature.question + 1];
+  const std::size_t c_base = paragraph_starts_[question_paragraph_[feature.question]];
+  const auto question = std::span(question_ids_pieces_).subspan(q_begin, q_end - q_begin);
+  const auto window = std::span(context_ids_).subspan(c_base + feature.window_begin, feature.window_end - feature.window_begin);
+  write_token_sequences(out, question, window, true, cls_id_, sep_id_, pad_id_);
+  out.target[0] = feature.start_position;
+  out.target[1] = feature.end_position;
+  return SampleStatus::success((question.size() + window.size()) * sizeof(std::int32_t));
+}
+
+}  // namespace jetchar::loaders::text

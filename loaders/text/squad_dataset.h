@@ -1,0 +1,74 @@
+// SQuAD as an extractive question-answering data set for BERT. Each question is tokenized once
+// (cut to max_first_length) and each paragraph once; a context longer than a window is split into
+// overlapping windows (WindowOptions::stride tokens shared), and every window is one sample:
+// [CLS] question [SEP] context window [SEP] [PAD]..., target {start, end} token positions of the
+// (first) answer, or {0, 0} (the [CLS] position) when the answer is not wholly in the window.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loaders/dataset.h"
+#include "loaders/text/squad.h"
+#include "loaders/text/wordpiece_tokenizer.h"
+
+namespace jetchar::loaders::text {
+
+/// One sample: a window of a question's context.
+struct QaFeature {
+  std::size_t question = 0;
+  /// The window's context pieces [begin, end) in its paragraph's pieces.
+  std::size_t window_begin = 0;
+  std::size_t window_end = 0;
+  /// Answer positions in the sample (0, 0 when the answer is not in this window).
+  std::int64_t start_position = 0;
+  std::int64_t end_position = 0;
+};
+
+/// The pieces [first, last] of `context` that overlap code points [start, start + length), or
+/// nullopt when none does (an answer made only of spaces or dropped characters).
+std::optional<std::pair<std::size_t, std::size_t>> answer_piece_range(const std::vector<WordPiece>& context,
+                                                                      std::int64_t start, std::int64_t length);
+
+class SquadDataset : public Dataset {
+ public:
+  /// Reads and tokenizes `file` (TextFormatError for malformed input; std::invalid_argument when
+  /// the window options leave no room: max_length - 3 - max_first_length must exceed stride).
+  SquadDataset(const std::filesystem::path& file, const WordPieceTokenizer& tokenizer, const WindowOptions& windows,
+               std::string name = {});
+
+  const DatasetInfo& info() const override { return info_; }
+  std::int64_t size() const override { return static_cast<std::int64_t>(features_.size()); }
+  SampleStatus get(std::int64_t index, Rng& rng, const SampleOut& out) const override;
+
+  const QaFeature& feature(std::int64_t index) const { return features_.at(static_cast<std::size_t>(index)); }
+  std::size_t questions() const { return question_starts_.size() - 1; }
+  std::size_t paragraphs() const { return paragraph_starts_.size() - 1; }
+  /// Questions whose answer covers no piece (their windows all target [CLS]).
+  std::size_t answers_without_pieces() const { return answers_without_pieces_; }
+  /// Questions with more pieces than max_first_length (cut).
+  std::size_t truncated_questions() const { return truncated_questions_; }
+  /// Id of the question a sample belongs to.
+  const std::string& question_id(std::int64_t index) const { return question_ids_.at(feature(index).question); }
+
+ private:
+  DatasetInfo info_;
+  WindowOptions windows_;
+  std::int64_t cls_id_, sep_id_, pad_id_;
+  std::size_t answers_without_pieces_ = 0;
+  std::size_t truncated_questions_ = 0;
+  // Paragraph and question pieces back to back; paragraph p is [paragraph_starts_[p], ...[p + 1]).
+  std::vector<std::int32_t> context_ids_;
+  std::vector<std::size_t> paragraph_starts_;
+  std::vector<std::int32_t> question_ids_pieces_;
+  std::vector<std::size_t> question_starts_;
+  std::vector<std::size_t> question_paragraph_;
+  std::vector<std::string> question_ids_;
+  std::vector<QaFeature> features_;
+};
+
+}  // namespace jetchar::loaders::text
