@@ -1,0 +1,231 @@
+#include "loaders/pipeline.h"
+
+#include <gtest/gtest.h>
+#include <torch/cuda.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <thread>
+
+#include "loaders/synthetic_dataset.h"
+
+namespace jetchar::loaders {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::shared_ptr<const Dataset> synthetic(std::int64_t samples, std::chrono::microseconds delay = 0us) {
+  return std::make_shared<SyntheticDataset>(std::vector<std::int64_t>{2, 3}, samples, 7, delay);
+}
+
+// A data set whose sample `bad` fails, as a corrupt record would.
+class FailingDataset : public Dataset {
+ public:
+  explicit FailingDataset(std::int64_t bad) : inner_({4}, 40, 2), bad_(bad) {}
+  const DatasetInfo& info() const override { return inner_.info(); }
+  std::int64_t size() const override { return inner_.size(); }
+  SampleStatus get(std::int64_t index, Rng& rng, const SampleOut& out) const override {
+    if (index == bad_) return SampleStatus::failure("bad.bin offset 123: label 77 is not a class id 0..9");
+    return inner_.get(index, rng, out);
+  }
+
+ private:
+  SyntheticDataset inner_;
+  std::int64_t bad_;
+};
+
+std::vector<std::vector<float>> run_epoch(Pipeline& pipeline, std::int64_t epoch, std::vector<std::int64_t>* targets = nullptr) {
+  std::vector<std::vector<float>> batches;
+  pipeline.start_epoch(epoch);
+  while (auto batch = pipeline.next()) {
+    const auto& t = batch->inputs;
+    batches.emplace_back(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+    if (targets) {
+      for (std::int64_t i = 0; i < batch->targets.size(0); ++i) targets->push_back(batch->targets[i].item<std::int64_t>());
+    }
+  }
+  return batches;
+}
+
+TEST(Pipeline, SameSeedSameBatchesWhateverTheWorkerCount) {
+  auto dataset = synthetic(103);
+  std::vector<std::vector<std::vector<float>>> results;
+  for (int workers : {0, 1, 2, 3}) {
+    PipelineOptions options;
+    options.batch_size = 8;
+    options.num_workers = workers;
+    options.seed = 42;
+    Pipeline pipeline(dataset, options);
+    auto epoch0 = run_epoch(pipeline, 0);
+    auto epoch1 = run_epoch(pipeline, 1);
+    EXPECT_NE(epoch0, epoch1) << "epochs must reshuffle and redraw augmentations";
+    epoch0.insert(epoch0.end(), epoch1.begin(), epoch1.end());
+    results.push_back(std::move(epoch0));
+  }
+  for (std::size_t i = 1; i < results.size(); ++i) EXPECT_EQ(results[i], results[0]) << "worker config " << i;
+  PipelineOptions other;
+  other.batch_size = 8;
+  other.seed = 43;
+  Pipeline different(dataset, other);
+  EXPECT_NE(run_epoch(different, 0), std::vector(results[0].begin(), results[0].begin() + 13));
+}
+
+TEST(Pipeline, ShuffleIsAPermutationAndUnshuffledIsInOrder) {
+  auto dataset = synthetic(50);
+  PipelineOptions options;
+  options.batch_size = 7;
+  options.num_workers = 2;
+  Pipeline shuffled(dataset, options);
+  std::vector<std::int64_t> order = shuffled.epoch_order(3);
+  std::vector<std::int64_t> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::int64_t> expected(50);
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(sorted, expected);
+  EXPECT_NE(order, expected);
+  options.shuffle = false;
+  Pipeline plain(dataset, options);
+  std::vector<std::int64_t> targets;
+  run_epoch(plain, 0, &targets);
+  ASSERT_EQ(targets.size(), 50U);
+  for (std::int64_t i = 0; i < 50; ++i) EXPECT_EQ(targets[i], i % 7);
+}
+
+TEST(Pipeline, DropLastAndPartialLastBatch) {
+  auto dataset = synthetic(10);
+  PipelineOptions options;
+  options.batch_size = 4;
+  options.num_workers = 1;
+  Pipeline keep(dataset, options);
+  EXPECT_EQ(keep.batches_per_epoch(), 3);
+  EXPECT_EQ(keep.samples_per_epoch(), 10);
+  keep.start_epoch(0);
+  std::vector<std::int64_t> sizes;
+  while (auto batch = keep.next()) {
+    sizes.push_back(batch->inputs.size(0));
+    EXPECT_EQ(batch->inputs.sizes(), (std::vector<std::int64_t>{batch->inputs.size(0), 2, 3}));
+    EXPECT_TRUE(batch->inputs.is_contiguous());
+    EXPECT_EQ(batch->targets.dtype(), torch::kInt64);
+  }
+  EXPECT_EQ(sizes, (std::vector<std::int64_t>{4, 4, 2}));
+  EXPECT_EQ(keep.epoch_stats().samples, 10);
+  EXPECT_TRUE(keep.epoch_stats().complete);
+  options.drop_last = true;
+  Pipeline drop(dataset, options);
+  EXPECT_EQ(drop.batches_per_epoch(), 2);
+  EXPECT_EQ(run_epoch(drop, 0).size(), 2U);
+  EXPECT_EQ(drop.epoch_stats().samples, 8);
+}
+
+TEST(Pipeline, HeldBatchesAreNotOverwritten) {
+  auto dataset = synthetic(64);
+  PipelineOptions options;
+  options.batch_size = 4;
+  options.num_workers = 2;
+  options.prefetch_factor = 1;
+  Pipeline pipeline(dataset, options);
+  pipeline.start_epoch(0);
+  std::vector<Batch> kept;
+  std::vector<torch::Tensor> copies;
+  while (auto batch = pipeline.next()) {
+    copies.push_back(batch->inputs.clone());
+    kept.push_back(std::move(*batch));
+  }
+  ASSERT_EQ(kept.size(), 16U);
+  for (std::size_t i = 0; i < kept.size(); ++i) EXPECT_TRUE(torch::equal(kept[i].inputs, copies[i])) << i;
+}
+
+TEST(Pipeline, SampleErrorReachesTheConsumerWithItsMessage) {
+  PipelineOptions options;
+  options.batch_size = 4;
+  options.shuffle = false;
+  for (int workers : {0, 2}) {
+    options.num_workers = workers;
+    Pipeline pipeline(std::make_shared<FailingDataset>(9), options);
+    pipeline.start_epoch(0);
+    ASSERT_TRUE(pipeline.next());
+    ASSERT_TRUE(pipeline.next());
+    try {
+      pipeline.next();
+      FAIL() << "no error";
+    } catch (const SampleError& e) {
+      EXPECT_NE(std::string(e.what()).find("bad.bin offset 123"), std::string::npos) << e.what();
+    }
+    // The pipeline can start over.
+    pipeline.start_epoch(1);
+    EXPECT_TRUE(pipeline.next());
+  }
+}
+
+TEST(Pipeline, RejectsBadOptions) {
+  PipelineOptions options;
+  options.batch_size = 0;
+  EXPECT_THROW(Pipeline(synthetic(4), options), std::invalid_argument);
+  options.batch_size = 1;
+  options.prefetch_factor = 0;
+  EXPECT_THROW(Pipeline(synthetic(4), options), std::invalid_argument);
+  options.prefetch_factor = 2;
+  options.pin_memory = true;
+  Pipeline pipeline(synthetic(4), options);
+  EXPECT_EQ(pipeline.pinned(), torch::cuda::is_available());
+}
+
+double median_ms(std::vector<std::int64_t> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2] / 1e6;
+}
+
+// A reader with a known delay: 4 samples x 3 ms = 12 ms per batch.
+TEST(PipelineIntegration, StallFiguresMatchAKnownSlowReader) {
+  auto slow = synthetic(48, 3000us);
+  PipelineOptions options;
+  options.batch_size = 4;
+
+  // 0 workers: every batch is loaded in the consumer, so each wait is the whole load (>= 12 ms).
+  {
+    Pipeline pipeline(slow, options);
+    pipeline.start_epoch(0);
+    while (pipeline.next()) {
+    }
+    const EpochStats& stats = pipeline.epoch_stats();
+    ASSERT_EQ(stats.batch_wait_ns.size(), 12U);
+    for (auto wait : stats.batch_wait_ns) EXPECT_GE(wait, 12'000'000);
+    EXPECT_GE(stats.stall_ns, 144'000'000);
+    EXPECT_LT(median_ms(stats.batch_wait_ns), 40.0);
+    ASSERT_EQ(stats.worker_busy_ns.size(), 1U);
+    EXPECT_GE(stats.worker_busy_ns[0], 144'000'000);
+    EXPECT_NEAR(stats.samples_per_s(), 48 / (stats.wall_ns / 1e9), 1e-6);
+  }
+  // 2 workers, consumer "computes" 30 ms per batch (longer than a load): after the first batch
+  // the loads are hidden, so the stall is the first batch's load and almost nothing after.
+  {
+    options.num_workers = 2;
+    Pipeline pipeline(slow, options);
+    pipeline.start_epoch(0);
+    while (pipeline.next()) std::this_thread::sleep_for(30ms);
+    const EpochStats& stats = pipeline.epoch_stats();
+    ASSERT_EQ(stats.batch_wait_ns.size(), 12U);
+    EXPECT_GE(stats.batch_wait_ns[0], 12'000'000);
+    std::vector<std::int64_t> later(stats.batch_wait_ns.begin() + 1, stats.batch_wait_ns.end());
+    EXPECT_LT(median_ms(later), 3.0);
+    ASSERT_EQ(stats.worker_busy_ns.size(), 2U);
+    for (auto busy : stats.worker_busy_ns) EXPECT_GE(busy, 6 * 12'000'000);
+  }
+  // 1 worker, no consumer work: the consumer waits for each load (minus overlap with its own
+  // negligible work), so the stall stays near the load time per batch.
+  {
+    options.num_workers = 1;
+    Pipeline pipeline(slow, options);
+    pipeline.start_epoch(0);
+    while (pipeline.next()) {
+    }
+    const EpochStats& stats = pipeline.epoch_stats();
+    EXPECT_GE(median_ms(stats.batch_wait_ns), 10.0);
+    EXPECT_GE(stats.stall_ns, 120'000'000);
+  }
+}
+
+}  // namespace
+}  // namespace jetchar::loaders
