@@ -256,6 +256,38 @@ RestoreIncomplete::RestoreIncomplete(const fs::path& journal, std::vector<std::s
 
 fs::path journal_file(const fs::path& state_dir) { return state_dir / "change-journal"; }
 
+std::string read_raw_attribute(const Root& root, std::string_view path) {
+  return read_attribute_raw(root, root.canonical(path));
+}
+
+void write_journal_file(const fs::path& file, const fs::path& root_prefix, const std::vector<JournalEntry>& entries) {
+  std::string content = record_line(kMagic, root_prefix.string());
+  for (const auto& entry : entries) content += record_line(entry.path, entry.original);
+  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  const fs::path temporary = dir / (file.filename().string() + ".tmp");
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw IoError(temporary.string(), "create", errno);
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw IoError(temporary.string(), "write", error);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw IoError(temporary.string(), "sync", error);
+  }
+  ::close(fd);
+  if (::rename(temporary.c_str(), file.c_str()) != 0) throw IoError(file.string(), "rename into place", errno);
+  fsync_directory(dir);
+}
+
 JournalContents read_journal(const fs::path& file) {
   return parse_journal(read_host_file(file), file).contents;
 }
@@ -308,7 +340,13 @@ ChangeJournal::ChangeJournal(const Root& root, fs::path state_dir)
     if (errno != ENOENT) throw IoError(file_.string(), "open change journal", errno);
     return;  // created at the first record()
   }
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+  // A process that was just SIGKILLed may still be on its way out holding the lock: wait a moment.
+  bool locked = false;
+  for (int attempt = 0; attempt < 50 && !locked; ++attempt) {
+    locked = ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
+    if (!locked) ::usleep(20000);
+  }
+  if (!locked) {
     ::close(fd_);
     fd_ = -1;
     throw std::runtime_error(fmt::format(

@@ -61,6 +61,14 @@ std::filesystem::path journal_file(const std::filesystem::path& state_dir);
 /// than the last is damaged (that is not a torn append but a corrupted file).
 JournalContents read_journal(const std::filesystem::path& file);
 
+/// Writes `entries` as a complete journal-format file (a snapshot of values to restore later):
+/// written to a temporary file, fsync'd and renamed over `file`, so that it is whole or absent.
+void write_journal_file(const std::filesystem::path& file, const std::filesystem::path& root_prefix,
+                        const std::vector<JournalEntry>& entries);
+
+/// Raw content of a kernel attribute (trailing newline included), as the journal keeps it.
+std::string read_raw_attribute(const Root& root, std::string_view path);
+
 /// A journal left behind by a process that is gone (the file exists and nobody holds its lock).
 std::optional<JournalContents> find_pending_journal(const std::filesystem::path& state_dir);
 
