@@ -1,0 +1,54 @@
+// Everything discovery knows about a board, in one value: identity, CPU, GPU, EMC, INA3221
+// power monitors, fans, thermal zones and generic host sensors. `jetchar device info` prints it;
+// results carry it as their context block.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "jetson/board_identity.h"
+#include "jetson/cpu_topology.h"
+#include "jetson/emc_clock.h"
+#include "jetson/fan.h"
+#include "jetson/gpu_device.h"
+#include "jetson/host_sensors.h"
+#include "jetson/ina3221.h"
+#include "jetson/thermal.h"
+#include "sysfs/root.h"
+
+namespace jetchar::jetson {
+
+/// What the user asked for with --board: decide from the device tree, or insist on one kind.
+enum class BoardRequest { kAuto, kHost, kJetson };
+
+/// Where the information came from; printed with it so that simulated data is never mistaken
+/// for a measurement.
+struct BoardOrigin {
+  std::string board = "host";        ///< "host", "jetson" or "sim:<fixture>"
+  std::optional<std::string> root;   ///< the root directory (absent for a simulated board's temp copy)
+  bool simulated = false;
+  std::optional<std::string> fixture;  ///< the fixture name of a simulated board
+};
+
+struct BoardInfo {
+  BoardIdentity identity;
+  std::optional<std::int64_t> memory_total_kib;
+  CpuTopology cpu;
+  GpuDiscovery gpu;
+  EmcClock emc;
+  PowerMonitors power;
+  FanDiscovery fans;
+  ThermalDiscovery thermal;
+  HostSensors host;
+};
+
+/// Discovers the board under `root`. kJetson on a machine whose device tree is not a Tegra's
+/// throws std::invalid_argument; kHost probes only the generic interfaces (cpufreq, thermal,
+/// hwmon, powercap). Throws sysfs::IoError / FormatError for unreadable or malformed inputs.
+BoardInfo discover_board_info(const sysfs::Root& root, BoardRequest request = BoardRequest::kAuto);
+
+/// MemTotal of /proc/meminfo in KiB; nullopt when the file or the line is missing.
+std::optional<std::int64_t> read_memory_total_kib(const sysfs::Root& root);
+
+}  // namespace jetchar::jetson

@@ -1,0 +1,143 @@
+#include "jetson/ina3221.h"
+
+#include <algorithm>
+#include <set>
+
+#include "jetson/sysfs_natural_sort.h"
+#include "sysfs/attribute.h"
+
+namespace jetchar::jetson {
+namespace {
+
+// Whole-board input rails by name (reference §2.4 "Total" column).
+constexpr std::string_view kBoardInputRails[] = {"VDD_IN", "POM_5V_IN"};
+
+std::optional<std::int64_t> optional_int(const sysfs::Root& root, const std::string& path, bool unit_suffix = false) {
+  if (!root.exists(path)) return std::nullopt;
+  return sysfs::read_int(root, path, unit_suffix);
+}
+
+std::string last_component(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+// iio: /sys/bus/i2c/drivers/ina3221x/<bus>-<addr>/iio:deviceN (or iio_device).
+Ina3221Device read_iio_device(const sysfs::Root& root, const std::string& dir, const std::string& i2c_device) {
+  Ina3221Device device;
+  device.driver = Ina3221Driver::kIio;
+  device.i2c_device = i2c_device;
+  device.sysfs_path = dir;
+  device.running_mode = optional_int(root, dir + "/running_mode");
+  for (int n = 0; n < 3; ++n) {
+    const std::string name_path = dir + "/rail_name_" + std::to_string(n);
+    if (!root.exists(name_path)) continue;
+    Ina3221Rail rail;
+    rail.channel = n;
+    rail.name = sysfs::read_string(root, name_path);
+    rail.connected = !rail.name.empty() && rail.name != "NC";
+    rail.voltage_path = dir + "/in_voltage" + std::to_string(n) + "_input";
+    rail.current_path = dir + "/in_current" + std::to_string(n) + "_input";
+    const std::string power = dir + "/in_power" + std::to_string(n) + "_input";
+    if (root.exists(power)) rail.power_path = power;
+    rail.warn_current_limit_ma = optional_int(root, dir + "/warn_current_limit_" + std::to_string(n), true);
+    rail.crit_current_limit_ma = optional_int(root, dir + "/crit_current_limit_" + std::to_string(n), true);
+    if (rail.connected) {
+      rail.voltage_mv = optional_int(root, rail.voltage_path);
+      rail.current_ma = optional_int(root, rail.current_path);
+      if (rail.power_path) rail.power_mw = optional_int(root, *rail.power_path);
+      if (!rail.power_mw && rail.voltage_mv && rail.current_ma) rail.power_mw = *rail.voltage_mv * *rail.current_ma / 1000;
+    }
+    device.rails.push_back(std::move(rail));
+  }
+  return device;
+}
+
+// hwmon: a hwmonN folder whose `name` is ina3221.
+Ina3221Device read_hwmon_device(const sysfs::Root& root, const std::string& dir) {
+  Ina3221Device device;
+  device.driver = Ina3221Driver::kHwmon;
+  device.sysfs_path = dir;
+  // …/<bus>-<addr>/hwmon/hwmonN
+  const std::string parent = dir.substr(0, dir.find_last_of('/'));
+  device.i2c_device = last_component(parent.substr(0, parent.find_last_of('/')));
+  device.samples = optional_int(root, dir + "/samples");
+  device.update_interval_ms = optional_int(root, dir + "/update_interval");
+  for (int n = 1; n <= 3; ++n) {
+    const std::string in = dir + "/in" + std::to_string(n);
+    if (!root.exists(in + "_input") && !root.exists(in + "_label")) continue;
+    Ina3221Rail rail;
+    rail.channel = n;
+    rail.name = sysfs::try_read_string(root, in + "_label").value_or("in" + std::to_string(n));
+    rail.connected = rail.name != "NC";
+    if (auto enabled = optional_int(root, in + "_enable"); enabled && *enabled == 0) rail.connected = false;
+    rail.voltage_path = in + "_input";
+    rail.current_path = dir + "/curr" + std::to_string(n) + "_input";
+    rail.shunt_resistor_uohm = optional_int(root, dir + "/shunt" + std::to_string(n) + "_resistor");
+    rail.warn_current_limit_ma = optional_int(root, dir + "/curr" + std::to_string(n) + "_max");
+    rail.crit_current_limit_ma = optional_int(root, dir + "/curr" + std::to_string(n) + "_crit");
+    if (rail.connected) {
+      rail.voltage_mv = optional_int(root, rail.voltage_path);
+      rail.current_ma = optional_int(root, rail.current_path);
+      if (rail.voltage_mv && rail.current_ma) rail.power_mw = *rail.voltage_mv * *rail.current_ma / 1000;
+    }
+    device.rails.push_back(std::move(rail));
+  }
+  return device;
+}
+
+}  // namespace
+
+std::string_view to_string(Ina3221Driver driver) { return driver == Ina3221Driver::kIio ? "ina3221x (iio)" : "ina3221 (hwmon)"; }
+
+PowerMonitors discover_power_monitors(const sysfs::Root& root) {
+  PowerMonitors monitors;
+  std::set<std::string> seen;
+
+  for (const auto& i2c_dir : natural_sorted(root.glob("/sys/bus/i2c/drivers/ina3221x/*-*"))) {
+    for (const auto& pattern : {"/iio:device*", "/iio_device"}) {
+      for (const auto& dir : root.glob(i2c_dir + pattern)) {
+        const std::string canonical = root.canonical(dir);
+        if (!seen.insert(canonical).second) continue;
+        monitors.devices.push_back(read_iio_device(root, dir, last_component(i2c_dir)));
+      }
+    }
+  }
+  // hwmon: any hwmonN index; matched by name, through the class folder and the driver folder.
+  std::vector<std::string> hwmon_dirs;
+  for (const auto& name_file : root.glob("/sys/class/hwmon/hwmon*/name")) {
+    if (sysfs::try_read_string(root, name_file) == "ina3221") {
+      hwmon_dirs.push_back(root.canonical(name_file.substr(0, name_file.find_last_of('/'))));
+    }
+  }
+  for (const auto& dir : root.glob("/sys/bus/i2c/drivers/ina3221/*-*/hwmon/hwmon*")) {
+    hwmon_dirs.push_back(root.canonical(dir));
+  }
+  for (const auto& dir : natural_sorted(hwmon_dirs)) {
+    if (!seen.insert(dir).second) continue;
+    monitors.devices.push_back(read_hwmon_device(root, dir));
+  }
+  std::stable_sort(monitors.devices.begin(), monitors.devices.end(),
+                   [](const auto& a, const auto& b) { return a.i2c_device < b.i2c_device; });
+
+  if (monitors.devices.empty()) {
+    monitors.absent = "no INA3221 (no ina3221x iio device, no hwmon named ina3221)";
+    return monitors;
+  }
+  for (const auto& device : monitors.devices) {
+    for (const auto& rail : device.rails) {
+      if (!rail.connected) continue;
+      if (!monitors.board_input_rail &&
+          std::find(std::begin(kBoardInputRails), std::end(kBoardInputRails), rail.name) != std::end(kBoardInputRails)) {
+        monitors.board_input_rail = rail.name;
+      }
+      monitors.summed_rails.push_back(rail.name);
+    }
+  }
+  if (monitors.board_input_rail) {
+    monitors.total_kind = "board input rail";
+    monitors.summed_rails.clear();
+  } else if (!monitors.summed_rails.empty()) {
+    monitors.total_kind = "sum of module rails";
+  }
+  return monitors;
+}
+
+}  // namespace jetchar::jetson

@@ -1,0 +1,62 @@
+// INA3221 power monitors under both drivers (reference §2.4):
+//  - R32: NVIDIA's iio driver `ina3221x` (/sys/bus/i2c/drivers/ina3221x/<bus>-<addr>/iio:deviceN/,
+//    channels 0-2: rail_name_N, in_voltageN_input mV, in_currentN_input mA, in_powerN_input mW;
+//    limits carry unit suffixes such as "1000 ma");
+//  - R34+: upstream hwmon `ina3221` (…/hwmon/hwmonN/ at any N, channels 1-3: inN_label,
+//    inN_input mV, currN_input mA, no power file; label "NC" = not connected).
+// Also decides which rail is the board input (VDD_IN, POM_5V_IN); AGX Xavier and AGX Orin have
+// none, so their total is the sum of the module rails, labelled as such.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sysfs/root.h"
+
+namespace jetchar::jetson {
+
+enum class Ina3221Driver { kIio, kHwmon };
+std::string_view to_string(Ina3221Driver driver);
+
+struct Ina3221Rail {
+  std::string name;    ///< label ("VDD_IN"); "in2" when the driver hides an unset label
+  int channel = 0;     ///< driver numbering: 0-2 (iio) or 1-3 (hwmon)
+  bool connected = true;  ///< false for "NC" labels and disabled channels
+  std::string voltage_path;  ///< mV
+  std::string current_path;  ///< mA
+  std::optional<std::string> power_path;  ///< mW, iio driver only
+  std::optional<std::int64_t> shunt_resistor_uohm;
+  std::optional<std::int64_t> warn_current_limit_ma;
+  std::optional<std::int64_t> crit_current_limit_ma;
+  // One reading taken at discovery time (absent for unconnected rails).
+  std::optional<std::int64_t> voltage_mv;
+  std::optional<std::int64_t> current_ma;
+  std::optional<std::int64_t> power_mw;  ///< in_powerN_input, or mV x mA / 1000
+};
+
+struct Ina3221Device {
+  Ina3221Driver driver = Ina3221Driver::kHwmon;
+  std::string i2c_device;  ///< "1-0040"
+  std::string sysfs_path;  ///< the folder holding the channel files
+  std::vector<Ina3221Rail> rails;
+  std::optional<std::int64_t> samples;             ///< hwmon averaging count
+  std::optional<std::int64_t> update_interval_ms;  ///< hwmon conversion interval
+  std::optional<std::int64_t> running_mode;        ///< iio: 0 triggered, 1 continuous
+};
+
+struct PowerMonitors {
+  std::vector<Ina3221Device> devices;
+  /// The rail that measures the whole board input, when the board has one.
+  std::optional<std::string> board_input_rail;
+  /// "board input rail" or "sum of module rails"; nullopt when no rails exist.
+  std::optional<std::string> total_kind;
+  /// Rails summed for the total when there is no board input rail.
+  std::vector<std::string> summed_rails;
+  std::optional<std::string> absent;
+};
+
+PowerMonitors discover_power_monitors(const sysfs::Root& root);
+
+}  // namespace jetchar::jetson
