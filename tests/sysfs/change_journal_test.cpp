@@ -172,6 +172,25 @@ TEST_F(ChangeJournalTest, UnreadableOriginalStopsBeforeTheWrite) {
   EXPECT_TRUE(journal.empty());
 }
 
+TEST_F(ChangeJournalTest, SnapshotFilesRoundTripAndRestore) {
+  const auto before = tree(board.path());
+  std::vector<JournalEntry> entries;
+  for (const char* path : {"/sys/cpu/cpu1/online", "/sys/cpu/cpu0/scaling_max_freq", "/sys/odd"}) {
+    entries.push_back({root.canonical(path), read_raw_attribute(root, path)});
+  }
+  const fs::path file = state.path() / "snapshot";
+  write_journal_file(file, root.prefix(), entries);
+  EXPECT_FALSE(fs::exists(state.path() / "snapshot.tmp"));
+  const auto back = read_journal(file);
+  EXPECT_EQ(back.root_prefix, root.prefix());
+  ASSERT_EQ(back.entries.size(), 3u);
+  EXPECT_EQ(back.entries[2].original, "tab\there\\ and \x01 bytes\nsecond line\n");
+  write_string(root, "/sys/odd", "changed");
+  write_string(root, "/sys/cpu/cpu1/online", "0");
+  EXPECT_EQ(restore_entries(root, back.entries, file), 3u);
+  EXPECT_EQ(tree(board.path()), before);
+}
+
 // A real process killed with SIGKILL right after each write: the journal on disk always lets the
 // next process restore the tree byte for byte.
 std::size_t g_kill_after = 0;
