@@ -1,0 +1,57 @@
+# Installation layout and the Debian package (CPack). `cmake --install` puts
+#   bin/jetchar                         (cli/CMakeLists.txt)
+#   lib/systemd/system/jetchar-*.{service,timer}   (systemd/CMakeLists.txt)
+#   share/jetchar/examples/*.textproto  sweep/experiment specs to copy to /etc/jetchar/sweeps
+#   share/doc/jetchar/README.md         the units' Documentation= link
+# under CMAKE_INSTALL_PREFIX. Packages are built with prefix /usr (scripts/package.sh), so the
+# installed units point at /usr/bin/jetchar.
+#
+# LibTorch: with Debian's libtorch (native, or the Debian arm64 sysroot) it lies in the default
+# library directory and the package depends on libtorch1.13. With NVIDIA's Jetson wheel it lies
+# under site-packages/torch/lib: CMAKE_INSTALL_RPATH_USE_LINK_PATH keeps that directory (with
+# the sysroot prefix removed by CMake) as the installed binary's RUNPATH, and the wheel must be
+# installed on the board (pip); it is neither bundled nor a package dependency.
+include(GNUInstallDirs)
+
+set(CMAKE_INSTALL_RPATH_USE_LINK_PATH ON)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/jetchar/examples
+        FILES_MATCHING PATTERN "*.textproto")
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+set(CPACK_PACKAGE_NAME jetchar)
+set(CPACK_PACKAGE_VENDOR "jetchar")
+set(CPACK_PACKAGE_CONTACT "jetchar maintainers <jetchar@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_DESCRIPTION
+    "Controls Jetson boards through sysfs, runs LibTorch training and inference workloads, measures "
+    "time and energy, sweeps power modes (systemd timer and service included) and analyses the results.")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://localhost/jetchar")
+
+# Architecture of the target, not of the host: arm64 for the aarch64 cross build.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64)$")
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
+endif()
+
+# Depends: natively dpkg-shlibdeps maps each needed library to its installed package. A cross
+# build cannot use it (dpkg-shlibdeps looks the arm64 libraries up in the host's root and dpkg
+# database), so scripts/package.sh computes Depends from the sysroot's dpkg database and passes
+# it to cpack (-D CPACK_DEBIAN_PACKAGE_DEPENDS=...). Run bare, cpack makes an arm64 package
+# without Depends.
+if(CMAKE_CROSSCOMPILING)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
+else()
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+endif()
+# The sweep service is Type=notify and runs under systemd; nvpmodel is the board's own tool.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "systemd")
+
+include(CPack)
