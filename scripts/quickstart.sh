@@ -10,4 +10,4 @@ echo "== this machine =="
 "$jetchar" device info
 echo
 echo "== simulated AGX Orin (JetPack 6, L4T R36) =="
-"$jetchar" device info --root tests/fixtures/boards/agx-orin-r36
+"$jetchar" device info --board sim:agx-orin-r36
