@@ -1,0 +1,393 @@
+#include "jetson/simulated_board.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "jetson/board_fixture.h"
+#include "jetson/cpu_topology.h"
+#include "jetson/emc_clock.h"
+#include "jetson/gpu_device.h"
+#include "jetson/ina3221.h"
+#include "jetson/thermal.h"
+#include "sysfs/attribute.h"
+#include "sysfs/cpu_list.h"
+
+namespace fs = std::filesystem;
+
+namespace jetchar::jetson {
+namespace {
+
+constexpr const char* kCpuDir = "/sys/devices/system/cpu";
+constexpr double kBaselineUtilization = 0.1;
+
+std::optional<std::int64_t> read_int(const sysfs::Root& root, const std::string& path) {
+  return sysfs::try_read_int(root, path);
+}
+
+// Writes a derived attribute the way the kernel prints it (value and newline), only when it
+// changes, so that an unchanged tree stays byte-identical.
+void put(const sysfs::Root& root, const std::string& path, const std::string& value) {
+  if (!root.exists(path)) return;
+  if (sysfs::try_read_string(root, path) == value) return;
+  // Replaced whole (temporary file + rename): a process killed mid-update must not leave an empty
+  // attribute behind, which a kernel never shows.
+  const fs::path target = root.resolve(root.canonical(path));
+  const fs::path temporary = target.parent_path() / (target.filename().string() + ".jetchar-sim-tmp");
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << value << "\n";
+    if (!out) throw std::runtime_error("simulated board: cannot write " + temporary.string());
+  }
+  fs::rename(temporary, target);
+}
+
+std::int64_t clamp(std::int64_t v, std::int64_t lo, std::int64_t hi) { return std::max(lo, std::min(v, hi)); }
+
+struct ClusterState {
+  std::vector<int> online_cpus;
+  double freq_ghz = 0;
+};
+
+// The EMC attributes a behaviour model needs, per interface (the same table jetson_clocks uses).
+struct EmcFiles {
+  std::string rate;
+  std::optional<std::string> set_rate;
+  std::optional<std::string> lock;
+  std::optional<std::string> min_rate;
+  std::optional<std::string> max_rate;
+};
+
+std::optional<EmcFiles> emc_files(const sysfs::Root& root) {
+  if (root.exists("/sys/kernel/debug/bpmp/debug/clk/emc/rate")) {
+    const std::string d = "/sys/kernel/debug/bpmp/debug/clk/emc/";
+    return EmcFiles{d + "rate", d + "rate", d + "mrq_rate_locked", d + "min_rate", d + "max_rate"};
+  }
+  if (root.exists("/sys/kernel/debug/clk/override.emc/clk_rate")) {
+    const std::string d = "/sys/kernel/debug/clk/override.emc/";
+    return EmcFiles{d + "clk_rate", d + "clk_update_rate", d + "clk_state", "/sys/kernel/debug/tegra_bwmgr/emc_min_rate",
+                    "/sys/kernel/debug/tegra_bwmgr/emc_max_rate"};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> emc_cap_path(const sysfs::Root& root) {
+  for (const char* cap : {"/sys/kernel/nvpmodel_clk_cap/emc", "/sys/kernel/nvpmodel_emc_cap/emc_iso_cap"}) {
+    if (root.exists(cap)) return std::string(cap);
+  }
+  return std::nullopt;
+}
+
+std::vector<int> online_cpus(const sysfs::Root& root) {
+  std::vector<int> online;
+  for (const auto& dir : root.glob(std::string(kCpuDir) + "/cpu[0-9]*")) {
+    const int cpu = std::atoi(dir.c_str() + dir.find_last_of('u') + 1);
+    const auto state = sysfs::try_read_string(root, dir + "/online");
+    if (cpu == 0 || !state || *state == "1") online.push_back(cpu);
+  }
+  std::sort(online.begin(), online.end());
+  return online;
+}
+
+// Rail power (mW) by INA3221 label; nullopt keeps the captured value.
+std::optional<double> rail_power_mw(const std::string& label, const SimulatedPower& p) {
+  const double module = p.cpu_mw + p.gpu_mw + p.emc_mw + p.soc_mw;
+  if (label == "VDD_IN" || label == "POM_5V_IN") return module / 0.9;
+  if (label == "VDD_CPU_GPU_CV") return p.cpu_mw + p.gpu_mw;
+  if (label == "VDD_SOC") return p.soc_mw + p.emc_mw;
+  if (label == "VDD_GPU_SOC") return p.gpu_mw + p.soc_mw;
+  if (label == "VDD_CPU_CV" || label == "CPU" || label == "POM_5V_CPU" || label == "VDD_SYS_CPU") return p.cpu_mw;
+  if (label == "GPU" || label == "POM_5V_GPU" || label == "VDD_SYS_GPU") return p.gpu_mw;
+  if (label == "SOC" || label == "VDD_SYS_SOC") return p.soc_mw + p.emc_mw / 2;
+  if (label == "VDDRQ" || label == "VDDQ_VDD2_1V8AO" || label == "VDD_SYS_DDR") return p.emc_mw / 2;
+  if (label == "CV") return 0.0;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool SimulatedBoard::is_simulated_root(const fs::path& dir) { return fs::exists(dir / kMarker); }
+
+SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path> dir) {
+  if (!dir) {
+    std::string pattern = (fs::temp_directory_path() / "jetchar-sim-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error("cannot create a temporary directory for the simulated board");
+    }
+    root_dir_ = pattern;
+    owns_dir_ = true;
+  } else {
+    root_dir_ = fs::absolute(*dir);
+  }
+  try {
+    if (is_simulated_root(root_dir_)) {
+      std::ifstream in(root_dir_ / kMarker);
+      const auto marker = nlohmann::json::parse(in);
+      fixture_ = marker.at("fixture").get<std::string>();
+      baseline_json_ = marker.at("baseline").dump();
+      baseline_power_mw_ = marker.at("baseline_power_mw").get<double>();
+      if (!fixture.empty() && fixture != fixture_ && fs::path(fixture).filename() != fixture_) {
+        throw std::invalid_argument(fmt::format("{} holds a simulated '{}' board, not '{}'", root_dir_.string(),
+                                                fixture_, fixture));
+      }
+      root_ = std::make_unique<sysfs::Root>(root_dir_);
+      return;
+    }
+    if (fs::exists(root_dir_) && !fs::is_empty(root_dir_)) {
+      throw std::invalid_argument(fmt::format("{} is not empty and holds no simulated board; give an empty or new "
+                                              "directory for --root with --board sim:{}",
+                                              root_dir_.string(), fixture));
+    }
+    fs::create_directories(root_dir_);
+    const fs::path manifest = find_board_fixture(fixture);
+    FixtureManifest::load(manifest).expand(root_dir_);
+    fixture_ = manifest.parent_path().filename().string();
+    root_ = std::make_unique<sysfs::Root>(root_dir_);
+
+    // Capture the derived attributes: the model moves them relative to these.
+    nlohmann::json captured = nlohmann::json::object();
+    auto capture = [&](const std::string& path) {
+      if (const auto value = sysfs::try_read_string(*root_, path)) captured[path] = *value;
+    };
+    for (const auto& policy : root_->glob(std::string(kCpuDir) + "/cpufreq/policy*")) {
+      capture(policy + "/scaling_cur_freq");
+      capture(policy + "/cpuinfo_cur_freq");
+    }
+    if (const auto gpu = discover_gpu(*root_).gpu) {
+      capture(gpu->devfreq_path + "/cur_freq");
+      capture(gpu->devfreq_path + "/target_freq");
+    }
+    if (const auto emc = emc_files(*root_)) capture(emc->rate);
+    for (const auto& device : discover_power_monitors(*root_).devices) {
+      for (const auto& rail : device.rails) {
+        capture(rail.voltage_path);
+        capture(rail.current_path);
+        if (rail.power_path) capture(*rail.power_path);
+      }
+    }
+    for (const auto& zone : root_->glob("/sys/devices/virtual/thermal/thermal_zone*/temp")) capture(zone);
+    for (const auto& zone : root_->glob("/sys/class/thermal/thermal_zone*/temp")) capture(root_->canonical(zone));
+    baseline_json_ = captured.dump();
+    host_utilization_ = kBaselineUtilization;
+    baseline_power_mw_ = compute_power().total_mw;
+    nlohmann::json marker{{"fixture", fixture_},
+                          {"simulated", true},
+                          {"note", "simulated board: every clock, rail and temperature here is modelled"},
+                          {"baseline", captured},
+                          {"baseline_power_mw", baseline_power_mw_}};
+    std::ofstream(root_dir_ / kMarker) << marker.dump(1) << "\n";
+    last_host_stat_.reset();
+    host_utilization_ = 0;
+    update();
+  } catch (...) {
+    if (owns_dir_) {
+      std::error_code ec;
+      fs::remove_all(root_dir_, ec);
+    }
+    throw;
+  }
+}
+
+SimulatedBoard::~SimulatedBoard() {
+  stop_refresh();
+  if (owns_dir_) {
+    std::error_code ec;
+    fs::remove_all(root_dir_, ec);
+  }
+}
+
+std::optional<std::string> SimulatedBoard::baseline(const std::string& path) const {
+  const auto captured = nlohmann::json::parse(baseline_json_);
+  const auto it = captured.find(path);
+  if (it == captured.end()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+void SimulatedBoard::update() {
+  std::lock_guard lock(mutex_);
+  update_clocks();
+  last_power_ = compute_power();
+  write_sensors(last_power_);
+}
+
+void SimulatedBoard::update_sensors() {
+  std::lock_guard lock(mutex_);
+  last_power_ = compute_power();
+  write_sensors(last_power_);
+}
+
+SimulatedPower SimulatedBoard::power() const {
+  std::lock_guard lock(mutex_);
+  return last_power_;
+}
+
+void SimulatedBoard::update_clocks() {
+  const sysfs::Root& root = *root_;
+  const std::vector<int> online = online_cpus(root);
+  put(root, std::string(kCpuDir) + "/online", sysfs::format_cpu_list(online));
+
+  for (const auto& policy : root.glob(std::string(kCpuDir) + "/cpufreq/policy*")) {
+    const auto related = sysfs::try_read_string(root, policy + "/related_cpus");
+    if (!related) continue;
+    std::vector<int> affected;
+    for (const int cpu : sysfs::parse_cpu_list(*related, policy + "/related_cpus")) {
+      if (std::binary_search(online.begin(), online.end(), cpu)) affected.push_back(cpu);
+    }
+    // An inactive policy (no online core) keeps the same limits; its clock draws no power.
+    put(root, policy + "/affected_cpus", sysfs::format_cpu_list(affected));
+    const auto min = read_int(root, policy + "/scaling_min_freq");
+    const auto max = read_int(root, policy + "/scaling_max_freq");
+    if (!min || !max) continue;
+    const std::string governor = sysfs::try_read_string(root, policy + "/scaling_governor").value_or("");
+    const auto captured = baseline(policy + "/scaling_cur_freq");
+    std::int64_t cur = captured ? sysfs::parse_int(*captured, policy) : *max;
+    if (governor == "performance") cur = *max;
+    if (governor == "powersave") cur = *min;
+    cur = clamp(cur, *min, std::max(*min, *max));
+    put(root, policy + "/scaling_cur_freq", std::to_string(cur));
+    put(root, policy + "/cpuinfo_cur_freq", std::to_string(cur));
+  }
+
+  if (const auto gpu = discover_gpu(root).gpu) {
+    const std::string d = gpu->devfreq_path;
+    const auto min = read_int(root, d + "/min_freq");
+    const auto max = read_int(root, d + "/max_freq");
+    if (min && max) {
+      const std::string governor = sysfs::try_read_string(root, d + "/governor").value_or("");
+      const auto captured = baseline(d + "/cur_freq");
+      std::int64_t cur = captured ? sysfs::parse_int(*captured, d) : *min;
+      if (governor == "performance") cur = *max;
+      if (governor == "powersave") cur = *min;
+      cur = clamp(cur, *min, std::max(*min, *max));
+      put(root, d + "/cur_freq", std::to_string(cur));
+      put(root, d + "/target_freq", std::to_string(cur));
+    }
+  }
+
+  if (const auto emc = emc_files(root)) {
+    const auto cap_path = emc_cap_path(root);
+    const auto cap = cap_path ? read_int(root, *cap_path) : std::nullopt;
+    const auto max = emc->max_rate ? read_int(root, *emc->max_rate) : std::nullopt;
+    const auto min = emc->min_rate ? read_int(root, *emc->min_rate) : std::nullopt;
+    std::int64_t top = max.value_or(std::numeric_limits<std::int64_t>::max());
+    if (cap && *cap > 0) top = std::min(top, *cap);
+    const bool locked = emc->lock && sysfs::try_read_string(root, *emc->lock) == "1";
+    std::int64_t rate = 0;
+    if (locked && emc->set_rate) {
+      rate = read_int(root, *emc->set_rate).value_or(top);
+    } else {
+      const auto captured = baseline(emc->rate);
+      rate = captured ? sysfs::parse_int(*captured, emc->rate) : top;
+    }
+    rate = clamp(rate, min.value_or(0), top);
+    put(root, emc->rate, std::to_string(rate));
+  }
+}
+
+SimulatedPower SimulatedBoard::compute_power() {
+  const sysfs::Root& root = *root_;
+  SimulatedPower p;
+  // Host utilization between two updates; the first from the load average.
+  try {
+    const sysfs::Root host("/");
+    const auto now = sysfs::read_proc_stat(host);
+    if (last_host_stat_) {
+      if (const auto busy = sysfs::busy_fraction(last_host_stat_->all, now.all)) host_utilization_ = *busy;
+    } else if (host_utilization_ == 0) {
+      if (const auto load = sysfs::try_read_string(host, "/proc/loadavg")) {
+        const double one_minute = std::atof(load->c_str());
+        const long cpus = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+        host_utilization_ = std::clamp(one_minute / static_cast<double>(cpus), 0.0, 1.0);
+      }
+    }
+    last_host_stat_ = now;
+  } catch (const std::exception&) {
+    // No host /proc (a sandbox): keep the last figure.
+  }
+  p.host_utilization = host_utilization_;
+  const double u = host_utilization_;
+
+  const std::vector<int> online = online_cpus(root);
+  for (const auto& policy : root.glob(std::string(kCpuDir) + "/cpufreq/policy*")) {
+    const auto related = sysfs::try_read_string(root, policy + "/related_cpus");
+    const auto cur = read_int(root, policy + "/scaling_cur_freq");
+    if (!related || !cur) continue;
+    int cores = 0;
+    for (const int cpu : sysfs::parse_cpu_list(*related, policy)) {
+      if (std::binary_search(online.begin(), online.end(), cpu)) ++cores;
+    }
+    const double f = static_cast<double>(*cur) / 1e6;  // kHz -> GHz
+    const double v = 0.60 + 0.25 * f;
+    p.cpu_mw += cores * (35.0 + 420.0 * f * v * v * (0.1 + 0.9 * u));
+  }
+  if (const auto gpu = discover_gpu(root).gpu) {
+    const auto cur = read_int(root, gpu->devfreq_path + "/cur_freq");
+    const double g = gpu->load_permille ? std::clamp(static_cast<double>(*gpu->load_permille) / 1000.0, 0.0, 1.0) : 0.0;
+    const double f = cur ? static_cast<double>(*cur) / 1e9 : 0.0;
+    const double v = 0.60 + 0.30 * f;
+    p.gpu_mw = 60.0 + 5500.0 * f * v * v * (0.05 + 0.95 * g);
+  }
+  if (const auto emc = emc_files(root)) {
+    if (const auto rate = read_int(root, emc->rate)) p.emc_mw = 150.0 + 0.55 * static_cast<double>(*rate) / 1e6;
+  }
+  p.soc_mw = 1200.0;
+  p.total_mw = p.cpu_mw + p.gpu_mw + p.emc_mw + p.soc_mw;
+  return p;
+}
+
+void SimulatedBoard::write_sensors(const SimulatedPower& power) {
+  const sysfs::Root& root = *root_;
+  for (const auto& device : discover_power_monitors(root).devices) {
+    for (const auto& rail : device.rails) {
+      if (!rail.connected) continue;
+      const auto mw = rail_power_mw(rail.name, power);
+      const auto captured_mv = baseline(rail.voltage_path);
+      if (!mw || !captured_mv) continue;
+      const std::int64_t mv = sysfs::parse_int(*captured_mv, rail.voltage_path);
+      if (mv <= 0) continue;
+      const auto ma = static_cast<std::int64_t>(std::llround(*mw * 1000.0 / static_cast<double>(mv)));
+      put(root, rail.voltage_path, std::to_string(mv));
+      put(root, rail.current_path, std::to_string(ma));
+      if (rail.power_path) put(root, *rail.power_path, std::to_string(mv * ma / 1000));
+    }
+  }
+  const double rise_c = 1.8 * (power.total_mw - baseline_power_mw_) / 1000.0;
+  for (const auto& zone : root.glob("/sys/devices/virtual/thermal/thermal_zone*/temp")) {
+    const auto captured = baseline(zone);
+    if (!captured) continue;
+    const std::int64_t base = sysfs::parse_int(*captured, zone);
+    if (base <= -256000) continue;  // power-gated domain stays offline
+    put(root, zone, std::to_string(base + static_cast<std::int64_t>(std::llround(rise_c * 1000.0))));
+  }
+}
+
+void SimulatedBoard::start_refresh(std::chrono::milliseconds period) {
+  stop_refresh();
+  refreshing_ = true;
+  refresh_thread_ = std::thread([this, period] {
+    while (refreshing_) {
+      try {
+        update_sensors();
+      } catch (const std::exception&) {
+        // A write racing with the tree's removal at exit: the next round or the stop ends it.
+      }
+      for (auto slept = std::chrono::milliseconds(0); refreshing_ && slept < period; slept += std::chrono::milliseconds(10)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+  });
+}
+
+void SimulatedBoard::stop_refresh() {
+  refreshing_ = false;
+  if (refresh_thread_.joinable()) refresh_thread_.join();
+}
+
+}  // namespace jetchar::jetson

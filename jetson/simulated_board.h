@@ -1,0 +1,109 @@
+// The simulated board (`--board sim:<fixture>`): a board fixture expanded into a directory that
+// plays "/", kept alive by a behaviour model that runs after every control write (and, when
+// asked, on a background timer for the sensors). Everything it produces is modelled and says so.
+//
+// Behaviour model (what the kernel and firmware would do):
+//  - cpuN/online -> /sys/devices/system/cpu/online (kernel CPU list) and each policy's
+//    affected_cpus (the online subset of related_cpus); a policy with no online core is inactive:
+//    its clock stops counting toward power.
+//  - cpufreq scaling_min/max_freq clamp scaling_cur_freq (and cpuinfo_cur_freq); governor
+//    `performance` runs at max, `powersave` at min, others at the fixture's captured frequency
+//    clamped into [min, max]. devfreq (GPU) min_freq/max_freq clamp cur_freq/target_freq alike.
+//  - EMC: with the BPMP lock (mrq_rate_locked = 1) a written rate holds, capped by the nvpmodel cap
+//    (emc_iso_cap / nvpmodel_clk_cap/emc, 0 = no cap); unlocked, the rate is the captured rate
+//    clamped to [min_rate, cap]: a rate written without the lock is ignored, as BPMP does.
+//    tegra210 likewise with override.emc clk_state/clk_update_rate.
+//  - INA3221 rails (hwmon mV/mA, iio mV/mA/mW, integers as the drivers print them) follow the
+//    power model below at the rail's captured bus voltage; thermal zones (m°C) rise with power;
+//    zones reading -256 °C (power-gated) stay so.
+//
+// Power model (magnitudes chosen to land in the range Jetson boards show; not a calibration):
+//   V_cpu(f) = 0.60 V + 0.25 V/GHz · f,   V_gpu(f) = 0.60 V + 0.30 V/GHz · f          (f in GHz)
+//   P_cpu = Σ over online cores of active clusters [35 mW + 420 mW/(GHz·V²) · f · V_cpu(f)² · (0.1 + 0.9 u)]
+//   P_gpu = 60 mW + 5500 mW/(GHz·V²) · f_gpu · V_gpu(f)² · (0.05 + 0.95 g)
+//   P_emc = 150 mW + 0.55 mW/MHz · f_emc,   P_soc = 1200 mW
+//   u = the host's measured CPU busy fraction (/proc/stat between two updates, the first from
+//   /proc/loadavg), g = the GPU `load` file (per-mille) when the fixture has one, else 0.
+//   Rails by label: VDD_IN/POM_5V_IN = (P_cpu+P_gpu+P_emc+P_soc)/0.9; VDD_CPU_GPU_CV = P_cpu+P_gpu;
+//   VDD_SOC = P_soc+P_emc; VDD_GPU_SOC = P_gpu+P_soc; VDD_CPU_CV, CPU, POM_5V_CPU, VDD_SYS_CPU = P_cpu;
+//   GPU, POM_5V_GPU, VDD_SYS_GPU = P_gpu; SOC, VDD_SYS_SOC = P_soc+P_emc/2; VDDRQ,
+//   VDDQ_VDD2_1V8AO, VDD_SYS_DDR = P_emc/2; CV = 0; other rails (VIN_SYS_5V0, SYS5V, NC) keep
+//   their captured values. Current = P / V_bus.
+//   Thermal: T = T_captured + 1.8 °C/W · (P_total − P_total at the captured state).
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "sysfs/proc_stat.h"
+#include "sysfs/root.h"
+
+namespace jetchar::jetson {
+
+/// The model's figures for the board's current state, mW.
+struct SimulatedPower {
+  double cpu_mw = 0;
+  double gpu_mw = 0;
+  double emc_mw = 0;
+  double soc_mw = 0;
+  double total_mw = 0;  ///< module total (cpu + gpu + emc + soc)
+  double host_utilization = 0;
+};
+
+class SimulatedBoard {
+ public:
+  /// Expands `fixture` (a name from tests/fixtures/boards or a manifest path) into `dir`, or into
+  /// a fresh temporary directory (removed on destruction) when `dir` is empty. A `dir` that
+  /// already holds a simulated board is reused as it stands (state persists between invocations);
+  /// a non-empty `dir` that does not is refused.
+  explicit SimulatedBoard(std::string_view fixture, std::optional<std::filesystem::path> dir = std::nullopt);
+  ~SimulatedBoard();
+  SimulatedBoard(const SimulatedBoard&) = delete;
+  SimulatedBoard& operator=(const SimulatedBoard&) = delete;
+
+  const std::filesystem::path& root_dir() const { return root_dir_; }
+  const sysfs::Root& root() const { return *root_; }
+  const std::string& fixture() const { return fixture_; }
+
+  /// Runs the behaviour model once (derived clocks, CPU lists, rails, temperatures).
+  void update();
+  /// Only the sensors (rails, temperatures): what the background refresh runs.
+  void update_sensors();
+  SimulatedPower power() const;
+
+  /// Refreshes the sensors every `period` on a background thread until stop_refresh().
+  void start_refresh(std::chrono::milliseconds period);
+  void stop_refresh();
+
+  /// The marker file that tells a simulated root apart (kept inside the root directory).
+  static constexpr const char* kMarker = ".jetchar-simulated.json";
+  /// True when `dir` holds a simulated board.
+  static bool is_simulated_root(const std::filesystem::path& dir);
+
+ private:
+  void update_clocks();
+  SimulatedPower compute_power();
+  void write_sensors(const SimulatedPower& power);
+  std::optional<std::string> baseline(const std::string& path) const;
+
+  std::filesystem::path root_dir_;
+  bool owns_dir_ = false;
+  std::string fixture_;
+  std::unique_ptr<sysfs::Root> root_;
+  std::string baseline_json_;  ///< captured values of the derived attributes (JSON object text)
+  double baseline_power_mw_ = 0;
+  std::optional<sysfs::ProcStat> last_host_stat_;
+  double host_utilization_ = 0;
+  SimulatedPower last_power_;
+  mutable std::mutex mutex_;
+  std::atomic<bool> refreshing_{false};
+  std::thread refresh_thread_;
+};
+
+}  // namespace jetchar::jetson

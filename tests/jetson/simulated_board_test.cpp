@@ -1,0 +1,199 @@
+#include "jetson/simulated_board.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "jetson/board_fixture.h"
+#include "jetson/gpu_device.h"
+#include "jetson/ina3221.h"
+#include "sysfs/attribute.h"
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::jetson {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kCpu = "/sys/devices/system/cpu";
+
+class SimulatedBoardFixture : public ::testing::TestWithParam<std::string> {
+ protected:
+  SimulatedBoard sim{GetParam()};
+  const sysfs::Root& root = sim.root();
+
+  void write(const std::string& path, const std::string& value) {
+    sysfs::write_string(root, path, value + "\n");
+    sim.update();
+  }
+  std::int64_t read(const std::string& path) { return sysfs::read_int(root, path); }
+
+  std::optional<std::string> first_online_secondary_cpu() {
+    for (int cpu = 1; cpu < 64; ++cpu) {
+      const std::string path = std::string(kCpu) + "/cpu" + std::to_string(cpu) + "/online";
+      if (sysfs::try_read_string(root, path) == "1") return path;
+    }
+    return std::nullopt;
+  }
+
+  double rail_sum_mw() {
+    double sum = 0;
+    for (const auto& device : discover_power_monitors(root).devices) {
+      for (const auto& rail : device.rails) {
+        if (rail.connected && rail.power_mw) sum += static_cast<double>(*rail.power_mw);
+      }
+    }
+    return sum;
+  }
+};
+
+TEST_P(SimulatedBoardFixture, SaysItIsSimulated) {
+  EXPECT_TRUE(SimulatedBoard::is_simulated_root(sim.root_dir()));
+  EXPECT_NE(sysfs::read_string(root, std::string("/") + SimulatedBoard::kMarker).find("simulated"), std::string::npos);
+}
+
+TEST_P(SimulatedBoardFixture, HotplugUpdatesOnlineListAndPolicies) {
+  const auto core = first_online_secondary_cpu();
+  ASSERT_TRUE(core.has_value());
+  const int cpu = std::atoi(core->c_str() + std::string(kCpu).size() + 4);
+  write(*core, "0");
+  const auto online = sysfs::read_cpu_list(root, std::string(kCpu) + "/online");
+  EXPECT_EQ(std::count(online.begin(), online.end(), cpu), 0);
+  EXPECT_EQ(online.front(), 0);
+  for (const auto& policy : root.glob(std::string(kCpu) + "/cpufreq/policy*")) {
+    if (!root.exists(policy + "/affected_cpus")) continue;
+    const auto affected = sysfs::read_cpu_list(root, policy + "/affected_cpus");
+    EXPECT_EQ(std::count(affected.begin(), affected.end(), cpu), 0) << policy;
+  }
+  write(*core, "1");
+  const auto back = sysfs::read_cpu_list(root, std::string(kCpu) + "/online");
+  EXPECT_EQ(std::count(back.begin(), back.end(), cpu), 1);
+}
+
+TEST_P(SimulatedBoardFixture, LimitsClampTheCurrentClocks) {
+  const std::string policy = root.glob(std::string(kCpu) + "/cpufreq/policy*").front();
+  const auto table = sysfs::read_int_list(root, policy + "/scaling_available_frequencies");
+  const auto captured = read(policy + "/scaling_cur_freq");
+  write(policy + "/scaling_min_freq", std::to_string(table.front()));
+  write(policy + "/scaling_max_freq", std::to_string(table.front()));
+  EXPECT_EQ(read(policy + "/scaling_cur_freq"), table.front());
+  write(policy + "/scaling_max_freq", std::to_string(table.back()));
+  write(policy + "/scaling_min_freq", std::to_string(table.back()));
+  EXPECT_EQ(read(policy + "/scaling_cur_freq"), table.back());
+  write(policy + "/scaling_min_freq", std::to_string(table.front()));
+  write(policy + "/scaling_governor", "performance");
+  EXPECT_EQ(read(policy + "/scaling_cur_freq"), table.back());
+
+  const auto gpu = discover_gpu(root).gpu;
+  ASSERT_TRUE(gpu.has_value());
+  const double before_mw = rail_sum_mw();
+  const std::string d = gpu->devfreq_path;
+  const auto gpu_top = gpu->available_freqs_hz.empty() ? read(d + "/max_freq") : gpu->available_freqs_hz.back();
+  write(d + "/max_freq", std::to_string(gpu_top));
+  write(d + "/min_freq", std::to_string(gpu_top));
+  EXPECT_EQ(read(d + "/cur_freq"), gpu_top);
+  EXPECT_GT(rail_sum_mw(), before_mw) << "rails follow the GPU clock";
+  (void)captured;
+}
+
+TEST_P(SimulatedBoardFixture, EmcHonoursLockAndCap) {
+  const std::string bpmp = "/sys/kernel/debug/bpmp/debug/clk/emc/";
+  if (!root.exists(bpmp + "rate")) GTEST_SKIP() << "no BPMP EMC in this fixture";
+  const auto captured = read(bpmp + "rate");
+  const std::string rates = "/sys/kernel/debug/bpmp/debug/emc/possible_rates";
+  const std::int64_t low =
+      root.exists(rates) ? sysfs::read_int_list(root, rates).front() * 1000 : read(bpmp + "min_rate");
+  const std::int64_t high = root.exists(rates) ? sysfs::read_int_list(root, rates).back() * 1000 : read(bpmp + "max_rate");
+  ASSERT_NE(low, captured) << "the fixture must not idle at the lowest rate for this test";
+  write(bpmp + "rate", std::to_string(low));
+  EXPECT_EQ(read(bpmp + "rate"), captured) << "BPMP ignores a rate written without the lock";
+  write(bpmp + "mrq_rate_locked", "1");
+  write(bpmp + "rate", std::to_string(low));
+  EXPECT_EQ(read(bpmp + "rate"), low);
+  write(bpmp + "rate", std::to_string(high));
+  for (const char* cap : {"/sys/kernel/nvpmodel_clk_cap/emc", "/sys/kernel/nvpmodel_emc_cap/emc_iso_cap"}) {
+    if (!root.exists(cap)) continue;
+    write(cap, std::to_string(low));
+    EXPECT_EQ(read(bpmp + "rate"), low) << "the nvpmodel cap bounds a locked rate";
+  }
+}
+
+TEST_P(SimulatedBoardFixture, RailsAndTemperaturesFollowPower) {
+  const auto monitors = discover_power_monitors(root);
+  ASSERT_FALSE(monitors.devices.empty());
+  std::vector<std::string> zones;
+  for (const auto& z : root.glob("/sys/devices/virtual/thermal/thermal_zone*/temp")) zones.push_back(z);
+  ASSERT_FALSE(zones.empty());
+  // Everything down: one core, lowest clocks.
+  for (int cpu = 63; cpu >= 1; --cpu) {
+    const std::string path = std::string(kCpu) + "/cpu" + std::to_string(cpu) + "/online";
+    if (root.exists(path)) sysfs::write_string(root, path, "0\n");
+  }
+  sim.update();
+  const double low_mw = sim.power().total_mw;
+  std::map<std::string, std::int64_t> low_temps;
+  for (const auto& z : zones) low_temps[z] = read(z);
+  // Everything up.
+  for (int cpu = 1; cpu < 64; ++cpu) {
+    const std::string path = std::string(kCpu) + "/cpu" + std::to_string(cpu) + "/online";
+    if (root.exists(path)) sysfs::write_string(root, path, "1\n");
+  }
+  for (const auto& policy : root.glob(std::string(kCpu) + "/cpufreq/policy*")) {
+    sysfs::write_string(root, policy + "/scaling_governor", "performance\n");
+  }
+  sim.update();
+  const double high_mw = sim.power().total_mw;
+  EXPECT_GT(high_mw, low_mw + 500);
+  for (const auto& z : zones) {
+    if (low_temps[z] <= -256000) {
+      EXPECT_EQ(read(z), low_temps[z]) << z << " is power-gated and stays so";
+    } else {
+      EXPECT_GT(read(z), low_temps[z]) << z;
+    }
+  }
+  // Values are integers in the driver's units (mV, mA) and plausible for a Jetson module.
+  for (const auto& device : discover_power_monitors(root).devices) {
+    for (const auto& rail : device.rails) {
+      if (!rail.connected) continue;
+      EXPECT_TRUE(rail.voltage_mv.has_value()) << rail.name;
+      EXPECT_LT(rail.current_ma.value_or(0), 20000) << rail.name;
+    }
+  }
+  EXPECT_GT(high_mw, 2000);
+  EXPECT_LT(high_mw, 60000);
+}
+
+INSTANTIATE_TEST_SUITE_P(Boards, SimulatedBoardFixture, ::testing::ValuesIn(list_board_fixtures()),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (auto& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SimulatedBoardFixture);
+
+TEST(SimulatedBoardTest, StatePersistsInAGivenDirectory) {
+  const auto fixtures = list_board_fixtures();
+  if (fixtures.empty()) GTEST_SKIP() << "no board fixtures";
+  testing::TempDir dir;
+  const fs::path root_dir = dir.path() / "board";
+  {
+    SimulatedBoard sim(fixtures.front(), root_dir);
+    sysfs::write_string(sim.root(), std::string(kCpu) + "/cpufreq/" +
+                                        sim.root().list(std::string(kCpu) + "/cpufreq").front() + "/scaling_governor",
+                        "performance\n");
+  }
+  ASSERT_TRUE(SimulatedBoard::is_simulated_root(root_dir));
+  SimulatedBoard again(fixtures.front(), root_dir);
+  EXPECT_EQ(again.fixture(), fixtures.front());
+  const std::string policy = std::string(kCpu) + "/cpufreq/" + again.root().list(std::string(kCpu) + "/cpufreq").front();
+  EXPECT_EQ(sysfs::read_string(again.root(), policy + "/scaling_governor"), "performance");
+
+  dir.write("other/file", "x");
+  EXPECT_THROW(SimulatedBoard(fixtures.front(), dir.path() / "other"), std::invalid_argument);
+  EXPECT_THROW(SimulatedBoard("no-such-board"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace jetchar::jetson
