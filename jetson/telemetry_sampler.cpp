@@ -1,6 +1,9 @@
 #include "jetson/telemetry_sampler.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <fmt/format.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,6 +100,7 @@ struct TelemetrySampler::Source {
     OpenFile file;
     std::size_t field = 0;
     double scale = 1.0;
+    bool slow = false;
   };
   std::vector<Rail> rails;
   std::vector<Counter> counters;
@@ -113,6 +117,14 @@ struct TelemetrySampler::Source {
   OpenFile meminfo;
   std::optional<std::size_t> mem_field;
   std::vector<char> big_buffer = std::vector<char>(64 * 1024);
+
+  // Fields that cannot change faster than the scheduler tick (/proc/stat counts in USER_HZ = 100
+  // ticks/s) or that sensors refresh slowly (thermal zones, meminfo) are re-read at most every
+  // kSlowPeriodNs; in between their last values are carried over, flagged repeated.
+  static constexpr std::int64_t kSlowPeriodNs = 10'000'000;
+  std::vector<std::size_t> slow_fields;
+  std::vector<FieldValue> slow_last;  // indexed like slow_fields
+  std::int64_t slow_read_ns = INT64_MIN / 2;
 };
 
 TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySources& sources, SamplerOptions options)
@@ -244,9 +256,17 @@ TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySourc
   for (const auto& temp : sources.temperatures) {
     if (auto s = add_scalar("temperature " + temp.name, temp.path, temp.name + ".temp_mc", "m°C",
                             FieldGroup::kTemperature, 1.0)) {
+      s->slow = true;
       src.scalars.push_back(std::move(*s));
     }
   }
+
+  for (std::size_t f : src.cpu_fields) src.slow_fields.push_back(f);
+  if (src.mem_field) src.slow_fields.push_back(*src.mem_field);
+  for (const auto& scalar : src.scalars) {
+    if (scalar.slow) src.slow_fields.push_back(scalar.field);
+  }
+  src.slow_last.resize(src.slow_fields.size());
 
   ring_.resize(options_.ring_capacity);
   for (auto& sample : ring_) sample.values.resize(layout_.fields.size());
@@ -262,6 +282,7 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
     values[field].value = value;
     values[field].flags = field_flags::kValid | extra;
   };
+  const bool slow_due = t_ns - src.slow_read_ns >= Source::kSlowPeriodNs - 100'000;
 
   for (auto& rail : src.rails) {
     double v = 0, i = 0, p = 0;
@@ -303,6 +324,7 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
     counter.last_ns = t_ns;
   }
   for (auto& scalar : src.scalars) {
+    if (scalar.slow && !slow_due) continue;
     double value = 0;
     if (scalar.file.read_int(value)) set(scalar.field, value * scalar.scale);
   }
@@ -316,7 +338,7 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
     if (src.emc_activity->file.read_int(activity) && rate_khz > 0) set(*src.emc_util_field, activity / rate_khz * 100.0);
   }
 
-  if (!src.cpus.empty()) {
+  if (!src.cpus.empty() && slow_due) {
     const ssize_t n = src.proc_stat.read(src.big_buffer.data(), src.big_buffer.size());
     for (auto& t : src.cpu_now) t.present = false;
     if (n > 0) {
@@ -372,7 +394,7 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
       }
     }
   }
-  if (src.mem_field) {
+  if (src.mem_field && slow_due) {
     const ssize_t n = src.meminfo.read(src.big_buffer.data(), src.big_buffer.size());
     if (n > 0) {
       const std::string_view text(src.big_buffer.data(), static_cast<std::size_t>(n));
@@ -391,9 +413,22 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
       if (total && available) set(*src.mem_field, static_cast<double>(*total - *available));
     }
   }
+  if (slow_due) {
+    src.slow_read_ns = t_ns;
+    for (std::size_t k = 0; k < src.slow_fields.size(); ++k) src.slow_last[k] = values[src.slow_fields[k]];
+  } else {
+    for (std::size_t k = 0; k < src.slow_fields.size(); ++k) {
+      FieldValue carried = src.slow_last[k];
+      if (carried.valid()) carried.flags |= field_flags::kRepeated;
+      values[src.slow_fields[k]] = carried;
+    }
+  }
 }
 
 void TelemetrySampler::run() {
+  // The default 50 µs timer slack lets the kernel coalesce our wake-ups; at 1 kHz that slack is
+  // most of the jitter budget, so ask for exact expiry.
+  ::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   const auto period_ns = static_cast<std::int64_t>(1e9 / options_.rate_hz);
   const std::int64_t cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   const std::int64_t start = clock_ns(CLOCK_MONOTONIC);
@@ -420,7 +455,10 @@ void TelemetrySampler::run() {
       slot.time_ns = t;
       slot.lateness_ns = t - deadline;
       slot.read_ns = clock_ns(CLOCK_MONOTONIC) - t;
-      slot.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+      const std::int64_t cpu1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+      slot.cpu_ns = cpu1 - cpu0;
+      // The thread's CPU time so far (reads and wake-ups), without a third clock call.
+      thread_cpu_ns_.store(cpu1 - cpu_start, std::memory_order_relaxed);
       read_cpu_ns_.fetch_add(slot.cpu_ns, std::memory_order_relaxed);
       head_.store(head + 1, std::memory_order_release);
       samples_.fetch_add(1, std::memory_order_relaxed);
@@ -436,7 +474,6 @@ void TelemetrySampler::run() {
       missed_.fetch_add(static_cast<std::uint64_t>(skipped), std::memory_order_relaxed);
       deadline += skipped * period_ns;
     }
-    thread_cpu_ns_.store(clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start, std::memory_order_relaxed);
     elapsed_ns_.store(after - start, std::memory_order_relaxed);
   }
 }
@@ -444,6 +481,15 @@ void TelemetrySampler::run() {
 void TelemetrySampler::start() {
   if (running_.exchange(true)) return;
   thread_ = std::thread([this] { run(); });
+  if (options_.realtime_priority > 0) {
+    sched_param param{};
+    param.sched_priority = std::clamp(options_.realtime_priority, 1, 99);
+    const int error = ::pthread_setschedparam(thread_.native_handle(), SCHED_FIFO, &param);
+    if (error != 0) {
+      notes_.push_back(fmt::format("realtime priority {} refused ({}); sampling with the normal scheduler",
+                                   param.sched_priority, std::strerror(error)));
+    }
+  }
 }
 
 void TelemetrySampler::stop() {

@@ -22,6 +22,9 @@ struct SamplerOptions {
   double rate_hz = 10.0;
   /// Samples buffered until drained (the ring); when full, new samples are dropped and counted.
   std::size_t ring_capacity = 4096;
+  /// SCHED_FIFO priority for the sampler thread (1..99); 0 keeps the normal scheduler. Needs
+  /// CAP_SYS_NICE; when refused the sampler runs normally and says so in notes().
+  int realtime_priority = 0;
 };
 
 struct SamplerStats {

@@ -123,6 +123,12 @@ TEST_F(TelemetrySamplerTest, FlagsRepeatedReadingsWithinTheUpdateInterval) {
   EXPECT_TRUE(b.values[p0].repeated());
   EXPECT_TRUE(b.values[p0].valid());
   EXPECT_FALSE(b.values[p1].repeated());
+  // Slow fields (meminfo, /proc/stat, thermal) are re-read at most every 10 ms; in between the
+  // last value is carried over and flagged.
+  const auto mem = *sampler.layout().find("mem.used_kib");
+  EXPECT_TRUE(b.values[mem].valid());
+  EXPECT_TRUE(b.values[mem].repeated());
+  EXPECT_EQ(b.values[mem].value, 4000000.0);
   dir.write(std::string(kHwmon).substr(1) + "/curr1_input", "1300\n");
   const auto c = sampler.sample_now();
   EXPECT_FALSE(c.values[p0].repeated());

@@ -1,0 +1,136 @@
+#include "jetson/telemetry_discovery.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+
+namespace jetchar::jetson {
+namespace {
+
+// Rails fed by another measured rail: counting them in a module sum would count that power
+// twice (AGX Orin: VDDQ_VDD2_1V8AO is supplied from VIN_SYS_5V0 — reference §2.4 / energymon).
+struct SubRail {
+  const char* rail;
+  const char* fed_by;
+};
+constexpr SubRail kSubRails[] = {{"VDDQ_VDD2_1V8AO", "VIN_SYS_5V0"}};
+
+// Memory-controller activity counters (jtop: util % = mc_all / EMC rate in kHz × 100).
+constexpr const char* kEmcActivityPaths[] = {"/sys/kernel/actmon_avg_activity/mc_all",
+                                              "/sys/kernel/debug/cactmon/mc_all"};
+
+bool has_rail(const PowerMonitors& power, std::string_view name) {
+  for (const auto& device : power.devices) {
+    for (const auto& rail : device.rails) {
+      if (rail.connected && rail.name == name) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+TelemetrySources telemetry_sources_from(const sysfs::Root& root, const DiscoveredSensors& sensors) {
+  TelemetrySources sources;
+  const PowerMonitors& power = sensors.power;
+  for (const auto& device : power.devices) {
+    sources.ina3221.push_back(Ina3221Settings{device.i2c_device, std::string(to_string(device.driver)), device.samples,
+                                              device.update_interval_ms, device.running_mode});
+    for (const auto& rail : device.rails) {
+      if (!rail.connected) continue;
+      RailSource source;
+      source.name = rail.name;
+      source.voltage_path = rail.voltage_path;
+      source.current_path = rail.current_path;
+      source.power_path = rail.power_path;
+      if (device.update_interval_ms) source.update_interval_ns = *device.update_interval_ms * 1'000'000;
+      if (power.board_input_rail && rail.name == *power.board_input_rail) {
+        source.role = energy::RailRole::kBoardInput;
+      } else {
+        source.role = energy::RailRole::kModule;
+        for (const auto& sub : kSubRails) {
+          if (rail.name == sub.rail && has_rail(power, sub.fed_by)) source.role = energy::RailRole::kSubRail;
+        }
+      }
+      sources.rails.push_back(std::move(source));
+    }
+  }
+  if (power.absent) sources.notes.push_back("power rails: " + *power.absent);
+
+  if (sensors.cpu) {
+    sources.cpus = sensors.cpu->possible;
+    for (const auto& policy : sensors.cpu->policies) {
+      sources.cpu_clusters.push_back(CpuClusterSource{policy.name, policy.related_cpus, policy.sysfs_path + "/scaling_cur_freq"});
+    }
+    if (sensors.cpu->cpufreq_absent) sources.notes.push_back("CPU frequency: " + *sensors.cpu->cpufreq_absent);
+  }
+
+  if (sensors.gpu.gpu) {
+    sources.gpu_load_path = sensors.gpu.gpu->load_path;
+    sources.gpu_freq_path = sensors.gpu.gpu->devfreq_path + "/cur_freq";
+  } else if (sensors.gpu.absent) {
+    sources.notes.push_back("GPU: " + *sensors.gpu.absent);
+  }
+
+  if (sensors.emc.access == EmcAccess::kReadable && sensors.emc.rate_path) {
+    sources.emc_freq_path = sensors.emc.rate_path;
+    for (const char* path : kEmcActivityPaths) {
+      if (root.exists(path)) {
+        sources.emc_activity_path = path;
+        break;
+      }
+    }
+  } else {
+    sources.notes.push_back(fmt::format("EMC: {}{}", to_string(sensors.emc.access),
+                                        sensors.emc.note ? " (" + *sensors.emc.note + ")" : ""));
+  }
+
+  for (const auto& zone : sensors.thermal.zones) {
+    // Power-gated zones read -256 °C and PMIC-Die a constant: neither is a measurement.
+    if (zone.fixed_reading) continue;
+    sources.temperatures.push_back(TemperatureSource{zone.type, "/sys/class/thermal/" + zone.zone + "/temp"});
+  }
+  for (const auto& device : sensors.host.hwmon) {
+    for (const auto& channel : device.channels) {
+      if (channel.unit != "mC" || !channel.value) continue;
+      const std::string name = device.name + "." + channel.label.value_or(channel.attribute);
+      sources.temperatures.push_back(
+          TemperatureSource{name, "/sys/class/hwmon/" + device.hwmon + "/" + channel.attribute + "_input"});
+    }
+  }
+  for (const auto& zone : sensors.host.powercap) {
+    if (!zone.energy_uj) {
+      if (zone.note) sources.notes.push_back("powercap " + zone.zone + ": " + *zone.note);
+      continue;
+    }
+    sources.energy_counters.push_back(EnergyCounterSource{zone.name.value_or(zone.zone),
+                                                          "/sys/class/powercap/" + zone.zone + "/energy_uj",
+                                                          zone.max_energy_range_uj});
+  }
+  return sources;
+}
+
+TelemetrySources discover_telemetry_sources(const sysfs::Root& root) {
+  DiscoveredSensors sensors;
+  std::vector<std::string> notes;
+  // Each step on its own: a board that lacks one subsystem still gets the others.
+  const auto attempt = [&](const char* what, auto&& step) {
+    try {
+      step();
+    } catch (const std::exception& e) {
+      notes.push_back(fmt::format("{} discovery failed: {}", what, e.what()));
+    }
+  };
+  attempt("INA3221", [&] { sensors.power = discover_power_monitors(root); });
+  attempt("CPU", [&] { sensors.cpu = discover_cpu_topology(root); });
+  attempt("GPU", [&] { sensors.gpu = discover_gpu(root); });
+  attempt("EMC", [&] { sensors.emc = discover_emc_clock(root); });
+  attempt("thermal", [&] { sensors.thermal = discover_thermal_zones(root); });
+  attempt("host sensors", [&] { sensors.host = discover_host_sensors(root); });
+  TelemetrySources sources = telemetry_sources_from(root, sensors);
+  sources.notes.insert(sources.notes.end(), notes.begin(), notes.end());
+  return sources;
+}
+
+}  // namespace jetchar::jetson
