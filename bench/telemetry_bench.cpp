@@ -1,0 +1,161 @@
+// Telemetry sampler cost and timing: runs the real sampler on a board fixture expanded into a
+// temporary tree (default: AGX Orin R36, every rail plus CPU/GPU/EMC/thermal fields) and reports
+// CPU cost per sample, share of one core, achieved rate and timestamp jitter (lateness against the
+// absolute deadline, p50/p99/max). Targets from the issue: ≤ 2 % of one core and jitter p99 ≤ 200 µs
+// at 1 kHz. Not a test: timings depend on the machine and its load.
+//
+//   telemetry_bench [--fixture agx-orin-r36] [--rate 1000] [--seconds 5] [--rails-only] [--json]
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "jetson/board_fixture.h"
+#include "jetson/telemetry_discovery.h"
+#include "jetson/telemetry_sampler.h"
+#include "sysfs/root.h"
+
+namespace {
+
+double percentile(std::vector<std::int64_t> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  // Nearest rank, as the rest of jetchar reports latencies.
+  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
+  return static_cast<double>(values[std::clamp<std::size_t>(rank, 1, values.size()) - 1]);
+}
+
+// CPU share of a thread that only sleeps to absolute 1/rate deadlines and reads nothing: the
+// machine's floor for any periodic sampler (timer interrupts, context switches, a VM's exits).
+double wakeup_floor_pct(double rate, double seconds) {
+  double pct = 0;
+  std::thread t([&] {
+    ::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    const double cpu0 = static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    std::int64_t deadline = ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+    const std::int64_t period = static_cast<std::int64_t>(1e9 / rate);
+    const auto n = static_cast<std::int64_t>(rate * seconds);
+    for (std::int64_t i = 0; i < n; ++i) {
+      deadline += period;
+      timespec d{static_cast<time_t>(deadline / 1'000'000'000), static_cast<long>(deadline % 1'000'000'000)};
+      ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &d, nullptr);
+    }
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    const double cpu1 = static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+    pct = 100.0 * (cpu1 - cpu0) / (seconds * 1e9);
+  });
+  t.join();
+  return pct;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Telemetry sampler cost and jitter on a board fixture"};
+  std::string fixture = "agx-orin-r36";
+  double rate = 1000;
+  double seconds = 5;
+  bool rails_only = false;
+  bool json = false;
+  int realtime = 0;
+  app.add_option("--fixture", fixture, "Board fixture name or manifest path")->capture_default_str();
+  app.add_option("--rate", rate, "Sampling rate in Hz (1..1000)")->capture_default_str();
+  app.add_option("--seconds", seconds, "Duration")->capture_default_str();
+  app.add_flag("--rails-only", rails_only, "Sample only the INA3221 rails (no CPU/GPU/EMC/thermal/memory fields)");
+  app.add_flag("--json", json, "Print the figures as one JSON object");
+  app.add_option("--realtime", realtime, "SCHED_FIFO priority for the sampler thread (0 = normal scheduler)");
+  CLI11_PARSE(app, argc, argv);
+
+  using namespace jetchar::jetson;
+  const ExpandedFixture tree(fixture);
+  const jetchar::sysfs::Root root(tree.root_dir());
+  TelemetrySources sources = discover_telemetry_sources(root);
+  if (rails_only) {
+    TelemetrySources rails;
+    rails.rails = sources.rails;
+    rails.ina3221 = sources.ina3221;
+    rails.cpu_utilization = false;
+    rails.memory = false;
+    sources = rails;
+  }
+  TelemetrySampler sampler(root, sources, SamplerOptions{rate, 1 << 16, realtime});
+  std::vector<TelemetrySample> samples;
+  samples.reserve(static_cast<std::size_t>(rate * seconds) + 1024);
+  sampler.start();
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    sampler.drain(samples);
+  }
+  sampler.stop();
+  sampler.drain(samples);
+  const SamplerStats stats = sampler.stats();
+  const double floor_pct = wakeup_floor_pct(rate, std::min(seconds, 3.0));
+
+  std::vector<std::int64_t> lateness, cpu, intervals_dev;
+  const auto period_ns = static_cast<std::int64_t>(1e9 / rate);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    lateness.push_back(samples[i].lateness_ns);
+    cpu.push_back(samples[i].cpu_ns);
+    if (i > 0) intervals_dev.push_back(std::llabs(samples[i].time_ns - samples[i - 1].time_ns - period_ns));
+  }
+  const double achieved = stats.elapsed_ns > 0 ? static_cast<double>(stats.samples) * 1e9 / static_cast<double>(stats.elapsed_ns) : 0;
+  const double core_pct = 100.0 * stats.cpu_fraction();
+  const double p99_us = percentile(lateness, 99) / 1e3;
+  std::size_t rails = sampler.layout().rails.size();
+
+  nlohmann::json result = {
+      {"fixture", tree.name()},
+      {"fields", sampler.layout().fields.size()},
+      {"rails", rails},
+      {"rate_hz", rate},
+      {"realtime_priority", realtime},
+      {"achieved_hz", achieved},
+      {"samples", stats.samples},
+      {"missed_deadlines", stats.missed_deadlines},
+      {"dropped", stats.dropped},
+      {"read_cpu_us_per_sample_mean", stats.samples ? static_cast<double>(stats.read_cpu_ns) / static_cast<double>(stats.samples) / 1e3 : 0.0},
+      {"read_cpu_us_p50", percentile(cpu, 50) / 1e3},
+      {"read_cpu_us_p99", percentile(cpu, 99) / 1e3},
+      {"thread_cpu_pct_of_one_core", core_pct},
+      {"lateness_us_p50", percentile(lateness, 50) / 1e3},
+      {"lateness_us_p99", p99_us},
+      {"lateness_us_max", percentile(lateness, 100) / 1e3},
+      {"interval_deviation_us_p99", percentile(intervals_dev, 99) / 1e3},
+      {"wakeup_floor_pct_of_one_core", floor_pct},
+      {"target_core_pct_le_2", core_pct <= 2.0},
+      {"target_jitter_p99_le_200us", p99_us <= 200.0},
+  };
+  if (json) {
+    std::printf("%s\n", result.dump(2).c_str());
+    return 0;
+  }
+  std::printf("telemetry_bench: fixture %s, %zu fields (%zu rails), %.0f Hz for %.1f s, %s\n", tree.name().c_str(),
+              sampler.layout().fields.size(), rails, rate, seconds,
+              realtime > 0 ? fmt::format("SCHED_FIFO {}", realtime).c_str() : "normal scheduler");
+  std::printf("  achieved rate        %.2f Hz (%llu samples, %llu missed deadlines, %llu dropped)\n", achieved,
+              static_cast<unsigned long long>(stats.samples), static_cast<unsigned long long>(stats.missed_deadlines),
+              static_cast<unsigned long long>(stats.dropped));
+  std::printf("  read CPU per sample  mean %.1f us, p50 %.1f us, p99 %.1f us\n",
+              result["read_cpu_us_per_sample_mean"].get<double>(), result["read_cpu_us_p50"].get<double>(),
+              result["read_cpu_us_p99"].get<double>());
+  std::printf("  sampler thread CPU   %.3f %% of one core (target <= 2 %%: %s)\n", core_pct, core_pct <= 2.0 ? "met" : "MISSED");
+  std::printf("  timestamp lateness   p50 %.1f us, p99 %.1f us, max %.1f us (target p99 <= 200 us: %s)\n",
+              result["lateness_us_p50"].get<double>(), p99_us, result["lateness_us_max"].get<double>(),
+              p99_us <= 200.0 ? "met" : "MISSED");
+  std::printf("  interval deviation   p99 %.1f us\n", result["interval_deviation_us_p99"].get<double>());
+  std::printf("  wake-up floor        %.3f %% of one core (an empty %.0f Hz sleep loop on this machine)\n", floor_pct, rate);
+  for (const auto& note : sampler.notes()) std::printf("  absent: %s\n", note.c_str());
+  return 0;
+}
