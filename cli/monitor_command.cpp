@@ -27,7 +27,7 @@
 #include "jetson/energy/window_energy.h"
 #include "jetson/meters/meter_protocol.h"
 #include "jetson/meters/serial_meter_reader.h"
-#include "jetson/board_fixture.h"
+#include "jetson/board_handle.h"
 #include "jetson/telemetry_discovery.h"
 #include "jetson/telemetry_sampler.h"
 #include "sysfs/root.h"
@@ -226,27 +226,19 @@ void print_baseload(const energy::Baseload& b, const std::string& title) {
 }
 
 void run_monitor(MonitorOptions o) {
-  std::optional<ExpandedFixture> simulated;
-  std::string board_label;
-  std::string root_dir = o.root;
-  if (o.board.rfind("sim:", 0) == 0) {
-    if (o.root_given) throw std::invalid_argument("--root and --board sim:<fixture> exclude each other");
-    const std::string name = o.board.substr(4);
-    if (name.empty()) throw std::invalid_argument("--board sim: needs a fixture name (e.g. sim:agx-orin-r36)");
-    // The fixture expanded into a temporary root, as `jetchar device info --board sim:` does: its
-    // sensor files hold the values captured from the board, so they read back as constants.
-    simulated.emplace(name);
-    root_dir = simulated->root_dir().string();
-    board_label = "sim:" + simulated->name() + " (fixture values, not measurements)";
-  } else if (o.board == "auto" || o.board == "host" || o.board == "jetson") {
-    board_label = o.board + " root " + root_dir;
-  } else {
-    throw std::invalid_argument(fmt::format("--board '{}' is not valid; use auto, host, jetson or sim:<fixture>", o.board));
+  // The same --board/--root handling as every other command (jetson/board_handle.h). A simulated
+  // board's rails follow its power model, refreshed in the background while we sample.
+  BoardHandle board = open_board(o.board, o.root_given ? std::optional<std::filesystem::path>(o.root) : std::nullopt);
+  std::string board_label = board.label;
+  if (board.simulated()) {
+    board.sim->update();
+    board.sim->start_refresh(std::chrono::milliseconds(100));
+    board_label += ", power figures are modelled";
   }
   const bool tty = ::isatty(STDOUT_FILENO) == 1;
   if (o.rate_hz == 0) o.rate_hz = tty ? 2.0 : 10.0;
 
-  const jetchar::sysfs::Root root(root_dir);
+  const jetchar::sysfs::Root& root = *board.root;
   const TelemetrySources sources = discover_telemetry_sources(root);
   TelemetrySampler sampler(root, sources, SamplerOptions{o.rate_hz, 1 << 14});
   const TelemetryLayout& layout = sampler.layout();
@@ -317,6 +309,7 @@ void run_monitor(MonitorOptions o) {
   sampler.stop();
   if (meter) meter->stop();
   pump(true);
+  if (board.simulated()) board.sim->stop_refresh();
 
   const auto stats = sampler.stats();
   const std::int64_t t_end = trace.empty() ? t0 : trace.time_ns(trace.size() - 1);
