@@ -75,6 +75,10 @@ std::optional<EmcFiles> emc_files(const sysfs::Root& root) {
     return EmcFiles{d + "clk_rate", d + "clk_update_rate", d + "clk_state", "/sys/kernel/debug/tegra_bwmgr/emc_min_rate",
                     "/sys/kernel/debug/tegra_bwmgr/emc_max_rate"};
   }
+  if (root.exists("/sys/kernel/debug/clk/emc/clk_rate")) {  // CCF clock: read-only here, follows the cap
+    const std::string d = "/sys/kernel/debug/clk/emc/";
+    return EmcFiles{d + "clk_rate", std::nullopt, std::nullopt, d + "clk_min_rate", d + "clk_max_rate"};
+  }
   return std::nullopt;
 }
 

@@ -1,0 +1,413 @@
+// `jetchar device modes|set|restore|snapshot`: nvpmodel presets, custom power modes (cores, CPU/
+// GPU/EMC frequency, DVFS, fan), and bringing the board back — after a normal run, a signal, or a
+// crash (the change journal in the state directory).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/exit_code.h"
+#include "jetson/control_session.h"
+#include "jetson/nvpmodel_tool.h"
+#include "jetson/power_mode.h"
+#include "jetson/simulated_board.h"
+#include "sysfs/change_journal.h"
+#include "sysfs/root.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace jetchar;
+
+struct BoardOptions {
+  std::string board = "auto";
+  std::string root;
+  std::string state_dir;
+};
+
+// The board a command works on: this machine, a directory that plays "/", or a simulated board.
+struct Board {
+  std::unique_ptr<jetson::SimulatedBoard> sim;
+  std::unique_ptr<sysfs::Root> root;
+  std::string label;
+  fs::path state_dir;
+  bool temporary = false;  ///< a simulated board that vanishes at exit
+
+  std::function<void()> after_write() {
+    if (!sim) return {};
+    return [this] { sim->update(); };
+  }
+};
+
+Board open_board(const BoardOptions& options) {
+  Board board;
+  if (options.board.rfind("sim:", 0) == 0) {
+    const std::string fixture = options.board.substr(4);
+    if (fixture.empty()) throw std::invalid_argument("--board sim: needs a fixture name or manifest path (sim:agx-orin-r36)");
+    board.sim = std::make_unique<jetson::SimulatedBoard>(
+        fixture, options.root.empty() ? std::nullopt : std::optional<fs::path>(options.root));
+    board.root = std::make_unique<sysfs::Root>(board.sim->root_dir());
+    board.temporary = options.root.empty();
+    board.label = fmt::format("sim:{} (simulated{})", board.sim->fixture(),
+                              board.temporary ? ", temporary" : ", in " + board.sim->root_dir().string());
+  } else if (options.board == "auto" || options.board == "jetson" || options.board == "host") {
+    const std::string dir = options.root.empty() ? "/" : options.root;
+    if (!options.root.empty() && jetson::SimulatedBoard::is_simulated_root(dir)) {
+      board.sim = std::make_unique<jetson::SimulatedBoard>("", fs::path(dir));
+      board.label = fmt::format("sim:{} (simulated, in {})", board.sim->fixture(), dir);
+    } else {
+      board.label = options.root.empty() ? "this machine (/)" : fmt::format("root {}", dir);
+    }
+    board.root = std::make_unique<sysfs::Root>(dir);
+  } else {
+    throw std::invalid_argument(
+        fmt::format("--board '{}' is not valid; use auto, host, jetson or sim:<fixture>", options.board));
+  }
+  // The state lives with the board: /var/lib/jetchar under its root (the host's own on "/").
+  board.state_dir = options.state_dir.empty() ? board.root->resolve("/var/lib/jetchar") : fs::path(options.state_dir);
+  return board;
+}
+
+// The state directory already warned about in this invocation (one warning per journal).
+fs::path& warned_state_dir() {
+  static fs::path dir;
+  return dir;
+}
+
+void warn_pending(const Board& board) {
+  if (board.state_dir == warned_state_dir()) return;
+  if (const auto pending = sysfs::find_pending_journal(board.state_dir)) {
+    warned_state_dir() = board.state_dir;
+    std::fprintf(stderr,
+                 "jetchar: warning: a change journal is pending (%zu attribute%s of the board under %s changed by "
+                 "a kept `jetchar device set` or by a run that did not finish); `jetchar device restore --state-dir "
+                 "%s` brings them back\n",
+                 pending->entries.size(), pending->entries.size() == 1 ? "" : "s", pending->root_prefix.c_str(),
+                 board.state_dir.c_str());
+  }
+}
+
+void add_board_options(CLI::App* command, BoardOptions& options) {
+  command->add_option("--board", options.board,
+                      "auto (default), host, jetson, or sim:<fixture> (a simulated board expanded from "
+                      "tests/fixtures/boards; with --root it lives in that directory and persists)");
+  command->add_option("--root", options.root, "Directory that plays '/' (a board tree); default / (this machine)");
+  command->add_option("--state-dir", options.state_dir,
+                      "Where the change journal lives; default /var/lib/jetchar under the board's root");
+}
+
+std::string cap(const std::optional<std::optional<std::int64_t>>& value, std::int64_t units) {
+  if (!value) return "-";
+  if (!*value) return "no cap";
+  return jetson::format_mhz(**value, units);
+}
+
+// ---- modes ------------------------------------------------------------------------------------
+
+void run_modes(const BoardOptions& options) {
+  Board board = open_board(options);
+  warn_pending(board);
+  const auto controls = jetson::discover_device_controls(*board.root);
+  std::string out = fmt::format("board: {}\n", board.label);
+  if (!controls.nvpmodel) {
+    out += "nvpmodel: no /etc/nvpmodel.conf on this board; only custom modes (jetchar device set --cpu-cores ...)\n";
+    std::fputs(out.c_str(), stdout);
+    return;
+  }
+  const auto& config = *controls.nvpmodel;
+  const auto current = jetson::current_nvpmodel_mode(*board.root);
+  out += fmt::format("nvpmodel configuration: {}\n", config.source);
+  out += fmt::format("current mode: {}\n", current && current->id ? fmt::format("{} (from {})", *current->id, current->source)
+                                                                   : std::string("unknown"));
+  out += fmt::format("{:>3}  {:<18} {:>5}  {:<24} {:>13} {:>13}  {}\n", "ID", "NAME", "CORES", "CPU MAX (MHz)",
+                     "GPU MAX (MHz)", "EMC MAX (MHz)", "TPC MASK");
+  for (const auto& mode : config.modes) {
+    const auto summary = jetson::summarize(mode);
+    std::string cpu;
+    for (const auto& [param, value] : summary.cpu_max_khz) {
+      const std::string one = value ? jetson::format_mhz(*value, 1000) : "no cap";
+      if (cpu.find(one) == std::string::npos || cpu.empty()) cpu += (cpu.empty() ? "" : "/") + one;
+    }
+    std::string name = mode.name;
+    if (mode.id == config.default_mode) name += " (default)";
+    if (current && current->id == mode.id) name += " *";
+    out += fmt::format("{:>3}  {:<18} {:>5}  {:<24} {:>13} {:>13}  {}\n", mode.id, name,
+                       summary.online_cores.empty() ? std::string("-") : std::to_string(summary.online_cores.size()),
+                       cpu.empty() ? "-" : cpu, cap(summary.gpu_max_hz, 1000000), cap(summary.emc_max_hz, 1000000),
+                       summary.tpc_pg_mask.value_or("-"));
+  }
+  out += "(* = current; switching to a mode with another TPC mask needs a reboot: --allow-reboot)\n";
+  std::fputs(out.c_str(), stdout);
+}
+
+// ---- set --------------------------------------------------------------------------------------
+
+struct SetOptions {
+  BoardOptions board;
+  std::optional<int> mode;
+  std::optional<int> cpu_cores;
+  std::optional<std::string> cpu_freq, gpu_freq, emc_freq, dvfs, fan, railgate;
+  bool snap = false;
+  bool allow_reboot = false;
+  bool disable_idle = false;
+  std::optional<double> hold_s;
+};
+
+std::string describe_result(const jetson::PowerModePlan& plan, const jetson::ApplyResult& result) {
+  std::string out = fmt::format("applied: {} ({} write{}", plan.description, result.writes, result.writes == 1 ? "" : "s");
+  if (!result.settle.outcomes.empty()) out += fmt::format(", settled in {} ms", result.settle.waited.count());
+  out += ")\n";
+  for (const auto& outcome : result.settle.outcomes) {
+    if (!outcome.last_value) continue;
+    const bool khz = outcome.path.find("cpufreq") != std::string::npos;
+    out += fmt::format("  {}: {} MHz{}\n", outcome.what,
+                       jetson::format_mhz(*outcome.last_value, khz ? 1000 : 1000000), outcome.settled ? "" : " (not settled)");
+  }
+  for (const auto& note : result.notes) out += fmt::format("  note: {}\n", note);
+  return out;
+}
+
+int run_set(const SetOptions& options) {
+  Board board = open_board(options.board);
+  warn_pending(board);
+  jetson::CustomPowerMode custom;
+  custom.cpu_cores = options.cpu_cores;
+  custom.cpu_freq_mhz = options.cpu_freq;
+  custom.gpu_freq_mhz = options.gpu_freq;
+  custom.emc_freq_mhz = options.emc_freq;
+  custom.disable_cpu_idle = options.disable_idle;
+  if (options.dvfs) custom.dvfs = *options.dvfs == "on" ? jetson::DvfsSetting::kOn : jetson::DvfsSetting::kOff;
+  if (options.fan) custom.fan = *options.fan == "max" ? jetson::FanSetting::kMax : jetson::FanSetting::kDefault;
+  if (options.railgate) custom.gpu_railgate = *options.railgate == "on";
+  if (options.mode && !custom.empty()) {
+    throw std::invalid_argument("--mode applies an nvpmodel preset; it cannot be combined with custom settings");
+  }
+  if (!options.mode && custom.empty()) {
+    throw std::invalid_argument("nothing to set: give --mode ID or custom settings (--cpu-cores, --cpu-freq, ...)");
+  }
+
+  jetson::ControlSession session(*board.root, board.state_dir, board.after_write());
+  const jetson::PowerModePlan plan =
+      options.mode ? jetson::plan_nvpmodel_mode(*board.root, session.controls(), *options.mode, options.allow_reboot)
+                   : jetson::plan_custom_mode(*board.root, session.controls(), custom, options.snap, &session.journal());
+  jetson::ApplyOptions apply;
+  apply.use_nvpmodel_program = options.mode && !board.sim && jetson::nvpmodel_available(*board.root);
+  apply.confirm_reboot = options.allow_reboot;
+  std::string out = fmt::format("board: {}\n", board.label);
+  try {
+    const auto result = session.apply(plan, apply);
+    out += describe_result(plan, result);
+  } catch (const jetson::Interrupted& e) {
+    std::fprintf(stderr, "jetchar: interrupted (signal %d) while applying; the board was restored\n", e.signal());
+    return cli::kInterrupted;
+  }
+  if (board.sim) {
+    const auto power = board.sim->power();
+    out += fmt::format("  simulated power: {:.0f} mW module (CPU {:.0f}, GPU {:.0f}, EMC {:.0f}, SoC {:.0f}) at host "
+                       "utilization {:.0f} %\n",
+                       power.total_mw, power.cpu_mw, power.gpu_mw, power.emc_mw, power.soc_mw,
+                       100 * power.host_utilization);
+  }
+  if (options.hold_s) {
+    out += *options.hold_s > 0 ? fmt::format("holding for {} s (SIGINT/SIGTERM ends it early), then restoring\n", *options.hold_s)
+                               : "holding until SIGINT/SIGTERM, then restoring\n";
+    std::fputs(out.c_str(), stdout);
+    std::fflush(stdout);
+    out.clear();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(*options.hold_s);
+    while (session.interrupt().signal() == 0) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (*options.hold_s > 0 && left.count() <= 0) break;
+      if (*options.hold_s <= 0) left = std::chrono::milliseconds(1000);
+      session.interrupt().wait(std::min(left, std::chrono::milliseconds(1000)));
+    }
+    const std::size_t restored = session.restore();
+    out += fmt::format("restored {} attribute{}\n", restored, restored == 1 ? "" : "s");
+    std::fputs(out.c_str(), stdout);
+    return session.interrupt().signal() != 0 ? cli::kInterrupted : cli::kOk;
+  }
+  if (board.temporary) {
+    out += "the simulated board is temporary: restored at exit (use --root DIR to keep it, or --hold)\n";
+  } else {
+    session.keep();
+    out += fmt::format("kept; bring the board back with: jetchar device restore{}{}\n",
+                       options.board.root.empty() ? "" : " --root " + options.board.root,
+                       options.board.state_dir.empty() ? "" : " --state-dir " + options.board.state_dir);
+  }
+  std::fputs(out.c_str(), stdout);
+  return cli::kOk;
+}
+
+// ---- restore / snapshot ---------------------------------------------------------------------
+
+void run_restore(const BoardOptions& options, const std::string& file) {
+  Board board = open_board(options);
+  std::string out = fmt::format("board: {}\n", board.label);
+  if (!file.empty()) {
+    const auto snapshot = sysfs::read_journal(file);
+    if (snapshot.root_prefix != board.root->prefix()) {
+      throw std::invalid_argument(fmt::format("snapshot {} was taken of the board under '{}', not '{}' (pass --root)",
+                                              file, snapshot.root_prefix.string(), board.root->prefix().string()));
+    }
+    if (sysfs::find_pending_journal(board.state_dir)) {
+      throw std::invalid_argument(fmt::format(
+          "a change journal is pending in {}; run `jetchar device restore` without a file first", board.state_dir.string()));
+    }
+    const std::size_t count = sysfs::restore_entries(*board.root, snapshot.entries, file);
+    if (board.sim) board.sim->update();
+    out += fmt::format("restored {} attributes from snapshot {}\n", count, file);
+    std::fputs(out.c_str(), stdout);
+    return;
+  }
+  const fs::path file_path = sysfs::journal_file(board.state_dir);
+  if (!fs::exists(file_path)) {
+    out += fmt::format("nothing to restore: no change journal in {}\n", board.state_dir.string());
+    std::fputs(out.c_str(), stdout);
+    return;
+  }
+  // The journal names the board it changed; restore that one.
+  const auto contents = sysfs::read_journal(file_path);
+  const bool same_root = contents.root_prefix.empty() || contents.root_prefix == board.root->prefix();
+  if (!same_root && (!options.root.empty() || options.board != "auto")) {
+    throw std::invalid_argument(fmt::format("the change journal in {} holds changes to the board under '{}', not '{}'",
+                                            board.state_dir.string(), contents.root_prefix.string(),
+                                            board.root->prefix().string()));
+  }
+  std::unique_ptr<sysfs::Root> other;
+  if (!same_root) {
+    other = std::make_unique<sysfs::Root>(contents.root_prefix);
+    out = fmt::format("board: root {}\n", contents.root_prefix.string());
+  }
+  sysfs::ChangeJournal journal(same_root ? *board.root : *other, board.state_dir);
+  const std::size_t count = journal.restore();
+  if (board.sim && same_root) {
+    board.sim->update();
+  } else if (!same_root && jetson::SimulatedBoard::is_simulated_root(contents.root_prefix)) {
+    jetson::SimulatedBoard("", contents.root_prefix).update();
+  }
+  out += fmt::format("restored {} attribute{} from the change journal{}\n", count, count == 1 ? "" : "s",
+                     contents.torn_tail ? " (its last record was torn by the crash and was dropped: that write never began)"
+                                        : "");
+  std::fputs(out.c_str(), stdout);
+}
+
+void run_snapshot(const BoardOptions& options, const std::string& output) {
+  Board board = open_board(options);
+  warn_pending(board);
+  const auto controls = jetson::discover_device_controls(*board.root);
+  std::vector<sysfs::JournalEntry> entries;
+  // Core hot-plug first: restore runs in reverse, so frequencies go back before cores go offline
+  // and the restore's retry passes handle cores that must come online first.
+  for (const auto& core : controls.cores) {
+    if (core.online_path) entries.push_back({board.root->canonical(*core.online_path), ""});
+  }
+  for (const auto& path : controls.allowlist) {
+    if (std::none_of(entries.begin(), entries.end(), [&](const auto& e) { return e.path == path; })) {
+      entries.push_back({path, ""});
+    }
+  }
+  std::vector<sysfs::JournalEntry> readable;
+  for (auto& entry : entries) {
+    try {
+      entry.original = sysfs::read_raw_attribute(*board.root, entry.path);
+      readable.push_back(std::move(entry));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "jetchar: warning: not in the snapshot: %s\n", e.what());
+    }
+  }
+  if (output.empty() || output == "-") {
+    const fs::path temporary = board.state_dir / "snapshot.tmp-stdout";
+    fs::create_directories(board.state_dir);
+    sysfs::write_journal_file(temporary, board.root->prefix(), readable);
+    std::ifstream in(temporary, std::ios::binary);
+    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    fs::remove(temporary);
+    std::fwrite(content.data(), 1, content.size(), stdout);
+    return;
+  }
+  sysfs::write_journal_file(output, board.root->prefix(), readable);
+  std::printf("board: %s\nsnapshot of %zu controls written to %s\n", board.label.c_str(), readable.size(),
+              output.c_str());
+}
+
+void add_device_control_commands(CLI::App& app) {
+  CLI::App& device = cli::command_group(app, "device", "Inspect and control the board");
+  // Every jetchar invocation warns when a crashed (or kept) run left the host board changed.
+  try {
+    Board host;
+    host.root = std::make_unique<sysfs::Root>("/");
+    host.state_dir = "/var/lib/jetchar";
+    warn_pending(host);
+  } catch (const std::exception&) {
+    // An unreadable or damaged journal is reported by `jetchar device restore`, not at start-up.
+  }
+
+  auto modes_options = std::make_shared<BoardOptions>();
+  CLI::App* modes = device.add_subcommand("modes", "List the board's nvpmodel power modes with their caps");
+  add_board_options(modes, *modes_options);
+  modes->callback([modes_options] { run_modes(*modes_options); });
+
+  auto set_options = std::make_shared<SetOptions>();
+  CLI::App* set = device.add_subcommand(
+      "set",
+      "Apply an nvpmodel preset (--mode) or a custom power mode. Every write is journalled first; on error or "
+      "SIGINT/SIGTERM the board is restored. Frequencies are MHz as the board lists them (e.g. 1420.8).");
+  add_board_options(set, set_options->board);
+  set->add_option("--mode", set_options->mode, "nvpmodel power mode id (see `jetchar device modes`)");
+  set->add_option("--cpu-cores", set_options->cpu_cores, "Online CPU cores: CPU0..N-1 (CPU0 never goes offline)")
+      ->check(CLI::Range(1, 4096));
+  set->add_option("--cpu-freq", set_options->cpu_freq, "CPU frequency in MHz for every cluster");
+  set->add_option("--gpu-freq", set_options->gpu_freq, "GPU frequency in MHz");
+  set->add_option("--emc-freq", set_options->emc_freq, "EMC (memory) frequency in MHz");
+  set->add_option("--dvfs", set_options->dvfs,
+                  "on: the board's governors scale up to the set frequency; off: min = max (as jetson_clocks)")
+      ->check(CLI::IsMember({"on", "off"}));
+  set->add_option("--fan", set_options->fan, "max: full speed; default: leave the fan to the board")
+      ->check(CLI::IsMember({"max", "default"}));
+  set->add_option("--gpu-railgate", set_options->railgate, "on/off: let the GPU power-gate when idle")
+      ->check(CLI::IsMember({"on", "off"}));
+  set->add_flag("--disable-cpu-idle", set_options->disable_idle, "Disable every CPU idle state (as jetson_clocks)");
+  set->add_flag("--snap", set_options->snap, "Use the nearest available frequency instead of failing");
+  set->add_flag("--allow-reboot", set_options->allow_reboot,
+                "Allow a mode whose GPU TPC mask differs (nvpmodel then reboots a real board)");
+  set->add_option("--hold", set_options->hold_s,
+                  "Keep the mode for SECONDS (0: until SIGINT/SIGTERM), then restore; without it a change on a "
+                  "real or --root board stays until `jetchar device restore`");
+  set->callback([set_options] {
+    const int code = run_set(*set_options);
+    if (code != cli::kOk) std::exit(code);
+  });
+
+  auto restore_options = std::make_shared<BoardOptions>();
+  auto restore_file = std::make_shared<std::string>();
+  CLI::App* restore = device.add_subcommand(
+      "restore", "Bring the board back: from the pending change journal (after a crash, or a kept `device set`), "
+                 "or from a snapshot FILE");
+  add_board_options(restore, *restore_options);
+  restore->add_option("FILE", *restore_file, "A snapshot written by `jetchar device snapshot -o FILE`");
+  restore->callback([restore_options, restore_file] { run_restore(*restore_options, *restore_file); });
+
+  auto snapshot_options = std::make_shared<BoardOptions>();
+  auto snapshot_file = std::make_shared<std::string>();
+  CLI::App* snapshot = device.add_subcommand(
+      "snapshot", "Record every control of the board (cores, cpufreq, GPU devfreq, EMC cap/lock/rate, fan, nvpmodel "
+                  "attributes) for `jetchar device restore FILE`");
+  add_board_options(snapshot, *snapshot_options);
+  snapshot->add_option("-o,--output", *snapshot_file, "File to write (default: standard output)");
+  snapshot->callback([snapshot_options, snapshot_file] { run_snapshot(*snapshot_options, *snapshot_file); });
+}
+
+}  // namespace
+
+JETCHAR_REGISTER_COMMAND(11, add_device_control_commands);
