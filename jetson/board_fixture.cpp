@@ -26,6 +26,7 @@ constexpr int kMaxIncludeDepth = 16;
 // Bounds that keep a mistyped (or hostile) repeat from producing millions of files.
 constexpr size_t kMaxRepeatValues = 4096;
 constexpr size_t kMaxEntries = 200000;
+constexpr std::uintmax_t kMaxManifestBytes = 16 << 20;
 constexpr std::string_view kManifestName = "board.manifest";
 constexpr std::string_view kSyntax =
     "one of: 'file PATH = VALUE', 'file PATH <<TAG', 'raw PATH = VALUE', 'dtstrings PATH = a | b', "
@@ -126,7 +127,9 @@ class Parser {
         FixtureEntry entry;
         entry.kind = FixtureEntry::Kind::kCopy;
         entry.path = path_of(line, rest.substr(0, arrow));
-        entry.copy_from = (base_dir_ / std::string(trim(rest.substr(arrow + 4)))).lexically_normal();
+        const std::string_view from = trim(rest.substr(arrow + 4));
+        if (from.empty() || from.front() == '/') fail(line, "'copy PATH <- FILE' with FILE relative to the manifest");
+        entry.copy_from = (base_dir_ / std::string(from)).lexically_normal();
         entry.origin = origin(line);
         std::error_code ec;
         if (!fs::is_regular_file(entry.copy_from, ec)) {
@@ -136,7 +139,16 @@ class Parser {
       } else if (keyword == "include") {
         if (rest.empty()) fail(line, "'include FILE' (relative to the manifest)");
         if (depth_ >= kMaxIncludeDepth) fail(line, fmt::format("at most {} nested includes", kMaxIncludeDepth));
+        if (rest.front() == '/') fail(line, "'include FILE' with FILE relative to the manifest");
         const fs::path file = (base_dir_ / std::string(rest)).lexically_normal();
+        // Only non-empty regular files of sane size: never a device or a /proc file that blocks.
+        std::error_code ec;
+        const bool regular = fs::is_regular_file(file, ec);
+        const auto size = regular ? fs::file_size(file, ec) : 0;
+        if (!regular || ec || size == 0 || size > kMaxManifestBytes) {
+          throw sysfs::IoError(file.string(), fmt::format("include (named at {}; a non-empty manifest file)", origin(line)),
+                               regular ? EINVAL : ENOENT);
+        }
         std::ifstream in(file, std::ios::binary);
         if (!in) throw sysfs::IoError(file.string(), fmt::format("read (included at {})", origin(line)), ENOENT);
         std::ostringstream text_of_file;

@@ -120,6 +120,18 @@ TEST(FixtureManifestTest, MissingIncludeOrCopySourceIsAnIoError) {
   EXPECT_THROW(FixtureManifest::load(dir.path() / "missing.manifest"), jetchar::sysfs::IoError);
 }
 
+TEST(FixtureManifestTest, IncludeAndCopyTakeOnlyRelativeRegularFiles) {
+  EXPECT_THAT(format_error_of("include /etc/passwd\n"), HasSubstr("relative to the manifest"));
+  EXPECT_THAT(format_error_of("copy /etc/x <- /etc/passwd\n"), HasSubstr("relative to the manifest"));
+  TempDir dir;
+  dir.write("empty.manifest", "");
+  const auto a = dir.write("a.manifest", "include empty.manifest\n");
+  EXPECT_THROW(FixtureManifest::load(a), jetchar::sysfs::IoError);
+  // A device reached through '..' is refused, not read forever.
+  const auto b = dir.write("b.manifest", "include " + fs::relative("/dev/zero", dir.path()).string() + "\n");
+  EXPECT_THROW(FixtureManifest::load(b), jetchar::sysfs::IoError);
+}
+
 TEST(FixtureManifestTest, IncludeCycleStopsWithAnError) {
   TempDir dir;
   const auto a = dir.write("a.manifest", "include a.manifest\n");
