@@ -353,7 +353,15 @@ void SimulatedBoard::write_sensors(const SimulatedPower& power) {
       if (!rail.connected) continue;
       const auto mw = rail_power_mw(rail.name, power);
       const auto captured_mv = baseline(rail.voltage_path);
-      if (!mw || !captured_mv) continue;
+      if (!captured_mv) continue;
+      if (!mw) {  // not modelled: the rail keeps its captured reading
+        put(root, rail.voltage_path, *captured_mv);
+        if (const auto ma = baseline(rail.current_path)) put(root, rail.current_path, *ma);
+        if (rail.power_path) {
+          if (const auto p = baseline(*rail.power_path)) put(root, *rail.power_path, *p);
+        }
+        continue;
+      }
       const std::int64_t mv = sysfs::parse_int(*captured_mv, rail.voltage_path);
       if (mv <= 0) continue;
       const auto ma = static_cast<std::int64_t>(std::llround(*mw * 1000.0 / static_cast<double>(mv)));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "jetson/board_fixture.h"
 #include "jetson/gpu_device.h"
@@ -161,6 +162,24 @@ TEST_P(SimulatedBoardFixture, RailsAndTemperaturesFollowPower) {
   }
   EXPECT_GT(high_mw, 2000);
   EXPECT_LT(high_mw, 60000);
+}
+
+TEST_P(SimulatedBoardFixture, BackgroundRefreshKeepsRailsCurrent) {
+  const auto monitors = discover_power_monitors(root);
+  ASSERT_FALSE(monitors.devices.empty());
+  // Corrupt one modelled reading: the refresh thread must rewrite it from the model.
+  std::optional<std::string> current;
+  for (const auto& rail : monitors.devices.front().rails) {
+    if (rail.connected && rail.current_ma && *rail.current_ma > 0) current = rail.current_path;
+  }
+  if (!current) GTEST_SKIP() << "no modelled rail with current on the first monitor";
+  const auto modelled = read(*current);
+  sysfs::write_string(root, *current, "999999\n");
+  sim.start_refresh(std::chrono::milliseconds(20));
+  for (int i = 0; i < 200 && read(*current) == 999999; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  sim.stop_refresh();
+  EXPECT_NE(read(*current), 999999);
+  EXPECT_NEAR(static_cast<double>(read(*current)), static_cast<double>(modelled), 0.8 * static_cast<double>(modelled) + 50);
 }
 
 INSTANTIATE_TEST_SUITE_P(Boards, SimulatedBoardFixture, ::testing::ValuesIn(list_board_fixtures()),
