@@ -28,9 +28,10 @@ double non_negative(std::string_view text, const InputLocation& where, std::stri
   return value;
 }
 
-std::int64_t whole(std::string_view text, const InputLocation& where, std::string_view what, double min) {
+std::int64_t whole(std::string_view text, const InputLocation& where, std::string_view what, double min,
+                   double max = 9.0e15) {
   double value = number(text, where, what);
-  if (value != std::floor(value) || value < min || value > 9.0e15) {
+  if (value != std::floor(value) || value < min || value > max) {
     throw InputError(where, fmt::format("'{}' is not valid; expected {}", text, what));
   }
   return static_cast<std::int64_t>(value);
@@ -47,7 +48,10 @@ bool set_frequency(std::optional<std::int64_t>& target, std::string_view column,
   else if (unit == "mhz") scale = 1e3;
   else return false;
   double value = number(text, where, fmt::format("a frequency in {} > 0", unit));
-  if (value <= 0) throw InputError(where, fmt::format("{} is not a frequency; expected a value > 0", text));
+  // 1e9 kHz = 1 THz: anything above is a unit mix-up, and would overflow the integer kHz.
+  if (value <= 0 || value * scale > 1e9) {
+    throw InputError(where, fmt::format("{} is not a frequency; expected a value > 0 and below 1 THz", text));
+  }
   target = static_cast<std::int64_t>(std::llround(value * scale));
   return true;
 }
@@ -93,14 +97,14 @@ void set_record_field(RunRecord& record, std::string_view column, std::string_vi
 
   if (column == "workload") record.workload = std::string(text);
   else if (column == "mode" || column == "power_mode") record.mode.name = std::string(text);
-  else if (column == "cpu_cores") record.mode.cpu_cores = static_cast<int>(whole(text, where, "a core count >= 1", 1));
+  else if (column == "cpu_cores") record.mode.cpu_cores = static_cast<int>(whole(text, where, "a core count from 1 to 4096", 1, 4096));
   else if (set_frequency(record.mode.cpu_freq_khz, column, "cpu_freq_", text, where)) {}
   else if (set_frequency(record.mode.gpu_freq_khz, column, "gpu_freq_", text, where)) {}
   else if (set_frequency(record.mode.emc_freq_khz, column, "emc_freq_", text, where)) {}
   else if (column == "device") record.device = std::string(text);
   else if (column == "run_id") record.run_id = std::string(text);
-  else if (column == "repetition") record.repetition = static_cast<int>(whole(text, where, "an integer >= 0", 0));
-  else if (column == "epoch") record.epoch = static_cast<int>(whole(text, where, "an epoch index >= 0", 0));
+  else if (column == "repetition") record.repetition = static_cast<int>(whole(text, where, "an integer from 0 to 2^31-1", 0, 2147483647.0));
+  else if (column == "epoch") record.epoch = static_cast<int>(whole(text, where, "an epoch index from 0 to 2^31-1", 0, 2147483647.0));
   else if (column == "epoch_time_s" || column == "e2e_s") record.epoch_time_s = seconds();
   else if (column == "epoch_energy_j" || column == "energy_j") record.epoch_energy_j = non_negative(text, where, "joules >= 0");
   else if (column == "avg_power_w" || column == "average_power_w") record.avg_power_w = non_negative(text, where, "watts >= 0");

@@ -76,6 +76,7 @@ TEST(ResultsFile, ErrorsNameFileLineColumnAndValue) {
   expect_error("workload,epoch_time_s\nresnet,abc\n", "bad.csv:2: column 'epoch_time_s': 'abc' is not a number");
   expect_error("workload,epoch_time_s\nresnet,-1\n", "bad.csv:2: column 'epoch_time_s': -1 is negative");
   expect_error("workload,cpu_cores\nresnet,2.5\n", "'2.5' is not valid; expected a core count");
+  expect_error("workload,cpu_cores\nresnet,99999999999\n", "'99999999999' is not valid; expected a core count from 1 to 4096");
   expect_error("workload,status\nresnet,DONE\n", "'DONE' is not a run status; expected OK, OOM, FAILED or INVALID");
   expect_error("workload,epoch_time_s\nresnet,1,2\n", "bad.csv:2: 3 fields, but the header has 2 columns");
   expect_error("epoch_time_s\n1\n", "no 'workload' column");
