@@ -14,6 +14,10 @@
 include(GNUInstallDirs)
 
 set(CMAKE_INSTALL_RPATH_USE_LINK_PATH ON)
+# `cmake --install` and cpack install what is built instead of first building every target (the
+# test binaries are not installed; a 2-core machine would build them just to package jetchar).
+# Build jetchar first: cmake --build <dir> --target jetchar.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/jetchar/examples
         FILES_MATCHING PATTERN "*.textproto")
@@ -23,9 +27,9 @@ set(CPACK_PACKAGE_NAME jetchar)
 set(CPACK_PACKAGE_VENDOR "jetchar")
 set(CPACK_PACKAGE_CONTACT "jetchar maintainers <jetchar@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
-set(CPACK_PACKAGE_DESCRIPTION
-    "Controls Jetson boards through sysfs, runs LibTorch training and inference workloads, measures "
-    "time and energy, sweeps power modes (systemd timer and service included) and analyses the results.")
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+       "Controls Jetson boards through sysfs, runs LibTorch training and inference workloads, measures "
+       "time and energy, sweeps power modes (systemd timer and service included) and analyses the results.")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
