@@ -143,7 +143,7 @@ TEST_F(TelemetrySamplerTest, ThreadSamplesOnAMonotonicGridAndStopsPromptly) {
   sampler.stop();
   std::vector<TelemetrySample> samples;
   sampler.drain(samples);
-  ASSERT_GE(samples.size(), 30u);
+  ASSERT_GE(samples.size(), 20u);  // 60 due; a loaded CI machine may miss some deadlines
   ASSERT_LE(samples.size(), 62u);
   for (std::size_t i = 1; i < samples.size(); ++i) {
     EXPECT_GT(samples[i].time_ns, samples[i - 1].time_ns);
@@ -167,7 +167,11 @@ TEST_F(TelemetrySamplerTest, FullRingDropsAndCounts) {
   const sysfs::Root root(dir.path());
   TelemetrySampler sampler(root, sources, {500.0, 4});
   sampler.start();
-  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  // Wait (with a deadline) until more samples were due than the ring holds, however loaded the machine.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (sampler.stats().dropped == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   sampler.stop();
   EXPECT_GT(sampler.stats().dropped, 0u);
   std::vector<TelemetrySample> samples;
