@@ -1,0 +1,137 @@
+#include "experiments/models/bert.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "experiments/models/mac_counter.h"
+
+namespace jetchar::experiments {
+
+namespace {
+
+BertConfig make_config(std::string name, std::int64_t layers, std::int64_t hidden, std::int64_t heads) {
+  BertConfig config;
+  config.name = std::move(name);
+  config.layers = layers;
+  config.hidden = hidden;
+  config.heads = heads;
+  config.intermediate = 4 * hidden;
+  return config;
+}
+
+}  // namespace
+
+const std::vector<std::string>& bert_config_names() {
+  static const std::vector<std::string> names = {"bert-tiny", "bert-mini",  "bert-small", "bert-medium",
+                                                 "bert-base", "bert-large", "distilbert"};
+  return names;
+}
+
+BertConfig bert_config(std::string_view name) {
+  // Sizes of google-research/bert's compact models and the two original ones.
+  if (name == "bert-tiny") return make_config("bert-tiny", 2, 128, 2);
+  if (name == "bert-mini") return make_config("bert-mini", 4, 256, 4);
+  if (name == "bert-small") return make_config("bert-small", 4, 512, 8);
+  if (name == "bert-medium") return make_config("bert-medium", 8, 512, 8);
+  if (name == "bert-base") return make_config("bert-base", 12, 768, 12);
+  if (name == "bert-large") return make_config("bert-large", 24, 1024, 16);
+  if (name == "distilbert") {
+    auto config = make_config("distilbert", 6, 768, 12);
+    config.type_vocab_size = 0;
+    config.pooler = false;
+    return config;
+  }
+  throw std::invalid_argument(
+      fmt::format("unknown BERT configuration '{}'; valid: {}", name, fmt::join(bert_config_names(), ", ")));
+}
+
+BertLayerImpl::BertLayerImpl(const BertConfig& config) : heads_(config.heads) {
+  using torch::nn::Linear;
+  const auto hidden = config.hidden;
+  if (hidden % config.heads != 0) {
+    throw std::invalid_argument(
+        fmt::format("BERT hidden size {} is not a multiple of the head count {}", hidden, config.heads));
+  }
+  query_ = register_module("query", Linear(hidden, hidden));
+  key_ = register_module("key", Linear(hidden, hidden));
+  value_ = register_module("value", Linear(hidden, hidden));
+  attention_out_ = register_module("attention_out", Linear(hidden, hidden));
+  attention_norm_ = register_module(
+      "attention_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden}).eps(config.layer_norm_eps)));
+  intermediate_ = register_module("intermediate", Linear(hidden, config.intermediate));
+  output_ = register_module("output", Linear(config.intermediate, hidden));
+  output_norm_ = register_module(
+      "output_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden}).eps(config.layer_norm_eps)));
+  dropout_ = register_module("dropout", torch::nn::Dropout(config.dropout));
+}
+
+torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& mask_bias) {
+  const auto batch = x.size(0);
+  const auto length = x.size(1);
+  const auto hidden = x.size(2);
+  const auto head_size = hidden / heads_;
+  auto split_heads = [&](const torch::Tensor& t) {
+    return t.view({batch, length, heads_, head_size}).transpose(1, 2);
+  };
+  auto q = split_heads(counted(query_, x));
+  auto k = split_heads(counted(key_, x));
+  auto v = split_heads(counted(value_, x));
+  auto scores = torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_size));
+  if (mask_bias.defined()) scores = scores + mask_bias.to(scores.scalar_type());
+  auto probabilities = dropout_(torch::softmax(scores, -1));
+  auto context = torch::matmul(probabilities, v).transpose(1, 2).reshape({batch, length, hidden});
+  auto attended = attention_norm_(dropout_(counted(attention_out_, context)) + x);
+  auto expanded = torch::gelu(counted(intermediate_, attended));
+  return output_norm_(dropout_(counted(output_, expanded)) + attended);
+}
+
+BertModelImpl::BertModelImpl(const BertConfig& config) : config_(config) {
+  word_embeddings_ = register_module("word_embeddings", torch::nn::Embedding(config.vocab_size, config.hidden));
+  position_embeddings_ =
+      register_module("position_embeddings", torch::nn::Embedding(config.max_positions, config.hidden));
+  if (config.type_vocab_size > 0) {
+    token_type_embeddings_ =
+        register_module("token_type_embeddings", torch::nn::Embedding(config.type_vocab_size, config.hidden));
+  }
+  embedding_norm_ = register_module(
+      "embedding_norm",
+      torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.hidden}).eps(config.layer_norm_eps)));
+  dropout_ = register_module("dropout", torch::nn::Dropout(config.dropout));
+  for (std::int64_t i = 0; i < config.layers; ++i) {
+    layers_.push_back(register_module("layer" + std::to_string(i), BertLayer(config)));
+  }
+  if (config.pooler) pooler_ = register_module("pooler", torch::nn::Linear(config.hidden, config.hidden));
+}
+
+torch::Tensor BertModelImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
+                                     const torch::Tensor& token_type_ids) {
+  const auto length = input_ids.size(1);
+  if (length > config_.max_positions) {
+    throw std::invalid_argument(fmt::format("sequence length {} exceeds the {} positions of {}", length,
+                                            config_.max_positions, config_.name));
+  }
+  auto positions = torch::arange(length, input_ids.options().dtype(torch::kLong));
+  auto x = word_embeddings_(input_ids) + position_embeddings_(positions).unsqueeze(0);
+  if (token_type_embeddings_) {
+    x = x + (token_type_ids.defined() ? token_type_embeddings_(token_type_ids)
+                                      : token_type_embeddings_(torch::zeros_like(input_ids)));
+  }
+  x = dropout_(embedding_norm_(x));
+  torch::Tensor mask_bias;
+  if (attention_mask.defined()) {
+    // Padding keys get a large negative score so softmax gives them ~0 weight; -1e4 stays finite in fp16.
+    mask_bias = (1.0 - attention_mask.to(x.scalar_type())).mul(-10000.0).unsqueeze(1).unsqueeze(2);
+  }
+  for (auto& layer : layers_) x = layer(x, mask_bias);
+  return x;
+}
+
+torch::Tensor BertModelImpl::pool(const torch::Tensor& hidden_states) {
+  if (!pooler_) throw std::logic_error(config_.name + " has no pooler");
+  return torch::tanh(counted(pooler_, hidden_states.select(1, 0)));
+}
+
+}  // namespace jetchar::experiments

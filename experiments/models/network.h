@@ -1,0 +1,45 @@
+// The interface the runners train and time: a LibTorch module that maps a collated minibatch
+// (loaders/batch.h) to logits for one task. Loss and accuracy follow from the task.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string_view>
+
+#include "loaders/batch.h"
+
+namespace jetchar::experiments {
+
+enum class Task {
+  kImageClassification,     // inputs float [B,C,H,W], targets int64 [B], logits [B,classes]
+  kSequenceClassification,  // token ids [B,L], targets int64 [B], logits [B,classes]
+  kTokenClassification,     // token ids [B,L], targets int64 [B,L] (-100 ignored), logits [B,L,classes]
+  kQuestionAnswering,       // token ids [B,L], targets int64 [B,2] (start,end), logits [B,L,2]
+};
+
+std::string_view task_name(Task task);
+
+/// Correct predictions out of scored ones in a batch (tokens for token classification, questions
+/// with both start and end right for question answering).
+struct Score {
+  std::int64_t correct = 0;
+  std::int64_t total = 0;
+};
+
+class Network : public torch::nn::Module {
+ public:
+  virtual Task task() const = 0;
+  /// Logits for the batch; every tensor of the batch is already on the module's device.
+  virtual torch::Tensor forward_batch(const loaders::Batch& batch) = 0;
+};
+
+/// Cross-entropy for the task (token classification ignores -100; QA averages start and end).
+torch::Tensor task_loss(Task task, const torch::Tensor& logits, const loaders::Batch& batch);
+/// Counts correct predictions; no autograd.
+Score task_score(Task task, const torch::Tensor& logits, const loaders::Batch& batch);
+
+/// Number of trainable parameter elements (buffers such as BatchNorm running stats excluded).
+std::int64_t parameter_count(const torch::nn::Module& module);
+
+}  // namespace jetchar::experiments

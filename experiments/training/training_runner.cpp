@@ -1,0 +1,349 @@
+#include "experiments/training/training_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "experiments/torch_device.h"
+#include "experiments/training/grad_scaler.h"
+#include "experiments/training/out_of_memory.h"
+
+namespace jetchar::experiments {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::int64_t elapsed_ns(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(to - from).count();
+}
+
+std::optional<double> median(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const auto middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(Network& model, OptimizerKind kind, double learning_rate,
+                                                        const TrainingConfig& config) {
+  if (kind == OptimizerKind::kSgd) {
+    return std::make_unique<torch::optim::SGD>(model.parameters(),
+                                               torch::optim::SGDOptions(learning_rate).momentum(config.momentum));
+  }
+  return std::make_unique<torch::optim::AdamW>(
+      model.parameters(), torch::optim::AdamWOptions(learning_rate).weight_decay(config.weight_decay_adamw));
+}
+
+void validate(const TrainingConfig& config) {
+  if (config.epochs < 1) throw std::invalid_argument(fmt::format("epochs {} must be at least 1", config.epochs));
+  if (config.accumulate < 1) {
+    throw std::invalid_argument(fmt::format("gradient accumulation {} must be at least 1", config.accumulate));
+  }
+  if (config.max_batches && *config.max_batches < 1) {
+    throw std::invalid_argument(fmt::format("max batches {} must be at least 1", *config.max_batches));
+  }
+  if (config.learning_rate && !(*config.learning_rate > 0)) {
+    throw std::invalid_argument(fmt::format("learning rate {} must be positive", *config.learning_rate));
+  }
+  check_precision(config.precision, config.device);
+}
+
+// Drops every gradient so an OOM run gives its memory back before the caller goes on.
+void release_gradients(Network& model) {
+  for (auto& parameter : model.parameters()) parameter.mutable_grad() = torch::Tensor();
+}
+
+// Score tensors stay on the device until the epoch ends, so async mode has no hidden host sync.
+struct ScoreTensors {
+  torch::Tensor correct;
+  torch::Tensor total;
+};
+
+ScoreTensors score_tensors(Task task, const torch::Tensor& logits, const loaders::Batch& batch) {
+  torch::NoGradGuard no_grad;
+  switch (task) {
+    case Task::kImageClassification:
+    case Task::kSequenceClassification:
+      return {logits.argmax(1).eq(batch.targets).sum(), torch::scalar_tensor(batch.targets.size(0), torch::kLong)};
+    case Task::kTokenClassification: {
+      auto scored = batch.targets.ne(-100);
+      return {logits.argmax(2).eq(batch.targets).logical_and(scored).sum(), scored.sum()};
+    }
+    case Task::kQuestionAnswering: {
+      auto start_ok = logits.select(2, 0).argmax(1).eq(batch.targets.select(1, 0));
+      auto end_ok = logits.select(2, 1).argmax(1).eq(batch.targets.select(1, 1));
+      return {start_ok.logical_and(end_ok).sum(), torch::scalar_tensor(batch.targets.size(0), torch::kLong)};
+    }
+  }
+  throw std::logic_error("unknown task");
+}
+
+}  // namespace
+
+std::string_view run_status_name(RunStatus status) {
+  switch (status) {
+    case RunStatus::kOk: return "OK";
+    case RunStatus::kOom: return "OOM";
+    case RunStatus::kFailed: return "FAILED";
+    case RunStatus::kInvalid: return "INVALID";
+  }
+  return "UNKNOWN";
+}
+
+std::string_view optimizer_name(OptimizerKind kind) { return kind == OptimizerKind::kSgd ? "sgd" : "adamw"; }
+
+loaders::Batch to_device(const loaders::Batch& batch, const torch::Device& device) {
+  auto move = [&](const torch::Tensor& tensor) {
+    if (!tensor.defined() || tensor.device() == device) return tensor;
+    return tensor.to(device, /*non_blocking=*/tensor.is_pinned());
+  };
+  loaders::Batch moved;
+  moved.inputs = move(batch.inputs);
+  moved.targets = move(batch.targets);
+  moved.attention_mask = move(batch.attention_mask);
+  moved.token_type_ids = move(batch.token_type_ids);
+  moved.index = batch.index;
+  return moved;
+}
+
+EpochSummary TrainingResult::summary() const {
+  EpochSummary summary;
+  std::vector<double> stall, compute, e2e, rate;
+  for (const auto& epoch : epochs) {
+    if (epoch.epoch == 0) {
+      summary.first = epoch;
+    } else if (epoch.completed) {
+      stall.push_back(static_cast<double>(epoch.stall_ns));
+      compute.push_back(static_cast<double>(epoch.compute_ns));
+      e2e.push_back(static_cast<double>(epoch.e2e_ns));
+      rate.push_back(epoch.samples_per_s());
+    }
+  }
+  summary.later_stall_ns_median = median(stall);
+  summary.later_compute_ns_median = median(compute);
+  summary.later_e2e_ns_median = median(e2e);
+  summary.later_samples_per_s_median = median(rate);
+  return summary;
+}
+
+EvalResult evaluate(Network& model, loaders::BatchSource& source, const torch::Device& device,
+                    std::optional<std::int64_t> max_batches) {
+  torch::NoGradGuard no_grad;
+  const bool was_training = model.is_training();
+  model.eval();
+  source.start_epoch(0);
+  double loss_sum = 0;
+  std::int64_t correct = 0, scored = 0, samples = 0, batches = 0;
+  while (!max_batches || batches < *max_batches) {
+    auto next = source.next();
+    if (!next) break;
+    auto batch = to_device(*next, device);
+    auto logits = model.forward_batch(batch);
+    const auto count = batch.inputs.size(0);
+    loss_sum += task_loss(model.task(), logits, batch).item<double>() * static_cast<double>(count);
+    auto score = task_score(model.task(), logits, batch);
+    correct += score.correct;
+    scored += score.total;
+    samples += count;
+    ++batches;
+  }
+  model.train(was_training);
+  EvalResult result;
+  result.samples = samples;
+  result.mean_loss = samples > 0 ? loss_sum / static_cast<double>(samples) : 0.0;
+  result.accuracy = scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : 0.0;
+  return result;
+}
+
+TrainingResult train(Network& model, loaders::BatchSource& source, const TrainingConfig& config,
+                     const sysfs::Root& root, std::string model_name) {
+  validate(config);
+  const bool token_task = model.task() != Task::kImageClassification;
+  const auto optimizer_kind = config.optimizer.value_or(token_task ? OptimizerKind::kAdamW : OptimizerKind::kSgd);
+  const double learning_rate =
+      config.learning_rate.value_or(optimizer_kind == OptimizerKind::kSgd ? 0.01 : 5e-5);
+
+  TrainingResult result;
+  result.model = std::move(model_name);
+  result.task = model.task();
+  result.parameters = parameter_count(model);
+  result.device = config.device.str();
+  result.precision = resolved_precision(config.precision, config.device);
+  result.optimizer = std::string(optimizer_name(optimizer_kind));
+  result.learning_rate = learning_rate;
+  result.accumulate = config.accumulate;
+  result.synchronized = config.sync_per_batch;
+  result.seed = config.seed;
+  result.threads = torch::get_num_threads();
+  result.max_batches = config.max_batches;
+
+  torch::manual_seed(config.seed);  // seeds the CPU and every CUDA generator
+  model.to(config.device);
+  model.train();
+  auto optimizer = make_optimizer(model, optimizer_kind, learning_rate, config);
+  const bool scaled = config.precision == Precision::kAmpFp16;
+  GradScaler scaler;
+  Tf32Scope tf32(config.precision == Precision::kTf32);
+  const auto parameters = model.parameters();
+
+  MemoryMonitor monitor(root, config.device);
+  const bool sync = config.sync_per_batch;
+  try {
+    for (std::int64_t epoch = 0; epoch < config.epochs; ++epoch) {
+      EpochResult& current = result.epochs.emplace_back();
+      current.epoch = epoch;
+      source.start_epoch(epoch);
+      const std::int64_t planned = config.max_batches
+                                       ? std::min(*config.max_batches, source.batches_per_epoch())
+                                       : source.batches_per_epoch();
+      torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(config.device));
+      torch::Tensor correct_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(config.device));
+      torch::Tensor scored_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(config.device));
+
+      synchronize(config.device);
+      const auto epoch_start = Clock::now();
+      auto fetch_start = epoch_start;
+      for (std::int64_t index = 0; index < planned; ++index) {
+        auto next = source.next();
+        if (!next) break;
+        auto batch = to_device(*next, config.device);
+        next.reset();
+        if (sync) synchronize(config.device);
+        const auto compute_start = Clock::now();
+
+        if (index % config.accumulate == 0) optimizer->zero_grad();
+        torch::Tensor logits, loss;
+        {
+          AutocastScope autocast(config.precision, config.device);
+          logits = model.forward_batch(batch);
+          loss = task_loss(model.task(), logits, batch);
+        }
+        auto scaled_loss = config.accumulate > 1 ? loss / static_cast<double>(config.accumulate) : loss;
+        (scaled ? scaler.scale(scaled_loss) : scaled_loss).backward();
+        // Step after every `accumulate` minibatches, and after the epoch's last one.
+        if ((index + 1) % config.accumulate == 0 || index + 1 == planned) {
+          if (scaled) {
+            const bool finite = scaler.unscale(parameters);
+            if (finite) optimizer->step();
+            scaler.update(finite);
+          } else {
+            optimizer->step();
+          }
+          ++current.optimizer_steps;
+        }
+        if (sync) synchronize(config.device);
+        const auto compute_end = Clock::now();
+
+        const auto samples = batch.inputs.size(0);
+        if (result.batch_size == 0) result.batch_size = samples;
+        loss_sum += loss.detach().to(torch::kFloat) * static_cast<double>(samples);
+        auto score = score_tensors(model.task(), logits.detach(), batch);
+        correct_sum += score.correct;
+        scored_sum += score.total;
+        const auto stall_ns = elapsed_ns(fetch_start, compute_start);
+        const auto compute_ns = elapsed_ns(compute_start, compute_end);
+        current.stall_ns += stall_ns;
+        current.compute_ns += compute_ns;
+        current.samples += samples;
+        ++current.batches;
+        if (config.keep_minibatch_records) {
+          result.minibatches.push_back({epoch, index, samples, stall_ns, compute_ns});
+        }
+        if (config.on_batch) config.on_batch({epoch, index + 1, planned});
+        // The next fetch stall starts here: bookkeeping above counts as neither stall nor compute.
+        fetch_start = Clock::now();
+      }
+      synchronize(config.device);
+      current.e2e_ns = elapsed_ns(epoch_start, Clock::now());
+      current.completed = true;
+      if (current.samples > 0) {
+        current.mean_loss = loss_sum.item<double>() / static_cast<double>(current.samples);
+        const auto scored = scored_sum.item<std::int64_t>();
+        if (scored > 0) current.train_accuracy = static_cast<double>(correct_sum.item<std::int64_t>()) / scored;
+      }
+      monitor.sample();
+      if (config.eval_source != nullptr) {
+        auto eval = evaluate(model, *config.eval_source, config.device);
+        current.eval_loss = eval.mean_loss;
+        current.eval_accuracy = eval.accuracy;
+      }
+    }
+  } catch (const std::exception& error) {
+    result.status = is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
+    result.error = error.what();
+    // Keep the first line only: c10 errors append a long C++ backtrace.
+    if (auto newline = result.error.find('\n'); newline != std::string::npos) result.error.resize(newline);
+    release_gradients(model);
+    release_cached_memory(config.device);
+  }
+  if (scaled) {
+    result.final_loss_scale = scaler.scale_value();
+    result.skipped_steps = scaler.skipped_steps();
+  }
+  result.memory = monitor.stop();
+  return result;
+}
+
+nlohmann::json to_json(const TrainingResult& result) {
+  auto optional = [](const auto& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
+  auto epoch_json = [&](const EpochResult& epoch) {
+    return nlohmann::json{{"epoch", epoch.epoch},
+                          {"completed", epoch.completed},
+                          {"batches", epoch.batches},
+                          {"samples", epoch.samples},
+                          {"optimizer_steps", epoch.optimizer_steps},
+                          {"stall_ns", epoch.stall_ns},
+                          {"compute_ns", epoch.compute_ns},
+                          {"e2e_ns", epoch.e2e_ns},
+                          {"samples_per_s", epoch.samples_per_s()},
+                          {"mean_loss", optional(epoch.mean_loss)},
+                          {"train_accuracy", optional(epoch.train_accuracy)},
+                          {"eval_loss", optional(epoch.eval_loss)},
+                          {"eval_accuracy", optional(epoch.eval_accuracy)}};
+  };
+  nlohmann::json epochs = nlohmann::json::array();
+  for (const auto& epoch : result.epochs) epochs.push_back(epoch_json(epoch));
+  const auto summary = result.summary();
+  nlohmann::json minibatches = nlohmann::json::array();
+  for (const auto& record : result.minibatches) {
+    minibatches.push_back({{"epoch", record.epoch},
+                           {"index", record.index},
+                           {"samples", record.samples},
+                           {"stall_ns", record.stall_ns},
+                           {"compute_ns", record.compute_ns}});
+  }
+  return {{"status", run_status_name(result.status)},
+          {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)},
+          {"model", result.model},
+          {"task", task_name(result.task)},
+          {"parameters", result.parameters},
+          {"settings",
+           {{"device", result.device},
+            {"precision", result.precision},
+            {"optimizer", result.optimizer},
+            {"learning_rate", result.learning_rate},
+            {"batch_size", result.batch_size},
+            {"accumulate", result.accumulate},
+            {"total_batch", result.batch_size * result.accumulate},
+            {"timing", result.synchronized ? "synchronized per minibatch" : "async (no per-minibatch sync)"},
+            {"synchronized", result.synchronized},
+            {"seed", result.seed},
+            {"threads", result.threads},
+            {"max_batches", optional(result.max_batches)},
+            {"final_loss_scale", optional(result.final_loss_scale)},
+            {"skipped_steps", optional(result.skipped_steps)}}},
+          {"epochs", epochs},
+          {"epoch0", summary.first ? epoch_json(*summary.first) : nlohmann::json(nullptr)},
+          {"later_epochs_median",
+           {{"stall_ns", optional(summary.later_stall_ns_median)},
+            {"compute_ns", optional(summary.later_compute_ns_median)},
+            {"e2e_ns", optional(summary.later_e2e_ns_median)},
+            {"samples_per_s", optional(summary.later_samples_per_s_median)}}},
+          {"minibatches", minibatches},
+          {"memory", to_json(result.memory)}};
+}
+
+}  // namespace jetchar::experiments

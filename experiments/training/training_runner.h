@@ -1,0 +1,143 @@
+// The training loop with the seed study's timer placement (benchmarks-and-formats.md §1.2):
+//   fetch stall = waiting for BatchSource::next() plus the host-to-device copy,
+//   compute     = zero_grad → forward → loss → backward → optimizer step, ended by a device synchronize,
+//   E2E epoch   = the whole epoch loop.
+// Epoch 0 (cold cache) is reported apart from the later epochs. In async mode the per-batch
+// synchronizes are left out: stall and compute then measure host-side time only, and the result
+// says so. Out of memory ends the run with status OOM; the caller goes on.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "experiments/models/network.h"
+#include "experiments/training/memory_monitor.h"
+#include "experiments/training/precision.h"
+#include "loaders/batch.h"
+#include "sysfs/root.h"
+
+namespace jetchar::experiments {
+
+enum class RunStatus { kOk, kOom, kFailed, kInvalid };
+std::string_view run_status_name(RunStatus status);
+
+enum class OptimizerKind { kSgd, kAdamW };
+std::string_view optimizer_name(OptimizerKind kind);
+
+struct TrainingProgress {
+  std::int64_t epoch = 0;
+  std::int64_t batch = 0;            ///< batches done in this epoch
+  std::int64_t batches_planned = 0;  ///< this epoch's batches (after the bound)
+};
+
+struct TrainingConfig {
+  torch::Device device = torch::kCPU;
+  std::int64_t epochs = 1;
+  /// Minibatches whose gradients are summed per optimizer step (total batch = batch × accumulate).
+  std::int64_t accumulate = 1;
+  Precision precision = Precision::kFp32;
+  /// The seed study synchronizes after every minibatch; false = async mode.
+  bool sync_per_batch = true;
+  /// Bound on minibatches per epoch, for short profiling runs.
+  std::optional<std::int64_t> max_batches;
+  /// Default: AdamW for BERT-type (token input) tasks, SGD otherwise.
+  std::optional<OptimizerKind> optimizer;
+  /// Default: 0.01 for SGD (seed study), 5e-5 for AdamW.
+  std::optional<double> learning_rate;
+  double momentum = 0.9;
+  double weight_decay_adamw = 0.01;
+  std::uint64_t seed = 0;
+  /// Keep one record per minibatch in the result.
+  bool keep_minibatch_records = false;
+  /// Evaluated (untimed, no_grad) after every epoch when set.
+  loaders::BatchSource* eval_source = nullptr;
+  /// Called after every minibatch from the training thread (progress bars).
+  std::function<void(const TrainingProgress&)> on_batch;
+};
+
+struct MinibatchRecord {
+  std::int64_t epoch = 0;
+  std::int64_t index = 0;
+  std::int64_t samples = 0;
+  std::int64_t stall_ns = 0;
+  std::int64_t compute_ns = 0;
+};
+
+struct EpochResult {
+  std::int64_t epoch = 0;
+  bool completed = false;  ///< false when the run stopped inside it (OOM, failure)
+  std::int64_t batches = 0;
+  std::int64_t samples = 0;
+  std::int64_t optimizer_steps = 0;
+  std::int64_t stall_ns = 0;    ///< sum over minibatches
+  std::int64_t compute_ns = 0;  ///< sum over minibatches
+  std::int64_t e2e_ns = 0;
+  std::optional<double> mean_loss;           ///< mean training loss of its minibatches
+  std::optional<double> train_accuracy;      ///< on the training minibatches, as the seed code logs
+  std::optional<double> eval_loss;
+  std::optional<double> eval_accuracy;
+  double samples_per_s() const { return e2e_ns > 0 ? samples * 1e9 / e2e_ns : 0.0; }
+};
+
+/// Epoch 0 apart; medians over the later epochs (absent with a single epoch).
+struct EpochSummary {
+  std::optional<EpochResult> first;
+  std::optional<double> later_stall_ns_median;
+  std::optional<double> later_compute_ns_median;
+  std::optional<double> later_e2e_ns_median;
+  std::optional<double> later_samples_per_s_median;
+};
+
+struct TrainingResult {
+  RunStatus status = RunStatus::kOk;
+  std::string error;  ///< set unless OK
+  std::string model;
+  Task task = Task::kImageClassification;
+  std::int64_t parameters = 0;
+  // Resolved settings.
+  std::string device;
+  std::string precision;
+  std::string optimizer;
+  double learning_rate = 0;
+  std::int64_t accumulate = 1;
+  std::int64_t batch_size = 0;  ///< size of the first minibatch
+  bool synchronized = true;     ///< false: async mode, per-batch stall/compute are host-side only
+  std::uint64_t seed = 0;
+  int threads = 0;
+  std::optional<std::int64_t> max_batches;
+  std::optional<double> final_loss_scale;      ///< AMP fp16 only
+  std::optional<std::int64_t> skipped_steps;   ///< AMP fp16 only: steps skipped for inf/NaN gradients
+  std::vector<EpochResult> epochs;
+  std::vector<MinibatchRecord> minibatches;
+  MemoryPeaks memory;
+
+  EpochSummary summary() const;
+};
+
+nlohmann::json to_json(const TrainingResult& result);
+
+/// Trains `model` on `source`. Invalid settings throw std::invalid_argument before anything runs;
+/// failures while running are recorded in the result's status.
+TrainingResult train(Network& model, loaders::BatchSource& source, const TrainingConfig& config,
+                     const sysfs::Root& root, std::string model_name = {});
+
+struct EvalResult {
+  std::int64_t samples = 0;
+  double mean_loss = 0;
+  double accuracy = 0;
+};
+
+/// No-grad pass over one epoch of `source` (eval mode; the module's mode is restored).
+EvalResult evaluate(Network& model, loaders::BatchSource& source, const torch::Device& device,
+                    std::optional<std::int64_t> max_batches = {});
+
+/// Moves a batch's tensors to `device` (non-blocking from pinned memory).
+loaders::Batch to_device(const loaders::Batch& batch, const torch::Device& device);
+
+}  // namespace jetchar::experiments
