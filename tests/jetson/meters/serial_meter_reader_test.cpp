@@ -30,6 +30,8 @@ struct Case {
 };
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) { return info.param.protocol; }
+// Keeps ctest's test names readable (gtest would print the struct's bytes).
+void PrintTo(const Case& c, std::ostream* os) { *os << c.protocol; }
 
 class SerialMeterReaderPty : public ::testing::TestWithParam<Case> {};
 
