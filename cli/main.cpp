@@ -11,7 +11,7 @@
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
-#include "cli/version.h"
+#include "jetchar/version.h"
 #include "sysfs/error.h"
 
 namespace {
@@ -33,7 +33,7 @@ int report(const std::exception& error, ExitCode code) {
 int main(int argc, char** argv) {
   CLI::App app{"jetchar: characterize deep-learning training and inference on NVIDIA Jetson boards"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(jetchar::cli::version_string()));
+  app.set_version_flag("--version", std::string(jetchar::version_string()));
   jetchar::cli::add_registered_commands(app);
 
   try {
