@@ -223,7 +223,8 @@ PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& co
   }
 
   // --- CPU clusters ----------------------------------------------------------------------------
-  for (const auto& [policy, mhz] : mode.cluster_freq_mhz) {
+  for (const auto& entry : mode.cluster_freq_mhz) {
+    const std::string& policy = entry.first;  // a named copy: lambdas cannot capture bindings in clang 14
     if (std::none_of(controls.clusters.begin(), controls.clusters.end(),
                      [&](const auto& c) { return c.name == policy; })) {
       std::string names;
