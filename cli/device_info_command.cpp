@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -49,6 +50,13 @@ void run_device_info(const DeviceInfoOptions& options) {
         fmt::format("--board '{}' is not valid; use auto, host, jetson or sim:<fixture>", options.board));
   }
   if (!origin.simulated) origin.root = root_dir;
+  // A fixture folder holds a manifest, not a tree: say how to use it instead of failing on /sys.
+  std::error_code ec;
+  if (!origin.simulated && std::filesystem::is_regular_file(std::filesystem::path(root_dir) / "board.manifest", ec)) {
+    throw std::invalid_argument(fmt::format(
+        "--root {} is a board fixture (it holds board.manifest, not a board tree); use --board sim:{}", root_dir,
+        root_dir));
+  }
 
   const jetchar::sysfs::Root root(root_dir);
   const BoardInfo info = discover_board_info(root, request);
