@@ -15,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
@@ -158,6 +159,7 @@ struct SetOptions {
   std::optional<int> mode;
   std::optional<int> cpu_cores;
   std::optional<std::string> cpu_freq, gpu_freq, emc_freq, dvfs, fan, railgate;
+  std::vector<std::string> cluster_freq;  ///< "policy4=1497.6"
   bool snap = false;
   bool allow_reboot = false;
   bool disable_idle = false;
@@ -184,6 +186,13 @@ int run_set(const SetOptions& options) {
   jetson::CustomPowerMode custom;
   custom.cpu_cores = options.cpu_cores;
   custom.cpu_freq_mhz = options.cpu_freq;
+  for (const auto& item : options.cluster_freq) {
+    const size_t equals = item.find('=');
+    if (equals == std::string::npos || equals == 0 || equals + 1 == item.size()) {
+      throw std::invalid_argument(fmt::format("--cluster-freq '{}' is not POLICY=MHz (e.g. policy4=1497.6)", item));
+    }
+    custom.cluster_freq_mhz[item.substr(0, equals)] = item.substr(equals + 1);
+  }
   custom.gpu_freq_mhz = options.gpu_freq;
   custom.emc_freq_mhz = options.emc_freq;
   custom.disable_cpu_idle = options.disable_idle;
@@ -368,6 +377,8 @@ void add_device_control_commands(CLI::App& app) {
   set->add_option("--cpu-cores", set_options->cpu_cores, "Online CPU cores: CPU0..N-1 (CPU0 never goes offline)")
       ->check(CLI::Range(1, 4096));
   set->add_option("--cpu-freq", set_options->cpu_freq, "CPU frequency in MHz for every cluster");
+  set->add_option("--cluster-freq", set_options->cluster_freq,
+                  "CPU frequency of one cluster, POLICY=MHz (e.g. policy4=1497.6; repeatable; overrides --cpu-freq)");
   set->add_option("--gpu-freq", set_options->gpu_freq, "GPU frequency in MHz");
   set->add_option("--emc-freq", set_options->emc_freq, "EMC (memory) frequency in MHz");
   set->add_option("--dvfs", set_options->dvfs,
