@@ -20,6 +20,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", required=True)
     parser.add_argument("--data", required=True)
+    parser.add_argument("--python", default="/usr/bin/python3", help="the Python with Debian's python3-torch")
     parser.add_argument("--generate", action="store_true", help="write the data set files first")
     parser.add_argument("--workers", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--batch", type=int, default=16)
@@ -29,7 +30,7 @@ def main():
         subprocess.run([args.bench, "--generate", args.data], check=True)
     common = ["--batch", str(args.batch)] + (["--only", args.only] if args.only else [])
     ours = run([args.bench, "--data", args.data, "--workers", ",".join(map(str, args.workers))] + common)
-    peer = run([sys.executable, os.path.join(os.path.dirname(__file__), "loaders_peer.py"), "--data", args.data,
+    peer = run([args.python, os.path.join(os.path.dirname(__file__), "loaders_peer.py"), "--data", args.data,
                 "--workers"] + [str(w) for w in args.workers] + common)
     index = {(r["dataset"], r["workers"]): r for r in peer}
     print(f"{'dataset':<14} {'workers':>7} {'jetchar/s':>11} {'pytorch/s':>11} {'ratio':>7} "

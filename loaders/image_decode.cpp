@@ -20,9 +20,16 @@ struct TjHandle {
   }
 };
 
-tjhandle decompressor() {
+TjHandle& decompressor_handle() {
   thread_local TjHandle handle(false);
-  return handle.handle;
+  return handle;
+}
+tjhandle decompressor() { return decompressor_handle().handle; }
+// After a failed decode the handle's libjpeg state can refuse the next image: start afresh.
+void reset_decompressor() {
+  TjHandle& handle = decompressor_handle();
+  if (handle.handle != nullptr) tjDestroy(handle.handle);
+  handle.handle = tjInitDecompress();
 }
 
 constexpr int kMaxSide = 1 << 15;  // reject absurd sizes before allocating
@@ -32,6 +39,7 @@ bool jpeg_size(std::span<const std::uint8_t> bytes, int& height, int& width, std
   if (tjDecompressHeader3(decompressor(), bytes.data(), static_cast<unsigned long>(bytes.size()), &width, &height,
                           &subsampling, &colorspace) != 0) {
     error = fmt::format("not a readable JPEG header: {}", tjGetErrorStr2(decompressor()));
+    reset_decompressor();
     return false;
   }
   if (width <= 0 || height <= 0 || width > kMaxSide || height > kMaxSide) {
@@ -103,6 +111,7 @@ bool decode_image(std::span<const std::uint8_t> bytes, double max_shrink, Decode
                       scaled_w, 0, scaled_h, TJPF_RGB, TJFLAG_FASTDCT) != 0) {
       // Warnings too (premature end of data = a truncated file), as PIL refuses truncated images.
       error = fmt::format("corrupt JPEG data: {}", tjGetErrorStr2(decompressor()));
+      reset_decompressor();
       return false;
     }
     out.height = scaled_h;
