@@ -68,6 +68,10 @@ SquadData parse_squad(std::string_view text, std::string_view source) {
     // nlohmann reports the byte position just past the offending character.
     throw TextFormatError(fmt::format("{}: not valid JSON at byte offset {}: {}", source,
                                       e.byte > 0 ? e.byte - 1 : 0, e.what()));
+  } catch (const json::exception& e) {
+    // A number too large for a double ("1e999") is an out_of_range error, not a parse_error
+    // (found by loaders_text_squad_fuzz).
+    throw TextFormatError(fmt::format("{}: not valid JSON: {}", source, e.what()));
   }
   const Walker walk(source);
   walk.require_object(root, "top level");

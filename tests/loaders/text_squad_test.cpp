@@ -117,6 +117,17 @@ TEST(SquadTest, SyntaxErrorsAndInvalidUtf8GiveTheByteOffset) {
   }
 }
 
+TEST(SquadTest, NumbersTooLargeForADoubleAreAnErrorNotACrash) {
+  // nlohmann reports these with out_of_range, not parse_error.
+  try {
+    parse_squad(R"({"data": [], "x": 999e999999998})", "huge.json");
+    ADD_FAILURE();
+  } catch (const TextFormatError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("huge.json: not valid JSON"));
+    EXPECT_THAT(e.what(), HasSubstr("number overflow"));
+  }
+}
+
 TEST(SquadTest, ReadsFilesAndNamesMissingOnes) {
   testing::TempDir dir;
   const auto path = dir.write("train-v1.1.json", squad_file(json::array({json{{"text", "東京"}, {"answer_start", 11}}})).dump());
