@@ -1,0 +1,210 @@
+// `jetchar sweep plan|run|resume`: the main job — power-mode sweeps that survive anything.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/command.h"
+#include "experiments/characterization_executor.h"
+#include "experiments/results_location.h"
+#include "experiments/results_store.h"
+#include "experiments/spec_io.h"
+#include "experiments/sweep_plan.h"
+#include "experiments/sweep_runner.h"
+#include "experiments/sweep_validation.h"
+#include "experiments/systemd_notifier.h"
+#include "jetson/board_handle.h"
+
+namespace jetchar::cli {
+namespace {
+
+namespace ex = jetchar::experiments;
+namespace fs = std::filesystem;
+
+struct SweepOptions {
+  std::string spec;
+  std::string results;
+  std::string board;
+  std::string root;
+  std::string state_dir;
+  bool skip_validation = false;
+};
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string duration_text(double seconds) {
+  if (seconds < 120) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 7200) return fmt::format("{:.1f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
+
+jetson::BoardHandle open_sweep_board(const SweepOptions& options, const ex::proto::SweepSpec& sweep) {
+  const std::string board = !options.board.empty() ? options.board : !sweep.board().empty() ? sweep.board() : "auto";
+  return jetson::open_board(board, options.root.empty() ? std::nullopt : std::optional<fs::path>(options.root),
+                            options.state_dir.empty() ? std::nullopt : std::optional<fs::path>(options.state_dir));
+}
+
+void print_plan(const ex::SweepPlan& plan) {
+  fmt::print("{:<9} {:<44} {}\n", "run", "power mode", "settings");
+  for (const auto& run : plan.runs) {
+    std::string settings;
+    for (const auto& [field, value] : run.axis_values) settings += fmt::format("{}={} ", field, value);
+    fmt::print("{:<9} {:<44} {}\n", run.run_id, ex::describe_mode(run.spec.device()), settings);
+  }
+}
+
+// Validates against the board; prints every problem and throws when there is any.
+void check_plan(const ex::SweepPlan& plan, const sysfs::Root& root, const std::string& source) {
+  const auto problems = ex::validate_plan_against_board(plan, root);
+  for (const auto& problem : problems) std::cerr << fmt::format("{}: run {}: {}\n", source, problem.run_id, problem.message);
+  if (!problems.empty()) {
+    throw std::invalid_argument(fmt::format("{}: {} problem(s) found before the sweep started; nothing was run",
+                                            source, problems.size()));
+  }
+}
+
+void run_plan_command(const SweepOptions& options) {
+  const auto sweep = ex::load_sweep_spec(options.spec);
+  const auto plan = ex::plan_sweep(sweep, options.spec);
+  auto board = open_sweep_board(options, sweep);
+  print_plan(plan);
+  check_plan(plan, *board.root, options.spec);
+  fmt::print("{} runs in {} power mode(s) ({} mode switches) on {}; all valid on this board\n", plan.runs.size(),
+             plan.mode_switches, plan.mode_switches, board.label);
+  fmt::print("estimated time: {} (rough: baseload + cool-down + 3 x forward MACs at this machine's matmul rate)\n",
+             duration_text(ex::estimate_sweep_seconds(plan)));
+}
+
+// Runs (or resumes) the sweep in `spec_file` with its results in `results_dir`.
+void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs::path& results_dir) {
+  const auto sweep = ex::load_sweep_spec(spec_file);
+  const auto plan = ex::plan_sweep(sweep, spec_file.string());
+  const ex::ResultsLocation location{results_dir};
+  fs::create_directories(location.directory);
+
+  // The results directory belongs to one sweep: a different spec there is refused, the same one
+  // resumes.
+  const std::string spec_text = read_text(spec_file);
+  if (fs::exists(location.spec())) {
+    if (read_text(location.spec()) != spec_text) {
+      throw std::invalid_argument(fmt::format(
+          "{} holds results of a different sweep spec; use another --results directory or `jetchar sweep resume {}`",
+          location.directory.string(), location.directory.string()));
+    }
+  } else if (fs::absolute(spec_file) != fs::absolute(location.spec())) {
+    std::ofstream(location.spec(), std::ios::binary) << spec_text;
+  }
+
+  auto board = open_sweep_board(options, sweep);
+  if (!options.skip_validation) check_plan(plan, *board.root, spec_file.string());
+  const std::string name = sweep.name().empty() ? location.directory.filename().string() : sweep.name();
+
+  ex::ResultsStore store(location.store());
+  ex::SweepJournal journal(location.journal());
+  const ex::SystemdNotifier notifier;
+  ex::CharacterizationExecutor executor(board, &std::cerr);
+  const bool tty = ::isatty(STDERR_FILENO) == 1;
+
+  ex::SweepRunnerOptions runner_options;
+  runner_options.sweep_name = name;
+  runner_options.stop_requested = [&] { return executor.interrupted(); };
+  runner_options.log = tty ? nullptr : &std::cerr;
+  if (tty) {
+    runner_options.on_run = [](const ex::SweepProgress& progress, const ex::PlannedRun& run,
+                               const ex::proto::RunResult& result) {
+      std::fprintf(stderr, "\r\033[K[%zu/%zu] run %s %s%s", progress.done, progress.total, run.run_id.c_str(),
+                   ex::proto::RunStatus_Name(result.status()).c_str(),
+                   progress.eta_s ? fmt::format("  ETA {}", duration_text(*progress.eta_s)).c_str() : "");
+      if (result.status() != ex::proto::OK) std::fprintf(stderr, " (%s)\n", result.reason().c_str());
+    };
+  }
+  fmt::print(stderr, "sweep {}: {} runs on {}; results in {}\n", name, plan.runs.size(), board.label,
+             location.directory.string());
+  bool stopped = false;
+  const auto progress = ex::SweepRunner(store, journal, notifier).run(plan, executor, runner_options, &stopped);
+  executor.restore();
+  if (tty) std::fputs("\n", stderr);
+
+  fmt::print("{:<9} {:<8} {:<28} {:>7} {:>7} {:>12} {:>12} {:>12}\n", "run", "status", "mode", "batch", "workers",
+             "E2E s (med)", "stall s", "energy J");
+  for (const auto& result : store.load_all(name)) {
+    std::vector<double> e2e, stall, energy;
+    for (const auto& epoch : result.epochs()) {
+      e2e.push_back(epoch.e2e_s());
+      stall.push_back(epoch.stall_s());
+      if (epoch.has_energy_j()) energy.push_back(epoch.energy_j());
+    }
+    auto median = [](std::vector<double> v) -> std::string {
+      if (v.empty()) return "-";
+      std::sort(v.begin(), v.end());
+      const auto n = v.size();
+      return fmt::format("{:.3f}", n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+    };
+    const auto& spec = result.resolved();
+    fmt::print("{:<9} {:<8} {:<28} {:>7} {:>7} {:>12} {:>12} {:>12}\n", result.run_id(),
+               ex::proto::RunStatus_Name(result.status()), result.context().power_mode().substr(0, 28),
+               spec.workload().batch_size(), spec.loader().workers(), median(e2e), median(stall), median(energy));
+  }
+  fmt::print("{} of {} runs stored ({} run now, {} not OK){}; results: {}\n", progress.done, progress.total,
+             progress.ran_now, progress.failed, board.simulated() ? "; power figures are SIMULATED" : "",
+             location.store().string());
+  fmt::print("export: jetchar results export {} --csv -o runs.csv   report: jetchar report {} -o report.html\n",
+             location.directory.string(), location.directory.string());
+  if (stopped) {
+    throw std::runtime_error(fmt::format("sweep stopped by a signal; `jetchar sweep resume {}` finishes it",
+                                         location.directory.string()));
+  }
+}
+
+void add_sweep_command(CLI::App& app) {
+  auto& group = command_group(app, "sweep", "Plan and run power-mode sweeps (resumable)");
+  auto options = std::make_shared<SweepOptions>();
+  auto add_board = [&](CLI::App* command) {
+    command->add_option("--board", options->board, "auto, host, jetson or sim:<fixture> (default: the spec's board)");
+    command->add_option("--root", options->root, "Directory that plays '/' (for sim: where the board lives)");
+    command->add_option("--state-dir", options->state_dir, "Where the board's change journal lives");
+  };
+
+  auto* plan = group.add_subcommand("plan", "Expand, validate against the board and estimate; changes nothing");
+  plan->add_option("spec", options->spec, "Sweep spec (Protobuf text format)")->required()->check(CLI::ExistingFile);
+  add_board(plan);
+  plan->callback([options] { run_plan_command(*options); });
+
+  auto* run = group.add_subcommand("run", "Run a sweep; runs already in the results are kept and skipped");
+  run->add_option("spec", options->spec, "Sweep spec (Protobuf text format)")->required()->check(CLI::ExistingFile);
+  run->add_option("--results", options->results, "Results directory (default: the spec's, else results/<name>)");
+  run->add_flag("--skip-validation", options->skip_validation, "Do not check the plan against the board first");
+  add_board(run);
+  run->callback([options] {
+    const auto sweep = ex::load_sweep_spec(options->spec);
+    fs::path results = options->results;
+    if (results.empty()) results = !sweep.results().empty() ? fs::path(sweep.results()) : fs::path("results") / sweep.name();
+    run_sweep(*options, options->spec, results);
+  });
+
+  auto* resume = group.add_subcommand("resume", "Finish an interrupted sweep from its results directory");
+  resume->add_option("results", options->results, "Results directory of the sweep")->required();
+  add_board(resume);
+  resume->callback([options] {
+    const auto location = ex::ResultsLocation::from(options->results, false);
+    if (!fs::exists(location.spec())) {
+      throw std::invalid_argument(fmt::format("{} has no sweep.textproto: not a sweep's results directory", options->results));
+    }
+    run_sweep(*options, location.spec(), location.directory);
+  });
+}
+
+}  // namespace
+
+JETCHAR_REGISTER_COMMAND(50, add_sweep_command);
+
+}  // namespace jetchar::cli

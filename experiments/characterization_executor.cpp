@@ -1,0 +1,416 @@
+#include "experiments/characterization_executor.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <thread>
+
+#include "jetchar/version.h"
+#include "experiments/device_spec.h"
+#include "experiments/epoch_instrumented_source.h"
+#include "experiments/inference/inference_runner.h"
+#include "experiments/models/registry.h"
+#include "experiments/power_session.h"
+#include "experiments/training/precision.h"
+#include "experiments/training/training_runner.h"
+#include "jetson/power_mode.h"
+#include "jetson/thermal.h"
+#include "loaders/data_path.h"
+#include "loaders/dataset_spec.h"
+#include "loaders/pipeline.h"
+
+namespace jetchar::experiments {
+namespace {
+
+namespace energy = jetson::energy;
+
+constexpr std::uint32_t kSchemaVersion = 1;
+constexpr double kDefaultSampleRateHz = 100;
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+void set_failure(proto::RunResult& result, proto::RunStatus status, const std::string& reason) {
+  result.set_status(status);
+  result.set_reason(reason);
+}
+
+void add_note(proto::RunResult& result, const std::string& note) {
+  result.set_reason(result.reason().empty() ? note : result.reason() + "; " + note);
+}
+
+// Energy of a closed window into an epoch record (absent stays absent).
+void fill_energy(const energy::WindowEnergy& window, proto::EpochResult& epoch) {
+  for (const auto& rail : window.rails) {
+    if (!rail.energy.energy_mj) continue;
+    auto* r = epoch.add_rails();
+    r->set_rail(rail.name);
+    r->set_energy_j(*rail.energy.energy_mj / 1000.0);
+    if (rail.mean_power_mw) r->set_average_power_w(*rail.mean_power_mw / 1000.0);
+  }
+  if (window.total_energy_mj) {
+    epoch.set_energy_j(*window.total_energy_mj / 1000.0);
+    if (window.duration_ns > 0) epoch.set_average_power_w(*window.total_energy_mj / (window.duration_ns / 1e6));
+  }
+  if (window.incremental_energy_mj) epoch.set_incremental_energy_j(*window.incremental_energy_mj / 1000.0);
+  if (window.joules_per_sample) epoch.set_energy_per_sample_j(*window.joules_per_sample);
+}
+
+void fill_memory(const MemoryPeaks& peaks, proto::MemoryPeaks& out) {
+  if (peaks.peak_rss_kib) out.set_peak_rss_bytes(*peaks.peak_rss_kib * 1024);
+  if (peaks.min_mem_available_kib) out.set_min_mem_available_bytes(*peaks.min_mem_available_kib * 1024);
+  if (peaks.cuda_peak_allocated_bytes) out.set_cuda_peak_allocated_bytes(*peaks.cuda_peak_allocated_bytes);
+  if (peaks.cuda_peak_reserved_bytes) out.set_cuda_peak_reserved_bytes(*peaks.cuda_peak_reserved_bytes);
+}
+
+proto::RunStatus to_proto(RunStatus status) {
+  switch (status) {
+    case RunStatus::kOk: return proto::OK;
+    case RunStatus::kOom: return proto::OOM;
+    case RunStatus::kInvalid: return proto::INVALID;
+    case RunStatus::kFailed: break;
+  }
+  return proto::FAILED;
+}
+
+torch::Device device_of(const proto::WorkloadSpec& workload) { return torch::Device(workload.device()); }
+
+}  // namespace
+
+proto::ExperimentSpec resolve_defaults(const proto::ExperimentSpec& spec) {
+  proto::ExperimentSpec r = spec;
+  auto* w = r.mutable_workload();
+  if (w->task() == proto::TASK_UNSPECIFIED) w->set_task(proto::TRAIN);
+  if (w->accumulate() == 0) w->set_accumulate(1);
+  if (w->epochs() == 0) w->set_epochs(1);
+  if (w->precision() == proto::PRECISION_UNSPECIFIED) w->set_precision(proto::FP32);
+  if (w->device().empty()) w->set_device(torch::cuda::is_available() ? "cuda" : "cpu");
+  if (w->task() == proto::INFER && w->inference().warmup_batches() == 0) w->mutable_inference()->set_warmup_batches(10);
+  auto* l = r.mutable_loader();
+  if (l->prefetch() == 0) l->set_prefetch(2);
+  if (r.cache() == proto::CACHE_POLICY_UNSPECIFIED) r.set_cache(proto::WARM);
+  if (r.measurement().sample_rate_hz() == 0) r.mutable_measurement()->set_sample_rate_hz(kDefaultSampleRateHz);
+  if (r.repetitions() == 0) r.set_repetitions(1);
+  return r;
+}
+
+CharacterizationExecutor::CharacterizationExecutor(jetson::BoardHandle& board, std::ostream* log)
+    : board_(board), log_(log), info_(jetson::discover_board_info(*board.root, board.request)) {}
+
+CharacterizationExecutor::~CharacterizationExecutor() = default;
+
+void CharacterizationExecutor::restore() {
+  if (control_) control_->restore();
+}
+
+bool CharacterizationExecutor::interrupted() const { return control_ && control_->interrupt().signal() != 0; }
+
+void CharacterizationExecutor::enter_mode(const PlannedRun& run) {
+  current_mode_key_ = run.mode_key;
+  baseload_.reset();
+  mode_error_.clear();
+  const auto& device = run.spec.device();
+  try {
+    if (device.has_preset_mode() || has_custom_settings(device)) {
+      if (!control_) {
+        control_ = std::make_unique<jetson::ControlSession>(*board_.root, board_.state_dir, board_.after_write());
+      }
+      const auto plan = device.has_preset_mode()
+                            ? jetson::plan_nvpmodel_mode(*board_.root, control_->controls(),
+                                                         static_cast<int>(device.preset_mode()),
+                                                         device.allow_reboot_modes())
+                            : jetson::plan_custom_mode(*board_.root, control_->controls(), custom_power_mode(device),
+                                                       device.snap_to_available(), &control_->journal());
+      jetson::ApplyOptions options;
+      options.after_write = board_.after_write();
+      options.interrupt = &control_->interrupt();
+      control_->apply(plan, options);
+      mode_name_ = device.has_preset_mode() ? plan.description : "custom: " + describe_mode(device);
+    } else {
+      mode_name_ = "as found";
+    }
+  } catch (const jetson::Interrupted&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    // The board does not offer this mode: every run in it is INVALID, the sweep goes on.
+    mode_error_ = e.what();
+    mode_name_ = "not applied";
+    return;
+  }
+  if (log_ != nullptr) *log_ << fmt::format("power mode: {}\n", mode_name_);
+  info_ = jetson::discover_board_info(*board_.root, board_.request);
+
+  const double baseload_s = run.spec.measurement().baseload_s();
+  if (baseload_s > 0) {
+    PowerSession session(*board_.root, resolve_defaults(run.spec).measurement().sample_rate_hz());
+    if (session.has_power()) {
+      session.start();
+      baseload_ = session.measure_baseload(baseload_s);
+      session.stop();
+    }
+  }
+}
+
+void CharacterizationExecutor::fill_context(proto::RunResult& result) const {
+  auto* c = result.mutable_context();
+  c->set_schema_version(kSchemaVersion);
+  c->set_simulated(board_.simulated());
+  c->set_board_kind(board_.simulated() ? "simulated" : info_.identity.soc ? "jetson" : "host");
+  const auto& id = info_.identity;
+  if (id.model) c->set_board_model(*id.model);
+  if (id.family) c->set_family(*id.family);
+  if (id.module_pnumber) c->set_module(*id.module_pnumber);
+  if (id.l4t) c->set_l4t(id.l4t->version());
+  if (id.jetpack) c->set_jetpack(*id.jetpack);
+  c->set_power_mode(mode_name_);
+  for (int cpu : info_.cpu.online) c->add_online_cpus(cpu);
+  for (const auto& policy : info_.cpu.policies) {
+    auto* clock = c->add_clocks();
+    clock->set_name(policy.name);
+    if (policy.cur_freq_khz) clock->set_freq_mhz(*policy.cur_freq_khz / 1e3);
+    if (policy.min_freq_khz) clock->set_min_mhz(*policy.min_freq_khz / 1e3);
+    if (policy.max_freq_khz) clock->set_max_mhz(*policy.max_freq_khz / 1e3);
+    if (policy.governor) clock->set_governor(*policy.governor);
+  }
+  if (const auto& gpu = info_.gpu.gpu) {
+    auto* clock = c->add_clocks();
+    clock->set_name("gpu");
+    if (gpu->cur_freq_hz) clock->set_freq_mhz(*gpu->cur_freq_hz / 1e6);
+    if (gpu->min_freq_hz) clock->set_min_mhz(*gpu->min_freq_hz / 1e6);
+    if (gpu->max_freq_hz) clock->set_max_mhz(*gpu->max_freq_hz / 1e6);
+    if (gpu->governor) clock->set_governor(*gpu->governor);
+  }
+  if (info_.emc.cur_rate_hz) {
+    auto* clock = c->add_clocks();
+    clock->set_name("emc");
+    clock->set_freq_mhz(*info_.emc.cur_rate_hz / 1e6);
+  }
+#ifdef NDEBUG
+  c->set_build_type("optimized");
+#else
+  c->set_build_type("debug (timings are not representative)");
+#endif
+  c->set_jetchar_version(std::string(version_string()));
+  c->set_torch_version(TORCH_VERSION);
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) c->set_hostname(host);
+  if (baseload_) {
+    auto* b = result.mutable_baseload();
+    b->set_duration_s((baseload_->end_ns - baseload_->begin_ns) / 1e9);
+    if (baseload_->total_power_mw) b->set_power_w(*baseload_->total_power_mw / 1000.0);
+    for (const auto& rail : baseload_->rails) {
+      if (!rail.mean_power_mw) continue;
+      auto* r = b->add_rails();
+      r->set_rail(rail.name);
+      r->set_average_power_w(*rail.mean_power_mw / 1000.0);
+      if (rail.stddev_mw) b->set_stddev_w(std::max(b->stddev_w(), *rail.stddev_mw / 1000.0));
+    }
+  }
+}
+
+proto::RunResult CharacterizationExecutor::execute(const PlannedRun& run) {
+  proto::RunResult result;
+  result.set_status(proto::OK);
+  *result.mutable_requested() = run.spec;
+  *result.mutable_resolved() = resolve_defaults(run.spec);
+  result.mutable_context()->set_started_utc(utc_now());
+  const auto start = std::chrono::steady_clock::now();
+
+  if (!current_mode_key_ || *current_mode_key_ != run.mode_key) enter_mode(run);
+  fill_context(result);
+  if (!mode_error_.empty()) {
+    set_failure(result, proto::INVALID, "power mode not applied: " + mode_error_);
+    return result;
+  }
+  try {
+    if (result.resolved().workload().task() == proto::INFER) {
+      run_inference(run, result);
+    } else {
+      run_training(run, result);
+    }
+  } catch (const jetson::Interrupted&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    set_failure(result, proto::INVALID, e.what());
+  } catch (const std::exception& e) {
+    set_failure(result, proto::FAILED, e.what());
+  }
+  result.set_duration_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  cool_down(run.spec.cooldown());
+  return result;
+}
+
+void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult& result) {
+  const auto spec = result.resolved();
+  const auto& w = spec.workload();
+  const auto dataset_spec = loaders::DatasetSpec::parse(w.dataset());
+  auto dataset = loaders::open_dataset(dataset_spec, w.transform().empty() ? std::nullopt
+                                                                           : std::optional<std::string>(w.transform()));
+  loaders::PipelineOptions pipeline_options;
+  pipeline_options.batch_size = w.batch_size();
+  pipeline_options.num_workers = static_cast<int>(spec.loader().workers());
+  pipeline_options.prefetch_factor = static_cast<int>(spec.loader().prefetch());
+  pipeline_options.shuffle = true;
+  pipeline_options.seed = w.seed();
+  pipeline_options.drop_last = spec.loader().drop_last();
+  pipeline_options.pin_memory = spec.loader().pin_memory();
+  loaders::Pipeline pipeline(dataset, pipeline_options);
+
+  // The data set's medium and page-cache state live on the host's real file system.
+  const auto& files = dataset->info().files;
+  std::shared_ptr<loaders::DataPathMonitor> data_path;
+  if (!files.empty()) {
+    data_path = std::make_shared<loaders::DataPathMonitor>(sysfs::Root("/"), files, dataset->info().root);
+    pipeline.attach_data_path(data_path);
+    result.mutable_context()->set_dataset_medium(data_path->medium_name());
+  } else {
+    result.mutable_context()->set_dataset_medium("none (synthetic)");
+  }
+
+  const auto& model_spec = find_model(w.model());
+  const auto classes = static_cast<std::int64_t>(dataset->info().classes.size());
+  auto model = make_model(model_spec, classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt);
+
+  TrainingConfig config;
+  config.device = device_of(w);
+  config.epochs = w.epochs();
+  config.accumulate = w.accumulate();
+  config.precision = parse_precision(proto::Precision_Name(w.precision()));
+  config.sync_per_batch = !w.async();
+  if (w.max_minibatches() > 0) config.max_batches = w.max_minibatches();
+  config.seed = w.seed();
+  config.keep_minibatch_records = spec.measurement().minibatch_records();
+
+  PowerSession power(*board_.root, spec.measurement().sample_rate_hz());
+  for (const auto& s : power.sampler().ina3221_settings()) {
+    if (s.samples) result.mutable_context()->set_ina3221_samples(static_cast<std::uint32_t>(*s.samples));
+    if (s.update_interval_ms) result.mutable_context()->set_ina3221_update_interval_ms(*s.update_interval_ms);
+  }
+  EpochInstrumentedSource source(pipeline, spec.cache(), files, &power.windows());
+  power.start();
+  power.windows().begin("run", energy::WindowKind::kRun);
+  const auto trained = train(*model, source, config, *board_.root, model_spec.name);
+  source.finish();
+  power.windows().end("run");
+  power.stop();
+
+  result.set_status(to_proto(trained.status));
+  if (!trained.error.empty()) add_note(result, trained.error);
+  for (const auto& note : source.notes()) add_note(result, note);
+  result.set_async(!trained.synchronized);
+  fill_memory(trained.memory, *result.mutable_memory());
+
+  const jetson::energy::Baseload* baseload = baseload_ ? &*baseload_ : nullptr;
+  const auto& recorded = source.epochs();
+  for (std::size_t i = 0; i < trained.epochs.size(); ++i) {
+    const auto& t = trained.epochs[i];
+    auto* e = result.add_epochs();
+    e->set_epoch(static_cast<std::uint32_t>(t.epoch));
+    e->set_stall_s(t.stall_ns / 1e9);
+    e->set_compute_s(t.compute_ns / 1e9);
+    e->set_e2e_s(t.e2e_ns / 1e9);
+    e->set_samples(static_cast<std::uint64_t>(t.samples));
+    e->set_minibatches(static_cast<std::uint64_t>(t.batches));
+    if (t.mean_loss) e->set_loss(*t.mean_loss);
+    if (t.train_accuracy) e->set_accuracy(*t.train_accuracy);
+    if (i < recorded.size()) {
+      if (power.has_power()) fill_energy(power.energy(power.windows().windows()[recorded[i].window], baseload), *e);
+      if (const auto& dp = recorded[i].stats.data_path) {
+        if (dp->residency_before) e->set_residency_before(*dp->residency_before);
+        if (dp->residency_after) e->set_residency_after(*dp->residency_after);
+        if (dp->io) {
+          e->set_read_bytes(dp->io->bytes_read);
+          e->set_read_ios(dp->io->reads_completed);
+        }
+      }
+    }
+  }
+  for (const auto& m : trained.minibatches) {
+    auto* r = result.add_minibatches();
+    r->set_epoch(static_cast<std::uint32_t>(m.epoch));
+    r->set_index(static_cast<std::uint32_t>(m.index));
+    r->set_stall_s(m.stall_ns / 1e9);
+    r->set_compute_s(m.compute_ns / 1e9);
+  }
+  if (power.has_power()) {
+    const auto trace = power.trace();
+    if (!trace.empty()) result.mutable_context()->set_energy_source(energy::total_definition(trace).label);
+  } else {
+    add_note(result, "no power sensors on this board: energy not measured");
+  }
+}
+
+void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult& result) {
+  const auto spec = result.resolved();
+  const auto& w = spec.workload();
+  const auto& model_spec = find_model(w.model());
+  auto model = make_model(model_spec);
+  InferenceConfig config;
+  config.device = device_of(w);
+  config.batch_size = w.batch_size();
+  if (w.sequence_length() > 0) config.sequence_length = w.sequence_length();
+  config.warmup = w.inference().warmup_batches();
+  if (w.inference().min_queries() > 0) config.min_queries = w.inference().min_queries();
+  if (w.inference().min_duration_s() > 0) config.min_duration_s = w.inference().min_duration_s();
+  config.precision = parse_precision(proto::Precision_Name(w.precision()));
+  config.seed = w.seed();
+
+  PowerSession power(*board_.root, spec.measurement().sample_rate_hz());
+  power.start();
+  const auto window = power.windows().begin("run", energy::WindowKind::kRun);
+  const auto inferred = experiments::run_inference(*model, model_spec, config, *board_.root);
+  power.windows().end("run");
+  power.stop();
+
+  result.set_status(to_proto(inferred.status));
+  if (!inferred.error.empty()) add_note(result, inferred.error);
+  fill_memory(inferred.memory, *result.mutable_memory());
+  auto* l = result.mutable_latency();
+  if (inferred.latency) {
+    const auto& s = *inferred.latency;
+    l->set_batches(static_cast<std::uint64_t>(s.count));
+    l->set_avg_ms(s.avg_ns / 1e6);
+    l->set_p50_ms(s.p50_ns / 1e6);
+    l->set_p90_ms(s.p90_ns / 1e6);
+    l->set_p95_ms(s.p95_ns / 1e6);
+    l->set_p99_ms(s.p99_ns / 1e6);
+    l->set_max_ms(s.max_ns / 1e6);
+  }
+  l->set_throughput_samples_per_s(inferred.samples_per_s);
+  if (power.has_power()) {
+    const auto energy = power.energy(power.windows().windows()[window], baseload_ ? &*baseload_ : nullptr);
+    if (energy.total_energy_mj && inferred.latency && inferred.latency->count > 0) {
+      // The window includes warm-up; J per sample is over every sample it processed.
+      const double samples = static_cast<double>((inferred.latency->count + config.warmup) * config.batch_size);
+      l->set_energy_per_sample_j(*energy.total_energy_mj / 1000.0 / samples);
+    }
+  }
+}
+
+void CharacterizationExecutor::cool_down(const proto::CooldownSpec& cooldown) const {
+  if (cooldown.seconds() > 0) std::this_thread::sleep_for(std::chrono::duration<double>(cooldown.seconds()));
+  if (!cooldown.has_max_temperature_c()) return;
+  const double limit_mc = cooldown.max_temperature_c() * 1000.0;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(cooldown.timeout_s() > 0 ? cooldown.timeout_s() : 600.0);
+  for (;;) {
+    double hottest = -1e9;
+    for (const auto& zone : jetson::discover_thermal_zones(*board_.root).zones) {
+      // -256 °C: a power-gated zone, not a temperature.
+      if (zone.temp_mc && *zone.temp_mc > -256000) hottest = std::max(hottest, static_cast<double>(*zone.temp_mc));
+    }
+    if (hottest <= limit_mc || std::chrono::steady_clock::now() >= deadline) return;
+    if (board_.sim) board_.sim->update_sensors();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+}  // namespace jetchar::experiments

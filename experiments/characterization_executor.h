@@ -1,0 +1,66 @@
+// The real RunExecutor: carries out one planned run on a board, as the sweep's main job.
+//   1. power mode: when the run's mode differs from the current one, plan it against the board
+//      (custom cores/frequencies/DVFS/fan, or an nvpmodel preset), apply it through the control
+//      session (journaled, read back, settled) and measure the baseload once for that mode;
+//   2. the workload inside a power session: the sampler runs, each epoch is a measurement window
+//      (cache policy applied before it), the training or inference runner does the timing;
+//   3. the record: context (board, mode, clocks read back, INA3221 settings), requested and
+//      resolved settings, per-epoch stall/compute/E2E, energy per rail and in total, incremental
+//      energy, J per sample, residency and I/O, memory peaks, status;
+//   4. cool-down (seconds, and/or until the thermal zones are below a temperature).
+// Run-level failures become a status; failure to control the board is thrown (the sweep stops
+// and the board is restored by the control session).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "experiments/proto/run_result.pb.h"
+#include "experiments/sweep_runner.h"
+#include "jetson/board_handle.h"
+#include "jetson/board_info.h"
+#include "jetson/control_session.h"
+#include "jetson/energy/baseload.h"
+
+namespace jetchar::experiments {
+
+class CharacterizationExecutor : public RunExecutor {
+ public:
+  /// `board` must outlive the executor. The control session (and its change journal in
+  /// `board.state_dir`) is opened on the first run that changes the board.
+  CharacterizationExecutor(jetson::BoardHandle& board, std::ostream* log = nullptr);
+  ~CharacterizationExecutor() override;
+
+  proto::RunResult execute(const PlannedRun& run) override;
+  std::string describe() const override { return board_.label; }
+
+  /// Restores the board now (also done on destruction).
+  void restore();
+  /// True once SIGINT/SIGTERM arrived during board control (the sweep should stop).
+  bool interrupted() const;
+
+ private:
+  void enter_mode(const PlannedRun& run);
+  void fill_context(proto::RunResult& result) const;
+  void run_training(const PlannedRun& run, proto::RunResult& result);
+  void run_inference(const PlannedRun& run, proto::RunResult& result);
+  void cool_down(const proto::CooldownSpec& cooldown) const;
+
+  jetson::BoardHandle& board_;
+  std::ostream* log_;
+  jetson::BoardInfo info_;
+  std::unique_ptr<jetson::ControlSession> control_;
+  std::optional<std::string> current_mode_key_;
+  std::string mode_name_ = "as found";
+  std::optional<jetson::energy::Baseload> baseload_;
+  std::string mode_error_;  ///< why the current mode could not be applied (runs in it are INVALID)
+};
+
+/// The settings a run actually used: the spec with every default filled in.
+proto::ExperimentSpec resolve_defaults(const proto::ExperimentSpec& spec);
+
+}  // namespace jetchar::experiments

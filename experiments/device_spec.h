@@ -1,0 +1,14 @@
+// The spec's DeviceSpec in the terms of the board-control layer.
+#pragma once
+
+#include "experiments/proto/experiment_spec.pb.h"
+#include "jetson/power_mode.h"
+
+namespace jetchar::experiments {
+
+/// True when the spec asks for any custom setting (cores, a frequency, DVFS, fan, idle states).
+bool has_custom_settings(const proto::DeviceSpec& device);
+/// The custom power mode the spec asks for; frequencies keep the decimals the user wrote.
+jetson::CustomPowerMode custom_power_mode(const proto::DeviceSpec& device);
+
+}  // namespace jetchar::experiments

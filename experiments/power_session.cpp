@@ -1,0 +1,74 @@
+#include "experiments/power_session.h"
+
+#include <chrono>
+
+#include "jetson/telemetry_discovery.h"
+
+namespace jetchar::experiments {
+
+namespace energy = jetson::energy;
+
+PowerSession::PowerSession(const sysfs::Root& root, double rate_hz) {
+  jetson::SamplerOptions options;
+  options.rate_hz = rate_hz;
+  // Room for two seconds of samples between drains at any rate.
+  options.ring_capacity = std::max<std::size_t>(4096, static_cast<std::size_t>(rate_hz * 2));
+  sampler_ = std::make_unique<jetson::TelemetrySampler>(root, jetson::discover_telemetry_sources(root), options);
+  trace_ = energy::PowerTrace(sampler_->layout().power_channels());
+}
+
+PowerSession::~PowerSession() { stop(); }
+
+void PowerSession::start() {
+  if (draining_.exchange(true)) return;
+  sampler_->start();
+  drainer_ = std::thread([this] {
+    while (draining_.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      drain_once();
+    }
+  });
+}
+
+void PowerSession::stop() {
+  if (!draining_.exchange(false)) return;
+  drainer_.join();
+  sampler_->stop();
+  drain_once();
+}
+
+void PowerSession::drain_once() {
+  // One consumer at a time: the sampler's ring is single-producer/single-consumer.
+  std::lock_guard lock(mutex_);
+  std::vector<jetson::TelemetrySample> fresh;
+  sampler_->drain(fresh);
+  for (const auto& sample : fresh) {
+    if (!trace_.empty() && sample.time_ns <= trace_.times_ns().back()) continue;
+    jetson::append_power(sampler_->layout(), sample, trace_);
+  }
+}
+
+energy::Baseload PowerSession::measure_baseload(double seconds) {
+  const std::int64_t begin = energy::WindowRecorder::now_ns();
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  const std::int64_t end = energy::WindowRecorder::now_ns();
+  drain_once();
+  std::lock_guard lock(mutex_);
+  return energy::measure_baseload(trace_, begin, end);
+}
+
+energy::WindowEnergy PowerSession::energy(const energy::Window& window, const energy::Baseload* baseload) {
+  drain_once();
+  std::lock_guard lock(mutex_);
+  energy::WindowEnergyOptions options;
+  options.baseload = baseload;
+  return energy::window_energy(trace_, window, options);
+}
+
+energy::PowerTrace PowerSession::trace() {
+  drain_once();
+  std::lock_guard lock(mutex_);
+  return trace_;
+}
+
+}  // namespace jetchar::experiments

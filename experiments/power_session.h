@@ -1,0 +1,59 @@
+// A power session: the onboard sampler running around a workload, its samples gathered into a
+// power trace by a drain thread, and named windows (run, epochs, baseload) whose energy is
+// integrated from that trace. GPIO phase markers, when configured, toggle at window boundaries.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "jetson/energy/baseload.h"
+#include "jetson/energy/measurement_windows.h"
+#include "jetson/energy/power_trace.h"
+#include "jetson/energy/window_energy.h"
+#include "jetson/telemetry_sampler.h"
+#include "sysfs/root.h"
+
+namespace jetchar::experiments {
+
+class PowerSession {
+ public:
+  /// Discovers the telemetry sources under `root` and prepares a sampler at `rate_hz`.
+  PowerSession(const sysfs::Root& root, double rate_hz);
+  ~PowerSession();
+  PowerSession(const PowerSession&) = delete;
+  PowerSession& operator=(const PowerSession&) = delete;
+
+  void start();
+  void stop();
+
+  jetson::energy::WindowRecorder& windows() { return windows_; }
+  /// Measures idle power for `seconds` now (the sampler must be running).
+  jetson::energy::Baseload measure_baseload(double seconds);
+  /// Energy of a closed window, against `baseload` when given. Takes what the sampler has so far.
+  jetson::energy::WindowEnergy energy(const jetson::energy::Window& window,
+                                      const jetson::energy::Baseload* baseload = nullptr);
+  /// True when the trace has at least one power channel (a host without RAPL/INA has none).
+  bool has_power() const { return trace_.channel_count() > 0; }
+  /// A copy of the power trace gathered so far.
+  jetson::energy::PowerTrace trace();
+  const jetson::TelemetrySampler& sampler() const { return *sampler_; }
+  jetson::SamplerStats stats() const { return sampler_->stats(); }
+
+ private:
+  void drain_once();
+
+  std::unique_ptr<jetson::TelemetrySampler> sampler_;
+  jetson::energy::WindowRecorder windows_;
+  std::mutex mutex_;  // guards trace_ and the sampler's consumer side
+  jetson::energy::PowerTrace trace_;
+  std::atomic<bool> draining_{false};
+  std::thread drainer_;
+};
+
+}  // namespace jetchar::experiments

@@ -1,0 +1,104 @@
+#include "experiments/sweep_validation.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "experiments/device_spec.h"
+#include "experiments/models/registry.h"
+#include "jetson/control_points.h"
+#include "jetson/power_mode.h"
+#include "loaders/dataset_spec.h"
+
+namespace jetchar::experiments {
+namespace {
+
+// Multiply-accumulates per second of a float32 matrix product on this machine.
+double measured_macs_per_s() {
+  const auto a = torch::randn({512, 512});
+  const auto b = torch::randn({512, 512});
+  (void)torch::mm(a, b);  // warm-up
+  const auto start = std::chrono::steady_clock::now();
+  constexpr int kRepeats = 8;
+  for (int i = 0; i < kRepeats; ++i) (void)torch::mm(a, b);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return kRepeats * 512.0 * 512.0 * 512.0 / std::max(seconds, 1e-9);
+}
+
+}  // namespace
+
+std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, const sysfs::Root& root) {
+  std::vector<PlanProblem> problems;
+  const auto controls = jetson::discover_device_controls(root);
+  std::set<std::string> modes_seen, models_seen, datasets_seen;
+  for (const auto& run : plan.runs) {
+    const auto& device = run.spec.device();
+    if (modes_seen.insert(run.mode_key).second) {
+      try {
+        if (device.has_preset_mode()) {
+          (void)jetson::plan_nvpmodel_mode(root, controls, static_cast<int>(device.preset_mode()),
+                                           device.allow_reboot_modes());
+        } else if (has_custom_settings(device)) {
+          (void)jetson::plan_custom_mode(root, controls, custom_power_mode(device), device.snap_to_available());
+        }
+      } catch (const std::exception& e) {
+        problems.push_back({run.run_id, fmt::format("power mode {}: {}", describe_mode(device), e.what())});
+      }
+    }
+    const auto& workload = run.spec.workload();
+    if (models_seen.insert(workload.model()).second) {
+      try {
+        (void)find_model(workload.model());
+      } catch (const std::exception& e) {
+        problems.push_back({run.run_id, e.what()});
+      }
+    }
+    if (workload.task() != proto::INFER && datasets_seen.insert(workload.dataset()).second) {
+      try {
+        (void)loaders::open_dataset(loaders::DatasetSpec::parse(workload.dataset()));
+      } catch (const std::exception& e) {
+        problems.push_back({run.run_id, fmt::format("data set {}: {}", workload.dataset(), e.what())});
+      }
+    }
+  }
+  return problems;
+}
+
+double estimate_sweep_seconds(const SweepPlan& plan) {
+  const double macs_per_s = measured_macs_per_s();
+  std::map<std::string, double> macs_cache;
+  std::map<std::string, std::int64_t> samples_cache;
+  double total = 0;
+  std::set<std::string> modes;
+  for (const auto& run : plan.runs) {
+    const auto& spec = run.spec;
+    if (modes.insert(run.mode_key).second) total += spec.measurement().baseload_s();
+    total += spec.cooldown().seconds();
+    const auto& w = spec.workload();
+    if (!macs_cache.count(w.model())) {
+      try {
+        macs_cache[w.model()] = static_cast<double>(macs_per_sample(find_model(w.model())));
+      } catch (const std::exception&) {
+        macs_cache[w.model()] = 0;
+      }
+    }
+    if (!samples_cache.count(w.dataset())) {
+      try {
+        samples_cache[w.dataset()] = loaders::open_dataset(loaders::DatasetSpec::parse(w.dataset()))->size();
+      } catch (const std::exception&) {
+        samples_cache[w.dataset()] = 0;
+      }
+    }
+    const double epochs = std::max<std::uint32_t>(1, w.epochs());
+    double samples = static_cast<double>(samples_cache[w.dataset()]);
+    if (w.max_minibatches() > 0) samples = std::min(samples, static_cast<double>(w.max_minibatches()) * w.batch_size());
+    if (w.task() == proto::INFER) samples = std::max<double>(100, w.inference().min_queries()) * w.batch_size();
+    total += epochs * samples * 3 * macs_cache[w.model()] / macs_per_s;
+  }
+  return total;
+}
+
+}  // namespace jetchar::experiments

@@ -1,0 +1,26 @@
+// Checks a sweep plan against the board before the first run starts: every distinct power mode
+// is planned (not applied) against the board's discovered controls, every model must exist, and
+// every data set path must open. Problems are collected so that one report lists all of them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "experiments/sweep_plan.h"
+#include "sysfs/root.h"
+
+namespace jetchar::experiments {
+
+struct PlanProblem {
+  std::string run_id;  ///< the first run the problem affects
+  std::string message;
+};
+
+/// Validates `plan` against the board under `root`; empty when everything can run.
+std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, const sysfs::Root& root);
+
+/// A rough duration estimate: baseload and cool-down per run plus the workload's arithmetic
+/// (3 × forward MACs per trained sample) at this machine's measured matrix-multiply rate.
+double estimate_sweep_seconds(const SweepPlan& plan);
+
+}  // namespace jetchar::experiments
