@@ -1,0 +1,263 @@
+#include "experiments/training/training_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "experiments/models/lenet5.h"
+#include "experiments/models/registry.h"
+#include "tests/experiments/batch_sources.h"
+
+namespace jetchar::experiments {
+namespace {
+
+using testing::VectorBatchSource;
+using namespace std::chrono_literals;
+
+std::vector<loaders::Batch> lenet_batches(int count, int batch_size = 4) {
+  std::vector<loaders::Batch> batches;
+  for (int i = 0; i < count; ++i) {
+    batches.push_back(synthetic_batch(find_model("lenet5"), batch_size, 10, {1, 28, 28}, i));
+  }
+  return batches;
+}
+
+// A network whose compute takes a known time: a linear layer plus a sleep in forward.
+class SleepyNet : public Network {
+ public:
+  explicit SleepyNet(std::chrono::milliseconds delay) : delay_(delay) {
+    linear_ = register_module("linear", torch::nn::Linear(784, 10));
+  }
+  Task task() const override { return Task::kImageClassification; }
+  torch::Tensor forward_batch(const loaders::Batch& batch) override {
+    std::this_thread::sleep_for(delay_);
+    return linear_(batch.inputs.flatten(1));
+  }
+
+ private:
+  std::chrono::milliseconds delay_;
+  torch::nn::Linear linear_{nullptr};
+};
+
+// Asks for ~4 PB on the second minibatch: the CPU allocator refuses at once, without touching memory.
+class GreedyNet : public Network {
+ public:
+  GreedyNet() { linear_ = register_module("linear", torch::nn::Linear(784, 10)); }
+  Task task() const override { return Task::kImageClassification; }
+  torch::Tensor forward_batch(const loaders::Batch& batch) override {
+    if (calls_++ == 1) {
+      auto huge = torch::empty({1'000'000'000'000'000LL}, torch::kFloat);
+      return huge.sum() * linear_(batch.inputs.flatten(1));
+    }
+    return linear_(batch.inputs.flatten(1));
+  }
+
+ private:
+  int calls_ = 0;
+  torch::nn::Linear linear_{nullptr};
+};
+
+double median_ms(std::vector<std::int64_t> values) {
+  std::sort(values.begin(), values.end());
+  return static_cast<double>(values[values.size() / 2]) / 1e6;
+}
+
+TEST(TrainingRunnerTest, StallAndComputeFollowKnownDelays) {
+  constexpr auto kLoaderDelay = 30ms;
+  constexpr auto kComputeDelay = 15ms;
+  VectorBatchSource source(lenet_batches(8), kLoaderDelay);
+  SleepyNet model(kComputeDelay);
+  TrainingConfig config;
+  config.keep_minibatch_records = true;
+  sysfs::Root root;
+  auto result = train(model, source, config, root, "sleepy");
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  ASSERT_EQ(result.minibatches.size(), 8u);
+  std::vector<std::int64_t> stalls, computes;
+  for (const auto& record : result.minibatches) {
+    EXPECT_GE(record.stall_ns, 30'000'000) << "batch " << record.index;
+    EXPECT_GE(record.compute_ns, 15'000'000) << "batch " << record.index;
+    stalls.push_back(record.stall_ns);
+    computes.push_back(record.compute_ns);
+  }
+  // Medians stay near the delays even on a loaded machine; the delays must not leak into each other.
+  EXPECT_LT(median_ms(stalls), 30 + 12);
+  EXPECT_LT(median_ms(computes), 15 + 12);
+  const auto& epoch = result.epochs.at(0);
+  EXPECT_GE(epoch.e2e_ns, epoch.stall_ns + epoch.compute_ns);
+  EXPECT_EQ(epoch.batches, 8);
+  EXPECT_EQ(epoch.samples, 32);
+}
+
+TEST(TrainingRunnerTest, EpochZeroIsReportedApartFromLaterEpochs) {
+  VectorBatchSource source(lenet_batches(3));
+  LeNet5 model;
+  TrainingConfig config;
+  config.epochs = 3;
+  sysfs::Root root;
+  auto result = train(*model, source, config, root, "lenet5");
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  EXPECT_EQ(source.epochs_started_, 3);
+  EXPECT_EQ(source.last_epoch_, 2);
+  auto summary = result.summary();
+  ASSERT_TRUE(summary.first);
+  EXPECT_EQ(summary.first->epoch, 0);
+  ASSERT_TRUE(summary.later_e2e_ns_median);
+  EXPECT_DOUBLE_EQ(*summary.later_e2e_ns_median,
+                   (result.epochs[1].e2e_ns + result.epochs[2].e2e_ns) / 2.0);
+  auto json = to_json(result);
+  EXPECT_EQ(json["status"], "OK");
+  EXPECT_EQ(json["epoch0"]["epoch"], 0);
+  EXPECT_EQ(json["settings"]["optimizer"], "sgd");
+  EXPECT_DOUBLE_EQ(json["settings"]["learning_rate"].get<double>(), 0.01);
+  EXPECT_EQ(json["settings"]["timing"], "synchronized per minibatch");
+  EXPECT_EQ(json["epochs"].size(), 3u);
+}
+
+TEST(TrainingRunnerTest, TrainingLowersTheLossOnAFixedBatch) {
+  auto batches = lenet_batches(1, 16);
+  VectorBatchSource source(std::vector<loaders::Batch>(10, batches[0]));
+  LeNet5 model;
+  TrainingConfig config;
+  config.epochs = 3;
+  sysfs::Root root;
+  auto result = train(*model, source, config, root);
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  EXPECT_LT(*result.epochs[2].mean_loss, *result.epochs[0].mean_loss);
+  EXPECT_TRUE(result.epochs[2].train_accuracy.has_value());
+}
+
+TEST(TrainingRunnerTest, AccumulationStepsEveryMBatchesAndAtTheEnd) {
+  VectorBatchSource source(lenet_batches(7));
+  LeNet5 model;
+  TrainingConfig config;
+  config.accumulate = 3;
+  sysfs::Root root;
+  auto result = train(*model, source, config, root);
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  EXPECT_EQ(result.epochs[0].optimizer_steps, 3);  // after batches 3, 6 and the last one
+  EXPECT_EQ(to_json(result)["settings"]["total_batch"], 12);
+}
+
+TEST(TrainingRunnerTest, MaxBatchesBoundsEachEpoch) {
+  VectorBatchSource source(lenet_batches(6));
+  LeNet5 model;
+  TrainingConfig config;
+  config.epochs = 2;
+  config.max_batches = 2;
+  sysfs::Root root;
+  auto result = train(*model, source, config, root);
+  ASSERT_EQ(result.status, RunStatus::kOk);
+  EXPECT_EQ(result.epochs[0].batches, 2);
+  EXPECT_EQ(result.epochs[1].batches, 2);
+}
+
+TEST(TrainingRunnerTest, AsyncModeIsMarked) {
+  VectorBatchSource source(lenet_batches(2));
+  LeNet5 model;
+  TrainingConfig config;
+  config.sync_per_batch = false;
+  sysfs::Root root;
+  auto json = to_json(train(*model, source, config, root));
+  EXPECT_EQ(json["settings"]["synchronized"], false);
+  EXPECT_EQ(json["settings"]["timing"], "async (no per-minibatch sync)");
+}
+
+TEST(TrainingRunnerTest, OutOfMemoryIsRecordedAndSurvived) {
+  VectorBatchSource source(lenet_batches(4));
+  GreedyNet greedy;
+  TrainingConfig config;
+  config.epochs = 2;
+  sysfs::Root root;
+  auto result = train(greedy, source, config, root, "greedy");
+  EXPECT_EQ(result.status, RunStatus::kOom);
+  EXPECT_NE(result.error.find("allocate"), std::string::npos) << result.error;
+  EXPECT_EQ(result.error.find('\n'), std::string::npos);
+  ASSERT_EQ(result.epochs.size(), 1u);
+  EXPECT_FALSE(result.epochs[0].completed);
+  EXPECT_EQ(result.epochs[0].batches, 1);
+  for (const auto& parameter : greedy.parameters()) EXPECT_FALSE(parameter.grad().defined());
+  EXPECT_EQ(to_json(result)["status"], "OOM");
+
+  // The process goes on: the next run in it works.
+  LeNet5 model;
+  auto next = train(*model, source, TrainingConfig{}, root, "lenet5");
+  EXPECT_EQ(next.status, RunStatus::kOk) << next.error;
+}
+
+TEST(TrainingRunnerTest, OtherErrorsAreFailures) {
+  auto batches = lenet_batches(2);
+  batches[1].targets = torch::full({4}, 99, torch::kLong);  // class 99 of 10
+  VectorBatchSource source(batches);
+  LeNet5 model;
+  sysfs::Root root;
+  auto result = train(*model, source, TrainingConfig{}, root);
+  EXPECT_EQ(result.status, RunStatus::kFailed);
+  EXPECT_FALSE(result.error.empty());
+}
+
+TEST(TrainingRunnerTest, Bf16AutocastTrainsOnTheCpu) {
+  VectorBatchSource source(lenet_batches(2));
+  LeNet5 model;
+  TrainingConfig config;
+  config.precision = Precision::kBf16;
+  sysfs::Root root;
+  auto result = train(*model, source, config, root);
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  EXPECT_TRUE(std::isfinite(*result.epochs[0].mean_loss));
+  EXPECT_EQ(result.precision, "bf16 (autocast bfloat16)");
+  // Parameters stay fp32: autocast casts per op.
+  EXPECT_EQ(model->parameters()[0].scalar_type(), torch::kFloat);
+}
+
+TEST(TrainingRunnerTest, InvalidSettingsThrowBeforeRunning) {
+  VectorBatchSource source(lenet_batches(1));
+  LeNet5 model;
+  sysfs::Root root;
+  TrainingConfig config;
+  config.precision = Precision::kAmpFp16;  // needs CUDA
+  EXPECT_THROW(train(*model, source, config, root), std::invalid_argument);
+  config = {};
+  config.accumulate = 0;
+  EXPECT_THROW(train(*model, source, config, root), std::invalid_argument);
+  config = {};
+  config.epochs = 0;
+  EXPECT_THROW(train(*model, source, config, root), std::invalid_argument);
+  EXPECT_EQ(source.epochs_started_, 0);
+}
+
+TEST(TrainingRunnerTest, BertUsesAdamWAndMemoryIsMeasured) {
+  const auto& spec = find_model("bert-tiny-ner");
+  std::vector<loaders::Batch> batches{synthetic_batch(spec, 2, 9, {16}, 1)};
+  VectorBatchSource source(batches);
+  auto model = make_model(spec);
+  sysfs::Root root;
+  auto result = train(*model, source, TrainingConfig{}, root, spec.name);
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  EXPECT_EQ(result.optimizer, "adamw");
+  ASSERT_TRUE(result.memory.peak_rss_kib);
+  EXPECT_GT(*result.memory.peak_rss_kib, 1000u);
+  ASSERT_TRUE(result.memory.min_mem_available_kib);
+  EXPECT_LE(*result.memory.min_mem_available_kib, *result.memory.mem_total_kib);
+  EXPECT_FALSE(result.memory.cuda_peak_allocated_bytes);  // CPU run: absent, not 0
+}
+
+TEST(TrainingRunnerTest, EvaluationAfterEachEpoch) {
+  VectorBatchSource source(lenet_batches(2));
+  VectorBatchSource eval(lenet_batches(2));
+  LeNet5 model;
+  TrainingConfig config;
+  config.eval_source = &eval;
+  config.epochs = 2;
+  sysfs::Root root;
+  auto result = train(*model, source, config, root);
+  ASSERT_EQ(result.status, RunStatus::kOk);
+  ASSERT_TRUE(result.epochs[1].eval_accuracy);
+  EXPECT_GE(*result.epochs[1].eval_accuracy, 0.0);
+  EXPECT_LE(*result.epochs[1].eval_accuracy, 1.0);
+  EXPECT_TRUE(model->is_training());
+}
+
+}  // namespace
+}  // namespace jetchar::experiments
