@@ -8,7 +8,7 @@
 #         Depends are computed from the sysroot's dpkg database (see deb_depends below) and the
 #         extracted binary runs `--version` under qemu-aarch64 with the sysroot.
 # Both build with install prefix /usr, so the installed units run /usr/bin/jetchar.
-# The .deb lands in build/packages/.
+# The .deb lands in build/packages/. JETCHAR_PACKAGE_BUILD_DIR overrides the build directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-native}
@@ -58,7 +58,7 @@ deb_depends() {
 case $mode in
   native)
     scripts/install-deps.sh
-    dir=build/release
+    dir=${JETCHAR_PACKAGE_BUILD_DIR:-build/release}
     [[ -f $dir/CMakeCache.txt ]] || cmake --preset release >/dev/null
     cmake -S . -B "$dir" -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
     cmake --build "$dir" --target jetchar
@@ -67,7 +67,7 @@ case $mode in
   cross)
     sysroot=${JETCHAR_SYSROOT:-$(scripts/build-sysroot.sh)}
     export JETCHAR_SYSROOT=$sysroot
-    dir=build/cross-aarch64
+    dir=${JETCHAR_PACKAGE_BUILD_DIR:-build/cross-aarch64}
     [[ -f $dir/CMakeCache.txt ]] || cmake --preset cross-aarch64 >/dev/null
     cmake -S . -B "$dir" -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
     cmake --build "$dir" --target jetchar
