@@ -1,0 +1,205 @@
+// `jetchar train --model M --dataset KIND:PATH --batch B ...`: trains a model with the seed
+// study's timer placement and prints a per-epoch table (fetch stall, compute, E2E, samples/s,
+// loss, accuracy), a progress bar on a terminal, or the whole result as JSON.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "cli/command.h"
+#include "experiments/models/registry.h"
+#include "experiments/torch_device.h"
+#include "experiments/training/training_runner.h"
+#include "loaders/dataset_spec.h"
+#include "loaders/pipeline.h"
+#include "sysfs/root.h"
+
+namespace {
+
+using namespace jetchar;
+
+struct TrainOptions {
+  std::string model;
+  std::string dataset;
+  std::int64_t batch = 16;
+  std::int64_t accumulate = 1;
+  int workers = 0;
+  std::int64_t epochs = 3;
+  std::string precision = "fp32";
+  std::string device = "cpu";
+  std::optional<std::int64_t> max_batches;
+  std::optional<int> threads;
+  std::optional<double> learning_rate;
+  std::uint64_t seed = 0;
+  bool async = false;
+  bool eval = false;
+  bool json = false;
+};
+
+// Whether the data set's samples fit the model's input and task; throws naming both otherwise.
+void check_compatible(const experiments::ModelSpec& spec, const loaders::DatasetInfo& info) {
+  const auto& layout = info.layout;
+  bool fits = false;
+  if (!spec.token_input()) {
+    fits = layout.input_type == loaders::InputType::kFloat32 && layout.input_shape.size() == 3 &&
+           layout.input_shape[0] == spec.default_input[0] && layout.target_shape.empty();
+  } else if (layout.input_type == loaders::InputType::kInt64 && layout.input_shape.size() == 1) {
+    const auto length = layout.input_shape[0];
+    switch (spec.task) {
+      case experiments::Task::kSequenceClassification: fits = layout.target_shape.empty(); break;
+      case experiments::Task::kTokenClassification:
+        fits = layout.target_shape == std::vector<std::int64_t>{length};
+        break;
+      case experiments::Task::kQuestionAnswering: fits = layout.target_shape == std::vector<std::int64_t>{2}; break;
+      default: break;
+    }
+  }
+  if (!fits) {
+    throw std::invalid_argument(fmt::format(
+        "model {} ({}, input {}) does not fit data set {} (input {}, target shape [{}])", spec.name,
+        experiments::task_name(spec.task), spec.input_description(), info.name, fmt::join(layout.input_shape, "x"),
+        fmt::join(layout.target_shape, ",")));
+  }
+}
+
+std::string seconds(std::int64_t ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e9); }
+
+std::string percent(const std::optional<double>& value) {
+  return value ? fmt::format("{:.2f}", *value * 100) : std::string("-");
+}
+
+void run_train(const TrainOptions& options) {
+  using namespace jetchar::experiments;
+  const auto& spec = find_model(options.model);
+  TrainingConfig config;
+  config.device = parse_device(options.device);
+  config.precision = parse_precision(options.precision);
+  config.epochs = options.epochs;
+  config.accumulate = options.accumulate;
+  config.max_batches = options.max_batches;
+  config.learning_rate = options.learning_rate;
+  config.seed = options.seed;
+  config.sync_per_batch = !options.async;
+  if (options.threads) {
+    if (*options.threads < 1) throw std::invalid_argument(fmt::format("--threads {} must be at least 1", *options.threads));
+    torch::set_num_threads(*options.threads);
+  }
+
+  const auto dataset_spec = loaders::resolve_dataset_spec(options.dataset);
+  std::shared_ptr<const loaders::Dataset> train_set = loaders::open_dataset(dataset_spec);
+  check_compatible(spec, train_set->info());
+  loaders::PipelineOptions pipeline_options;
+  pipeline_options.batch_size = options.batch;
+  pipeline_options.num_workers = options.workers;
+  pipeline_options.seed = options.seed;
+  pipeline_options.pin_memory = config.device.is_cuda();
+  loaders::Pipeline source(train_set, pipeline_options);
+  std::unique_ptr<loaders::Pipeline> eval_source;
+  if (options.eval) {
+    auto eval_options = pipeline_options;
+    eval_options.shuffle = false;
+    auto test_spec = dataset_spec;
+    test_spec.split = "test";
+    eval_source = std::make_unique<loaders::Pipeline>(loaders::open_dataset(test_spec), eval_options);
+    config.eval_source = eval_source.get();
+  }
+  const auto classes = static_cast<std::int64_t>(train_set->info().classes.size());
+  auto model = make_model(spec, classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt);
+
+  const bool bar = !options.json && ::isatty(STDERR_FILENO) == 1;
+  if (bar) {
+    config.on_batch = [epochs = options.epochs](const TrainingProgress& progress) {
+      constexpr int kWidth = 30;
+      const auto filled = progress.batches_planned > 0 ? progress.batch * kWidth / progress.batches_planned : 0;
+      std::fprintf(stderr, "\repoch %lld/%lld [%s%s] %lld/%lld", static_cast<long long>(progress.epoch + 1),
+                   static_cast<long long>(epochs), std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                   std::string(static_cast<std::size_t>(kWidth - filled), '.').c_str(),
+                   static_cast<long long>(progress.batch), static_cast<long long>(progress.batches_planned));
+      if (progress.batch == progress.batches_planned) std::fputs("\r\033[K", stderr);
+    };
+  }
+  const sysfs::Root root;
+  const auto result = train(*model, source, config, root, spec.name);
+  if (options.json) {
+    fmt::print("{}\n", to_json(result).dump(2));
+  } else {
+    fmt::print("model {} ({} parameters)  data {}  batch {} x accumulate {}  workers {}  device {}  precision {}  "
+               "optimizer {} lr {}  seed {}  threads {}  timing {}\n",
+               result.model, result.parameters, train_set->info().name, options.batch, result.accumulate,
+               options.workers, result.device, result.precision, result.optimizer, result.learning_rate, result.seed,
+               result.threads, result.synchronized ? "synchronized per minibatch" : "async (host-side times)");
+    fmt::print("{:>5} {:>8} {:>10} {:>11} {:>9} {:>10} {:>9} {:>10} {:>9}\n", "epoch", "batches", "stall s",
+               "compute s", "E2E s", "samples/s", "loss", "train %", "eval %");
+    for (const auto& epoch : result.epochs) {
+      fmt::print("{:>5} {:>8} {:>10} {:>11} {:>9} {:>10.1f} {:>9} {:>10} {:>9}{}\n", epoch.epoch, epoch.batches,
+                 seconds(epoch.stall_ns), seconds(epoch.compute_ns), seconds(epoch.e2e_ns), epoch.samples_per_s(),
+                 epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-", percent(epoch.train_accuracy),
+                 percent(epoch.eval_accuracy), epoch.completed ? "" : "  (incomplete)");
+    }
+    const auto summary = result.summary();
+    if (summary.later_e2e_ns_median) {
+      fmt::print("later epochs (median): stall {} s, compute {} s, E2E {} s, {:.1f} samples/s\n",
+                 seconds(static_cast<std::int64_t>(*summary.later_stall_ns_median)),
+                 seconds(static_cast<std::int64_t>(*summary.later_compute_ns_median)),
+                 seconds(static_cast<std::int64_t>(*summary.later_e2e_ns_median)),
+                 *summary.later_samples_per_s_median);
+    }
+    const auto& memory = result.memory;
+    fmt::print("memory: peak RSS {} MiB, lowest MemAvailable {} MiB{}\n",
+               memory.peak_rss_kib ? fmt::format("{:.1f}", *memory.peak_rss_kib / 1024.0) : "-",
+               memory.min_mem_available_kib ? fmt::format("{:.1f}", *memory.min_mem_available_kib / 1024.0) : "-",
+               memory.cuda_peak_allocated_bytes
+                   ? fmt::format(", CUDA peak allocated {:.1f} MiB", *memory.cuda_peak_allocated_bytes / 1048576.0)
+                   : "");
+  }
+  if (result.status != RunStatus::kOk) {
+    throw std::runtime_error(
+        fmt::format("training {}: {} ({})", spec.name, run_status_name(result.status), result.error));
+  }
+}
+
+std::string kind_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, description] : loaders::dataset_kinds()) names.push_back(name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+void add_train_command(CLI::App& app) {
+  auto options = std::make_shared<TrainOptions>();
+  CLI::App* command = app.add_subcommand(
+      "train", "Train a model and time each minibatch's fetch stall and compute (seed-study timer placement)");
+  command->add_option("--model", options->model, "Model name (see `jetchar models`)")->required();
+  command->add_option("--dataset", options->dataset,
+                      "KIND[/SPLIT]:PATH[?KEY=VALUE&...] with KIND one of " + kind_names() + "; e.g. "
+                      "fashion-mnist:/usr/share/datasets/fashion-mnist, cifar10:DIR, synthetic:3x32x32?samples=1000, "
+                      "conll2003:DIR?vocab=vocab.txt; or a path whose kind is detected")
+      ->required();
+  command->add_option("--batch", options->batch, "Minibatch size")->capture_default_str();
+  command->add_option("--accumulate", options->accumulate,
+                      "Minibatches per optimizer step (gradient accumulation; total batch = batch x this)")
+      ->capture_default_str();
+  command->add_option("--workers", options->workers, "Data-loader worker threads (0 = load in the training thread)")
+      ->capture_default_str();
+  command->add_option("--epochs", options->epochs, "Epochs (epoch 0 is reported apart)")->capture_default_str();
+  command->add_option("--precision", options->precision, "fp32, tf32, amp-fp16 (CUDA), bf16")->capture_default_str();
+  command->add_option("--device", options->device, "cpu, cuda or cuda:N")->capture_default_str();
+  command->add_option("--max-batches", options->max_batches, "At most this many minibatches per epoch");
+  command->add_option("--threads", options->threads, "LibTorch intra-op threads (default: LibTorch's choice)");
+  command->add_option("--lr", options->learning_rate, "Learning rate (default: SGD 0.01, AdamW 5e-5)");
+  command->add_option("--seed", options->seed, "Seed of weights, shuffling and augmentation")->capture_default_str();
+  command->add_flag("--async", options->async,
+                    "No device synchronize per minibatch (stall/compute become host-side times; marked in the output)");
+  command->add_flag("--eval", options->eval, "Evaluate on the test split after every epoch (untimed)");
+  command->add_flag("--json", options->json, "Print the whole result as JSON");
+  command->callback([options] { run_train(*options); });
+}
+
+}  // namespace
+
+JETCHAR_REGISTER_COMMAND(41, add_train_command);
