@@ -12,6 +12,9 @@ jetchar=build/release/cli/jetchar
 echo "== this machine =="
 "$jetchar" device info
 echo
+echo "== a simulated AGX Orin (JetPack 6, L4T R36) =="
+"$jetchar" device info --board sim:agx-orin-r36
+echo
 echo "== characterization of this machine: examples/quickstart-host.textproto =="
 "$jetchar" sweep run examples/quickstart-host.textproto
 echo
