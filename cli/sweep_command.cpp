@@ -78,8 +78,8 @@ void run_plan_command(const SweepOptions& options) {
   auto board = open_sweep_board(options, sweep);
   print_plan(plan);
   check_plan(plan, *board.root, options.spec);
-  fmt::print("{} runs in {} power mode(s) ({} mode switches) on {}; all valid on this board\n", plan.runs.size(),
-             plan.mode_switches, plan.mode_switches, board.label);
+  fmt::print("{} runs, {} power-mode switch(es), on {}; all valid on this board\n", plan.runs.size(),
+             plan.mode_switches, board.label);
   fmt::print("estimated time: {} (rough: baseload + cool-down + 3 x forward MACs at this machine's matmul rate)\n",
              duration_text(ex::estimate_sweep_seconds(plan)));
 }

@@ -83,6 +83,15 @@ proto::RunStatus to_proto(RunStatus status) {
 
 torch::Device device_of(const proto::WorkloadSpec& workload) { return torch::Device(workload.device()); }
 
+Precision precision_of(const proto::WorkloadSpec& workload) {
+  switch (workload.precision()) {
+    case proto::TF32: return Precision::kTf32;
+    case proto::AMP_FP16: return Precision::kAmpFp16;
+    case proto::BF16: return Precision::kBf16;
+    default: return Precision::kFp32;
+  }
+}
+
 }  // namespace
 
 proto::ExperimentSpec resolve_defaults(const proto::ExperimentSpec& spec) {
@@ -283,7 +292,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   config.device = device_of(w);
   config.epochs = w.epochs();
   config.accumulate = w.accumulate();
-  config.precision = parse_precision(proto::Precision_Name(w.precision()));
+  config.precision = precision_of(w);
   config.sync_per_batch = !w.async();
   if (w.max_minibatches() > 0) config.max_batches = w.max_minibatches();
   config.seed = w.seed();
@@ -360,7 +369,7 @@ void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult
   config.warmup = w.inference().warmup_batches();
   if (w.inference().min_queries() > 0) config.min_queries = w.inference().min_queries();
   if (w.inference().min_duration_s() > 0) config.min_duration_s = w.inference().min_duration_s();
-  config.precision = parse_precision(proto::Precision_Name(w.precision()));
+  config.precision = precision_of(w);
   config.seed = w.seed();
 
   PowerSession power(*board_.root, spec.measurement().sample_rate_hz());

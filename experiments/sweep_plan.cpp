@@ -90,6 +90,10 @@ std::vector<std::string> axis_values(const proto::Axis& axis) {
 
 std::string describe_mode(const proto::DeviceSpec& device) {
   if (device.has_preset_mode()) return fmt::format("preset {}", device.preset_mode());
+  if (!device.has_cpu_cores() && !device.has_cpu_freq_mhz() && !device.has_gpu_freq_mhz() && !device.has_emc_freq_mhz() &&
+      device.dvfs() == proto::SWITCH_UNSPECIFIED && device.fan() == proto::FAN_UNSPECIFIED) {
+    return "as found";
+  }
   std::string text = device.has_cpu_cores() ? fmt::format("{} cores", device.cpu_cores()) : "cores as set";
   auto mhz = [](bool has, double value) { return has ? format_number(value) : std::string("-"); };
   text += fmt::format(" CPU/GPU/EMC {}/{}/{} MHz", mhz(device.has_cpu_freq_mhz(), device.cpu_freq_mhz()),
