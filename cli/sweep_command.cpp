@@ -101,7 +101,15 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
           location.directory.string(), location.directory.string()));
     }
   } else if (fs::absolute(spec_file) != fs::absolute(location.spec())) {
-    std::ofstream(location.spec(), std::ios::binary) << spec_text;
+    // Written whole or not at all (temporary file + rename), so that a kill here never leaves a
+    // torn copy that a resume would take for a different sweep.
+    const fs::path temporary = location.spec().string() + ".tmp";
+    {
+      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+      out << spec_text;
+      if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+    }
+    fs::rename(temporary, location.spec());
   }
 
   auto board = open_sweep_board(options, sweep);
