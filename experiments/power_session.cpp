@@ -22,6 +22,17 @@ PowerSession::~PowerSession() { stop(); }
 void PowerSession::start() {
   if (draining_.exchange(true)) return;
   sampler_->start();
+  // Windows opened right after start() must be covered from their first instant: wait for the
+  // first sample (at most a second) so that epoch 0 does not begin before the trace does.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (trace_.channel_count() > 0 && std::chrono::steady_clock::now() < give_up) {
+    drain_once();
+    {
+      std::lock_guard lock(mutex_);
+      if (!trace_.empty()) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   drainer_ = std::thread([this] {
     while (draining_.load()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
