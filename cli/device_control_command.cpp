@@ -19,6 +19,7 @@
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
+#include "jetson/board_handle.h"
 #include "jetson/control_session.h"
 #include "jetson/nvpmodel_tool.h"
 #include "jetson/power_mode.h"
@@ -37,47 +38,12 @@ struct BoardOptions {
   std::string state_dir;
 };
 
-// The board a command works on: this machine, a directory that plays "/", or a simulated board.
-struct Board {
-  std::unique_ptr<jetson::SimulatedBoard> sim;
-  std::unique_ptr<sysfs::Root> root;
-  std::string label;
-  fs::path state_dir;
-  bool temporary = false;  ///< a simulated board that vanishes at exit
-
-  std::function<void()> after_write() {
-    if (!sim) return {};
-    return [this] { sim->update(); };
-  }
-};
+// The board a command works on (this machine, a root, or a simulated board): jetson/board_handle.h.
+using Board = jetson::BoardHandle;
 
 Board open_board(const BoardOptions& options) {
-  Board board;
-  if (options.board.rfind("sim:", 0) == 0) {
-    const std::string fixture = options.board.substr(4);
-    if (fixture.empty()) throw std::invalid_argument("--board sim: needs a fixture name or manifest path (sim:agx-orin-r36)");
-    board.sim = std::make_unique<jetson::SimulatedBoard>(
-        fixture, options.root.empty() ? std::nullopt : std::optional<fs::path>(options.root));
-    board.root = std::make_unique<sysfs::Root>(board.sim->root_dir());
-    board.temporary = options.root.empty();
-    board.label = fmt::format("sim:{} (simulated{})", board.sim->fixture(),
-                              board.temporary ? ", temporary" : ", in " + board.sim->root_dir().string());
-  } else if (options.board == "auto" || options.board == "jetson" || options.board == "host") {
-    const std::string dir = options.root.empty() ? "/" : options.root;
-    if (!options.root.empty() && jetson::SimulatedBoard::is_simulated_root(dir)) {
-      board.sim = std::make_unique<jetson::SimulatedBoard>("", fs::path(dir));
-      board.label = fmt::format("sim:{} (simulated, in {})", board.sim->fixture(), dir);
-    } else {
-      board.label = options.root.empty() ? "this machine (/)" : fmt::format("root {}", dir);
-    }
-    board.root = std::make_unique<sysfs::Root>(dir);
-  } else {
-    throw std::invalid_argument(
-        fmt::format("--board '{}' is not valid; use auto, host, jetson or sim:<fixture>", options.board));
-  }
-  // The state lives with the board: /var/lib/jetchar under its root (the host's own on "/").
-  board.state_dir = options.state_dir.empty() ? board.root->resolve("/var/lib/jetchar") : fs::path(options.state_dir);
-  return board;
+  return jetson::open_board(options.board, options.root.empty() ? std::nullopt : std::optional<fs::path>(options.root),
+                            options.state_dir.empty() ? std::nullopt : std::optional<fs::path>(options.state_dir));
 }
 
 // The state directory already warned about in this invocation (one warning per journal).
