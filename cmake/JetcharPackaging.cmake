@@ -1,6 +1,8 @@
 # Installation layout and the Debian package (CPack). `cmake --install` puts
 #   bin/jetchar                         (cli/CMakeLists.txt)
-#   lib/systemd/system/jetchar-*.{service,timer}   (systemd/CMakeLists.txt)
+#   /lib/systemd/system/jetchar-*.{service,timer}  (systemd/CMakeLists.txt; prefix/lib/systemd/system
+#                                       when the prefix is not /usr)
+#   /etc/jetchar/sweeps/                where the sweep units look for NAME.textproto (empty)
 #   share/jetchar/examples/*.textproto  sweep/experiment specs to copy to /etc/jetchar/sweeps
 #   share/doc/jetchar/README.md         the units' Documentation= link
 # under CMAKE_INSTALL_PREFIX. Packages are built with prefix /usr (scripts/package.sh), so the
@@ -57,5 +59,9 @@ else()
 endif()
 # The sweep service is Type=notify and runs under systemd; nvpmodel is the board's own tool.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "systemd")
+# postinst enables jetchar-restore.service (deb-systemd-helper, as dh_installsystemd does) and
+# reloads systemd; postrm masks/purges it. Results in /var/lib/jetchar are kept.
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${PROJECT_SOURCE_DIR}/cmake/deb/postinst;${PROJECT_SOURCE_DIR}/cmake/deb/postrm")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 
 include(CPack)
