@@ -347,7 +347,7 @@ void run_monitor(MonitorOptions o) {
                "per sample, %.3f %% of one core\n",
                static_cast<unsigned long long>(stats.samples), achieved, o.rate_hz,
                static_cast<unsigned long long>(stats.missed_deadlines), static_cast<unsigned long long>(stats.dropped),
-               stats.samples ? static_cast<double>(stats.read_cpu_ns) / static_cast<double>(stats.samples) / 1e3 : 0.0,
+               stats.cpu_ns_per_sample() / 1e3,
                100.0 * stats.cpu_fraction());
 }
 

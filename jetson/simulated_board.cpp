@@ -1,7 +1,10 @@
 #include "jetson/simulated_board.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <utility>
 
 #include "jetson/board_fixture.h"
 #include "jetson/cpu_topology.h"
@@ -47,6 +52,53 @@ void put(const sysfs::Root& root, const std::string& path, const std::string& va
     if (!out) throw std::runtime_error("simulated board: cannot write " + temporary.string());
   }
   fs::rename(temporary, target);
+}
+
+// A sensor attribute rewritten in place. sysfs regenerates an attribute on every read, so a
+// reader that keeps the file open and re-reads it (the telemetry sampler's pread) sees new values;
+// a file replaced by rename would leave such a reader on the old inode forever. The new text goes
+// out in one pwrite, padded with spaces when shorter than the old text (every parser here skips
+// trailing whitespace, like the kernel's newline), and only then is the file cut to length: a
+// reader, or a process killed in between, never sees an empty or truncated number.
+class InPlaceFile {
+ public:
+  explicit InPlaceFile(const fs::path& file) : fd_(::open(file.c_str(), O_WRONLY | O_CLOEXEC)) {
+    if (fd_ < 0) throw std::runtime_error("simulated board: cannot open " + file.string() + " for writing");
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0) size_ = static_cast<std::size_t>(st.st_size);
+  }
+  InPlaceFile(InPlaceFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)), size_(other.size_) {}
+  InPlaceFile& operator=(InPlaceFile&&) = delete;
+  ~InPlaceFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  /// `text` includes the trailing newline.
+  void write(std::string text) {
+    const std::size_t length = text.size();
+    if (length < size_) text.append(size_ - length, ' ');
+    if (::pwrite(fd_, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) return;
+    if (length < text.size() && ::ftruncate(fd_, static_cast<off_t>(length)) != 0) {
+      size_ = text.size();
+      return;
+    }
+    size_ = length;
+  }
+
+ private:
+  int fd_ = -1;
+  std::size_t size_ = 0;
+};
+
+void put_sensor(const sysfs::Root& root, const std::string& path, const std::string& value) {
+  if (!root.exists(path)) return;
+  if (sysfs::try_read_string(root, path) == value) return;
+  InPlaceFile(root.resolve(root.canonical(path))).write(value + "\n");
+}
+
+std::int64_t monotonic_now_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
 std::int64_t clamp(std::int64_t v, std::int64_t lo, std::int64_t hi) { return std::max(lo, std::min(v, hi)); }
@@ -200,6 +252,7 @@ SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path>
 }
 
 SimulatedBoard::~SimulatedBoard() {
+  stop_power_trace();
   stop_refresh();
   if (owns_dir_) {
     std::error_code ec;
@@ -350,24 +403,24 @@ void SimulatedBoard::write_sensors(const SimulatedPower& power) {
   const sysfs::Root& root = *root_;
   for (const auto& device : discover_power_monitors(root).devices) {
     for (const auto& rail : device.rails) {
-      if (!rail.connected) continue;
+      if (!rail.connected || rail.name == served_rail_) continue;
       const auto mw = rail_power_mw(rail.name, power);
       const auto captured_mv = baseline(rail.voltage_path);
       if (!captured_mv) continue;
       if (!mw) {  // not modelled: the rail keeps its captured reading
-        put(root, rail.voltage_path, *captured_mv);
-        if (const auto ma = baseline(rail.current_path)) put(root, rail.current_path, *ma);
+        put_sensor(root, rail.voltage_path, *captured_mv);
+        if (const auto ma = baseline(rail.current_path)) put_sensor(root, rail.current_path, *ma);
         if (rail.power_path) {
-          if (const auto p = baseline(*rail.power_path)) put(root, *rail.power_path, *p);
+          if (const auto p = baseline(*rail.power_path)) put_sensor(root, *rail.power_path, *p);
         }
         continue;
       }
       const std::int64_t mv = sysfs::parse_int(*captured_mv, rail.voltage_path);
       if (mv <= 0) continue;
       const auto ma = static_cast<std::int64_t>(std::llround(*mw * 1000.0 / static_cast<double>(mv)));
-      put(root, rail.voltage_path, std::to_string(mv));
-      put(root, rail.current_path, std::to_string(ma));
-      if (rail.power_path) put(root, *rail.power_path, std::to_string(mv * ma / 1000));
+      put_sensor(root, rail.voltage_path, std::to_string(mv));
+      put_sensor(root, rail.current_path, std::to_string(ma));
+      if (rail.power_path) put_sensor(root, *rail.power_path, std::to_string(mv * ma / 1000));
     }
   }
   const double rise_c = 1.8 * (power.total_mw - baseline_power_mw_) / 1000.0;
@@ -376,7 +429,7 @@ void SimulatedBoard::write_sensors(const SimulatedPower& power) {
     if (!captured) continue;
     const std::int64_t base = sysfs::parse_int(*captured, zone);
     if (base <= -256000) continue;  // power-gated domain stays offline
-    put(root, zone, std::to_string(base + static_cast<std::int64_t>(std::llround(rise_c * 1000.0))));
+    put_sensor(root, zone, std::to_string(base + static_cast<std::int64_t>(std::llround(rise_c * 1000.0))));
   }
 }
 
@@ -400,6 +453,83 @@ void SimulatedBoard::start_refresh(std::chrono::milliseconds period) {
 void SimulatedBoard::stop_refresh() {
   refreshing_ = false;
   if (refresh_thread_.joinable()) refresh_thread_.join();
+}
+
+void SimulatedBoard::serve_power_trace(const std::string& rail_name, meters::SyntheticPowerTrace trace,
+                                       std::chrono::microseconds period) {
+  stop_power_trace();
+  if (period.count() <= 0) throw std::invalid_argument("simulated board: the trace period must be positive");
+  const sysfs::Root& root = *root_;
+  std::optional<Ina3221Rail> found;
+  std::vector<std::string> names;
+  for (const auto& device : discover_power_monitors(root).devices) {
+    for (const auto& rail : device.rails) {
+      if (!rail.connected) continue;
+      names.push_back(rail.name);
+      if (rail.name == rail_name) found = rail;
+    }
+  }
+  if (!found) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw std::invalid_argument(fmt::format("simulated {} has no rail '{}'; rails: {}", fixture_, rail_name,
+                                            list.empty() ? "none" : list));
+  }
+  const auto captured_mv = baseline(found->voltage_path);
+  const std::int64_t mv = captured_mv ? sysfs::parse_int(*captured_mv, found->voltage_path) : 0;
+  if (mv <= 0) throw std::invalid_argument(fmt::format("simulated {}: rail {} has no bus voltage to serve a trace at", fixture_, rail_name));
+  {
+    std::lock_guard lock(mutex_);
+    served_rail_ = rail_name;
+    put_sensor(root, found->voltage_path, std::to_string(mv));
+  }
+  InPlaceFile current(root.resolve(root.canonical(found->current_path)));
+  std::optional<InPlaceFile> power;
+  if (found->power_path) power.emplace(root.resolve(root.canonical(*found->power_path)));
+  {
+    std::lock_guard lock(served_mutex_);
+    served_.clear();
+  }
+  trace_start_ns_ = monotonic_now_ns();
+  serving_ = true;
+  const std::int64_t period_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(period).count();
+  trace_thread_ = std::thread([this, trace = std::move(trace), current = std::move(current), power = std::move(power),
+                               mv, period_ns]() mutable {
+    std::int64_t deadline = trace_start_ns_;
+    while (serving_.load(std::memory_order_relaxed)) {
+      const std::int64_t begin = monotonic_now_ns();
+      const double mw = trace.power_mw(begin - trace_start_ns_);
+      // The driver's integers: mA at the rail's bus voltage, and mV × mA / 1000 for iio's power file.
+      const auto ma = static_cast<std::int64_t>(std::llround(mw * 1000.0 / static_cast<double>(mv)));
+      const std::int64_t iio_mw = mv * ma / 1000;
+      // Power first: a reader of the iio power file must not see it lag the current.
+      if (power) power->write(std::to_string(iio_mw) + "\n");
+      current.write(std::to_string(ma) + "\n");
+      const std::int64_t end = monotonic_now_ns();
+      {
+        std::lock_guard lock(served_mutex_);
+        served_.push_back(ServedPower{begin, end,
+                                      power ? static_cast<double>(iio_mw)
+                                            : static_cast<double>(mv) * static_cast<double>(ma) / 1000.0});
+      }
+      deadline += period_ns;
+      if (deadline < end) deadline = end;  // overran (descheduled): carry on from now, no burst
+      const timespec ts{static_cast<time_t>(deadline / 1'000'000'000), static_cast<long>(deadline % 1'000'000'000)};
+      ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+    }
+  });
+}
+
+void SimulatedBoard::stop_power_trace() {
+  serving_ = false;
+  if (trace_thread_.joinable()) trace_thread_.join();
+  std::lock_guard lock(mutex_);
+  served_rail_.clear();
+}
+
+std::vector<SimulatedBoard::ServedPower> SimulatedBoard::served_power() const {
+  std::lock_guard lock(served_mutex_);
+  return served_;
 }
 
 }  // namespace jetchar::jetson

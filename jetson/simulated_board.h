@@ -30,6 +30,13 @@
 //   VDDQ_VDD2_1V8AO, VDD_SYS_DDR = P_emc/2; CV = 0; other rails (VIN_SYS_5V0, SYS5V, NC) keep
 //   their captured values. Current = P / V_bus.
 //   Thermal: T = T_captured + 1.8 °C/W · (P_total − P_total at the captured state).
+//
+// Sensor files (rails, temperatures) are rewritten in place, as sysfs regenerates an attribute on
+// every read: a reader that keeps a file open and re-reads it with pread (the telemetry sampler)
+// sees each new value. Control-derived attributes are replaced whole (crash safety, see put()).
+//
+// A known power signal can replace the model on one rail (serve_power_trace): tests sample it
+// through the real sampler and compare window energies with the signal's exact integral.
 #pragma once
 
 #include <atomic>
@@ -40,7 +47,9 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
+#include "jetson/meters/synthetic_power_trace.h"
 #include "sysfs/proc_stat.h"
 #include "sysfs/root.h"
 
@@ -81,6 +90,25 @@ class SimulatedBoard {
   void start_refresh(std::chrono::milliseconds period);
   void stop_refresh();
 
+  /// One write of a served power trace: when it began and ended (CLOCK_MONOTONIC) and the power
+  /// the rail's files show afterwards (hwmon: mV × mA / 1000; iio: its integer power file).
+  struct ServedPower {
+    std::int64_t begin_ns = 0;
+    std::int64_t end_ns = 0;
+    double power_mw = 0;
+  };
+  /// Serves `trace` on the connected rail labelled `rail` instead of the power model: a thread
+  /// rewrites the rail's current (and power, on the iio driver) every `period` on absolute
+  /// deadlines with trace(t − trace_start_ns()) at the rail's captured bus voltage, recording each
+  /// write. The model's refresh leaves that rail alone meanwhile. Throws std::invalid_argument for
+  /// a rail the board does not have, naming the rails it has.
+  void serve_power_trace(const std::string& rail, meters::SyntheticPowerTrace trace, std::chrono::microseconds period);
+  void stop_power_trace();
+  /// CLOCK_MONOTONIC of the served trace's t = 0.
+  std::int64_t trace_start_ns() const { return trace_start_ns_; }
+  /// Every write so far, in order.
+  std::vector<ServedPower> served_power() const;
+
   /// The marker file that tells a simulated root apart (kept inside the root directory).
   static constexpr const char* kMarker = ".jetchar-simulated.json";
   /// True when `dir` holds a simulated board.
@@ -104,6 +132,13 @@ class SimulatedBoard {
   mutable std::mutex mutex_;
   std::atomic<bool> refreshing_{false};
   std::thread refresh_thread_;
+
+  std::string served_rail_;  // guarded by mutex_; empty when no trace is served
+  std::int64_t trace_start_ns_ = 0;
+  std::vector<ServedPower> served_;  // guarded by served_mutex_
+  mutable std::mutex served_mutex_;
+  std::atomic<bool> serving_{false};
+  std::thread trace_thread_;
 };
 
 }  // namespace jetchar::jetson

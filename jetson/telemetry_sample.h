@@ -19,11 +19,17 @@ struct FieldInfo {
   std::string name;  ///< "VDD_IN.power_mw", "cpu3.util_pct", "policy0.freq_khz", "gpu.load_pct"
   std::string unit;  ///< "mW", "mV", "mA", "%", "kHz", "Hz", "KiB", "m°C"
   FieldGroup group = FieldGroup::kRail;
+  /// 0: read every sample. Otherwise read at most this often and carried over in between
+  /// (flag kCarried): fields that change slowly or are published slowly by the kernel.
+  std::int64_t read_period_ns = 0;
 };
 
 namespace field_flags {
 inline constexpr std::uint8_t kValid = 1;     ///< the value was read this sample
 inline constexpr std::uint8_t kRepeated = 2;  ///< same as the previous reading within the sensor's update interval
+/// Not read this sample: the value of the field's last read, taken at TelemetrySample::
+/// sub_rate_time_ns, at most FieldInfo::read_period_ns before this sample.
+inline constexpr std::uint8_t kCarried = 4;
 }  // namespace field_flags
 
 struct FieldValue {
@@ -31,6 +37,7 @@ struct FieldValue {
   std::uint8_t flags = 0;
   bool valid() const { return (flags & field_flags::kValid) != 0; }
   bool repeated() const { return (flags & field_flags::kRepeated) != 0; }
+  bool carried() const { return (flags & field_flags::kCarried) != 0; }
   std::optional<double> get() const { return valid() ? std::optional<double>(value) : std::nullopt; }
 };
 
@@ -38,7 +45,12 @@ struct TelemetrySample {
   std::int64_t time_ns = 0;      ///< CLOCK_MONOTONIC when reading started
   std::int64_t lateness_ns = 0;  ///< time_ns − the scheduled deadline
   std::int64_t read_ns = 0;      ///< wall time spent reading
-  std::int64_t cpu_ns = 0;       ///< sampler-thread CPU time spent reading
+  /// Sampler-thread CPU time since the previous sample: this sample's whole cost (wake-up and
+  /// reads). For sample_now(): the CPU time of the read alone.
+  std::int64_t cpu_ns = 0;
+  /// When the sub-rate fields (FieldInfo::read_period_ns > 0) were last read; their age in this
+  /// sample is time_ns − sub_rate_time_ns.
+  std::int64_t sub_rate_time_ns = 0;
   std::vector<FieldValue> values;
 };
 

@@ -100,7 +100,6 @@ struct TelemetrySampler::Source {
     OpenFile file;
     std::size_t field = 0;
     double scale = 1.0;
-    bool slow = false;
   };
   std::vector<Rail> rails;
   std::vector<Counter> counters;
@@ -118,10 +117,9 @@ struct TelemetrySampler::Source {
   std::optional<std::size_t> mem_field;
   std::vector<char> big_buffer = std::vector<char>(64 * 1024);
 
-  // Fields that cannot change faster than the scheduler tick (/proc/stat counts in USER_HZ = 100
-  // ticks/s) or that sensors refresh slowly (thermal zones, meminfo) are re-read at most every
-  // kSlowPeriodNs; in between their last values are carried over, flagged repeated.
-  static constexpr std::int64_t kSlowPeriodNs = 10'000'000;
+  // Sub-rate fields (see the header): read at most every slow_period_ns; in between their last
+  // values are carried over, flagged kCarried.
+  std::int64_t slow_period_ns = 10'000'000;
   std::vector<std::size_t> slow_fields;
   std::vector<FieldValue> slow_last;  // indexed like slow_fields
   std::int64_t slow_read_ns = INT64_MIN / 2;
@@ -256,15 +254,18 @@ TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySourc
   for (const auto& temp : sources.temperatures) {
     if (auto s = add_scalar("temperature " + temp.name, temp.path, temp.name + ".temp_mc", "m°C",
                             FieldGroup::kTemperature, 1.0)) {
-      s->slow = true;
       src.scalars.push_back(std::move(*s));
     }
   }
 
-  for (std::size_t f : src.cpu_fields) src.slow_fields.push_back(f);
-  if (src.mem_field) src.slow_fields.push_back(*src.mem_field);
-  for (const auto& scalar : src.scalars) {
-    if (scalar.slow) src.slow_fields.push_back(scalar.field);
+  // Everything but the rails and energy counters is a sub-rate field.
+  const auto period_ns = static_cast<std::int64_t>(1e9 / options_.rate_hz);
+  src.slow_period_ns = options_.sub_rate_period_ns > period_ns ? options_.sub_rate_period_ns : 0;
+  for (std::size_t f = 0; f < layout_.fields.size(); ++f) {
+    const FieldGroup group = layout_.fields[f].group;
+    if (group == FieldGroup::kRail || group == FieldGroup::kEnergyCounter) continue;
+    src.slow_fields.push_back(f);
+    layout_.fields[f].read_period_ns = src.slow_period_ns;
   }
   src.slow_last.resize(src.slow_fields.size());
 
@@ -282,7 +283,9 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
     values[field].value = value;
     values[field].flags = field_flags::kValid | extra;
   };
-  const bool slow_due = t_ns - src.slow_read_ns >= Source::kSlowPeriodNs - 100'000;
+  // Due a little early (1 % of the period), so that a sample a few microseconds before the mark
+  // does not push the read a whole sampling period later.
+  const bool slow_due = t_ns - src.slow_read_ns >= src.slow_period_ns - src.slow_period_ns / 100;
 
   for (auto& rail : src.rails) {
     double v = 0, i = 0, p = 0;
@@ -323,8 +326,16 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
     counter.last_uj = uj;
     counter.last_ns = t_ns;
   }
+  if (!slow_due) {
+    for (std::size_t k = 0; k < src.slow_fields.size(); ++k) {
+      FieldValue carried = src.slow_last[k];
+      if (carried.valid()) carried.flags |= field_flags::kCarried;
+      values[src.slow_fields[k]] = carried;
+    }
+    sample.sub_rate_time_ns = src.slow_read_ns;
+    return;
+  }
   for (auto& scalar : src.scalars) {
-    if (scalar.slow && !slow_due) continue;
     double value = 0;
     if (scalar.file.read_int(value)) set(scalar.field, value * scalar.scale);
   }
@@ -338,7 +349,7 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
     if (src.emc_activity->file.read_int(activity) && rate_khz > 0) set(*src.emc_util_field, activity / rate_khz * 100.0);
   }
 
-  if (!src.cpus.empty() && slow_due) {
+  if (!src.cpus.empty()) {
     const ssize_t n = src.proc_stat.read(src.big_buffer.data(), src.big_buffer.size());
     for (auto& t : src.cpu_now) t.present = false;
     if (n > 0) {
@@ -394,7 +405,7 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
       }
     }
   }
-  if (src.mem_field && slow_due) {
+  if (src.mem_field) {
     const ssize_t n = src.meminfo.read(src.big_buffer.data(), src.big_buffer.size());
     if (n > 0) {
       const std::string_view text(src.big_buffer.data(), static_cast<std::size_t>(n));
@@ -413,16 +424,9 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
       if (total && available) set(*src.mem_field, static_cast<double>(*total - *available));
     }
   }
-  if (slow_due) {
-    src.slow_read_ns = t_ns;
-    for (std::size_t k = 0; k < src.slow_fields.size(); ++k) src.slow_last[k] = values[src.slow_fields[k]];
-  } else {
-    for (std::size_t k = 0; k < src.slow_fields.size(); ++k) {
-      FieldValue carried = src.slow_last[k];
-      if (carried.valid()) carried.flags |= field_flags::kRepeated;
-      values[src.slow_fields[k]] = carried;
-    }
-  }
+  src.slow_read_ns = t_ns;
+  sample.sub_rate_time_ns = t_ns;
+  for (std::size_t k = 0; k < src.slow_fields.size(); ++k) src.slow_last[k] = values[src.slow_fields[k]];
 }
 
 void TelemetrySampler::run() {
@@ -430,36 +434,49 @@ void TelemetrySampler::run() {
   // most of the jitter budget, so ask for exact expiry.
   ::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   const auto period_ns = static_cast<std::int64_t>(1e9 / options_.rate_hz);
-  const std::int64_t cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  // Each clock read is a syscall or a slow vDSO call on some VMs: per sample there are two
+  // monotonic reads (start and end of reading) and one thread-CPU read, nothing else.
+  std::int64_t cpu_last = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  const std::int64_t cpu_start = cpu_last;
   const std::int64_t start = clock_ns(CLOCK_MONOTONIC);
   std::int64_t deadline = start + period_ns;
   constexpr std::int64_t kMaxSleepNs = 50'000'000;  // wake at least every 50 ms to notice stop()
   while (running_.load(std::memory_order_relaxed)) {
-    // Sleep to the absolute deadline in slices, so stop() is prompt even at 1 Hz.
-    std::int64_t now = clock_ns(CLOCK_MONOTONIC);
-    while (now < deadline && running_.load(std::memory_order_relaxed)) {
-      const std::int64_t until = std::min(deadline, now + kMaxSleepNs);
-      timespec ts{static_cast<time_t>(until / 1'000'000'000), static_cast<long>(until % 1'000'000'000)};
-      ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
-      now = clock_ns(CLOCK_MONOTONIC);
+    if (period_ns <= kMaxSleepNs) {
+      // One absolute sleep per sample; an early return (a signal) sleeps again to the same mark.
+      const timespec ts{static_cast<time_t>(deadline / 1'000'000'000), static_cast<long>(deadline % 1'000'000'000)};
+      while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR &&
+             running_.load(std::memory_order_relaxed)) {
+      }
+    } else {
+      // Slow rates sleep to the absolute deadline in slices, so stop() is prompt even at 1 Hz.
+      std::int64_t now = clock_ns(CLOCK_MONOTONIC);
+      while (now < deadline && running_.load(std::memory_order_relaxed)) {
+        const std::int64_t until = std::min(deadline, now + kMaxSleepNs);
+        const timespec ts{static_cast<time_t>(until / 1'000'000'000), static_cast<long>(until % 1'000'000'000)};
+        ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+        now = clock_ns(CLOCK_MONOTONIC);
+      }
     }
     if (!running_.load(std::memory_order_relaxed)) break;
 
     const std::uint64_t head = head_.load(std::memory_order_relaxed);
     const std::uint64_t tail = tail_.load(std::memory_order_acquire);
-    const std::int64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     const std::int64_t t = clock_ns(CLOCK_MONOTONIC);
+    std::int64_t after = t;
     if (head - tail < ring_.size()) {
       TelemetrySample& slot = ring_[head % ring_.size()];
       read_into(slot, t);
+      after = clock_ns(CLOCK_MONOTONIC);
+      const std::int64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
       slot.time_ns = t;
       slot.lateness_ns = t - deadline;
-      slot.read_ns = clock_ns(CLOCK_MONOTONIC) - t;
-      const std::int64_t cpu1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-      slot.cpu_ns = cpu1 - cpu0;
-      // The thread's CPU time so far (reads and wake-ups), without a third clock call.
-      thread_cpu_ns_.store(cpu1 - cpu_start, std::memory_order_relaxed);
-      read_cpu_ns_.fetch_add(slot.cpu_ns, std::memory_order_relaxed);
+      slot.read_ns = after - t;
+      // This sample's whole cost: the wake-up that led to it and its reads.
+      slot.cpu_ns = cpu - cpu_last;
+      cpu_last = cpu;
+      thread_cpu_ns_.store(cpu - cpu_start, std::memory_order_relaxed);
+      read_wall_ns_.fetch_add(slot.read_ns, std::memory_order_relaxed);
       head_.store(head + 1, std::memory_order_release);
       samples_.fetch_add(1, std::memory_order_relaxed);
     } else {
@@ -468,7 +485,6 @@ void TelemetrySampler::run() {
     deadline += period_ns;
     // An overrun (a slow read, the thread descheduled) skips the deadlines already past instead
     // of firing a burst of samples: the grid stays on start + k × period.
-    const std::int64_t after = clock_ns(CLOCK_MONOTONIC);
     if (after > deadline) {
       const std::int64_t skipped = (after - deadline) / period_ns + 1;
       missed_.fetch_add(static_cast<std::uint64_t>(skipped), std::memory_order_relaxed);
@@ -524,7 +540,7 @@ SamplerStats TelemetrySampler::stats() const {
   stats.samples = samples_.load();
   stats.dropped = dropped_.load();
   stats.missed_deadlines = missed_.load();
-  stats.read_cpu_ns = read_cpu_ns_.load();
+  stats.read_wall_ns = read_wall_ns_.load();
   stats.thread_cpu_ns = thread_cpu_ns_.load();
   stats.elapsed_ns = elapsed_ns_.load();
   return stats;
