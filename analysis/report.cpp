@@ -201,7 +201,7 @@ json report_data(const std::vector<RunRecord>& records, const ReportOptions& opt
       samples.push_back({s.t_s, s.power_w});
       if (s.marker) markers.push_back({{"t_s", s.t_s}, {"label", *s.marker}, {"power_w", s.power_w}});
     }
-    trace = {{"samples", samples}, {"markers", markers}};
+    trace = {{"samples", samples}, {"markers", markers}, {"caption", options.trace_caption}};
   }
   data["trace"] = trace;
   return data;
@@ -253,6 +253,7 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
   }
   if (!data["trace"].is_null()) {
     body += "<section id=\"trace\"><h2>Power over time</h2>\n";
+    if (!options.trace_caption.empty()) body += "<p>" + escape_html(options.trace_caption) + "</p>\n";
     body += canvas("trace", "Power (W) over time (s); dashed lines mark phases");
     body += "<details><summary>Markers</summary>" +
             table(data["trace"]["markers"], {{"t_s", "t (s)"}, {"label", "phase"}, {"power_w", "power (W)"}}, "table-trace") + "</details>\n";

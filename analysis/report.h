@@ -20,6 +20,7 @@ struct ReportOptions {
   std::string title = "jetchar report";
   std::string source;                              ///< shown in the header (the results file)
   std::optional<std::vector<TraceSample>> trace;   ///< power over time within an epoch
+  std::string trace_caption;                       ///< where the trace comes from (run, data source)
   ModelKind model = ModelKind::kNnls;              ///< predictor for predicted vs measured (LOO)
 };
 

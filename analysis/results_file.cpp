@@ -8,6 +8,7 @@
 #include "analysis/csv_table.h"
 #include "analysis/input_error.h"
 #include "analysis/record_fields.h"
+#include "analysis/results_store_reader.h"
 
 namespace jetchar::analysis {
 
@@ -66,7 +67,13 @@ std::vector<RunRecord> parse_results_jsonl(const std::string& text, const std::f
 }
 
 std::vector<RunRecord> load_results(const std::filesystem::path& file) {
+  // A results directory or a results.db (found by its SQLite header, whatever its name); a
+  // directory without results.db gets the store reader's error, which says what is valid.
+  std::error_code ec;
   const std::string ext = file.extension().string();
+  if (std::filesystem::is_directory(file, ec) || is_results_store(file) || ext == ".db" || ext == ".sqlite") {
+    return ResultsStoreReader(file).records();
+  }
   std::string text = read_text_file(file);
   if (ext == ".jsonl" || ext == ".ndjson" || ext == ".json") return parse_results_jsonl(text, file);
   return parse_results_csv(text, file);

@@ -1,5 +1,6 @@
 // `jetchar analyze stats|pareto|choose|fit|predict RESULTS`: statistics, Pareto fronts, power-mode
-// choice and time/energy prediction over a results file (CSV or JSONL, layout in analysis/README.md).
+// choice and time/energy prediction over a sweep's results: its results directory, its results.db,
+// or a CSV/JSONL export (layout in analysis/README.md).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -216,12 +217,14 @@ void run_predict(const AnalyzeOptions& o) {
 
 void add_analyze_command(CLI::App& app) {
   auto& analyze = jetchar::cli::command_group(
-      app, "analyze", "Statistics, Pareto fronts, power-mode choice and prediction over a results file (CSV or JSONL)");
+      app, "analyze", "Statistics, Pareto fronts, power-mode choice and prediction over a sweep's results (directory, results.db, CSV or JSONL)");
   auto o = std::make_shared<AnalyzeOptions>();
   auto results = [&](CLI::App* sub) {
-    sub->add_option("results", o->results, "Results file: .csv, or .jsonl/.ndjson/.json (layout: analysis/README.md)")
+    sub->add_option("results", o->results,
+                    "A results directory (from `jetchar sweep run`), its results.db, or an export: .csv, .jsonl/.ndjson/.json "
+                    "(layout: analysis/README.md)")
         ->required()
-        ->check(CLI::ExistingFile);
+        ->check(CLI::ExistingPath);
   };
 
   auto* stats = analyze.add_subcommand("stats", "Median, mean, stddev, CV, olympic mean and bootstrap CI across epochs, repetitions, devices");

@@ -1,17 +1,21 @@
-// `jetchar report RESULTS -o report.html`: one self-contained HTML report (works offline).
+// `jetchar report RESULTS -o report.html`: one self-contained HTML report (works offline). RESULTS
+// is a sweep's results directory, its results.db, or a CSV/JSONL export.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "analysis/power_trace.h"
 #include "analysis/report.h"
 #include "analysis/results_file.h"
+#include "analysis/results_store_reader.h"
 #include "cli/command.h"
 
 namespace {
@@ -30,8 +34,24 @@ void run_report(const ReportCommandOptions& o) {
   options.source = o.results;
   options.title = o.title.empty() ? fmt::format("jetchar report: {}", o.results) : o.title;
   options.model = parse_model_kind(o.model);
-  auto records = load_results(o.results);
-  if (!o.trace.empty()) options.trace = load_power_trace(o.trace);
+  std::vector<RunRecord> records;
+  if (is_results_store(o.results) || std::filesystem::is_directory(o.results)) {
+    ResultsStoreReader store(o.results);
+    records = store.records();
+    // Power over time from the store unless a trace file is given.
+    if (o.trace.empty()) {
+      if (auto stored = store.power_trace()) {
+        options.trace = std::move(stored->samples);
+        options.trace_caption = fmt::format("Run {} ({}): {}.", stored->run, stored->config, stored->source);
+      }
+    }
+  } else {
+    records = load_results(o.results);
+  }
+  if (!o.trace.empty()) {
+    options.trace = load_power_trace(o.trace);
+    options.trace_caption = fmt::format("From {}.", o.trace);
+  }
   const std::string html = render_report(records, options);
   std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
   if (!out) throw std::invalid_argument(fmt::format("{}: cannot be written: {}", o.output, std::strerror(errno)));
@@ -43,12 +63,16 @@ void run_report(const ReportCommandOptions& o) {
 
 void add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportCommandOptions>();
-  auto* report = app.add_subcommand("report", "Write a self-contained HTML report (plots and tables) of a results file");
-  report->add_option("results", o->results, "Results file: .csv, or .jsonl/.ndjson/.json (layout: analysis/README.md)")
+  auto* report = app.add_subcommand("report", "Write a self-contained HTML report (plots and tables) of a sweep's results");
+  report->add_option("results", o->results,
+                     "A results directory (from `jetchar sweep run`), its results.db, or an export: .csv, .jsonl/.ndjson/.json "
+                     "(layout: analysis/README.md)")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   report->add_option("-o,--output", o->output, "HTML file to write")->capture_default_str();
-  report->add_option("--power-trace", o->trace, "CSV t_s,power_w,marker: power over time within an epoch")
+  report->add_option("--power-trace", o->trace,
+                     "CSV t_s,power_w,marker: power over time within an epoch (default for a results store: its stored "
+                     "power samples, else minibatch energies, else epoch averages)")
       ->check(CLI::ExistingFile);
   report->add_option("--model", o->model, "Predictor for predicted vs measured: linear, inverse, resource, nnls")
       ->capture_default_str();

@@ -1,5 +1,7 @@
 // Renders a report in a real headless Chromium, offline, and checks that Chart.js drew every chart
 // (each canvas records how many pixels were painted); takes a screenshot for a human to look at.
+// Two reports: one from a hand-made table (every section, latency included) and one written by
+// `jetchar report` from the results directory of a real sweep on the simulated AGX Orin.
 // Skipped when no Chromium is installed.
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -21,6 +23,7 @@
 
 #include "analysis/report.h"
 #include "analysis/results_file.h"
+#include "tests/analysis/sim_sweep.h"
 #include "tests/analysis/synthetic_sweep.h"
 #include "tests/support/temp_dir.h"
 
@@ -70,12 +73,7 @@ int run(const std::vector<std::string>& argv, const std::filesystem::path& out_f
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::string read_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::read_file;
 
 std::vector<RunRecord> demo_records() {
   std::string csv =
@@ -99,23 +97,12 @@ std::vector<RunRecord> demo_records() {
   return parse_results_csv(csv, "demo.csv");
 }
 
-TEST(ReportBrowserIntegration, ChartsAreDrawnInHeadlessChromium) {
-  auto chromium = find_chromium();
-  if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
+// Loads `page` in headless Chromium: every one of `expected_charts` canvases must be drawn with
+// data and enough painted pixels; then a screenshot goes to <build>/<screenshot>.
+void check_in_browser(const std::filesystem::path& chromium_path, const std::filesystem::path& page, std::size_t expected_charts,
+                      const std::string& screenshot) {
   jetchar::testing::TempDir dir;
-  ReportOptions options;
-  options.title = "jetchar browser test";
-  std::vector<TraceSample> trace;
-  for (int i = 0; i <= 200; ++i) {
-    std::optional<std::string> marker;
-    if (i % 50 == 0) marker = i % 100 == 0 ? "fetch" : "compute";
-    trace.push_back({i * 0.01, (i % 100 < 50 ? 8.0 : 20.0) + (i % 7) * 0.2, marker});
-  }
-  options.trace = trace;
-  auto records = demo_records();
-  auto page = dir.write("report.html", render_report(records, options));
-  const std::size_t expected_charts = 1 /*pareto*/ + 1 /*stall*/ + 1 /*trace*/ + 2 /*prediction*/ + 1 /*latency*/;
-
+  const std::optional<std::filesystem::path> chromium = chromium_path;
   const std::vector<std::string> common = {chromium->string(), "--headless", "--no-sandbox", "--disable-gpu",
                                            "--disable-background-networking", "--disable-component-update", "--disable-sync",
                                            "--no-first-run", "--user-data-dir=" + (dir.path() / "profile").string(),
@@ -141,7 +128,7 @@ TEST(ReportBrowserIntegration, ChartsAreDrawnInHeadlessChromium) {
   EXPECT_EQ(canvases, expected_charts);
 
   // A screenshot a person can look at: kept in the build tree.
-  const auto shot = std::filesystem::path(JETCHAR_BINARY_DIR) / "analysis-report-screenshot.png";
+  const auto shot = std::filesystem::path(JETCHAR_BINARY_DIR) / screenshot;
   std::filesystem::remove(shot);
   auto shot_args = common;
   shot_args.push_back("--screenshot=" + shot.string());
@@ -150,6 +137,44 @@ TEST(ReportBrowserIntegration, ChartsAreDrawnInHeadlessChromium) {
   const std::string png = read_file(shot);
   ASSERT_GT(png.size(), 20000u);
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+}
+
+TEST(ReportBrowserIntegration, ChartsAreDrawnInHeadlessChromium) {
+  auto chromium = find_chromium();
+  if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
+  jetchar::testing::TempDir dir;
+  ReportOptions options;
+  options.title = "jetchar browser test";
+  std::vector<TraceSample> trace;
+  for (int i = 0; i <= 200; ++i) {
+    std::optional<std::string> marker;
+    if (i % 50 == 0) marker = i % 100 == 0 ? "fetch" : "compute";
+    trace.push_back({i * 0.01, (i % 100 < 50 ? 8.0 : 20.0) + (i % 7) * 0.2, marker});
+  }
+  options.trace = trace;
+  auto records = demo_records();
+  auto page = dir.write("report.html", render_report(records, options));
+  const std::size_t expected_charts = 1 /*pareto*/ + 1 /*stall*/ + 1 /*trace*/ + 2 /*prediction*/ + 1 /*latency*/;
+
+  check_in_browser(*chromium, page, expected_charts, "analysis-report-screenshot.png");
+}
+
+TEST(ReportBrowserIntegration, ReportOfASimulatedSweepsResultsDirectoryDrawsEveryPlot) {
+  auto chromium = find_chromium();
+  if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
+  const auto sweep = testing::sim_sweep();
+  ASSERT_TRUE(sweep.error.empty()) << sweep.error;
+  jetchar::testing::TempDir dir;
+  const auto page = dir.path() / "report.html";
+  // The CLI, as a user runs it on what `jetchar sweep run` left behind.
+  ASSERT_EQ(testing::run_jetchar({"report", sweep.results.string(), "-o", page.string()}, dir.path() / "report.log"), 0)
+      << read_file(dir.path() / "report.log");
+  const std::string html = read_file(page);
+  // Power over time comes from the store (the sweep keeps per-epoch power; samples when stored).
+  EXPECT_NE(html.find("id=\"trace\""), std::string::npos);
+  EXPECT_EQ(html.find("<script src"), std::string::npos);  // everything inlined: works offline
+  const std::size_t expected_charts = 1 /*pareto*/ + 1 /*stall*/ + 1 /*power over time*/ + 1 /*predicted vs measured*/;
+  check_in_browser(*chromium, page, expected_charts, "analysis-report-sim-sweep-screenshot.png");
 }
 
 }  // namespace

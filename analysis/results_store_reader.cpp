@@ -1,0 +1,356 @@
+#include "analysis/results_store_reader.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "analysis/input_error.h"
+#include "analysis/record_fields.h"
+
+namespace jetchar::analysis {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kStoreName = "results.db";
+constexpr std::string_view kWhatIsValid =
+    "expected a results directory or results.db written by `jetchar sweep run`, or a CSV/JSONL export";
+
+// The columns read here, per table (experiments/results_store.cpp, schema versions 1 and 2). A store
+// without one of them is not one this reader understands.
+const std::map<std::string, std::vector<std::string>>& required_columns() {
+  static const std::map<std::string, std::vector<std::string>> columns = {
+      {"runs",
+       {"sweep", "run_id", "repetition", "status", "reason", "model", "dataset", "task", "batch_size", "accumulate",
+        "workers", "cache", "power_mode", "cpu_cores", "cpu_freq_mhz", "gpu_freq_mhz", "emc_freq_mhz", "board_kind",
+        "board_model", "simulated", "medium", "energy_source"}},
+      {"epochs",
+       {"sweep", "run_id", "epoch", "stall_s", "compute_s", "e2e_s", "samples", "loss", "accuracy", "energy_j",
+        "incremental_energy_j", "energy_per_sample_j", "average_power_w", "residency_before", "residency_after",
+        "read_bytes"}},
+      {"minibatches", {"sweep", "run_id", "epoch", "idx", "stall_s", "compute_s", "energy_j"}},
+      {"power_samples", {"sweep", "run_id", "t_s", "channel", "power_w"}},
+  };
+  return columns;
+}
+
+bool starts_with_sqlite_header(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::array<char, 16> header{};
+  if (!in.read(header.data(), header.size())) return false;
+  return std::string_view(header.data(), header.size()) == std::string_view("SQLite format 3\0", 16);
+}
+
+fs::path store_file(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    fs::path file = path / kStoreName;
+    if (!fs::is_regular_file(file, ec)) {
+      throw InputError({path}, fmt::format("is a directory without {}; {}", kStoreName, kWhatIsValid));
+    }
+    return file;
+  }
+  if (!fs::exists(path, ec)) throw InputError({path}, fmt::format("does not exist; {}", kWhatIsValid));
+  return path;
+}
+
+// A cell as the CSV export would print it: NULL is missing (""), numbers as fmt's shortest form.
+std::string text_of(const SQLite::Column& column) {
+  if (column.isNull()) return {};
+  if (column.isInteger()) return std::to_string(column.getInt64());
+  if (column.isFloat()) return fmt::format("{}", column.getDouble());
+  return column.getString();
+}
+
+// "lenet5/fashion-mnist", as the export names workloads: the model and the data set's kind.
+std::string workload_name(const std::string& model, const std::string& dataset) {
+  const std::string kind = dataset.substr(0, dataset.find(':'));
+  return kind.empty() ? model : model + "/" + kind;
+}
+
+struct RunRow {
+  std::string sweep, run_id, config;
+  std::vector<std::pair<double, double>> epoch_e2e_power;  // (e2e_s, average power or nullopt → NaN)
+  std::vector<int> epochs;
+};
+
+double or_nan(const SQLite::Column& column) { return column.isNull() ? std::nan("") : column.getDouble(); }
+
+}  // namespace
+
+bool is_results_store(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return fs::is_regular_file(path / kStoreName, ec);
+  return fs::is_regular_file(path, ec) && starts_with_sqlite_header(path);
+}
+
+ResultsStoreReader::ResultsStoreReader(const fs::path& path) : file_(store_file(path)) {
+  if (!starts_with_sqlite_header(file_)) {
+    throw InputError({file_}, fmt::format("is not an SQLite database; {}", kWhatIsValid));
+  }
+  try {
+    // Read-only: analysing a store must never change it, even while a sweep is still writing.
+    db_ = std::make_unique<SQLite::Database>(file_.string(), SQLite::OPEN_READONLY);
+    db_->setBusyTimeout(5000);
+    if (!db_->tableExists("meta")) {
+      throw InputError({file_}, fmt::format("has no table 'meta': not a jetchar results store; {}", kWhatIsValid));
+    }
+    SQLite::Statement version(*db_, "SELECT value FROM meta WHERE key = 'schema_version'");
+    if (!version.executeStep()) {
+      throw InputError({file_}, "has no schema_version in table 'meta': not a jetchar results store");
+    }
+    const std::string found = version.getColumn(0).getString();
+    const auto number = parse_number(found);
+    if (!number || *number != std::floor(*number) || *number < kOldestSchemaVersion || *number > kNewestSchemaVersion) {
+      throw InputError({file_}, fmt::format("results store schema version '{}'; this jetchar reads versions {} to {} "
+                                            "(use the jetchar that wrote it, or its CSV/JSONL export)",
+                                            found, kOldestSchemaVersion, kNewestSchemaVersion));
+    }
+    schema_version_ = static_cast<int>(*number);
+    for (const auto& [table, columns] : required_columns()) {
+      const bool optional_table = table == "minibatches" || table == "power_samples";
+      if (!db_->tableExists(table)) {
+        if (optional_table) continue;
+        throw InputError({file_}, fmt::format("schema version {} but no table '{}'; the store is damaged", schema_version_, table));
+      }
+      std::set<std::string> present;
+      SQLite::Statement info(*db_, fmt::format("PRAGMA table_info({})", table));
+      while (info.executeStep()) present.insert(info.getColumn(1).getString());
+      std::string missing;
+      for (const auto& column : columns) {
+        if (!present.count(column)) missing += (missing.empty() ? "" : ", ") + column;
+      }
+      if (!missing.empty()) {
+        throw InputError({file_}, fmt::format("table '{}' lacks column(s) {}; not the results store schema version {} "
+                                              "this jetchar reads", table, missing, schema_version_));
+      }
+      if (table == "minibatches") has_minibatches_ = true;
+      if (table == "power_samples") has_power_samples_ = true;
+    }
+  } catch (const SQLite::Exception& e) {
+    throw InputError({file_}, fmt::format("cannot be read as a results store ({}); {}", e.what(), kWhatIsValid));
+  }
+}
+
+ResultsStoreReader::~ResultsStoreReader() = default;
+
+std::vector<RunRecord> ResultsStoreReader::records() const {
+  // Column names are the export's (experiments/results_export.cpp), so record_fields.cpp maps both.
+  static constexpr std::array<const char*, 22> kRunColumns = {
+      "sweep", "run_id", "repetition", "status", "reason", "model", "dataset", "task", "batch", "accumulate", "workers",
+      "cache", "mode", "cpu_cores", "cpu_freq_mhz", "gpu_freq_mhz", "emc_freq_mhz", "board_kind", "device", "simulated",
+      "medium", "energy_source"};
+  static constexpr std::array<const char*, 14> kEpochColumns = {
+      "epoch", "e2e_s", "stall_s", "compute_s", "samples", "energy_j", "incremental_energy_j", "energy_per_sample_j",
+      "avg_power_w", "loss", "accuracy", "residency_before_ratio", "residency_after_ratio", "read_bytes"};
+  std::vector<RunRecord> records;
+  try {
+    SQLite::Statement query(*db_, R"sql(
+SELECT r.sweep, r.run_id, r.repetition, r.status, r.reason, r.model, r.dataset, r.task, r.batch_size, r.accumulate,
+       r.workers, r.cache, r.power_mode, r.cpu_cores, r.cpu_freq_mhz, r.gpu_freq_mhz, r.emc_freq_mhz, r.board_kind,
+       r.board_model, r.simulated, r.medium, r.energy_source,
+       e.epoch, e.e2e_s, e.stall_s, e.compute_s, e.samples, e.energy_j, e.incremental_energy_j, e.energy_per_sample_j,
+       e.average_power_w, e.loss, e.accuracy, e.residency_before, e.residency_after, e.read_bytes
+FROM runs r LEFT JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id
+ORDER BY r.sweep, r.run_id, e.epoch)sql");
+    while (query.executeStep()) {
+      RunRecord record;
+      const std::string run = query.getColumn(0).getString() + "/" + query.getColumn(1).getString();
+      const std::string epoch = text_of(query.getColumn(22));
+      record.source = fmt::format("{}: run {}{}", file_.string(), run, epoch.empty() ? "" : " epoch " + epoch);
+      const InputLocation where{file_, 0, std::nullopt};
+      try {
+        for (std::size_t i = 0; i < kRunColumns.size(); ++i) {
+          std::string text = text_of(query.getColumn(static_cast<int>(i)));
+          if (std::string_view(kRunColumns[i]) == "simulated") text = text == "1" ? "true" : "false";
+          set_record_field(record, kRunColumns[i], text, where);
+        }
+        for (std::size_t i = 0; i < kEpochColumns.size(); ++i) {
+          set_record_field(record, kEpochColumns[i], text_of(query.getColumn(static_cast<int>(kRunColumns.size() + i))), where);
+        }
+      } catch (const InputError& e) {
+        // Name the run: a store has no line numbers.
+        throw InputError(where, fmt::format("run {}: {}", run, std::string(e.what()).substr(file_.string().size() + 2)));
+      }
+      record.workload = workload_name(query.getColumn(5).getString(), query.getColumn(6).getString());
+      check_record(record, where);
+      records.push_back(std::move(record));
+    }
+  } catch (const SQLite::Exception& e) {
+    throw InputError({file_}, fmt::format("cannot be read as a results store ({})", e.what()));
+  }
+  return records;
+}
+
+std::optional<StoredPowerTrace> ResultsStoreReader::power_trace() const {
+  try {
+    // OK runs and their epochs; the trace comes from the first run (by sweep, run_id) that has the
+    // richest power data, so the same store always gives the same plot.
+    std::vector<RunRow> runs;
+    {
+      SQLite::Statement query(*db_, R"sql(
+SELECT r.sweep, r.run_id, r.model, r.dataset, r.power_mode, r.batch_size, r.workers, e.epoch, e.e2e_s,
+       COALESCE(e.average_power_w, e.energy_j / NULLIF(e.e2e_s, 0))
+FROM runs r JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id
+WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, e.epoch)sql");
+      while (query.executeStep()) {
+        const std::string sweep = query.getColumn(0).getString(), run_id = query.getColumn(1).getString();
+        if (runs.empty() || runs.back().sweep != sweep || runs.back().run_id != run_id) {
+          runs.push_back({sweep, run_id,
+                          fmt::format("{} | {} | batch={} workers={}", workload_name(query.getColumn(2).getString(), query.getColumn(3).getString()),
+                                      query.getColumn(4).getString(), text_of(query.getColumn(5)), text_of(query.getColumn(6))),
+                          {}, {}});
+        }
+        runs.back().epochs.push_back(query.getColumn(7).getInt());
+        runs.back().epoch_e2e_power.emplace_back(query.getColumn(8).getDouble(), or_nan(query.getColumn(9)));
+      }
+    }
+    if (runs.empty()) return std::nullopt;
+
+    // The epoch shown: the first warm one (epoch 0 runs on a cold cache) when there is one.
+    auto shown_epoch = [](const RunRow& run) { return run.epochs.size() > 1 ? std::size_t{1} : std::size_t{0}; };
+    // Start of epoch k on the run's clock: epochs run back to back from the run's first sample.
+    auto epoch_start = [](const RunRow& run, std::size_t k, double origin) {
+      double t = origin;
+      for (std::size_t i = 0; i < k; ++i) t += run.epoch_e2e_power[i].first;
+      return t;
+    };
+    struct Minibatch {
+      double stall_s, compute_s, energy_j;
+    };
+    auto minibatches = [&](const RunRow& run, int epoch) {
+      std::vector<Minibatch> out;
+      if (!has_minibatches_) return out;
+      SQLite::Statement query(*db_, "SELECT stall_s, compute_s, energy_j FROM minibatches WHERE sweep = ? AND run_id = ? AND epoch = ? ORDER BY idx");
+      query.bind(1, run.sweep);
+      query.bind(2, run.run_id);
+      query.bind(3, epoch);
+      while (query.executeStep()) {
+        out.push_back({query.getColumn(0).getDouble(), query.getColumn(1).getDouble(), or_nan(query.getColumn(2))});
+      }
+      return out;
+    };
+    // Fetch/compute markers of the first minibatches (more would hide the curve), from t0.
+    auto phase_markers = [](const std::vector<Minibatch>& batches, double t0, std::vector<TraceSample>& samples) {
+      constexpr std::size_t kMarkedMinibatches = 8;
+      double t = t0;
+      for (std::size_t i = 0; i < batches.size() && i < kMarkedMinibatches; ++i) {
+        samples.push_back({t, std::nan(""), fmt::format("fetch {}", i)});
+        samples.push_back({t + batches[i].stall_s, std::nan(""), fmt::format("compute {}", i)});
+        t += batches[i].stall_s + batches[i].compute_s;
+      }
+    };
+    // Markers carry no power of their own: each takes the power of the sample at or before it.
+    auto finish = [](std::vector<TraceSample> samples) {
+      std::stable_sort(samples.begin(), samples.end(), [](const TraceSample& a, const TraceSample& b) { return a.t_s < b.t_s; });
+      std::optional<double> last;
+      for (const auto& s : samples) {
+        if (!std::isnan(s.power_w)) {
+          last = s.power_w;
+          break;
+        }
+      }
+      for (auto& s : samples) {
+        if (std::isnan(s.power_w)) s.power_w = *last;  // before the first sample: the first sample's power
+        else last = s.power_w;
+      }
+      return samples;
+    };
+
+    // 1. Stored power samples.
+    if (has_power_samples_) {
+      for (const RunRow& run : runs) {
+        SQLite::Statement query(*db_, "SELECT t_s, channel, power_w FROM power_samples WHERE sweep = ? AND run_id = ? ORDER BY t_s, rowid");
+        query.bind(1, run.sweep);
+        query.bind(2, run.run_id);
+        std::map<std::string, std::vector<std::pair<double, double>>> by_channel;
+        while (query.executeStep()) {
+          by_channel[query.getColumn(1).getString()].emplace_back(query.getColumn(0).getDouble(), query.getColumn(2).getDouble());
+        }
+        if (by_channel.empty()) continue;
+        // The board's input rail when stored (it already contains every other rail), else the sum
+        // of the channels at each sample time.
+        std::vector<std::pair<double, double>> total;
+        std::string channel_text;
+        for (const char* input : {"VDD_IN", "POM_5V_IN"}) {
+          if (by_channel.count(input)) {
+            total = by_channel.at(input);
+            channel_text = input;
+            break;
+          }
+        }
+        if (total.empty()) {
+          std::map<double, double> sum;
+          for (const auto& [name, values] : by_channel) {
+            for (const auto& [t, p] : values) sum[t] += p;
+            channel_text += (channel_text.empty() ? "" : " + ") + name;
+          }
+          total.assign(sum.begin(), sum.end());
+        }
+        const std::size_t k = shown_epoch(run);
+        const double start = epoch_start(run, k, total.front().first), end = start + run.epoch_e2e_power[k].first;
+        std::vector<TraceSample> samples;
+        for (const auto& [t, p] : total) {
+          if (t >= start && t <= end) samples.push_back({t - start, p, std::nullopt});
+        }
+        if (samples.size() < 2) continue;
+        samples.front().marker = fmt::format("epoch {}", run.epochs[k]);
+        phase_markers(minibatches(run, run.epochs[k]), 0, samples);
+        return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
+                                fmt::format("stored power samples ({}), epoch {}; its start is estimated from the epoch times", channel_text,
+                                            run.epochs[k]),
+                                finish(std::move(samples))};
+      }
+    }
+    // 2. Minibatch energies: a step per minibatch.
+    for (const RunRow& run : runs) {
+      const std::size_t k = shown_epoch(run);
+      auto batches = minibatches(run, run.epochs[k]);
+      if (batches.empty() || std::any_of(batches.begin(), batches.end(), [](const Minibatch& m) { return std::isnan(m.energy_j); })) continue;
+      std::vector<TraceSample> samples;
+      double t = 0;
+      for (const Minibatch& m : batches) {
+        const double duration = m.stall_s + m.compute_s;
+        if (duration <= 0) continue;
+        samples.push_back({t, m.energy_j / duration, std::nullopt});
+        samples.push_back({t + duration, m.energy_j / duration, std::nullopt});
+        t += duration;
+      }
+      if (samples.empty()) continue;
+      samples.front().marker = fmt::format("epoch {}", run.epochs[k]);
+      phase_markers(batches, 0, samples);
+      return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
+                              fmt::format("average power of each minibatch (its energy / its time), epoch {}", run.epochs[k]),
+                              finish(std::move(samples))};
+    }
+    // 3. Epoch averages over the whole run.
+    for (const RunRow& run : runs) {
+      std::vector<TraceSample> samples;
+      double t = 0;
+      for (std::size_t i = 0; i < run.epochs.size(); ++i) {
+        const auto [e2e, power] = run.epoch_e2e_power[i];
+        if (!std::isnan(power)) {
+          samples.push_back({t, power, fmt::format("epoch {}", run.epochs[i])});
+          samples.push_back({t + e2e, power, std::nullopt});
+        }
+        t += e2e;
+      }
+      if (samples.empty()) continue;
+      return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
+                              "average power of each epoch (the store has no power samples or minibatch energies for this sweep)",
+                              finish(std::move(samples))};
+    }
+  } catch (const SQLite::Exception& e) {
+    throw InputError({file_}, fmt::format("cannot be read as a results store ({})", e.what()));
+  }
+  return std::nullopt;
+}
+
+}  // namespace jetchar::analysis

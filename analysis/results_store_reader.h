@@ -1,0 +1,73 @@
+// Reads a sweep's results straight from its SQLite store (the results.db that `jetchar sweep run`
+// writes, experiments/results_store.cpp) without linking experiments/ or Protobuf: only the flat
+// columns of the tables runs, epochs, minibatches and power_samples are read, never the result blob.
+// Rows become RunRecords through the same column mapping as the CSV/JSONL export
+// (record_fields.cpp), so a store and its export give the same configurations — except
+// `precision`, `latency_*` and `baseload_power_w`, which the store keeps only in the blob.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/power_trace.h"
+#include "analysis/run_record.h"
+
+namespace SQLite {
+class Database;
+}
+
+namespace jetchar::analysis {
+
+/// True when `path` is a directory holding results.db, or a file that starts with the SQLite
+/// header (whatever its name).
+bool is_results_store(const std::filesystem::path& path);
+
+/// Power over time from one run of the store, for the report.
+struct StoredPowerTrace {
+  std::string run;                 ///< "sweep/run_id"
+  std::string config;              ///< the run's configuration label
+  std::string source;              ///< what the samples are: stored samples, minibatch energy, epoch averages
+  std::vector<TraceSample> samples;
+};
+
+class ResultsStoreReader {
+ public:
+  /// The schema versions of experiments/results_store.cpp this reader understands: version 2 only
+  /// added columns and a table (epoch_meters) that are not read here.
+  static constexpr int kOldestSchemaVersion = 1;
+  static constexpr int kNewestSchemaVersion = 2;
+
+  /// `path`: a results directory (with results.db) or the store file. Opens read-only and checks
+  /// the schema version and the tables and columns read here; throws InputError naming the file
+  /// and what is wrong (not SQLite, not a jetchar store, another schema version, a missing table).
+  explicit ResultsStoreReader(const std::filesystem::path& path);
+  ~ResultsStoreReader();
+  ResultsStoreReader(const ResultsStoreReader&) = delete;
+  ResultsStoreReader& operator=(const ResultsStoreReader&) = delete;
+
+  const std::filesystem::path& file() const { return file_; }
+  int schema_version() const { return schema_version_; }
+
+  /// One record per epoch of every run of every sweep, one per run without epochs (inference,
+  /// failed runs); ordered by sweep, run_id, epoch. Throws InputError naming the run on a value
+  /// the analysis cannot use (an unknown status, a negative time).
+  std::vector<RunRecord> records() const;
+
+  /// Power over time of one OK run, from the richest data stored: the run's power samples (one
+  /// warm epoch, with fetch/compute markers from its minibatch records), else minibatch energies
+  /// (one warm epoch), else the per-epoch average power over the whole run (epoch markers).
+  /// nullopt when no run has any power figure.
+  std::optional<StoredPowerTrace> power_trace() const;
+
+ private:
+  std::filesystem::path file_;
+  std::unique_ptr<SQLite::Database> db_;
+  int schema_version_ = 0;
+  bool has_minibatches_ = false;
+  bool has_power_samples_ = false;
+};
+
+}  // namespace jetchar::analysis

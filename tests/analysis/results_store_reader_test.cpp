@@ -1,0 +1,289 @@
+// The results-store reader on real SQLite files created with the schema that
+// experiments/results_store.cpp itself executes (read from its source, so a schema change there
+// that the reader does not follow fails here).
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "analysis/config_point.h"
+#include "analysis/input_error.h"
+#include "analysis/results_file.h"
+#include "analysis/results_store_reader.h"
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::analysis {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+std::string source_text(const fs::path& relative) {
+  std::ifstream in(fs::path(JETCHAR_SOURCE_DIR) / relative);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The schema version the store's writer stamps (experiments/results_store.h).
+int writer_version() {
+  const std::string header = source_text("experiments/results_store.h");
+  const auto at = header.find("kSchemaVersion = ");
+  EXPECT_NE(at, std::string::npos);
+  return std::stoi(header.substr(at + 17));
+}
+
+// The DDL between R"sql( and )sql" in the store's writer (the meta table too, which the writer
+// may create on its own).
+std::string writer_schema() {
+  const std::string source = source_text("experiments/results_store.cpp");
+  const auto begin = source.find("R\"sql(");
+  const auto end = source.find(")sql\"", begin);
+  EXPECT_NE(begin, std::string::npos);
+  EXPECT_NE(end, std::string::npos);
+  return "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n" +
+         source.substr(begin + 6, end - begin - 6);
+}
+
+struct Store {
+  explicit Store(const fs::path& file, int version = writer_version()) : db(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
+    db.exec("PRAGMA synchronous=OFF");  // test speed: no fsync per insert
+    db.exec(writer_schema());
+    db.exec(fmt::format("INSERT INTO meta VALUES ('schema_version', '{}')", version));
+  }
+  // A run with the flat columns the writer fills; blob content is irrelevant to the reader.
+  void run(const std::string& id, const std::string& status, int cores, double gpu_mhz, int batch = 32) {
+    db.exec(fmt::format(
+        "INSERT INTO runs (sweep, run_id, repetition, status, reason, model, dataset, task, batch_size, accumulate, workers, "
+        "cache, power_mode, cpu_cores, cpu_freq_mhz, gpu_freq_mhz, emc_freq_mhz, board_kind, board_model, simulated, medium, "
+        "energy_source, started_utc, duration_s, result) "
+        "VALUES ('s', '{}', 0, '{}', '', 'lenet5', 'synthetic:1x28x28?samples=64', 'CLASSIFICATION', {}, 1, 1, "
+        "'WARM', 'custom', {}, 1728.0, {}, 3199.0, 'simulated', 'NVIDIA Jetson AGX Orin', 1, 'none (synthetic)', 'VDD_IN', "
+        "'2026-01-01T00:00:00Z', 1.5, x'00')",
+        id, status, batch, cores, gpu_mhz));
+  }
+  void epoch(const std::string& id, int epoch, double e2e, std::optional<double> energy, double stall = 0.01) {
+    db.exec(fmt::format(
+        "INSERT INTO epochs (sweep, run_id, epoch, stall_s, compute_s, e2e_s, samples, minibatches, loss, accuracy, energy_j, "
+        "average_power_w) VALUES ('s', '{}', {}, {}, {}, {}, 64, 2, 2.3, 0.1, {}, {})", id,
+        epoch, stall, e2e - stall, e2e, energy ? fmt::format("{}", *energy) : "NULL",
+        energy ? fmt::format("{}", *energy / e2e) : "NULL"));
+  }
+  SQLite::Database db;
+};
+
+std::string error_of(const fs::path& path) {
+  try {
+    load_results(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ResultsStoreReaderTest, ReadsTheSchemaVersionTheWriterStamps) {
+  // Fails when experiments/ moves to a schema version this reader has not been checked against.
+  EXPECT_GE(writer_version(), ResultsStoreReader::kOldestSchemaVersion);
+  EXPECT_LE(writer_version(), ResultsStoreReader::kNewestSchemaVersion);
+  testing::TempDir dir;
+  { Store store(dir.path() / "results.db"); }
+  EXPECT_EQ(ResultsStoreReader(dir.path()).schema_version(), writer_version());
+  EXPECT_TRUE(load_results(dir.path()).empty());
+}
+
+TEST(ResultsStoreReaderTest, MapsRunsAndEpochsLikeTheExport) {
+  testing::TempDir dir;
+  {
+    Store store(dir.path() / "results.db");
+    store.run("0000-r0", "OK", 4, 306.0);
+    store.epoch("0000-r0", 0, 0.5, 2.0);
+    store.epoch("0000-r0", 1, 0.4, 1.6);
+    store.run("0001-r0", "OOM", 12, 1300.5);
+  }
+  for (const fs::path& input : {dir.path(), dir.path() / "results.db"}) {
+    auto records = load_results(input);
+    ASSERT_EQ(records.size(), 3u) << input;
+    const RunRecord& r = records[1];
+    EXPECT_EQ(r.workload, "lenet5/synthetic");
+    EXPECT_EQ(r.mode.name, "custom");
+    EXPECT_EQ(r.mode.cpu_cores, 4);
+    EXPECT_EQ(r.mode.cpu_freq_khz, 1728000);
+    EXPECT_EQ(r.mode.gpu_freq_khz, 306000);
+    EXPECT_EQ(r.mode.emc_freq_khz, 3199000);
+    EXPECT_EQ(r.axes.at("batch"), "32");
+    EXPECT_EQ(r.axes.at("workers"), "1");
+    EXPECT_EQ(r.axes.at("cache"), "WARM");
+    EXPECT_EQ(r.axes.at("medium"), "none (synthetic)");
+    EXPECT_EQ(r.axes.count("sweep") + r.axes.count("simulated") + r.axes.count("energy_source"), 0u);
+    EXPECT_EQ(r.device, "NVIDIA Jetson AGX Orin");
+    EXPECT_EQ(r.run_id, "0000-r0");
+    EXPECT_EQ(r.repetition, 0);
+    EXPECT_EQ(r.epoch, 1);
+    EXPECT_DOUBLE_EQ(*r.epoch_time_s, 0.4);
+    EXPECT_DOUBLE_EQ(*r.epoch_energy_j, 1.6);
+    EXPECT_DOUBLE_EQ(*r.avg_power_w, 4.0);
+    EXPECT_DOUBLE_EQ(*r.stall_s, 0.01);
+    EXPECT_THAT(r.source, HasSubstr("run s/0000-r0 epoch 1"));
+    // The OOM run has no epochs: one record, no time, not OK.
+    EXPECT_EQ(records[2].status, RunStatus::kOom);
+    EXPECT_FALSE(records[2].epoch);
+    EXPECT_FALSE(records[2].epoch_time_s);
+  }
+  auto points = aggregate(load_results(dir.path()));
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_DOUBLE_EQ(points[0].time_s, 0.4);  // epoch 0 (cold) left out
+}
+
+TEST(ResultsStoreReaderTest, AStoreIsFoundByItsHeaderWhateverItsName) {
+  testing::TempDir dir;
+  { Store store(dir.path() / "copy.sqlite"); store.run("0000-r0", "OK", 4, 306.0); store.epoch("0000-r0", 0, 0.5, 2.0); }
+  EXPECT_TRUE(is_results_store(dir.path() / "copy.sqlite"));
+  EXPECT_FALSE(is_results_store(dir.path()));  // no results.db in it
+  EXPECT_EQ(load_results(dir.path() / "copy.sqlite").size(), 1u);
+  auto csv = dir.write("runs.csv", "workload,epoch_time_s\nw,1\n");
+  EXPECT_FALSE(is_results_store(csv));
+}
+
+TEST(ResultsStoreReaderTest, ErrorsNameTheFileAndWhatIsWrong) {
+  testing::TempDir dir;
+  fs::create_directories(dir.path() / "empty");
+  EXPECT_THAT(error_of(dir.path() / "empty"), HasSubstr("empty: is a directory without results.db"));
+
+  { Store store(dir.path() / "v9.db", 9); }
+  EXPECT_THAT(error_of(dir.path() / "v9.db"), HasSubstr("v9.db: results store schema version '9'; this jetchar reads versions 1 to"));
+
+  {
+    SQLite::Database db((dir.path() / "other.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE things (a INTEGER)");
+  }
+  EXPECT_THAT(error_of(dir.path() / "other.db"), HasSubstr("other.db: has no table 'meta': not a jetchar results store"));
+
+  {
+    Store store(dir.path() / "no-epochs.db");
+    store.db.exec("DROP TABLE epochs");
+  }
+  EXPECT_THAT(error_of(dir.path() / "no-epochs.db"), HasSubstr("but no table 'epochs'"));
+
+  {
+    Store store(dir.path() / "old-runs.db");
+    store.db.exec("ALTER TABLE runs DROP COLUMN medium");
+  }
+  EXPECT_THAT(error_of(dir.path() / "old-runs.db"), HasSubstr("table 'runs' lacks column(s) medium"));
+
+  {
+    Store store(dir.path() / "bad-status.db");
+    store.run("0003-r1", "MAYBE", 4, 306.0);
+  }
+  EXPECT_THAT(error_of(dir.path() / "bad-status.db"),
+              HasSubstr("bad-status.db: run s/0003-r1: column 'status': 'MAYBE' is not a run status"));
+
+  {
+    Store store(dir.path() / "negative.db");
+    store.run("0004-r0", "OK", 4, 306.0);
+    store.epoch("0004-r0", 0, -1.0, 2.0, 0.0);
+  }
+  EXPECT_THAT(error_of(dir.path() / "negative.db"), HasSubstr("run s/0004-r0: column 'e2e_s': -1 is negative"));
+
+  // A results.db that is not SQLite at all (e.g. truncated by a full disk).
+  fs::create_directories(dir.path() / "broken");
+  dir.write("broken/results.db", "not a database");
+  EXPECT_THAT(error_of(dir.path() / "broken"), HasSubstr("results.db: is not an SQLite database"));
+}
+
+TEST(ResultsStoreReaderTest, PowerTraceFromStoredSamplesWithPhaseMarkers) {
+  testing::TempDir dir;
+  {
+    Store store(dir.path() / "results.db");
+    store.run("0000-r0", "OK", 4, 306.0);
+    store.epoch("0000-r0", 0, 1.0, 5.0);
+    store.epoch("0000-r0", 1, 1.0, 5.0);
+    // 10 Hz from t = 0.2 s: epoch 1 is [1.2, 2.2] on the run's clock.
+    for (int i = 0; i < 30; ++i) {
+      const double t = 0.2 + 0.1 * i;
+      store.db.exec(fmt::format("INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, 'VDD_IN', {})", t, 4.0 + i));
+      store.db.exec(fmt::format("INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, 'VDD_CPU_GPU_CV', 1.0)", t));
+    }
+    for (int i = 0; i < 4; ++i) {
+      store.db.exec(fmt::format("INSERT INTO minibatches (sweep, run_id, epoch, idx, stall_s, compute_s, energy_j, loss) VALUES ('s', '0000-r0', 1, {}, 0.05, 0.2, NULL, NULL)", i));
+    }
+  }
+  auto trace = ResultsStoreReader(dir.path()).power_trace();
+  ASSERT_TRUE(trace);
+  EXPECT_EQ(trace->run, "s/0000-r0");
+  EXPECT_THAT(trace->source, HasSubstr("stored power samples (VDD_IN), epoch 1"));
+  std::vector<double> powers;
+  std::vector<std::string> markers;
+  for (const auto& s : trace->samples) {
+    const bool phase = s.marker && !s.marker->starts_with("epoch");
+    if (s.marker) markers.push_back(*s.marker);
+    if (!phase) powers.push_back(s.power_w);
+  }
+  ASSERT_FALSE(powers.empty());
+  EXPECT_NEAR(powers.front(), 14.0, 1e-9);  // t = 1.2 s: the 11th VDD_IN sample, not the rail sum
+  EXPECT_GE(powers.back(), 23.0);           // t = 2.1 s or 2.2 s (rounding decides the edge)
+  EXPECT_LE(powers.back(), 24.0);
+  EXPECT_GE(powers.size(), 10u);
+  EXPECT_EQ(markers.front(), "epoch 1");
+  EXPECT_THAT(markers, ::testing::Contains("fetch 0"));
+  EXPECT_THAT(markers, ::testing::Contains("compute 3"));
+  for (std::size_t i = 1; i < trace->samples.size(); ++i) EXPECT_LE(trace->samples[i - 1].t_s, trace->samples[i].t_s);
+  for (const auto& s : trace->samples) {
+    if (s.marker && *s.marker == "compute 0") {
+      EXPECT_NEAR(s.t_s, 0.05, 1e-9);
+    }
+  }
+}
+
+TEST(ResultsStoreReaderTest, PowerTraceFallsBackToMinibatchEnergyThenEpochAverages) {
+  testing::TempDir dir;
+  {
+    Store store(dir.path() / "results.db");
+    store.run("0000-r0", "FAILED", 4, 306.0);  // not OK: never plotted
+    store.epoch("0000-r0", 0, 1.0, 50.0);
+    store.run("0001-r0", "OK", 4, 306.0);
+    store.epoch("0001-r0", 0, 1.0, 5.0);
+    store.epoch("0001-r0", 1, 2.0, 6.0);
+  }
+  auto trace = ResultsStoreReader(dir.path()).power_trace();
+  ASSERT_TRUE(trace);
+  EXPECT_EQ(trace->run, "s/0001-r0");
+  EXPECT_THAT(trace->source, HasSubstr("average power of each epoch"));
+  ASSERT_EQ(trace->samples.size(), 4u);
+  EXPECT_DOUBLE_EQ(trace->samples[0].power_w, 5.0);
+  EXPECT_EQ(trace->samples[0].marker, "epoch 0");
+  EXPECT_DOUBLE_EQ(trace->samples[2].t_s, 1.0);
+  EXPECT_DOUBLE_EQ(trace->samples[3].power_w, 3.0);
+
+  {
+    SQLite::Database db((dir.path() / "results.db").string(), SQLite::OPEN_READWRITE);
+    db.exec("INSERT INTO minibatches (sweep, run_id, epoch, idx, stall_s, compute_s, energy_j, loss) VALUES ('s', '0001-r0', 1, 0, 0.1, 0.4, 2.0, NULL)");
+    db.exec("INSERT INTO minibatches (sweep, run_id, epoch, idx, stall_s, compute_s, energy_j, loss) VALUES ('s', '0001-r0', 1, 1, 0.1, 0.9, 3.0, NULL)");
+  }
+  trace = ResultsStoreReader(dir.path()).power_trace();
+  ASSERT_TRUE(trace);
+  EXPECT_THAT(trace->source, HasSubstr("average power of each minibatch"));
+  std::vector<double> powers;
+  for (const auto& s : trace->samples) {
+    if (!s.marker || *s.marker == "epoch 1") powers.push_back(s.power_w);
+  }
+  EXPECT_THAT(powers, ::testing::ElementsAre(4.0, 4.0, 3.0, 3.0));
+}
+
+TEST(ResultsStoreReaderTest, NoPowerAnywhereGivesNoTrace) {
+  testing::TempDir dir;
+  {
+    Store store(dir.path() / "results.db");
+    store.run("0000-r0", "OK", 4, 306.0);
+    store.epoch("0000-r0", 0, 1.0, std::nullopt);
+  }
+  EXPECT_FALSE(ResultsStoreReader(dir.path()).power_trace());
+  EXPECT_EQ(load_results(dir.path()).size(), 1u);
+}
+
+}  // namespace
+}  // namespace jetchar::analysis
