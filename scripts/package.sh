@@ -3,10 +3,17 @@
 #   scripts/package.sh [native|cross] [--install]
 # native  amd64 package from build/release (Depends from dpkg-shlibdeps); the package is checked
 #         with `dpkg --dry-run -i` (its Depends are satisfiable here), extracted with dpkg-deb -x,
-#         and the extracted /usr/bin/jetchar must run `--version`. --install really installs it.
+#         and the extracted /usr/bin/jetchar must run `--version`.
+#         --install (root): `apt-get install --no-download ./jetchar_*.deb` for real, then the
+#         installed /usr/bin/jetchar runs --version, the installed units verify, the restore unit
+#         is enabled; then the package is purged again and the machine checked to be as before
+#         (refused when jetchar is already installed).
 # cross   arm64 package from build/cross-aarch64 (JETCHAR_SYSROOT, default: scripts/build-sysroot.sh);
-#         Depends are computed from the sysroot's dpkg database (see deb_depends below) and the
-#         extracted binary runs `--version` under qemu-aarch64 with the sysroot.
+#         Depends are computed from the sysroot's dpkg database (see deb_depends below), every one
+#         must be a package of the sysroot, and the extracted binary runs `--version`, `models` and
+#         `device info --board sim:agx-orin-r36` under qemu-aarch64 with the sysroot.
+# Both: contents (binary, units under /lib/systemd/system, examples, /etc/jetchar/sweeps/),
+# Architecture, a libtorch dependency, maintainer scripts, and no RUNPATH into a host directory.
 # Both build with install prefix /usr, so the installed units run /usr/bin/jetchar.
 # The .deb lands in build/packages/. JETCHAR_PACKAGE_BUILD_DIR overrides the build directory.
 set -euo pipefail
@@ -60,7 +67,7 @@ case $mode in
     scripts/install-deps.sh
     dir=${JETCHAR_PACKAGE_BUILD_DIR:-build/release}
     [[ -f $dir/CMakeCache.txt ]] || cmake --preset release >/dev/null
-    cmake -S . -B "$dir" -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+    cmake -S . -B "$dir" -DCMAKE_INSTALL_PREFIX=/usr -DJETCHAR_SYSTEMD_UNIT_DIR=/lib/systemd/system >/dev/null
     cmake --build "$dir" --target jetchar
     cpack_args=()
     ;;
@@ -69,7 +76,7 @@ case $mode in
     export JETCHAR_SYSROOT=$sysroot
     dir=${JETCHAR_PACKAGE_BUILD_DIR:-build/cross-aarch64}
     [[ -f $dir/CMakeCache.txt ]] || cmake --preset cross-aarch64 >/dev/null
-    cmake -S . -B "$dir" -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+    cmake -S . -B "$dir" -DCMAKE_INSTALL_PREFIX=/usr -DJETCHAR_SYSTEMD_UNIT_DIR=/lib/systemd/system >/dev/null
     cmake --build "$dir" --target jetchar
     depends=$(deb_depends "$dir/cli/jetchar" "$sysroot")
     [[ -n $depends ]] || fail "no Depends computed for $dir/cli/jetchar"
@@ -88,33 +95,85 @@ log "built $deb"
 
 # Contents: the binary, the units, the examples folder, the docs and the sweeps directory.
 contents=$(dpkg-deb -c "$deb")
-for path in ./usr/bin/jetchar ./usr/lib/systemd/system/jetchar-sweep@.service \
-            ./usr/lib/systemd/system/jetchar-sweep@.timer ./usr/lib/systemd/system/jetchar-restore.service \
+for path in ./usr/bin/jetchar ./lib/systemd/system/jetchar-sweep@.service \
+            ./lib/systemd/system/jetchar-sweep@.timer ./lib/systemd/system/jetchar-restore.service \
             ./usr/share/jetchar/examples/ ./usr/share/doc/jetchar/README.md ./etc/jetchar/sweeps/; do
   grep -qF " $path" <<<"$contents" || fail "$deb lacks $path"
 done
 [[ $(dpkg-deb -f "$deb" Architecture) == "$arch" ]] || fail "$deb: Architecture is not $arch"
 depends=$(dpkg-deb -f "$deb" Depends)
 grep -q libtorch <<<"$depends" || fail "$deb: Depends has no libtorch: '$depends'"
-grep -q '/usr/bin/jetchar' < <(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/lib/systemd/system/jetchar-sweep@.service) ||
+grep -q '/usr/bin/jetchar' < <(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./lib/systemd/system/jetchar-sweep@.service) ||
   fail "$deb: the sweep unit does not run /usr/bin/jetchar"
+for script in postinst postrm; do
+  dpkg-deb -I "$deb" "$script" | grep -q jetchar-restore.service || fail "$deb: $script does not handle jetchar-restore.service"
+done
+log "$(du -k "$deb" | cut -f1) kB; Installed-Size $(dpkg-deb -f "$deb" Installed-Size) kB; Depends: $depends"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dpkg-deb -x "$deb" "$tmp"
+# The installed binary must not look for libraries in a directory of the build host.
+runpath=$(readelf -d "$tmp/usr/bin/jetchar" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')
+for entry in ${runpath//:/ }; do
+  case $entry in
+    "$PWD"*|/work/*|/home/*|/tmp/*|/var/cache/*|/root/*) fail "$deb: RUNPATH $entry is a build-host directory" ;;
+  esac
+done
+log "RUNPATH: ${runpath:-none}"
+
 if [[ $mode == native ]]; then
   dpkg --dry-run -i "$deb" >/dev/null || fail "$deb does not install here (dpkg --dry-run -i)"
   version=$("$tmp/usr/bin/jetchar" --version)
   if [[ $install -eq 1 ]]; then
-    dpkg -i "$deb" >&2
-    version=$(/usr/bin/jetchar --version)
+    [[ $(id -u) -eq 0 ]] || fail "--install needs root"
+    if dpkg-query -W -f='${Status}' jetchar 2>/dev/null | grep -q installed; then
+      fail "jetchar is already installed here; --install installs and purges a package, it does not replace one"
+    fi
+    # What the installation may touch, to check that the purge leaves it as it was.
+    snapshot() {
+      { ls -la /usr/bin/jetchar /lib/systemd/system/jetchar-* /etc/jetchar 2>&1 || true
+        find /etc/systemd/system /var/lib/systemd/deb-systemd-helper-enabled \
+             /var/lib/systemd/deb-systemd-helper-masked -name '*jetchar*' 2>/dev/null | sort
+        dpkg-query -W -f='${Package} ${Status}\n' 2>/dev/null | grep -v ' not-installed$' | sort; } 
+    }
+    before=$(snapshot)
+    purge() { DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq jetchar >&2 || dpkg --purge jetchar >&2; }
+    trap 'purge; rm -rf "$tmp"' EXIT
+    # apt resolves the Depends as a user's `apt install ./jetchar_*.deb` does. Only jetchar may
+    # be new: a missing dependency would be downloaded and stay behind after the purge.
+    extra=$(apt-get install -s --no-install-recommends "$deb" | awk '/^Inst / && $2 != "jetchar" {print $2}')
+    [[ -z $extra ]] || fail "installing $deb would also install: $(echo $extra) (scripts/install-deps.sh first)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" >&2 ||
+      fail "apt-get install $deb failed"
+    version=$(/usr/bin/jetchar --version) || fail "installed /usr/bin/jetchar --version failed"
+    systemd-analyze verify --man=no /lib/systemd/system/jetchar-restore.service 2>&1 | tee "$tmp/verify.txt" >&2
+    [[ ! -s $tmp/verify.txt ]] || fail "installed units do not verify"
+    [[ -L /etc/systemd/system/multi-user.target.wants/jetchar-restore.service ]] ||
+      fail "postinst did not enable jetchar-restore.service"
+    log "installed: /usr/bin/jetchar --version: $version; jetchar-restore.service enabled"
+    trap 'rm -rf "$tmp"' EXIT
+    purge
+    after=$(snapshot)
+    if [[ $before != "$after" ]]; then
+      diff <(echo "$before") <(echo "$after") >&2 || true
+      fail "the machine differs after purging jetchar"
+    fi
+    log "purged; machine as before"
   fi
 else
   # Every dependency must name a package of the sysroot (what the board has installed).
   for dep in $(sed 's/([^)]*)//g; s/|/,/g; s/,/ /g' <<<"$depends"); do
     grep -qx "Package: $dep" "$sysroot/var/lib/dpkg/status" || fail "Depends names '$dep', not a package of $sysroot"
   done
-  version=$(qemu-aarch64 -L "$sysroot" "$tmp/usr/bin/jetchar" --version)
+  readelf -h "$tmp/usr/bin/jetchar" | grep -q 'Machine: *AArch64' || fail "$deb: usr/bin/jetchar is not an aarch64 binary"
+  version=$(qemu-aarch64 -L "$sysroot" "$tmp/usr/bin/jetchar" --version) || fail "jetchar --version under qemu-aarch64"
+  qemu-aarch64 -L "$sysroot" "$tmp/usr/bin/jetchar" models > "$tmp/models.txt" || fail "jetchar models under qemu-aarch64"
+  grep -q lenet5 "$tmp/models.txt" || fail "jetchar models (aarch64) does not list lenet5"
+  qemu-aarch64 -L "$sysroot" "$tmp/usr/bin/jetchar" device info --board sim:agx-orin-r36 > "$tmp/info.txt" ||
+    fail "jetchar device info --board sim:agx-orin-r36 under qemu-aarch64"
+  grep -qi orin "$tmp/info.txt" || fail "device info (aarch64) does not describe an AGX Orin"
+  log "aarch64 jetchar under qemu: --version, models ($(grep -c . "$tmp/models.txt") lines), device info sim:agx-orin-r36 OK"
 fi
 log "jetchar --version: $version"
 echo "$deb"
