@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "loaders/mnist_dataset.h"
 #include "sysfs/error.h"
 #include "tests/support/temp_dir.h"
 
@@ -23,12 +22,6 @@ std::string be32(std::uint32_t v) {
 std::string idx_images(int n, int rows, int cols) {
   std::string bytes = be32(0x803) + be32(n) + be32(rows) + be32(cols);
   for (int i = 0; i < n * rows * cols; ++i) bytes.push_back(static_cast<char>((i * 7) % 256));
-  return bytes;
-}
-
-std::string idx_labels(int n, int classes) {
-  std::string bytes = be32(0x801) + be32(n);
-  for (int i = 0; i < n; ++i) bytes.push_back(static_cast<char>(i % classes));
   return bytes;
 }
 
@@ -100,65 +93,6 @@ TEST(Gunzip, TruncatedStreamNamesFile) {
     EXPECT_NE(std::string(e.what()).find("a.gz compressed offset"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
   }
-}
-
-TEST(MnistDataset, ReadsRawAndGzipIdentically) {
-  TempDir dir;
-  dir.write("raw/train-images-idx3-ubyte", idx_images(6, 28, 28));
-  dir.write("raw/train-labels-idx1-ubyte", idx_labels(6, 10));
-  write_gzip(dir.path() / "train-images-idx3-ubyte.gz", idx_images(6, 28, 28));
-  write_gzip(dir.path() / "train-labels-idx1-ubyte.gz", idx_labels(6, 10));
-  auto raw = MnistDataset::open_dir(dir.path() / "raw", "train", false, Transform{});
-  auto gz = MnistDataset::open_dir(dir.path(), "train", true, Transform::parse("mnist"));
-  EXPECT_EQ(raw->size(), 6);
-  EXPECT_EQ(raw->info().format, "idx");
-  EXPECT_EQ(gz->info().format, "idx.gz");
-  EXPECT_EQ(gz->info().classes[9], "Ankle boot");
-  EXPECT_EQ(raw->info().layout.input_shape, (std::vector<std::int64_t>{1, 28, 28}));
-  std::vector<float> a(784), b(784);
-  std::int64_t ta = -1, tb = -1;
-  Rng rng(1);
-  ASSERT_TRUE(raw->get(4, rng, SampleOut{a, {}, {&ta, 1}, {}, {}}).ok);
-  ASSERT_TRUE(gz->get(4, rng, SampleOut{b, {}, {&tb, 1}, {}, {}}).ok);
-  EXPECT_EQ(ta, 4);
-  EXPECT_EQ(tb, 4);
-  const int first = 4 * 784;
-  EXPECT_FLOAT_EQ(a[10], static_cast<float>(((first + 10) * 7) % 256) / 255.0F);
-  EXPECT_FLOAT_EQ(b[10], (a[10] - 0.1307F) / 0.3081F);
-}
-
-TEST(MnistDataset, RejectsMismatchedCountsAndBadLabels) {
-  TempDir dir;
-  dir.write("train-images-idx3-ubyte", idx_images(6, 4, 4));
-  dir.write("train-labels-idx1-ubyte", idx_labels(5, 10));
-  EXPECT_THROW(MnistDataset::open_dir(dir.path(), "train", false, Transform{}), sysfs::FormatError);
-  std::string labels = idx_labels(6, 10);
-  labels[8 + 3] = 42;
-  dir.write("train-labels-idx1-ubyte", labels);
-  try {
-    MnistDataset::open_dir(dir.path(), "train", false, Transform{});
-    FAIL() << "no error";
-  } catch (const sysfs::FormatError& e) {
-    EXPECT_NE(std::string(e.what()).find("offset 11"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("'42'"), std::string::npos) << e.what();
-  }
-  EXPECT_THROW(MnistDataset::open_dir(dir.path(), "valid", false, Transform{}), std::invalid_argument);
-  EXPECT_THROW(MnistDataset::open_dir(dir.path() / "nowhere", "train", false, Transform{}), std::invalid_argument);
-}
-
-TEST(MnistDatasetIntegration, LoadsDebianFashionMnist) {
-  const std::filesystem::path dir = "/usr/share/datasets/fashion-mnist";
-  if (!std::filesystem::exists(dir / "t10k-images-idx3-ubyte.gz")) GTEST_SKIP() << "dataset-fashion-mnist not installed";
-  auto test = MnistDataset::open_dir(dir, "test", true, Transform::parse("mnist"));
-  EXPECT_EQ(test->size(), 10000);
-  std::vector<int> per_class(10);
-  for (std::int64_t i = 0; i < test->size(); ++i) per_class[test->label(i)]++;
-  for (int count : per_class) EXPECT_EQ(count, 1000);  // the test split is balanced
-  std::vector<float> image(784);
-  std::int64_t target = -1;
-  Rng rng(0);
-  ASSERT_TRUE(test->get(0, rng, SampleOut{image, {}, {&target, 1}, {}, {}}).ok);
-  EXPECT_EQ(target, 9);  // the first Fashion-MNIST test image is an ankle boot
 }
 
 }  // namespace
