@@ -3,12 +3,19 @@
 generated files and prints samples/s side by side with the ratio jetchar / PyTorch.
 
     loaders_compare.py --bench BUILD/bench/loaders_bench --data DIR [--generate] [--workers 0 1 2]
+                       [--rounds N] [--only KIND]
+
+The machine may be shared, so the two are interleaved: for every (data set, workers) pair each
+round runs jetchar and then PyTorch (the order alternates between rounds), one epoch each, and
+the table shows the median samples/s over the rounds and the ratio of the medians.
 """
 import argparse
 import json
 import os
+import statistics
 import subprocess
-import sys
+
+KINDS = ["fashion-mnist", "cifar10", "jpeg"]
 
 
 def run(command):
@@ -24,23 +31,37 @@ def main():
     parser.add_argument("--generate", action="store_true", help="write the data set files first")
     parser.add_argument("--workers", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--batch", type=int, default=16)
-    parser.add_argument("--only")
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved runs per (data set, workers)")
+    parser.add_argument("--only", choices=KINDS)
     args = parser.parse_args()
     if args.generate:
         subprocess.run([args.bench, "--generate", args.data], check=True)
-    common = ["--batch", str(args.batch)] + (["--only", args.only] if args.only else [])
-    ours = run([args.bench, "--data", args.data, "--workers", ",".join(map(str, args.workers))] + common)
-    peer = run([args.python, os.path.join(os.path.dirname(__file__), "loaders_peer.py"), "--data", args.data,
-                "--workers"] + [str(w) for w in args.workers] + common)
-    index = {(r["dataset"], r["workers"]): r for r in peer}
-    print(f"{'dataset':<14} {'workers':>7} {'jetchar/s':>11} {'pytorch/s':>11} {'ratio':>7} "
-          f"{'stall jc s':>11} {'stall pt s':>11}")
-    for r in ours:
-        p = index.get((r["dataset"], r["workers"]))
-        if not p:
-            continue
-        print(f"{r['dataset']:<14} {r['workers']:>7} {r['samples_per_s']:>11.1f} {p['samples_per_s']:>11.1f} "
-              f"{r['samples_per_s'] / p['samples_per_s']:>6.2f}x {r['stall_s']:>11.3f} {p['stall_s']:>11.3f}")
+    peer_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "loaders_peer.py")
+    rows = []
+    for kind in [args.only] if args.only else KINDS:
+        for workers in args.workers:
+            common = ["--batch", str(args.batch), "--only", kind]
+            ours_cmd = [args.bench, "--data", args.data, "--workers", str(workers)] + common
+            peer_cmd = [args.python, peer_script, "--data", args.data, "--workers", str(workers)] + common
+            ours, peer = [], []
+            for round_index in range(args.rounds):
+                order = [(ours_cmd, ours), (peer_cmd, peer)]
+                for command, results in order if round_index % 2 == 0 else reversed(order):
+                    results.extend(run(command))
+            rows.append((kind, workers, ours, peer))
+            report(rows[-1], header=len(rows) == 1)
+
+
+def report(row, header):
+    kind, workers, ours, peer = row
+    if header:
+        print(f"{'dataset':<14} {'workers':>7} {'jetchar/s':>11} {'pytorch/s':>11} {'ratio':>7} "
+              f"{'stall jc s':>11} {'stall pt s':>11} {'runs':>5}", flush=True)
+    ours_rate = statistics.median(r["samples_per_s"] for r in ours)
+    peer_rate = statistics.median(r["samples_per_s"] for r in peer)
+    print(f"{kind:<14} {workers:>7} {ours_rate:>11.1f} {peer_rate:>11.1f} {ours_rate / peer_rate:>6.2f}x "
+          f"{statistics.median(r['stall_s'] for r in ours):>11.3f} "
+          f"{statistics.median(r['stall_s'] for r in peer):>11.3f} {len(ours):>5}", flush=True)
 
 
 if __name__ == "__main__":

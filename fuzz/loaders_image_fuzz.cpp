@@ -1,5 +1,6 @@
 // JPEG/PNG decoding (with a scaled JPEG decode chosen by the first byte) followed by the gld23k
-// transform on whatever decoded, as the image-folder reader does.
+// transform on whatever decoded; then the region decode of the part the transform samples, as
+// the image-folder reader does, with the transform on that.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -31,6 +32,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     static_cast<double>(image.width) / image.full_width);
   std::vector<float> out(3 * 32 * 32);
   if (!transform.apply(plan, ImageView::interleaved(image.pixels.data(), image.height, image.width, 3), out)) {
+    __builtin_trap();
+  }
+  // The reader's path: decode only the sampled region (rows/iMCU columns of a JPEG).
+  TransformPlan region_plan = transform.plan(height, width, rng);
+  const ImageRegion region = region_plan.source_region(height, width);
+  if (region.y0 < 0 || region.y1 > height || region.y0 >= region.y1 || region.x0 < 0 || region.x1 > width ||
+      region.x0 >= region.x1) {
+    __builtin_trap();
+  }
+  DecodedImage part;
+  if (!decode_image_region(bytes, shrink, region, part, error)) return 0;
+  if (part.pixels.size() != static_cast<std::size_t>(part.height) * part.width * 3 || part.height < 1 ||
+      part.width < 1 || part.offset_y < 0 || part.offset_x < 0 || part.offset_y + part.height > part.scaled_height ||
+      part.offset_x + part.width > part.scaled_width || part.full_height != height || part.full_width != width) {
+    __builtin_trap();
+  }
+  region_plan.scale_source(static_cast<double>(part.scaled_height) / height,
+                           static_cast<double>(part.scaled_width) / width);
+  region_plan.shift_source(part.offset_y, part.offset_x);
+  if (!transform.apply(region_plan, ImageView::interleaved(part.pixels.data(), part.height, part.width, 3), out)) {
     __builtin_trap();
   }
   return 0;

@@ -162,12 +162,16 @@ SampleStatus ImageFilesDataset::get(std::int64_t index, Rng& rng, const SampleOu
     return SampleStatus::failure(fmt::format("{}: {}", entry.path.string(), error));
   }
   TransformPlan plan = transform_.plan(height, width, rng);
-  if (!decode_image(bytes, plan.max_source_shrink(), image, error)) {
+  // Decode only what the output samples (a random crop is on average about half the image), at
+  // the smallest JPEG scale that keeps a decoded pixel per output pixel; then express the plan in
+  // the decoded pixels.
+  if (!decode_image_region(bytes, plan.max_source_shrink(), plan.source_region(height, width), image, error)) {
     return SampleStatus::failure(fmt::format("{}: {}", entry.path.string(), error));
   }
-  if (image.width != width || image.height != height) {
-    plan.scale_source(static_cast<double>(image.height) / height, static_cast<double>(image.width) / width);
+  if (image.scaled_width != width || image.scaled_height != height) {
+    plan.scale_source(static_cast<double>(image.scaled_height) / height, static_cast<double>(image.scaled_width) / width);
   }
+  plan.shift_source(image.offset_y, image.offset_x);
   if (!transform_.apply(plan, ImageView::interleaved(image.pixels.data(), image.height, image.width, 3),
                         out.input_f32)) {
     return SampleStatus::failure(fmt::format("{}: sample {} does not fit the output ({} values)", entry.path.string(),

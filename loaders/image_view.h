@@ -26,4 +26,9 @@ struct ImageView {
   }
 };
 
+/// A rectangle of an image in pixels, [y0, y1) x [x0, x1).
+struct ImageRegion {
+  int y0 = 0, y1 = 0, x0 = 0, x1 = 0;
+};
+
 }  // namespace jetchar::loaders

@@ -265,6 +265,27 @@ void TransformPlan::scale_source(double fy, double fx) {
   by *= fy;
 }
 
+void TransformPlan::shift_source(double y, double x) {
+  ax -= x;
+  ay -= y;
+}
+
+ImageRegion TransformPlan::source_region(int height, int width) const {
+  // Sample points lie between a and a + b * n; taps reach max(1, |b|) + 0.5 further. The margin of
+  // 8 source pixels also covers a decoder working at up to 1/8 scale rounding the region outwards
+  // by one of its pixels.
+  auto axis = [](double a, double b, int n, int size, int& lo, int& hi) {
+    const double first = std::min(a, a + b * n), last = std::max(a, a + b * n);
+    const double margin = std::max(1.0, std::abs(b)) + 8.0;
+    lo = static_cast<int>(std::clamp(std::floor(first - margin), 0.0, static_cast<double>(size - 1)));
+    hi = static_cast<int>(std::clamp(std::ceil(last + margin), static_cast<double>(lo + 1), static_cast<double>(size)));
+  };
+  ImageRegion region;
+  axis(ay, by, out_height, height, region.y0, region.y1);
+  axis(ax, bx, out_width, width, region.x0, region.x1);
+  return region;
+}
+
 Transform::Transform(std::string name, std::vector<TransformStep> steps) : name_(std::move(name)), steps_(std::move(steps)) {
   prepare();
 }
@@ -458,7 +479,39 @@ bool Transform::apply(const TransformPlan& plan, const ImageView& src, std::span
     const int r0 = yt.min_index, r1 = yt.max_index;
     const int nrows = r1 >= r0 ? r1 - r0 + 1 : 0;
     rows.resize(static_cast<std::size_t>(nrows) * channels * ow);
+    const bool rgb_interleaved = channels == 3 && src.pixel_stride == 3 && src.channel_stride == 1;
     for (int r = 0; r < nrows; ++r) {
+      if (rgb_interleaved) {
+        // JPEG/PNG pixels: the three channels of a tap are adjacent, so one pass over the taps
+        // serves all three (a third of the index and weight loads of the per-channel loop).
+        const float* lut_r = &lut_[0];
+        const float* lut_g = &lut_[256];
+        const float* lut_b = &lut_[512];
+        const std::uint8_t* row = src.data + (r0 + r) * src.row_stride;
+        float* dst_r = rows.data() + static_cast<std::size_t>(r) * 3 * ow;
+        float* dst_g = dst_r + ow;
+        float* dst_b = dst_g + ow;
+        for (int x = 0; x < ow; ++x) {
+          const int begin = xt.offset[x], end = begin + xt.count[x];
+          float sum_r = 0, sum_g = 0, sum_b = 0;
+          if (begin == end) {
+            sum_r = lut_r[0];
+            sum_g = lut_g[0];
+            sum_b = lut_b[0];
+          }
+          for (int k = begin; k < end; ++k) {
+            const std::uint8_t* p = row + xt.index[k] * 3;
+            const float w = xt.weight[k];
+            sum_r += w * lut_r[p[0]];
+            sum_g += w * lut_g[p[1]];
+            sum_b += w * lut_b[p[2]];
+          }
+          dst_r[x] = sum_r;
+          dst_g[x] = sum_g;
+          dst_b[x] = sum_b;
+        }
+        continue;
+      }
       for (int c = 0; c < channels; ++c) {
         const float* lut = &lut_[c * 256];
         const std::uint8_t* row = src.data + c * src.channel_stride + (r0 + r) * src.row_stride;

@@ -43,6 +43,11 @@ struct TransformPlan {
   double max_source_shrink() const;
   /// Re-expresses the plan for a source decoded at `fy` x `fx` of its original size.
   void scale_source(double fy, double fx);
+  /// Re-expresses the plan for a source whose pixel (0, 0) was at (y, x).
+  void shift_source(double y, double x);
+  /// The part of a `height` x `width` source the output samples (with the filter's support and a
+  /// margin of a few pixels for a decoder's rounding), clamped to the source, at least 1 x 1.
+  ImageRegion source_region(int height, int width) const;
 };
 
 class Transform {
