@@ -177,7 +177,10 @@ ORDER BY r.sweep, r.run_id, e.epoch)sql");
         }
       } catch (const InputError& e) {
         // Name the run: a store has no line numbers.
-        throw InputError(where, fmt::format("run {}: {}", run, std::string(e.what()).substr(file_.string().size() + 2)));
+        std::string problem = e.what();
+        const std::string prefix = file_.string() + ": ";
+        if (problem.starts_with(prefix)) problem.erase(0, prefix.size());
+        throw InputError(where, fmt::format("run {}: {}", run, problem));
       }
       record.workload = workload_name(query.getColumn(5).getString(), query.getColumn(6).getString());
       check_record(record, where);

@@ -34,6 +34,7 @@ TEST(Report, DataHasEverySectionThatHasColumns) {
   auto records = parse_results_csv(sweep_csv(), "sweep.csv");
   ReportOptions options;
   options.trace = std::vector<TraceSample>{{0, 5, "epoch_start"}, {0.5, 12, std::nullopt}, {1.0, 6, "compute"}};
+  options.trace_caption = "Run s/0001-r0 <epoch 1>";
   auto data = report_data(records, options);
   ASSERT_EQ(data["pareto"].size(), 1u);
   EXPECT_EQ(data["pareto"][0]["points"].size(), 32u);
@@ -44,12 +45,14 @@ TEST(Report, DataHasEverySectionThatHasColumns) {
   EXPECT_TRUE(data["latency"].empty());
   EXPECT_EQ(data["trace"]["markers"].size(), 2u);
   EXPECT_EQ(data["trace"]["samples"].size(), 3u);
+  EXPECT_EQ(data["trace"]["caption"], "Run s/0001-r0 <epoch 1>");
 
   std::string html = render_report(records, options);
   EXPECT_THAT(html, HasSubstr("Chart.js v4"));
   EXPECT_THAT(html, HasSubstr("data-chart=\"pareto:0\""));
   EXPECT_THAT(html, HasSubstr("data-chart=\"stall:0\""));
   EXPECT_THAT(html, HasSubstr("data-chart=\"trace\""));
+  EXPECT_THAT(html, HasSubstr("<p>Run s/0001-r0 &lt;epoch 1&gt;</p>"));  // where the trace comes from, escaped
   EXPECT_THAT(html, HasSubstr("data-chart=\"prediction:1\""));
   EXPECT_THAT(html, Not(HasSubstr("data-chart=\"latency\"")));
   EXPECT_THAT(html, HasSubstr("<table id=\"table-pareto-0\">"));
