@@ -60,10 +60,12 @@ inline int run_jetchar(const std::vector<std::string>& args, const fs::path& out
 
 /// The sweep: 2 GPU clocks x 2 core counts x 2 CPU clocks x 2 EMC rates = 16 power modes, all
 /// four knobs varied so every predictor has something to fit; tiny epochs keep a run near a
-/// second (~40 s in all on a loaded 2-core machine, most of it per-run settling).
+/// second (~40 s in all on a loaded 2-core machine, most of it per-run settling). Three warm
+/// epochs, so a run keeps an energy median when one epoch's energy is absent (the power session
+/// leaves an epoch's energy out when its samples do not cover it).
 inline constexpr const char* kSimSweepSpec = R"(name: "analysis-sim"
 base {
-  workload { model: "lenet5" dataset: "synthetic:1x28x28?samples=2048&classes=10" batch_size: 32 epochs: 3 max_minibatches: 12 device: "cpu" }
+  workload { model: "lenet5" dataset: "synthetic:1x28x28?samples=2048&classes=10" batch_size: 32 epochs: 4 max_minibatches: 12 device: "cpu" }
   device { dvfs: OFF }
   measurement { sample_rate_hz: 200 minibatch_records: true power_samples: true }
 }
