@@ -93,5 +93,50 @@ TEST(ImageFilesDataset, Gld23kLayoutAndMissingImage) {
   }
 }
 
+// The reader decodes only the region a random crop samples, at a reduced JPEG scale where the
+// crop allows: the sample is the same as decoding the whole image at that scale and transforming it.
+TEST(ImageFilesDataset, RegionDecodeGivesTheSameSamplesAsAWholeDecode) {
+  TempDir dir;
+  const int h = 300, w = 400;
+  std::vector<std::uint8_t> rgb(static_cast<std::size_t>(h) * w * 3);
+  for (std::size_t i = 0; i < rgb.size(); ++i) rgb[i] = static_cast<std::uint8_t>((i * 7 + i / 1200 * 3) % 251);
+  const auto jpeg = encode_jpeg_rgb(rgb.data(), h, w, 90);
+  write_bytes(dir.path() / "cls" / "a.jpg", jpeg);
+  const Transform transform = Transform::parse("random-resized-crop=64,hflip,normalize=0.5/0.5");
+  auto dataset = ImageFilesDataset::open_image_folder(dir.path(), transform);
+  std::vector<float> sample(3 * 64 * 64), expected(3 * 64 * 64);
+  std::int64_t target = -1;
+  int scaled = 0;
+  for (std::uint64_t seed = 0; seed < 24; ++seed) {
+    Rng rng(seed);
+    ASSERT_TRUE(dataset->get(0, rng, SampleOut{sample, {}, {&target, 1}, {}, {}}).ok);
+    Rng same(seed);
+    TransformPlan plan = transform.plan(h, w, same);
+    DecodedImage whole;
+    std::string error;
+    ASSERT_TRUE(decode_image(jpeg, plan.max_source_shrink(), whole, error)) << error;
+    if (whole.width != w) ++scaled;
+    plan.scale_source(static_cast<double>(whole.height) / h, static_cast<double>(whole.width) / w);
+    ASSERT_TRUE(transform.apply(plan, ImageView::interleaved(whole.pixels.data(), whole.height, whole.width, 3),
+                                expected));
+    EXPECT_EQ(sample, expected) << "seed " << seed;
+  }
+  EXPECT_GT(scaled, 0) << "some crops are large enough for a reduced-scale decode";
+}
+
+TEST(ImageFilesDataset, ImageRemovedAfterOpeningIsASampleErrorNamingIt) {
+  TempDir dir;
+  const auto rgb = solid_rgb(20, 20, 1, 2, 3);
+  write_bytes(dir.path() / "cls" / "gone.png", encode_png_rgb(rgb.data(), 20, 20));
+  auto dataset = ImageFilesDataset::open_image_folder(dir.path(), Transform::parse("resize=8x8"));
+  std::filesystem::remove(dir.path() / "cls" / "gone.png");
+  std::vector<float> out(3 * 64);
+  std::int64_t target = 0;
+  Rng rng(0);
+  const SampleStatus status = dataset->get(0, rng, SampleOut{out, {}, {&target, 1}, {}, {}});
+  EXPECT_FALSE(status.ok);
+  EXPECT_NE(status.error.find((dir.path() / "cls" / "gone.png").string()), std::string::npos) << status.error;
+}
+
 }  // namespace
 }  // namespace jetchar::loaders
