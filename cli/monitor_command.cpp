@@ -2,6 +2,12 @@
 // EMC, memory, temperatures, and an external meter — as one refreshing line on a terminal, a
 // log line per second otherwise, and every sample in CSV or JSONL when asked. With --baseload S
 // it measures idle power per rail (mean, spread) for S seconds instead.
+//
+// With --meter, the meter's stream is put on the onboard time base before its energy is taken
+// over the onboard window (first to last sample): report times are reconstructed from the
+// meter's own interval and sequence where no report was lost (jetson/energy/stream_alignment.h),
+// then a constant offset is estimated by cross-correlating the meter's power with the onboard
+// total and applied only when the correlation is strong (a power step both saw).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,6 +30,7 @@
 #include "cli/command.h"
 #include "jetson/energy/baseload.h"
 #include "jetson/energy/energy_integrator.h"
+#include "jetson/energy/stream_alignment.h"
 #include "jetson/energy/window_energy.h"
 #include "jetson/meters/meter_protocol.h"
 #include "jetson/meters/serial_meter_reader.h"
@@ -166,6 +173,45 @@ class SampleLog {
     }
   }
 
+  // JSONL only: a closing record with the window (CLOCK_MONOTONIC ns, so another process can
+  // compare with its own records), the energy per rail and the meter's aligned energy.
+  void summary(std::int64_t begin_ns, std::int64_t end_ns, const energy::PowerTrace& trace,
+               const std::optional<energy::ChannelEnergy>& meter, const std::optional<energy::MeterClockFit>& fit,
+               const std::optional<energy::OffsetEstimate>& offset, bool offset_applied, const std::string& offset_note,
+               const energy::PowerTrace* meter_trace = nullptr) {
+    if (!enabled_ || !jsonl_) return;
+    nlohmann::json j;
+    j["source"] = "summary";
+    j["window_begin_monotonic_ns"] = begin_ns;
+    j["window_end_monotonic_ns"] = end_ns;
+    nlohmann::json rails = nlohmann::json::object();
+    if (trace.size() >= 2 && trace.channel_count() > 0) {
+      const auto e = energy::window_energy(trace, "monitor", begin_ns, end_ns);
+      for (const auto& rail : e.rails) {
+        rails[rail.name] = rail.energy.energy_mj ? nlohmann::json(*rail.energy.energy_mj) : nlohmann::json();
+      }
+      j["total_energy_mj"] = e.total_energy_mj ? nlohmann::json(*e.total_energy_mj) : nlohmann::json();
+      j["total"] = e.total.label;
+    }
+    j["rail_energy_mj"] = std::move(rails);
+    if (meter) {
+      j["meter_energy_mj"] = meter->energy_mj ? nlohmann::json(*meter->energy_mj) : nlohmann::json();
+      j["meter_covered_ns"] = meter->covered_ns;
+      j["meter_first_ns"] = meter_trace && !meter_trace->empty() ? nlohmann::json(meter_trace->time_ns(0)) : nlohmann::json();
+      j["meter_last_ns"] = meter_trace && !meter_trace->empty() ? nlohmann::json(meter_trace->time_ns(meter_trace->size() - 1))
+                                                                 : nlohmann::json();
+      j["meter_readings"] = meter_trace ? meter_trace->size() : 0;
+      j["meter_clock_fit"] = fit ? nlohmann::json{{"interval_ns", fit->interval_ns}, {"origin_ns", fit->origin_ns},
+                                                  {"max_delay_ns", fit->max_delay_ns}}
+                                 : nlohmann::json();
+      j["meter_offset_ns"] = offset ? nlohmann::json(offset->offset_ns) : nlohmann::json();
+      j["meter_offset_correlation"] = offset ? nlohmann::json(offset->correlation) : nlohmann::json();
+      j["meter_offset_applied"] = offset_applied;
+      j["meter_offset_note"] = offset_note;
+    }
+    out_ << j.dump() << '\n';
+  }
+
   void meter(const meters::MeterReading& r, std::int64_t t0) {
     if (!enabled_) return;
     const double t = static_cast<double>(r.host_time_ns - t0) / 1e9;
@@ -225,6 +271,115 @@ void print_baseload(const energy::Baseload& b, const std::string& title) {
   else std::printf("  total: - (%s)\n", b.total.label.c_str());
 }
 
+// The meter's stream on the onboard time base (see the header comment).
+struct MeterAlignment {
+  energy::PowerTrace trace{{{"meter", energy::RailRole::kBoardInput}}};
+  std::string clock;  ///< how report times were obtained
+  std::optional<energy::MeterClockFit> fit;
+  std::optional<energy::OffsetEstimate> offset;  ///< estimated (applied when accepted)
+  bool offset_applied = false;
+  std::string offset_note;
+};
+
+// Correlation needed before an estimated offset is trusted: a clear power step seen by both.
+constexpr double kMinAlignmentCorrelation = 0.8;
+
+MeterAlignment align_meter(const std::vector<meters::MeterReading>& readings, bool gaps, const meters::MeterProtocol& protocol,
+                           const energy::PowerTrace& onboard) {
+  MeterAlignment a;
+  std::vector<std::int64_t> receive;
+  std::vector<std::uint64_t> sequence;
+  bool increasing = true;
+  for (const auto& r : readings) {
+    if (!sequence.empty() && r.sequence <= sequence.back()) increasing = false;
+    receive.push_back(r.host_time_ns);
+    sequence.push_back(r.sequence);
+  }
+  const auto nominal_ns = static_cast<double>(protocol.expected_interval().count());
+  std::vector<std::int64_t> times = receive;
+  // The fit needs an unbroken sequence: after a gap the reader's own count no longer says how
+  // many reports the meter produced in between.
+  if (readings.size() >= 2 && increasing && !gaps) {
+    a.fit = energy::fit_meter_clock(receive, sequence, nominal_ns);
+    std::string how = "fitted";
+    // A meter's clock is off by parts per million, not per cent: a slope that far from the
+    // nominal interval comes from bursty arrival (reports buffered before the port was opened,
+    // USB or Bluetooth batching). Then keep the nominal interval and place the origin on the
+    // least-delayed report, which bounds every production time (delays are never negative).
+    if (nominal_ns > 0 && std::abs(a.fit->interval_ns / nominal_ns - 1.0) > 0.01) {
+      a.fit->interval_ns = nominal_ns;
+      a.fit->origin_ns = static_cast<double>(receive[0]) - nominal_ns * static_cast<double>(sequence[0]);
+      for (std::size_t i = 0; i < readings.size(); ++i) {
+        a.fit->origin_ns = std::min(a.fit->origin_ns, static_cast<double>(receive[i]) - nominal_ns * static_cast<double>(sequence[i]));
+      }
+      a.fit->max_delay_ns = 0;
+      for (std::size_t i = 0; i < readings.size(); ++i) {
+        a.fit->max_delay_ns = std::max(a.fit->max_delay_ns, static_cast<double>(receive[i] - a.fit->production_time_ns(sequence[i])));
+      }
+      how = "placed at the nominal interval (arrival too bursty to fit a slope)";
+    }
+    for (std::size_t i = 0; i < readings.size(); ++i) times[i] = a.fit->production_time_ns(sequence[i]);
+    a.clock = fmt::format("meter clock {} over {} reports (interval {:.3f} ms, receive delay up to {:.1f} ms removed)", how,
+                          readings.size(), a.fit->interval_ns / 1e6, a.fit->max_delay_ns / 1e6);
+    for (std::size_t i = 1; i < times.size(); ++i) times[i] = std::max(times[i], times[i - 1] + 1);
+  } else {
+    a.clock = readings.size() < 2 ? "host receive times (too few reports to fit)"
+                                  : "host receive times (reports were lost: no clock fit)";
+  }
+  energy::PowerTrace raw({{"meter", energy::RailRole::kBoardInput}});
+  for (std::size_t i = 0; i < readings.size(); ++i) raw.append(times[i], {readings[i].power_mw});
+
+  // Onboard total per sample against the meter's power.
+  const energy::TotalDefinition total = energy::total_definition(onboard);
+  std::vector<std::int64_t> ref_t, meter_t;
+  std::vector<double> ref_v, meter_v;
+  if (total.source != energy::TotalDefinition::Source::kNone) {
+    for (std::size_t i = 0; i < onboard.size(); ++i) {
+      double sum = 0;
+      bool valid = true;
+      for (std::size_t c : total.channels) {
+        const auto p = onboard.power_mw(c, i);
+        if (!p) valid = false;
+        else sum += *p;
+      }
+      if (!valid) continue;
+      ref_t.push_back(onboard.time_ns(i));
+      ref_v.push_back(sum);
+    }
+  }
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (const auto p = raw.power_mw(0, i)) {
+      meter_t.push_back(raw.time_ns(i));
+      meter_v.push_back(*p);
+    }
+  }
+  if (ref_t.size() < 2) {
+    a.offset_note = "no onboard power to align with";
+  } else if (meter_t.size() < 2) {
+    a.offset_note = "too few meter readings";
+  } else {
+    const std::int64_t span = ref_t.back() - ref_t.front();
+    // Meters lag by up to a few intervals (Watts Up? 2-3 s); search no further than a quarter of
+    // the span so that half of it always overlaps.
+    const std::int64_t max_lag = std::min<std::int64_t>(std::max<std::int64_t>(3 * static_cast<std::int64_t>(nominal_ns), 2'000'000'000), span / 4);
+    const std::int64_t step = std::max<std::int64_t>(1'000'000, span / 2000);
+    a.offset = energy::estimate_offset_xcorr(ref_t, ref_v, meter_t, meter_v, max_lag, step);
+    if (!a.offset) {
+      a.offset_note = "not estimated (a flat signal: nothing to correlate)";
+    } else if (a.offset->correlation >= kMinAlignmentCorrelation) {
+      a.offset_applied = true;
+      a.offset_note = fmt::format("{:+.3f} s applied (correlation {:.2f})", static_cast<double>(a.offset->offset_ns) / 1e9,
+                                  a.offset->correlation);
+    } else {
+      a.offset_note = fmt::format("{:+.3f} s not applied (correlation {:.2f} < {:.1f}: no power step both saw)",
+                                  static_cast<double>(a.offset->offset_ns) / 1e9, a.offset->correlation,
+                                  kMinAlignmentCorrelation);
+    }
+  }
+  a.trace = a.offset_applied ? raw.shifted(a.offset->offset_ns) : raw;
+  return a;
+}
+
 void run_monitor(MonitorOptions o) {
   // The same --board/--root handling as every other command (jetson/board_handle.h). A simulated
   // board's rails follow its power model, refreshed in the background while we sample.
@@ -269,7 +424,7 @@ void run_monitor(MonitorOptions o) {
   if (meter) meter->start();
 
   std::vector<TelemetrySample> samples;
-  std::vector<meters::MeterReading> readings;
+  std::vector<meters::MeterReading> readings, all_readings;
   std::optional<double> last_meter_mw;
   std::int64_t next_print = t0 + 1'000'000'000;
   const LineFormatter formatter(layout);
@@ -285,6 +440,7 @@ void run_monitor(MonitorOptions o) {
       readings.clear();
       meter->drain(readings);
       for (const auto& r : readings) {
+        all_readings.push_back(r);
         meter_trace.append(r.host_time_ns, {r.power_mw});
         if (r.power_mw) last_meter_mw = r.power_mw;
         log.meter(r, t0);
@@ -334,6 +490,26 @@ void run_monitor(MonitorOptions o) {
     if (e.total_energy_mj) std::fprintf(stderr, "; total %.3f J (%s)", *e.total_energy_mj / 1000, e.total.label.c_str());
     std::fprintf(stderr, "\n");
   }
+  if (meter && o.baseload_s == 0) {
+    const auto method = meter->protocol().reports_averages() ? energy::Integration::kBackwardRectangle
+                                                             : energy::Integration::kTrapezoid;
+    const MeterAlignment aligned = align_meter(all_readings, !meter->gaps().empty(), meter->protocol(), trace);
+    const auto e = aligned.trace.size() >= 1 && t_end > t_begin
+                       ? energy::integrate(aligned.trace, 0, t_begin, t_end, method)
+                       : energy::ChannelEnergy{};
+    const double window_s = static_cast<double>(t_end - t_begin) / 1e9;
+    if (e.energy_mj) {
+      std::fprintf(stderr, "meter energy: %.3f J over the onboard window (%.3f s%s)\n", *e.energy_mj / 1000, window_s,
+                   e.complete ? "" : fmt::format(", meter covers {:.3f} s of it", static_cast<double>(e.covered_ns) / 1e9).c_str());
+    } else {
+      std::fprintf(stderr, "meter energy: - (no meter readings inside the onboard window)\n");
+    }
+    std::fprintf(stderr, "  alignment: %s; offset vs onboard total: %s\n", aligned.clock.c_str(), aligned.offset_note.c_str());
+    log.summary(t_begin, t_end, trace, e, aligned.fit, aligned.offset, aligned.offset_applied, aligned.offset_note,
+                &aligned.trace);
+  } else if (o.baseload_s == 0 && trace.size() >= 2) {
+    log.summary(t_begin, t_end, trace, std::nullopt, std::nullopt, std::nullopt, false, "");
+  }
   if (meter) {
     const auto status = meter->status();
     std::fprintf(stderr, "meter %s: %llu readings, %zu gaps, %llu bad frames%s%s\n", meter->protocol().name().data(),
@@ -361,14 +537,17 @@ void add_monitor_command(CLI::App& app) {
       ->check(CLI::Range(1.0, 1000.0));
   cmd->add_option("--meter", o->meter,
                   "External meter as PROTOCOL:DEVICE, e.g. wattsup:/dev/ttyUSB0 (protocols: wattsup, wt300, um24c, "
-                  "um25c, um34c, ina; try one with `jetchar meter simulate`)");
+                  "um25c, um34c, ina; try one with `jetchar meter simulate`). At the end its energy over the onboard "
+                  "window is reported, on the onboard time base: report times fitted to the meter's interval, and an "
+                  "offset from cross-correlation with the onboard total, applied when the correlation is >= 0.8");
   cmd->add_option("--meter-interval", o->meter_interval_ms,
                   "Meter interval in ms (0 = the protocol's default)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--duration", o->duration_s, "Stop after this many seconds (default: until Ctrl-C)")
       ->check(CLI::NonNegativeNumber);
   auto* csv = cmd->add_option("--csv", o->csv, "Write every sample (and meter reading) to this CSV file");
-  auto* jsonl = cmd->add_option("--jsonl", o->jsonl, "Write every sample (and meter reading) as JSON lines");
+  auto* jsonl = cmd->add_option("--jsonl", o->jsonl, "Write every sample (and meter reading) as JSON lines, closed by a summary record "
+                               "(window in CLOCK_MONOTONIC ns, energy per rail, total, the meter's aligned energy)");
   csv->excludes(jsonl);
   cmd->add_option("--board", o->board, "auto, host, jetson, or sim:<fixture> (a simulated board)")->capture_default_str();
   cmd->add_option("--root", o->root, "Read the kernel interfaces under this directory instead of /")

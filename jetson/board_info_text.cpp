@@ -164,6 +164,10 @@ void power_text(std::string& out, const PowerMonitors& p) {
     out += fmt::format("  board input:     none on this module; total = sum of module rails ({})\n",
                        words(p.summed_rails));
   }
+  for (const auto& sub : p.sub_rails) {
+    out += fmt::format("  sub-rail:        {} is fed by {}; not added to the total\n", sub,
+                       sub_rail_feeder(sub).value_or("another rail"));
+  }
 }
 
 void fan_text(std::string& out, const FanDiscovery& f) {

@@ -12,6 +12,12 @@ namespace {
 // Whole-board input rails by name (reference §2.4 "Total" column).
 constexpr std::string_view kBoardInputRails[] = {"VDD_IN", "POM_5V_IN"};
 
+struct SubRail {
+  std::string_view rail;
+  std::string_view fed_by;
+};
+constexpr SubRail kSubRails[] = {{"VDDQ_VDD2_1V8AO", "VIN_SYS_5V0"}};
+
 std::optional<std::int64_t> optional_int(const sysfs::Root& root, const std::string& path, bool unit_suffix = false) {
   if (!root.exists(path)) return std::nullopt;
   return sysfs::read_int(root, path, unit_suffix);
@@ -85,6 +91,13 @@ Ina3221Device read_hwmon_device(const sysfs::Root& root, const std::string& dir)
 
 }  // namespace
 
+std::optional<std::string_view> sub_rail_feeder(std::string_view rail) {
+  for (const auto& sub : kSubRails) {
+    if (sub.rail == rail) return sub.fed_by;
+  }
+  return std::nullopt;
+}
+
 std::string_view to_string(Ina3221Driver driver) { return driver == Ina3221Driver::kIio ? "ina3221x (iio)" : "ina3221 (hwmon)"; }
 
 PowerMonitors discover_power_monitors(const sysfs::Root& root) {
@@ -121,9 +134,19 @@ PowerMonitors discover_power_monitors(const sysfs::Root& root) {
     monitors.absent = "no INA3221 (no ina3221x iio device, no hwmon named ina3221)";
     return monitors;
   }
+  std::set<std::string> connected;
+  for (const auto& device : monitors.devices) {
+    for (const auto& rail : device.rails) {
+      if (rail.connected) connected.insert(rail.name);
+    }
+  }
   for (const auto& device : monitors.devices) {
     for (const auto& rail : device.rails) {
       if (!rail.connected) continue;
+      if (const auto feeder = sub_rail_feeder(rail.name); feeder && connected.count(std::string(*feeder)) > 0) {
+        monitors.sub_rails.push_back(rail.name);
+        continue;
+      }
       if (!monitors.board_input_rail &&
           std::find(std::begin(kBoardInputRails), std::end(kBoardInputRails), rail.name) != std::end(kBoardInputRails)) {
         monitors.board_input_rail = rail.name;

@@ -52,11 +52,18 @@ struct PowerMonitors {
   std::optional<std::string> board_input_rail;
   /// "board input rail" or "sum of module rails"; nullopt when no rails exist.
   std::optional<std::string> total_kind;
-  /// Rails summed for the total when there is no board input rail.
+  /// Rails summed for the total when there is no board input rail (sub-rails left out).
   std::vector<std::string> summed_rails;
+  /// Connected rails fed by another connected rail (see sub_rail_feeder): never summed.
+  std::vector<std::string> sub_rails;
   std::optional<std::string> absent;
 };
 
 PowerMonitors discover_power_monitors(const sysfs::Root& root);
+
+/// The rail that feeds `rail` on the boards that have both (AGX Orin: VDDQ_VDD2_1V8AO is supplied
+/// from VIN_SYS_5V0, reference §2.4 / energymon's rail tables). Adding such a sub-rail to a sum
+/// that already holds its feeder would count its power twice.
+std::optional<std::string_view> sub_rail_feeder(std::string_view rail);
 
 }  // namespace jetchar::jetson

@@ -8,26 +8,9 @@
 namespace jetchar::jetson {
 namespace {
 
-// Rails fed by another measured rail: counting them in a module sum would count that power
-// twice (AGX Orin: VDDQ_VDD2_1V8AO is supplied from VIN_SYS_5V0 — reference §2.4 / energymon).
-struct SubRail {
-  const char* rail;
-  const char* fed_by;
-};
-constexpr SubRail kSubRails[] = {{"VDDQ_VDD2_1V8AO", "VIN_SYS_5V0"}};
-
 // Memory-controller activity counters (jtop: util % = mc_all / EMC rate in kHz × 100).
 constexpr const char* kEmcActivityPaths[] = {"/sys/kernel/actmon_avg_activity/mc_all",
                                               "/sys/kernel/debug/cactmon/mc_all"};
-
-bool has_rail(const PowerMonitors& power, std::string_view name) {
-  for (const auto& device : power.devices) {
-    for (const auto& rail : device.rails) {
-      if (rail.connected && rail.name == name) return true;
-    }
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -48,10 +31,9 @@ TelemetrySources telemetry_sources_from(const sysfs::Root& root, const Discovere
       if (power.board_input_rail && rail.name == *power.board_input_rail) {
         source.role = energy::RailRole::kBoardInput;
       } else {
-        source.role = energy::RailRole::kModule;
-        for (const auto& sub : kSubRails) {
-          if (rail.name == sub.rail && has_rail(power, sub.fed_by)) source.role = energy::RailRole::kSubRail;
-        }
+        // Fed by another measured rail (discover_power_monitors decides): never in a total.
+        const bool sub = std::find(power.sub_rails.begin(), power.sub_rails.end(), rail.name) != power.sub_rails.end();
+        source.role = sub ? energy::RailRole::kSubRail : energy::RailRole::kModule;
       }
       sources.rails.push_back(std::move(source));
     }

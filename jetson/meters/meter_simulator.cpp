@@ -98,6 +98,7 @@ struct MeterSimulator::Impl {
   std::size_t item_count = 10;
   std::optional<std::int64_t> wait_until_update;  // :COMM:WAIT 1 pending: hold later commands
   std::vector<std::string> held_commands;
+  std::vector<MeterSimulator::Served> served_log;  // guarded by mutex
 
   void open_pty() {
     termios raw{};
@@ -232,6 +233,12 @@ struct MeterSimulator::Impl {
     }
     if (is(0, "NUMeric") && is(1, "NORMal") && is(2, "VALue") && command->query) {
       write_locked(wt300_values(now));
+      const std::int64_t k = current_update_index(now);
+      bool has_power = false;
+      for (std::size_t i = 0; i < item_count && i < items.size(); ++i) has_power = has_power || items[i].function == 'P';
+      if (k >= 1 && has_power) {
+        served_log.push_back({start + k * update_ns(), trace.average_mw((k - 1) * update_ns(), k * update_ns())});
+      }
     } else if (is(0, "NUMeric") && is(1, "NORMal") && is(2, "NUMber") && !command->query) {
       try {
         item_count = std::clamp<std::size_t>(std::stoul(command->arguments), 1, items.size());
@@ -303,6 +310,7 @@ struct MeterSimulator::Impl {
       frame.load_resistance_ohm = frame.current_ma > 0 ? frame.voltage_mv / frame.current_ma : 9999.9;
       const auto bytes_out = encode_um_frame(frame);
       write_locked(std::string_view(reinterpret_cast<const char*>(bytes_out.data()), bytes_out.size()));
+      served_log.push_back({now, frame.power_mw});
     }
   }
 
@@ -316,6 +324,7 @@ struct MeterSimulator::Impl {
       if (kind == Kind::kWattsUp) {
         const double p = trace.average_mw(t - interval_ns, t);
         write_locked(format_watts_up_record(p, trace.voltage_mv(), p / trace.voltage_mv() * 1000.0));
+        served_log.push_back({at, p});
       } else {
         InaLine line;
         line.sequence = sequence++;
@@ -324,6 +333,7 @@ struct MeterSimulator::Impl {
         line.current_ma = trace.current_ma(t);
         line.marker = marker.load();
         write_locked(format_ina_line(line));
+        served_log.push_back({at, trace.power_mw(t)});
       }
       next_emit_ns += interval_ns;
     }
@@ -426,5 +436,10 @@ void MeterSimulator::reconnect() {
 void MeterSimulator::set_marker(bool level) { impl_->marker.store(level); }
 
 std::uint64_t MeterSimulator::requests() const { return impl_->request_count.load(); }
+
+std::vector<MeterSimulator::Served> MeterSimulator::served() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->served_log;
+}
 
 }  // namespace jetchar::jetson::meters

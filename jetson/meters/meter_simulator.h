@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "jetson/meters/synthetic_power_trace.h"
 
@@ -62,6 +63,17 @@ class MeterSimulator {
   void set_marker(bool level);
   /// Requests received from the reader so far (commands, poll bytes), for tests.
   std::uint64_t requests() const;
+
+  /// One power value put on the wire: the CLOCK_MONOTONIC moment it stands for (the end of its
+  /// averaging interval for Watts Up? and Yokogawa, the instant for UM and INA lines) and the
+  /// trace's power then, before the protocol's rounding. Tests compare readers with this record
+  /// instead of with wall-clock receive times, which follow the machine's scheduling.
+  struct Served {
+    std::int64_t time_ns = 0;
+    double power_mw = 0;
+  };
+  /// Everything served so far, in the order it was written.
+  std::vector<Served> served() const;
 
  private:
   struct Impl;
