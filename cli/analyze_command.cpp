@@ -4,11 +4,15 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/config_point.h"
@@ -89,17 +93,49 @@ void run_stats(const AnalyzeOptions& o) {
   print(out);
 }
 
+/// The axes that take more than one value among `points`: the only ones worth printing beside a
+/// configuration (a sweep records every resolved setting, most of them constant).
+std::set<std::string> varying_axes(const std::vector<ConfigPoint>& points) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& p : points) {
+    for (const auto& [axis, value] : p.key.axes) values[axis].insert(value);
+  }
+  std::set<std::string> varying;
+  for (const auto& [axis, seen] : values) {
+    if (seen.size() > 1 || std::any_of(points.begin(), points.end(), [&](const ConfigPoint& p) { return !p.key.axes.count(axis); })) {
+      varying.insert(axis);
+    }
+  }
+  return varying;
+}
+
+std::string axes_label(const ConfigKey& key, const std::set<std::string>& shown) {
+  std::string label;
+  for (const auto& [axis, value] : key.axes) {
+    if (shown.count(axis)) label += (label.empty() ? "" : " ") + axis + "=" + value;
+  }
+  return label;
+}
+
 void run_pareto(const AnalyzeOptions& o) {
   auto groups = pareto_groups(load_points(o.results), o.per);
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has an epoch energy", o.results));
   std::string out;
   for (const auto& g : groups) {
+    const auto shown = varying_axes(g.points);
     out += fmt::format("{}: {} of {} configurations on the time-energy Pareto front\n", g.label(), g.front.size(), g.points.size());
-    out += fmt::format("  {:<32} {:<32} {:>10} {:>10} {:>8}\n", "power mode", "axes", "time_s", "energy_j", "power_w");
+    // Column widths follow the labels: custom power modes are long ("custom: 12 cores CPU/GPU/EMC ...").
+    std::size_t mode_width = std::string_view("power mode").size(), axes_width = std::string_view("axes").size();
+    for (std::size_t i : g.front) {
+      mode_width = std::max(mode_width, g.points[i].key.mode.label().size());
+      axes_width = std::max(axes_width, axes_label(g.points[i].key, shown).size());
+    }
+    out += fmt::format("  {:<{}} {:<{}} {:>10} {:>10} {:>8}\n", "power mode", mode_width, "axes", axes_width, "time_s",
+                       "energy_j", "power_w");
     for (std::size_t i : g.front) {
       const ConfigPoint& p = g.points[i];
-      out += fmt::format("  {:<32} {:<32} {:>10.4g} {:>10.4g} {:>8}\n", p.key.mode.label(), p.key.axes_label(), p.time_s,
-                         *p.energy_j, opt(p.power_w));
+      out += fmt::format("  {:<{}} {:<{}} {:>10.4g} {:>10.4g} {:>8}\n", p.key.mode.label(), mode_width,
+                         axes_label(p.key, shown), axes_width, p.time_s, *p.energy_j, opt(p.power_w));
     }
   }
   print(out);
@@ -135,8 +171,9 @@ void run_choose(const AnalyzeOptions& o) {
       continue;
     }
     const ConfigPoint& p = members[choice->index];
+    const auto axes = axes_label(p.key, varying_axes(members));
     out += fmt::format("{}: {}{}  time {:.4g} s  energy {} J  power {} W", label, p.key.mode.label(),
-                       p.key.axes.empty() ? "" : " " + p.key.axes_label(), p.time_s, opt(p.energy_j), opt(p.power_w));
+                       axes.empty() ? "" : " " + axes, p.time_s, opt(p.energy_j), opt(p.power_w));
     if (budget.kind == Budget::Kind::kZeusCost) out += fmt::format("  cost {:.4g} J", choice->objective);
     out += "\n";
   }
