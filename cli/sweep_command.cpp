@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -63,8 +64,8 @@ void print_plan(const ex::SweepPlan& plan) {
 }
 
 // Validates against the board; prints every problem and throws when there is any.
-void check_plan(const ex::SweepPlan& plan, const sysfs::Root& root, const std::string& source) {
-  const auto problems = ex::validate_plan_against_board(plan, root);
+void check_plan(const ex::SweepPlan& plan, const jetson::BoardHandle& board, const std::string& source) {
+  const auto problems = ex::validate_plan_against_board(plan, *board.root, board.simulated());
   for (const auto& problem : problems) std::cerr << fmt::format("{}: run {}: {}\n", source, problem.run_id, problem.message);
   if (!problems.empty()) {
     throw std::invalid_argument(fmt::format("{}: {} problem(s) found before the sweep started; nothing was run",
@@ -77,11 +78,14 @@ void run_plan_command(const SweepOptions& options) {
   const auto plan = ex::plan_sweep(sweep, options.spec);
   auto board = open_sweep_board(options, sweep);
   print_plan(plan);
-  check_plan(plan, *board.root, options.spec);
+  check_plan(plan, board, options.spec);
   fmt::print("{} runs, {} power-mode switch(es), on {}; all valid on this board\n", plan.runs.size(),
              plan.mode_switches, board.label);
-  fmt::print("estimated time: {} (rough: baseload + cool-down + 3 x forward MACs at this machine's matmul rate)\n",
-             duration_text(ex::estimate_sweep_seconds(plan)));
+  const bool adaptive = std::any_of(plan.runs.begin(), plan.runs.end(),
+                                    [](const ex::PlannedRun& run) { return run.spec.adaptive().enabled(); });
+  fmt::print("estimated time: {} (rough: baseload + cool-down + 3 x forward MACs at this machine's matmul rate){}\n",
+             duration_text(ex::estimate_sweep_seconds(plan)),
+             adaptive ? "; an upper bound: adaptive stopping ends runs once time and power have settled" : "");
 }
 
 // Runs (or resumes) the sweep in `spec_file` with its results in `results_dir`.
@@ -113,7 +117,7 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   }
 
   auto board = open_sweep_board(options, sweep);
-  if (!options.skip_validation) check_plan(plan, *board.root, spec_file.string());
+  if (!options.skip_validation) check_plan(plan, board, spec_file.string());
   const std::string name = sweep.name().empty() ? location.directory.filename().string() : sweep.name();
 
   ex::ResultsStore store(location.store());
@@ -142,8 +146,8 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   executor.restore();
   if (tty) std::fputs("\n", stderr);
 
-  fmt::print("{:<9} {:<8} {:<28} {:>7} {:>7} {:>12} {:>12} {:>12}\n", "run", "status", "mode", "batch", "workers",
-             "E2E s (med)", "stall s", "energy J");
+  fmt::print("{:<9} {:<8} {:<28} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", "run", "status", "mode", "batch", "workers",
+             "E2E s (med)", "stall s", "energy J", "adaptive");
   for (const auto& result : store.load_all(name)) {
     std::vector<double> e2e, stall, energy;
     for (const auto& epoch : result.epochs()) {
@@ -158,9 +162,14 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
       return fmt::format("{:.3f}", n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
     };
     const auto& spec = result.resolved();
-    fmt::print("{:<9} {:<8} {:<28} {:>7} {:>7} {:>12} {:>12} {:>12}\n", result.run_id(),
+    // Minibatches an adaptive run needed ("all" when it never settled), "-" without adaptive stopping.
+    const std::string adaptive = !result.has_adaptive()               ? "-"
+                                 : result.adaptive_minibatches() > 0 ? std::to_string(result.adaptive_minibatches())
+                                                                     : "all";
+    fmt::print("{:<9} {:<8} {:<28} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", result.run_id(),
                ex::proto::RunStatus_Name(result.status()), result.context().power_mode().substr(0, 28),
-               spec.workload().batch_size(), spec.loader().workers(), median(e2e), median(stall), median(energy));
+               spec.workload().batch_size(), spec.loader().workers(), median(e2e), median(stall), median(energy),
+               adaptive);
   }
   fmt::print("{} of {} runs stored ({} run now, {} not OK){}; results: {}\n", progress.done, progress.total,
              progress.ran_now, progress.failed, board.simulated() ? "; power figures are SIMULATED" : "",

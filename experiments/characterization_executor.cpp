@@ -5,16 +5,20 @@
 
 #include <chrono>
 #include <ctime>
+#include <deque>
 #include <thread>
 
 #include "jetchar/version.h"
+#include "experiments/adaptive_stop.h"
 #include "experiments/device_spec.h"
 #include "experiments/epoch_instrumented_source.h"
 #include "experiments/inference/inference_runner.h"
+#include "experiments/meter_session.h"
 #include "experiments/models/registry.h"
 #include "experiments/power_session.h"
 #include "experiments/training/precision.h"
 #include "experiments/training/training_runner.h"
+#include "jetson/gpio_marker.h"
 #include "jetson/power_mode.h"
 #include "jetson/thermal.h"
 #include "loaders/data_path.h"
@@ -69,6 +73,64 @@ void fill_memory(const MemoryPeaks& peaks, proto::MemoryPeaks& out) {
   if (peaks.min_mem_available_kib) out.set_min_mem_available_bytes(*peaks.min_mem_available_kib * 1024);
   if (peaks.cuda_peak_allocated_bytes) out.set_cuda_peak_allocated_bytes(*peaks.cuda_peak_allocated_bytes);
   if (peaks.cuda_peak_reserved_bytes) out.set_cuda_peak_reserved_bytes(*peaks.cuda_peak_reserved_bytes);
+}
+
+// The run's GPIO phase marker: the real line when the board has the chip, a fake one (toggles
+// recorded only) on a simulated board, none when the spec names no line.
+std::unique_ptr<jetson::PhaseMarker> open_marker(const proto::MeasurementSpec& measurement,
+                                                 const jetson::BoardHandle& board) {
+  if (!measurement.has_gpio_marker_line()) return nullptr;
+  const std::string chip = measurement.gpio_chip().empty() ? "gpiochip0" : measurement.gpio_chip();
+  if (jetson::gpio_chip_present(*board.root, chip)) {
+    return std::make_unique<jetson::GpiodPhaseMarker>(*board.root, chip, measurement.gpio_marker_line());
+  }
+  if (board.simulated()) return std::make_unique<jetson::FakePhaseMarker>();
+  throw std::invalid_argument(fmt::format("measurement.gpio_chip '{}': no /dev/{} on this board", chip, chip));
+}
+
+void record_marker(const jetson::PhaseMarker& marker, proto::RunResult& result) {
+  auto* m = result.mutable_marker();
+  m->set_line(marker.describe());
+  for (const auto& toggle : marker.toggles()) {
+    m->set_toggles(m->toggles() + 1);
+    if (!toggle.ok) m->set_failed(m->failed() + 1);
+  }
+  result.mutable_context()->set_gpio_marker(marker.describe());
+  if (m->failed() > 0) add_note(result, fmt::format("GPIO marker: {} of {} edges could not be driven", m->failed(), m->toggles()));
+}
+
+// The run's meters over the whole run; a gap is a note, not a failure (meter_session.h says why).
+void record_meters(const MeterSession& meters, const jetson::energy::Window& run_window, proto::RunResult& result) {
+  for (auto& summary : meters.summaries(run_window.begin_ns, run_window.end_ns.value_or(run_window.begin_ns))) {
+    if (summary.readings() == 0) {
+      add_note(result, fmt::format("meter {}: no readings{}", summary.meter(),
+                                   summary.last_error().empty() ? "" : " (" + summary.last_error() + ")"));
+    } else if (summary.gap_count() > 0) {
+      add_note(result, fmt::format("meter {}: {} gap(s), {:.2f} s without data{}", summary.meter(), summary.gap_count(),
+                                   summary.gap_s(), summary.last_error().empty() ? "" : " (" + summary.last_error() + ")"));
+    }
+    *result.add_meters() = std::move(summary);
+  }
+}
+
+// What the stopping rule saw; a run that ran to its planned end says so in its reason.
+void record_adaptive(const AdaptiveStop& adaptive, bool stopped_early, proto::RunResult& result) {
+  auto* a = result.mutable_adaptive();
+  a->set_stopped_early(stopped_early);
+  a->set_minibatches(static_cast<std::uint32_t>(adaptive.minibatches()));
+  a->set_basis(adaptive.basis());
+  if (const auto& t = adaptive.time_interval()) {
+    a->set_time_relative_half_width(t->relative_half_width());
+    a->set_batch_means(static_cast<std::uint32_t>(t->batches));
+  }
+  if (const auto& p = adaptive.power_interval()) a->set_power_relative_half_width(p->relative_half_width());
+  if (stopped_early) {
+    result.set_adaptive_minibatches(static_cast<std::uint32_t>(adaptive.minibatches()));
+  } else {
+    add_note(result, fmt::format("adaptive stopping: not settled after {} minibatches ({} judged)",
+                                 adaptive.minibatches(), adaptive.basis()));
+  }
+  if (!adaptive.judges_power()) add_note(result, "adaptive stopping judged time only: the board has no power channel");
 }
 
 proto::RunStatus to_proto(RunStatus status) {
@@ -304,16 +366,47 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
     if (s.update_interval_ms) result.mutable_context()->set_ina3221_update_interval_ms(*s.update_interval_ms);
   }
   EpochInstrumentedSource source(pipeline, spec.cache(), files, &power.windows());
+  const auto marker = open_marker(spec.measurement(), board_);
+  if (marker) power.windows().add_observer(jetson::marker_observer(*marker, {energy::WindowKind::kRun, energy::WindowKind::kEpoch}));
+  MeterSession meters(spec.measurement().meters());
+
+  // Adaptive profiling: after every minibatch, its time (stall + compute) and, once the trace
+  // covers it, its mean power feed the stopping rule; the run ends when both have settled.
+  std::optional<AdaptiveStop> adaptive;
+  std::deque<std::pair<std::int64_t, std::int64_t>> unpowered;  // minibatch windows the trace has not reached
+  if (spec.adaptive().enabled()) {
+    adaptive.emplace(adaptive_options(spec.adaptive()), power.has_power());
+    config.stop_after = [&](const TrainingProgress& progress) {
+      const std::int64_t end_ns = energy::WindowRecorder::now_ns();
+      adaptive->add_time(static_cast<double>(progress.stall_ns + progress.compute_ns) / 1e9);
+      if (adaptive->judges_power()) {
+        unpowered.emplace_back(end_ns - progress.stall_ns - progress.compute_ns, end_ns);
+        while (!unpowered.empty()) {
+          const auto mean = power.mean_power(unpowered.front().first, unpowered.front().second);
+          if (!mean.covered) break;
+          if (mean.watts) adaptive->add_power(*mean.watts);
+          unpowered.pop_front();
+        }
+      }
+      return adaptive->settled();
+    };
+  }
+
+  meters.start();
   power.start();
-  power.windows().begin("run", energy::WindowKind::kRun);
+  const auto run_window = power.windows().begin("run", energy::WindowKind::kRun);
   const auto trained = train(*model, source, config, *board_.root, model_spec.name);
   source.finish();
   power.windows().end("run");
   power.stop();
+  meters.stop(marker ? marker->edge_times_ns() : std::vector<std::int64_t>{});
+  if (marker) record_marker(*marker, result);
+  if (!meters.empty()) record_meters(meters, power.windows().windows()[run_window], result);
 
   result.set_status(to_proto(trained.status));
   if (!trained.error.empty()) add_note(result, trained.error);
   for (const auto& note : source.notes()) add_note(result, note);
+  if (adaptive) record_adaptive(*adaptive, trained.stopped_early, result);
   result.set_async(!trained.synchronized);
   fill_memory(trained.memory, *result.mutable_memory());
 
@@ -331,7 +424,11 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
     if (t.mean_loss) e->set_loss(*t.mean_loss);
     if (t.train_accuracy) e->set_accuracy(*t.train_accuracy);
     if (i < recorded.size()) {
-      if (power.has_power()) fill_energy(power.energy(power.windows().windows()[recorded[i].window], baseload), *e);
+      const auto& window = power.windows().windows()[recorded[i].window];
+      if (power.has_power()) fill_energy(power.energy(window, baseload), *e);
+      if (window.end_ns) {
+        for (auto& meter : meters.energy(window.begin_ns, *window.end_ns)) *e->add_meters() = std::move(meter);
+      }
       if (const auto& dp = recorded[i].stats.data_path) {
         if (dp->residency_before) e->set_residency_before(*dp->residency_before);
         if (dp->residency_after) e->set_residency_after(*dp->residency_after);
@@ -371,13 +468,21 @@ void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult
   if (w.inference().min_duration_s() > 0) config.min_duration_s = w.inference().min_duration_s();
   config.precision = precision_of(w);
   config.seed = w.seed();
+  if (spec.adaptive().enabled()) add_note(result, "adaptive stopping applies to training runs only: ignored");
 
   PowerSession power(*board_.root, spec.measurement().sample_rate_hz());
+  const auto marker = open_marker(spec.measurement(), board_);
+  if (marker) power.windows().add_observer(jetson::marker_observer(*marker, {energy::WindowKind::kRun}));
+  MeterSession meters(spec.measurement().meters());
+  meters.start();
   power.start();
   const auto window = power.windows().begin("run", energy::WindowKind::kRun);
   const auto inferred = experiments::run_inference(*model, model_spec, config, *board_.root);
   power.windows().end("run");
   power.stop();
+  meters.stop(marker ? marker->edge_times_ns() : std::vector<std::int64_t>{});
+  if (marker) record_marker(*marker, result);
+  if (!meters.empty()) record_meters(meters, power.windows().windows()[window], result);
 
   result.set_status(to_proto(inferred.status));
   if (!inferred.error.empty()) add_note(result, inferred.error);

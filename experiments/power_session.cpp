@@ -76,6 +76,19 @@ energy::WindowEnergy PowerSession::energy(const energy::Window& window, const en
   return energy::window_energy(trace_, window, options);
 }
 
+PowerSession::MeanPower PowerSession::mean_power(std::int64_t begin_ns, std::int64_t end_ns) {
+  drain_once();
+  std::lock_guard lock(mutex_);
+  MeanPower mean;
+  if (trace_.empty() || trace_.times_ns().back() < end_ns) return mean;
+  mean.covered = true;
+  if (end_ns <= begin_ns) return mean;
+  const auto window = energy::window_energy(trace_, "minibatch", begin_ns, end_ns);
+  // mJ over ms is W.
+  if (window.total_energy_mj) mean.watts = *window.total_energy_mj / (static_cast<double>(end_ns - begin_ns) / 1e6);
+  return mean;
+}
+
 energy::PowerTrace PowerSession::trace() {
   drain_once();
   std::lock_guard lock(mutex_);

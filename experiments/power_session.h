@@ -38,6 +38,14 @@ class PowerSession {
   /// Energy of a closed window, against `baseload` when given. Takes what the sampler has so far.
   jetson::energy::WindowEnergy energy(const jetson::energy::Window& window,
                                       const jetson::energy::Baseload* baseload = nullptr);
+  /// Mean board power over [begin_ns, end_ns] (the window's total, as epochs use it), for
+  /// adaptive stopping's per-minibatch power. `covered` is false while the trace has not yet
+  /// reached end_ns (ask again later); `watts` is nullopt when it has but the total is undefined.
+  struct MeanPower {
+    bool covered = false;
+    std::optional<double> watts;
+  };
+  MeanPower mean_power(std::int64_t begin_ns, std::int64_t end_ns);
   /// True when the trace has at least one power channel (a host without RAPL/INA has none).
   bool has_power() const { return trace_.channel_count() > 0; }
   /// A copy of the power trace gathered so far.

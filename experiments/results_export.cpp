@@ -60,6 +60,9 @@ Row run_columns(const proto::RunResult& r) {
       {"energy_source", r.context().energy_source()},
       {"async", std::string(r.async() ? "true" : "false")},
       {"baseload_power_w", optional_cell(r.has_baseload() && r.baseload().duration_s() > 0, r.baseload().power_w())},
+      {"adaptive_minibatches", optional_cell(r.adaptive_minibatches() > 0, r.adaptive_minibatches())},
+      {"adaptive_basis", r.adaptive().basis()},
+      {"gpio_marker", r.context().gpio_marker()},
   };
 }
 
@@ -68,8 +71,11 @@ Row epoch_columns(const proto::EpochResult* e) {
     return {{"epoch", {}}, {"e2e_s", {}}, {"stall_s", {}}, {"compute_s", {}}, {"samples", {}},
             {"energy_j", {}}, {"incremental_energy_j", {}}, {"energy_per_sample_j", {}}, {"avg_power_w", {}},
             {"loss", {}}, {"accuracy", {}}, {"residency_before_ratio", {}}, {"residency_after_ratio", {}},
-            {"read_bytes", {}}};
+            {"read_bytes", {}}, {"meter", {}}, {"meter_energy_j", {}}, {"meter_avg_power_w", {}},
+            {"meter_gap_s", {}}};
   }
+  // The first configured meter (the store's epoch_meters table has every meter).
+  const proto::MeterEnergy* m = e->meters().empty() ? nullptr : &e->meters(0);
   return {
       {"epoch", static_cast<std::int64_t>(e->epoch())},
       {"e2e_s", e->e2e_s()},
@@ -85,6 +91,10 @@ Row epoch_columns(const proto::EpochResult* e) {
       {"residency_before_ratio", optional_cell(e->has_residency_before(), e->residency_before())},
       {"residency_after_ratio", optional_cell(e->has_residency_after(), e->residency_after())},
       {"read_bytes", optional_cell(e->has_read_bytes(), e->read_bytes())},
+      {"meter", m ? Cell(m->meter()) : Cell()},
+      {"meter_energy_j", optional_cell(m && m->has_energy_j(), m ? m->energy_j() : 0.0)},
+      {"meter_avg_power_w", optional_cell(m && m->has_average_power_w(), m ? m->average_power_w() : 0.0)},
+      {"meter_gap_s", optional_cell(m != nullptr, m ? m->gap_s() : 0.0)},
   };
 }
 

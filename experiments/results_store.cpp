@@ -9,8 +9,18 @@
 namespace jetchar::experiments {
 namespace {
 
+// Schema version 2 (version 1 plus the last two runs columns and the epoch_meters table; a
+// version-1 store is migrated in place when opened). Readers (analysis/) may rely on:
+//   runs          one row per stored run; `result` is the whole RunResult (Protobuf), the other
+//                 columns are flat copies for SQL. adaptive_minibatches: minibatches run when
+//                 adaptive stopping ended the run early, NULL otherwise; gpio_marker: the
+//                 phase-marker line, '' when none.
+//   epochs        one row per epoch of a run (absent measurements are NULL, never 0).
+//   epoch_meters  one row per (epoch, external meter): energy_j NULL when a gap touched the epoch
+//                 or the meter did not cover it; gap_s = time of the epoch without meter data.
+//   minibatches   per-minibatch records when the spec asked for them.
+//   power_samples every power sample when the spec asked for them.
 constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, repetition INTEGER NOT NULL,
   status TEXT NOT NULL, reason TEXT NOT NULL,
@@ -19,6 +29,7 @@ CREATE TABLE IF NOT EXISTS runs (
   board_kind TEXT, board_model TEXT, simulated INTEGER, medium TEXT, energy_source TEXT,
   started_utc TEXT, duration_s REAL,
   result BLOB NOT NULL,
+  adaptive_minibatches INTEGER, gpio_marker TEXT,
   PRIMARY KEY (sweep, run_id));
 CREATE TABLE IF NOT EXISTS epochs (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL,
@@ -26,6 +37,10 @@ CREATE TABLE IF NOT EXISTS epochs (
   loss REAL, accuracy REAL, energy_j REAL, incremental_energy_j REAL, energy_per_sample_j REAL,
   average_power_w REAL, residency_before REAL, residency_after REAL, read_bytes INTEGER, read_ios INTEGER,
   PRIMARY KEY (sweep, run_id, epoch));
+CREATE TABLE IF NOT EXISTS epoch_meters (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, meter TEXT NOT NULL,
+  energy_j REAL, average_power_w REAL, readings INTEGER NOT NULL, gap_s REAL NOT NULL,
+  PRIMARY KEY (sweep, run_id, epoch, meter));
 CREATE TABLE IF NOT EXISTS minibatches (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, idx INTEGER NOT NULL,
   stall_s REAL, compute_s REAL, energy_j REAL, loss REAL,
@@ -68,16 +83,27 @@ ResultsStore::ResultsStore(const std::filesystem::path& file) : file_(file) {
     db_->setBusyTimeout(5000);
     db_->exec("PRAGMA journal_mode=WAL");
     db_->exec("PRAGMA synchronous=FULL");  // a committed run survives power loss
-    db_->exec(kSchema);
+    SQLite::Transaction create(*db_);
+    db_->exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     SQLite::Statement version(*db_, "SELECT value FROM meta WHERE key = 'schema_version'");
     if (version.executeStep()) {
-      const int found = std::stoi(version.getColumn(0).getString());
+      int found = std::stoi(version.getColumn(0).getString());
+      version.reset();
+      if (found == 1) {
+        // Version 1 lacked the adaptive/marker columns and the meter table; what it holds stays valid.
+        db_->exec("ALTER TABLE runs ADD COLUMN adaptive_minibatches INTEGER");
+        db_->exec("ALTER TABLE runs ADD COLUMN gpio_marker TEXT");
+        db_->exec(fmt::format("UPDATE meta SET value = '{}' WHERE key = 'schema_version'", kSchemaVersion));
+        found = kSchemaVersion;
+      }
       if (found != kSchemaVersion) {
         throw std::runtime_error(fmt::format("schema version {} (this jetchar reads version {})", found, kSchemaVersion));
       }
     } else {
       db_->exec(fmt::format("INSERT INTO meta (key, value) VALUES ('schema_version', '{}')", kSchemaVersion));
     }
+    db_->exec(kSchema);
+    create.commit();
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("results store {}: {}", file.string(), e.what()));
   }
@@ -86,13 +112,23 @@ ResultsStore::ResultsStore(const std::filesystem::path& file) : file_(file) {
 ResultsStore::~ResultsStore() = default;
 
 void ResultsStore::save(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples) {
+  try {
+    save_run(result, samples);
+  } catch (const std::exception& e) {
+    // The transaction was rolled back: every earlier run is intact and this one is not stored.
+    throw std::runtime_error(fmt::format("results store {}: run {} not stored: {}; earlier runs are intact",
+                                         file_.string(), result.run_id(), e.what()));
+  }
+}
+
+void ResultsStore::save_run(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples) {
   std::string blob;
   result.SerializeToString(&blob);
   const auto& requested = result.resolved().has_workload() ? result.resolved() : result.requested();
   const auto& device = requested.device();
 
   SQLite::Transaction transaction(*db_);
-  for (const char* table : {"runs", "epochs", "minibatches", "power_samples"}) {
+  for (const char* table : {"runs", "epochs", "epoch_meters", "minibatches", "power_samples"}) {
     SQLite::Statement erase(*db_, fmt::format("DELETE FROM {} WHERE sweep = ? AND run_id = ?", table));
     erase.bind(1, result.sweep());
     erase.bind(2, result.run_id());
@@ -100,7 +136,7 @@ void ResultsStore::save(const proto::RunResult& result, const std::vector<Stored
   }
 
   SQLite::Statement run(*db_,
-                        "INSERT INTO runs VALUES (?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?, ?,?, ?)");
+                        "INSERT INTO runs VALUES (?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?, ?,?, ?, ?,?)");
   int i = 0;
   run.bind(++i, result.sweep());
   run.bind(++i, result.run_id());
@@ -127,6 +163,8 @@ void ResultsStore::save(const proto::RunResult& result, const std::vector<Stored
   run.bind(++i, result.context().started_utc());
   run.bind(++i, result.duration_s());
   run.bind(++i, blob.data(), static_cast<int>(blob.size()));
+  bind_optional(run, ++i, result.adaptive_minibatches() > 0, static_cast<int64_t>(result.adaptive_minibatches()));
+  run.bind(++i, result.context().gpio_marker());
   run.exec();
 
   SQLite::Statement epoch(*db_, "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?)");
@@ -153,6 +191,23 @@ void ResultsStore::save(const proto::RunResult& result, const std::vector<Stored
     bind_optional(epoch, ++k, e.has_read_bytes(), static_cast<int64_t>(e.read_bytes()));
     bind_optional(epoch, ++k, e.has_read_ios(), static_cast<int64_t>(e.read_ios()));
     epoch.exec();
+  }
+
+  SQLite::Statement meter(*db_, "INSERT INTO epoch_meters VALUES (?,?,?,?,?,?,?,?)");
+  for (const auto& e : result.epochs()) {
+    for (const auto& m : e.meters()) {
+      meter.reset();
+      meter.clearBindings();
+      meter.bind(1, result.sweep());
+      meter.bind(2, result.run_id());
+      meter.bind(3, static_cast<int64_t>(e.epoch()));
+      meter.bind(4, m.meter());
+      bind_optional(meter, 5, m.has_energy_j(), m.energy_j());
+      bind_optional(meter, 6, m.has_average_power_w(), m.average_power_w());
+      meter.bind(7, static_cast<int64_t>(m.readings()));
+      meter.bind(8, m.gap_s());
+      meter.exec();
+    }
   }
 
   SQLite::Statement minibatch(*db_, "INSERT INTO minibatches VALUES (?,?,?,?,?,?,?,?)");

@@ -46,7 +46,9 @@ class ResultsStore {
   ResultsStore(const ResultsStore&) = delete;
   ResultsStore& operator=(const ResultsStore&) = delete;
 
-  /// Stores one run atomically, replacing an earlier record of the same (sweep, run_id).
+  /// Stores one run atomically, replacing an earlier record of the same (sweep, run_id). Throws
+  /// std::runtime_error naming the file and the run when it cannot (a full disk): nothing of the
+  /// run is stored then and earlier runs are untouched.
   void save(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples = {});
   bool contains(const std::string& sweep, const std::string& run_id) const;
   std::optional<proto::RunResult> load(const std::string& sweep, const std::string& run_id) const;
@@ -58,9 +60,13 @@ class ResultsStore {
 
   const std::filesystem::path& file() const { return file_; }
 
-  static constexpr int kSchemaVersion = 1;
+  /// The SQLite schema's version (results_store.cpp documents the tables); older stores are
+  /// migrated when opened.
+  static constexpr int kSchemaVersion = 2;
 
  private:
+  void save_run(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples);
+
   std::filesystem::path file_;
   std::unique_ptr<SQLite::Database> db_;
 };

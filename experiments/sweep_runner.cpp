@@ -6,6 +6,13 @@
 
 namespace jetchar::experiments {
 
+std::string progress_text(const SweepProgress& progress) {
+  std::string text = fmt::format("{}/{} runs stored", progress.done, progress.total);
+  if (progress.failed > 0) text += fmt::format(", {} not OK", progress.failed);
+  if (progress.eta_s && progress.done < progress.total) text += fmt::format(", ETA {:.0f} s", *progress.eta_s);
+  return text;
+}
+
 SweepRunner::SweepRunner(ResultsStore& store, SweepJournal& journal, const SystemdNotifier& notifier)
     : store_(store), journal_(journal), notifier_(notifier) {}
 
@@ -13,14 +20,27 @@ SweepProgress SweepRunner::run(const SweepPlan& plan, RunExecutor& executor, con
                                bool* stopped) {
   SweepProgress progress;
   progress.total = plan.runs.size();
+  // The ETA is the mean duration of the runs stored so far (by any process) times the runs
+  // left: runs that adaptive stopping shortened shorten it as they come in.
+  double seconds_stored = 0;
+  std::size_t durations_stored = 0;
   for (const auto& run : plan.runs) {
-    if (store_.contains(options.sweep_name, run.run_id)) ++progress.done;
+    if (const auto stored = store_.load(options.sweep_name, run.run_id)) {
+      ++progress.done;
+      if (stored->duration_s() > 0) {
+        seconds_stored += stored->duration_s();
+        ++durations_stored;
+      }
+    }
+  }
+  if (durations_stored > 0) {
+    progress.eta_s = seconds_stored / static_cast<double>(durations_stored) *
+                     static_cast<double>(progress.total - progress.done);
   }
   notifier_.ready();
-  notifier_.status(fmt::format("{}/{} runs stored", progress.done, progress.total));
+  notifier_.status(progress_text(progress));
   if (stopped != nullptr) *stopped = false;
 
-  double seconds_this_process = 0;
   for (const auto& run : plan.runs) {
     if (store_.contains(options.sweep_name, run.run_id)) continue;
     if (options.stop_requested()) {
@@ -46,20 +66,27 @@ SweepProgress SweepRunner::run(const SweepPlan& plan, RunExecutor& executor, con
     result.set_run_id(run.run_id);
     result.set_repetition(run.repetition);
     if (result.duration_s() == 0) result.set_duration_s(seconds);
-    store_.save(result);
+    try {
+      store_.save(result);
+    } catch (...) {
+      // A full disk: the run stays unrecorded (the journal says it started), so a resume re-runs it.
+      notifier_.status(fmt::format("stopped: run {} could not be stored", run.run_id));
+      throw;
+    }
     journal_.finished(run.run_id);
 
     ++progress.done;
     ++progress.ran_now;
     if (result.status() != proto::OK) ++progress.failed;
-    seconds_this_process += seconds;
-    progress.eta_s = seconds_this_process / static_cast<double>(progress.ran_now) *
+    seconds_stored += result.duration_s();
+    ++durations_stored;
+    progress.eta_s = seconds_stored / static_cast<double>(durations_stored) *
                      static_cast<double>(progress.total - progress.done);
 
-    const std::string line = fmt::format("run {} ({}/{}) {} in {:.1f} s{}", run.run_id, progress.done, progress.total,
-                                         proto::RunStatus_Name(result.status()), seconds,
-                                         result.reason().empty() ? "" : ": " + result.reason());
-    notifier_.status(fmt::format("{}/{} runs, ETA {:.0f} s", progress.done, progress.total, *progress.eta_s));
+    const std::string line = fmt::format("run {} ({}/{}) {} in {:.1f} s{}; {}", run.run_id, progress.done,
+                                         progress.total, proto::RunStatus_Name(result.status()), seconds,
+                                         result.reason().empty() ? "" : ": " + result.reason(), progress_text(progress));
+    notifier_.status(progress_text(progress));
     notifier_.watchdog();
     if (options.log != nullptr) *options.log << line << '\n';
     if (options.on_run) options.on_run(progress, run, result);

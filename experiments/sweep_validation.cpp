@@ -4,12 +4,16 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <set>
 
+#include "experiments/adaptive_stop.h"
 #include "experiments/device_spec.h"
 #include "experiments/models/registry.h"
 #include "jetson/control_points.h"
+#include "jetson/gpio_marker.h"
+#include "jetson/meters/meter_protocol.h"
 #include "jetson/power_mode.h"
 #include "loaders/dataset_spec.h"
 
@@ -30,10 +34,11 @@ double measured_macs_per_s() {
 
 }  // namespace
 
-std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, const sysfs::Root& root) {
+std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, const sysfs::Root& root,
+                                                     bool board_simulated) {
   std::vector<PlanProblem> problems;
   const auto controls = jetson::discover_device_controls(root);
-  std::set<std::string> modes_seen, models_seen, datasets_seen;
+  std::set<std::string> modes_seen, models_seen, datasets_seen, meters_seen;
   for (const auto& run : plan.runs) {
     const auto& device = run.spec.device();
     if (modes_seen.insert(run.mode_key).second) {
@@ -45,7 +50,7 @@ std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, cons
           (void)jetson::plan_custom_mode(root, controls, custom_power_mode(device), device.snap_to_available());
         }
       } catch (const std::exception& e) {
-        problems.push_back({run.run_id, fmt::format("power mode {}: {}", describe_mode(device), e.what())});
+        problems.push_back({run.run_id, fmt::format("device (power mode {}): {}", describe_mode(device), e.what())});
       }
     }
     const auto& workload = run.spec.workload();
@@ -53,14 +58,44 @@ std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, cons
       try {
         (void)find_model(workload.model());
       } catch (const std::exception& e) {
-        problems.push_back({run.run_id, e.what()});
+        problems.push_back({run.run_id, fmt::format("workload.model: {}", e.what())});
       }
     }
     if (workload.task() != proto::INFER && datasets_seen.insert(workload.dataset()).second) {
       try {
         (void)loaders::open_dataset(loaders::DatasetSpec::parse(workload.dataset()));
       } catch (const std::exception& e) {
-        problems.push_back({run.run_id, fmt::format("data set {}: {}", workload.dataset(), e.what())});
+        problems.push_back({run.run_id, fmt::format("workload.dataset '{}': {}", workload.dataset(), e.what())});
+      }
+    }
+    if (run.spec.adaptive().enabled()) {
+      try {
+        (void)adaptive_options(run.spec.adaptive());
+      } catch (const std::exception& e) {
+        problems.push_back({run.run_id, e.what()});
+      }
+    }
+    const auto& measurement = run.spec.measurement();
+    for (int m = 0; m < measurement.meters_size(); ++m) {
+      const auto& meter = measurement.meters(m);
+      if (!meters_seen.insert(meter.protocol() + ":" + meter.device()).second) continue;
+      try {
+        (void)jetson::meters::make_meter_protocol(meter.protocol());
+      } catch (const std::exception& e) {
+        problems.push_back({run.run_id, fmt::format("measurement.meters[{}].protocol: {}", m, e.what())});
+      }
+      std::error_code error;
+      if (meter.device().empty() || !std::filesystem::exists(meter.device(), error)) {
+        problems.push_back({run.run_id, fmt::format("measurement.meters[{}].device '{}': no such serial device", m,
+                                                    meter.device())});
+      }
+    }
+    if (measurement.has_gpio_marker_line() && !board_simulated) {
+      const std::string chip = measurement.gpio_chip().empty() ? "gpiochip0" : measurement.gpio_chip();
+      if (!jetson::gpio_chip_present(root, chip)) {
+        problems.push_back({run.run_id, fmt::format("measurement.gpio_chip '{}': no /dev/{} on this board (marker line {})",
+                                                    chip, std::filesystem::path(chip).filename().string(),
+                                                    measurement.gpio_marker_line())});
       }
     }
   }

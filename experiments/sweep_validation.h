@@ -1,6 +1,6 @@
 // Checks a sweep plan against the board before the first run starts: every distinct power mode
 // is planned (not applied) against the board's discovered controls, every model must exist, and
-// every data set path must open. Problems are collected so that one report lists all of them.
+// every data set path must open. Each message starts with the spec field it is about. Problems are collected so that one report lists all of them.
 #pragma once
 
 #include <string>
@@ -16,8 +16,11 @@ struct PlanProblem {
   std::string message;
 };
 
-/// Validates `plan` against the board under `root`; empty when everything can run.
-std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, const sysfs::Root& root);
+/// Validates `plan` against the board under `root`; empty when everything can run. Also checks
+/// the measurement: meter protocols and serial devices, the adaptive threshold, and the GPIO
+/// marker's chip (a simulated board gets a fake marker, so its chip is not required).
+std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, const sysfs::Root& root,
+                                                     bool board_simulated = false);
 
 /// A rough duration estimate: baseload and cool-down per run plus the workload's arithmetic
 /// (3 × forward MACs per trained sample) at this machine's measured matrix-multiply rate.

@@ -252,13 +252,18 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
         if (config.keep_minibatch_records) {
           result.minibatches.push_back({epoch, index, samples, stall_ns, compute_ns});
         }
-        if (config.on_batch) config.on_batch({epoch, index + 1, planned});
+        const TrainingProgress progress{epoch, index + 1, planned, stall_ns, compute_ns};
+        if (config.on_batch) config.on_batch(progress);
+        if (config.stop_after && config.stop_after(progress)) {
+          result.stopped_early = true;
+          break;
+        }
         // The next fetch stall starts here: bookkeeping above counts as neither stall nor compute.
         fetch_start = Clock::now();
       }
       synchronize(config.device);
       current.e2e_ns = elapsed_ns(epoch_start, Clock::now());
-      current.completed = true;
+      current.completed = !result.stopped_early;
       if (current.samples > 0) {
         current.mean_loss = loss_sum.item<double>() / static_cast<double>(current.samples);
         const auto scored = scored_sum.item<std::int64_t>();
@@ -270,6 +275,7 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
         current.eval_loss = eval.mean_loss;
         current.eval_accuracy = eval.accuracy;
       }
+      if (result.stopped_early) break;
     }
   } catch (const std::exception& error) {
     result.status = is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
@@ -343,6 +349,7 @@ nlohmann::json to_json(const TrainingResult& result) {
             {"e2e_ns", optional(summary.later_e2e_ns_median)},
             {"samples_per_s", optional(summary.later_samples_per_s_median)}}},
           {"minibatches", minibatches},
+          {"stopped_early", result.stopped_early},
           {"memory", to_json(result.memory)}};
 }
 

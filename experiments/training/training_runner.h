@@ -34,6 +34,8 @@ struct TrainingProgress {
   std::int64_t epoch = 0;
   std::int64_t batch = 0;            ///< batches done in this epoch
   std::int64_t batches_planned = 0;  ///< this epoch's batches (after the bound)
+  std::int64_t stall_ns = 0;         ///< of the minibatch just done
+  std::int64_t compute_ns = 0;       ///< of the minibatch just done
 };
 
 struct TrainingConfig {
@@ -59,6 +61,10 @@ struct TrainingConfig {
   loaders::BatchSource* eval_source = nullptr;
   /// Called after every minibatch from the training thread (progress bars).
   std::function<void(const TrainingProgress&)> on_batch;
+  /// Asked after every minibatch (after on_batch): true ends the run there, as adaptive profiling
+  /// does once the measurements have settled. The epoch is closed as it stands (completed =
+  /// false) and no further epoch runs.
+  std::function<bool(const TrainingProgress&)> stop_after;
 };
 
 struct MinibatchRecord {
@@ -116,6 +122,7 @@ struct TrainingResult {
   std::vector<EpochResult> epochs;
   std::vector<MinibatchRecord> minibatches;
   MemoryPeaks memory;
+  bool stopped_early = false;  ///< TrainingConfig::stop_after ended the run
 
   EpochSummary summary() const;
 };

@@ -1,0 +1,336 @@
+// Sweeps on a simulated AGX Orin, in this process (the real executor, power session, results
+// store) and through the jetchar binary: adaptive stopping, external meters over real pty pairs
+// with GPIO phase markers, a meter that disappears mid-run, problems found before the sweep
+// starts, and the export read by pandas.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "experiments/characterization_executor.h"
+#include "experiments/results_export.h"
+#include "experiments/results_store.h"
+#include "experiments/spec_io.h"
+#include "experiments/sweep_runner.h"
+#include "experiments/sweep_validation.h"
+#include "jetson/board_handle.h"
+#include "jetson/meters/meter_simulator.h"
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::experiments {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// A simulated board that lives in a temporary directory, and sweeps run on it in this process.
+class SimBoardSweep {
+ public:
+  SimBoardSweep() : board_(jetson::open_board("sim:agx-orin-r36", dir_.path() / "board")) {}
+
+  SweepPlan plan(const std::string& text) const {
+    return plan_sweep(parse_sweep_spec(text, "sweep.textproto"), "sweep.textproto");
+  }
+  std::vector<PlanProblem> problems(const std::string& text) const {
+    return validate_plan_against_board(plan(text), *board_.root, true);
+  }
+  /// Runs every run of `text` (sweep name "s") and returns what the store holds.
+  std::vector<proto::RunResult> run(const std::string& text, std::ostream* log = nullptr) {
+    const auto sweep_plan = plan(text);
+    const auto found = validate_plan_against_board(sweep_plan, *board_.root, true);
+    for (const auto& p : found) ADD_FAILURE() << p.run_id << ": " << p.message;
+    ResultsStore store(dir_.path() / "results.db");
+    SweepJournal journal(dir_.path() / "journal");
+    const SystemdNotifier notifier;
+    CharacterizationExecutor executor(board_, log);
+    SweepRunnerOptions options;
+    options.sweep_name = "s";
+    options.log = log;
+    SweepRunner(store, journal, notifier).run(sweep_plan, executor, options);
+    executor.restore();
+    return store.load_all("s");
+  }
+  const fs::path& dir() const { return dir_.path(); }
+
+ private:
+  testing::TempDir dir_;
+  jetson::BoardHandle board_;
+};
+
+std::string spec_with(const std::string& workload_extra, const std::string& extra, const std::string& axes) {
+  std::string text = "name: \"s\"\nbase {\n  workload { model: \"lenet5\" dataset: \"synthetic:1x28x28?samples=8192&classes=10\" ";
+  text += "batch_size: 16 device: \"cpu\" ";
+  text += workload_extra;
+  text += " }\n  device { cpu_freq_mhz: 1728 dvfs: OFF }\n";
+  text += extra;
+  text += "\n}\n";
+  text += axes;
+  return text;
+}
+
+TEST(SweepSimIntegration, AdaptiveRunsStopEarlyAndRecordTheMinibatchesNeeded) {
+  SimBoardSweep sim;
+  // Up to 400 minibatches per run; adaptive stopping at 25 %: minibatch times on a machine
+  // shared with other builds vary by tens of percent (measured: a 10 % half-width after 300
+  // minibatches under a load average of 15), so a tight threshold would test the machine.
+  const auto results = sim.run(spec_with(
+      "epochs: 1 max_minibatches: 400",
+      "  measurement { sample_rate_hz: 200 }\n  adaptive { enabled: true warmup_minibatches: 10 relative_half_width: 0.25 min_minibatches: 30 }",
+      "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"918\"] }\n"));
+  ASSERT_EQ(results.size(), 2u);
+  int stopped_early = 0;
+  for (const auto& r : results) {
+    EXPECT_EQ(r.status(), proto::OK) << r.run_id() << ": " << r.reason();
+    ASSERT_TRUE(r.has_adaptive()) << r.run_id();
+    EXPECT_EQ(r.adaptive().basis(), "time+power");
+    ASSERT_EQ(r.epochs_size(), 1);
+    EXPECT_EQ(r.adaptive().minibatches(), r.epochs(0).minibatches());
+    if (r.adaptive().stopped_early()) {
+      ++stopped_early;
+      EXPECT_EQ(r.adaptive_minibatches(), r.epochs(0).minibatches());
+      EXPECT_GE(r.adaptive_minibatches(), 40u);
+      EXPECT_LT(r.adaptive_minibatches(), 400u);
+      EXPECT_LT(r.adaptive().time_relative_half_width(), 0.25);
+      EXPECT_LT(r.adaptive().power_relative_half_width(), 0.25);
+      EXPECT_TRUE(r.epochs(0).has_energy_j()) << r.run_id();
+    } else {
+      EXPECT_EQ(r.adaptive_minibatches(), 0u);
+      EXPECT_NE(r.reason().find("adaptive stopping: not settled after 400 minibatches"), std::string::npos);
+    }
+    std::cout << r.run_id() << ": " << r.adaptive().minibatches() << " minibatches, time +-"
+              << r.adaptive().time_relative_half_width() * 100 << " %, power +-"
+              << r.adaptive().power_relative_half_width() * 100 << " %, " << r.duration_s() << " s\n";
+  }
+  EXPECT_GE(stopped_early, 1) << "no run settled within 400 minibatches";
+
+  // The store's flat column and the export carry it too.
+  std::ostringstream csv;
+  export_results(results, ExportFormat::kCsv, csv);
+  EXPECT_NE(csv.str().find("adaptive_minibatches,adaptive_basis"), std::string::npos);
+  EXPECT_NE(csv.str().find(",time+power,"), std::string::npos);
+}
+
+TEST(SweepSimIntegration, MetersAndGpioMarkersAreRecordedPerEpoch) {
+  jetson::meters::MeterSimulatorOptions meter_options;
+  meter_options.interval = 10ms;  // the ina protocol's nominal interval, which the reader expects
+  jetson::meters::MeterSimulator meter("ina", jetson::meters::SyntheticPowerTrace::standard(5000), meter_options);
+  meter.start();
+  SimBoardSweep sim;
+  const std::string device = meter.device_path();
+  const auto results = sim.run(spec_with(
+      "epochs: 2 max_minibatches: 40",
+      "  measurement { sample_rate_hz: 100 gpio_marker_line: 17 meters { protocol: \"ina\" device: \"" + device +
+          "\" } }",
+      "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"918\"] }\n"));
+  ASSERT_EQ(results.size(), 2u);
+  int epochs_with_meter_energy = 0;
+  for (const auto& r : results) {
+    EXPECT_EQ(r.status(), proto::OK) << r.run_id() << ": " << r.reason();
+    // Marker: both edges of the run and of each epoch.
+    EXPECT_EQ(r.marker().toggles(), 2u + 2u * 2u) << r.run_id();
+    EXPECT_EQ(r.marker().failed(), 0u);
+    EXPECT_EQ(r.context().gpio_marker(), "fake marker (records toggles only)");
+    ASSERT_EQ(r.meters_size(), 1);
+    EXPECT_EQ(r.meters(0).meter(), "ina:" + device);
+    EXPECT_GT(r.meters(0).readings(), 10u);
+    EXPECT_EQ(r.meters(0).alignment(), "clock fit");
+    ASSERT_EQ(r.epochs_size(), 2);
+    for (const auto& e : r.epochs()) {
+      ASSERT_EQ(e.meters_size(), 1);
+      const auto& m = e.meters(0);
+      // A reader starved of CPU on a loaded machine records silences as gaps (three missed
+      // intervals): such an epoch has no meter energy, and says how long the gap was.
+      if (m.gap_s() > 0) {
+        EXPECT_FALSE(m.has_energy_j());
+        EXPECT_GT(r.meters(0).gap_count(), 0u);
+        continue;
+      }
+      ++epochs_with_meter_energy;
+      ASSERT_TRUE(m.has_energy_j()) << r.run_id() << " epoch " << e.epoch() << ": gap " << m.gap_s() << " s, "
+                                    << m.readings() << " readings in " << e.e2e_s() << " s; run: "
+                                    << r.meters(0).ShortDebugString();
+      // The standard trace lies between 3 W and 9 W; the energy is its mean power times the epoch.
+      EXPECT_GE(m.average_power_w(), 2.9);
+      EXPECT_LE(m.average_power_w(), 9.1);
+      EXPECT_NEAR(m.energy_j(), m.average_power_w() * e.e2e_s(), 0.05 * m.energy_j());
+      EXPECT_EQ(m.gap_s(), 0.0);
+      // The onboard (simulated) figure is recorded alongside, independently.
+      EXPECT_TRUE(e.has_energy_j());
+    }
+  }
+  // The reader calls 30 ms of silence a gap; under a full CI load most epochs can have one.
+  EXPECT_GE(epochs_with_meter_energy, 1) << "of 4 epochs";
+  // Stored with the run, one entry per epoch and meter.
+  ResultsStore store(sim.dir() / "results.db");
+  EXPECT_EQ(store.load("s", results[0].run_id())->epochs(1).meters(0).DebugString(),
+            results[0].epochs(1).meters(0).DebugString());
+  std::ostringstream csv;
+  export_results(results, ExportFormat::kCsv, csv);
+  EXPECT_NE(csv.str().find("meter,meter_energy_j,meter_avg_power_w,meter_gap_s"), std::string::npos);
+}
+
+TEST(SweepSimIntegration, AMeterThatDisappearsMidRunIsRecordedAndTheSweepGoesOn) {
+  jetson::meters::MeterSimulatorOptions meter_options;
+  meter_options.interval = 20ms;
+  testing::TempDir links;
+  meter_options.link_path = links.path() / "meter";  // as /dev/serial/by-id: gone while unplugged
+  jetson::meters::MeterSimulator meter("ina", jetson::meters::SyntheticPowerTrace::standard(5000), meter_options);
+  meter.start();
+  SimBoardSweep sim;
+  const std::string spec = spec_with(
+      "epochs: 2 max_minibatches: 60",
+      "  measurement { sample_rate_hz: 100 meters { protocol: \"ina\" device: \"" + meter.device_path() + "\" } }",
+      "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"612\", \"918\"] }\n");
+  ASSERT_TRUE(sim.problems(spec).empty());
+
+  // Unplug the meter (close the pty master) while the first run trains, for good.
+  std::thread unplug([&] {
+    std::this_thread::sleep_for(1500ms);
+    meter.disconnect();
+  });
+  std::ostringstream log;
+  const auto results = sim.run(spec, &log);
+  unplug.join();
+
+  ASSERT_EQ(results.size(), 3u) << log.str();
+  bool saw_gap = false;
+  for (const auto& r : results) {
+    // The run is OK (the onboard figures are complete); the meter's loss is recorded with it.
+    EXPECT_EQ(r.status(), proto::OK) << r.run_id() << ": " << r.reason();
+    ASSERT_EQ(r.meters_size(), 1);
+    for (const auto& e : r.epochs()) EXPECT_TRUE(e.has_energy_j()) << r.run_id();
+    const auto& m = r.meters(0);
+    if (m.gap_count() > 0 || m.readings() == 0) {
+      saw_gap = true;
+      EXPECT_NE(r.reason().find("meter ina:"), std::string::npos) << r.reason();
+      // Epochs touched by the gap have no meter energy, but say how long the meter was missing.
+      bool epoch_gap = false;
+      for (const auto& e : r.epochs()) {
+        if (e.meters(0).gap_s() > 0 || e.meters(0).readings() == 0) {
+          epoch_gap = true;
+          EXPECT_FALSE(e.meters(0).has_energy_j());
+        }
+      }
+      EXPECT_TRUE(epoch_gap) << r.run_id();
+    }
+  }
+  EXPECT_TRUE(saw_gap);
+  // The later runs never saw the meter again.
+  EXPECT_EQ(results[2].meters(0).readings(), 0u) << results[2].reason();
+}
+
+TEST(SweepSimIntegration, ProblemsAreFoundBeforeTheSweepStartsAndNameTheField) {
+  SimBoardSweep sim;
+  auto problem_text = [&](const std::string& spec) {
+    std::string all;
+    for (const auto& p : sim.problems(spec)) all += p.message + "\n";
+    return all;
+  };
+  const auto unknown_model = problem_text(R"(name: "s" base { workload { model: "lenet6" dataset: "synthetic:1x28x28" batch_size: 4 } })");
+  EXPECT_NE(unknown_model.find("workload.model: unknown model 'lenet6'; valid: "), std::string::npos) << unknown_model;
+
+  const auto missing_data = problem_text(
+      R"(name: "s" base { workload { model: "lenet5" dataset: "fashion-mnist:/nonexistent/fashion" batch_size: 4 } })");
+  EXPECT_NE(missing_data.find("workload.dataset 'fashion-mnist:/nonexistent/fashion': "), std::string::npos) << missing_data;
+  EXPECT_NE(missing_data.find("/nonexistent/fashion"), std::string::npos) << missing_data;
+
+  const auto bad_frequency = problem_text(
+      R"(name: "s" base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 } device { gpu_freq_mhz: 777 } })");
+  EXPECT_NE(bad_frequency.find("device (power mode"), std::string::npos) << bad_frequency;
+  EXPECT_NE(bad_frequency.find("777"), std::string::npos) << bad_frequency;
+
+  const auto bad_meter = problem_text(
+      R"(name: "s" base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 }
+         measurement { meters { protocol: "fluke" device: "/nonexistent/ttyUSB9" } } })");
+  EXPECT_NE(bad_meter.find("measurement.meters[0].protocol: "), std::string::npos) << bad_meter;
+  EXPECT_NE(bad_meter.find("measurement.meters[0].device '/nonexistent/ttyUSB9': no such serial device"),
+            std::string::npos)
+      << bad_meter;
+
+  // Out of range for the spec (file, line, column, field) ...
+  try {
+    (void)sim.plan(R"(name: "s" base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 }
+                      adaptive { enabled: true relative_half_width: 2 } })");
+    ADD_FAILURE() << "a relative half-width of 2 was accepted";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("adaptive.relative_half_width"), std::string::npos) << e.what();
+  }
+  // ... and a half-width of the whole mean is no threshold either.
+  const auto whole_mean = problem_text(
+      R"(name: "s" base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 }
+         adaptive { enabled: true relative_half_width: 1 } })");
+  EXPECT_NE(whole_mean.find("adaptive.relative_half_width 1 is out of range"), std::string::npos) << whole_mean;
+
+  // A good spec has none.
+  EXPECT_EQ(problem_text(R"(name: "s" base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 } })"), "");
+}
+
+// Runs the jetchar binary with `args`, its standard output to `out` (when given); returns the exit code.
+const fs::path kJetchar = fs::path(JETCHAR_BINARY_DIR) / "cli" / "jetchar";
+
+int run_jetchar(const std::vector<std::string>& args, const fs::path& out = "/dev/null") {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    std::vector<char*> argv{const_cast<char*>(kJetchar.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    ::dup2(out_fd, STDOUT_FILENO);
+    ::dup2(null_fd, STDERR_FILENO);
+    ::execv(kJetchar.c_str(), argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(SweepSimIntegration, ExportOfARealSweepIsReadByPandas) {
+  ASSERT_TRUE(fs::exists(kJetchar)) << kJetchar;
+  if (std::system("/usr/bin/python3 -c 'import pandas' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no pandas for /usr/bin/python3";
+  testing::TempDir dir;
+  const fs::path spec = dir.write("sweep.textproto", spec_with(
+      "epochs: 2 max_minibatches: 10", "  measurement { sample_rate_hz: 100 }",
+      "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"918\"] }\naxes { field: \"workload.batch_size\" values: [\"8\", \"16\"] }\n"));
+  const fs::path results = dir.path() / "results";
+  ASSERT_EQ(run_jetchar({"sweep", "run", spec.string(), "--results", results.string(), "--board", "sim:agx-orin-r36",
+                         "--root", (dir.path() / "board").string()}),
+            0);
+  const fs::path csv = dir.path() / "runs.csv";
+  const fs::path jsonl = dir.path() / "runs.jsonl";
+  ASSERT_EQ(run_jetchar({"results", "export", results.string(), "--csv", "-o", csv.string()}), 0);
+  ASSERT_EQ(run_jetchar({"results", "export", results.string(), "--jsonl", "-o", jsonl.string()}), 0);
+
+  // 4 runs x 2 epochs; the columns analysis and people rely on, with numbers where measured.
+  const fs::path check = dir.write("check.py", R"(
+import sys, pandas
+csv = pandas.read_csv(sys.argv[1])
+jsonl = pandas.read_json(sys.argv[2], lines=True)
+for name, frame in (("csv", csv), ("jsonl", jsonl)):
+    assert len(frame) == 8, (name, len(frame))
+    for column in ("run_id", "status", "mode", "gpu_freq_mhz", "batch", "epoch", "e2e_s", "stall_s", "energy_j",
+                   "adaptive_minibatches", "meter_energy_j"):
+        assert column in frame.columns, (name, column, list(frame.columns))
+    assert set(frame["status"]) == {"OK"}, (name, set(frame["status"]))
+    assert sorted(set(frame["batch"])) == [8, 16], name
+    assert frame["e2e_s"].dtype.kind == "f" and (frame["e2e_s"] > 0).all(), name
+    assert frame["energy_j"].dtype.kind == "f" and (frame["energy_j"].dropna() > 0).all(), name
+    assert frame["meter_energy_j"].isna().all(), name
+assert list(csv.columns) == list(jsonl.columns)
+print("pandas ok", len(csv), len(csv.columns))
+)");
+  const std::string command = "/usr/bin/python3 " + check.string() + " " + csv.string() + " " + jsonl.string();
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+}
+
+}  // namespace
+}  // namespace jetchar::experiments
