@@ -64,9 +64,13 @@ smoke_jetchar() {
   local jetchar=$build/cli/jetchar
   readelf -h "$jetchar" | grep -q 'Machine: *AArch64' || fail "$jetchar is not an aarch64 binary"
   "${qemu[@]}" "$jetchar" --version
-  "${qemu[@]}" "$jetchar" models | grep -q '^lenet5 ' || fail "jetchar models does not list lenet5"
-  "${qemu[@]}" "$jetchar" device info --board sim:agx-orin-r36 | grep -qi 'orin' ||
-    fail "jetchar device info --board sim:agx-orin-r36 does not describe an AGX Orin"
+  # Output captured first: grep -q closing the pipe early would fail the pipeline (pipefail).
+  # `models` builds every model to count parameters and MACs: ~4 min under QEMU.
+  local out
+  out=$("${qemu[@]}" "$jetchar" models) || fail "jetchar models under QEMU"
+  grep -q '^lenet5 ' <<<"$out" || fail "jetchar models does not list lenet5"
+  out=$("${qemu[@]}" "$jetchar" device info --board sim:agx-orin-r36) || fail "jetchar device info under QEMU"
+  grep -qi 'AGX Orin' <<<"$out" || fail "jetchar device info --board sim:agx-orin-r36 does not describe an AGX Orin"
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
   cat > "$tmp/sweep.textproto" <<'EOF'
