@@ -1,5 +1,6 @@
 #include "experiments/power_session.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "jetson/telemetry_discovery.h"
@@ -42,6 +43,10 @@ void PowerSession::start() {
 }
 
 void PowerSession::stop() {
+  if (!draining_.load()) return;
+  // Windows are usually closed just before stop(): sample on until the trace reaches past now, or
+  // the last epoch and the run would end after the last sample and have no energy.
+  drain_until_covered(energy::WindowRecorder::now_ns());
   if (!draining_.exchange(false)) return;
   drainer_.join();
   sampler_->stop();
@@ -59,17 +64,38 @@ void PowerSession::drain_once() {
   }
 }
 
+void PowerSession::drain_until_covered(std::int64_t end_ns) {
+  // A window that closed a moment ago ends after the newest sample: the trace must reach past its
+  // end before the edge can be interpolated (else the last epoch's energy comes out absent). Wait
+  // a few sample periods at most; a stalled sampler leaves the window uncovered, which is reported.
+  const double period_s = 1.0 / sampler_->rate_hz();
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::max(0.05, 5 * period_s));
+  for (;;) {
+    drain_once();
+    {
+      std::lock_guard lock(mutex_);
+      if (trace_.channel_count() == 0 || (!trace_.empty() && trace_.times_ns().back() >= end_ns)) return;
+    }
+    if (!draining_.load() || std::chrono::steady_clock::now() >= give_up) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+}
+
 energy::Baseload PowerSession::measure_baseload(double seconds) {
   const std::int64_t begin = energy::WindowRecorder::now_ns();
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   const std::int64_t end = energy::WindowRecorder::now_ns();
-  drain_once();
+  drain_until_covered(end);
   std::lock_guard lock(mutex_);
   return energy::measure_baseload(trace_, begin, end);
 }
 
 energy::WindowEnergy PowerSession::energy(const energy::Window& window, const energy::Baseload* baseload) {
-  drain_once();
+  if (window.end_ns) {
+    drain_until_covered(*window.end_ns);
+  } else {
+    drain_once();
+  }
   std::lock_guard lock(mutex_);
   energy::WindowEnergyOptions options;
   options.baseload = baseload;

@@ -55,6 +55,8 @@ class PowerSession {
 
  private:
   void drain_once();
+  /// Drains until the trace reaches `end_ns` (bounded by a few sample periods).
+  void drain_until_covered(std::int64_t end_ns);
 
   std::unique_ptr<jetson::TelemetrySampler> sampler_;
   jetson::energy::WindowRecorder windows_;
