@@ -392,6 +392,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
     };
   }
 
+  config.on_batch = [this](const TrainingProgress&) { heartbeat(); };
   meters.start();
   power.start();
   const auto run_window = power.windows().begin("run", energy::WindowKind::kRun);
@@ -510,7 +511,14 @@ void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult
 }
 
 void CharacterizationExecutor::cool_down(const proto::CooldownSpec& cooldown) const {
-  if (cooldown.seconds() > 0) std::this_thread::sleep_for(std::chrono::duration<double>(cooldown.seconds()));
+  // Waits in one-second steps with a heartbeat each, so a long cool-down is not taken for a hang.
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point rest_until =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cooldown.seconds()));
+  while (Clock::now() < rest_until) {
+    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::seconds(1), rest_until - Clock::now()));
+    heartbeat();
+  }
   if (!cooldown.has_max_temperature_c()) return;
   const double limit_mc = cooldown.max_temperature_c() * 1000.0;
   const auto deadline = std::chrono::steady_clock::now() +
@@ -524,6 +532,7 @@ void CharacterizationExecutor::cool_down(const proto::CooldownSpec& cooldown) co
     if (hottest <= limit_mc || std::chrono::steady_clock::now() >= deadline) return;
     if (board_.sim) board_.sim->update_sensors();
     std::this_thread::sleep_for(std::chrono::seconds(1));
+    heartbeat();
   }
 }
 

@@ -39,6 +39,15 @@ SweepProgress SweepRunner::run(const SweepPlan& plan, RunExecutor& executor, con
   }
   notifier_.ready();
   notifier_.status(progress_text(progress));
+  // Runs ping the watchdog as they progress; at most once a second (a datagram per minibatch
+  // would be waste: WatchdogSec is minutes).
+  auto last_ping = std::chrono::steady_clock::now();
+  executor.set_heartbeat([this, &last_ping] {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ping < std::chrono::seconds(1)) return;
+    last_ping = now;
+    notifier_.watchdog();
+  });
   if (stopped != nullptr) *stopped = false;
 
   for (const auto& run : plan.runs) {

@@ -25,6 +25,19 @@ class RunExecutor {
   virtual proto::RunResult execute(const PlannedRun& run) = 0;
   /// Stored with a run when it is given up; used for a run the executor threw on.
   virtual std::string describe() const = 0;
+
+  /// Set by the sweep: `alive` pings the service watchdog. The executor calls heartbeat() as a run
+  /// makes progress (every minibatch, every cool-down step), so that a run longer than WatchdogSec
+  /// is not taken for a hang while a run that stops progressing still is.
+  void set_heartbeat(std::function<void()> alive) { heartbeat_ = std::move(alive); }
+
+ protected:
+  void heartbeat() const {
+    if (heartbeat_) heartbeat_();
+  }
+
+ private:
+  std::function<void()> heartbeat_;
 };
 
 struct SweepProgress {

@@ -5,9 +5,16 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
+#include "experiments/results_store.h"
+#include "experiments/spec_io.h"
+#include "experiments/sweep_journal.h"
+#include "experiments/sweep_plan.h"
+#include "experiments/sweep_runner.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -46,13 +53,18 @@ class ScopedEnv {
   const char* name_;
 };
 
-TEST(SystemdNotifierTest, SendsReadyStatusWatchdogAndStopping) {
+// What systemd sets up for a Type=notify service with WatchdogSec=30: the socket and the variables.
+class UnderSystemdTest : public ::testing::Test {
+ protected:
   testing::TempDir dir;
   const std::string path = (dir.path() / "notify").string();
-  NotifySocket socket(path);
-  ScopedEnv notify("NOTIFY_SOCKET", path);
-  ScopedEnv watchdog_usec("WATCHDOG_USEC", "30000000");
-  ScopedEnv watchdog_pid("WATCHDOG_PID", std::to_string(::getpid()));
+  NotifySocket socket{path};
+  ScopedEnv notify{"NOTIFY_SOCKET", path};
+  ScopedEnv watchdog_usec{"WATCHDOG_USEC", "30000000"};
+  ScopedEnv watchdog_pid{"WATCHDOG_PID", std::to_string(::getpid())};
+};
+
+TEST_F(UnderSystemdTest, SendsReadyStatusWatchdogAndStopping) {
 
   SystemdNotifier notifier;
   ASSERT_TRUE(notifier.active());
@@ -83,6 +95,45 @@ TEST(SystemdNotifierTest, OutsideSystemdEverythingIsANoOp) {
   notifier.ready();
   notifier.status("x");
   notifier.watchdog();
+}
+
+// A run that makes progress for longer than the throttle interval, as a long training run does.
+class ProgressingExecutor : public RunExecutor {
+ public:
+  proto::RunResult execute(const PlannedRun& run) override {
+    for (int i = 0; i < 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(600));
+      heartbeat();
+    }
+    proto::RunResult result;
+    result.set_status(proto::OK);
+    result.mutable_resolved()->CopyFrom(run.spec);
+    return result;
+  }
+  std::string describe() const override { return "progressing"; }
+};
+
+TEST_F(UnderSystemdTest, ASweepPingsTheWatchdogWhileARunProgresses) {
+  SystemdNotifier notifier;
+  ResultsStore store(dir.path() / "results.db");
+  SweepJournal journal(dir.path() / "journal");
+  ProgressingExecutor executor;
+  SweepRunnerOptions options;
+  options.sweep_name = "s";
+  const auto plan = plan_sweep(parse_sweep_spec(R"(
+name: "s"
+base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 8 } }
+)", "s"), "s");
+  SweepRunner(store, journal, notifier).run(plan, executor, options);
+
+  EXPECT_EQ(socket.receive(), "READY=1");
+  EXPECT_EQ(socket.receive().rfind("STATUS=", 0), 0u);
+  // 1.8 s of progress with heartbeats every 0.6 s, throttled to one ping a second: the watchdog
+  // hears from the run before it ends (without this a run longer than WatchdogSec was killed).
+  EXPECT_EQ(socket.receive(), "WATCHDOG=1");
+  EXPECT_EQ(socket.receive().rfind("STATUS=1/1 runs stored", 0), 0u);
+  EXPECT_EQ(socket.receive(), "WATCHDOG=1");
+  EXPECT_EQ(socket.receive(), "STOPPING=1");
 }
 
 }  // namespace
