@@ -56,7 +56,8 @@ nlohmann::json run(const Workload& workload, int steps, int queries, int warmup)
   const double train_s = seconds_since(train_start);
 
   model->eval();
-  torch::NoGradGuard no_grad;
+  // As the inference runner does (experiments/inference/inference_runner.cpp).
+  c10::InferenceMode inference_mode;
   for (int i = 0; i < warmup; ++i) model->forward_batch(batch);
   std::vector<std::int64_t> latencies;
   for (int i = 0; i < queries; ++i) {

@@ -75,12 +75,15 @@ InferenceResult run_inference(Network& model, const ModelSpec& spec, const Infer
   const auto min_queries = config.min_queries.value_or(config.min_duration_s ? 1 : 100);
   const auto min_duration = std::chrono::duration<double>(config.min_duration_s.value_or(0.0));
 
-  torch::NoGradGuard no_grad;
   Tf32Scope tf32(config.precision == Precision::kTf32);
   MemoryMonitor monitor(root, config.device);
   try {
     model.to(config.device);
     model.eval();
+    // Inference mode (not only no-grad): no version counters or view tracking on the hot path, as
+    // a deployed LibTorch server would run. Entered after model.to() so the parameters stay normal
+    // tensors that a later training run may still use.
+    c10::InferenceMode inference_mode;
     auto batch = to_device(
         synthetic_batch(spec, config.batch_size, config.num_classes.value_or(spec.default_classes), input, config.seed),
         config.device);
