@@ -11,6 +11,7 @@ packages=(
   libpng-dev zlib1g-dev nlohmann-json3-dev libsystemd-dev libicu-dev
   dataset-fashion-mnist python3-torch python3-torchvision python3-pandas systemd
   chromium  # renders the HTML report in tests/analysis/report_browser_test.cpp
+  strace    # checks the units' SystemCallFilter against a traced sweep (ctest systemd.syscall_filter)
 )
 
 missing=()

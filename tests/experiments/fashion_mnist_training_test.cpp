@@ -32,6 +32,9 @@ TEST(FashionMnistTrainingIntegration, LeNet5ReachesEightyFivePercentInTwoEpochs)
   loaders::Pipeline test_source(test_set,
                                 loaders::PipelineOptions{.batch_size = 1000, .num_workers = 1, .shuffle = false});
 
+  // The initial weights come from the global generator: seed it here, or they depend on the tests
+  // that ran before in the same process (the integration tests share one) — 85.0 % vs 87.1 % seen.
+  torch::manual_seed(1);
   LeNet5 model;
   TrainingConfig config;
   config.epochs = 2;
