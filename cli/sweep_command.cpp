@@ -146,9 +146,13 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   executor.restore();
   if (tty) std::fputs("\n", stderr);
 
-  fmt::print("{:<9} {:<8} {:<28} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", "run", "status", "mode", "batch", "workers",
-             "E2E s (med)", "stall s", "energy J", "adaptive");
-  for (const auto& result : store.load_all(name)) {
+  const auto results = store.load_all(name);
+  // The whole mode name: custom modes differ only at the end ("custom: 4 cores CPU/GPU/EMC 1728/612/...").
+  std::size_t mode_width = 4;
+  for (const auto& result : results) mode_width = std::max(mode_width, result.context().power_mode().size());
+  fmt::print("{:<9} {:<8} {:<{}} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", "run", "status", "mode", mode_width, "batch",
+             "workers", "E2E s (med)", "stall s", "energy J", "adaptive");
+  for (const auto& result : results) {
     std::vector<double> e2e, stall, energy;
     for (const auto& epoch : result.epochs()) {
       e2e.push_back(epoch.e2e_s());
@@ -166,8 +170,8 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
     const std::string adaptive = !result.has_adaptive()               ? "-"
                                  : result.adaptive_minibatches() > 0 ? std::to_string(result.adaptive_minibatches())
                                                                      : "all";
-    fmt::print("{:<9} {:<8} {:<28} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", result.run_id(),
-               ex::proto::RunStatus_Name(result.status()), result.context().power_mode().substr(0, 28),
+    fmt::print("{:<9} {:<8} {:<{}} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", result.run_id(),
+               ex::proto::RunStatus_Name(result.status()), result.context().power_mode(), mode_width,
                spec.workload().batch_size(), spec.loader().workers(), median(e2e), median(stall), median(energy),
                adaptive);
   }
