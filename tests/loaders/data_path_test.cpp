@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sysfs/page_cache.h"
+#include "tests/support/disk_scratch_dir.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::loaders {
@@ -23,56 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-constexpr long kTmpfsMagic = 0x01021994;
-
-// Data files on a disk-backed file system where possible (/tmp may be tmpfs, whose pages are the
-// only copy and cannot be evicted, so residency could not drop).
-class DataDir {
- public:
-  DataDir() {
-    for (const char* base : {"/var/tmp", JETCHAR_BINARY_DIR, "/tmp"}) {
-      std::string pattern = std::string(base) + "/jetchar-data-path-XXXXXX";
-      if (::mkdtemp(pattern.data()) != nullptr) {
-        path_ = pattern;
-        return;
-      }
-    }
-    throw std::runtime_error("cannot create a scratch directory");
-  }
-  ~DataDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  bool on_tmpfs() const {
-    struct statfs info {};
-    return ::statfs(path_.c_str(), &info) == 0 && static_cast<long>(info.f_type) == kTmpfsMagic;
-  }
-  // A file of `bytes` synced to disk (so eviction can drop its pages).
-  fs::path write(const std::string& name, std::size_t bytes) const {
-    const fs::path file = path_ / name;
-    {
-      std::ofstream out(file, std::ios::binary);
-      std::string chunk(64 * 1024, 'd');
-      for (std::size_t done = 0; done < bytes; done += chunk.size()) {
-        out.write(chunk.data(), static_cast<std::streamsize>(std::min(chunk.size(), bytes - done)));
-      }
-    }
-    ::sync();
-    return file;
-  }
-
- private:
-  fs::path path_;
-};
-
-void read_all(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::string buffer(64 * 1024, '\0');
-  while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
-  }
-}
+using DataDir = jetchar::testing::DiskScratchDir;
+using jetchar::testing::read_all;
 
 // The real page cache of this machine: evicted files are not resident before the epoch and are
 // after the epoch has read them; the epoch after that starts resident.

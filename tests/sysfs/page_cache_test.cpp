@@ -14,60 +14,16 @@
 
 #include "sysfs/attribute.h"
 #include "sysfs/error.h"
+#include "tests/support/disk_scratch_dir.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::sysfs {
 namespace {
 
 namespace fs = std::filesystem;
+using ScratchDir = jetchar::testing::DiskScratchDir;
+using jetchar::testing::read_all;
 
-constexpr long kTmpfsMagic = 0x01021994;
-
-// A scratch directory on a disk-backed file system where possible: /tmp is tmpfs on many
-// machines, and tmpfs pages cannot be evicted (they are the only copy of the data).
-class ScratchDir {
- public:
-  ScratchDir() {
-    for (const char* base : {"/var/tmp", JETCHAR_BINARY_DIR, "/tmp"}) {
-      std::string pattern = std::string(base) + "/jetchar-page-cache-XXXXXX";
-      if (::mkdtemp(pattern.data()) != nullptr) {
-        path_ = pattern;
-        return;
-      }
-    }
-    throw std::runtime_error("cannot create a scratch directory");
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  bool on_tmpfs() const {
-    struct statfs info {};
-    return ::statfs(path_.c_str(), &info) == 0 && static_cast<long>(info.f_type) == kTmpfsMagic;
-  }
-  fs::path write(const std::string& name, std::size_t size_bytes) const {
-    const fs::path file = path_ / name;
-    fs::create_directories(file.parent_path());
-    std::ofstream out(file, std::ios::binary);
-    std::string chunk(64 * 1024, 'j');
-    for (std::size_t written = 0; written < size_bytes; written += chunk.size()) {
-      out.write(chunk.data(), static_cast<std::streamsize>(std::min(chunk.size(), size_bytes - written)));
-    }
-    if (!out) throw std::runtime_error("cannot write " + file.string());
-    return file;
-  }
-
- private:
-  fs::path path_;
-};
-
-void read_all(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::string buffer(64 * 1024, '\0');
-  while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
-  }
-}
 
 std::uint64_t page_bytes() { return static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)); }
 
