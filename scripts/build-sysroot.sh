@@ -7,8 +7,8 @@
 # Usage: scripts/build-sysroot.sh            prints the sysroot path on stdout
 # Environment:
 #   JETCHAR_SYSROOT_CACHE  where .debs and the tree go (default /var/cache/jetchar/sysroot-aarch64)
-# Idempotent: apt re-checks the cached .debs, and the tree is re-extracted only when the package
-# set changed. A failed download is an error (exit != 0), never a silently smaller sysroot.
+# Idempotent: when apt resolves the same package set as the tree was extracted from, nothing is
+# downloaded or extracted; otherwise apt downloads what its cache lacks and the tree is re-extracted. A failed download is an error (exit != 0), never a silently smaller sysroot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,13 +37,14 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 fi
 # arm64 package lists exist once apt-get update ran after adding the architecture.
 compgen -G "/var/lib/apt/lists/*_binary-arm64_Packages*" >/dev/null || need_update=1
+# Everything but the sysroot's path goes to stderr: callers capture stdout ($(build-sysroot.sh)).
 if [[ $need_update -eq 1 || ${#missing[@]} -gt 0 ]]; then
   log "apt-get update"
-  $sudo apt-get update -qq
+  $sudo apt-get update -qq >&2
 fi
 if [[ ${#missing[@]} -gt 0 ]]; then
   log "installing host tools: ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
 # The library -dev packages come from install-deps.sh, so a library added there is in the
@@ -63,24 +64,26 @@ log "resolving ${#packages[@]} packages for arm64"
 apt-get -s "${apt_opts[@]}" install "${packages[@]}" > "$state/resolution.txt"
 mapfile -t closure < <(awk '/^Inst /{print $2}' "$state/resolution.txt" | sort -u)
 [[ ${#closure[@]} -gt 0 ]] || { log "apt resolved nothing; see $state/resolution.txt"; exit 1; }
-log "downloading ${#closure[@]} packages into $debs"
-apt-get -qq -y --download-only "${apt_opts[@]}" install "${packages[@]}" >&2
-
 # The exact .debs of this resolution (name_version_arch.deb, ':' in versions escaped as %3a).
 mapfile -t files < <(awk '/^Inst /{v=$3; sub(/^\(/, "", v); sub(/:/, "%3a", v);
                                    match($0, /\[(arm64|all)\]/); a=substr($0, RSTART + 1, RLENGTH - 2);
                                    print $2 "_" v "_" a ".deb"}' \
                        "$state/resolution.txt" | sort -u)
-for f in "${files[@]}"; do
-  [[ -f "$debs/$f" ]] || { log "missing after download: $debs/$f"; exit 1; }
-done
 
+# The tree records the .debs it was extracted from: the same resolution needs no download (apt
+# would re-verify every cached .deb) and no extraction.
 stamp=$root/.jetchar-sysroot-packages
 if [[ -f "$stamp" ]] && cmp -s "$stamp" <(printf '%s\n' "${files[@]}"); then
   log "sysroot up to date: $root"
   echo "$root"
   exit 0
 fi
+
+log "downloading ${#closure[@]} packages into $debs"
+apt-get -qq -y --download-only "${apt_opts[@]}" install "${packages[@]}" >&2
+for f in "${files[@]}"; do
+  [[ -f "$debs/$f" ]] || { log "missing after download: $debs/$f"; exit 1; }
+done
 
 log "extracting ${#files[@]} packages into $root"
 rm -rf "$root.new"
