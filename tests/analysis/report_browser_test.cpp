@@ -25,6 +25,7 @@
 #include "analysis/results_file.h"
 #include "tests/analysis/sim_sweep.h"
 #include "tests/analysis/synthetic_sweep.h"
+#include "tests/support/build_tree.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::analysis {
@@ -128,7 +129,7 @@ void check_in_browser(const std::filesystem::path& chromium_path, const std::fil
   EXPECT_EQ(canvases, expected_charts);
 
   // A screenshot a person can look at: kept in the build tree.
-  const auto shot = std::filesystem::path(JETCHAR_BINARY_DIR) / screenshot;
+  const auto shot = jetchar::testing::binary_dir() / screenshot;
   std::filesystem::remove(shot);
   auto shot_args = common;
   shot_args.push_back("--screenshot=" + shot.string());

@@ -15,6 +15,7 @@
 #include "analysis/input_error.h"
 #include "analysis/results_file.h"
 #include "analysis/results_store_reader.h"
+#include "tests/support/build_tree.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::analysis {
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 std::string source_text(const fs::path& relative) {
-  std::ifstream in(fs::path(JETCHAR_SOURCE_DIR) / relative);
+  std::ifstream in(jetchar::testing::source_dir() / relative);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();

@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -22,15 +21,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/build_tree.h"
+#include "tests/support/jetchar_cli.h"
+
 namespace jetchar::analysis::testing {
 
 namespace fs = std::filesystem;
 
-/// The jetchar binary: $JETCHAR_CLI (e.g. one built from another tree), else <build>/cli/jetchar.
-inline fs::path jetchar_binary() {
-  if (const char* cli = std::getenv("JETCHAR_CLI")) return cli;
-  return fs::path(JETCHAR_BINARY_DIR) / "cli" / "jetchar";
-}
+using jetchar::testing::jetchar_executable;
 
 inline std::string read_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -39,23 +37,10 @@ inline std::string read_file(const fs::path& file) {
   return s.str();
 }
 
-/// Runs jetchar with stdout and stderr to `out`; returns the exit status (128 + signal if killed).
+/// Runs jetchar (under the cross build's emulator, if any) with stdout and stderr to `out`;
+/// returns the exit status (128 + signal if killed).
 inline int run_jetchar(const std::vector<std::string>& args, const fs::path& out) {
-  const fs::path binary = jetchar_binary();
-  const pid_t child = ::fork();
-  if (child == 0) {
-    std::vector<char*> argv{const_cast<char*>(binary.c_str())};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, STDOUT_FILENO);
-    ::dup2(fd, STDERR_FILENO);
-    ::execv(binary.c_str(), argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return jetchar::testing::run_jetchar(args, out, out);
 }
 
 /// The sweep: 2 GPU clocks x 2 core counts x 2 CPU clocks x 2 EMC rates = 16 power modes, all
@@ -83,8 +68,8 @@ struct SimSweep {
 
 /// Runs the sweep, or reuses the one a test process before ran with the same binary and spec.
 inline SimSweep sim_sweep() {
-  const fs::path binary = jetchar_binary();
-  const fs::path dir = fs::path(JETCHAR_BINARY_DIR) / "analysis-sim-sweep";
+  const fs::path binary = jetchar_executable();
+  const fs::path dir = jetchar::testing::binary_dir() / "analysis-sim-sweep";
   SimSweep sweep{dir / "results", {}};
   struct stat info {};
   if (::stat(binary.c_str(), &info) != 0) {

@@ -15,6 +15,7 @@
 #include "experiments/sweep_runner.h"
 #include "experiments/sweep_validation.h"
 #include "jetson/board_handle.h"
+#include "tests/support/build_tree.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -36,7 +37,7 @@ const Example kExamples[] = {
 };
 
 SweepPlan plan_example(const std::string& name) {
-  const fs::path path = fs::path(JETCHAR_SOURCE_DIR) / "examples" / (name + ".textproto");
+  const fs::path path = testing::source_dir() / "examples" / (name + ".textproto");
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();

@@ -2,10 +2,7 @@
 // by `jetchar sweep resume`, every run ends up stored exactly once, and the simulated board is
 // restored to exactly the state it started in.
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -16,6 +13,7 @@
 #include <thread>
 
 #include "experiments/results_store.h"
+#include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -23,28 +21,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kJetchar = fs::path(JETCHAR_BINARY_DIR) / "cli" / "jetchar";
+using testing::run_jetchar;
 
-// Runs jetchar with `args`; kills it with SIGKILL after `kill_after` when given.
-int run_jetchar(const std::vector<std::string>& args, std::optional<std::chrono::milliseconds> kill_after = {}) {
-  const pid_t child = ::fork();
-  if (child == 0) {
-    std::vector<char*> argv{const_cast<char*>(kJetchar.c_str())};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const int null_fd = ::open("/dev/null", O_WRONLY);
-    ::dup2(null_fd, STDOUT_FILENO);
-    ::dup2(null_fd, STDERR_FILENO);
-    ::execv(kJetchar.c_str(), argv.data());
-    ::_exit(127);
-  }
-  if (kill_after) {
-    std::this_thread::sleep_for(*kill_after);
-    ::kill(child, SIGKILL);
-  }
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+// Runs jetchar with `args` and SIGKILLs it after `kill_after`; returns how it ended.
+int run_jetchar_killed_after(const std::vector<std::string>& args, std::chrono::milliseconds kill_after) {
+  const pid_t child = testing::spawn_jetchar(args);
+  std::this_thread::sleep_for(kill_after);
+  ::kill(child, SIGKILL);
+  return testing::wait_exit_status(child);
 }
 
 // Every regular file under `dir` with its content (the simulated board's whole state), minus
@@ -70,7 +54,7 @@ std::map<std::string, std::string> tree_contents(const fs::path& dir) {
 }
 
 TEST(SweepResumeIntegration, KilledAtManyPointsAndResumedKeepsEveryRunOnceAndRestoresTheBoard) {
-  ASSERT_TRUE(fs::exists(kJetchar)) << kJetchar;
+  ASSERT_TRUE(fs::exists(testing::jetchar_executable())) << testing::jetchar_executable();
   testing::TempDir dir;
   const fs::path board = dir.path() / "board";
   const fs::path results = dir.path() / "results";
@@ -87,8 +71,12 @@ axes { field: "workload.batch_size" values: ["16", "32"] }
 )");
   const std::vector<std::string> board_args{"--board", "sim:agx-orin-r36", "--root", board.string()};
 
-  // Create the simulated board once (it persists in `board`) and remember its state.
+  // Create the simulated board once (it persists in `board`) and remember its state. Timing it
+  // gives jetchar's start-up time (LibTorch loading: ~0.3 s natively, ~8 s under qemu-aarch64),
+  // which the kills below wait out so that they land inside the sweep either way.
+  const auto started = std::chrono::steady_clock::now();
   ASSERT_EQ(run_jetchar({"device", "modes", "--board", "sim:agx-orin-r36", "--root", board.string()}), 0);
+  const auto startup = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   const auto before = tree_contents(board);
   ASSERT_FALSE(before.empty());
 
@@ -105,8 +93,8 @@ axes { field: "workload.batch_size" values: ["16", "32"] }
   for (int attempt = 0; attempt < 8; ++attempt) {
     run_jetchar(restore_args);  // as jetchar-restore.service would after a crash
     const bool resumable = fs::exists(results / "sweep.textproto");
-    run_jetchar(resumable && attempt % 2 == 1 ? resume_args : run_args,
-                std::chrono::milliseconds(std::uniform_int_distribution<int>(200, 2500)(random)));
+    run_jetchar_killed_after(resumable && attempt % 2 == 1 ? resume_args : run_args,
+                             startup + std::chrono::milliseconds(std::uniform_int_distribution<int>(200, 2500)(random)));
   }
   ASSERT_EQ(run_jetchar(restore_args), 0);
   ASSERT_EQ(run_jetchar(run_args), 0);

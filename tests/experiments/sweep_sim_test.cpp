@@ -2,10 +2,7 @@
 // store) and through the jetchar binary: adaptive stopping, external meters over real pty pairs
 // with GPIO phase markers, a meter that disappears mid-run, problems found before the sweep
 // starts, and the export read by pandas.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -23,6 +20,7 @@
 #include "experiments/sweep_validation.h"
 #include "jetson/board_handle.h"
 #include "jetson/meters/meter_simulator.h"
+#include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -273,29 +271,10 @@ TEST(SweepSimIntegration, ProblemsAreFoundBeforeTheSweepStartsAndNameTheField) {
   EXPECT_EQ(problem_text(R"(name: "s" base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 } })"), "");
 }
 
-// Runs the jetchar binary with `args`, its standard output to `out` (when given); returns the exit code.
-const fs::path kJetchar = fs::path(JETCHAR_BINARY_DIR) / "cli" / "jetchar";
-
-int run_jetchar(const std::vector<std::string>& args, const fs::path& out = "/dev/null") {
-  const pid_t child = ::fork();
-  if (child == 0) {
-    std::vector<char*> argv{const_cast<char*>(kJetchar.c_str())};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int null_fd = ::open("/dev/null", O_WRONLY);
-    ::dup2(out_fd, STDOUT_FILENO);
-    ::dup2(null_fd, STDERR_FILENO);
-    ::execv(kJetchar.c_str(), argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+using testing::run_jetchar;
 
 TEST(SweepSimIntegration, ExportOfARealSweepIsReadByPandas) {
-  ASSERT_TRUE(fs::exists(kJetchar)) << kJetchar;
+  ASSERT_TRUE(fs::exists(testing::jetchar_executable())) << testing::jetchar_executable();
   if (std::system("/usr/bin/python3 -c 'import pandas' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no pandas for /usr/bin/python3";
   testing::TempDir dir;
   const fs::path spec = dir.write("sweep.textproto", spec_with(

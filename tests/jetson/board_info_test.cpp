@@ -11,6 +11,7 @@
 #include "jetson/board_info_json.h"
 #include "jetson/board_info_text.h"
 #include "tests/jetson/board_tree.h"
+#include "tests/support/build_tree.h"
 
 namespace fs = std::filesystem;
 using namespace jetchar::jetson;
@@ -48,7 +49,7 @@ class DeviceInfoGoldenFixture : public ::testing::TestWithParam<std::string> {};
 TEST_P(DeviceInfoGoldenFixture, JsonMatchesTheGoldenFile) {
   const ExpandedFixture fixture(GetParam());
   const std::string actual = device_info_json(fixture);
-  const fs::path golden = fs::path(JETCHAR_SOURCE_DIR) / "tests/expected/device-info" / (GetParam() + ".json");
+  const fs::path golden = jetchar::testing::source_dir() / "tests/expected/device-info" / (GetParam() + ".json");
   if (const char* update = std::getenv("JETCHAR_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
     fs::create_directories(golden.parent_path());
     std::ofstream(golden, std::ios::binary) << actual;

@@ -3,10 +3,6 @@
 // control back exactly. Skips when the jetchar executable has not been built.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <fcntl.h>
 
 #include <chrono>
 #include <filesystem>
@@ -16,17 +12,13 @@
 #include <thread>
 
 #include "jetson/nvpmodel_tool.h"
+#include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::jetson {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path jetchar_executable() {
-  if (const char* path = std::getenv("JETCHAR_CLI")) return path;
-  return fs::path(JETCHAR_BINARY_DIR) / "cli" / "jetchar";
-}
 
 std::map<std::string, std::string> controls_tree(const fs::path& dir) {
   std::map<std::string, std::string> files;
@@ -48,40 +40,26 @@ std::map<std::string, std::string> controls_tree(const fs::path& dir) {
 }
 
 TEST(DeviceControlCliIntegration, SigkilledSetIsRestoredExactlyByTheNextInvocation) {
-  const fs::path cli = jetchar_executable();
+  const fs::path cli = testing::jetchar_executable();
   if (!fs::exists(cli)) GTEST_SKIP() << cli << " not built";
   testing::TempDir dir;
   const std::string root = (dir.path() / "board").string();
   const std::string state = (dir.path() / "state").string();
-  const auto created = run_process({cli.string(), "device", "modes", "--board", "sim:agx-orin-r36", "--root", root}, {},
-                                   std::chrono::seconds(60));
+  const auto created = run_process(testing::jetchar_command({"device", "modes", "--board", "sim:agx-orin-r36", "--root", root}),
+                                   {}, std::chrono::seconds(60));
   ASSERT_EQ(created.exit_code, 0) << created.output;
   const auto before = controls_tree(root);
   int killed = 0;
   for (int delay_ms = 0; delay_ms <= 300; delay_ms += 20) {
     SCOPED_TRACE(delay_ms);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      const std::vector<std::string> args = {cli.string(), "device", "set", "--root", root, "--state-dir", state,
-                                             "--cpu-cores", "2", "--cpu-freq", "729.6", "--gpu-freq", "306",
-                                             "--emc-freq", "204", "--dvfs", "off", "--disable-cpu-idle", "--fan", "max"};
-      std::vector<char*> argv;
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      const int null = ::open("/dev/null", O_WRONLY);
-      ::dup2(null, STDOUT_FILENO);
-      ::dup2(null, STDERR_FILENO);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
+    const pid_t child = testing::spawn_jetchar({"device", "set", "--root", root, "--state-dir", state, "--cpu-cores",
+                                                "2", "--cpu-freq", "729.6", "--gpu-freq", "306", "--emc-freq", "204",
+                                                "--dvfs", "off", "--disable-cpu-idle", "--fan", "max"});
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     ::kill(child, SIGKILL);
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    if (WIFSIGNALED(status)) ++killed;
-    const auto restored = run_process({cli.string(), "device", "restore", "--root", root, "--state-dir", state}, {},
-                                      std::chrono::seconds(60));
+    if (testing::wait_exit_status(child) == 128 + SIGKILL) ++killed;
+    const auto restored = run_process(testing::jetchar_command({"device", "restore", "--root", root, "--state-dir", state}),
+                                      {}, std::chrono::seconds(60));
     ASSERT_EQ(restored.exit_code, 0) << restored.output;
     const auto after = controls_tree(root);
     for (const auto& [path, content] : before) {

@@ -17,6 +17,7 @@
 #include "jetson/meters/meter_simulator.h"
 #include "jetson/meters/synthetic_power_trace.h"
 #include "jetson/nvpmodel_tool.h"
+#include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::jetson {
@@ -25,14 +26,11 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-fs::path jetchar_executable() {
-  if (const char* path = std::getenv("JETCHAR_CLI")) return path;
-  return fs::path(JETCHAR_BINARY_DIR) / "cli" / "jetchar";
-}
+using testing::jetchar_executable;
 
 ProcessResult monitor(std::vector<std::string> args) {
-  args.insert(args.begin(), {jetchar_executable().string(), "monitor"});
-  return run_process(args, {}, 60s);
+  args.insert(args.begin(), "monitor");
+  return run_process(testing::jetchar_command(args), {}, 60s);
 }
 
 std::vector<std::string> lines_of(const fs::path& file) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sysfs/root.h"
+#include "tests/support/build_tree.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::jetson {
@@ -121,7 +122,7 @@ INSTANTIATE_TEST_SUITE_P(
 // gives for them.
 TEST(NvpmodelConfigFixture, ReadsEveryStockConfiguration) {
   int files = 0;
-  const auto dir = std::filesystem::path(JETCHAR_SOURCE_DIR) / "tests/fixtures/nvpmodel";
+  const auto dir = testing::source_dir() / "tests/fixtures/nvpmodel";
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".conf") continue;
     ++files;
@@ -141,7 +142,7 @@ TEST(NvpmodelConfigFixture, ReadsEveryStockConfiguration) {
 }
 
 TEST(NvpmodelConfigFixture, StockModesCarryReferenceCaps) {
-  const auto dir = std::filesystem::path(JETCHAR_SOURCE_DIR) / "tests/fixtures/nvpmodel";
+  const auto dir = testing::source_dir() / "tests/fixtures/nvpmodel";
   const auto xavier = parse_nvpmodel_config(read_file(dir / "agx_xavier_r32.conf"), "xavier");
   const auto mode10 = summarize(xavier.mode(1));
   EXPECT_EQ(xavier.mode(1).name, "MODE_10W");

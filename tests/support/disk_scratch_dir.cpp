@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "tests/support/build_tree.h"
+
 namespace jetchar::testing {
 
 namespace fs = std::filesystem;
@@ -18,8 +20,8 @@ constexpr long kTmpfsMagic = 0x01021994;
 }
 
 DiskScratchDir::DiskScratchDir() {
-  for (const char* base : {"/var/tmp", JETCHAR_BINARY_DIR, "/tmp"}) {
-    std::string pattern = std::string(base) + "/jetchar-scratch-XXXXXX";
+  for (const std::string& base : {std::string("/var/tmp"), binary_dir().string(), std::string("/tmp")}) {
+    std::string pattern = base + "/jetchar-scratch-XXXXXX";
     if (::mkdtemp(pattern.data()) != nullptr) {
       path_ = pattern;
       return;
