@@ -469,6 +469,7 @@ void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult
   if (w.inference().min_duration_s() > 0) config.min_duration_s = w.inference().min_duration_s();
   config.precision = precision_of(w);
   config.seed = w.seed();
+  config.on_query = [this] { heartbeat(); };
   if (spec.adaptive().enabled()) add_note(result, "adaptive stopping applies to training runs only: ignored");
 
   PowerSession power(*board_.root, spec.measurement().sample_rate_hz());

@@ -93,7 +93,13 @@ InferenceResult run_inference(Network& model, const ModelSpec& spec, const Infer
       synchronize(config.device);
       return logits;
     };
-    for (std::int64_t i = 0; i < config.warmup; ++i) query();
+    const auto queried = [&] {
+      if (config.on_query) config.on_query();
+    };
+    for (std::int64_t i = 0; i < config.warmup; ++i) {
+      query();
+      queried();
+    }
     const auto start = Clock::now();
     auto now = start;
     while (static_cast<std::int64_t>(result.latencies_ns.size()) < min_queries || now - start < min_duration) {
@@ -101,6 +107,7 @@ InferenceResult run_inference(Network& model, const ModelSpec& spec, const Infer
       query();
       now = Clock::now();
       result.latencies_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(now - query_start).count());
+      queried();
     }
     result.timed_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
     result.latency = latency_stats(result.latencies_ns);

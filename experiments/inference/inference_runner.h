@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ struct InferenceConfig {
   Precision precision = Precision::kFp32;
   std::uint64_t seed = 0;
   std::optional<std::int64_t> num_classes;
+  /// Called after every query, warm-up included, outside its latency (watchdog pings: a long
+  /// inference run must be seen to progress).
+  std::function<void()> on_query;
 };
 
 struct InferenceResult {

@@ -12,10 +12,13 @@ TEST(InferenceRunnerTest, TimesTheRequestedQueriesAfterWarmUp) {
   config.batch_size = 8;
   config.warmup = 3;
   config.min_queries = 20;
+  int queried = 0;
+  config.on_query = [&queried] { ++queried; };
   sysfs::Root root;
   auto result = run_inference(*model, spec, config, root);
   ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
   ASSERT_EQ(result.latencies_ns.size(), 20u);
+  EXPECT_EQ(queried, 3 + 20);
   ASSERT_TRUE(result.latency);
   EXPECT_LE(result.latency->p50_ns, result.latency->p99_ns);
   EXPECT_LE(result.latency->p99_ns, result.latency->max_ns);

@@ -57,6 +57,7 @@ class SimBoardSweep {
     return store.load_all("s");
   }
   const fs::path& dir() const { return dir_.path(); }
+  jetson::BoardHandle& board() { return board_; }
 
  private:
   testing::TempDir dir_;
@@ -114,6 +115,22 @@ TEST(SweepSimIntegration, AdaptiveRunsStopEarlyAndRecordTheMinibatchesNeeded) {
   export_results(results, ExportFormat::kCsv, csv);
   EXPECT_NE(csv.str().find("adaptive_minibatches,adaptive_basis"), std::string::npos);
   EXPECT_NE(csv.str().find(",time+power,"), std::string::npos);
+}
+
+// The sweep pings systemd's watchdog from the executor's heartbeat (throttled to once a second):
+// an inference run must beat as it queries, or one longer than WatchdogSec is killed as hung.
+TEST(SweepSimIntegration, InferenceRunsBeatAfterEveryQuery) {
+  SimBoardSweep sim;
+  const auto plan = sim.plan(spec_with("task: INFER inference { warmup_batches: 2 min_queries: 30 }", "", ""));
+  ASSERT_EQ(plan.runs.size(), 1u);
+  CharacterizationExecutor executor(sim.board());
+  int beats = 0;
+  executor.set_heartbeat([&beats] { ++beats; });
+  const auto result = executor.execute(plan.runs.front());
+  executor.restore();
+  ASSERT_EQ(result.status(), proto::OK) << result.DebugString();
+  EXPECT_EQ(result.latency().batches(), 30u);
+  EXPECT_GE(beats, 2 + 30);
 }
 
 TEST(SweepSimIntegration, MetersAndGpioMarkersAreRecordedPerEpoch) {
