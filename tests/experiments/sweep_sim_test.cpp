@@ -206,16 +206,22 @@ TEST(SweepSimIntegration, AMeterThatDisappearsMidRunIsRecordedAndTheSweepGoesOn)
       "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"612\", \"918\"] }\n");
   ASSERT_TRUE(sim.problems(spec).empty());
 
-  // Unplug the meter (close the pty master) while the first run trains, for good.
-  std::thread unplug([&] {
-    std::this_thread::sleep_for(1500ms);
-    meter.disconnect();
+  // Unplug the meter (close the pty master) for good halfway through the first run's first
+  // epoch: the executor beats once per training minibatch (a timer raced the runs: on an idle
+  // machine all three were done before it fired). The runs go one after another, as in a sweep.
+  CharacterizationExecutor executor(sim.board());
+  int beats = 0;
+  executor.set_heartbeat([&] {
+    if (++beats == 30) meter.disconnect();
   });
-  std::ostringstream log;
-  const auto results = sim.run(spec, &log);
-  unplug.join();
+  std::vector<proto::RunResult> results;
+  for (const auto& run : sim.plan(spec).runs) results.push_back(executor.execute(run));
+  executor.restore();
 
-  ASSERT_EQ(results.size(), 3u) << log.str();
+  ASSERT_EQ(results.size(), 3u);
+  // The first run read the meter until it went.
+  EXPECT_GT(results[0].meters(0).readings(), 0u) << results[0].reason();
+  EXPECT_GT(results[0].meters(0).gap_count(), 0u) << results[0].reason();
   bool saw_gap = false;
   for (const auto& r : results) {
     // The run is OK (the onboard figures are complete); the meter's loss is recorded with it.
@@ -239,6 +245,7 @@ TEST(SweepSimIntegration, AMeterThatDisappearsMidRunIsRecordedAndTheSweepGoesOn)
   }
   EXPECT_TRUE(saw_gap);
   // The later runs never saw the meter again.
+  EXPECT_EQ(results[1].meters(0).readings(), 0u) << results[1].reason();
   EXPECT_EQ(results[2].meters(0).readings(), 0u) << results[2].reason();
 }
 
