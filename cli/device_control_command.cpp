@@ -67,8 +67,9 @@ void warn_pending(const Board& board) {
 
 void add_board_options(CLI::App* command, BoardOptions& options) {
   command->add_option("--board", options.board,
-                      "auto (default), host, jetson, or sim:<fixture> (a simulated board expanded from "
-                      "tests/fixtures/boards; with --root it lives in that directory and persists)");
+                      "auto (default), host, jetson, or sim:<fixture> (a simulated board expanded from a fixture "
+                      "in share/jetchar/boards when installed, tests/fixtures/boards in the source tree; "
+                      "with --root it lives in that directory and persists)");
   command->add_option("--root", options.root, "Directory that plays '/' (a board tree); default / (this machine)");
   command->add_option("--state-dir", options.state_dir,
                       "Where the change journal lives; default /var/lib/jetchar under the board's root");

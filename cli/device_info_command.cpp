@@ -76,7 +76,8 @@ void add_device_info_command(CLI::App& app) {
       ->each([options](const std::string&) { options->root_given = true; });
   info->add_option("--board", options->board,
                    "auto (default: jetson if the device tree says tegra, else host), host, jetson, or "
-                   "sim:<fixture> (a fixture name from tests/fixtures/boards or a path to a board.manifest, "
+                   "sim:<fixture> (a fixture name from share/jetchar/boards when installed, tests/fixtures/boards in "
+                   "the source tree, or a path to a board.manifest; "
                    "expanded into a temporary root; output is marked simulated)");
   info->add_flag("--json", options->json, "Print JSON (units in key names) instead of text");
   info->callback([options] { run_device_info(*options); });

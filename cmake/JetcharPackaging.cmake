@@ -4,6 +4,8 @@
 #                                       when the prefix is not /usr)
 #   /etc/jetchar/sweeps/                where the sweep units look for NAME.textproto (empty)
 #   share/jetchar/examples/*.textproto  sweep/experiment specs to copy to /etc/jetchar/sweeps
+#   share/jetchar/boards/*/board.manifest  the board fixtures behind `--board sim:NAME`, and
+#   share/jetchar/nvpmodel/*.conf       the stock nvpmodel confs they copy (../../nvpmodel)
 #   share/doc/jetchar/README.md         the units' Documentation= link
 # under CMAKE_INSTALL_PREFIX. Packages are built with prefix /usr (scripts/package.sh), so the
 # installed units point at /usr/bin/jetchar.
@@ -23,6 +25,9 @@ set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/jetchar/examples
         FILES_MATCHING PATTERN "*.textproto")
+foreach(fixtures boards nvpmodel)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/tests/fixtures/${fixtures}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/jetchar/${fixtures})
+endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 set(CPACK_PACKAGE_NAME jetchar)

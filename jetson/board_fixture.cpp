@@ -380,6 +380,12 @@ fs::path board_fixtures_dir() {
   std::error_code ec;
   if (const char* env = std::getenv("JETCHAR_FIXTURES_DIR"); env != nullptr && *env != '\0') return env;
   if (fs::is_directory("tests/fixtures/boards", ec)) return fs::absolute("tests/fixtures/boards");
+  // An installed jetchar (<prefix>/bin/jetchar) ships them in <prefix>/share/jetchar/boards.
+  const fs::path executable = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = executable.parent_path().parent_path() / "share/jetchar/boards";
+    if (fs::is_directory(installed, ec)) return installed;
+  }
 #ifdef JETCHAR_SOURCE_DIR
   const fs::path built_from = fs::path(JETCHAR_SOURCE_DIR) / "tests/fixtures/boards";
   if (fs::is_directory(built_from, ec)) return built_from;

@@ -47,7 +47,8 @@ class FixtureManifest {
 };
 
 /// The folder holding the fixtures: $JETCHAR_FIXTURES_DIR, else tests/fixtures/boards under the
-/// working directory, else under the source tree jetchar was built from. Empty when none exists.
+/// working directory, else share/jetchar/boards beside an installed jetchar's bin/, else under the
+/// source tree jetchar was built from. Empty when none exists.
 std::filesystem::path board_fixtures_dir();
 /// Names of the fixtures in board_fixtures_dir() (folders with a board.manifest), sorted.
 std::vector<std::string> list_board_fixtures();

@@ -12,8 +12,10 @@
 #         Depends are computed from the sysroot's dpkg database (see deb_depends below), every one
 #         must be a package of the sysroot, and the extracted binary runs `--version`, `models` and
 #         `device info --board sim:agx-orin-r36` under qemu-aarch64 with the sysroot.
-# Both: contents (binary, units under /lib/systemd/system, examples, /etc/jetchar/sweeps/),
-# Architecture, a libtorch dependency, maintainer scripts, and no RUNPATH into a host directory.
+# Both: contents (binary, units under /lib/systemd/system, examples, board fixtures,
+# /etc/jetchar/sweeps/), Architecture, a libtorch dependency, maintainer scripts, no RUNPATH into
+# a host directory, and the packaged jetchar finds the packaged board fixtures (`--board sim:NAME`)
+# when started outside the source tree.
 # Both build with install prefix /usr, so the installed units run /usr/bin/jetchar.
 # The .deb lands in build/packages/. JETCHAR_PACKAGE_BUILD_DIR overrides the build directory.
 set -euo pipefail
@@ -93,11 +95,12 @@ arch=$([[ $mode == cross ]] && echo arm64 || dpkg --print-architecture)
 deb=$(ls -t "$out"/jetchar_*_"$arch".deb | head -1)
 log "built $deb"
 
-# Contents: the binary, the units, the examples folder, the docs and the sweeps directory.
+# Contents: the binary, the units, the examples, the board fixtures, the docs and the sweeps directory.
 contents=$(dpkg-deb -c "$deb")
 for path in ./usr/bin/jetchar ./lib/systemd/system/jetchar-sweep@.service \
             ./lib/systemd/system/jetchar-sweep@.timer ./lib/systemd/system/jetchar-restore.service \
-            ./usr/share/jetchar/examples/ ./usr/share/doc/jetchar/README.md ./etc/jetchar/sweeps/; do
+            ./usr/share/jetchar/examples/ ./usr/share/jetchar/boards/agx-orin-r36/board.manifest \
+            ./usr/share/doc/jetchar/README.md ./etc/jetchar/sweeps/; do
   grep -qF " $path" <<<"$contents" || fail "$deb lacks $path"
 done
 [[ $(dpkg-deb -f "$deb" Architecture) == "$arch" ]] || fail "$deb: Architecture is not $arch"
@@ -122,9 +125,24 @@ for entry in ${runpath//:/ }; do
 done
 log "RUNPATH: ${runpath:-none}"
 
+# `--board sim:NAME` must find the fixtures the package ships, not the source tree it was built
+# from: started in / (no tests/fixtures/boards there), an unknown name lists where it looked.
+# $1... is how to start the packaged binary (under qemu-aarch64 for the arm64 package).
+check_packaged_fixtures() {
+  local boards=$1; shift
+  (cd / && "$@" device info --board sim:agx-orin-r36) > "$tmp/info.txt" ||
+    fail "packaged jetchar: device info --board sim:agx-orin-r36 failed"
+  grep -qi orin "$tmp/info.txt" || fail "packaged jetchar: device info does not describe an AGX Orin"
+  (cd / && "$@" device info --board sim:no-such-board) > "$tmp/unknown.txt" 2>&1 && fail "sim:no-such-board was accepted"
+  grep -qF "in $boards" "$tmp/unknown.txt" ||
+    fail "packaged jetchar does not use the packaged fixtures in $boards: $(cat "$tmp/unknown.txt")"
+  log "packaged jetchar finds the board fixtures in $boards"
+}
+
 if [[ $mode == native ]]; then
   dpkg --dry-run -i "$deb" >/dev/null || fail "$deb does not install here (dpkg --dry-run -i)"
   version=$("$tmp/usr/bin/jetchar" --version)
+  check_packaged_fixtures "$tmp/usr/share/jetchar/boards" "$tmp/usr/bin/jetchar"
   if [[ $install -eq 1 ]]; then
     [[ $(id -u) -eq 0 ]] || fail "--install needs root"
     if dpkg-query -W -f='${Status}' jetchar 2>/dev/null | grep -q installed; then
@@ -147,6 +165,7 @@ if [[ $mode == native ]]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" >&2 ||
       fail "apt-get install $deb failed"
     version=$(/usr/bin/jetchar --version) || fail "installed /usr/bin/jetchar --version failed"
+    check_packaged_fixtures /usr/share/jetchar/boards /usr/bin/jetchar
     systemd-analyze verify --man=no /lib/systemd/system/jetchar-restore.service 2>&1 | tee "$tmp/verify.txt" >&2
     [[ ! -s $tmp/verify.txt ]] || fail "installed units do not verify"
     [[ -L /etc/systemd/system/multi-user.target.wants/jetchar-restore.service ]] ||
@@ -170,9 +189,7 @@ else
   version=$(qemu-aarch64 -L "$sysroot" "$tmp/usr/bin/jetchar" --version) || fail "jetchar --version under qemu-aarch64"
   qemu-aarch64 -L "$sysroot" "$tmp/usr/bin/jetchar" models > "$tmp/models.txt" || fail "jetchar models under qemu-aarch64"
   grep -q lenet5 "$tmp/models.txt" || fail "jetchar models (aarch64) does not list lenet5"
-  qemu-aarch64 -L "$sysroot" "$tmp/usr/bin/jetchar" device info --board sim:agx-orin-r36 > "$tmp/info.txt" ||
-    fail "jetchar device info --board sim:agx-orin-r36 under qemu-aarch64"
-  grep -qi orin "$tmp/info.txt" || fail "device info (aarch64) does not describe an AGX Orin"
+  check_packaged_fixtures "$tmp/usr/share/jetchar/boards" qemu-aarch64 -L "$sysroot" "$tmp/usr/bin/jetchar"
   log "aarch64 jetchar under qemu: --version, models ($(grep -c . "$tmp/models.txt") lines), device info sim:agx-orin-r36 OK"
 fi
 log "jetchar --version: $version"
