@@ -290,16 +290,20 @@ MeterAlignment align_meter(const std::vector<meters::MeterReading>& readings, bo
   std::vector<std::int64_t> receive;
   std::vector<std::uint64_t> sequence;
   bool increasing = true;
+  bool meter_numbered = true;
   for (const auto& r : readings) {
     if (!sequence.empty() && r.sequence <= sequence.back()) increasing = false;
+    // Readings with the meter's clock (INA lines) also carry the meter's own line number.
+    if (!r.device_time_us) meter_numbered = false;
     receive.push_back(r.host_time_ns);
     sequence.push_back(r.sequence);
   }
   const auto nominal_ns = static_cast<double>(protocol.expected_interval().count());
   std::vector<std::int64_t> times = receive;
-  // The fit needs an unbroken sequence: after a gap the reader's own count no longer says how
-  // many reports the meter produced in between.
-  if (readings.size() >= 2 && increasing && !gaps) {
+  // The fit needs to know how many intervals lie between two reports. The meter's own line
+  // numbers say so across a gap (a port opened late reads a full buffer of old lines, then
+  // lines from after those it dropped); the reader's own count does not.
+  if (readings.size() >= 2 && increasing && (!gaps || meter_numbered)) {
     a.fit = energy::fit_meter_clock(receive, sequence, nominal_ns);
     std::string how = "fitted";
     // A meter's clock is off by parts per million, not per cent: a slope that far from the

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "jetson/board_fixture.h"
@@ -189,11 +190,15 @@ TEST_F(MonitorCliIntegration, BadMeterAndOutputArgumentsAreInputErrors) {
 // CLOCK_MONOTONIC (shared by both processes), so the exact energy of what the simulator served is
 // known here.
 struct MeterCase {
+  std::string name;
   std::string protocol;
   std::chrono::milliseconds interval;
   double voltage_mv;
+  /// How long the meter serves before the monitor starts: longer than the pty buffer holds, the
+  /// monitor reads a buffer of old lines and then lines from after those the meter dropped.
+  std::chrono::milliseconds serving_before = std::chrono::milliseconds(0);
 };
-void PrintTo(const MeterCase& c, std::ostream* os) { *os << c.protocol; }
+void PrintTo(const MeterCase& c, std::ostream* os) { *os << c.name; }
 
 class MonitorCliMeterIntegration : public ::testing::TestWithParam<MeterCase> {
  protected:
@@ -209,13 +214,18 @@ TEST_P(MonitorCliMeterIntegration, ReportsTheMetersEnergyAlignedToTheOnboardWind
   sim_options.interval = c.interval;
   meters::MeterSimulator sim(c.protocol, meters::SyntheticPowerTrace::standard(c.voltage_mv), sim_options);
   sim.start();
+  std::this_thread::sleep_for(c.serving_before);
   const fs::path jsonl = dir.path() / "meter.jsonl";
   const auto run = monitor({"--board", "host", "--rate", "50", "--duration", "1", "--meter",
                             c.protocol + ":" + sim.device_path(), "--meter-interval", std::to_string(c.interval.count()),
                             "--jsonl", jsonl.string()});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("meter energy: "), std::string::npos) << run.output;
+  // The INA logger numbers its lines, so the clock is fitted across lost lines too.
   EXPECT_NE(run.output.find("alignment: meter clock "), std::string::npos) << run.output;
+  if (c.serving_before > std::chrono::milliseconds(0)) {
+    EXPECT_EQ(run.output.find(" 0 gaps"), std::string::npos) << "the meter lost no lines: " << run.output;
+  }
   // The host has no onboard power (or RAPL, which never saw the simulator's trace): the offset is
   // reported, never applied without a strong correlation.
   EXPECT_NE(run.output.find("offset vs onboard total: "), std::string::npos) << run.output;
@@ -275,8 +285,9 @@ TEST_P(MonitorCliMeterIntegration, ReportsTheMetersEnergyAlignedToTheOnboardWind
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, MonitorCliMeterIntegration,
-                         ::testing::Values(MeterCase{"ina", 10ms, 19000}, MeterCase{"wt300", 100ms, 19000}),
-                         [](const ::testing::TestParamInfo<MeterCase>& info) { return info.param.protocol; });
+                         ::testing::Values(MeterCase{"ina", "ina", 10ms, 19000}, MeterCase{"wt300", "wt300", 100ms, 19000},
+                                           MeterCase{"ina_opened_late", "ina", 2ms, 19000, 3000ms}),
+                         [](const ::testing::TestParamInfo<MeterCase>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace jetchar::jetson
