@@ -240,10 +240,12 @@ WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, e.epoch)sql");
       }
       return out;
     };
-    // Fetch/compute markers of the first minibatches (more would hide the curve), from t0.
-    auto phase_markers = [](const std::vector<Minibatch>& batches, double t0, std::vector<TraceSample>& samples) {
+    // The epoch's start (t = 0, its own marker: the first power sample is rarely at that very
+    // moment) and the fetch/compute markers of its first minibatches (more would hide the curve).
+    auto phase_markers = [](int epoch, const std::vector<Minibatch>& batches, std::vector<TraceSample>& samples) {
       constexpr std::size_t kMarkedMinibatches = 8;
-      double t = t0;
+      double t = 0;
+      samples.push_back({t, std::nan(""), fmt::format("epoch {}", epoch)});
       for (std::size_t i = 0; i < batches.size() && i < kMarkedMinibatches; ++i) {
         samples.push_back({t, std::nan(""), fmt::format("fetch {}", i)});
         samples.push_back({t + batches[i].stall_s, std::nan(""), fmt::format("compute {}", i)});
@@ -304,8 +306,7 @@ WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, e.epoch)sql");
           if (t >= start && t <= end) samples.push_back({t - start, p, std::nullopt});
         }
         if (samples.size() < 2) continue;
-        samples.front().marker = fmt::format("epoch {}", run.epochs[k]);
-        phase_markers(minibatches(run, run.epochs[k]), 0, samples);
+        phase_markers(run.epochs[k], minibatches(run, run.epochs[k]), samples);
         return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
                                 fmt::format("stored power samples ({}), epoch {}; its start is estimated from the epoch times", channel_text,
                                             run.epochs[k]),
@@ -327,8 +328,7 @@ WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, e.epoch)sql");
         t += duration;
       }
       if (samples.empty()) continue;
-      samples.front().marker = fmt::format("epoch {}", run.epochs[k]);
-      phase_markers(batches, 0, samples);
+      phase_markers(run.epochs[k], batches, samples);
       return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
                               fmt::format("average power of each minibatch (its energy / its time), epoch {}", run.epochs[k]),
                               finish(std::move(samples))};

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -201,9 +202,9 @@ TEST(ResultsStoreReaderTest, PowerTraceFromStoredSamplesWithPhaseMarkers) {
   {
     Store store(dir.path() / "results.db");
     store.run("0000-r0", "OK", 4, 306.0);
-    store.epoch("0000-r0", 0, 1.0, 5.0);
+    store.epoch("0000-r0", 0, 1.04, 5.0);
     store.epoch("0000-r0", 1, 1.0, 5.0);
-    // 10 Hz from t = 0.2 s: epoch 1 is [1.2, 2.2] on the run's clock.
+    // 10 Hz from t = 0.2 s: epoch 1 is [1.24, 2.24] on the run's clock, its first sample 1.3 s.
     for (int i = 0; i < 30; ++i) {
       const double t = 0.2 + 0.1 * i;
       store.db.exec(fmt::format("INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, 'VDD_IN', {})", t, 4.0 + i));
@@ -220,16 +221,17 @@ TEST(ResultsStoreReaderTest, PowerTraceFromStoredSamplesWithPhaseMarkers) {
   std::vector<double> powers;
   std::vector<std::string> markers;
   for (const auto& s : trace->samples) {
-    const bool phase = s.marker && !s.marker->starts_with("epoch");
     if (s.marker) markers.push_back(*s.marker);
-    if (!phase) powers.push_back(s.power_w);
+    else powers.push_back(s.power_w);
   }
   ASSERT_FALSE(powers.empty());
-  EXPECT_NEAR(powers.front(), 14.0, 1e-9);  // t = 1.2 s: the 11th VDD_IN sample, not the rail sum
+  EXPECT_NEAR(powers.front(), 15.0, 1e-9);  // t = 1.3 s: the 12th VDD_IN sample, not the rail sum
   EXPECT_GE(powers.back(), 23.0);           // t = 2.1 s or 2.2 s (rounding decides the edge)
   EXPECT_LE(powers.back(), 24.0);
   EXPECT_GE(powers.size(), 10u);
+  // The epoch's start is marked at t = 0, before its first fetch, not on its first sample.
   EXPECT_EQ(markers.front(), "epoch 1");
+  EXPECT_EQ(trace->samples.front().t_s, 0.0);
   EXPECT_THAT(markers, ::testing::Contains("fetch 0"));
   EXPECT_THAT(markers, ::testing::Contains("compute 3"));
   for (std::size_t i = 1; i < trace->samples.size(); ++i) EXPECT_LE(trace->samples[i - 1].t_s, trace->samples[i].t_s);
@@ -270,9 +272,12 @@ TEST(ResultsStoreReaderTest, PowerTraceFallsBackToMinibatchEnergyThenEpochAverag
   EXPECT_THAT(trace->source, HasSubstr("average power of each minibatch"));
   std::vector<double> powers;
   for (const auto& s : trace->samples) {
-    if (!s.marker || *s.marker == "epoch 1") powers.push_back(s.power_w);
+    if (!s.marker) powers.push_back(s.power_w);  // markers are points of their own
   }
   EXPECT_THAT(powers, ::testing::ElementsAre(4.0, 4.0, 3.0, 3.0));
+  const auto epoch = std::find_if(trace->samples.begin(), trace->samples.end(), [](const auto& s) { return s.marker == "epoch 1"; });
+  ASSERT_NE(epoch, trace->samples.end());
+  EXPECT_EQ(epoch->t_s, 0.0);
 }
 
 TEST(ResultsStoreReaderTest, NoPowerAnywhereGivesNoTrace) {
