@@ -204,6 +204,11 @@ TEST(TrainingRunnerTest, Bf16AutocastTrainsOnTheCpu) {
   config.precision = Precision::kBf16;
   sysfs::Root root;
   auto result = train(*model, source, config, root);
+  // A oneDNN without bfloat16 kernels for these layers (Debian's arm64 LibTorch, seen under
+  // qemu-aarch64) refuses them: the run is a failure with oneDNN's message, as a user sees it.
+  if (result.status == RunStatus::kFailed && result.error.find("could not create a primitive descriptor") != std::string::npos) {
+    GTEST_SKIP() << "this LibTorch's oneDNN has no bfloat16 CPU kernels: " << result.error;
+  }
   ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
   EXPECT_TRUE(std::isfinite(*result.epochs[0].mean_loss));
   EXPECT_EQ(result.precision, "bf16 (autocast bfloat16)");
