@@ -10,8 +10,9 @@
 #         (refused when jetchar is already installed).
 # cross   arm64 package from build/cross-aarch64 (JETCHAR_SYSROOT, default: scripts/build-sysroot.sh);
 #         Depends are computed from the sysroot's dpkg database (see deb_depends below), every one
-#         must be a package of the sysroot, and the extracted binary runs `--version`, `models` and
-#         `device info --board sim:agx-orin-r36` under qemu-aarch64 with the sysroot.
+#         must be a package of the sysroot, and the extracted binary runs `--version`, `models` (three
+#         of them: every model is tens of minutes under QEMU) and `device info --board sim:agx-orin-r36`
+#         under qemu-aarch64 with the sysroot.
 # Both: contents (binary, units under /lib/systemd/system, examples, board fixtures,
 # /etc/jetchar/sweeps/), Architecture, a libtorch dependency, maintainer scripts, no RUNPATH into
 # a host directory, and the packaged jetchar finds the packaged board fixtures (`--board sim:NAME`)
@@ -187,10 +188,16 @@ else
   done
   readelf -h "$tmp/usr/bin/jetchar" | grep -q 'Machine: *AArch64' || fail "$deb: usr/bin/jetchar is not an aarch64 binary"
   version=$(qemu-aarch64 -L "$sysroot" "$tmp/usr/bin/jetchar" --version) || fail "jetchar --version under qemu-aarch64"
-  qemu-aarch64 -L "$sysroot" "$tmp/usr/bin/jetchar" models > "$tmp/models.txt" || fail "jetchar models under qemu-aarch64"
-  grep -q lenet5 "$tmp/models.txt" || fail "jetchar models (aarch64) does not list lenet5"
+  # LibTorch at work in the packaged binary: a CNN, a residual net and a transformer are built and
+  # their parameters and MACs counted.
+  models=(lenet5 resnet18-cifar bert-tiny)
+  qemu-aarch64 -L "$sysroot" "$tmp/usr/bin/jetchar" models "${models[@]}" > "$tmp/models.txt" ||
+    fail "jetchar models under qemu-aarch64"
+  for model in "${models[@]}"; do
+    grep -q "^$model " "$tmp/models.txt" || fail "jetchar models (aarch64) does not list $model"
+  done
   check_packaged_fixtures "$tmp/usr/share/jetchar/boards" qemu-aarch64 -L "$sysroot" "$tmp/usr/bin/jetchar"
-  log "aarch64 jetchar under qemu: --version, models ($(grep -c . "$tmp/models.txt") lines), device info sim:agx-orin-r36 OK"
+  log "aarch64 jetchar under qemu: --version, models ${models[*]}, device info sim:agx-orin-r36 OK"
 fi
 log "jetchar --version: $version"
 echo "$deb"
