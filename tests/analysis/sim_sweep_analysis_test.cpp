@@ -128,22 +128,11 @@ TEST_F(SimSweepAnalysisIntegration, EveryModeIsStoredOkWithEnergy) {
     EXPECT_GT(t.energy_j, 0) << t.run_id;
     EXPECT_GT(t.power_w, 0) << t.run_id;
   }
-  // The simulator's ground truth: at the same CPU settings a higher GPU clock draws more power, on
-  // average over the 8 pairs. The idle GPU's clock is worth ~0.3 W here, while the CPU term follows
-  // the host's own load (1.3 to 13 W per unit of utilization across the CPU settings): one pair
-  // flipped (6.92 vs 6.66 W) while another test process loaded the host.
-  double gap_w = 0;
-  int pairs = 0;
-  for (const Truth& a : truths) {
-    for (const Truth& b : truths) {
-      if (a.cores == b.cores && a.cpu_mhz == b.cpu_mhz && a.emc_mhz == b.emc_mhz && a.gpu_mhz == 306 && b.gpu_mhz == 1300.5) {
-        gap_w += b.power_w - a.power_w;
-        ++pairs;
-      }
-    }
-  }
-  ASSERT_EQ(pairs, 8);
-  EXPECT_GT(gap_w / pairs, 0) << "mean power gap from GPU 306 to 1300.5 MHz";
+  // That a higher GPU clock draws more power is checked on the simulator's GPU term
+  // (tests/jetson/simulated_board_test.cpp): in a stored sweep the CPU term follows the host's own
+  // load (1.3 to 13 W per unit of utilization here, against ~0.3 W for the idle GPU's clock), so
+  // even the mean over the 8 mode pairs came out negative (-0.22 W) under qemu-aarch64 beside
+  // other tests.
 }
 
 TEST_F(SimSweepAnalysisIntegration, ConfigurationsAndParetoFrontMatchBruteForce) {
