@@ -32,6 +32,8 @@ namespace {
 
 constexpr const char* kCpuDir = "/sys/devices/system/cpu";
 constexpr double kBaselineUtilization = 0.1;
+// 10 ticks per CPU: 100 ms at USER_HZ = 100.
+constexpr std::uint64_t kUtilizationWindowTicks = 10;
 
 std::optional<std::int64_t> read_int(const sysfs::Root& root, const std::string& path) {
   return sysfs::try_read_int(root, path);
@@ -280,6 +282,11 @@ void SimulatedBoard::update_sensors() {
   write_sensors(last_power_);
 }
 
+void SimulatedBoard::pin_host_utilization(std::optional<double> utilization) {
+  std::lock_guard lock(mutex_);
+  pinned_utilization_ = utilization ? std::optional<double>(std::clamp(*utilization, 0.0, 1.0)) : std::nullopt;
+}
+
 SimulatedPower SimulatedBoard::power() const {
   std::lock_guard lock(mutex_);
   return last_power_;
@@ -351,23 +358,32 @@ void SimulatedBoard::update_clocks() {
 SimulatedPower SimulatedBoard::compute_power() {
   const sysfs::Root& root = *root_;
   SimulatedPower p;
-  // Host utilization between two updates; the first from the load average.
+  // Host utilization over at least kUtilizationWindowTicks of /proc/stat (the first figure from
+  // the load average): between two updates a few ms apart the kernel's 10 ms ticks would make it
+  // jump between 0 and 1. A pinned figure (pin_host_utilization) replaces the measurement.
   try {
     const sysfs::Root host("/");
     const auto now = sysfs::read_proc_stat(host);
     if (last_host_stat_) {
-      if (const auto busy = sysfs::busy_fraction(last_host_stat_->all, now.all)) host_utilization_ = *busy;
-    } else if (host_utilization_ == 0) {
-      if (const auto load = sysfs::try_read_string(host, "/proc/loadavg")) {
-        const double one_minute = std::atof(load->c_str());
-        const long cpus = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
-        host_utilization_ = std::clamp(one_minute / static_cast<double>(cpus), 0.0, 1.0);
+      const long cpus = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+      if (now.all.total_ticks() >= last_host_stat_->all.total_ticks() + kUtilizationWindowTicks * static_cast<std::uint64_t>(cpus)) {
+        if (const auto busy = sysfs::busy_fraction(last_host_stat_->all, now.all)) host_utilization_ = *busy;
+        last_host_stat_ = now;
       }
+    } else {
+      if (host_utilization_ == 0) {
+        if (const auto load = sysfs::try_read_string(host, "/proc/loadavg")) {
+          const double one_minute = std::atof(load->c_str());
+          const long cpus = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+          host_utilization_ = std::clamp(one_minute / static_cast<double>(cpus), 0.0, 1.0);
+        }
+      }
+      last_host_stat_ = now;
     }
-    last_host_stat_ = now;
   } catch (const std::exception&) {
     // No host /proc (a sandbox): keep the last figure.
   }
+  if (pinned_utilization_) host_utilization_ = *pinned_utilization_;
   p.host_utilization = host_utilization_;
   const double u = host_utilization_;
 

@@ -22,8 +22,9 @@
 //   P_cpu = Σ over online cores of active clusters [35 mW + 420 mW/(GHz·V²) · f · V_cpu(f)² · (0.1 + 0.9 u)]
 //   P_gpu = 60 mW + 5500 mW/(GHz·V²) · f_gpu · V_gpu(f)² · (0.05 + 0.95 g)
 //   P_emc = 150 mW + 0.55 mW/MHz · f_emc,   P_soc = 1200 mW
-//   u = the host's measured CPU busy fraction (/proc/stat between two updates, the first from
-//   /proc/loadavg), g = the GPU `load` file (per-mille) when the fixture has one, else 0.
+//   u = the host's measured CPU busy fraction (/proc/stat over windows of at least 100 ms, the
+//   first from /proc/loadavg) unless pinned, g = the GPU `load` file (per-mille) when the fixture
+//   has one, else 0.
 //   Rails by label: VDD_IN/POM_5V_IN = (P_cpu+P_gpu+P_emc+P_soc)/0.9; VDD_CPU_GPU_CV = P_cpu+P_gpu;
 //   VDD_SOC = P_soc+P_emc; VDD_GPU_SOC = P_gpu+P_soc; VDD_CPU_CV, CPU, POM_5V_CPU, VDD_SYS_CPU = P_cpu;
 //   GPU, POM_5V_GPU, VDD_SYS_GPU = P_gpu; SOC, VDD_SYS_SOC = P_soc+P_emc/2; VDDRQ,
@@ -85,6 +86,9 @@ class SimulatedBoard {
   /// Only the sensors (rails, temperatures): what the background refresh runs.
   void update_sensors();
   SimulatedPower power() const;
+  /// Pins u, the host utilization of the power model, to a fraction in [0, 1] (nullopt: measure
+  /// the host again): for checks of the model that must not depend on what else the host runs.
+  void pin_host_utilization(std::optional<double> utilization);
 
   /// Refreshes the sensors every `period` on a background thread until stop_refresh().
   void start_refresh(std::chrono::milliseconds period);
@@ -128,6 +132,7 @@ class SimulatedBoard {
   double baseline_power_mw_ = 0;
   std::optional<sysfs::ProcStat> last_host_stat_;
   double host_utilization_ = 0;
+  std::optional<double> pinned_utilization_;  // guarded by mutex_
   SimulatedPower last_power_;
   mutable std::mutex mutex_;
   std::atomic<bool> refreshing_{false};

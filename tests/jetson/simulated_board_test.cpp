@@ -112,7 +112,28 @@ TEST_P(SimulatedBoardFixture, EmcHonoursLockAndCap) {
   }
 }
 
+TEST_P(SimulatedBoardFixture, CpuPowerFollowsHostUtilization) {
+  sim.pin_host_utilization(0.0);
+  sim.update();
+  const auto idle = sim.power();
+  EXPECT_EQ(idle.host_utilization, 0.0);
+  sim.pin_host_utilization(1.5);  // clamped to a fraction
+  sim.update();
+  const auto busy = sim.power();
+  EXPECT_EQ(busy.host_utilization, 1.0);
+  EXPECT_GT(busy.cpu_mw, idle.cpu_mw);
+  EXPECT_EQ(busy.gpu_mw, idle.gpu_mw);
+  sim.pin_host_utilization(std::nullopt);  // measured again: some fraction of the host's time
+  sim.update();
+  EXPECT_GE(sim.power().host_utilization, 0.0);
+  EXPECT_LE(sim.power().host_utilization, 1.0);
+}
+
 TEST_P(SimulatedBoardFixture, RailsAndTemperaturesFollowPower) {
+  // The model's CPU term follows the host's load; pinned, the two states differ only by the
+  // board's own settings (unpinned, a host going from busy to idle between them once made the
+  // 8-core state draw less than the 1-core one).
+  sim.pin_host_utilization(0.5);
   const auto monitors = discover_power_monitors(root);
   ASSERT_FALSE(monitors.devices.empty());
   std::vector<std::string> zones;
