@@ -202,6 +202,9 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
       torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(config.device));
       torch::Tensor correct_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(config.device));
       torch::Tensor scored_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(config.device));
+      // Per-minibatch losses stay on the device until the epoch ends: reading each one would sync.
+      std::vector<torch::Tensor> minibatch_losses;
+      const std::size_t first_record = result.minibatches.size();
 
       synchronize(config.device);
       const auto epoch_start = Clock::now();
@@ -250,7 +253,9 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
         current.samples += samples;
         ++current.batches;
         if (config.keep_minibatch_records) {
-          result.minibatches.push_back({epoch, index, samples, stall_ns, compute_ns});
+          const auto start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(fetch_start.time_since_epoch()).count();
+          result.minibatches.push_back({epoch, index, samples, start_ns, stall_ns, compute_ns, std::nullopt});
+          minibatch_losses.push_back(loss.detach().to(torch::kFloat));
         }
         const TrainingProgress progress{epoch, index + 1, planned, stall_ns, compute_ns};
         if (config.on_batch) config.on_batch(progress);
@@ -268,6 +273,9 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
         current.mean_loss = loss_sum.item<double>() / static_cast<double>(current.samples);
         const auto scored = scored_sum.item<std::int64_t>();
         if (scored > 0) current.train_accuracy = static_cast<double>(correct_sum.item<std::int64_t>()) / scored;
+      }
+      for (std::size_t i = 0; i < minibatch_losses.size(); ++i) {
+        result.minibatches[first_record + i].loss = minibatch_losses[i].item<double>();
       }
       monitor.sample();
       if (config.eval_source != nullptr) {
@@ -319,7 +327,8 @@ nlohmann::json to_json(const TrainingResult& result) {
                            {"index", record.index},
                            {"samples", record.samples},
                            {"stall_ns", record.stall_ns},
-                           {"compute_ns", record.compute_ns}});
+                           {"compute_ns", record.compute_ns},
+                           {"loss", optional(record.loss)}});
   }
   return {{"status", run_status_name(result.status)},
           {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)},

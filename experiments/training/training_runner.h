@@ -71,8 +71,14 @@ struct MinibatchRecord {
   std::int64_t epoch = 0;
   std::int64_t index = 0;
   std::int64_t samples = 0;
+  /// When its fetch began, on CLOCK_MONOTONIC (std::chrono::steady_clock), the clock the power
+  /// trace uses: the minibatch spans [start_ns, start_ns + stall_ns + compute_ns].
+  std::int64_t start_ns = 0;
   std::int64_t stall_ns = 0;
   std::int64_t compute_ns = 0;
+  /// Its loss, read at the end of the epoch (never a device sync per minibatch); nullopt when the
+  /// epoch failed before that.
+  std::optional<double> loss;
 };
 
 struct EpochResult {

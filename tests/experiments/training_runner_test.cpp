@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include "experiments/models/lenet5.h"
@@ -113,6 +114,47 @@ TEST(TrainingRunnerTest, EpochZeroIsReportedApartFromLaterEpochs) {
   EXPECT_DOUBLE_EQ(json["settings"]["learning_rate"].get<double>(), 0.01);
   EXPECT_EQ(json["settings"]["timing"], "synchronized per minibatch");
   EXPECT_EQ(json["epochs"].size(), 3u);
+}
+
+// Minibatch records carry when they ran (on the power trace's clock, so the executor can integrate
+// each one's energy) and their loss, read once at the end of the epoch.
+TEST(TrainingRunnerTest, MinibatchRecordsCarryTheirTimeSpanAndLoss) {
+  VectorBatchSource source(lenet_batches(5), 2ms);
+  LeNet5 model;
+  TrainingConfig config;
+  config.epochs = 2;
+  config.keep_minibatch_records = true;
+  sysfs::Root root;
+  const auto now_ns = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  const auto before = now_ns();
+  auto result = train(*model, source, config, root, "lenet5");
+  const auto after = now_ns();
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  ASSERT_EQ(result.minibatches.size(), 10u);
+  std::int64_t previous_end = before;
+  for (std::size_t e = 0; e < 2; ++e) {
+    double weighted = 0;
+    std::int64_t samples = 0;
+    for (std::size_t i = 0; i < 5; ++i) {
+      const auto& m = result.minibatches[e * 5 + i];
+      EXPECT_EQ(m.epoch, static_cast<std::int64_t>(e));
+      EXPECT_EQ(m.index, static_cast<std::int64_t>(i));
+      // Back to back, in order: a minibatch starts after the previous one's compute ended.
+      EXPECT_GE(m.start_ns, previous_end) << "epoch " << e << " minibatch " << i;
+      EXPECT_GE(m.stall_ns, 2'000'000);
+      previous_end = m.start_ns + m.stall_ns + m.compute_ns;
+      ASSERT_TRUE(m.loss.has_value()) << "epoch " << e << " minibatch " << i;
+      weighted += *m.loss * static_cast<double>(m.samples);
+      samples += m.samples;
+    }
+    // The epoch's mean loss is the sample-weighted mean of its minibatches' losses.
+    ASSERT_TRUE(result.epochs[e].mean_loss.has_value());
+    EXPECT_NEAR(weighted / static_cast<double>(samples), *result.epochs[e].mean_loss, 1e-5);
+  }
+  EXPECT_LE(previous_end, after);
+  EXPECT_TRUE(to_json(result)["minibatches"][9]["loss"].is_number());
 }
 
 TEST(TrainingRunnerTest, TrainingLowersTheLossOnAFixedBatch) {
