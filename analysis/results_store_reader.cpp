@@ -23,8 +23,9 @@ constexpr std::string_view kStoreName = "results.db";
 constexpr std::string_view kWhatIsValid =
     "expected a results directory or results.db written by `jetchar sweep run`, or a CSV/JSONL export";
 
-// The columns read here, per table (experiments/results_store.cpp, schema versions 1 and 2). A store
-// without one of them is not one this reader understands.
+// The columns read here, per table (experiments/results_store.cpp, schema versions 1 to 3). A store
+// without one of them is not one this reader understands; epochs.start_s (version 3) is used when
+// present.
 const std::map<std::string, std::vector<std::string>>& required_columns() {
   static const std::map<std::string, std::vector<std::string>> columns = {
       {"runs",
@@ -75,9 +76,29 @@ std::string workload_name(const std::string& model, const std::string& dataset) 
   return kind.empty() ? model : model + "/" + kind;
 }
 
+// The channels whose sum is a run's board total, from the label experiments/ stores in
+// runs.energy_source ("board input VDD_IN", "sum of module rails (A + B + C)"); empty for any
+// other text (an older or hand-made store).
+std::vector<std::string> total_channels(const std::string& energy_source) {
+  std::string names;
+  if (energy_source.starts_with("board input ")) {
+    names = energy_source.substr(12);
+  } else if (energy_source.starts_with("sum of module rails (") && energy_source.ends_with(")")) {
+    names = energy_source.substr(21, energy_source.size() - 22);
+  }
+  std::vector<std::string> channels;
+  for (std::size_t at = 0; !names.empty() && at != std::string::npos;) {
+    const std::size_t plus = names.find(" + ", at);
+    channels.push_back(names.substr(at, plus == std::string::npos ? std::string::npos : plus - at));
+    at = plus == std::string::npos ? plus : plus + 3;
+  }
+  return channels;
+}
+
 struct RunRow {
-  std::string sweep, run_id, config;
+  std::string sweep, run_id, config, energy_source;
   std::vector<std::pair<double, double>> epoch_e2e_power;  // (e2e_s, average power or nullopt → NaN)
+  std::vector<double> epoch_start_s;                       // after the run's start; NaN when not stored
   std::vector<int> epochs;
 };
 
@@ -133,6 +154,7 @@ ResultsStoreReader::ResultsStoreReader(const fs::path& path) : file_(store_file(
       }
       if (table == "minibatches") has_minibatches_ = true;
       if (table == "power_samples") has_power_samples_ = true;
+      if (table == "epochs") has_epoch_start_ = present.count("start_s") > 0;
     }
   } catch (const SQLite::Exception& e) {
     throw InputError({file_}, fmt::format("cannot be read as a results store ({}); {}", e.what(), kWhatIsValid));
@@ -198,30 +220,33 @@ std::optional<StoredPowerTrace> ResultsStoreReader::power_trace() const {
     // richest power data, so the same store always gives the same plot.
     std::vector<RunRow> runs;
     {
-      SQLite::Statement query(*db_, R"sql(
+      SQLite::Statement query(*db_, fmt::format(R"sql(
 SELECT r.sweep, r.run_id, r.model, r.dataset, r.power_mode, r.batch_size, r.workers, e.epoch, e.e2e_s,
-       COALESCE(e.average_power_w, e.energy_j / NULLIF(e.e2e_s, 0))
+       COALESCE(e.average_power_w, e.energy_j / NULLIF(e.e2e_s, 0)), {}, r.energy_source
 FROM runs r JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id
-WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, e.epoch)sql");
+WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, e.epoch)sql", has_epoch_start_ ? "e.start_s" : "NULL"));
       while (query.executeStep()) {
         const std::string sweep = query.getColumn(0).getString(), run_id = query.getColumn(1).getString();
         if (runs.empty() || runs.back().sweep != sweep || runs.back().run_id != run_id) {
           runs.push_back({sweep, run_id,
                           fmt::format("{} | {} | batch={} workers={}", workload_name(query.getColumn(2).getString(), query.getColumn(3).getString()),
                                       query.getColumn(4).getString(), text_of(query.getColumn(5)), text_of(query.getColumn(6))),
-                          {}, {}});
+                          query.getColumn(11).getString(), {}, {}, {}});
         }
         runs.back().epochs.push_back(query.getColumn(7).getInt());
         runs.back().epoch_e2e_power.emplace_back(query.getColumn(8).getDouble(), or_nan(query.getColumn(9)));
+        runs.back().epoch_start_s.push_back(or_nan(query.getColumn(10)));
       }
     }
     if (runs.empty()) return std::nullopt;
 
     // The epoch shown: the first warm one (epoch 0 runs on a cold cache) when there is one.
     auto shown_epoch = [](const RunRow& run) { return run.epochs.size() > 1 ? std::size_t{1} : std::size_t{0}; };
-    // Start of epoch k on the run's clock: epochs run back to back from the run's first sample.
-    auto epoch_start = [](const RunRow& run, std::size_t k, double origin) {
-      double t = origin;
+    // Start of epoch k on the run's clock: as stored (schema 3), else estimated as epochs back to
+    // back from the run's first sample.
+    auto epoch_start = [](const RunRow& run, std::size_t k, double first_sample) {
+      if (!std::isnan(run.epoch_start_s[k])) return run.epoch_start_s[k];
+      double t = first_sample;
       for (std::size_t i = 0; i < k; ++i) t += run.epoch_e2e_power[i].first;
       return t;
     };
@@ -280,25 +305,34 @@ WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, e.epoch)sql");
           by_channel[query.getColumn(1).getString()].emplace_back(query.getColumn(0).getDouble(), query.getColumn(2).getDouble());
         }
         if (by_channel.empty()) continue;
-        // The board's input rail when stored (it already contains every other rail), else the sum
-        // of the channels at each sample time.
-        std::vector<std::pair<double, double>> total;
+        // The board total as the run defined it (runs.energy_source): its input rail, or the sum
+        // of its module rails at each sample time (a sub-rail such as AGX Orin's VDDQ_VDD2_1V8AO is
+        // already inside another rail and never added). Stores without that label: VDD_IN or
+        // POM_5V_IN when stored, else every channel.
+        std::vector<std::string> channels = total_channels(run.energy_source);
+        if (channels.empty()) {
+          for (const char* input : {"VDD_IN", "POM_5V_IN"}) {
+            if (by_channel.count(input)) channels = {input};
+          }
+          if (channels.empty()) {
+            for (const auto& entry : by_channel) channels.push_back(entry.first);
+          }
+        }
+        std::map<double, std::pair<double, std::size_t>> sum;  // t → (power, channels seen)
         std::string channel_text;
-        for (const char* input : {"VDD_IN", "POM_5V_IN"}) {
-          if (by_channel.count(input)) {
-            total = by_channel.at(input);
-            channel_text = input;
-            break;
+        for (const auto& name : channels) {
+          channel_text += (channel_text.empty() ? "" : " + ") + name;
+          if (!by_channel.count(name)) continue;
+          for (const auto& [t, p] : by_channel.at(name)) {
+            sum[t].first += p;
+            ++sum[t].second;
           }
         }
-        if (total.empty()) {
-          std::map<double, double> sum;
-          for (const auto& [name, values] : by_channel) {
-            for (const auto& [t, p] : values) sum[t] += p;
-            channel_text += (channel_text.empty() ? "" : " + ") + name;
-          }
-          total.assign(sum.begin(), sum.end());
+        std::vector<std::pair<double, double>> total;
+        for (const auto& [t, entry] : sum) {
+          if (entry.second == channels.size()) total.emplace_back(t, entry.first);  // a failed read leaves no total
         }
+        if (total.empty()) continue;
         const std::size_t k = shown_epoch(run);
         const double start = epoch_start(run, k, total.front().first), end = start + run.epoch_e2e_power[k].first;
         std::vector<TraceSample> samples;
@@ -308,8 +342,8 @@ WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, e.epoch)sql");
         if (samples.size() < 2) continue;
         phase_markers(run.epochs[k], minibatches(run, run.epochs[k]), samples);
         return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
-                                fmt::format("stored power samples ({}), epoch {}; its start is estimated from the epoch times", channel_text,
-                                            run.epochs[k]),
+                                fmt::format("stored power samples ({}), epoch {}{}", channel_text, run.epochs[k],
+                                            std::isnan(run.epoch_start_s[k]) ? "; its start is estimated from the epoch times" : ""),
                                 finish(std::move(samples))};
       }
     }

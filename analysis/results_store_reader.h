@@ -36,9 +36,10 @@ struct StoredPowerTrace {
 class ResultsStoreReader {
  public:
   /// The schema versions of experiments/results_store.cpp this reader understands: version 2 only
-  /// added columns and a table (epoch_meters) that are not read here.
+  /// added columns and a table (epoch_meters) that are not read here, version 3 the epochs'
+  /// start times (read when present).
   static constexpr int kOldestSchemaVersion = 1;
-  static constexpr int kNewestSchemaVersion = 2;
+  static constexpr int kNewestSchemaVersion = 3;
 
   /// `path`: a results directory (with results.db) or the store file. Opens read-only and checks
   /// the schema version and the tables and columns read here; throws InputError naming the file
@@ -68,6 +69,7 @@ class ResultsStoreReader {
   int schema_version_ = 0;
   bool has_minibatches_ = false;
   bool has_power_samples_ = false;
+  bool has_epoch_start_ = false;
 };
 
 }  // namespace jetchar::analysis

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <deque>
@@ -144,6 +145,26 @@ proto::RunStatus to_proto(RunStatus status) {
 }
 
 torch::Device device_of(const proto::WorkloadSpec& workload) { return torch::Device(workload.device()); }
+
+// The run's power samples for the store (measurement.power_samples): every valid channel value of
+// the samples inside the run window and of the one on either side, which the window's energy
+// interpolates from; t_s counts from the window's start.
+std::vector<StoredPowerSample> stored_samples(const energy::PowerTrace& trace, const energy::Window& run) {
+  const auto& times = trace.times_ns();
+  const auto after_begin = std::upper_bound(times.begin(), times.end(), run.begin_ns);
+  const auto after_end = std::upper_bound(after_begin, times.end(), run.end_ns.value_or(run.begin_ns));
+  const auto first = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, after_begin - times.begin() - 1));
+  const auto last = std::min(trace.size(), static_cast<std::size_t>(after_end - times.begin()) + 1);
+  std::vector<StoredPowerSample> samples;
+  samples.reserve((last - first) * trace.channel_count());
+  for (std::size_t i = first; i < last; ++i) {
+    const double t_s = static_cast<double>(times[i] - run.begin_ns) / 1e9;
+    for (std::size_t c = 0; c < trace.channel_count(); ++c) {
+      if (const auto mw = trace.power_mw(c, i)) samples.push_back({t_s, trace.channel(c).name, *mw / 1000.0});
+    }
+  }
+  return samples;
+}
 
 Precision precision_of(const proto::WorkloadSpec& workload) {
   switch (workload.precision()) {
@@ -288,6 +309,7 @@ void CharacterizationExecutor::fill_context(proto::RunResult& result) const {
 }
 
 proto::RunResult CharacterizationExecutor::execute(const PlannedRun& run) {
+  power_samples_.clear();
   proto::RunResult result;
   result.set_status(proto::OK);
   *result.mutable_requested() = run.spec;
@@ -426,6 +448,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
     if (t.train_accuracy) e->set_accuracy(*t.train_accuracy);
     if (i < recorded.size()) {
       const auto& window = power.windows().windows()[recorded[i].window];
+      e->set_start_s(static_cast<double>(window.begin_ns - power.windows().windows()[run_window].begin_ns) / 1e9);
       if (power.has_power()) fill_energy(power.energy(window, baseload), *e);
       if (window.end_ns) {
         for (auto& meter : meters.energy(window.begin_ns, *window.end_ns)) *e->add_meters() = std::move(meter);
@@ -440,15 +463,21 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
       }
     }
   }
+  const auto trace = power.trace();
   for (const auto& m : trained.minibatches) {
     auto* r = result.add_minibatches();
     r->set_epoch(static_cast<std::uint32_t>(m.epoch));
     r->set_index(static_cast<std::uint32_t>(m.index));
     r->set_stall_s(m.stall_ns / 1e9);
     r->set_compute_s(m.compute_ns / 1e9);
+    if (m.loss) r->set_loss(*m.loss);
+    if (power.has_power()) {
+      const auto energy = energy::window_energy(trace, "minibatch", m.start_ns, m.start_ns + m.stall_ns + m.compute_ns);
+      if (energy.total_energy_mj) r->set_energy_j(*energy.total_energy_mj / 1000.0);
+    }
   }
+  if (spec.measurement().power_samples()) power_samples_ = stored_samples(trace, power.windows().windows()[run_window]);
   if (power.has_power()) {
-    const auto trace = power.trace();
     if (!trace.empty()) result.mutable_context()->set_energy_source(energy::total_definition(trace).label);
   } else {
     add_note(result, "no power sensors on this board: energy not measured");
@@ -501,6 +530,7 @@ void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult
     l->set_max_ms(s.max_ns / 1e6);
   }
   l->set_throughput_samples_per_s(inferred.samples_per_s);
+  if (spec.measurement().power_samples()) power_samples_ = stored_samples(power.trace(), power.windows().windows()[window]);
   if (power.has_power()) {
     const auto energy = power.energy(power.windows().windows()[window], baseload_ ? &*baseload_ : nullptr);
     if (energy.total_energy_mj && inferred.latency && inferred.latency->count > 0) {

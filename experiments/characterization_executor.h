@@ -18,6 +18,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "experiments/proto/run_result.pb.h"
 #include "experiments/sweep_runner.h"
@@ -37,6 +38,7 @@ class CharacterizationExecutor : public RunExecutor {
 
   proto::RunResult execute(const PlannedRun& run) override;
   std::string describe() const override { return board_.label; }
+  std::vector<StoredPowerSample> take_power_samples() override { return std::move(power_samples_); }
 
   /// Restores the board now (also done on destruction).
   void restore();
@@ -58,6 +60,7 @@ class CharacterizationExecutor : public RunExecutor {
   std::string mode_name_ = "as found";
   std::optional<jetson::energy::Baseload> baseload_;
   std::string mode_error_;  ///< why the current mode could not be applied (runs in it are INVALID)
+  std::vector<StoredPowerSample> power_samples_;  ///< of the last run, when its spec asked for them
 };
 
 /// The settings a run actually used: the spec with every default filled in.

@@ -9,17 +9,21 @@
 namespace jetchar::experiments {
 namespace {
 
-// Schema version 2 (version 1 plus the last two runs columns and the epoch_meters table; a
-// version-1 store is migrated in place when opened). Readers (analysis/) may rely on:
+// Schema version 3 (version 2 plus epochs.start_s; version 2 was version 1 plus the last two runs
+// columns and the epoch_meters table; older stores are migrated in place when opened). Readers
+// (analysis/) may rely on:
 //   runs          one row per stored run; `result` is the whole RunResult (Protobuf), the other
 //                 columns are flat copies for SQL. adaptive_minibatches: minibatches run when
 //                 adaptive stopping ended the run early, NULL otherwise; gpio_marker: the
 //                 phase-marker line, '' when none.
-//   epochs        one row per epoch of a run (absent measurements are NULL, never 0).
+//   epochs        one row per epoch of a run (absent measurements are NULL, never 0). start_s:
+//                 when the epoch began, seconds after the run began (NULL in migrated rows).
 //   epoch_meters  one row per (epoch, external meter): energy_j NULL when a gap touched the epoch
 //                 or the meter did not cover it; gap_s = time of the epoch without meter data.
-//   minibatches   per-minibatch records when the spec asked for them.
-//   power_samples every power sample when the spec asked for them.
+//   minibatches   per-minibatch records when the spec asked for them; energy_j is the board total
+//                 over the minibatch's fetch and compute.
+//   power_samples every power sample of the run when the spec asked for them: t_s in seconds
+//                 after the run began, one row per channel and sample (a failed read has none).
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS runs (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, repetition INTEGER NOT NULL,
@@ -36,6 +40,7 @@ CREATE TABLE IF NOT EXISTS epochs (
   stall_s REAL, compute_s REAL, e2e_s REAL, samples INTEGER, minibatches INTEGER,
   loss REAL, accuracy REAL, energy_j REAL, incremental_energy_j REAL, energy_per_sample_j REAL,
   average_power_w REAL, residency_before REAL, residency_after REAL, read_bytes INTEGER, read_ios INTEGER,
+  start_s REAL,
   PRIMARY KEY (sweep, run_id, epoch));
 CREATE TABLE IF NOT EXISTS epoch_meters (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, meter TEXT NOT NULL,
@@ -89,12 +94,17 @@ ResultsStore::ResultsStore(const std::filesystem::path& file) : file_(file) {
     if (version.executeStep()) {
       int found = std::stoi(version.getColumn(0).getString());
       version.reset();
+      // Each version only added columns and tables: what an older store holds stays valid.
       if (found == 1) {
-        // Version 1 lacked the adaptive/marker columns and the meter table; what it holds stays valid.
+        // Version 1 lacked the adaptive/marker columns and the meter table (created below).
         db_->exec("ALTER TABLE runs ADD COLUMN adaptive_minibatches INTEGER");
         db_->exec("ALTER TABLE runs ADD COLUMN gpio_marker TEXT");
+        found = 2;
+      }
+      if (found == 2) {
+        db_->exec("ALTER TABLE epochs ADD COLUMN start_s REAL");
+        found = 3;
         db_->exec(fmt::format("UPDATE meta SET value = '{}' WHERE key = 'schema_version'", kSchemaVersion));
-        found = kSchemaVersion;
       }
       if (found != kSchemaVersion) {
         throw std::runtime_error(fmt::format("schema version {} (this jetchar reads version {})", found, kSchemaVersion));
@@ -167,7 +177,7 @@ void ResultsStore::save_run(const proto::RunResult& result, const std::vector<St
   run.bind(++i, result.context().gpio_marker());
   run.exec();
 
-  SQLite::Statement epoch(*db_, "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?)");
+  SQLite::Statement epoch(*db_, "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?)");
   for (const auto& e : result.epochs()) {
     epoch.reset();
     epoch.clearBindings();
@@ -190,6 +200,7 @@ void ResultsStore::save_run(const proto::RunResult& result, const std::vector<St
     bind_optional(epoch, ++k, e.has_residency_after(), e.residency_after());
     bind_optional(epoch, ++k, e.has_read_bytes(), static_cast<int64_t>(e.read_bytes()));
     bind_optional(epoch, ++k, e.has_read_ios(), static_cast<int64_t>(e.read_ios()));
+    bind_optional(epoch, ++k, e.has_start_s(), e.start_s());
     epoch.exec();
   }
 

@@ -18,10 +18,10 @@ class Database;
 
 namespace jetchar::experiments {
 
-/// One onboard or meter power reading stored with a run (optional; can be large).
+/// One channel of one onboard power sample, stored with a run when its spec asks (can be large).
 struct StoredPowerSample {
-  double t_s = 0;          ///< seconds since the run started (monotonic clock)
-  std::string channel;     ///< rail or meter name
+  double t_s = 0;          ///< seconds since the run started (< 0: the sample just before it)
+  std::string channel;     ///< the onboard rail (the power trace's channel name)
   double power_w = 0;
 };
 
@@ -62,7 +62,7 @@ class ResultsStore {
 
   /// The SQLite schema's version (results_store.cpp documents the tables); older stores are
   /// migrated when opened.
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
  private:
   void save_run(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples);

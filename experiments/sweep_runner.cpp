@@ -76,7 +76,7 @@ SweepProgress SweepRunner::run(const SweepPlan& plan, RunExecutor& executor, con
     result.set_repetition(run.repetition);
     if (result.duration_s() == 0) result.set_duration_s(seconds);
     try {
-      store_.save(result);
+      store_.save(result, executor.take_power_samples());
     } catch (...) {
       // A full disk: the run stays unrecorded (the journal says it started), so a resume re-runs it.
       notifier_.status(fmt::format("stopped: run {} could not be stored", run.run_id));

@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "experiments/proto/run_result.pb.h"
 #include "experiments/results_store.h"
@@ -25,6 +26,9 @@ class RunExecutor {
   virtual proto::RunResult execute(const PlannedRun& run) = 0;
   /// Stored with a run when it is given up; used for a run the executor threw on.
   virtual std::string describe() const = 0;
+  /// The power samples of the run execute() last returned, when its spec asked for them
+  /// (measurement.power_samples); the sweep stores them with the run. Empty otherwise.
+  virtual std::vector<StoredPowerSample> take_power_samples() { return {}; }
 
   /// Set by the sweep: `alive` pings the service watchdog. The executor calls heartbeat() as a run
   /// makes progress (every minibatch, every cool-down step), so that a run longer than WatchdogSec

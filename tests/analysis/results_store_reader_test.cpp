@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -240,6 +241,73 @@ TEST(ResultsStoreReaderTest, PowerTraceFromStoredSamplesWithPhaseMarkers) {
       EXPECT_NEAR(s.t_s, 0.05, 1e-9);
     }
   }
+}
+
+// Schema 3 stores when each epoch began: the trace's window is that, not the estimate from the
+// epoch times; a version-2 store (no epochs.start_s) still gets the estimate.
+TEST(ResultsStoreReaderTest, PowerTraceUsesTheStoredEpochStart) {
+  testing::TempDir dir;
+  auto write = [](const fs::path& file, int version) {
+    Store store(file, version);
+    store.run("0000-r0", "OK", 4, 306.0);
+    store.epoch("0000-r0", 0, 1.0, 5.0);
+    store.epoch("0000-r0", 1, 0.5, 5.0);
+    for (int i = 0; i < 30; ++i) {  // 10 Hz from t = 0: VDD_IN = 4 + 10 t
+      store.db.exec(fmt::format("INSERT INTO power_samples VALUES ('s', '0000-r0', {}, 'VDD_IN', {})", 0.1 * i, 4.0 + i));
+    }
+    if (version >= 3) {
+      store.db.exec("UPDATE epochs SET start_s = 1.45 WHERE epoch = 1");
+    } else {
+      store.db.exec("ALTER TABLE epochs DROP COLUMN start_s");
+    }
+  };
+  auto first_power = [](const StoredPowerTrace& trace) {
+    for (const auto& s : trace.samples) {
+      if (!s.marker) return s.power_w;
+    }
+    return std::nan("");
+  };
+  write(dir.path() / "v3.db", 3);
+  const auto stored = ResultsStoreReader(dir.path() / "v3.db").power_trace();
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->source, "stored power samples (VDD_IN), epoch 1");
+  EXPECT_NEAR(first_power(*stored), 19.0, 1e-9);  // epoch 1 is [1.45, 1.95]: first sample t = 1.5
+
+  write(dir.path() / "v2.db", 2);
+  const auto estimated = ResultsStoreReader(dir.path() / "v2.db").power_trace();
+  ASSERT_TRUE(estimated);
+  EXPECT_THAT(estimated->source, HasSubstr("its start is estimated from the epoch times"));
+  EXPECT_NEAR(first_power(*estimated), 14.0, 1e-9);  // first sample 0 + epoch 0's 1.0 s: t = 1.0
+}
+
+// The trace's power is the run's own board total (runs.energy_source), so AGX Orin's sub-rail,
+// which another rail already feeds, is not added again; a sample time that lacks one of the
+// total's rails (a failed read) has no total.
+TEST(ResultsStoreReaderTest, PowerTraceSumsTheRailsOfTheRunsTotal) {
+  testing::TempDir dir;
+  {
+    Store store(dir.path() / "results.db");
+    store.run("0000-r0", "OK", 4, 306.0);
+    store.db.exec("UPDATE runs SET energy_source = 'sum of module rails (VDD_GPU_SOC + VDD_CPU_CV + VIN_SYS_5V0)'");
+    store.epoch("0000-r0", 0, 1.0, 5.0);
+    store.db.exec("UPDATE epochs SET start_s = 0");
+    for (int i = 0; i <= 10; ++i) {
+      const double t = 0.1 * i;
+      for (const auto& [rail, watts] : std::vector<std::pair<std::string, double>>{
+               {"VDD_GPU_SOC", 3.0}, {"VDD_CPU_CV", 2.0}, {"VIN_SYS_5V0", 1.0 + i}, {"VDDQ_VDD2_1V8AO", 0.5}}) {
+        if (rail == "VDD_CPU_CV" && i == 5) continue;
+        store.db.exec(fmt::format("INSERT INTO power_samples VALUES ('s', '0000-r0', {}, '{}', {})", t, rail, watts));
+      }
+    }
+  }
+  const auto trace = ResultsStoreReader(dir.path()).power_trace();
+  ASSERT_TRUE(trace);
+  EXPECT_EQ(trace->source, "stored power samples (VDD_GPU_SOC + VDD_CPU_CV + VIN_SYS_5V0), epoch 0");
+  std::vector<double> powers;
+  for (const auto& s : trace->samples) {
+    if (!s.marker) powers.push_back(s.power_w);
+  }
+  EXPECT_EQ(powers, (std::vector<double>{6, 7, 8, 9, 10, 12, 13, 14, 15, 16}));
 }
 
 TEST(ResultsStoreReaderTest, PowerTraceFallsBackToMinibatchEnergyThenEpochAverages) {

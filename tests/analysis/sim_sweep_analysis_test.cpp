@@ -274,6 +274,25 @@ TEST_F(SimSweepAnalysisIntegration, StoreAndItsCsvExportGiveTheSameConfiguration
   }
 }
 
+// The sweep asks for power samples and minibatch records, so the report's trace is the stored
+// samples of the run's own total (AGX Orin's module rails) over a warm epoch at its stored start,
+// with fetch/compute markers from the minibatch records.
+TEST_F(SimSweepAnalysisIntegration, PowerTraceIsTheStoredSamplesOfAWarmEpoch) {
+  const auto trace = ResultsStoreReader(results_).power_trace();
+  ASSERT_TRUE(trace);
+  EXPECT_EQ(trace->source, "stored power samples (VDD_GPU_SOC + VDD_CPU_CV + VIN_SYS_5V0), epoch 1");
+  std::vector<std::string> markers;
+  std::size_t powers = 0;
+  for (const auto& sample : trace->samples) {
+    if (sample.marker) markers.push_back(*sample.marker);
+    else ++powers;
+    EXPECT_GT(sample.power_w, 0);
+  }
+  EXPECT_GE(powers, 2u);
+  EXPECT_THAT(markers, ::testing::Contains("epoch 1"));
+  EXPECT_THAT(markers, ::testing::Contains("compute 0"));
+}
+
 TEST_F(SimSweepAnalysisIntegration, CliAnalyzeAndReportAcceptTheResultsDirectory) {
   const auto truths = brute_force_points(results_ / "results.db");
   const fs::path out = dir_.path() / "cli.txt";

@@ -1,5 +1,6 @@
 #include "experiments/results_store.h"
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -92,6 +93,63 @@ TEST(ResultsStoreTest, NotAStoreIsAClearError) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
   }
+}
+
+// A store written by version 1 (no adaptive/marker columns, no epoch_meters, no epochs.start_s)
+// is migrated in place to the current version when opened: its runs stay, new runs store every
+// column.
+TEST(ResultsStoreTest, AVersionOneStoreIsMigratedAndKeepsItsRuns) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "results.db";
+  {
+    SQLite::Database db(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(R"sql(
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '1');
+CREATE TABLE runs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, repetition INTEGER NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL,
+  model TEXT, dataset TEXT, task TEXT, batch_size INTEGER, accumulate INTEGER, workers INTEGER,
+  cache TEXT, power_mode TEXT, cpu_cores INTEGER, cpu_freq_mhz REAL, gpu_freq_mhz REAL, emc_freq_mhz REAL,
+  board_kind TEXT, board_model TEXT, simulated INTEGER, medium TEXT, energy_source TEXT,
+  started_utc TEXT, duration_s REAL, result BLOB NOT NULL, PRIMARY KEY (sweep, run_id));
+CREATE TABLE epochs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL,
+  stall_s REAL, compute_s REAL, e2e_s REAL, samples INTEGER, minibatches INTEGER,
+  loss REAL, accuracy REAL, energy_j REAL, incremental_energy_j REAL, energy_per_sample_j REAL,
+  average_power_w REAL, residency_before REAL, residency_after REAL, read_bytes INTEGER, read_ios INTEGER,
+  PRIMARY KEY (sweep, run_id, epoch));
+CREATE TABLE minibatches (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, idx INTEGER NOT NULL,
+  stall_s REAL, compute_s REAL, energy_j REAL, loss REAL, PRIMARY KEY (sweep, run_id, epoch, idx));
+CREATE TABLE power_samples (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL);
+)sql");
+    std::string blob;
+    make_run("old", 10).SerializeToString(&blob);
+    SQLite::Statement insert(db, "INSERT INTO runs VALUES ('s1', 'old', 0, 'OK', '', 'lenet5', '', 'CLASSIFICATION', 16, 1, 2, "
+                                 "'WARM', 'MODE_30W', NULL, NULL, 624.75, NULL, '', '', 0, '', '', '', 10, ?)");
+    insert.bind(1, blob.data(), static_cast<int>(blob.size()));
+    insert.exec();
+    db.exec("INSERT INTO epochs (sweep, run_id, epoch, e2e_s) VALUES ('s1', 'old', 0, 10)");
+  }
+  {
+    ResultsStore store(file);
+    ASSERT_TRUE(store.contains("s1", "old"));
+    EXPECT_EQ(store.load("s1", "old")->epochs_size(), 3);
+    auto run = make_run("new", 10);
+    run.mutable_epochs(1)->set_start_s(10.25);
+    run.set_adaptive_minibatches(40);
+    store.save(run);
+  }
+  SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(),
+            std::to_string(ResultsStore::kSchemaVersion));
+  EXPECT_EQ(db.execAndGet("SELECT adaptive_minibatches FROM runs WHERE run_id = 'new'").getInt(), 40);
+  EXPECT_TRUE(db.execAndGet("SELECT adaptive_minibatches FROM runs WHERE run_id = 'old'").isNull());
+  EXPECT_DOUBLE_EQ(db.execAndGet("SELECT start_s FROM epochs WHERE run_id = 'new' AND epoch = 1").getDouble(), 10.25);
+  EXPECT_TRUE(db.execAndGet("SELECT start_s FROM epochs WHERE run_id = 'new' AND epoch = 0").isNull());
+  EXPECT_TRUE(db.execAndGet("SELECT start_s FROM epochs WHERE run_id = 'old'").isNull());
+  EXPECT_TRUE(db.tableExists("epoch_meters"));
 }
 
 // A process killed while saving leaves either the whole run or nothing.

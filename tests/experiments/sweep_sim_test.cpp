@@ -4,11 +4,14 @@
 // starts, and the export read by pandas.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -109,12 +112,79 @@ TEST(SweepSimIntegration, AdaptiveRunsStopEarlyAndRecordTheMinibatchesNeeded) {
               << r.adaptive().power_relative_half_width() * 100 << " %, " << r.duration_s() << " s\n";
   }
   EXPECT_GE(stopped_early, 1) << "no run settled within 400 minibatches";
+  // Not asked for (measurement.power_samples): no samples are stored.
+  EXPECT_TRUE(ResultsStore(sim.dir() / "results.db").power_samples("s", results[0].run_id()).empty());
 
   // The store's flat column and the export carry it too.
   std::ostringstream csv;
   export_results(results, ExportFormat::kCsv, csv);
   EXPECT_NE(csv.str().find("adaptive_minibatches,adaptive_basis"), std::string::npos);
   EXPECT_NE(csv.str().find(",time+power,"), std::string::npos);
+}
+
+// measurement { power_samples minibatch_records }: the store keeps every onboard sample of the
+// run (t from the run's start) and each minibatch's energy and loss; epochs say when they began.
+TEST(SweepSimIntegration, PowerSamplesAndMinibatchEnergiesAreStoredWhenAsked) {
+  SimBoardSweep sim;
+  const auto results = sim.run(spec_with("epochs: 2 max_minibatches: 20",
+                                         "  measurement { sample_rate_hz: 200 power_samples: true minibatch_records: true }", ""));
+  ASSERT_EQ(results.size(), 1u);
+  const auto& r = results[0];
+  ASSERT_EQ(r.status(), proto::OK) << r.reason();
+  // AGX Orin's total: its module rails, not the sub-rail VDDQ_VDD2_1V8AO that VIN_SYS_5V0 feeds.
+  ASSERT_EQ(r.context().energy_source(), "sum of module rails (VDD_GPU_SOC + VDD_CPU_CV + VIN_SYS_5V0)");
+  const std::set<std::string> total_rails = {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"};
+
+  ResultsStore store(sim.dir() / "results.db");
+  std::map<double, double> total_w;  // t → the total at that sample
+  std::map<std::string, std::size_t> per_rail;
+  for (const auto& sample : store.power_samples("s", r.run_id())) {
+    ++per_rail[sample.channel];
+    if (total_rails.count(sample.channel)) total_w[sample.t_s] += sample.power_w;
+  }
+  EXPECT_EQ(per_rail.size(), 4u);
+  for (const auto& [rail, count] : per_rail) EXPECT_EQ(count, total_w.size()) << rail;
+  ASSERT_GE(total_w.size(), 20u);
+
+  // Epochs follow each other inside the run, and the samples bracket the whole run.
+  ASSERT_EQ(r.epochs_size(), 2);
+  ASSERT_TRUE(r.epochs(0).has_start_s() && r.epochs(1).has_start_s());
+  EXPECT_GE(r.epochs(0).start_s(), 0.0);
+  EXPECT_GE(r.epochs(1).start_s(), r.epochs(0).start_s() + r.epochs(0).e2e_s() - 1e-6);
+  EXPECT_LE(total_w.begin()->first, 0.0);
+  EXPECT_GT(total_w.begin()->first, -0.5);
+  EXPECT_GE(total_w.rbegin()->first, r.epochs(1).start_s() + r.epochs(1).e2e_s());
+
+  // Each epoch's stored energy is the stored samples' trapezoid over it (to 1 %: the sampler's
+  // edges are interpolated the same way).
+  for (const auto& e : r.epochs()) {
+    ASSERT_TRUE(e.has_energy_j()) << "epoch " << e.epoch();
+    const double begin = e.start_s(), end = e.start_s() + e.e2e_s();
+    auto power_at = [&](double t) {
+      auto after = total_w.upper_bound(t);
+      auto before = std::prev(after);
+      if (after == total_w.end()) return before->second;
+      return before->second + (after->second - before->second) * (t - before->first) / (after->first - before->first);
+    };
+    double joules = 0, t = begin;
+    for (auto it = total_w.upper_bound(begin); it != total_w.end() && it->first < end; ++it) {
+      joules += (power_at(t) + it->second) / 2 * (it->first - t);
+      t = it->first;
+    }
+    joules += (power_at(t) + power_at(end)) / 2 * (end - t);
+    EXPECT_NEAR(joules, e.energy_j(), 0.01 * e.energy_j()) << "epoch " << e.epoch();
+  }
+
+  // Every minibatch has a loss and an energy whose mean power lies within the samples' range.
+  ASSERT_EQ(r.minibatches_size(), 40);
+  const auto [lowest, highest] = std::minmax_element(total_w.begin(), total_w.end(),
+                                                     [](const auto& a, const auto& b) { return a.second < b.second; });
+  for (const auto& m : r.minibatches()) {
+    ASSERT_TRUE(m.has_loss() && m.has_energy_j()) << m.ShortDebugString();
+    const double watts = m.energy_j() / (m.stall_s() + m.compute_s());
+    EXPECT_GE(watts, lowest->second - 1e-9) << m.ShortDebugString();
+    EXPECT_LE(watts, highest->second + 1e-9) << m.ShortDebugString();
+  }
 }
 
 // The sweep pings systemd's watchdog from the executor's heartbeat (throttled to once a second):
