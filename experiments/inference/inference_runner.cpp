@@ -117,8 +117,7 @@ InferenceResult run_inference(Network& model, const ModelSpec& spec, const Infer
     }
   } catch (const std::exception& error) {
     result.status = is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
-    result.error = error.what();
-    if (auto newline = result.error.find('\n'); newline != std::string::npos) result.error.resize(newline);
+    result.error = run_error_text(error.what(), config.precision, config.device);
     release_cached_memory(config.device);
   }
   result.memory = monitor.stop();

@@ -20,6 +20,11 @@ void check_precision(Precision precision, const torch::Device& device);
 /// What the run actually does, e.g. "tf32 (no effect on cpu: fp32)".
 std::string resolved_precision(Precision precision, const torch::Device& device);
 
+/// A failed run's error as recorded: the first line of `what` (c10 errors append a C++ backtrace),
+/// with what it means when oneDNN refuses a bfloat16 layer on the CPU (its own words name no
+/// precision).
+std::string run_error_text(std::string_view what, Precision precision, const torch::Device& device);
+
 /// Process-wide TF32 switches for cuBLAS/cuDNN, restored on destruction.
 class Tf32Scope {
  public:

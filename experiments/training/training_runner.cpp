@@ -287,9 +287,7 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
     }
   } catch (const std::exception& error) {
     result.status = is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
-    result.error = error.what();
-    // Keep the first line only: c10 errors append a long C++ backtrace.
-    if (auto newline = result.error.find('\n'); newline != std::string::npos) result.error.resize(newline);
+    result.error = run_error_text(error.what(), config.precision, config.device);
     release_gradients(model);
     release_cached_memory(config.device);
   }
