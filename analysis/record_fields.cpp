@@ -78,11 +78,14 @@ std::optional<double> parse_number(std::string_view text) {
 }
 
 bool is_informational_column(std::string_view column) {
-  // model, dataset and task are part of the workload name in `jetchar results export`.
+  // model, dataset and task are part of the workload name in `jetchar results export`. How many
+  // minibatches an adaptive run measured differs from run to run: as an axis it would split one
+  // configuration into one per run.
   constexpr std::array kInfo = {"sweep", "reason", "started_utc", "hostname", "board", "board_kind", "simulated",
                                 "model", "dataset", "task",
                                 "energy_source", "l4t", "jetpack", "module", "family", "samples", "minibatches",
-                                "loss", "accuracy", "async", "governor"};
+                                "loss", "accuracy", "async", "governor", "epoch_start_s",
+                                "adaptive_minibatches", "adaptive_basis", "gpio_marker", "meter"};
   for (std::string_view name : kInfo) {
     if (column == name) return true;
   }

@@ -68,7 +68,7 @@ Row run_columns(const proto::RunResult& r) {
 
 Row epoch_columns(const proto::EpochResult* e) {
   if (e == nullptr) {
-    return {{"epoch", {}}, {"e2e_s", {}}, {"stall_s", {}}, {"compute_s", {}}, {"samples", {}},
+    return {{"epoch", {}}, {"epoch_start_s", {}}, {"e2e_s", {}}, {"stall_s", {}}, {"compute_s", {}}, {"samples", {}},
             {"energy_j", {}}, {"incremental_energy_j", {}}, {"energy_per_sample_j", {}}, {"avg_power_w", {}},
             {"loss", {}}, {"accuracy", {}}, {"residency_before_ratio", {}}, {"residency_after_ratio", {}},
             {"read_bytes", {}}, {"meter", {}}, {"meter_energy_j", {}}, {"meter_avg_power_w", {}},
@@ -78,6 +78,7 @@ Row epoch_columns(const proto::EpochResult* e) {
   const proto::MeterEnergy* m = e->meters().empty() ? nullptr : &e->meters(0);
   return {
       {"epoch", static_cast<std::int64_t>(e->epoch())},
+      {"epoch_start_s", optional_cell(e->has_start_s(), e->start_s())},  // after the run's start
       {"e2e_s", e->e2e_s()},
       {"stall_s", e->stall_s()},
       {"compute_s", e->compute_s()},

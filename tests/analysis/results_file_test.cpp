@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <sstream>
+
 #include "analysis/input_error.h"
 #include "tests/support/temp_dir.h"
 
@@ -135,27 +138,54 @@ TEST(ResultsFile, LoadDispatchesOnExtensionAndNamesMissingFile) {
   }
 }
 
-}  // namespace
-}  // namespace jetchar::analysis
-
-namespace jetchar::analysis {
-namespace {
-
-// The header `jetchar results export --csv` writes (experiments/results_export.cpp): every column
+// The columns `jetchar results export --csv` writes (experiments/results_export.cpp): every column
 // must land where analysis expects it, and informational ones must not become swept axes.
-constexpr const char* kExportHeader =
+constexpr const char* kExportColumns =
     "sweep,run_id,repetition,status,reason,workload,model,dataset,task,mode,cpu_cores,cpu_freq_mhz,gpu_freq_mhz,"
     "emc_freq_mhz,batch,accumulate,workers,precision,cache,medium,device,board_kind,simulated,energy_source,async,"
-    "baseload_power_w,epoch,e2e_s,stall_s,compute_s,samples,energy_j,incremental_energy_j,energy_per_sample_j,"
-    "avg_power_w,loss,accuracy,residency_before_ratio,residency_after_ratio,read_bytes,latency_avg_ms,latency_p50_ms,"
-    "latency_p90_ms,latency_p95_ms,latency_p99_ms,latency_max_ms,throughput_samples_per_s,peak_rss_bytes\n";
+    "baseload_power_w,adaptive_minibatches,adaptive_basis,gpio_marker,epoch,epoch_start_s,e2e_s,stall_s,compute_s,"
+    "samples,energy_j,incremental_energy_j,energy_per_sample_j,avg_power_w,loss,accuracy,residency_before_ratio,"
+    "residency_after_ratio,read_bytes,meter,meter_energy_j,meter_avg_power_w,meter_gap_s,latency_avg_ms,"
+    "latency_p50_ms,latency_p90_ms,latency_p95_ms,latency_p99_ms,latency_max_ms,throughput_samples_per_s,"
+    "peak_rss_bytes";
+
+// One export row: the given cells, every other column empty.
+std::string export_row(const std::map<std::string, std::string>& cells) {
+  std::string row, column;
+  std::size_t used = 0;
+  std::istringstream columns(kExportColumns);
+  while (std::getline(columns, column, ',')) {
+    if (!row.empty() || column != "sweep") row += ',';
+    if (auto cell = cells.find(column); cell != cells.end()) {
+      row += cell->second;
+      ++used;
+    }
+  }
+  EXPECT_EQ(used, cells.size()) << "a cell names a column the export does not have";
+  return row + "\n";
+}
 
 TEST(ResultsFile, ReadsTheResultsExportLayout) {
-  std::string text = std::string(kExportHeader) +
-      "s1,0001-r0,0,OK,,lenet5/idx,lenet5,idx:/data,TRAIN,custom,4,1510.4,624.75,1600,32,1,2,FP32,DROP,NVMe,"
-      "AGX Orin,simulated,true,VDD_IN,false,7.5,1,12.5,1.5,10.5,60000,250,156.25,0.004,20,0.3,0.9,0,1,1234,,,,,,,,1000\n"
-      "s1,0002-r0,0,RUN_STATUS_UNSPECIFIED,,bert/squad,bert,squad:/d,INFER,MAXN,,,,,8,1,0,FP16,KEEP,SD,"
-      "AGX Orin,simulated,true,VDD_IN,false,,,,,,,,,,,,,,,,5,4.8,6,6.5,8,9.5,1600,2000\n";
+  std::string text = std::string(kExportColumns) + "\n" +
+      export_row({{"sweep", "s1"}, {"run_id", "0001-r0"}, {"repetition", "0"}, {"status", "OK"}, {"workload", "lenet5/idx"},
+                  {"model", "lenet5"}, {"dataset", "idx:/data"}, {"task", "TRAIN"}, {"mode", "custom"}, {"cpu_cores", "4"},
+                  {"cpu_freq_mhz", "1510.4"}, {"gpu_freq_mhz", "624.75"}, {"emc_freq_mhz", "1600"}, {"batch", "32"},
+                  {"accumulate", "1"}, {"workers", "2"}, {"precision", "FP32"}, {"cache", "DROP"}, {"medium", "NVMe"},
+                  {"device", "AGX Orin"}, {"board_kind", "simulated"}, {"simulated", "true"}, {"energy_source", "VDD_IN"},
+                  {"async", "false"}, {"baseload_power_w", "7.5"}, {"adaptive_minibatches", "137"},
+                  {"adaptive_basis", "time+power"}, {"gpio_marker", "gpiochip0:5"}, {"epoch", "1"}, {"epoch_start_s", "0.25"},
+                  {"e2e_s", "12.5"}, {"stall_s", "1.5"}, {"compute_s", "10.5"}, {"samples", "60000"}, {"energy_j", "250"},
+                  {"incremental_energy_j", "156.25"}, {"energy_per_sample_j", "0.004"}, {"avg_power_w", "20"},
+                  {"loss", "0.3"}, {"accuracy", "0.9"}, {"residency_before_ratio", "0"}, {"residency_after_ratio", "1"},
+                  {"read_bytes", "1234"}, {"meter", "ina:/dev/ttyACM0"}, {"meter_energy_j", "262.5"},
+                  {"meter_avg_power_w", "21"}, {"meter_gap_s", "0"}, {"peak_rss_bytes", "1000"}}) +
+      export_row({{"sweep", "s1"}, {"run_id", "0002-r0"}, {"repetition", "0"}, {"status", "RUN_STATUS_UNSPECIFIED"},
+                  {"workload", "bert/squad"}, {"model", "bert"}, {"dataset", "squad:/d"}, {"task", "INFER"}, {"mode", "MAXN"},
+                  {"batch", "8"}, {"accumulate", "1"}, {"workers", "0"}, {"precision", "FP16"}, {"cache", "KEEP"},
+                  {"medium", "SD"}, {"device", "AGX Orin"}, {"board_kind", "simulated"}, {"simulated", "true"},
+                  {"energy_source", "VDD_IN"}, {"async", "false"}, {"latency_avg_ms", "5"}, {"latency_p50_ms", "4.8"},
+                  {"latency_p90_ms", "6"}, {"latency_p95_ms", "6.5"}, {"latency_p99_ms", "8"}, {"latency_max_ms", "9.5"},
+                  {"throughput_samples_per_s", "1600"}, {"peak_rss_bytes", "2000"}});
   auto records = parse_results_csv(text, "export.csv");
   ASSERT_EQ(records.size(), 2u);
   const RunRecord& r = records[0];
@@ -169,11 +199,15 @@ TEST(ResultsFile, ReadsTheResultsExportLayout) {
   EXPECT_DOUBLE_EQ(*r.stall_s, 1.5);
   EXPECT_EQ(r.device, "AGX Orin");
   EXPECT_EQ(r.run_id, "0001-r0");
+  // How many minibatches an adaptive run measured, its basis, the GPIO line and the meter describe
+  // the run: as axes they would split one configuration into one per run.
   std::map<std::string, std::string> axes = {{"accumulate", "1"}, {"batch", "32"}, {"cache", "DROP"},
                                              {"medium", "NVMe"}, {"precision", "FP32"}, {"workers", "2"}};
   EXPECT_EQ(r.axes, axes);
   EXPECT_DOUBLE_EQ(r.metrics.at("incremental_energy_j"), 156.25);
   EXPECT_DOUBLE_EQ(r.metrics.at("baseload_power_w"), 7.5);
+  EXPECT_DOUBLE_EQ(r.metrics.at("meter_energy_j"), 262.5);
+  EXPECT_EQ(r.metrics.count("epoch_start_s"), 0u);
   EXPECT_EQ(records[1].status, RunStatus::kInvalid);
   EXPECT_DOUBLE_EQ(*records[1].latency.p99, 8);
   EXPECT_FALSE(records[1].epoch_time_s);

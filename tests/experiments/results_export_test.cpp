@@ -26,7 +26,10 @@ std::vector<proto::RunResult> two_runs() {
     auto* e = train.add_epochs();
     e->set_epoch(i);
     e->set_e2e_s(10.5 + i);
-    if (i == 1) e->set_energy_j(55.25);
+    if (i == 1) {
+      e->set_energy_j(55.25);
+      e->set_start_s(10.75);
+    }
   }
   proto::RunResult failed;
   failed.set_sweep("s");
@@ -47,9 +50,11 @@ TEST(ResultsExportTest, CsvHasOneRowPerEpochAndEmptyCellsForAbsentValues) {
   std::getline(lines, second);
   std::getline(lines, third);
   EXPECT_EQ(header.rfind("sweep,run_id,repetition,status,reason,workload,model,dataset,task,mode,cpu_cores,", 0), 0u);
-  EXPECT_NE(header.find(",epoch,e2e_s,stall_s,compute_s,samples,energy_j,"), std::string::npos);
+  EXPECT_NE(header.find(",epoch,epoch_start_s,e2e_s,stall_s,compute_s,samples,energy_j,"), std::string::npos);
   EXPECT_NE(first.find(",lenet5/fashion-mnist,"), std::string::npos);
   EXPECT_NE(first.find(",,624.75,"), std::string::npos);  // cpu_freq absent, gpu present
+  EXPECT_NE(second.find(",1,10.75,11.5,"), std::string::npos);  // epoch, its start, e2e
+  EXPECT_NE(first.find(",0,,10.5,"), std::string::npos);        // no start stored
   EXPECT_NE(second.find(",55.25,"), std::string::npos);
   EXPECT_NE(third.find("\"data set vanished, \"\"quoted\"\", with comma\""), std::string::npos);
 }
