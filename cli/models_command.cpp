@@ -1,6 +1,7 @@
 // `jetchar models [NAME...]`: the models jetchar can train and time, with parameters and
 // multiply-accumulates per sample at the default input (counted over conv and linear layers by
-// running one forward pass, so the figures are those of the code, not of a table).
+// running the model's forward code once, so the figures are those of the code, not of a table; the
+// counted layers return zeros of their output shape, so listing them all takes seconds).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

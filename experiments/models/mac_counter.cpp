@@ -1,29 +1,64 @@
 #include "experiments/models/mac_counter.h"
 
+#include <array>
+#include <optional>
+#include <vector>
+
 namespace jetchar::experiments {
 
 namespace {
 thread_local MacCountScope* active_scope = nullptr;
 }  // namespace
 
-MacCountScope::MacCountScope() : outer_(active_scope) { active_scope = this; }
+MacCountScope::MacCountScope(MacCounting counting) : counting_(counting), outer_(active_scope) { active_scope = this; }
 
 MacCountScope::~MacCountScope() { active_scope = outer_; }
 
-torch::Tensor counted(torch::nn::Conv2d& conv, const torch::Tensor& input) {
-  auto output = conv->forward(input);
-  if (active_scope != nullptr) {
-    const auto& options = conv->options;
-    const auto& kernel = *options.kernel_size();
-    const std::int64_t per_output = kernel[0] * kernel[1] * options.in_channels() / options.groups();
-    active_scope->add(output.numel() * per_output);
+namespace {
+
+// The output shape of `conv` on a batched (N, C, H, W) input; nullopt where it is not that simple.
+std::optional<std::vector<std::int64_t>> conv_output_shape(const torch::nn::detail::ConvNdOptions<2>& options,
+                                                           const torch::Tensor& input) {
+  if (input.dim() != 4) return std::nullopt;
+  const auto& kernel = *options.kernel_size();
+  const auto& stride = *options.stride();
+  const auto& dilation = *options.dilation();
+  std::vector<std::int64_t> shape = {input.size(0), options.out_channels(), input.size(2), input.size(3)};
+  if (c10::holds_alternative<torch::enumtype::kSame>(options.padding())) return shape;  // stride 1 only
+  std::array<std::int64_t, 2> padding = {0, 0};
+  if (const auto* explicit_padding = c10::get_if<torch::ExpandingArray<2>>(&options.padding())) {
+    padding = {(**explicit_padding)[0], (**explicit_padding)[1]};
   }
+  for (std::size_t i = 0; i < 2; ++i) {
+    shape[2 + i] = (input.size(static_cast<std::int64_t>(2 + i)) + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) / stride[i] + 1;
+  }
+  return shape;
+}
+
+}  // namespace
+
+torch::Tensor counted(torch::nn::Conv2d& conv, const torch::Tensor& input) {
+  if (active_scope == nullptr) return conv->forward(input);
+  const auto& options = conv->options;
+  const auto shape = active_scope->shapes_only() ? conv_output_shape(options, input) : std::nullopt;
+  const auto output = shape ? torch::zeros(*shape, input.options()) : conv->forward(input);
+  const auto& kernel = *options.kernel_size();
+  const std::int64_t per_output = kernel[0] * kernel[1] * options.in_channels() / options.groups();
+  active_scope->add(output.numel() * per_output);
   return output;
 }
 
 torch::Tensor counted(torch::nn::Linear& linear, const torch::Tensor& input) {
-  auto output = linear->forward(input);
-  if (active_scope != nullptr) active_scope->add(output.numel() * linear->options.in_features());
+  if (active_scope == nullptr) return linear->forward(input);
+  torch::Tensor output;
+  if (active_scope->shapes_only()) {
+    auto shape = input.sizes().vec();
+    shape.back() = linear->options.out_features();
+    output = torch::zeros(shape, input.options());
+  } else {
+    output = linear->forward(input);
+  }
+  active_scope->add(output.numel() * linear->options.in_features());
   return output;
 }
 

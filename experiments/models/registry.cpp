@@ -139,7 +139,7 @@ std::int64_t macs_per_sample(Network& model, const ModelSpec& spec, const std::v
   const bool was_training = model.is_training();
   model.eval();
   auto batch = synthetic_batch(spec, 1, spec.default_classes, input);
-  MacCountScope scope;
+  MacCountScope scope(MacCounting::kShapesOnly);
   model.forward_batch(batch);
   model.train(was_training);
   return scope.macs();

@@ -44,7 +44,8 @@ std::shared_ptr<Network> make_model(const ModelSpec& spec, std::optional<std::in
 loaders::Batch synthetic_batch(const ModelSpec& spec, std::int64_t batch_size, std::int64_t num_classes,
                                const std::vector<std::int64_t>& input, std::uint64_t seed = 0);
 
-/// Multiply-accumulates of one forward pass at the default input (conv + linear, see mac_counter.h).
+/// Multiply-accumulates of one forward pass at the default input (conv + linear, counted from
+/// their shapes without computing them: see mac_counter.h).
 std::int64_t macs_per_sample(const ModelSpec& spec);
 std::int64_t macs_per_sample(Network& model, const ModelSpec& spec, const std::vector<std::int64_t>& input);
 
