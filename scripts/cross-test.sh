@@ -49,8 +49,8 @@ smoke_jetchar() {
   readelf -h "$jetchar" | grep -q 'Machine: *AArch64' || fail "$jetchar is not an aarch64 binary"
   "${qemu[@]}" "$jetchar" --version
   # Output captured first: grep -q closing the pipe early would fail the pipeline (pipefail).
-  # (`jetchar models` for three models is in scripts/package.sh cross: every model is tens of
-  # minutes under QEMU.)
+  # (`jetchar models` for three models is in scripts/package.sh cross: all 29 take about 3 min
+  # under QEMU.)
   local out
   out=$("${qemu[@]}" "$jetchar" device info --board sim:agx-orin-r36) || fail "jetchar device info under QEMU"
   grep -qi 'AGX Orin' <<<"$out" || fail "jetchar device info --board sim:agx-orin-r36 does not describe an AGX Orin"

@@ -11,7 +11,7 @@
 # cross   arm64 package from build/cross-aarch64 (JETCHAR_SYSROOT, default: scripts/build-sysroot.sh);
 #         Depends are computed from the sysroot's dpkg database (see deb_depends below), every one
 #         must be a package of the sysroot, and the extracted binary runs `--version`, `models` (three
-#         of them: every model is tens of minutes under QEMU) and `device info --board sim:agx-orin-r36`
+#         of them, 6 s; all 29 take about 3 min under QEMU) and `device info --board sim:agx-orin-r36`
 #         under qemu-aarch64 with the sysroot.
 # Both: contents (binary, units under /lib/systemd/system, examples, board fixtures,
 # /etc/jetchar/sweeps/), Architecture, a libtorch dependency, maintainer scripts, no RUNPATH into
