@@ -146,23 +146,32 @@ proto::RunStatus to_proto(RunStatus status) {
 
 torch::Device device_of(const proto::WorkloadSpec& workload) { return torch::Device(workload.device()); }
 
-// The run's power samples for the store (measurement.power_samples): every valid channel value of
-// the samples inside the run window and of the one on either side, which the window's energy
-// interpolates from; t_s counts from the window's start.
-std::vector<StoredPowerSample> stored_samples(const energy::PowerTrace& trace, const energy::Window& run) {
+// A trace's samples for the store: every valid channel value of the samples inside the run window
+// and of the one on either side, which the window's energy interpolates from; t_s counts from the
+// window's start.
+void append_stored_samples(const energy::PowerTrace& trace, const energy::Window& run,
+                           std::vector<StoredPowerSample>& samples) {
   const auto& times = trace.times_ns();
   const auto after_begin = std::upper_bound(times.begin(), times.end(), run.begin_ns);
   const auto after_end = std::upper_bound(after_begin, times.end(), run.end_ns.value_or(run.begin_ns));
   const auto first = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, after_begin - times.begin() - 1));
   const auto last = std::min(trace.size(), static_cast<std::size_t>(after_end - times.begin()) + 1);
-  std::vector<StoredPowerSample> samples;
-  samples.reserve((last - first) * trace.channel_count());
+  samples.reserve(samples.size() + (last - first) * trace.channel_count());
   for (std::size_t i = first; i < last; ++i) {
     const double t_s = static_cast<double>(times[i] - run.begin_ns) / 1e9;
     for (std::size_t c = 0; c < trace.channel_count(); ++c) {
       if (const auto mw = trace.power_mw(c, i)) samples.push_back({t_s, trace.channel(c).name, *mw / 1000.0});
     }
   }
+}
+
+// The run's power samples for the store (measurement.power_samples): the onboard rails, then each
+// external meter as its own channel, all on the onboard clock.
+std::vector<StoredPowerSample> stored_samples(const energy::PowerTrace& onboard, const MeterSession& meters,
+                                              const energy::Window& run) {
+  std::vector<StoredPowerSample> samples;
+  append_stored_samples(onboard, run, samples);
+  for (const auto* meter : meters.traces()) append_stored_samples(*meter, run, samples);
   return samples;
 }
 
@@ -476,7 +485,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
       if (energy.total_energy_mj) r->set_energy_j(*energy.total_energy_mj / 1000.0);
     }
   }
-  if (spec.measurement().power_samples()) power_samples_ = stored_samples(trace, power.windows().windows()[run_window]);
+  if (spec.measurement().power_samples()) power_samples_ = stored_samples(trace, meters, power.windows().windows()[run_window]);
   if (power.has_power()) {
     if (!trace.empty()) result.mutable_context()->set_energy_source(energy::total_definition(trace).label);
   } else {
@@ -530,7 +539,7 @@ void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult
     l->set_max_ms(s.max_ns / 1e6);
   }
   l->set_throughput_samples_per_s(inferred.samples_per_s);
-  if (spec.measurement().power_samples()) power_samples_ = stored_samples(power.trace(), power.windows().windows()[window]);
+  if (spec.measurement().power_samples()) power_samples_ = stored_samples(power.trace(), meters, power.windows().windows()[window]);
   if (power.has_power()) {
     const auto energy = power.energy(power.windows().windows()[window], baseload_ ? &*baseload_ : nullptr);
     if (energy.total_energy_mj && inferred.latency && inferred.latency->count > 0) {

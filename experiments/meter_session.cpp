@@ -195,6 +195,12 @@ std::vector<proto::MeterEnergy> MeterSession::energy(std::int64_t begin_ns, std:
   return out;
 }
 
+std::vector<const energy::PowerTrace*> MeterSession::traces() const {
+  std::vector<const energy::PowerTrace*> out;
+  for (const auto& meter : meters_) out.push_back(&meter->trace);
+  return out;
+}
+
 std::vector<proto::MeterSummary> MeterSession::summaries(std::int64_t begin_ns, std::int64_t end_ns) const {
   std::vector<proto::MeterSummary> out;
   for (const auto& meter : meters_) {

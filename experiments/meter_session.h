@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "experiments/proto/run_result.pb.h"
+#include "jetson/energy/power_trace.h"
 
 namespace jetchar::experiments {
 
@@ -47,6 +48,9 @@ class MeterSession {
   std::vector<proto::MeterEnergy> energy(std::int64_t begin_ns, std::int64_t end_ns) const;
   /// After stop(): each meter over the run [begin_ns, end_ns] (gaps counted inside it).
   std::vector<proto::MeterSummary> summaries(std::int64_t begin_ns, std::int64_t end_ns) const;
+  /// After stop(): each meter's readings on the onboard time base, one channel named as the meter
+  /// ("ina:/dev/ttyACM0"), in spec order.
+  std::vector<const jetson::energy::PowerTrace*> traces() const;
 
  private:
   struct Meter;

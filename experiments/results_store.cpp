@@ -23,7 +23,8 @@ namespace {
 //   minibatches   per-minibatch records when the spec asked for them; energy_j is the board total
 //                 over the minibatch's fetch and compute.
 //   power_samples every power sample of the run when the spec asked for them: t_s in seconds
-//                 after the run began, one row per channel and sample (a failed read has none).
+//                 after the run began (onboard clock), one row per channel and sample (a failed
+//                 read has none); onboard rails by name, external meters as "protocol:device".
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS runs (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, repetition INTEGER NOT NULL,

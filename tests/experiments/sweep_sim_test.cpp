@@ -212,7 +212,7 @@ TEST(SweepSimIntegration, MetersAndGpioMarkersAreRecordedPerEpoch) {
   const std::string device = meter.device_path();
   const auto results = sim.run(spec_with(
       "epochs: 2 max_minibatches: 40",
-      "  measurement { sample_rate_hz: 100 gpio_marker_line: 17 meters { protocol: \"ina\" device: \"" + device +
+      "  measurement { sample_rate_hz: 100 gpio_marker_line: 17 power_samples: true meters { protocol: \"ina\" device: \"" + device +
           "\" } }",
       "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"918\"] }\n"));
   ASSERT_EQ(results.size(), 2u);
@@ -260,6 +260,34 @@ TEST(SweepSimIntegration, MetersAndGpioMarkersAreRecordedPerEpoch) {
   std::ostringstream csv;
   export_results(results, ExportFormat::kCsv, csv);
   EXPECT_NE(csv.str().find("meter,meter_energy_j,meter_avg_power_w,meter_gap_s"), std::string::npos);
+
+  // measurement.power_samples keeps the meter's readings too, as a channel named as the meter, on
+  // the run's clock: they span the run, and their mean over an epoch is the epoch's meter power.
+  for (const auto& r : results) {
+    std::map<double, double> meter_w;
+    std::set<std::string> onboard;
+    for (const auto& sample : store.power_samples("s", r.run_id())) {
+      if (sample.channel == "ina:" + device) meter_w[sample.t_s] = sample.power_w;
+      else onboard.insert(sample.channel);
+    }
+    EXPECT_EQ(onboard.size(), 4u) << r.run_id();
+    ASSERT_GT(meter_w.size(), 10u) << r.run_id();
+    const auto& last = r.epochs(r.epochs_size() - 1);
+    EXPECT_LE(meter_w.begin()->first, r.epochs(0).start_s()) << r.run_id();
+    EXPECT_GE(meter_w.rbegin()->first, last.start_s() + last.e2e_s()) << r.run_id();
+    for (const auto& e : r.epochs()) {
+      if (!e.meters(0).has_average_power_w()) continue;
+      double sum = 0;
+      int count = 0;
+      for (auto it = meter_w.lower_bound(e.start_s()); it != meter_w.end() && it->first < e.start_s() + e.e2e_s(); ++it) {
+        sum += it->second;
+        ++count;
+      }
+      ASSERT_GT(count, 0) << r.run_id() << " epoch " << e.epoch();
+      EXPECT_NEAR(sum / count, e.meters(0).average_power_w(), 0.1 * e.meters(0).average_power_w())
+          << r.run_id() << " epoch " << e.epoch() << ", " << count << " readings";
+    }
+  }
 }
 
 TEST(SweepSimIntegration, AMeterThatDisappearsMidRunIsRecordedAndTheSweepGoesOn) {
