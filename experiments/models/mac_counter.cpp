@@ -7,16 +7,10 @@
 namespace jetchar::experiments {
 
 namespace {
+
 thread_local MacCountScope* active_scope = nullptr;
-}  // namespace
 
-MacCountScope::MacCountScope(MacCounting counting) : counting_(counting), outer_(active_scope) { active_scope = this; }
-
-MacCountScope::~MacCountScope() { active_scope = outer_; }
-
-namespace {
-
-// The output shape of `conv` on a batched (N, C, H, W) input; nullopt where it is not that simple.
+// The output shape of `conv` on a batched (N, C, H, W) input; nullopt for any other rank.
 std::optional<std::vector<std::int64_t>> conv_output_shape(const torch::nn::detail::ConvNdOptions<2>& options,
                                                            const torch::Tensor& input) {
   if (input.dim() != 4) return std::nullopt;
@@ -24,7 +18,7 @@ std::optional<std::vector<std::int64_t>> conv_output_shape(const torch::nn::deta
   const auto& stride = *options.stride();
   const auto& dilation = *options.dilation();
   std::vector<std::int64_t> shape = {input.size(0), options.out_channels(), input.size(2), input.size(3)};
-  if (c10::holds_alternative<torch::enumtype::kSame>(options.padding())) return shape;  // stride 1 only
+  if (c10::holds_alternative<torch::enumtype::kSame>(options.padding())) return shape;  // LibTorch allows it with stride 1 only
   std::array<std::int64_t, 2> padding = {0, 0};
   if (const auto* explicit_padding = c10::get_if<torch::ExpandingArray<2>>(&options.padding())) {
     padding = {(**explicit_padding)[0], (**explicit_padding)[1]};
@@ -36,6 +30,10 @@ std::optional<std::vector<std::int64_t>> conv_output_shape(const torch::nn::deta
 }
 
 }  // namespace
+
+MacCountScope::MacCountScope(MacCounting counting) : counting_(counting), outer_(active_scope) { active_scope = this; }
+
+MacCountScope::~MacCountScope() { active_scope = outer_; }
 
 torch::Tensor counted(torch::nn::Conv2d& conv, const torch::Tensor& input) {
   if (active_scope == nullptr) return conv->forward(input);

@@ -13,8 +13,8 @@ namespace jetchar::experiments {
 
 // kShapesOnly: a counted layer returns zeros of its output's shape instead of computing it. The
 // model's own forward code still runs (every other op, on those zeros), so the count is that of the
-// code, without the arithmetic that is most of the time: BERT-large at 512 tokens takes 34 s to
-// run on 2 cores, for a number its layer shapes determine.
+// code, without the arithmetic that is most of the time: computing BERT-large at 128 tokens took
+// 34 s on 2 cores, for a number its layer shapes determine.
 enum class MacCounting { kCompute, kShapesOnly };
 
 class MacCountScope {
