@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 
@@ -30,6 +31,12 @@ class OpenFile {
  public:
   OpenFile() = default;
   OpenFile(const sysfs::Root& root, const std::string& kernel_path) {
+    // A tree that plays "/" may inject a failing read (an inactive policy's EBUSY, an iio
+    // EAGAIN): such a tree is consulted at every read, as the kernel decides at every read.
+    if (!root.is_host_root()) {
+      injecting_root_ = std::make_shared<const sysfs::Root>(root);
+      canonical_path_ = root.canonical(kernel_path);
+    }
     const std::string path = root.resolve(kernel_path).string();
     // O_NOATIME spares every read an access-time update where the files are ordinary files (a
     // simulated board, a fixture); sysfs/procfs ignore it. Refused (EPERM) for files of another
@@ -38,10 +45,16 @@ class OpenFile {
     if (fd_ < 0 && errno == EPERM) fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     error_ = fd_ < 0 ? errno : 0;
   }
-  OpenFile(OpenFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)), error_(other.error_) {}
+  OpenFile(OpenFile&& other) noexcept
+      : fd_(std::exchange(other.fd_, -1)),
+        error_(other.error_),
+        injecting_root_(std::move(other.injecting_root_)),
+        canonical_path_(std::move(other.canonical_path_)) {}
   OpenFile& operator=(OpenFile&& other) noexcept {
     std::swap(fd_, other.fd_);
     error_ = other.error_;
+    injecting_root_ = std::move(other.injecting_root_);
+    canonical_path_ = std::move(other.canonical_path_);
     return *this;
   }
   ~OpenFile() {
@@ -53,6 +66,12 @@ class OpenFile {
   /// Reads the whole (small) file into `buffer`; returns the length or -1.
   ssize_t read(char* buffer, std::size_t size) const {
     if (fd_ < 0) return -1;
+    if (injecting_root_) {
+      if (const auto injected = injecting_root_->injected_error(canonical_path_, sysfs::Access::kRead)) {
+        errno = *injected;
+        return -1;
+      }
+    }
     const ssize_t n = ::pread(fd_, buffer, size, 0);
     return n;
   }
@@ -75,6 +94,8 @@ class OpenFile {
  private:
   int fd_ = -1;
   int error_ = 0;
+  std::shared_ptr<const sysfs::Root> injecting_root_;  ///< null for the host's own root
+  std::string canonical_path_;
 };
 
 // Jiffies of one CPU from a /proc/stat line: busy and total.

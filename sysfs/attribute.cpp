@@ -18,7 +18,12 @@ namespace {
 // Reads the whole file with read(2): sysfs attributes report a size of 4096 whatever their
 // content, so stream-based size queries do not apply.
 std::string read_raw(const Root& root, std::string_view path) {
-  const std::string resolved = root.resolve(root.canonical(path)).string();
+  const std::string canonical = root.canonical(path);
+  root.record(path);
+  if (const auto injected = root.injected_error(canonical, Access::kRead)) {
+    throw IoError(std::string(path), "read", *injected);
+  }
+  const std::string resolved = root.resolve(canonical).string();
   const int fd = ::open(resolved.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw IoError(std::string(path), "read", errno);
   std::string content;
@@ -61,17 +66,28 @@ std::optional<std::string> try_read_string(const Root& root, std::string_view pa
   }
 }
 
+namespace {
+
+// A unit word after a number: "ma", "mw", "kHz", or in parentheses, "(kHz)".
+bool is_unit(std::string_view word) {
+  if (word.size() >= 2 && word.front() == '(' && word.back() == ')') word = word.substr(1, word.size() - 2);
+  return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) != 0;
+  });
+}
+
+}  // namespace
+
 std::int64_t parse_int(std::string_view text, std::string_view source, bool allow_unit_suffix) {
   const std::string_view trimmed = trim(text);
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(trimmed.data(), trimmed.data() + trimmed.size(), value);
   const std::string_view rest = trim(std::string_view(end, trimmed.data() + trimmed.size() - end));
-  const bool suffix_ok = rest.empty() || (allow_unit_suffix && std::all_of(rest.begin(), rest.end(), [](char c) {
-                                            return std::isalpha(static_cast<unsigned char>(c));
-                                          }));
+  const bool suffix_ok = rest.empty() || (allow_unit_suffix && is_unit(rest));
   if (ec != std::errc() || end == trimmed.data() || !suffix_ok) {
     throw FormatError(std::string(source), std::string(trimmed),
-                      allow_unit_suffix ? "an integer, optionally with a unit such as ' ma'" : "an integer");
+                      allow_unit_suffix ? "an integer, optionally with a unit such as ' ma' or ' (kHz)'"
+                                        : "an integer");
   }
   return value;
 }
@@ -90,9 +106,11 @@ std::optional<std::int64_t> try_read_int(const Root& root, std::string_view path
   }
 }
 
-std::vector<std::int64_t> read_int_list(const Root& root, std::string_view path) {
+std::vector<std::int64_t> read_int_list(const Root& root, std::string_view path, bool allow_unit_suffix) {
+  auto words = read_word_list(root, path);
+  if (allow_unit_suffix && !words.empty() && is_unit(words.back())) words.pop_back();
   std::vector<std::int64_t> values;
-  for (const auto& word : read_word_list(root, path)) values.push_back(parse_int(word, path));
+  for (const auto& word : words) values.push_back(parse_int(word, path));
   return values;
 }
 
@@ -128,7 +146,11 @@ std::vector<std::string> read_dt_strings(const Root& root, std::string_view path
 }
 
 void write_string(const Root& root, std::string_view path, std::string_view value, Verify verify) {
-  const std::string resolved = root.resolve(root.canonical(path)).string();
+  const std::string canonical = root.canonical(path);
+  if (const auto injected = root.injected_error(canonical, Access::kWrite)) {
+    throw IoError(std::string(path), "write", *injected, std::string(value));
+  }
+  const std::string resolved = root.resolve(canonical).string();
   const int fd = ::open(resolved.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) throw IoError(std::string(path), "write", errno, std::string(value));
   // One write(2) call: sysfs stores an attribute from a single write.

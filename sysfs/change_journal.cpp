@@ -131,6 +131,9 @@ std::string read_host_file(const fs::path& file) {
 // Raw content of a kernel attribute: the journal keeps the exact bytes, trailing newline
 // included, so that a restore leaves a fixture tree byte-identical.
 std::string read_attribute_raw(const Root& root, std::string_view path) {
+  if (const auto injected = root.injected_error(root.canonical(path), Access::kRead)) {
+    throw IoError(std::string(path), "read (to journal its original value)", *injected);
+  }
   const fs::path resolved = root.resolve(path);
   const int fd = ::open(resolved.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw IoError(std::string(path), "read (to journal its original value)", errno);

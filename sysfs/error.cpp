@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "sysfs/errno_name.h"
+
 namespace jetchar::sysfs {
 namespace {
 
@@ -11,7 +13,7 @@ std::string io_message(const std::string& path, const std::string& operation, in
                        const std::string& value) {
   std::string message = fmt::format("cannot {} {}", operation, path);
   if (!value.empty()) message += fmt::format(" (value '{}')", value);
-  if (error_number != 0) message += fmt::format(": {}", std::strerror(error_number));
+  if (error_number != 0) message += fmt::format(": {} ({})", std::strerror(error_number), errno_name(error_number));
   return message;
 }
 

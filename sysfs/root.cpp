@@ -31,6 +31,16 @@ std::string join(const std::vector<std::string>& parts) {
 
 }  // namespace
 
+void AccessLog::record(std::string kernel_path) {
+  std::lock_guard lock(mutex_);
+  paths_.insert(std::move(kernel_path));
+}
+
+std::set<std::string> AccessLog::paths() const {
+  std::lock_guard lock(mutex_);
+  return paths_;
+}
+
 Root::Root(fs::path prefix) {
   std::error_code ec;
   if (!fs::is_directory(prefix, ec)) {
@@ -38,6 +48,12 @@ Root::Root(fs::path prefix) {
   }
   prefix_ = prefix == "/" ? fs::path("/") : fs::absolute(prefix).lexically_normal();
   if (prefix_ != "/" && !prefix_.has_filename()) prefix_ = prefix_.parent_path();
+  if (!is_host_root()) injected_ = std::make_shared<const InjectedErrors>(prefix_);
+}
+
+std::optional<int> Root::injected_error(std::string_view canonical_path, Access access) const {
+  if (!injected_) return std::nullopt;
+  return injected_->lookup(canonical_path, access);
 }
 
 fs::path Root::resolve(std::string_view kernel_path) const {
@@ -56,16 +72,19 @@ std::string Root::kernel_path(const fs::path& resolved) const {
 }
 
 bool Root::exists(std::string_view kernel_path) const {
+  record(kernel_path);
   std::error_code ec;
   return fs::exists(resolve(canonical(kernel_path)), ec);
 }
 
 bool Root::is_directory(std::string_view kernel_path) const {
+  record(kernel_path);
   std::error_code ec;
   return fs::is_directory(resolve(canonical(kernel_path)), ec);
 }
 
 std::vector<std::string> Root::list(std::string_view kernel_dir) const {
+  record(kernel_dir);
   std::vector<std::string> names;
   std::error_code ec;
   for (fs::directory_iterator it(resolve(canonical(kernel_dir)), ec), end; !ec && it != end;
@@ -115,6 +134,7 @@ std::string Root::canonical(std::string_view kernel_path) const {
     std::error_code ec;
     if (!fs::is_symlink(here, ec)) continue;
     if (++links_followed > 40) throw IoError(std::string(kernel_path), "resolve", ELOOP);
+    record(join(done));
     const fs::path target = fs::read_symlink(here, ec);
     if (ec) throw IoError(std::string(kernel_path), "read link", ec.value());
     done.pop_back();

@@ -4,11 +4,30 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sysfs/injected_errors.h"
+
 namespace jetchar::sysfs {
+
+/// Every kernel path a Root was asked about (exists, list, canonical, reads: the symlinks passed
+/// on the way included), for `jetchar device capture`, which must copy exactly what discovery,
+/// control and telemetry look at. Thread-safe.
+class AccessLog {
+ public:
+  void record(std::string kernel_path);
+  std::set<std::string> paths() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::set<std::string> paths_;
+};
 
 class Root {
  public:
@@ -33,8 +52,28 @@ class Root {
   /// Canonical kernel path of a (possibly symlinked) path, resolved inside the prefix.
   std::string canonical(std::string_view kernel_path) const;
 
+  /// The errno a tree that plays "/" injects for this access (sysfs/injected_errors.h); nullopt
+  /// when it injects none, and always for the host's own root. `canonical_path` as canonical()
+  /// returns it.
+  std::optional<int> injected_error(std::string_view canonical_path, Access access) const;
+  /// The same tree without its injected errors: for the simulated board's behaviour model, which
+  /// keeps reading and writing the files a refusing kernel hides from everyone else.
+  Root without_injected_errors() const {
+    Root copy = *this;
+    copy.injected_.reset();
+    return copy;
+  }
+
+  /// Records every path this Root (and its copies) is asked about into `log` from now on.
+  void record_accesses(std::shared_ptr<AccessLog> log) { log_ = std::move(log); }
+  void record(std::string_view kernel_path) const {
+    if (log_) log_->record(std::string(kernel_path));
+  }
+
  private:
   std::filesystem::path prefix_;
+  std::shared_ptr<const InjectedErrors> injected_;  ///< null for the host's root
+  std::shared_ptr<AccessLog> log_;
 };
 
 }  // namespace jetchar::sysfs

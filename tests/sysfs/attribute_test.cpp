@@ -33,6 +33,60 @@ TEST_F(AttributeTest, ReadsIntegersAndUnitSuffixes) {
   EXPECT_EQ(try_read_int(root, "/sys/limit"), std::nullopt);
 }
 
+// BPMP debugfs files are firmware output; one board printed its EMC table with a unit after it.
+TEST_F(AttributeTest, FirmwareUnitSuffixesAreAcceptedWhereAllowed) {
+  dir.write("sys/possible_rates", "204000 665600 2133000 (kHz)\n");
+  dir.write("sys/rate", "3199000 (kHz)\n");
+  EXPECT_EQ(read_int_list(root, "/sys/possible_rates", true), (std::vector<std::int64_t>{204000, 665600, 2133000}));
+  EXPECT_THROW(read_int_list(root, "/sys/possible_rates"), FormatError);
+  EXPECT_EQ(read_int(root, "/sys/rate", true), 3199000);
+  dir.write("sys/garbage", "12 (k)Hz\n");
+  EXPECT_THROW(read_int(root, "/sys/garbage", true), FormatError);
+}
+
+TEST_F(AttributeTest, InjectedErrorsFailReadsAndWritesOfThatPathOnly) {
+  dir.write("sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "1497600\n");
+  dir.write("sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq", "1497600\n");
+  ASSERT_EQ(::symlink("devices/system/cpu/cpufreq/policy4", (dir.path() / "sys/policy4").c_str()), 0);
+  dir.write(InjectedErrors::kFileName,
+            "# an inactive policy on Linux >= 5.19\n"
+            "read EBUSY /sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq\n"
+            "write EBUSY /sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq\n");
+  const Root fresh(dir.path());
+  try {
+    read_int(fresh, "/sys/policy4/scaling_cur_freq");  // through a link: keyed by the canonical path
+    FAIL();
+  } catch (const IoError& e) {
+    EXPECT_EQ(e.error_number(), EBUSY);
+    EXPECT_STREQ(e.what(), "cannot read /sys/policy4/scaling_cur_freq: Device or resource busy (EBUSY)");
+  }
+  EXPECT_THROW(write_string(fresh, "/sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq", "1"), IoError);
+  EXPECT_EQ(read_int(fresh, "/sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq"), 1497600);
+  EXPECT_TRUE(fresh.exists("/sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq"));
+  // The model behind a simulated board still reads the file.
+  EXPECT_EQ(read_int(fresh.without_injected_errors(), "/sys/policy4/scaling_cur_freq"), 1497600);
+  // The table is re-read when it changes.
+  dir.write(InjectedErrors::kFileName, "read ENODEV /sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq\n");
+  EXPECT_EQ(read_int(fresh, "/sys/devices/system/cpu/cpufreq/policy4/scaling_cur_freq"), 1497600);
+  EXPECT_THROW(read_int(fresh, "/sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq"), IoError);
+}
+
+TEST_F(AttributeTest, MalformedInjectedErrorTableNamesTheLine) {
+  dir.write("sys/a", "1\n");
+  dir.write(InjectedErrors::kFileName, "read EBUSY /sys/a\nread EWHAT /sys/a\n");
+  try {
+    read_string(Root(dir.path()), "/sys/a");
+    FAIL();
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("EWHAT"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(AttributeTest, TheHostRootHasNoInjectedErrors) {
+  EXPECT_EQ(Root("/").injected_error("/sys/devices/system/cpu/online", Access::kRead), std::nullopt);
+}
+
 TEST_F(AttributeTest, MalformedIntegerNamesPathAndValue) {
   dir.write("sys/bad", "12abc3\n");
   try {
@@ -68,7 +122,7 @@ TEST_F(AttributeTest, MissingFileNamesPathOperationAndErrno) {
     EXPECT_EQ(e.path(), "/sys/nope");
     EXPECT_EQ(e.operation(), "read");
     EXPECT_EQ(e.error_number(), ENOENT);
-    EXPECT_STREQ(e.what(), "cannot read /sys/nope: No such file or directory");
+    EXPECT_STREQ(e.what(), "cannot read /sys/nope: No such file or directory (ENOENT)");
   }
 }
 
