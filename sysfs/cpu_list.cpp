@@ -12,12 +12,13 @@ namespace {
 
 // Far above any kernel's NR_CPUS (8192); bounds the memory a corrupt list can make us use.
 constexpr int kMaxCpus = 65536;
+constexpr const char* kExpected = "a CPU list such as '0-3,6' or '0 1 2 3'";
 
 int parse_cpu(std::string_view token, std::string_view text, std::string_view source) {
   int value = -1;
   const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
   if (ec != std::errc() || end != token.data() + token.size() || value < 0) {
-    throw FormatError(std::string(source), std::string(text), "a CPU list such as '0-3,6'");
+    throw FormatError(std::string(source), std::string(text), kExpected);
   }
   return value;
 }
@@ -30,10 +31,18 @@ std::vector<int> parse_cpu_list(std::string_view text, std::string_view source) 
   // must not multiply the work.
   std::vector<std::pair<int, int>> ranges;
   const std::string_view whole = text;
+  // Items are separated by ',' in range lists (%*pbl: cpu/online, possible, present) and by one
+  // space in cpufreq's related_cpus/affected_cpus (cpufreq_show_cpus prints "0 1 2 3").
+  const bool space_separated = whole.find(' ') != std::string_view::npos;
+  const char separator = space_separated ? ' ' : ',';
+  if (space_separated && whole.find(',') != std::string_view::npos) {
+    throw FormatError(std::string(source), std::string(whole), kExpected);
+  }
   while (!text.empty()) {
-    const size_t comma = text.find(',');
-    const std::string_view item = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    const size_t at = text.find(separator);
+    const std::string_view item = text.substr(0, at);
+    text = at == std::string_view::npos ? std::string_view{} : text.substr(at + 1);
+    if (item.empty()) throw FormatError(std::string(source), std::string(whole), kExpected);
     const size_t dash = item.find('-');
     const int first = parse_cpu(item.substr(0, dash), whole, source);
     const int last = dash == std::string_view::npos ? first : parse_cpu(item.substr(dash + 1), whole, source);

@@ -19,8 +19,17 @@ TEST(CpuListTest, SortsAndRemovesDuplicates) {
   EXPECT_EQ(parse_cpu_list("4-5,0-1,1"), (std::vector<int>{0, 1, 4, 5}));
 }
 
+// cpufreq_show_cpus() (drivers/cpufreq/cpufreq.c) prints related_cpus/affected_cpus as the CPU
+// numbers separated by single spaces, then a newline; an empty mask prints only the newline.
+TEST(CpuListTest, ParsesCpufreqSpaceSeparatedForm) {
+  EXPECT_EQ(parse_cpu_list("0 1 2 3\n"), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(parse_cpu_list("4 5 6 7\n"), (std::vector<int>{4, 5, 6, 7}));
+  EXPECT_EQ(parse_cpu_list("0 3 4 5"), (std::vector<int>{0, 3, 4, 5}));
+  EXPECT_EQ(parse_cpu_list("8\n"), (std::vector<int>{8}));
+}
+
 TEST(CpuListTest, RejectsMalformedLists) {
-  for (const char* bad : {"a", "0-", "-3", "3-1", "0,,1", "1 2", "0-3x"}) {
+  for (const char* bad : {"a", "0-", "-3", "3-1", "0,,1", "1  2", "0-3x", "0 1,2", " 1"}) {
     EXPECT_THROW(parse_cpu_list(bad, "online"), FormatError) << bad;
   }
   try {
