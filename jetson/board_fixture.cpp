@@ -14,7 +14,9 @@
 #include <utility>
 
 #include "sysfs/cpu_list.h"
+#include "sysfs/errno_name.h"
 #include "sysfs/error.h"
+#include "sysfs/injected_errors.h"
 #include "sysfs/root.h"
 
 namespace fs = std::filesystem;
@@ -30,8 +32,8 @@ constexpr std::uintmax_t kMaxManifestBytes = 16 << 20;
 constexpr std::string_view kManifestName = "board.manifest";
 constexpr std::string_view kSyntax =
     "one of: 'file PATH = VALUE', 'file PATH <<TAG', 'raw PATH = VALUE', 'dtstrings PATH = a | b', "
-    "'link PATH -> TARGET', 'dir PATH', 'copy PATH <- FILE', 'remove PATH', 'include FILE', "
-    "'repeat VAR in LIST' ... 'end'";
+    "'link PATH -> TARGET', 'dir PATH', 'copy PATH <- FILE', 'remove PATH', 'mode PATH = 0444', "
+    "'fail-read PATH = ERRNO', 'fail-write PATH = ERRNO', 'include FILE', 'repeat VAR in LIST' ... 'end'";
 
 struct Line {
   int number;
@@ -111,6 +113,22 @@ class Parser {
           if (keyword == "file") content.push_back('\n');
         }
         add(line, FixtureEntry::Kind::kFile, path_of(line, rest.substr(0, eq)), std::move(content));
+      } else if (keyword == "mode" || keyword == "fail-read" || keyword == "fail-write") {
+        const size_t eq = rest.find(" = ");
+        if (eq == std::string_view::npos) fail(line, fmt::format("'{} PATH = VALUE'", keyword));
+        const std::string value(trim(rest.substr(eq + 3)));
+        FixtureEntry::Kind kind = FixtureEntry::Kind::kMode;
+        if (keyword == "mode") {
+          const bool octal = value.size() >= 3 && value.size() <= 4 &&
+                             std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '7'; });
+          if (!octal) fail(line, "'mode PATH = MODE' with MODE the permission bits in octal, such as 0444 or 0600");
+        } else {
+          kind = keyword == "fail-read" ? FixtureEntry::Kind::kFailRead : FixtureEntry::Kind::kFailWrite;
+          if (!sysfs::errno_from_name(value)) {
+            fail(line, fmt::format("'{} PATH = ERRNO' with ERRNO one of {}", keyword, sysfs::known_errno_names()));
+          }
+        }
+        add(line, kind, path_of(line, rest.substr(0, eq)), value);
       } else if (keyword == "link") {
         const size_t arrow = rest.find(" -> ");
         if (arrow == std::string_view::npos) fail(line, "'link PATH -> TARGET'");
@@ -356,7 +374,57 @@ void expand_entry(const sysfs::Root& root, const FixtureEntry& entry) {
       fs::remove_all(target, ec);
       check("remove");
       break;
+    case FixtureEntry::Kind::kMode:
+    case FixtureEntry::Kind::kFailRead:
+    case FixtureEntry::Kind::kFailWrite:
+      // A failing attribute still exists: create it empty unless a directive made it.
+      if (!fs::exists(target, ec) && !fs::is_symlink(target, ec)) {
+        std::ofstream out(target, std::ios::binary);
+        if (!out) throw sysfs::IoError(target.string(), fmt::format("create (from {})", entry.origin), EIO);
+      }
+      break;
   }
+}
+
+// Modes and injected errors apply once the whole tree stands (a later 'file' must not reset a
+// mode, an injected error is keyed by the canonical path, which needs the links).
+void apply_modes_and_errors(const sysfs::Root& root, const std::vector<FixtureEntry>& entries) {
+  std::map<std::string, const FixtureEntry*> modes;
+  sysfs::InjectedErrorTable errors;
+  std::vector<std::pair<std::string, const FixtureEntry*>> error_entries;
+  auto under = [](const std::string& path, const std::string& removed) {
+    return path == removed || path.rfind(removed + "/", 0) == 0;
+  };
+  for (const auto& entry : entries) {
+    switch (entry.kind) {
+      case FixtureEntry::Kind::kMode: modes[entry.path] = &entry; break;
+      case FixtureEntry::Kind::kFailRead:
+      case FixtureEntry::Kind::kFailWrite: error_entries.emplace_back(entry.path, &entry); break;
+      case FixtureEntry::Kind::kRemove:
+        std::erase_if(modes, [&](const auto& item) { return under(item.first, entry.path); });
+        std::erase_if(error_entries, [&](const auto& item) { return under(item.first, entry.path); });
+        break;
+      default: break;
+    }
+  }
+  for (const auto& [path, entry] : modes) {
+    const fs::path target = host_path(root, path);
+    std::error_code ec;
+    fs::permissions(target, static_cast<fs::perms>(std::stoi(entry->content, nullptr, 8)), fs::perm_options::replace, ec);
+    if (ec) throw sysfs::IoError(target.string(), fmt::format("set mode (from {})", entry->origin), ec.value());
+  }
+  for (const auto& [path, entry] : error_entries) {
+    const auto access = entry->kind == FixtureEntry::Kind::kFailRead ? sysfs::Access::kRead : sysfs::Access::kWrite;
+    errors[{access, root.canonical(path)}] = *sysfs::errno_from_name(entry->content);
+  }
+  const fs::path file = root.prefix() / sysfs::InjectedErrors::kFileName;
+  std::error_code ec;
+  fs::remove(file, ec);
+  if (errors.empty()) return;
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  const std::string text = sysfs::format_injected_errors(errors);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out) throw sysfs::IoError(file.string(), "write", EIO);
 }
 
 }  // namespace
@@ -374,6 +442,7 @@ FixtureManifest FixtureManifest::parse(std::string_view text, const fs::path& ba
 void FixtureManifest::expand(const fs::path& root_dir) const {
   const sysfs::Root root(root_dir);
   for (const auto& entry : entries_) expand_entry(root, entry);
+  apply_modes_and_errors(root, entries_);
 }
 
 fs::path board_fixtures_dir() {

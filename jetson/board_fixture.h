@@ -13,11 +13,12 @@ namespace jetchar::jetson {
 
 /// One directive of a manifest, after `include` and `repeat` have been expanded.
 struct FixtureEntry {
-  enum class Kind { kFile, kLink, kDir, kCopy, kRemove };
+  enum class Kind { kFile, kLink, kDir, kCopy, kRemove, kMode, kFailRead, kFailWrite };
   Kind kind = Kind::kFile;
   /// Absolute kernel path ("/sys/class/devfreq/17000000.gpu").
   std::string path;
-  /// kFile: the bytes to write; kLink: the link target as the kernel shows it.
+  /// kFile: the bytes to write; kLink: the link target as the kernel shows it; kMode: the
+  /// permission bits in octal ("0400"); kFailRead/kFailWrite: the errno name ("EBUSY").
   std::string content;
   /// kCopy: the host file to copy, resolved relative to the manifest that named it.
   std::filesystem::path copy_from;

@@ -56,6 +56,45 @@ TEST(FixtureManifestTest, EscapesDecode) {
   EXPECT_EQ(m.entries()[0].content, std::string("x\ty\n\0A\\|", 8));
 }
 
+// A real attribute can exist and fail: the manifest says so, and reads through a Root fail with
+// that errno (sysfs/injected_errors.h); modes are set once the whole tree stands.
+TEST(FixtureManifestTest, FailingReadsWritesAndModesApplyToTheExpandedTree) {
+  TempDir dir;
+  FixtureManifest::parse(
+      "mode /sys/a/secret = 0400\n"
+      "file /sys/a/secret = 42\n"
+      "file /sys/devices/gpu/load = 0\n"
+      "link /sys/gpu -> devices/gpu\n"
+      "fail-read /sys/gpu/load = ENODEV\n"
+      "fail-write /sys/a/secret = EACCES\n"
+      "fail-read /sys/never/written = EAGAIN\n"
+      "fail-read /sys/removed = EIO\n"
+      "remove /sys/removed\n",
+      dir.path(), "test.manifest")
+      .expand(dir.path());
+  const jetchar::sysfs::Root root(dir.path());
+  EXPECT_EQ(fs::status(dir.path() / "sys/a/secret").permissions() & fs::perms::all, fs::perms(0400));
+  EXPECT_EQ(jetchar::sysfs::read_string(root, "/sys/a/secret"), "42");
+  EXPECT_THROW(jetchar::sysfs::write_string(root, "/sys/a/secret", "1"), jetchar::sysfs::IoError);
+  try {
+    jetchar::sysfs::read_string(root, "/sys/devices/gpu/load");
+    FAIL();
+  } catch (const jetchar::sysfs::IoError& e) {
+    EXPECT_EQ(e.error_number(), ENODEV);
+  }
+  EXPECT_TRUE(root.exists("/sys/never/written")) << "a failing attribute still exists";
+  EXPECT_THROW(jetchar::sysfs::read_string(root, "/sys/never/written"), jetchar::sysfs::IoError);
+  EXPECT_FALSE(root.exists("/sys/removed"));
+  EXPECT_EQ(slurp(dir.path() / ".jetchar-injected-errors"),
+            "read ENODEV /sys/devices/gpu/load\nread EAGAIN /sys/never/written\nwrite EACCES /sys/a/secret\n");
+}
+
+TEST(FixtureManifestTest, ModeAndErrnoValuesAreChecked) {
+  EXPECT_THAT(format_error_of("mode /sys/a = 999\n"), HasSubstr("permission bits in octal"));
+  EXPECT_THAT(format_error_of("fail-read /sys/a = EWHAT\n"), HasSubstr("ERRNO one of"));
+  EXPECT_THAT(format_error_of("fail-write /sys/a\n"), HasSubstr("'fail-write PATH = VALUE'"));
+}
+
 TEST(FixtureManifestTest, RepeatOverCpuListAndTuplesNests) {
   const auto m = parse(
       "repeat C in 0-1,3\n"
