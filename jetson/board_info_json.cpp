@@ -12,6 +12,12 @@ Json opt(const std::optional<T>& value) {
 
 Json absent(const std::optional<std::string>& why) { return Json{{"absent", why.value_or("absent")}}; }
 
+void add_unavailable(Json& list, std::string_view subsystem, const std::vector<Unavailable>& items) {
+  for (const auto& u : items) {
+    list.push_back(Json{{"subsystem", subsystem}, {"item", u.item}, {"path", u.path}, {"reason", u.reason}});
+  }
+}
+
 Json identity_json(const BoardIdentity& id) {
   Json l4t = nullptr;
   if (id.l4t) {
@@ -50,6 +56,7 @@ Json cpu_json(const CpuTopology& cpu) {
                             {"path", p.sysfs_path},
                             {"related_cpus", p.related_cpus},
                             {"affected_cpus", p.affected_cpus},
+                            {"active", p.active},
                             {"governor", opt(p.governor)},
                             {"available_governors", p.available_governors},
                             {"scaling_min_freq_khz", opt(p.min_freq_khz)},
@@ -197,6 +204,13 @@ Json host_json(const HostSensors& host) {
 }  // namespace
 
 nlohmann::ordered_json to_json(const BoardInfo& info, const BoardOrigin& origin) {
+  Json unavailable = Json::array();
+  add_unavailable(unavailable, "cpu", info.cpu.unavailable);
+  add_unavailable(unavailable, "gpu", info.gpu.unavailable);
+  add_unavailable(unavailable, "emc", info.emc.unavailable);
+  add_unavailable(unavailable, "power_monitors", info.power.unavailable);
+  add_unavailable(unavailable, "fans", info.fans.unavailable);
+  add_unavailable(unavailable, "thermal_zones", info.thermal.unavailable);
   return Json{{"schema", "jetchar.device_info"},
               {"schema_version", kDeviceInfoSchemaVersion},
               {"source", Json{{"board", origin.board},
@@ -211,7 +225,8 @@ nlohmann::ordered_json to_json(const BoardInfo& info, const BoardOrigin& origin)
               {"power_monitors", power_json(info.power)},
               {"fans", fans_json(info.fans)},
               {"thermal_zones", thermal_json(info.thermal)},
-              {"host_sensors", host_json(info.host)}};
+              {"host_sensors", host_json(info.host)},
+              {"unavailable", unavailable}};
 }
 
 }  // namespace jetchar::jetson

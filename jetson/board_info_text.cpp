@@ -45,6 +45,11 @@ std::string celsius(std::int64_t mc) {
   return fmt::format("{:.1f} C", static_cast<double>(mc) / 1000.0);
 }
 
+// Items that exist but could not be read, under the section they belong to.
+void unavailable_text(std::string& out, const std::vector<Unavailable>& items) {
+  for (const auto& u : items) out += fmt::format("  unavailable:     {}: {}\n", u.item, u.reason);
+}
+
 void identity_text(std::string& out, const BoardIdentity& id, const std::optional<std::int64_t>& mem_kib) {
   out += "Board\n";
   out += fmt::format("  kind:            {}\n", to_string(id.kind));
@@ -78,8 +83,9 @@ void cpu_text(std::string& out, const CpuTopology& cpu) {
     out += fmt::format("  cpufreq:         absent ({})\n", *cpu.cpufreq_absent);
   }
   for (const auto& p : cpu.policies) {
-    out += fmt::format("  {} (cpus {}): governor {}, min {}, max {}, cur {}, hw {} - {}\n", p.name,
-                       sysfs::format_cpu_list(p.related_cpus), or_absent(p.governor), khz_as_mhz(p.min_freq_khz),
+    out += fmt::format("  {} (cpus {}{}): governor {}, min {}, max {}, cur {}, hw {} - {}\n", p.name,
+                       sysfs::format_cpu_list(p.related_cpus), p.active ? "" : ", all offline", or_absent(p.governor),
+                       khz_as_mhz(p.min_freq_khz),
                        khz_as_mhz(p.max_freq_khz), khz_as_mhz(p.cur_freq_khz), khz_as_mhz(p.hw_min_freq_khz),
                        khz_as_mhz(p.hw_max_freq_khz));
     out += fmt::format("    governors:     {}\n", words(p.available_governors));
@@ -231,11 +237,17 @@ std::string to_text(const BoardInfo& info, const BoardOrigin& origin) {
   }
   identity_text(out, info.identity, info.memory_total_kib);
   cpu_text(out, info.cpu);
+  unavailable_text(out, info.cpu.unavailable);
   gpu_text(out, info.gpu);
+  unavailable_text(out, info.gpu.unavailable);
   emc_text(out, info.emc);
+  unavailable_text(out, info.emc.unavailable);
   power_text(out, info.power);
+  unavailable_text(out, info.power.unavailable);
   fan_text(out, info.fans);
+  unavailable_text(out, info.fans.unavailable);
   thermal_text(out, info.thermal);
+  unavailable_text(out, info.thermal.unavailable);
   host_text(out, info.host);
   if (origin.simulated) out += "(simulated: every figure above comes from the fixture, not from hardware)\n";
   return out;

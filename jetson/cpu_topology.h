@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "jetson/attribute_reader.h"
 #include "sysfs/root.h"
 
 namespace jetchar::jetson {
@@ -29,6 +30,9 @@ struct CpuPolicy {
   std::string sysfs_path;  ///< "/sys/devices/system/cpu/cpufreq/policy0"
   std::vector<int> related_cpus;
   std::vector<int> affected_cpus;  ///< the online subset
+  /// False when every related CPU is offline: the kernel keeps the policy but refuses reads of
+  /// it (EBUSY, Linux >= 5.19) or drops its frequency table (ENODEV, R32).
+  bool active = true;
   std::vector<std::int64_t> available_freqs_khz;
   std::vector<std::string> available_governors;
   std::optional<std::string> governor;
@@ -48,10 +52,13 @@ struct CpuTopology {
   std::optional<std::string> cpufreq_absent;
   /// Why no core has idle states; nullopt when cpuidle exists.
   std::optional<std::string> cpuidle_absent;
+  /// Attributes that exist but could not be read, with the reason.
+  std::vector<Unavailable> unavailable;
 };
 
 /// Throws sysfs::IoError / FormatError when /sys/devices/system/cpu/online is missing or
-/// malformed; attributes that a kernel may lack are optional.
+/// malformed (no kernel jetchar supports lacks it); any other attribute that fails to read
+/// becomes an Unavailable entry.
 CpuTopology discover_cpu_topology(const sysfs::Root& root);
 
 }  // namespace jetchar::jetson

@@ -35,10 +35,16 @@ bool permission_error(const sysfs::IoError& e) { return e.error_number() == EACC
 // CCF reports "no cap" as 2^64-1 (ULLONG_MAX), which does not fit a signed rate: absent.
 constexpr std::string_view kNoCap = "18446744073709551615";
 
-std::optional<std::int64_t> optional_int(const sysfs::Root& root, const char* path) {
-  if (path == nullptr || !root.exists(path)) return std::nullopt;
-  if (sysfs::read_string(root, path) == kNoCap) return std::nullopt;
-  return sysfs::read_int(root, path);
+std::optional<std::int64_t> optional_rate(AttributeReader& read, const char* path, std::string_view item) {
+  if (path == nullptr) return std::nullopt;
+  const auto text = read.text(path, item);
+  if (!text || *text == kNoCap) return std::nullopt;
+  try {
+    return sysfs::parse_int(*text, path, /*allow_unit_suffix=*/true);
+  } catch (const sysfs::FormatError& e) {
+    read.note(std::string(item), path, e.what());
+    return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -54,39 +60,48 @@ std::string_view to_string(EmcAccess access) {
 
 EmcClock discover_emc_clock(const sysfs::Root& root) {
   EmcClock emc;
+  AttributeReader read(root, emc.unavailable);
   for (const char* cap : kCapPaths) {
     if (!root.exists(cap)) continue;
     emc.cap_path = cap;
-    const std::int64_t value = sysfs::read_int(root, cap);
-    if (value > 0) emc.cap_hz = value;
+    if (const auto value = optional_rate(read, cap, "EMC nvpmodel cap"); value && *value > 0) emc.cap_hz = value;
     break;
   }
 
   for (const auto& candidate : kCandidates) {
     if (!root.exists(candidate.rate)) continue;
+    // The rate decides whether this interface is usable; only a permission error is expected
+    // (debugfs is root's), anything else makes the rate unavailable and the next candidate is tried.
     try {
-      emc.cur_rate_hz = sysfs::read_int(root, candidate.rate);
-      emc.min_rate_hz = optional_int(root, candidate.min_rate);
-      emc.max_rate_hz = optional_int(root, candidate.max_rate);
-      if (auto locked = optional_int(root, candidate.locked)) emc.rate_locked = *locked != 0;
+      emc.cur_rate_hz = sysfs::parse_int(sysfs::read_string(root, candidate.rate), candidate.rate, true);
     } catch (const sysfs::IoError& e) {
-      if (!permission_error(e)) throw;
-      EmcClock unreadable;
-      unreadable.cap_path = emc.cap_path;
-      unreadable.cap_hz = emc.cap_hz;
-      emc = std::move(unreadable);
-      emc.access = EmcAccess::kNeedsRoot;
-      emc.interface = candidate.interface;
-      emc.note = std::string(candidate.rate) + " is not readable: needs root";
-      return emc;
+      if (permission_error(e)) {
+        emc.access = EmcAccess::kNeedsRoot;
+        emc.interface = candidate.interface;
+        emc.note = std::string(candidate.rate) + " is not readable: needs root";
+        return emc;
+      }
+      read.note("EMC rate", candidate.rate, std::string("read failed: ") + e.what());
+      continue;
+    } catch (const sysfs::FormatError& e) {
+      read.note("EMC rate", candidate.rate, e.what());
+      continue;
     }
+    emc.min_rate_hz = optional_rate(read, candidate.min_rate, "EMC min rate");
+    emc.max_rate_hz = optional_rate(read, candidate.max_rate, "EMC max rate");
+    if (const auto locked = optional_rate(read, candidate.locked, "EMC rate lock")) emc.rate_locked = *locked != 0;
     emc.access = EmcAccess::kReadable;
     emc.interface = candidate.interface;
     emc.rate_path = candidate.rate;
-    if (std::string_view(candidate.interface) == "bpmp debugfs" &&
-        root.exists("/sys/kernel/debug/bpmp/debug/emc/possible_rates")) {
-      for (auto khz : sysfs::read_int_list(root, "/sys/kernel/debug/bpmp/debug/emc/possible_rates")) {
-        emc.possible_rates_hz.push_back(khz * 1000);
+    if (std::string_view(candidate.interface) == "bpmp debugfs") {
+      // Firmware lists its table in kHz (one board printed the unit after the list).
+      if (const auto khz = read.integers("/sys/kernel/debug/bpmp/debug/emc/possible_rates", "EMC possible rates", {},
+                                         /*allow_unit_suffix=*/true)) {
+        for (auto rate : *khz) emc.possible_rates_hz.push_back(rate * 1000);
+      }
+    } else if (std::string_view(candidate.interface) == "devfreq bwmgr") {
+      if (const auto hz = read.integers("/sys/class/devfreq/bwmgr/available_frequencies", "EMC available frequencies")) {
+        emc.possible_rates_hz = *hz;
       }
     }
     return emc;
@@ -100,7 +115,8 @@ EmcClock discover_emc_clock(const sysfs::Root& root) {
     emc.note = "debugfs (/sys/kernel/debug) is not readable or not mounted: the EMC rate needs root";
   } else {
     emc.access = EmcAccess::kAbsent;
-    emc.note = "no EMC clock interface (BPMP or tegra210 debugfs, devfreq bwmgr)";
+    emc.note = emc.unavailable.empty() ? "no EMC clock interface (BPMP or tegra210 debugfs, devfreq bwmgr)"
+                                       : "no readable EMC clock interface (see the unavailable items)";
   }
   return emc;
 }

@@ -1,7 +1,8 @@
 // The external memory controller (EMC) clock. Its rate lives in debugfs (BPMP on tegra186/194/
 // 234, the CCF override clock on tegra210), which only root can read: unreadable debugfs is
 // reported as "needs root", not as an error. The nvpmodel cap lives in sysfs
-// (`nvpmodel_emc_cap/emc_iso_cap` up to R35, `nvpmodel_clk_cap/emc` on R36). Rates are Hz.
+// (`nvpmodel_emc_cap/emc_iso_cap` up to R35, `nvpmodel_clk_cap/emc` on R36). Rates are Hz. The
+// BPMP files are firmware output: a unit suffix such as " (kHz)" is accepted wherever it appears.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "jetson/attribute_reader.h"
 #include "sysfs/root.h"
 
 namespace jetchar::jetson {
@@ -34,6 +36,8 @@ struct EmcClock {
   std::optional<std::int64_t> cap_hz;
   /// Why the rate is missing (kNeedsRoot / kAbsent).
   std::optional<std::string> note;
+  /// Attributes that exist but could not be read, with the reason.
+  std::vector<Unavailable> unavailable;
 };
 
 EmcClock discover_emc_clock(const sysfs::Root& root);

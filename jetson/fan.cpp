@@ -6,11 +6,6 @@
 namespace jetchar::jetson {
 namespace {
 
-std::optional<std::int64_t> optional_int(const sysfs::Root& root, const std::string& path) {
-  if (!root.exists(path)) return std::nullopt;
-  return sysfs::read_int(root, path);
-}
-
 std::vector<std::string> hwmon_named(const sysfs::Root& root, std::string_view name) {
   std::vector<std::string> dirs;
   for (const auto& name_file : natural_sorted(root.glob("/sys/class/hwmon/hwmon*/name"))) {
@@ -25,17 +20,18 @@ std::vector<std::string> hwmon_named(const sysfs::Root& root, std::string_view n
 
 FanDiscovery discover_fans(const sysfs::Root& root) {
   FanDiscovery result;
+  AttributeReader read(root, result.unavailable);
   const std::string legacy = "/sys/devices/pwm-fan";
   if (root.exists(legacy + "/target_pwm")) {
     Fan fan;
     fan.interface = "pwm-fan (R32)";
     fan.pwm_path = legacy + "/target_pwm";
-    fan.pwm = sysfs::read_int(root, fan.pwm_path);
+    fan.pwm = read.integer(fan.pwm_path, "fan target_pwm");
     for (const char* rpm : {"/rpm_measured", "/rpm"}) {
       if (!fan.rpm_path && root.exists(legacy + rpm)) fan.rpm_path = legacy + rpm;
     }
-    if (fan.rpm_path) fan.rpm = sysfs::read_int(root, *fan.rpm_path);
-    if (auto control = optional_int(root, legacy + "/temp_control")) fan.kernel_control = *control != 0;
+    if (fan.rpm_path) fan.rpm = read.integer(*fan.rpm_path, "fan rpm");
+    if (auto control = read.integer(legacy + "/temp_control", "fan temp_control")) fan.kernel_control = *control != 0;
     result.fans.push_back(std::move(fan));
   }
 
@@ -46,8 +42,8 @@ FanDiscovery discover_fans(const sysfs::Root& root) {
       Fan fan;
       fan.interface = "hwmon pwmfan";
       fan.pwm_path = pwm;
-      fan.pwm = sysfs::read_int(root, pwm);
-      fan.pwm_enable = optional_int(root, pwm + "_enable");
+      fan.pwm = read.integer(pwm, "fan " + pwm.substr(pwm.rfind('/') + 1));
+      fan.pwm_enable = read.integer(pwm + "_enable", "fan " + pwm.substr(pwm.rfind('/') + 1) + "_enable");
       // Tachometers pair with fans in order; boards with one fan have one pwm_tach.
       if (tach_index < tachs.size()) {
         for (const char* rpm : {"/rpm", "/fan1_input"}) {
@@ -55,7 +51,7 @@ FanDiscovery discover_fans(const sysfs::Root& root) {
         }
         ++tach_index;
       }
-      if (fan.rpm_path) fan.rpm = sysfs::read_int(root, *fan.rpm_path);
+      if (fan.rpm_path) fan.rpm = read.integer(*fan.rpm_path, "fan rpm");
       result.fans.push_back(std::move(fan));
     }
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "jetson/attribute_reader.h"
 #include "sysfs/root.h"
 
 namespace jetchar::jetson {
@@ -26,6 +27,8 @@ struct Fan {
 struct FanDiscovery {
   std::vector<Fan> fans;
   std::optional<std::string> absent;
+  /// Attributes that exist but could not be read, with the reason.
+  std::vector<Unavailable> unavailable;
 };
 
 FanDiscovery discover_fans(const sysfs::Root& root);

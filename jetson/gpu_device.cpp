@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 
 #include "sysfs/attribute.h"
 
@@ -12,17 +13,17 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kGpuCompatibles = {"nvidia,gv11b", "nvidia,ga10b", "nvidia,gp10b",
                                                              "nvidia,gb10b", "nvidia,tegra210-gm20b"};
+// nvgpu's load_show returns gk20a_busy()'s error when it cannot power the GPU up to read the
+// load (docs/kernel-formats.md, nvgpu rows): ENODEV while the driver cannot take the GPU busy,
+// the runtime-PM error otherwise.
+constexpr ErrnoMeaning kLoadErrors[] = {
+    {ENODEV, "nvgpu cannot take the GPU busy to read its load (gk20a_busy failed)"},
+    {EAGAIN, "nvgpu could not power the GPU up to read its load (gk20a_busy failed)"},
+    {ETIMEDOUT, "nvgpu timed out powering the GPU up to read its load (gk20a_busy failed)"},
+};
+
 constexpr std::array<std::string_view, 6> kGpuNodeNames = {"gv11b", "ga10b", "gp10b", "gm20b", "gb10b", "gpu"};
 
-std::optional<std::int64_t> optional_int(const sysfs::Root& root, const std::string& path) {
-  if (!root.exists(path)) return std::nullopt;
-  return sysfs::read_int(root, path);
-}
-
-std::vector<std::string> optional_dt_strings(const sysfs::Root& root, const std::string& path) {
-  if (!root.exists(path)) return {};
-  return sysfs::read_dt_strings(root, path);
-}
 
 // How a devfreq node matches a GPU, or nullopt. `extra_compatible` is the compatible of
 // /sys/devices/platform/gpu.0 (what jetson_clocks looks for) when present.
@@ -43,6 +44,7 @@ std::optional<std::string> gpu_match(const std::vector<std::string>& compatible,
 
 GpuDiscovery discover_gpu(const sysfs::Root& root) {
   GpuDiscovery result;
+  AttributeReader read(root, result.unavailable);
   if (!root.is_directory("/sys/class/devfreq")) {
     result.absent = "no /sys/class/devfreq (no devfreq devices on this machine)";
     return result;
@@ -50,17 +52,19 @@ GpuDiscovery discover_gpu(const sysfs::Root& root) {
   std::vector<std::string> platform_gpu_compatible;
   for (const char* alias : {"/sys/devices/platform/gpu.0", "/sys/devices/gpu.0"}) {
     if (platform_gpu_compatible.empty()) {
-      platform_gpu_compatible = optional_dt_strings(root, std::string(alias) + "/of_node/compatible");
+      platform_gpu_compatible =
+          read.dt_strings(std::string(alias) + "/of_node/compatible", "GPU device-tree compatible").value_or(
+              std::vector<std::string>{});
     }
   }
 
   for (const auto& name : root.list("/sys/class/devfreq")) {
     const std::string node = "/sys/class/devfreq/" + name;
-    const auto compatible = optional_dt_strings(root, node + "/device/of_node/compatible");
+    const auto compatible = read.dt_strings(node + "/device/of_node/compatible", name + " device-tree compatible")
+                                .value_or(std::vector<std::string>{});
     std::optional<std::string> of_name;
-    if (root.exists(node + "/device/of_node/name")) {
-      const auto names = sysfs::read_dt_strings(root, node + "/device/of_node/name");
-      if (!names.empty()) of_name = names.front();
+    if (auto names = read.dt_strings(node + "/device/of_node/name", name + " device-tree name"); names && !names->empty()) {
+      of_name = names->front();
     }
     const auto match = gpu_match(compatible, of_name, platform_gpu_compatible);
     if (!match) continue;
@@ -72,30 +76,30 @@ GpuDiscovery discover_gpu(const sysfs::Root& root) {
     if (!compatible.empty()) gpu.of_compatible = compatible.front();
     gpu.of_name = of_name;
     gpu.matched_by = *match;
-    if (root.exists(node + "/available_frequencies")) {
-      gpu.available_freqs_hz = sysfs::read_int_list(root, node + "/available_frequencies");
+    if (auto freqs = read.integers(node + "/available_frequencies", "GPU available_frequencies")) {
+      gpu.available_freqs_hz = std::move(*freqs);
       std::sort(gpu.available_freqs_hz.begin(), gpu.available_freqs_hz.end());
     }
-    if (root.exists(node + "/available_governors")) {
-      gpu.available_governors = sysfs::read_word_list(root, node + "/available_governors");
+    if (auto governors = read.words(node + "/available_governors", "GPU available_governors")) {
+      gpu.available_governors = std::move(*governors);
     }
-    if (root.exists(node + "/governor")) gpu.governor = sysfs::read_string(root, node + "/governor");
-    gpu.min_freq_hz = optional_int(root, node + "/min_freq");
-    gpu.max_freq_hz = optional_int(root, node + "/max_freq");
-    gpu.cur_freq_hz = optional_int(root, node + "/cur_freq");
+    gpu.governor = read.text(node + "/governor", "GPU governor");
+    gpu.min_freq_hz = read.integer(node + "/min_freq", "GPU min_freq");
+    gpu.max_freq_hz = read.integer(node + "/max_freq", "GPU max_freq");
+    gpu.cur_freq_hz = read.integer(node + "/cur_freq", "GPU cur_freq");
 
     // The nvgpu attributes live on the device itself on R36 and on the gpu.0 alias before.
     const std::vector<std::string> device_dirs = {gpu.device_path, "/sys/devices/platform/gpu.0", "/sys/devices/gpu.0"};
     for (const auto& dir : device_dirs) {
       if (!gpu.load_path && root.exists(dir + "/load")) {
         gpu.load_path = dir + "/load";
-        gpu.load_permille = sysfs::read_int(root, *gpu.load_path);
+        gpu.load_permille = read.integer(*gpu.load_path, "GPU load", kLoadErrors);
       }
       if (!gpu.railgate_path && root.exists(dir + "/railgate_enable")) {
         gpu.railgate_path = dir + "/railgate_enable";
-        gpu.railgate_enabled = sysfs::read_int(root, *gpu.railgate_path) != 0;
+        if (auto railgate = read.integer(*gpu.railgate_path, "GPU railgate_enable")) gpu.railgate_enabled = *railgate != 0;
       }
-      if (!gpu.tpc_pg_mask) gpu.tpc_pg_mask = optional_int(root, dir + "/tpc_pg_mask");
+      if (!gpu.tpc_pg_mask) gpu.tpc_pg_mask = read.integer(dir + "/tpc_pg_mask", "GPU tpc_pg_mask");
     }
     result.gpu = std::move(gpu);
     return result;

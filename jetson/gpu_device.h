@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "jetson/attribute_reader.h"
 #include "sysfs/root.h"
 
 namespace jetchar::jetson {
@@ -38,6 +39,8 @@ struct GpuDiscovery {
   std::optional<GpuDevice> gpu;
   /// Why `gpu` is missing (no devfreq, no matching node, ...).
   std::optional<std::string> absent;
+  /// Attributes that exist but could not be read, with the reason.
+  std::vector<Unavailable> unavailable;
 };
 
 GpuDiscovery discover_gpu(const sysfs::Root& root);

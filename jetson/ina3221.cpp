@@ -1,6 +1,7 @@
 #include "jetson/ina3221.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <set>
 
 #include "jetson/sysfs_natural_sort.h"
@@ -18,37 +19,48 @@ struct SubRail {
 };
 constexpr SubRail kSubRails[] = {{"VDDQ_VDD2_1V8AO", "VIN_SYS_5V0"}};
 
-std::optional<std::int64_t> optional_int(const sysfs::Root& root, const std::string& path, bool unit_suffix = false) {
-  if (!root.exists(path)) return std::nullopt;
-  return sysfs::read_int(root, path, unit_suffix);
-}
+// What a failing read means (docs/kernel-formats.md, INA3221 rows).
+constexpr ErrnoMeaning kIioErrors[] = {
+    {EAGAIN, "the ina3221x driver gave up waiting for a conversion"},
+    {EIO, "the I2C transfer to the INA3221 failed"},
+};
+constexpr ErrnoMeaning kHwmonErrors[] = {
+    {ENODATA, "the channel is disabled"},
+    {EIO, "the I2C transfer to the INA3221 failed"},
+};
 
 std::string last_component(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
 
 // iio: /sys/bus/i2c/drivers/ina3221x/<bus>-<addr>/iio:deviceN (or iio_device).
-Ina3221Device read_iio_device(const sysfs::Root& root, const std::string& dir, const std::string& i2c_device) {
+Ina3221Device read_iio_device(AttributeReader& read, const std::string& dir, const std::string& i2c_device) {
+  const sysfs::Root& root = read.root();
   Ina3221Device device;
   device.driver = Ina3221Driver::kIio;
   device.i2c_device = i2c_device;
   device.sysfs_path = dir;
-  device.running_mode = optional_int(root, dir + "/running_mode");
+  device.running_mode = read.integer(dir + "/running_mode", i2c_device + " running_mode", kIioErrors);
   for (int n = 0; n < 3; ++n) {
     const std::string name_path = dir + "/rail_name_" + std::to_string(n);
     if (!root.exists(name_path)) continue;
+    const std::string channel = i2c_device + " channel " + std::to_string(n);
     Ina3221Rail rail;
     rail.channel = n;
-    rail.name = sysfs::read_string(root, name_path);
+    const auto name = read.text(name_path, channel + " rail_name");
+    if (!name) continue;
+    rail.name = *name;
     rail.connected = !rail.name.empty() && rail.name != "NC";
     rail.voltage_path = dir + "/in_voltage" + std::to_string(n) + "_input";
     rail.current_path = dir + "/in_current" + std::to_string(n) + "_input";
     const std::string power = dir + "/in_power" + std::to_string(n) + "_input";
     if (root.exists(power)) rail.power_path = power;
-    rail.warn_current_limit_ma = optional_int(root, dir + "/warn_current_limit_" + std::to_string(n), true);
-    rail.crit_current_limit_ma = optional_int(root, dir + "/crit_current_limit_" + std::to_string(n), true);
+    rail.warn_current_limit_ma =
+        read.integer(dir + "/warn_current_limit_" + std::to_string(n), rail.name + " warn_current_limit", kIioErrors, true);
+    rail.crit_current_limit_ma =
+        read.integer(dir + "/crit_current_limit_" + std::to_string(n), rail.name + " crit_current_limit", kIioErrors, true);
     if (rail.connected) {
-      rail.voltage_mv = optional_int(root, rail.voltage_path);
-      rail.current_ma = optional_int(root, rail.current_path);
-      if (rail.power_path) rail.power_mw = optional_int(root, *rail.power_path);
+      rail.voltage_mv = read.integer(rail.voltage_path, rail.name + " voltage", kIioErrors);
+      rail.current_ma = read.integer(rail.current_path, rail.name + " current", kIioErrors);
+      if (rail.power_path) rail.power_mw = read.integer(*rail.power_path, rail.name + " power", kIioErrors);
       if (!rail.power_mw && rail.voltage_mv && rail.current_ma) rail.power_mw = *rail.voltage_mv * *rail.current_ma / 1000;
     }
     device.rails.push_back(std::move(rail));
@@ -57,31 +69,35 @@ Ina3221Device read_iio_device(const sysfs::Root& root, const std::string& dir, c
 }
 
 // hwmon: a hwmonN folder whose `name` is ina3221.
-Ina3221Device read_hwmon_device(const sysfs::Root& root, const std::string& dir) {
+Ina3221Device read_hwmon_device(AttributeReader& read, const std::string& dir) {
+  const sysfs::Root& root = read.root();
   Ina3221Device device;
   device.driver = Ina3221Driver::kHwmon;
   device.sysfs_path = dir;
   // …/<bus>-<addr>/hwmon/hwmonN
   const std::string parent = dir.substr(0, dir.find_last_of('/'));
   device.i2c_device = last_component(parent.substr(0, parent.find_last_of('/')));
-  device.samples = optional_int(root, dir + "/samples");
-  device.update_interval_ms = optional_int(root, dir + "/update_interval");
+  device.samples = read.integer(dir + "/samples", device.i2c_device + " samples", kHwmonErrors);
+  device.update_interval_ms = read.integer(dir + "/update_interval", device.i2c_device + " update_interval", kHwmonErrors);
   for (int n = 1; n <= 3; ++n) {
     const std::string in = dir + "/in" + std::to_string(n);
     if (!root.exists(in + "_input") && !root.exists(in + "_label")) continue;
+    const std::string channel = device.i2c_device + " in" + std::to_string(n);
     Ina3221Rail rail;
     rail.channel = n;
-    rail.name = sysfs::try_read_string(root, in + "_label").value_or("in" + std::to_string(n));
+    rail.name = read.text(in + "_label", channel + " label", kHwmonErrors).value_or("in" + std::to_string(n));
     rail.connected = rail.name != "NC";
-    if (auto enabled = optional_int(root, in + "_enable"); enabled && *enabled == 0) rail.connected = false;
+    if (auto enabled = read.integer(in + "_enable", channel + " enable", kHwmonErrors); enabled && *enabled == 0) {
+      rail.connected = false;
+    }
     rail.voltage_path = in + "_input";
     rail.current_path = dir + "/curr" + std::to_string(n) + "_input";
-    rail.shunt_resistor_uohm = optional_int(root, dir + "/shunt" + std::to_string(n) + "_resistor");
-    rail.warn_current_limit_ma = optional_int(root, dir + "/curr" + std::to_string(n) + "_max");
-    rail.crit_current_limit_ma = optional_int(root, dir + "/curr" + std::to_string(n) + "_crit");
+    rail.shunt_resistor_uohm = read.integer(dir + "/shunt" + std::to_string(n) + "_resistor", channel + " shunt_resistor", kHwmonErrors);
+    rail.warn_current_limit_ma = read.integer(dir + "/curr" + std::to_string(n) + "_max", channel + " curr_max", kHwmonErrors);
+    rail.crit_current_limit_ma = read.integer(dir + "/curr" + std::to_string(n) + "_crit", channel + " curr_crit", kHwmonErrors);
     if (rail.connected) {
-      rail.voltage_mv = optional_int(root, rail.voltage_path);
-      rail.current_ma = optional_int(root, rail.current_path);
+      rail.voltage_mv = read.integer(rail.voltage_path, rail.name + " voltage", kHwmonErrors);
+      rail.current_ma = read.integer(rail.current_path, rail.name + " current", kHwmonErrors);
       if (rail.voltage_mv && rail.current_ma) rail.power_mw = *rail.voltage_mv * *rail.current_ma / 1000;
     }
     device.rails.push_back(std::move(rail));
@@ -102,6 +118,7 @@ std::string_view to_string(Ina3221Driver driver) { return driver == Ina3221Drive
 
 PowerMonitors discover_power_monitors(const sysfs::Root& root) {
   PowerMonitors monitors;
+  AttributeReader read(root, monitors.unavailable);
   std::set<std::string> seen;
 
   for (const auto& i2c_dir : natural_sorted(root.glob("/sys/bus/i2c/drivers/ina3221x/*-*"))) {
@@ -109,7 +126,7 @@ PowerMonitors discover_power_monitors(const sysfs::Root& root) {
       for (const auto& dir : root.glob(i2c_dir + pattern)) {
         const std::string canonical = root.canonical(dir);
         if (!seen.insert(canonical).second) continue;
-        monitors.devices.push_back(read_iio_device(root, dir, last_component(i2c_dir)));
+        monitors.devices.push_back(read_iio_device(read, dir, last_component(i2c_dir)));
       }
     }
   }
@@ -125,7 +142,7 @@ PowerMonitors discover_power_monitors(const sysfs::Root& root) {
   }
   for (const auto& dir : natural_sorted(hwmon_dirs)) {
     if (!seen.insert(dir).second) continue;
-    monitors.devices.push_back(read_hwmon_device(root, dir));
+    monitors.devices.push_back(read_hwmon_device(read, dir));
   }
   std::stable_sort(monitors.devices.begin(), monitors.devices.end(),
                    [](const auto& a, const auto& b) { return a.i2c_device < b.i2c_device; });

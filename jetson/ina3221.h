@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "jetson/attribute_reader.h"
 #include "sysfs/root.h"
 
 namespace jetchar::jetson {
@@ -57,6 +58,8 @@ struct PowerMonitors {
   /// Connected rails fed by another connected rail (see sub_rail_feeder): never summed.
   std::vector<std::string> sub_rails;
   std::optional<std::string> absent;
+  /// Attributes that exist but could not be read, with the reason.
+  std::vector<Unavailable> unavailable;
 };
 
 PowerMonitors discover_power_monitors(const sysfs::Root& root);

@@ -4,27 +4,32 @@
 #include "sysfs/attribute.h"
 #include "sysfs/error.h"
 
+#include <cerrno>
+
 namespace jetchar::jetson {
 namespace {
 
 constexpr std::int64_t kPoweredOffMc = -256000;
 
+// A sensor that cannot be read right now (docs/kernel-formats.md, thermal rows).
+constexpr ErrnoMeaning kTempErrors[] = {
+    {EAGAIN, "the sensor's domain is powered off (tegra-bpmp-thermal)"},
+    {ENODATA, "the sensor has no reading"},
+};
+
 }  // namespace
 
 ThermalDiscovery discover_thermal_zones(const sysfs::Root& root) {
   ThermalDiscovery result;
+  AttributeReader read(root, result.unavailable);
   for (const auto& dir : natural_sorted(root.glob("/sys/class/thermal/thermal_zone*"))) {
     ThermalZone zone;
     zone.zone = dir.substr(dir.rfind('/') + 1);
-    zone.type = sysfs::try_read_string(root, dir + "/type").value_or("");
-    if (root.exists(dir + "/temp")) {
-      try {
-        zone.temp_mc = sysfs::read_int(root, dir + "/temp");
-      } catch (const sysfs::IoError& e) {
-        // A gated sensor may fail the read (EINVAL/ENODATA) instead of reporting -256 °C.
-        zone.note = std::string("temp not readable: ") + e.what();
-      }
-    }
+    zone.type = read.text(dir + "/type", zone.zone + " type").value_or("");
+    const std::string temp = dir + "/temp";
+    const std::size_t notes_before = result.unavailable.size();
+    zone.temp_mc = read.integer(temp, zone.zone + " (" + zone.type + ") temp", kTempErrors);
+    if (result.unavailable.size() > notes_before) zone.note = "temp unavailable: " + result.unavailable.back().reason;
     if (zone.temp_mc && *zone.temp_mc <= kPoweredOffMc) {
       zone.powered_off = true;
       zone.temp_mc.reset();

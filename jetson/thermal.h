@@ -1,5 +1,6 @@
 // Thermal zones, matched by `type` (names change between L4T lines; indexes are not stable).
-// Temperatures are m°C; -256 °C means the domain is power-gated (reported as offline);
+// Temperatures are m°C; -256 °C means the domain is power-gated (reported as offline), and newer
+// tegra-bpmp-thermal drivers refuse the read instead (EAGAIN), which means the same;
 // PMIC-Die always reads 100 °C on R32 and is flagged as not a measurement.
 #pragma once
 
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "jetson/attribute_reader.h"
 #include "sysfs/root.h"
 
 namespace jetchar::jetson {
@@ -24,6 +26,8 @@ struct ThermalZone {
 struct ThermalDiscovery {
   std::vector<ThermalZone> zones;
   std::optional<std::string> absent;
+  /// Attributes that exist but could not be read, with the reason.
+  std::vector<Unavailable> unavailable;
 };
 
 ThermalDiscovery discover_thermal_zones(const sysfs::Root& root);

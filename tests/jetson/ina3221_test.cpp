@@ -97,5 +97,21 @@ TEST(Ina3221Test, NoDevicesIsAbsentAndBadValuesThrow) {
   EXPECT_TRUE(p.devices.empty());
   EXPECT_TRUE(p.absent);
   BoardTree bad(std::string(kIio) + "file /sys/devices/i2c-6/6-0040/iio:device0/in_voltage1_input = 5 V\n");
-  EXPECT_THROW(discover_power_monitors(bad.root()), jetchar::sysfs::FormatError);
+  const auto monitors = discover_power_monitors(bad.root());
+  ASSERT_EQ(monitors.unavailable.size(), 1u);
+  EXPECT_EQ(monitors.unavailable[0].path, "/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0/in_voltage1_input");
+  EXPECT_NE(monitors.unavailable[0].reason.find("'5 V'"), std::string::npos) << monitors.unavailable[0].reason;
+}
+
+// The R32 iio driver gives up with EAGAIN when a conversion does not complete; the rail's power
+// is then unavailable with that reason, and the other rails are read.
+TEST(Ina3221Test, IioReadThatGivesUpIsUnavailable) {
+  BoardTree tree(std::string(kIio) + "fail-read /sys/devices/i2c-6/6-0040/iio:device0/in_power1_input = EAGAIN\n");
+  const auto monitors = discover_power_monitors(tree.root());
+  ASSERT_EQ(monitors.devices.size(), 1u);
+  ASSERT_EQ(monitors.unavailable.size(), 1u);
+  EXPECT_NE(monitors.unavailable[0].reason.find("EAGAIN"), std::string::npos);
+  EXPECT_NE(monitors.unavailable[0].reason.find("gave up"), std::string::npos) << monitors.unavailable[0].reason;
+  EXPECT_EQ(monitors.devices[0].rails[0].power_mw, 999);  // POM_5V_IN, its own power file
+  EXPECT_EQ(monitors.devices[0].rails[1].power_mw, 50);   // POM_5V_GPU from 5000 mV x 10 mA
 }
