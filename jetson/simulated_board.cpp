@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -24,6 +26,7 @@
 #include "jetson/thermal.h"
 #include "sysfs/attribute.h"
 #include "sysfs/cpu_list.h"
+#include "sysfs/injected_errors.h"
 
 namespace fs = std::filesystem;
 
@@ -95,6 +98,41 @@ void put_sensor(const sysfs::Root& root, const std::string& path, const std::str
   if (!root.exists(path)) return;
   if (sysfs::try_read_string(root, path) == value) return;
   InPlaceFile(root.resolve(root.canonical(path))).write(value + "\n");
+}
+
+// cpufreq_show_cpus(): the CPU numbers separated by single spaces ("4 5 6 7"; "" for none).
+std::string format_cpufreq_cpus(const std::vector<int>& cpus) {
+  std::string text;
+  for (const int cpu : cpus) text += (text.empty() ? "" : " ") + std::to_string(cpu);
+  return text;
+}
+
+// Major and minor of a kernel release ("4.9.337-tegra" -> {4, 9}); {0, 0} when unknown.
+std::pair<int, int> kernel_version(const std::string& release) {
+  int major = 0;
+  int minor = 0;
+  if (std::sscanf(release.c_str(), "%d.%d", &major, &minor) != 2) return {0, 0};
+  return {major, minor};
+}
+
+// What reads and writes of an inactive policy's files fail with on this kernel line
+// (docs/kernel-formats.md, cpufreq rows): Linux >= 5.19 refuses every file with EBUSY (cpufreq.c
+// show()/store()); Linux 4.9 runs the driver's exit() when the last CPU goes offline and drops
+// the frequency table, so show_available_freqs() answers ENODEV.
+sysfs::InjectedErrorTable inactive_policy_errors(const sysfs::Root& root, const std::string& policy,
+                                                 std::pair<int, int> kernel) {
+  sysfs::InjectedErrorTable errors;
+  const std::string dir = root.canonical(policy);
+  if (kernel >= std::pair{5, 19}) {
+    for (const auto& name : root.list(dir)) {
+      if (root.is_directory(dir + "/" + name)) continue;
+      errors[{sysfs::Access::kRead, dir + "/" + name}] = EBUSY;
+      errors[{sysfs::Access::kWrite, dir + "/" + name}] = EBUSY;
+    }
+  } else if (kernel.first == 4) {
+    errors[{sysfs::Access::kRead, dir + "/scaling_available_frequencies"}] = ENODEV;
+  }
+  return errors;
 }
 
 std::int64_t monotonic_now_ns() {
@@ -191,11 +229,12 @@ SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path>
       fixture_ = marker.at("fixture").get<std::string>();
       baseline_json_ = marker.at("baseline").dump();
       baseline_power_mw_ = marker.at("baseline_power_mw").get<double>();
+      fixture_errors_ = sysfs::parse_injected_errors(marker.value("fixture_injected_errors", ""), kMarker);
       if (!fixture.empty() && fixture != fixture_ && fs::path(fixture).filename() != fixture_) {
         throw std::invalid_argument(fmt::format("{} holds a simulated '{}' board, not '{}'", root_dir_.string(),
                                                 fixture_, fixture));
       }
-      root_ = std::make_unique<sysfs::Root>(root_dir_);
+      open_roots();
       return;
     }
     if (fs::exists(root_dir_) && !fs::is_empty(root_dir_)) {
@@ -207,31 +246,37 @@ SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path>
     const fs::path manifest = find_board_fixture(fixture);
     FixtureManifest::load(manifest).expand(root_dir_);
     fixture_ = manifest.parent_path().filename().string();
-    root_ = std::make_unique<sysfs::Root>(root_dir_);
+    if (const auto errors = sysfs::try_read_string(sysfs::Root(root_dir_).without_injected_errors(),
+                                                   std::string("/") + sysfs::InjectedErrors::kFileName)) {
+      fixture_errors_ = sysfs::parse_injected_errors(*errors + "\n", sysfs::InjectedErrors::kFileName);
+    }
+    open_roots();
 
     // Capture the derived attributes: the model moves them relative to these.
     nlohmann::json captured = nlohmann::json::object();
     auto capture = [&](const std::string& path) {
-      if (const auto value = sysfs::try_read_string(*root_, path)) captured[path] = *value;
+      if (const auto value = sysfs::try_read_string(*model_root_, path)) captured[path] = *value;
     };
-    for (const auto& policy : root_->glob(std::string(kCpuDir) + "/cpufreq/policy*")) {
+    for (const auto& policy : model_root_->glob(std::string(kCpuDir) + "/cpufreq/policy*")) {
       capture(policy + "/scaling_cur_freq");
       capture(policy + "/cpuinfo_cur_freq");
     }
-    if (const auto gpu = discover_gpu(*root_).gpu) {
+    if (const auto gpu = discover_gpu(*model_root_).gpu) {
       capture(gpu->devfreq_path + "/cur_freq");
       capture(gpu->devfreq_path + "/target_freq");
     }
-    if (const auto emc = emc_files(*root_)) capture(emc->rate);
-    for (const auto& device : discover_power_monitors(*root_).devices) {
+    if (const auto emc = emc_files(*model_root_)) capture(emc->rate);
+    for (const auto& device : discover_power_monitors(*model_root_).devices) {
       for (const auto& rail : device.rails) {
         capture(rail.voltage_path);
         capture(rail.current_path);
         if (rail.power_path) capture(*rail.power_path);
       }
     }
-    for (const auto& zone : root_->glob("/sys/devices/virtual/thermal/thermal_zone*/temp")) capture(zone);
-    for (const auto& zone : root_->glob("/sys/class/thermal/thermal_zone*/temp")) capture(root_->canonical(zone));
+    for (const auto& zone : model_root_->glob("/sys/devices/virtual/thermal/thermal_zone*/temp")) capture(zone);
+    for (const auto& zone : model_root_->glob("/sys/class/thermal/thermal_zone*/temp")) {
+      capture(model_root_->canonical(zone));
+    }
     baseline_json_ = captured.dump();
     host_utilization_ = kBaselineUtilization;
     baseline_power_mw_ = compute_power().total_mw;
@@ -239,7 +284,8 @@ SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path>
                           {"simulated", true},
                           {"note", "simulated board: every clock, rail and temperature here is modelled"},
                           {"baseline", captured},
-                          {"baseline_power_mw", baseline_power_mw_}};
+                          {"baseline_power_mw", baseline_power_mw_},
+                          {"fixture_injected_errors", sysfs::format_injected_errors(fixture_errors_)}};
     std::ofstream(root_dir_ / kMarker) << marker.dump(1) << "\n";
     last_host_stat_.reset();
     host_utilization_ = 0;
@@ -269,6 +315,38 @@ std::optional<std::string> SimulatedBoard::baseline(const std::string& path) con
   return it->get<std::string>();
 }
 
+void SimulatedBoard::open_roots() {
+  root_ = std::make_unique<sysfs::Root>(root_dir_);
+  model_root_ = std::make_unique<sysfs::Root>(root_->without_injected_errors());
+  kernel_release_ = sysfs::try_read_string(*model_root_, "/proc/sys/kernel/osrelease").value_or("");
+}
+
+void SimulatedBoard::inject_inactive_policy_errors(const std::vector<std::string>& inactive_policies) {
+  sysfs::InjectedErrorTable errors = fixture_errors_;
+  for (const auto& policy : inactive_policies) {
+    errors.merge(inactive_policy_errors(*model_root_, policy, kernel_version(kernel_release_)));
+  }
+  const fs::path file = root_dir_ / sysfs::InjectedErrors::kFileName;
+  const std::string text = sysfs::format_injected_errors(errors);
+  std::error_code ec;
+  if (text.empty()) {
+    fs::remove(file, ec);
+    return;
+  }
+  if (const auto current = sysfs::try_read_string(*model_root_, std::string("/") + sysfs::InjectedErrors::kFileName);
+      current && *current + "\n" == text) {
+    return;
+  }
+  // Replaced whole, so that readers never parse half a table.
+  const fs::path temporary = root_dir_ / (std::string(sysfs::InjectedErrors::kFileName) + ".tmp");
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw std::runtime_error("simulated board: cannot write " + temporary.string());
+  }
+  fs::rename(temporary, file);
+}
+
 void SimulatedBoard::update() {
   std::lock_guard lock(mutex_);
   update_clocks();
@@ -293,10 +371,11 @@ SimulatedPower SimulatedBoard::power() const {
 }
 
 void SimulatedBoard::update_clocks() {
-  const sysfs::Root& root = *root_;
+  const sysfs::Root& root = *model_root_;
   const std::vector<int> online = online_cpus(root);
   put(root, std::string(kCpuDir) + "/online", sysfs::format_cpu_list(online));
 
+  std::vector<std::string> inactive;
   for (const auto& policy : root.glob(std::string(kCpuDir) + "/cpufreq/policy*")) {
     const auto related = sysfs::try_read_string(root, policy + "/related_cpus");
     if (!related) continue;
@@ -305,7 +384,8 @@ void SimulatedBoard::update_clocks() {
       if (std::binary_search(online.begin(), online.end(), cpu)) affected.push_back(cpu);
     }
     // An inactive policy (no online core) keeps the same limits; its clock draws no power.
-    put(root, policy + "/affected_cpus", sysfs::format_cpu_list(affected));
+    put(root, policy + "/affected_cpus", format_cpufreq_cpus(affected));
+    if (affected.empty()) inactive.push_back(policy);
     const auto min = read_int(root, policy + "/scaling_min_freq");
     const auto max = read_int(root, policy + "/scaling_max_freq");
     if (!min || !max) continue;
@@ -318,6 +398,8 @@ void SimulatedBoard::update_clocks() {
     put(root, policy + "/scaling_cur_freq", std::to_string(cur));
     put(root, policy + "/cpuinfo_cur_freq", std::to_string(cur));
   }
+
+  inject_inactive_policy_errors(inactive);
 
   if (const auto gpu = discover_gpu(root).gpu) {
     const std::string d = gpu->devfreq_path;
@@ -356,7 +438,7 @@ void SimulatedBoard::update_clocks() {
 }
 
 SimulatedPower SimulatedBoard::compute_power() {
-  const sysfs::Root& root = *root_;
+  const sysfs::Root& root = *model_root_;
   SimulatedPower p;
   // Host utilization over at least kUtilizationWindowTicks of /proc/stat (the first figure from
   // the load average): between two updates a few ms apart the kernel's 10 ms ticks would make it
@@ -416,7 +498,7 @@ SimulatedPower SimulatedBoard::compute_power() {
 }
 
 void SimulatedBoard::write_sensors(const SimulatedPower& power) {
-  const sysfs::Root& root = *root_;
+  const sysfs::Root& root = *model_root_;
   for (const auto& device : discover_power_monitors(root).devices) {
     for (const auto& rail : device.rails) {
       if (!rail.connected || rail.name == served_rail_) continue;
@@ -475,7 +557,7 @@ void SimulatedBoard::serve_power_trace(const std::string& rail_name, meters::Syn
                                        std::chrono::microseconds period) {
   stop_power_trace();
   if (period.count() <= 0) throw std::invalid_argument("simulated board: the trace period must be positive");
-  const sysfs::Root& root = *root_;
+  const sysfs::Root& root = *model_root_;
   std::optional<Ina3221Rail> found;
   std::vector<std::string> names;
   for (const auto& device : discover_power_monitors(root).devices) {

@@ -5,7 +5,10 @@
 // Behaviour model (what the kernel and firmware would do):
 //  - cpuN/online -> /sys/devices/system/cpu/online (kernel CPU list) and each policy's
 //    affected_cpus (the online subset of related_cpus); a policy with no online core is inactive:
-//    its clock stops counting toward power.
+//    its clock stops counting toward power, and its files fail as the board's kernel fails them
+//    (injected errors, sysfs/injected_errors.h): R32 (Linux 4.9) drops the frequency table, so
+//    scaling_available_frequencies answers ENODEV; Linux >= 5.19 (R38/R39) answers EBUSY to every
+//    read and write of the policy (docs/kernel-formats.md, cpufreq rows).
 //  - cpufreq scaling_min/max_freq clamp scaling_cur_freq (and cpuinfo_cur_freq); governor
 //    `performance` runs at max, `powersave` at min, others at the fixture's captured frequency
 //    clamped into [min, max]. devfreq (GPU) min_freq/max_freq clamp cur_freq/target_freq alike.
@@ -119,7 +122,9 @@ class SimulatedBoard {
   static bool is_simulated_root(const std::filesystem::path& dir);
 
  private:
+  void open_roots();
   void update_clocks();
+  void inject_inactive_policy_errors(const std::vector<std::string>& inactive_policies);
   SimulatedPower compute_power();
   void write_sensors(const SimulatedPower& power);
   std::optional<std::string> baseline(const std::string& path) const;
@@ -127,7 +132,10 @@ class SimulatedBoard {
   std::filesystem::path root_dir_;
   bool owns_dir_ = false;
   std::string fixture_;
-  std::unique_ptr<sysfs::Root> root_;
+  std::unique_ptr<sysfs::Root> root_;  ///< as a reader sees the board (injected errors included)
+  std::unique_ptr<sysfs::Root> model_root_;  ///< the same tree without them, for the model itself
+  sysfs::InjectedErrorTable fixture_errors_;  ///< the fixture's own injected errors
+  std::string kernel_release_;
   std::string baseline_json_;  ///< captured values of the derived attributes (JSON object text)
   double baseline_power_mw_ = 0;
   std::optional<sysfs::ProcStat> last_host_stat_;
