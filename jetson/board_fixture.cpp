@@ -375,6 +375,7 @@ void expand_entry(const sysfs::Root& root, const FixtureEntry& entry) {
       check("remove");
       break;
     case FixtureEntry::Kind::kMode:
+      break;  // applied once the tree stands
     case FixtureEntry::Kind::kFailRead:
     case FixtureEntry::Kind::kFailWrite:
       // A failing attribute still exists: create it empty unless a directive made it.
@@ -410,6 +411,10 @@ void apply_modes_and_errors(const sysfs::Root& root, const std::vector<FixtureEn
   for (const auto& [path, entry] : modes) {
     const fs::path target = host_path(root, path);
     std::error_code ec;
+    if (!fs::exists(fs::symlink_status(target, ec))) {
+      throw sysfs::IoError(target.string(),
+                           fmt::format("set mode (from {}; no directive creates {})", entry->origin, path), ENOENT);
+    }
     fs::permissions(target, static_cast<fs::perms>(std::stoi(entry->content, nullptr, 8)), fs::perm_options::replace, ec);
     if (ec) throw sysfs::IoError(target.string(), fmt::format("set mode (from {})", entry->origin), ec.value());
   }
@@ -474,6 +479,11 @@ std::vector<std::string> list_board_fixtures() {
   return names;
 }
 
+std::string board_fixture_name(const fs::path& manifest_file) {
+  if (manifest_file.filename() == kManifestName) return manifest_file.parent_path().filename().string();
+  return manifest_file.stem().string();
+}
+
 fs::path find_board_fixture(std::string_view name_or_path) {
   std::error_code ec;
   const fs::path given{std::string(name_or_path)};
@@ -496,9 +506,21 @@ fs::path find_board_fixture(std::string_view name_or_path) {
       kManifestName));
 }
 
+void remove_board_tree(const fs::path& root_dir) noexcept {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root_dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code ignored;
+    if (it->is_directory(ignored) && !it->is_symlink(ignored)) {
+      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ignored);
+    }
+  }
+  fs::remove_all(root_dir, ec);
+}
+
 ExpandedFixture::ExpandedFixture(std::string_view name_or_path) {
   manifest_file_ = find_board_fixture(name_or_path);
-  name_ = manifest_file_.parent_path().filename().string();
+  name_ = board_fixture_name(manifest_file_);
   const FixtureManifest manifest = FixtureManifest::load(manifest_file_);
   std::string pattern = (fs::temp_directory_path() / "jetchar-board-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) throw sysfs::IoError(pattern, "create temporary folder", errno);
@@ -506,16 +528,14 @@ ExpandedFixture::ExpandedFixture(std::string_view name_or_path) {
   try {
     manifest.expand(root_dir_);
   } catch (...) {
-    std::error_code ec;
-    fs::remove_all(root_dir_, ec);
+    remove_board_tree(root_dir_);
     throw;
   }
 }
 
 ExpandedFixture::~ExpandedFixture() {
   if (root_dir_.empty()) return;
-  std::error_code ec;
-  fs::remove_all(root_dir_, ec);
+  remove_board_tree(root_dir_);
 }
 
 ExpandedFixture::ExpandedFixture(ExpandedFixture&& other) noexcept
@@ -525,10 +545,7 @@ ExpandedFixture::ExpandedFixture(ExpandedFixture&& other) noexcept
 
 ExpandedFixture& ExpandedFixture::operator=(ExpandedFixture&& other) noexcept {
   if (this != &other) {
-    if (!root_dir_.empty()) {
-      std::error_code ec;
-      fs::remove_all(root_dir_, ec);
-    }
+    if (!root_dir_.empty()) remove_board_tree(root_dir_);
     root_dir_ = std::exchange(other.root_dir_, {});
     manifest_file_ = std::move(other.manifest_file_);
     name_ = std::move(other.name_);

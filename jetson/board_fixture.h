@@ -53,9 +53,16 @@ class FixtureManifest {
 std::filesystem::path board_fixtures_dir();
 /// Names of the fixtures in board_fixtures_dir() (folders with a board.manifest), sorted.
 std::vector<std::string> list_board_fixtures();
+/// The name a manifest goes by: its folder's name for a `board.manifest` ("agx-orin-r36"), else
+/// the file's stem ("my-board" for my-board.manifest, as `device capture -o` writes it).
+std::string board_fixture_name(const std::filesystem::path& manifest_file);
 /// The manifest for a fixture name ("agx-orin-r36") or a path to a manifest file or to a folder
 /// with a board.manifest. Throws std::invalid_argument listing the known names.
 std::filesystem::path find_board_fixture(std::string_view name_or_path);
+
+/// Removes an expanded tree. Folders get their owner's write permission back first: a captured
+/// board keeps read-only folders (/sys is 0555), which would stop a non-root remove_all half-way.
+void remove_board_tree(const std::filesystem::path& root_dir) noexcept;
 
 /// A fixture expanded into a fresh temporary directory that is removed on destruction.
 class ExpandedFixture {

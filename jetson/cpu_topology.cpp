@@ -99,10 +99,18 @@ CpuTopology discover_cpu_topology(const sysfs::Root& root) {
     CpuCore core;
     core.cpu = cpu;
     core.online = contains(topology.online, cpu);
-    for (const auto& policy : topology.policies) {
-      if (contains(policy.related_cpus, cpu)) core.policy = policy.name;
-    }
     const std::string cpu_dir = dir + "/cpu" + std::to_string(cpu);
+    // The kernel links each CPU to its policy (cpuN/cpufreq -> ../cpufreq/policyM) and keeps the
+    // link while the CPU is offline; related_cpus says the same where the link is missing.
+    if (root.exists(cpu_dir + "/cpufreq")) {
+      const std::string target = root.canonical(cpu_dir + "/cpufreq");
+      for (const auto& policy : topology.policies) {
+        if (root.canonical(policy.sysfs_path) == target) core.policy = policy.name;
+      }
+    }
+    for (const auto& policy : topology.policies) {
+      if (!core.policy && contains(policy.related_cpus, cpu)) core.policy = policy.name;
+    }
     for (const auto& state_dir : natural_sorted(root.glob(cpu_dir + "/cpuidle/state*"))) {
       const std::string item = "cpu" + std::to_string(cpu) + " " + state_dir.substr(state_dir.rfind('/') + 1);
       CpuIdleState state;

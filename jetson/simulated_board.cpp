@@ -230,7 +230,8 @@ SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path>
       baseline_json_ = marker.at("baseline").dump();
       baseline_power_mw_ = marker.at("baseline_power_mw").get<double>();
       fixture_errors_ = sysfs::parse_injected_errors(marker.value("fixture_injected_errors", ""), kMarker);
-      if (!fixture.empty() && fixture != fixture_ && fs::path(fixture).filename() != fixture_) {
+      if (!fixture.empty() && fixture != fixture_ && fs::path(fixture).filename() != fixture_ &&
+          fs::path(fixture).stem() != fixture_) {
         throw std::invalid_argument(fmt::format("{} holds a simulated '{}' board, not '{}'", root_dir_.string(),
                                                 fixture_, fixture));
       }
@@ -245,7 +246,7 @@ SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path>
     fs::create_directories(root_dir_);
     const fs::path manifest = find_board_fixture(fixture);
     FixtureManifest::load(manifest).expand(root_dir_);
-    fixture_ = manifest.parent_path().filename().string();
+    fixture_ = board_fixture_name(manifest);
     if (const auto errors = sysfs::try_read_string(sysfs::Root(root_dir_).without_injected_errors(),
                                                    std::string("/") + sysfs::InjectedErrors::kFileName)) {
       fixture_errors_ = sysfs::parse_injected_errors(*errors + "\n", sysfs::InjectedErrors::kFileName);
@@ -291,10 +292,7 @@ SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path>
     host_utilization_ = 0;
     update();
   } catch (...) {
-    if (owns_dir_) {
-      std::error_code ec;
-      fs::remove_all(root_dir_, ec);
-    }
+    if (owns_dir_) remove_board_tree(root_dir_);
     throw;
   }
 }
@@ -302,10 +300,7 @@ SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path>
 SimulatedBoard::~SimulatedBoard() {
   stop_power_trace();
   stop_refresh();
-  if (owns_dir_) {
-    std::error_code ec;
-    fs::remove_all(root_dir_, ec);
-  }
+  if (owns_dir_) remove_board_tree(root_dir_);
 }
 
 std::optional<std::string> SimulatedBoard::baseline(const std::string& path) const {

@@ -36,9 +36,19 @@ void AccessLog::record(std::string kernel_path) {
   paths_.insert(std::move(kernel_path));
 }
 
+void AccessLog::record_listing(std::string kernel_dir) {
+  std::lock_guard lock(mutex_);
+  listings_.insert(std::move(kernel_dir));
+}
+
 std::set<std::string> AccessLog::paths() const {
   std::lock_guard lock(mutex_);
   return paths_;
+}
+
+std::set<std::string> AccessLog::listings() const {
+  std::lock_guard lock(mutex_);
+  return listings_;
 }
 
 Root::Root(fs::path prefix) {
@@ -85,6 +95,7 @@ bool Root::is_directory(std::string_view kernel_path) const {
 
 std::vector<std::string> Root::list(std::string_view kernel_dir) const {
   record(kernel_dir);
+  if (log_) log_->record_listing(std::string(kernel_dir));
   std::vector<std::string> names;
   std::error_code ec;
   for (fs::directory_iterator it(resolve(canonical(kernel_dir)), ec), end; !ec && it != end;

@@ -22,11 +22,15 @@ namespace jetchar::sysfs {
 class AccessLog {
  public:
   void record(std::string kernel_path);
+  /// A folder whose entries were listed (list(), glob()): its entries matter, not just itself.
+  void record_listing(std::string kernel_dir);
   std::set<std::string> paths() const;
+  std::set<std::string> listings() const;
 
  private:
   mutable std::mutex mutex_;
   std::set<std::string> paths_;
+  std::set<std::string> listings_;
 };
 
 class Root {
