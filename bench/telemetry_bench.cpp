@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   if (rails_only) {
     TelemetrySources rails;
     rails.rails = sources.rails;
-    rails.ina3221 = sources.ina3221;
+    rails.power_monitors = sources.power_monitors;
     rails.cpu_utilization = false;
     rails.memory = false;
     sources = rails;

@@ -405,7 +405,7 @@ void run_monitor(MonitorOptions o) {
   SampleLog log(o, layout, meter != nullptr);
 
   std::fprintf(stderr, "jetchar monitor: %s, %.3g Hz, %zu fields\n", board_label.c_str(), o.rate_hz, layout.fields.size());
-  for (const auto& ina : sampler.ina3221_settings()) {
+  for (const auto& ina : sampler.power_monitor_settings()) {
     std::fprintf(stderr, "  INA3221 %s (%s): samples %s, update_interval %s ms, running_mode %s\n", ina.device.c_str(),
                  ina.driver.c_str(), ina.samples ? std::to_string(*ina.samples).c_str() : "-",
                  ina.update_interval_ms ? std::to_string(*ina.update_interval_ms).c_str() : "-",

@@ -392,7 +392,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   config.keep_minibatch_records = spec.measurement().minibatch_records();
 
   PowerSession power(*board_.root, spec.measurement().sample_rate_hz());
-  for (const auto& s : power.sampler().ina3221_settings()) {
+  for (const auto& s : power.sampler().power_monitor_settings()) {
     if (s.samples) result.mutable_context()->set_ina3221_samples(static_cast<std::uint32_t>(*s.samples));
     if (s.update_interval_ms) result.mutable_context()->set_ina3221_update_interval_ms(*s.update_interval_ms);
   }

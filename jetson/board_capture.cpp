@@ -128,8 +128,9 @@ bool heredoc_safe(std::string_view content, std::string_view tag) {
   while (start < content.size()) {
     const size_t end = content.find('\n', start);
     std::string_view line = content.substr(start, end - start);
-    for (const char c : line) {
-      if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+    for (const char c : line) {  // text, UTF-8 included; no control characters but tabs
+      const auto byte = static_cast<unsigned char>(c);
+      if ((byte < 0x20 && byte != '\t') || byte == 0x7f) return false;
     }
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
     while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);

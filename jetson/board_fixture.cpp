@@ -101,8 +101,16 @@ class Parser {
         if (keyword == "dtstrings") {
           // Device-tree string lists: every string NUL-terminated, as the kernel exposes them.
           std::string_view remaining = trim(value);
+          // Split at each bar that is not escaped ("\|" is a bar inside a string).
+          auto next_bar = [](std::string_view text) {
+            for (size_t i = 0; i < text.size(); ++i) {
+              if (text[i] == '\\') ++i;
+              else if (text[i] == '|') return i;
+            }
+            return std::string_view::npos;
+          };
           while (true) {
-            const size_t bar = remaining.find('|');
+            const size_t bar = next_bar(remaining);
             content += unescape(line, trim(remaining.substr(0, bar)));
             content.push_back('\0');
             if (bar == std::string_view::npos) break;

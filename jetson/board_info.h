@@ -13,7 +13,7 @@
 #include "jetson/fan.h"
 #include "jetson/gpu_device.h"
 #include "jetson/host_sensors.h"
-#include "jetson/ina3221.h"
+#include "jetson/power_monitors.h"
 #include "jetson/thermal.h"
 #include "sysfs/root.h"
 

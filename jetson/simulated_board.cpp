@@ -22,7 +22,7 @@
 #include "jetson/cpu_topology.h"
 #include "jetson/emc_clock.h"
 #include "jetson/gpu_device.h"
-#include "jetson/ina3221.h"
+#include "jetson/power_monitors.h"
 #include "jetson/thermal.h"
 #include "sysfs/attribute.h"
 #include "sysfs/cpu_list.h"
@@ -192,15 +192,22 @@ std::vector<int> online_cpus(const sysfs::Root& root) {
   return online;
 }
 
-// Rail power (mW) by INA3221 label; nullopt keeps the captured value.
+// What a rail's power file shows for mv and ma, in the driver's unit: the iio INA3221's integer
+// mW (mV × mA / 1000) or the INA238's µW (mV × mA).
+std::string power_file_text(const PowerRail& rail, std::int64_t mv, std::int64_t ma) {
+  return std::to_string(rail.power_mw_per_unit < 1.0 ? mv * ma : mv * ma / 1000);
+}
+
+// Rail power (mW) by power monitor label; nullopt keeps the captured value.
 std::optional<double> rail_power_mw(const std::string& label, const SimulatedPower& p) {
   const double module = p.cpu_mw + p.gpu_mw + p.emc_mw + p.soc_mw;
-  if (label == "VDD_IN" || label == "POM_5V_IN") return module / 0.9;
+  if (label == "VDD_IN" || label == "POM_5V_IN" || label == "VIN") return module / 0.9;
+  if (label == "VDD_CPU_SOC_MSS") return p.cpu_mw + p.soc_mw + p.emc_mw;
   if (label == "VDD_CPU_GPU_CV") return p.cpu_mw + p.gpu_mw;
   if (label == "VDD_SOC") return p.soc_mw + p.emc_mw;
   if (label == "VDD_GPU_SOC") return p.gpu_mw + p.soc_mw;
   if (label == "VDD_CPU_CV" || label == "CPU" || label == "POM_5V_CPU" || label == "VDD_SYS_CPU") return p.cpu_mw;
-  if (label == "GPU" || label == "POM_5V_GPU" || label == "VDD_SYS_GPU") return p.gpu_mw;
+  if (label == "GPU" || label == "POM_5V_GPU" || label == "VDD_SYS_GPU" || label == "VDD_GPU") return p.gpu_mw;
   if (label == "SOC" || label == "VDD_SYS_SOC") return p.soc_mw + p.emc_mw / 2;
   if (label == "VDDRQ" || label == "VDDQ_VDD2_1V8AO" || label == "VDD_SYS_DDR") return p.emc_mw / 2;
   if (label == "CV") return 0.0;
@@ -513,7 +520,7 @@ void SimulatedBoard::write_sensors(const SimulatedPower& power) {
       const auto ma = static_cast<std::int64_t>(std::llround(*mw * 1000.0 / static_cast<double>(mv)));
       put_sensor(root, rail.voltage_path, std::to_string(mv));
       put_sensor(root, rail.current_path, std::to_string(ma));
-      if (rail.power_path) put_sensor(root, *rail.power_path, std::to_string(mv * ma / 1000));
+      if (rail.power_path) put_sensor(root, *rail.power_path, power_file_text(rail, mv, ma));
     }
   }
   const double rise_c = 1.8 * (power.total_mw - baseline_power_mw_) / 1000.0;
@@ -553,7 +560,7 @@ void SimulatedBoard::serve_power_trace(const std::string& rail_name, meters::Syn
   stop_power_trace();
   if (period.count() <= 0) throw std::invalid_argument("simulated board: the trace period must be positive");
   const sysfs::Root& root = *model_root_;
-  std::optional<Ina3221Rail> found;
+  std::optional<PowerRail> found;
   std::vector<std::string> names;
   for (const auto& device : discover_power_monitors(root).devices) {
     for (const auto& rail : device.rails) {
@@ -586,23 +593,24 @@ void SimulatedBoard::serve_power_trace(const std::string& rail_name, meters::Syn
   trace_start_ns_ = monotonic_now_ns();
   serving_ = true;
   const std::int64_t period_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(period).count();
+  const PowerRail rail = *found;
   trace_thread_ = std::thread([this, trace = std::move(trace), current = std::move(current), power = std::move(power),
-                               mv, period_ns]() mutable {
+                               mv, period_ns, rail]() mutable {
     std::int64_t deadline = trace_start_ns_;
     while (serving_.load(std::memory_order_relaxed)) {
       const std::int64_t begin = monotonic_now_ns();
       const double mw = trace.power_mw(begin - trace_start_ns_);
-      // The driver's integers: mA at the rail's bus voltage, and mV × mA / 1000 for iio's power file.
+      // The driver's integers: mA at the rail's bus voltage, and its power file's unit.
       const auto ma = static_cast<std::int64_t>(std::llround(mw * 1000.0 / static_cast<double>(mv)));
-      const std::int64_t iio_mw = mv * ma / 1000;
-      // Power first: a reader of the iio power file must not see it lag the current.
-      if (power) power->write(std::to_string(iio_mw) + "\n");
+      const std::string power_text = power_file_text(rail, mv, ma);
+      // Power first: a reader of the power file must not see it lag the current.
+      if (power) power->write(power_text + "\n");
       current.write(std::to_string(ma) + "\n");
       const std::int64_t end = monotonic_now_ns();
       {
         std::lock_guard lock(served_mutex_);
         served_.push_back(ServedPower{begin, end,
-                                      power ? static_cast<double>(iio_mw)
+                                      power ? std::stod(power_text) * rail.power_mw_per_unit
                                             : static_cast<double>(mv) * static_cast<double>(ma) / 1000.0});
       }
       deadline += period_ns;

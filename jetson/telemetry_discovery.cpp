@@ -18,7 +18,7 @@ TelemetrySources telemetry_sources_from(const sysfs::Root& root, const Discovere
   TelemetrySources sources;
   const PowerMonitors& power = sensors.power;
   for (const auto& device : power.devices) {
-    sources.ina3221.push_back(Ina3221Settings{device.i2c_device, std::string(to_string(device.driver)), device.samples,
+    sources.power_monitors.push_back(PowerMonitorSettings{device.i2c_device, std::string(to_string(device.driver)), device.samples,
                                               device.update_interval_ms, device.running_mode});
     for (const auto& rail : device.rails) {
       if (!rail.connected) continue;
@@ -27,6 +27,7 @@ TelemetrySources telemetry_sources_from(const sysfs::Root& root, const Discovere
       source.voltage_path = rail.voltage_path;
       source.current_path = rail.current_path;
       source.power_path = rail.power_path;
+      source.power_mw_per_unit = rail.power_mw_per_unit;
       if (device.update_interval_ms) source.update_interval_ns = *device.update_interval_ms * 1'000'000;
       if (power.board_input_rail && rail.name == *power.board_input_rail) {
         source.role = energy::RailRole::kBoardInput;

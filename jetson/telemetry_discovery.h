@@ -7,7 +7,7 @@
 #include "jetson/emc_clock.h"
 #include "jetson/gpu_device.h"
 #include "jetson/host_sensors.h"
-#include "jetson/ina3221.h"
+#include "jetson/power_monitors.h"
 #include "jetson/telemetry_sources.h"
 #include "jetson/thermal.h"
 #include "sysfs/root.h"

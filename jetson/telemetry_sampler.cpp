@@ -112,6 +112,7 @@ struct TelemetrySampler::Source {
     OpenFile voltage, current, power;
     RailFields fields;
     std::optional<std::int64_t> update_interval_ns;
+    double power_mw_per_unit = 1.0;
     double last_v = -1, last_i = -1, last_p = -1;
     std::int64_t last_change_ns = 0;
   };
@@ -152,7 +153,7 @@ struct TelemetrySampler::Source {
 };
 
 TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySources& sources, SamplerOptions options)
-    : options_(options), ina3221_(sources.ina3221), notes_(sources.notes), source_(std::make_unique<Source>()) {
+    : options_(options), power_monitors_(sources.power_monitors), notes_(sources.notes), source_(std::make_unique<Source>()) {
   if (!(options_.rate_hz >= 1.0 && options_.rate_hz <= 1000.0)) {
     throw std::invalid_argument(fmt::format("sampling rate {} Hz is out of range; valid: 1 to 1000 Hz", options_.rate_hz));
   }
@@ -182,6 +183,7 @@ TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySourc
     if (r.current.ok()) r.fields.current_ma = add_field(rail.name + ".current_ma", "mA", FieldGroup::kRail);
     r.fields.power_mw = add_field(rail.name + ".power_mw", "mW", FieldGroup::kRail);
     r.update_interval_ns = rail.update_interval_ns;
+    r.power_mw_per_unit = rail.power_mw_per_unit;
     layout_.rails.push_back(r.fields);
     src.rails.push_back(std::move(r));
   }
@@ -320,6 +322,7 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
     bool have_p = false;
     if (rail.power.ok()) {
       have_p = rail.power.read_int(p);
+      p *= rail.power_mw_per_unit;
     } else if (have_v && have_i) {
       p = v * i / 1000.0;
       have_p = true;

@@ -63,7 +63,7 @@ class TelemetrySampler {
 
   const TelemetryLayout& layout() const { return layout_; }
   /// INA3221 settings as read at construction, and why fields are absent.
-  const std::vector<Ina3221Settings>& ina3221_settings() const { return ina3221_; }
+  const std::vector<PowerMonitorSettings>& power_monitor_settings() const { return power_monitors_; }
   const std::vector<std::string>& notes() const { return notes_; }
   double rate_hz() const { return options_.rate_hz; }
 
@@ -85,7 +85,7 @@ class TelemetrySampler {
 
   SamplerOptions options_;
   TelemetryLayout layout_;
-  std::vector<Ina3221Settings> ina3221_;
+  std::vector<PowerMonitorSettings> power_monitors_;
   std::vector<std::string> notes_;
   std::unique_ptr<Source> source_;
 

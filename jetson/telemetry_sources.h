@@ -13,16 +13,17 @@
 
 namespace jetchar::jetson {
 
-/// One INA3221 rail. Power comes from `power_path` (iio `in_powerN_input`, mW) when present,
-/// otherwise V × I (the hwmon driver has no power file).
+/// One power monitor rail. Power comes from `power_path` when present (iio `in_powerN_input` in
+/// mW, the INA238's `power1_input` in µW), otherwise V × I (the INA3221 hwmon driver has none).
 struct RailSource {
   std::string name;
   energy::RailRole role = energy::RailRole::kModule;
   std::string voltage_path;  ///< mV
   std::string current_path;  ///< mA
-  std::optional<std::string> power_path;  ///< mW
+  std::optional<std::string> power_path;
   /// The monitor's conversion interval, to tell a repeated reading from a constant signal.
   std::optional<std::int64_t> update_interval_ns;
+  double power_mw_per_unit = 1.0;  ///< of power_path: 1 for a file in mW, 0.001 for one in µW
 };
 
 /// A cumulative energy counter (powercap/RAPL `energy_uj`); power is its rate of change.
@@ -43,8 +44,8 @@ struct TemperatureSource {
   std::string path;  ///< m°C
 };
 
-/// INA3221 settings recorded at the start of sampling (DESIGN: logged with every run).
-struct Ina3221Settings {
+/// Power monitor settings recorded at the start of sampling (DESIGN: logged with every run).
+struct PowerMonitorSettings {
   std::string device;  ///< "1-0040"
   std::string driver;  ///< "hwmon" / "iio"
   std::optional<std::int64_t> samples;
@@ -65,7 +66,7 @@ struct TelemetrySources {
   std::optional<std::string> emc_activity_path; ///< actmon mc_all (jtop: util % = mc_all / rate_kHz × 100)
   bool memory = true;                           ///< /proc/meminfo MemTotal − MemAvailable
   std::vector<TemperatureSource> temperatures;
-  std::vector<Ina3221Settings> ina3221;
+  std::vector<PowerMonitorSettings> power_monitors;
   /// Why things are missing ("EMC: debugfs needs root"), carried into the monitor's header.
   std::vector<std::string> notes;
 };

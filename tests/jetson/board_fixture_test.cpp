@@ -50,6 +50,12 @@ TEST(FixtureManifestTest, FileAddsNewlineRawDoesNotAndDtStringsAreNulTerminated)
   EXPECT_EQ(m.entries()[0].origin, "test.manifest:3");
 }
 
+TEST(FixtureManifestTest, AnEscapedBarStaysInsideADeviceTreeString) {
+  const auto m = parse("dtstrings /a = x\\|y | z\n");
+  ASSERT_EQ(m.entries().size(), 1u);
+  EXPECT_EQ(m.entries()[0].content, std::string("x|y\0z\0", 6));
+}
+
 TEST(FixtureManifestTest, EscapesDecode) {
   const auto m = parse("raw /a = x\\ty\\n\\0\\x41\\\\\\|\n");
   ASSERT_EQ(m.entries().size(), 1u);

@@ -7,7 +7,7 @@
 
 #include "jetson/board_fixture.h"
 #include "jetson/gpu_device.h"
-#include "jetson/ina3221.h"
+#include "jetson/power_monitors.h"
 #include "sysfs/attribute.h"
 #include "tests/support/temp_dir.h"
 

@@ -28,8 +28,8 @@ TEST(TelemetryDiscoveryFixture, AgxOrinHasNoInputRailAndOneSubRail) {
   EXPECT_EQ(rail(sources, "VDD_GPU_SOC")->role, energy::RailRole::kModule);
   EXPECT_EQ(rail(sources, "VDDQ_VDD2_1V8AO")->role, energy::RailRole::kSubRail);
   EXPECT_FALSE(rail(sources, "VDD_GPU_SOC")->power_path);  // hwmon: no power file
-  ASSERT_FALSE(sources.ina3221.empty());
-  EXPECT_TRUE(sources.ina3221[0].update_interval_ms);
+  ASSERT_FALSE(sources.power_monitors.empty());
+  EXPECT_TRUE(sources.power_monitors[0].update_interval_ms);
   EXPECT_FALSE(sources.cpu_clusters.empty());
   EXPECT_TRUE(sources.gpu_freq_path);
 
@@ -52,8 +52,8 @@ TEST(TelemetryDiscoveryFixture, NanoUsesTheIioPowerFileAndItsInputRail) {
   ASSERT_TRUE(input);
   EXPECT_EQ(input->role, energy::RailRole::kBoardInput);
   EXPECT_TRUE(input->power_path);
-  ASSERT_FALSE(sources.ina3221.empty());
-  EXPECT_EQ(sources.ina3221[0].driver.find("iio") != std::string::npos, true);
+  ASSERT_FALSE(sources.power_monitors.empty());
+  EXPECT_EQ(sources.power_monitors[0].driver.find("iio") != std::string::npos, true);
 }
 
 TEST(TelemetryDiscoveryFixture, EveryFixtureSamplesItsRails) {

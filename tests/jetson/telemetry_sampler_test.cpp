@@ -51,7 +51,7 @@ class TelemetrySamplerTest : public ::testing::Test {
     sources.emc_freq_path = "/sys/kernel/debug/bpmp/debug/clk/emc/rate";
     sources.temperatures.push_back({"GPU-therm", "/sys/class/thermal/thermal_zone1/temp"});
     sources.energy_counters.push_back({"package-0", "/sys/class/powercap/intel-rapl:0/energy_uj", 262143328850});
-    sources.ina3221.push_back({"1-0040", "hwmon", 1, 7, std::nullopt});
+    sources.power_monitors.push_back({"1-0040", "hwmon", 1, 7, std::nullopt});
   }
 
   testing::TempDir dir;
@@ -73,7 +73,7 @@ TEST_F(TelemetrySamplerTest, LayoutHasUnitsInNamesAndLeavesAbsentThingsOut) {
   EXPECT_TRUE(layout.find("package-0.power_mw"));
   ASSERT_EQ(layout.rails.size(), 3u);
   EXPECT_EQ(layout.rails[0].role, energy::RailRole::kBoardInput);
-  EXPECT_EQ(sampler.ina3221_settings().at(0).update_interval_ms, 7);
+  EXPECT_EQ(sampler.power_monitor_settings().at(0).update_interval_ms, 7);
   bool soc_note = false, emc_note = false;
   for (const auto& note : sampler.notes()) {
     soc_note = soc_note || note.find("VDD_SOC") != std::string::npos;

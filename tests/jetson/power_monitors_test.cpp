@@ -1,4 +1,4 @@
-#include "jetson/ina3221.h"
+#include "jetson/power_monitors.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include "tests/jetson/board_tree.h"
 
 using jetchar::jetson::discover_power_monitors;
-using jetchar::jetson::Ina3221Driver;
+using jetchar::jetson::PowerMonitorDriver;
 using jetchar::testing::BoardTree;
 using ::testing::ElementsAre;
 
@@ -55,7 +55,7 @@ TEST(Ina3221Test, IioDriverWithUnitSuffixesAndBoardInput) {
   const auto p = discover_power_monitors(tree.root());
   ASSERT_EQ(p.devices.size(), 1u);
   const auto& d = p.devices[0];
-  EXPECT_EQ(d.driver, Ina3221Driver::kIio);
+  EXPECT_EQ(d.driver, PowerMonitorDriver::kIna3221Iio);
   EXPECT_EQ(d.i2c_device, "6-0040");
   EXPECT_EQ(d.running_mode, 1);
   ASSERT_EQ(d.rails.size(), 3u);
@@ -114,4 +114,36 @@ TEST(Ina3221Test, IioReadThatGivesUpIsUnavailable) {
   EXPECT_NE(monitors.unavailable[0].reason.find("gave up"), std::string::npos) << monitors.unavailable[0].reason;
   EXPECT_EQ(monitors.devices[0].rails[0].power_mw, 999);  // POM_5V_IN, its own power file
   EXPECT_EQ(monitors.devices[0].rails[1].power_mw, 50);   // POM_5V_GPU from 5000 mV x 10 mA
+}
+
+// AGX Thor: the carrier's INA238 (hwmon `ina238`: in1 bus mV, curr1 mA, power1 µW, no labels)
+// measures the whole board input; the module INA3221's VIN_SYS_5V0 is fed from it and is never
+// added to a total.
+TEST(PowerMonitorsTest, CarrierIna238IsTheBoardInputAndVinSys5v0ASubRail) {
+  BoardTree tree(
+      "link /sys/class/hwmon/hwmon2 -> ../../devices/platform/i2c-2/2-0040/hwmon/hwmon2\n"
+      "file /sys/devices/platform/i2c-2/2-0040/hwmon/hwmon2/name = ina3221\n"
+      "repeat N,LABEL,MV,MA in 1:VDD_GPU:19968:100 2:VDD_CPU_SOC_MSS:19968:300 3:VIN_SYS_5V0:5000:1100\n"
+      "file /sys/devices/platform/i2c-2/2-0040/hwmon/hwmon2/in{N}_label = {LABEL}\n"
+      "file /sys/devices/platform/i2c-2/2-0040/hwmon/hwmon2/in{N}_input = {MV}\n"
+      "file /sys/devices/platform/i2c-2/2-0040/hwmon/hwmon2/curr{N}_input = {MA}\n"
+      "end\n"
+      "link /sys/class/hwmon/hwmon5 -> ../../devices/platform/i2c-1/1-0044/hwmon/hwmon5\n"
+      "file /sys/devices/platform/i2c-1/1-0044/hwmon/hwmon5/name = ina238\n"
+      "file /sys/devices/platform/i2c-1/1-0044/hwmon/hwmon5/in0_input = 4\n"
+      "file /sys/devices/platform/i2c-1/1-0044/hwmon/hwmon5/in1_input = 19893\n"
+      "file /sys/devices/platform/i2c-1/1-0044/hwmon/hwmon5/curr1_input = 994\n"
+      "file /sys/devices/platform/i2c-1/1-0044/hwmon/hwmon5/power1_input = 19780000\n");
+  const auto monitors = discover_power_monitors(tree.root());
+  ASSERT_EQ(monitors.devices.size(), 2u);
+  const auto& ina238 = monitors.devices[0].driver == PowerMonitorDriver::kIna238Hwmon ? monitors.devices[0]
+                                                                                      : monitors.devices[1];
+  ASSERT_EQ(ina238.driver, PowerMonitorDriver::kIna238Hwmon);
+  ASSERT_EQ(ina238.rails.size(), 1u);
+  EXPECT_EQ(ina238.rails[0].name, "VIN");
+  EXPECT_EQ(ina238.rails[0].power_mw, 19780);  // from its own µW register, not V x I
+  EXPECT_EQ(ina238.rails[0].power_mw_per_unit, 0.001);
+  EXPECT_EQ(monitors.board_input_rail, "VIN");
+  EXPECT_EQ(monitors.total_kind, "board input rail");
+  EXPECT_THAT(monitors.sub_rails, ElementsAre("VIN_SYS_5V0"));
 }

@@ -1,4 +1,4 @@
-#include "jetson/ina3221.h"
+#include "jetson/power_monitors.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,14 +10,18 @@
 namespace jetchar::jetson {
 namespace {
 
-// Whole-board input rails by name (reference §2.4 "Total" column).
-constexpr std::string_view kBoardInputRails[] = {"VDD_IN", "POM_5V_IN"};
+// Whole-board input rails by name (reference §2.4 "Total" column; VIN is the INA238's).
+constexpr std::string_view kBoardInputRails[] = {"VDD_IN", "POM_5V_IN", "VIN"};
+// The INA238 driver has no label attribute: its one rail takes the name tegrastats gives it.
+constexpr std::string_view kIna238Rail = "VIN";
 
 struct SubRail {
   std::string_view rail;
   std::string_view fed_by;
 };
-constexpr SubRail kSubRails[] = {{"VDDQ_VDD2_1V8AO", "VIN_SYS_5V0"}};
+// AGX Orin: VDDQ_VDD2_1V8AO is supplied from VIN_SYS_5V0; AGX Thor: VIN_SYS_5V0 is supplied from
+// the carrier's input, which the INA238 measures (jtop PR #900, the Thor forum thread).
+constexpr SubRail kSubRails[] = {{"VDDQ_VDD2_1V8AO", "VIN_SYS_5V0"}, {"VIN_SYS_5V0", "VIN"}};
 
 // What a failing read means (docs/kernel-formats.md, INA3221 rows).
 constexpr ErrnoMeaning kIioErrors[] = {
@@ -32,10 +36,10 @@ constexpr ErrnoMeaning kHwmonErrors[] = {
 std::string last_component(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
 
 // iio: /sys/bus/i2c/drivers/ina3221x/<bus>-<addr>/iio:deviceN (or iio_device).
-Ina3221Device read_iio_device(AttributeReader& read, const std::string& dir, const std::string& i2c_device) {
+PowerMonitorDevice read_iio_device(AttributeReader& read, const std::string& dir, const std::string& i2c_device) {
   const sysfs::Root& root = read.root();
-  Ina3221Device device;
-  device.driver = Ina3221Driver::kIio;
+  PowerMonitorDevice device;
+  device.driver = PowerMonitorDriver::kIna3221Iio;
   device.i2c_device = i2c_device;
   device.sysfs_path = dir;
   device.running_mode = read.integer(dir + "/running_mode", i2c_device + " running_mode", kIioErrors);
@@ -43,7 +47,7 @@ Ina3221Device read_iio_device(AttributeReader& read, const std::string& dir, con
     const std::string name_path = dir + "/rail_name_" + std::to_string(n);
     if (!root.exists(name_path)) continue;
     const std::string channel = i2c_device + " channel " + std::to_string(n);
-    Ina3221Rail rail;
+    PowerRail rail;
     rail.channel = n;
     const auto name = read.text(name_path, channel + " rail_name");
     if (!name) continue;
@@ -69,10 +73,10 @@ Ina3221Device read_iio_device(AttributeReader& read, const std::string& dir, con
 }
 
 // hwmon: a hwmonN folder whose `name` is ina3221.
-Ina3221Device read_hwmon_device(AttributeReader& read, const std::string& dir) {
+PowerMonitorDevice read_hwmon_device(AttributeReader& read, const std::string& dir) {
   const sysfs::Root& root = read.root();
-  Ina3221Device device;
-  device.driver = Ina3221Driver::kHwmon;
+  PowerMonitorDevice device;
+  device.driver = PowerMonitorDriver::kIna3221Hwmon;
   device.sysfs_path = dir;
   // …/<bus>-<addr>/hwmon/hwmonN
   const std::string parent = dir.substr(0, dir.find_last_of('/'));
@@ -83,7 +87,7 @@ Ina3221Device read_hwmon_device(AttributeReader& read, const std::string& dir) {
     const std::string in = dir + "/in" + std::to_string(n);
     if (!root.exists(in + "_input") && !root.exists(in + "_label")) continue;
     const std::string channel = device.i2c_device + " in" + std::to_string(n);
-    Ina3221Rail rail;
+    PowerRail rail;
     rail.channel = n;
     rail.name = read.text(in + "_label", channel + " label", kHwmonErrors).value_or("in" + std::to_string(n));
     rail.connected = rail.name != "NC";
@@ -105,6 +109,48 @@ Ina3221Device read_hwmon_device(AttributeReader& read, const std::string& dir) {
   return device;
 }
 
+// hwmon `ina238` (drivers/hwmon/ina238.c): in0 is the shunt voltage, in1 the bus voltage (mV),
+// curr1 the current (mA, signed), power1 the power the chip computes (µW, its 24-bit register).
+PowerMonitorDevice read_ina238_device(AttributeReader& read, const std::string& dir) {
+  PowerMonitorDevice device;
+  device.driver = PowerMonitorDriver::kIna238Hwmon;
+  device.sysfs_path = dir;
+  const std::string parent = dir.substr(0, dir.find_last_of('/'));
+  device.i2c_device = last_component(parent.substr(0, parent.find_last_of('/')));
+  PowerRail rail;
+  rail.name = std::string(kIna238Rail);
+  rail.channel = 1;
+  rail.voltage_path = dir + "/in1_input";
+  rail.current_path = dir + "/curr1_input";
+  if (read.root().exists(dir + "/power1_input")) {
+    rail.power_path = dir + "/power1_input";
+    rail.power_mw_per_unit = 0.001;
+  }
+  rail.voltage_mv = read.integer(rail.voltage_path, "VIN voltage", kHwmonErrors);
+  rail.current_ma = read.integer(rail.current_path, "VIN current", kHwmonErrors);
+  if (rail.power_path) {
+    if (const auto uw = read.integer(*rail.power_path, "VIN power", kHwmonErrors)) rail.power_mw = *uw / 1000;
+  }
+  if (!rail.power_mw && rail.voltage_mv && rail.current_ma) rail.power_mw = *rail.voltage_mv * *rail.current_ma / 1000;
+  device.rails.push_back(std::move(rail));
+  return device;
+}
+
+// Canonical hwmonN folders whose `name` is `name`, found through the class folder and through the
+// i2c driver folder (hwmon indexes change between boots).
+std::vector<std::string> hwmon_dirs_named(const sysfs::Root& root, std::string_view name) {
+  std::vector<std::string> dirs;
+  for (const auto& name_file : root.glob("/sys/class/hwmon/hwmon*/name")) {
+    if (sysfs::try_read_string(root, name_file) == name) {
+      dirs.push_back(root.canonical(name_file.substr(0, name_file.find_last_of('/'))));
+    }
+  }
+  for (const auto& dir : root.glob("/sys/bus/i2c/drivers/" + std::string(name) + "/*-*/hwmon/hwmon*")) {
+    dirs.push_back(root.canonical(dir));
+  }
+  return natural_sorted(dirs);
+}
+
 }  // namespace
 
 std::optional<std::string_view> sub_rail_feeder(std::string_view rail) {
@@ -114,7 +160,14 @@ std::optional<std::string_view> sub_rail_feeder(std::string_view rail) {
   return std::nullopt;
 }
 
-std::string_view to_string(Ina3221Driver driver) { return driver == Ina3221Driver::kIio ? "ina3221x (iio)" : "ina3221 (hwmon)"; }
+std::string_view to_string(PowerMonitorDriver driver) {
+  switch (driver) {
+    case PowerMonitorDriver::kIna3221Iio: return "ina3221x (iio)";
+    case PowerMonitorDriver::kIna3221Hwmon: return "ina3221 (hwmon)";
+    case PowerMonitorDriver::kIna238Hwmon: return "ina238 (hwmon)";
+  }
+  return "?";
+}
 
 PowerMonitors discover_power_monitors(const sysfs::Root& root) {
   PowerMonitors monitors;
@@ -130,25 +183,19 @@ PowerMonitors discover_power_monitors(const sysfs::Root& root) {
       }
     }
   }
-  // hwmon: any hwmonN index; matched by name, through the class folder and the driver folder.
-  std::vector<std::string> hwmon_dirs;
-  for (const auto& name_file : root.glob("/sys/class/hwmon/hwmon*/name")) {
-    if (sysfs::try_read_string(root, name_file) == "ina3221") {
-      hwmon_dirs.push_back(root.canonical(name_file.substr(0, name_file.find_last_of('/'))));
-    }
-  }
-  for (const auto& dir : root.glob("/sys/bus/i2c/drivers/ina3221/*-*/hwmon/hwmon*")) {
-    hwmon_dirs.push_back(root.canonical(dir));
-  }
-  for (const auto& dir : natural_sorted(hwmon_dirs)) {
+  for (const auto& dir : hwmon_dirs_named(root, "ina3221")) {
     if (!seen.insert(dir).second) continue;
     monitors.devices.push_back(read_hwmon_device(read, dir));
+  }
+  for (const auto& dir : hwmon_dirs_named(root, "ina238")) {
+    if (!seen.insert(dir).second) continue;
+    monitors.devices.push_back(read_ina238_device(read, dir));
   }
   std::stable_sort(monitors.devices.begin(), monitors.devices.end(),
                    [](const auto& a, const auto& b) { return a.i2c_device < b.i2c_device; });
 
   if (monitors.devices.empty()) {
-    monitors.absent = "no INA3221 (no ina3221x iio device, no hwmon named ina3221)";
+    monitors.absent = "no INA3221 or INA238 (no ina3221x iio device, no hwmon named ina3221 or ina238)";
     return monitors;
   }
   std::set<std::string> connected;
