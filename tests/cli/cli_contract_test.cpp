@@ -557,6 +557,9 @@ TEST_F(CliContractIntegration, EveryOutputGivesTheWarmEpochTimeAndSaysSo) {
     EXPECT_EQ(r.code, kOk) << r.text();
     EXPECT_THAT(r.out, HasSubstr("warm epochs")) << fmt::format("{}", fmt::join(analyze, " "));
   }
+  const fs::path report = path("report.html");
+  ASSERT_EQ(run({"report", store.string(), "-o", report.string()}).code, kOk);
+  EXPECT_THAT(read_file(report), HasSubstr("Epoch times and energies are medians over warm epochs"));
 }
 
 // A results.db that is not a store is bad input for every reader (results list gave 1, analyze 3),
