@@ -148,6 +148,9 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   const std::string name = sweep.name().empty() ? location.directory.filename().string() : sweep.name();
 
   fs::create_directories(location.directory);
+  // The store before the spec's copy: a results.db that is not a store is refused with the
+  // directory as it was.
+  ex::ResultsStore store(location.store());
   if (!spec_stored && fs::absolute(spec_file) != fs::absolute(location.spec())) {
     // Written whole or not at all (temporary file + rename), so that a kill here never leaves a
     // torn copy that a resume would take for a different sweep.
@@ -161,7 +164,6 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   }
 
   install_sweep_signal_handlers();
-  ex::ResultsStore store(location.store());
   ex::SweepJournal journal(location.journal());
   const ex::SystemdNotifier notifier;
   ex::CharacterizationExecutor executor(board, &std::cerr);

@@ -441,6 +441,12 @@ base { workload { model: "lenet5" dataset: "synthetic:1x28x28?samples=64&classes
 )");
   EXPECT_EQ(run({"sweep", "run", spec.string(), "--results", other.string(), "--board", kBoard}).code, kBadInput);
   EXPECT_EQ(tree(other), before);
+  // So is a directory whose results.db is not a store: no empty store over it, no spec copied in.
+  const fs::path damaged = path("damaged");
+  write("damaged/results.db", "not a store");
+  const auto damaged_before = tree(damaged);
+  EXPECT_EQ(run({"sweep", "run", spec.string(), "--results", damaged.string(), "--board", kBoard}).code, kBadInput);
+  EXPECT_EQ(tree(damaged), damaged_before);
 }
 
 TEST_F(CliContractIntegration, ASweepWhoseRunsAreNotOkFails) {
