@@ -214,9 +214,12 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
   for (const auto& [status, count] : data["statuses"].items()) {
     status_line += fmt::format("{}{} {}", status_line.empty() ? "" : ", ", count.get<std::size_t>(), status);
   }
-  body += fmt::format("<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p></header>\n", escape_html(options.title),
-                      escape_html(options.source), data["rows"].get<std::size_t>(), escape_html(status_line),
-                      data["configurations"].get<std::size_t>());
+  body += fmt::format("<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p><p>Epoch times and energies are "
+                      "medians over warm epochs: every epoch after epoch 0, which runs on a cold cache (epoch 0 only where "
+                      "a configuration has no other), as in <code>jetchar results list</code> and <code>jetchar analyze</code>."
+                      "</p></header>\n",
+                      escape_html(options.title), escape_html(options.source), data["rows"].get<std::size_t>(),
+                      escape_html(status_line), data["configurations"].get<std::size_t>());
 
   int chart = 0;
   auto canvas = [&](const std::string& kind, const std::string& caption) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -40,6 +41,20 @@ const std::map<std::string, std::vector<std::string>>& required_columns() {
       {"power_samples", {"sweep", "run_id", "t_s", "channel", "power_w"}},
   };
   return columns;
+}
+
+// "file:" URI of `file` for SQLite (SQLITE_OPEN_URI) with `query`: every byte but unreserved
+// ones and '/' is percent-encoded, so that '?', '#' and '%' in a path stay part of it.
+std::string file_uri(const fs::path& file, std::string_view query) {
+  std::string uri = "file:";
+  for (const unsigned char c : file.string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      uri.push_back(static_cast<char>(c));
+    } else {
+      uri += fmt::format("%{:02X}", c);
+    }
+  }
+  return uri + "?" + std::string(query);
 }
 
 bool starts_with_sqlite_header(const fs::path& file) {
@@ -117,8 +132,17 @@ ResultsStoreReader::ResultsStoreReader(const fs::path& path) : file_(store_file(
     throw InputError({file_}, fmt::format("is not an SQLite database; {}", kWhatIsValid));
   }
   try {
-    // Read-only: analysing a store must never change it, even while a sweep is still writing.
-    db_ = std::make_unique<SQLite::Database>(file_.string(), SQLite::OPEN_READONLY);
+    // Read-only: analysing a store must never change it, even while a sweep is still writing. A
+    // read-only connection to a WAL database creates -wal and -shm files and, unable to checkpoint,
+    // leaves them behind; SQLite's immutable mode opens the file alone (no locks, no side files).
+    // Immutable is right only while nobody writes: a sweep keeps the -wal file for as long as it has
+    // the store open, and runs not yet checkpointed live there, so beside a -wal the store is
+    // opened plain read-only (its -wal and -shm exist already). experiments/results_store.cpp
+    // opens stores for `jetchar results` the same way.
+    std::error_code ec;
+    const bool writer_present = fs::exists(file_.string() + "-wal", ec);
+    db_ = std::make_unique<SQLite::Database>(file_uri(file_, writer_present ? "mode=ro" : "mode=ro&immutable=1"),
+                                             SQLite::OPEN_READONLY | SQLite::OPEN_URI);
     db_->setBusyTimeout(5000);
     if (!db_->tableExists("meta")) {
       throw InputError({file_}, fmt::format("has no table 'meta': not a jetchar results store; {}", kWhatIsValid));

@@ -25,6 +25,8 @@
 #include "analysis/results_file.h"
 #include "analysis/variability.h"
 #include "cli/command.h"
+#include "cli/exit_code.h"
+#include "cli/option_checks.h"
 
 namespace {
 
@@ -49,6 +51,12 @@ struct AnalyzeOptions {
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
+// Which epochs every figure here comes from (analysis/config_point.h), the same ones `results
+// list`, the sweep summary and the report use; each output says so in its header.
+constexpr const char* kWarmEpochs =
+    "epoch time and energy: medians over warm epochs (every epoch after epoch 0; epoch 0 only where a configuration "
+    "has no other)";
+
 std::string opt(const std::optional<double>& v, const char* format = "{:.4g}") {
   return v ? fmt::format(fmt::runtime(format), *v) : std::string("-");
 }
@@ -68,7 +76,7 @@ void run_stats(const AnalyzeOptions& o) {
   for (const auto& r : records) ++by_status[r.status];
   std::string out = fmt::format("{}: {} rows", o.results, records.size());
   for (const auto& [status, count] : by_status) out += fmt::format(", {} {}", count, to_string(status));
-  out += "\n";
+  out += fmt::format("\nwarm epochs: every epoch after epoch 0 (epoch 0 only where a configuration has no other)\n");
   std::vector<VariabilityLevel> levels;
   if (o.level == "all") levels = {VariabilityLevel::kEpochs, VariabilityLevel::kRepetitions, VariabilityLevel::kDevices};
   else if (o.level == "epochs") levels = {VariabilityLevel::kEpochs};
@@ -78,7 +86,7 @@ void run_stats(const AnalyzeOptions& o) {
   BootstrapOptions bootstrap{.level = 0.95, .resamples = o.resamples, .seed = o.seed};
   for (VariabilityLevel level : levels) {
     auto rows = variability(records, level, bootstrap);
-    out += fmt::format("\nacross {} (epoch time, s; energy, J; 95% bootstrap CI of the median time)\n", to_string(level));
+    out += fmt::format("\nacross {} (warm epoch time, s; energy, J; 95% bootstrap CI of the median time)\n", to_string(level));
     out += fmt::format("{:<64} {:<16} {:>4} {:>10} {:>10} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n", "configuration", "group",
                        "n", "median", "mean", "stddev", "cv%", "olympic", "median CI", "energy", "cv%");
     for (const auto& r : rows) {
@@ -117,10 +125,28 @@ std::string axes_label(const ConfigKey& key, const std::set<std::string>& shown)
   return label;
 }
 
+// Every --per axis must be one the results record; a misspelt axis would otherwise group every
+// configuration under "axis=" and answer a question nobody asked.
+void check_per_axes(const std::vector<ConfigPoint>& points, const AnalyzeOptions& o) {
+  std::set<std::string> known;
+  for (const auto& p : points) {
+    for (const auto& [axis, value] : p.key.axes) known.insert(axis);
+  }
+  for (const auto& axis : o.per) {
+    if (known.count(axis)) continue;
+    std::string names;
+    for (const auto& name : known) names += (names.empty() ? "" : ", ") + name;
+    throw std::invalid_argument(fmt::format("--per '{}' is not an axis of {}; its axes: {}", axis, o.results,
+                                            names.empty() ? "none" : names));
+  }
+}
+
 void run_pareto(const AnalyzeOptions& o) {
-  auto groups = pareto_groups(load_points(o.results), o.per);
+  const auto points = load_points(o.results);
+  check_per_axes(points, o);
+  auto groups = pareto_groups(points, o.per);
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has an epoch energy", o.results));
-  std::string out;
+  std::string out = fmt::format("{}\n", kWarmEpochs);
   for (const auto& g : groups) {
     const auto shown = varying_axes(g.points);
     out += fmt::format("{}: {} of {} configurations on the time-energy Pareto front\n", g.label(), g.front.size(), g.points.size());
@@ -143,8 +169,8 @@ void run_pareto(const AnalyzeOptions& o) {
 
 Budget budget_of(const AnalyzeOptions& o) {
   int given = !!o.max_time_s + !!o.max_power_w + !!o.max_energy_j + !!o.zeus_eta;
-  if (given != 1) throw std::invalid_argument("give exactly one of --max-time, --max-power, --max-energy, --zeus-eta");
-  if (o.zeus_max_power_w && !o.zeus_eta) throw std::invalid_argument("--max-power-w goes with --zeus-eta");
+  if (given != 1) throw jetchar::cli::UsageError("give exactly one of --max-time, --max-power, --max-energy, --zeus-eta");
+  if (o.zeus_max_power_w && !o.zeus_eta) throw jetchar::cli::UsageError("--max-power-w goes with --zeus-eta");
   if (o.max_time_s) return {Budget::Kind::kMaxTime, *o.max_time_s};
   if (o.max_power_w) return {Budget::Kind::kMaxPower, *o.max_power_w};
   if (o.max_energy_j) return {Budget::Kind::kMaxEnergy, *o.max_energy_j};
@@ -154,6 +180,7 @@ Budget budget_of(const AnalyzeOptions& o) {
 void run_choose(const AnalyzeOptions& o) {
   Budget budget = budget_of(o);
   auto points = load_points(o.results);
+  check_per_axes(points, o);
   // Group like pareto, but keep points without energy for a power budget.
   std::map<std::pair<std::string, std::map<std::string, std::string>>, std::vector<ConfigPoint>> groups;
   for (const auto& p : points) {
@@ -161,7 +188,7 @@ void run_choose(const AnalyzeOptions& o) {
     for (const auto& axis : o.per) fixed[axis] = p.key.axes.count(axis) ? p.key.axes.at(axis) : "";
     groups[{p.key.workload, fixed}].push_back(p);
   }
-  std::string out = fmt::format("{}\n", budget.describe());
+  std::string out = fmt::format("{}\n{}\n", budget.describe(), kWarmEpochs);
   for (const auto& [id, members] : groups) {
     std::string label = id.first;
     for (const auto& [axis, value] : id.second) label += " " + axis + "=" + value;
@@ -188,7 +215,7 @@ std::vector<ModelKind> models_of(const std::string& name) {
 void run_fit(const AnalyzeOptions& o) {
   auto groups = mode_groups(load_points(o.results));
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs (cpu_cores, cpu_freq, gpu_freq, emc_freq)", o.results));
-  std::string out;
+  std::string out = fmt::format("{}\n", kWarmEpochs);
   for (const auto& g : groups) {
     out += fmt::format("{}: {} power modes\n", g.label(), g.points.size());
     out += fmt::format("  {:<9} {:>14} {:>14} {:>18} {:>18}\n", "model", "LOO time %", "LOO energy %",
@@ -229,6 +256,8 @@ void run_predict(const AnalyzeOptions& o) {
   auto modes = load_modes(o.modes);
   auto groups = mode_groups(load_points(o.results));
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs", o.results));
+  // The CSV stays plain (no comment line for a parser to trip on); the note goes to stderr.
+  std::fprintf(stderr, "predicted: warm epoch time, power and energy, fitted to the measured %s\n", kWarmEpochs);
   std::string out = "workload,axes,mode,cpu_cores,cpu_freq_khz,gpu_freq_khz,emc_freq_khz,model,profiled,predicted_time_s,"
                     "predicted_power_w,predicted_energy_j\n";
   for (const auto& g : groups) {
@@ -267,7 +296,7 @@ void add_analyze_command(CLI::App& app) {
   auto* stats = analyze.add_subcommand("stats", "Median, mean, stddev, CV, olympic mean and bootstrap CI across epochs, repetitions, devices");
   results(stats);
   stats->add_option("--level", o->level, "epochs, repetitions, devices or all")->capture_default_str();
-  stats->add_option("--resamples", o->resamples, "Bootstrap resamples")->capture_default_str()->check(CLI::Range(1, 1000000));
+  stats->add_option("--resamples", o->resamples, "Bootstrap resamples")->capture_default_str()->check(jetchar::cli::between(1, 1000000, "resamples"));
   stats->add_option("--seed", o->seed, "Bootstrap seed")->capture_default_str();
   stats->callback([o] { run_stats(*o); });
 
@@ -278,12 +307,12 @@ void add_analyze_command(CLI::App& app) {
 
   auto* choose_cmd = analyze.add_subcommand("choose", "Best configuration per workload under a budget, or by Zeus cost");
   results(choose_cmd);
-  auto* t = choose_cmd->add_option("--max-time", o->max_time_s, "Least energy with epoch time <= S seconds")->check(CLI::NonNegativeNumber);
-  auto* p = choose_cmd->add_option("--max-power", o->max_power_w, "Least time with average power <= W watts")->check(CLI::NonNegativeNumber);
-  auto* e = choose_cmd->add_option("--max-energy", o->max_energy_j, "Least time with epoch energy <= J joules")->check(CLI::NonNegativeNumber);
-  auto* z = choose_cmd->add_option("--zeus-eta", o->zeus_eta, "Least Zeus cost eta*E + (1-eta)*P_max*T, eta in [0, 1]")->check(CLI::Range(0.0, 1.0));
+  auto* t = choose_cmd->add_option("--max-time", o->max_time_s, "Least energy with epoch time <= S seconds")->check(jetchar::cli::at_least(0, "seconds"));
+  auto* p = choose_cmd->add_option("--max-power", o->max_power_w, "Least time with average power <= W watts")->check(jetchar::cli::at_least(0, "watts"));
+  auto* e = choose_cmd->add_option("--max-energy", o->max_energy_j, "Least time with epoch energy <= J joules")->check(jetchar::cli::at_least(0, "joules"));
+  auto* z = choose_cmd->add_option("--zeus-eta", o->zeus_eta, "Least Zeus cost eta*E + (1-eta)*P_max*T, eta in [0, 1]")->check(jetchar::cli::between(0, 1, "the weight of energy against time"));
   choose_cmd->add_option("--max-power-w", o->zeus_max_power_w, "P_max for --zeus-eta (default: the largest measured power)")
-      ->needs(z)->check(CLI::PositiveNumber);
+      ->needs(z)->check(jetchar::cli::above(0, "watts"));
   t->excludes(p)->excludes(e)->excludes(z);
   p->excludes(e)->excludes(z);
   e->excludes(z);
@@ -294,8 +323,8 @@ void add_analyze_command(CLI::App& app) {
   results(fit);
   fit->add_option("--model", o->model, "linear (the study's), inverse, resource, nnls or all")->capture_default_str();
   fit->add_option("--profile", o->profile, "Also compare N spread-design profiled modes with N random ones (holdout MAPE)")
-      ->check(CLI::PositiveNumber);
-  fit->add_option("--folds", o->folds, "k for k-fold cross-validation")->capture_default_str()->check(CLI::Range(2, 1000));
+      ->check(jetchar::cli::between(1, 1000000, "power modes"));
+  fit->add_option("--folds", o->folds, "k for k-fold cross-validation")->capture_default_str()->check(jetchar::cli::between(2, 1000, "folds"));
   fit->add_option("--seed", o->seed, "Seed for the fold shuffle and random profiles")->capture_default_str();
   fit->add_flag("--table", o->table, "Print the leave-one-out predicted-vs-measured table");
   fit->callback([o] { run_fit(*o); });
@@ -307,7 +336,7 @@ void add_analyze_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   predict->add_option("--model", o->model, "linear, inverse, resource or nnls (default nnls)");
   predict->add_option("--profile", o->profile, "Fit on N modes chosen by the spread design instead of all measured")
-      ->check(CLI::PositiveNumber);
+      ->check(jetchar::cli::between(1, 1000000, "power modes"));
   predict->callback([o] { run_predict(*o); });
 }
 

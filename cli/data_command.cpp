@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/exit_code.h"
+#include "cli/option_checks.h"
 #include "loaders/data_path.h"
 #include "loaders/dataset_spec.h"
 #include "loaders/pipeline.h"
@@ -102,13 +104,13 @@ std::vector<std::filesystem::path> files_of(const std::string& text) {
 
 void run_cache(const CacheOptions& options) {
   const int actions = int{options.residency} + int{options.evict} + int{options.drop};
-  if (actions != 1) throw CLI::ValidationError("data cache", "give exactly one of --residency, --evict, --drop");
+  if (actions != 1) throw cli::UsageError("give exactly one of --residency, --evict, --drop");
   if (options.drop) {
     sysfs::drop_page_cache(sysfs::Root("/"));
     fmt::print("dropped the page cache (sync; drop_caches = 3)\n");
   }
   if ((options.residency || options.evict) && options.paths.empty()) {
-    throw CLI::ValidationError("data cache", "--residency and --evict need a PATH or data set spec");
+    throw cli::UsageError("--residency and --evict need a PATH or data set spec");
   }
   for (const auto& path : options.paths) {
     const auto files = files_of(path);
@@ -218,12 +220,12 @@ void add_data_command(CLI::App& app) {
   CLI::App* bench = data.add_subcommand("bench", "Pipeline throughput (samples/s) and fetch stall per epoch");
   bench->add_option("--dataset", bench_options->dataset, dataset_help)->required();
   bench->add_option("--workers", bench_options->workers, "Worker threads (0 = load in the consumer thread)")
-      ->check(CLI::Range(0, 256));
-  bench->add_option("--batch", bench_options->batch, "Batch size")->check(CLI::Range(1, 1 << 20));
+      ->check(cli::between(0, 256, "worker threads"));
+  bench->add_option("--batch", bench_options->batch, "Batch size")->check(cli::between(1, 1 << 20, "samples per batch"));
   bench->add_option("--transform", bench_options->transform, transform_help);
-  bench->add_option("--epochs", bench_options->epochs, "Epochs")->check(CLI::Range(1, 100000));
+  bench->add_option("--epochs", bench_options->epochs, "Epochs")->check(cli::between(1, 100000, "epochs"));
   bench->add_option("--prefetch", bench_options->prefetch, "Batches in flight per worker (prefetch_factor)")
-      ->check(CLI::Range(1, 1024));
+      ->check(cli::between(1, 1024, "batches per worker"));
   bench->add_option("--seed", bench_options->seed, "Shuffle and augmentation seed");
   bench->add_flag("--no-shuffle", bench_options->no_shuffle, "Keep the data set order");
   bench->add_flag("--drop-last", bench_options->drop_last, "Drop the last partial batch");

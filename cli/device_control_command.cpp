@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -19,6 +18,7 @@
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
+#include "cli/option_checks.h"
 #include "jetson/board_handle.h"
 #include "jetson/control_session.h"
 #include "jetson/nvpmodel_tool.h"
@@ -139,15 +139,24 @@ std::string describe_result(const jetson::PowerModePlan& plan, const jetson::App
   out += ")\n";
   for (const auto& outcome : result.settle.outcomes) {
     if (!outcome.last_value) continue;
-    const bool khz = outcome.path.find("cpufreq") != std::string::npos;
-    out += fmt::format("  {}: {} MHz{}\n", outcome.what,
-                       jetson::format_mhz(*outcome.last_value, khz ? 1000 : 1000000), outcome.settled ? "" : " (not settled)");
+    const std::int64_t units = outcome.path.find("cpufreq") != std::string::npos ? 1000 : 1000000;
+    const std::string now = jetson::format_mhz(*outcome.last_value, units);
+    // A clock left to its governor (DVFS on) reads wherever the governor put it, often far below
+    // the frequency just applied: say so instead of printing a number that seems to contradict it.
+    const auto target = std::find_if(plan.settle.begin(), plan.settle.end(),
+                                     [&](const jetson::SettleTarget& t) { return t.path == outcome.path; });
+    if (!outcome.pinned && target != plan.settle.end() && target->min != target->max) {
+      out += fmt::format("  {}: {} MHz now; DVFS is on: the governor moves it between {} and {} MHz with the load\n",
+                         outcome.what, now, jetson::format_mhz(target->min, units), jetson::format_mhz(target->max, units));
+      continue;
+    }
+    out += fmt::format("  {}: {} MHz{}\n", outcome.what, now, outcome.settled ? "" : " (not settled)");
   }
   for (const auto& note : result.notes) out += fmt::format("  note: {}\n", note);
   return out;
 }
 
-int run_set(const SetOptions& options) {
+void run_set(const SetOptions& options) {
   Board board = open_board(options.board);
   warn_pending(board);
   jetson::CustomPowerMode custom;
@@ -167,10 +176,10 @@ int run_set(const SetOptions& options) {
   if (options.fan) custom.fan = *options.fan == "max" ? jetson::FanSetting::kMax : jetson::FanSetting::kDefault;
   if (options.railgate) custom.gpu_railgate = *options.railgate == "on";
   if (options.mode && !custom.empty()) {
-    throw std::invalid_argument("--mode applies an nvpmodel preset; it cannot be combined with custom settings");
+    throw cli::UsageError("--mode applies an nvpmodel preset; it cannot be combined with custom settings");
   }
   if (!options.mode && custom.empty()) {
-    throw std::invalid_argument("nothing to set: give --mode ID or custom settings (--cpu-cores, --cpu-freq, ...)");
+    throw cli::UsageError("nothing to set: give --mode ID or custom settings (--cpu-cores, --cpu-freq, ...)");
   }
 
   jetson::ControlSession session(*board.root, board.state_dir, board.after_write());
@@ -185,8 +194,8 @@ int run_set(const SetOptions& options) {
     const auto result = session.apply(plan, apply);
     out += describe_result(plan, result);
   } catch (const jetson::Interrupted& e) {
-    std::fprintf(stderr, "jetchar: interrupted (signal %d) while applying; the board was restored\n", e.signal());
-    return cli::kInterrupted;
+    throw cli::CommandExit(cli::kInterrupted,
+                           fmt::format("interrupted (signal {}) while applying; the board was restored", e.signal()));
   }
   if (board.sim) {
     const auto power = board.sim->power();
@@ -211,7 +220,12 @@ int run_set(const SetOptions& options) {
     const std::size_t restored = session.restore();
     out += fmt::format("restored {} attribute{}\n", restored, restored == 1 ? "" : "s");
     std::fputs(out.c_str(), stdout);
-    return session.interrupt().signal() != 0 ? cli::kInterrupted : cli::kOk;
+    if (session.interrupt().signal() != 0) {
+      std::fflush(stdout);
+      throw cli::CommandExit(cli::kInterrupted, fmt::format("stopped by signal {}; the board was restored",
+                                                            session.interrupt().signal()));
+    }
+    return;
   }
   if (board.temporary) {
     out += "the simulated board is temporary: restored at exit (use --root DIR to keep it, or --hold)\n";
@@ -222,7 +236,6 @@ int run_set(const SetOptions& options) {
                        options.board.state_dir.empty() ? "" : " --state-dir " + options.board.state_dir);
   }
   std::fputs(out.c_str(), stdout);
-  return cli::kOk;
 }
 
 // ---- restore / snapshot ---------------------------------------------------------------------
@@ -280,6 +293,14 @@ void run_restore(const BoardOptions& options, const std::string& file) {
 
 void run_snapshot(const BoardOptions& options, const std::string& output) {
   Board board = open_board(options);
+  // A snapshot names the root it was taken of; a temporary simulated board's root is deleted when
+  // this command ends, so its snapshot could never be restored.
+  if (board.temporary) {
+    throw cli::UsageError(fmt::format(
+        "{} is a temporary simulated board, gone when this command ends: its snapshot could not be restored; "
+        "keep the board in a directory with --root DIR (jetchar device snapshot --board {} --root DIR)",
+        options.board, options.board));
+  }
   warn_pending(board);
   const auto controls = jetson::discover_device_controls(*board.root);
   std::vector<sysfs::JournalEntry> entries;
@@ -342,7 +363,7 @@ void add_device_control_commands(CLI::App& app) {
   add_board_options(set, set_options->board);
   set->add_option("--mode", set_options->mode, "nvpmodel power mode id (see `jetchar device modes`)");
   set->add_option("--cpu-cores", set_options->cpu_cores, "Online CPU cores: CPU0..N-1 (CPU0 never goes offline)")
-      ->check(CLI::Range(1, 4096));
+      ->check(cli::between(1, 4096, "cores"));
   set->add_option("--cpu-freq", set_options->cpu_freq, "CPU frequency in MHz for every cluster");
   set->add_option("--cluster-freq", set_options->cluster_freq,
                   "CPU frequency of one cluster, POLICY=MHz (e.g. policy4=1497.6; repeatable; overrides --cpu-freq)");
@@ -361,11 +382,9 @@ void add_device_control_commands(CLI::App& app) {
                 "Allow a mode whose GPU TPC mask differs (nvpmodel then reboots a real board)");
   set->add_option("--hold", set_options->hold_s,
                   "Keep the mode for SECONDS (0: until SIGINT/SIGTERM), then restore; without it a change on a "
-                  "real or --root board stays until `jetchar device restore`");
-  set->callback([set_options] {
-    const int code = run_set(*set_options);
-    if (code != cli::kOk) std::exit(code);
-  });
+                  "real or --root board stays until `jetchar device restore`")
+      ->check(cli::at_least(0, "seconds, 0 = until SIGINT/SIGTERM"));
+  set->callback([set_options] { run_set(*set_options); });
 
   auto restore_options = std::make_shared<BoardOptions>();
   auto restore_file = std::make_shared<std::string>();

@@ -11,6 +11,7 @@
 
 #include "cli/command.h"
 #include "jetson/board_fixture.h"
+#include "jetson/board_handle.h"
 #include "jetson/board_info.h"
 #include "jetson/board_info_json.h"
 #include "jetson/board_info_text.h"
@@ -32,8 +33,19 @@ void run_device_info(const DeviceInfoOptions& options) {
   BoardRequest request = BoardRequest::kAuto;
   std::string root_dir = options.root;
 
-  if (options.board.rfind("sim:", 0) == 0) {
-    if (options.root_given) throw std::invalid_argument("--root and --board sim:<fixture> exclude each other");
+  // A simulated board kept in a directory (`--board sim:X --root D`, as the other device commands
+  // take it, or a --root that holds one): the board as it lives there, changed by `device set`.
+  std::optional<BoardHandle> living;
+  if ((options.board.rfind("sim:", 0) == 0 && options.root_given) ||
+      (options.root_given && options.board == "auto" && SimulatedBoard::is_simulated_root(options.root))) {
+    living.emplace(open_board(options.board, std::filesystem::path(options.root)));
+    root_dir = living->sim->root_dir().string();
+    origin.board = "sim:" + living->sim->fixture();
+    origin.simulated = true;
+    origin.fixture = living->sim->fixture();
+    origin.root = root_dir;
+    request = living->request;
+  } else if (options.board.rfind("sim:", 0) == 0) {
     const std::string name = options.board.substr(4);
     if (name.empty()) throw std::invalid_argument("--board sim: needs a fixture name or manifest path (sim:agx-orin-r36)");
     fixture.emplace(name);
@@ -72,7 +84,8 @@ void add_device_info_command(CLI::App& app) {
       "info", "Discover the board: identity, L4T/JetPack, CPU, GPU, EMC, INA3221 rails, fan, thermal zones, "
               "host sensors. Absent things are shown as absent.");
   info->add_option("--root", options->root,
-                   "Directory that plays '/' (a copied board tree); default / (this machine)")
+                   "Directory that plays '/' (a copied board tree); default / (this machine); with --board "
+                   "sim:<fixture>, the directory the simulated board lives in (as for `device set`)")
       ->each([options](const std::string&) { options->root_given = true; });
   info->add_option("--board", options->board,
                    "auto (default: jetson if the device tree says tegra, else host), host, jetson, or "

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/option_checks.h"
 #include "experiments/inference/inference_runner.h"
 #include "experiments/torch_device.h"
 #include "sysfs/root.h"
@@ -78,18 +79,25 @@ void add_infer_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "infer", "Time inference of a model on synthetic inputs: per-batch latency percentiles and throughput");
   command->add_option("--model", options->model, "Model name (see `jetchar models`)")->required();
-  command->add_option("--batch", options->batch, "Samples per query (batch size)")->capture_default_str();
-  command->add_option("--seq-len", options->seq_len, "Sequence length for BERT-type models (default: 128)");
-  command->add_option("--warmup", options->warmup, "Untimed warm-up queries")->capture_default_str();
-  auto* queries = command->add_option("--queries", options->queries,
-                                      "Minimum number of timed queries (default 100 unless --duration is given)");
+  command->add_option("--batch", options->batch, "Samples per query (batch size)")
+      ->capture_default_str()
+      ->check(jetchar::cli::between(1, 65536, "samples per query"));
+  command->add_option("--seq-len", options->seq_len, "Sequence length for BERT-type models (default: 128)")
+      ->check(jetchar::cli::between(1, 65536, "tokens"));
+  command->add_option("--warmup", options->warmup, "Untimed warm-up queries")
+      ->capture_default_str()
+      ->check(jetchar::cli::at_least(0, "queries"));
+  command->add_option("--queries", options->queries, "Minimum number of timed queries (default 100 unless --duration is given)")
+      ->check(jetchar::cli::at_least(1, "queries"));
   command->add_option("--duration", options->duration_s,
-                      "Minimum timed duration in seconds (with --queries, both minimums must be met)");
-  (void)queries;
+                      "Minimum timed duration in seconds (with --queries, both minimums must be met)")
+      ->check(jetchar::cli::above(0, "seconds"));
   command->add_option("--precision", options->precision, "fp32, tf32, amp-fp16 (CUDA), bf16")->capture_default_str();
   command->add_option("--device", options->device, "cpu, cuda or cuda:N")->capture_default_str();
-  command->add_option("--threads", options->threads, "LibTorch intra-op threads (default: LibTorch's choice)");
-  command->add_option("--classes", options->classes, "Output classes (default: the model's)");
+  command->add_option("--threads", options->threads, "LibTorch intra-op threads (default: LibTorch's choice)")
+      ->check(jetchar::cli::between(1, 1024, "threads"));
+  command->add_option("--classes", options->classes, "Output classes (default: the model's)")
+      ->check(jetchar::cli::between(1, 1000000, "classes"));
   command->add_option("--seed", options->seed, "Seed of the weights and the synthetic inputs")->capture_default_str();
   command->add_flag("--json", options->json, "Print JSON (with every latency) instead of the table");
   command->callback([options] { run_infer(*options); });

@@ -1,5 +1,5 @@
 // The jetchar executable: parses the command line, lets the registered subcommands run, and maps
-// errors to one line on stderr and an exit code (cli/exit_code.h).
+// errors to one line on stderr and an exit code (cli/exit_code.h, shown at the end of --help).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -7,25 +7,68 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <string>
 #include <system_error>
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "jetchar/version.h"
+#include "jetson/control_interrupt.h"
 #include "sysfs/error.h"
 
 namespace {
 
 using jetchar::cli::ExitCode;
 
+// Permission problems; a path or value that is not there or not of the kind it should be (bad
+// input); anything else (EIO, ENOSPC, EBUSY, ...) failed at run time.
 ExitCode exit_code_for_errno(int error_number) {
-  return (error_number == EACCES || error_number == EPERM || error_number == EROFS) ? jetchar::cli::kPermission
-                                                                                      : jetchar::cli::kBadInput;
+  switch (error_number) {
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return jetchar::cli::kPermission;
+    case ENOENT:
+    case ENOTDIR:
+    case EISDIR:
+    case EINVAL:
+    case ENAMETOOLONG:
+    case ELOOP:
+    case ENXIO:
+    case ENODEV:
+    case ENOTTY:
+    case ERANGE:
+      return jetchar::cli::kBadInput;
+    default:
+      return jetchar::cli::kFailure;
+  }
 }
 
-int report(const std::exception& error, ExitCode code) {
-  std::fprintf(stderr, "jetchar: error: %s\n", error.what());
+int report(const std::string& message, ExitCode code) {
+  std::fprintf(stderr, "jetchar: error: %s\n", message.c_str());
   return code;
+}
+
+// "jetchar results list": the command the parser had reached, for the --help hint of a usage error.
+std::string command_path(const CLI::App& app) {
+  std::string path = "jetchar";
+  const CLI::App* at = &app;
+  for (;;) {
+    const auto chosen = at->get_subcommands();
+    if (chosen.empty()) break;
+    at = chosen.front();
+    path += " " + at->get_name();
+  }
+  return path;
+}
+
+// CLI11's errors: a value that a check or a conversion refused is bad input (it names the option
+// and the value); everything else is a command line that does not fit the command.
+int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
+  const bool value_error = dynamic_cast<const CLI::ValidationError*>(&e) != nullptr ||
+                           dynamic_cast<const CLI::ConversionError*>(&e) != nullptr;
+  return report(fmt::format("{} (see `{} --help`)", e.what(), command_path(app)),
+                value_error ? jetchar::cli::kBadInput : jetchar::cli::kUsage);
 }
 
 }  // namespace
@@ -34,24 +77,34 @@ int main(int argc, char** argv) {
   CLI::App app{"jetchar: characterize deep-learning training and inference on NVIDIA Jetson boards"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(jetchar::version_string()));
+  app.footer(jetchar::cli::kExitCodeHelp);
   jetchar::cli::add_registered_commands(app);
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version: printed on stdout, status 0
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return report_parse_error(app, e);
+  } catch (const jetchar::cli::CommandExit& e) {
+    if (*e.what() != '\0') std::fprintf(stderr, "jetchar: %s\n", e.what());
+    return e.code();
+  } catch (const jetchar::cli::UsageError& e) {
+    return report(fmt::format("{} (see `{} --help`)", e.what(), command_path(app)), jetchar::cli::kUsage);
+  } catch (const jetchar::jetson::Interrupted& e) {
+    return report(e.what(), jetchar::cli::kInterrupted);
   } catch (const jetchar::sysfs::IoError& e) {
-    return report(e, e.error_number() == 0 ? jetchar::cli::kFailure : exit_code_for_errno(e.error_number()));
+    return report(e.what(), e.error_number() == 0 ? jetchar::cli::kFailure : exit_code_for_errno(e.error_number()));
   } catch (const jetchar::sysfs::FormatError& e) {
-    return report(e, jetchar::cli::kBadInput);
+    return report(e.what(), jetchar::cli::kBadInput);
   } catch (const std::filesystem::filesystem_error& e) {
-    return report(e, exit_code_for_errno(e.code().value()));
+    return report(e.what(), exit_code_for_errno(e.code().value()));
   } catch (const std::system_error& e) {
-    return report(e, exit_code_for_errno(e.code().value()));
+    return report(e.what(), exit_code_for_errno(e.code().value()));
   } catch (const std::invalid_argument& e) {
-    return report(e, jetchar::cli::kBadInput);
+    return report(e.what(), jetchar::cli::kBadInput);
   } catch (const std::exception& e) {
-    return report(e, jetchar::cli::kFailure);
+    return report(e.what(), jetchar::cli::kFailure);
   }
   return jetchar::cli::kOk;
 }

@@ -17,6 +17,9 @@
 #include <thread>
 
 #include "cli/command.h"
+#include "cli/exit_code.h"
+#include "cli/meter_start.h"
+#include "cli/option_checks.h"
 #include "jetson/energy/energy_integrator.h"
 #include "jetson/meters/meter_protocol.h"
 #include "jetson/meters/meter_simulator.h"
@@ -26,9 +29,9 @@ namespace {
 
 using namespace jetchar::jetson;
 
-std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_signal{0};  // the SIGINT/SIGTERM that ends the command, 0 until one arrives
 
-void on_signal(int) { g_interrupted.store(true); }
+void on_signal(int signal) { g_signal.store(signal); }
 
 void install_signal_handlers() {
   struct sigaction action {};
@@ -44,10 +47,17 @@ std::int64_t monotonic_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// After a signal the command has reported what it read; its status says that it was stopped.
+void throw_if_interrupted() {
+  if (const int signal = g_signal.load(); signal != 0) {
+    throw jetchar::cli::CommandExit(jetchar::cli::kInterrupted, fmt::format("stopped by {}", signal == SIGINT ? "SIGINT" : "SIGTERM"));
+  }
+}
+
 // Runs until the duration passed or SIGINT/SIGTERM; duration <= 0 means until a signal.
 void wait_until_done(double duration_s, const std::function<void()>& tick) {
   const std::int64_t end = duration_s > 0 ? monotonic_ns() + static_cast<std::int64_t>(duration_s * 1e9) : INT64_MAX;
-  while (!g_interrupted.load() && monotonic_ns() < end) {
+  while (g_signal.load() == 0 && monotonic_ns() < end) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (tick) tick();
   }
@@ -88,6 +98,7 @@ void run_simulate(const SimulateOptions& o) {
                voltage);
   wait_until_done(o.duration_s, {});
   simulator.stop();
+  throw_if_interrupted();
 }
 
 struct ReadOptions {
@@ -108,9 +119,9 @@ void run_read(const ReadOptions& o) {
   const bool averages = reader.protocol().reports_averages();
   energy::PowerTrace trace({{o.protocol, energy::RailRole::kBoardInput}});
   std::vector<meters::MeterReading> readings;
-  std::printf("time_s,power_mw,voltage_mv,current_ma\n");
   const std::int64_t t0 = monotonic_ns();
-  reader.start();
+  jetchar::cli::start_meter(reader, o.device);
+  std::printf("time_s,power_mw,voltage_mv,current_ma\n");
   auto flush = [&] {
     readings.clear();
     reader.drain(readings);
@@ -142,6 +153,7 @@ void run_read(const ReadOptions& o) {
     std::fprintf(stderr, "jetchar: %llu readings from %s (%s)\n", static_cast<unsigned long long>(status.readings),
                  o.device.c_str(), status.last_error.empty() ? "no error" : status.last_error.c_str());
   }
+  throw_if_interrupted();
 }
 
 void add_meter_command(CLI::App& app) {
@@ -156,14 +168,15 @@ void add_meter_command(CLI::App& app) {
                        "CSV of power breakpoints 't_s,power_mw' (first at 0; the trace repeats); default: a 4 s "
                        "idle/ramp/burst/step trace");
   simulate->add_option("--voltage", sim->voltage_mv,
-                       "Supply voltage in mV (default: 230000 wattsup, 5000 UM meters, 19000 otherwise)");
+                       "Supply voltage in mV (default: 230000 wattsup, 5000 UM meters, 19000 otherwise)")
+      ->check(jetchar::cli::above(0, "millivolts"));
   simulate->add_option("--interval", sim->interval_ms,
                        "Report interval in ms (Watts Up? logging interval, Yokogawa update rate, INA line period); "
                        "0 = the protocol's default")
-      ->check(CLI::NonNegativeNumber);
+      ->check(jetchar::cli::at_least(0, "milliseconds, 0 = the protocol's default"));
   simulate->add_option("--link", sim->link, "Keep a symlink at this path pointing to the current pty");
   simulate->add_option("--duration", sim->duration_s, "Stop after this many seconds (default: until Ctrl-C)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(jetchar::cli::at_least(0, "seconds, 0 = until Ctrl-C"));
   simulate->add_flag("--fragment", sim->fragment, "Write replies in small pieces (tests frame reassembly)");
   simulate->callback([sim] { run_simulate(*sim); });
 
@@ -173,10 +186,10 @@ void add_meter_command(CLI::App& app) {
   read->add_option("device", rd->device, "Serial device (/dev/ttyUSB0, /dev/rfcomm0, or a simulator's pty)")->required();
   read->add_option("--interval", rd->interval_ms,
                    "Meter interval in ms (0 = protocol default: 1000 wattsup, 500 wt300, 100 UM poll, 10 ina)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(jetchar::cli::at_least(0, "milliseconds, 0 = the protocol's default"));
   read->add_option("--duration", rd->duration_s, "Seconds to read (0 = until Ctrl-C)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(jetchar::cli::at_least(0, "seconds, 0 = until Ctrl-C"));
   read->callback([rd] { run_read(*rd); });
 }
 

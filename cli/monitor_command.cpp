@@ -28,6 +28,9 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/exit_code.h"
+#include "cli/meter_start.h"
+#include "cli/option_checks.h"
 #include "jetson/energy/baseload.h"
 #include "jetson/energy/energy_integrator.h"
 #include "jetson/energy/stream_alignment.h"
@@ -43,8 +46,8 @@ namespace {
 
 using namespace jetchar::jetson;
 
-std::atomic<bool> g_stop{false};
-void on_signal(int) { g_stop.store(true); }
+std::atomic<int> g_signal{0};  // the SIGINT/SIGTERM that ends the monitor, 0 until one arrives
+void on_signal(int signal) { g_signal.store(signal); }
 
 std::int64_t monotonic_ns() {
   timespec ts{};
@@ -402,7 +405,17 @@ void run_monitor(MonitorOptions o) {
   TelemetrySampler sampler(root, sources, SamplerOptions{o.rate_hz, 1 << 14});
   const TelemetryLayout& layout = sampler.layout();
   auto meter = open_meter(o);
+  // The meter is opened before the sample log is created: a meter that cannot be opened ends the
+  // command before it has written anything.
+  if (meter) jetchar::cli::start_meter(*meter, o.meter.substr(o.meter.find(':') + 1));
   SampleLog log(o, layout, meter != nullptr);
+
+  // From here on a signal ends the monitor with its summary (and status 130), not mid-sample.
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
 
   std::fprintf(stderr, "jetchar monitor: %s, %.3g Hz, %zu fields\n", board_label.c_str(), o.rate_hz, layout.fields.size());
   for (const auto& ina : sampler.power_monitor_settings()) {
@@ -413,19 +426,12 @@ void run_monitor(MonitorOptions o) {
   }
   for (const auto& note : sampler.notes()) std::fprintf(stderr, "  absent: %s\n", note.c_str());
 
-  struct sigaction action {};
-  action.sa_handler = on_signal;
-  sigemptyset(&action.sa_mask);
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
-
   energy::PowerTrace trace(layout.power_channels());
   energy::PowerTrace meter_trace({{"meter", energy::RailRole::kBoardInput}});
   const double duration_s = o.baseload_s > 0 ? o.baseload_s : o.duration_s;
   const std::int64_t t0 = monotonic_ns();
   const std::int64_t end = duration_s > 0 ? t0 + static_cast<std::int64_t>(duration_s * 1e9) : INT64_MAX;
   sampler.start();
-  if (meter) meter->start();
 
   std::vector<TelemetrySample> samples;
   std::vector<meters::MeterReading> readings, all_readings;
@@ -462,7 +468,7 @@ void run_monitor(MonitorOptions o) {
       next_print += 1'000'000'000;
     }
   };
-  while (!g_stop.load() && monotonic_ns() < end) {
+  while (g_signal.load() == 0 && monotonic_ns() < end) {
     std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<std::int64_t>(display_period_ns, std::max<std::int64_t>(end - monotonic_ns(), 0))));
     pump(false);
   }
@@ -529,6 +535,10 @@ void run_monitor(MonitorOptions o) {
                static_cast<unsigned long long>(stats.missed_deadlines), static_cast<unsigned long long>(stats.dropped),
                stats.cpu_ns_per_sample() / 1e3,
                100.0 * stats.cpu_fraction());
+  if (const int signal = g_signal.load(); signal != 0) {
+    throw jetchar::cli::CommandExit(jetchar::cli::kInterrupted,
+                                    fmt::format("stopped by {}", signal == SIGINT ? "SIGINT" : "SIGTERM"));
+  }
 }
 
 void add_monitor_command(CLI::App& app) {
@@ -538,7 +548,7 @@ void add_monitor_command(CLI::App& app) {
       "Live telemetry (rails, CPU, GPU, EMC, memory, temperatures, external meter): one refreshing line on a "
       "terminal, a line per second otherwise; --baseload S measures idle power per rail");
   cmd->add_option("--rate", o->rate_hz, "Samples per second, 1 to 1000 (default: 2 on a terminal, 10 otherwise)")
-      ->check(CLI::Range(1.0, 1000.0));
+      ->check(jetchar::cli::between(1, 1000, "samples per second"));
   cmd->add_option("--meter", o->meter,
                   "External meter as PROTOCOL:DEVICE, e.g. wattsup:/dev/ttyUSB0 (protocols: wattsup, wt300, um24c, "
                   "um25c, um34c, ina; try one with `jetchar meter simulate`). At the end its energy over the onboard "
@@ -546,9 +556,9 @@ void add_monitor_command(CLI::App& app) {
                   "offset from cross-correlation with the onboard total, applied when the correlation is >= 0.8");
   cmd->add_option("--meter-interval", o->meter_interval_ms,
                   "Meter interval in ms (0 = the protocol's default)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(jetchar::cli::at_least(0, "milliseconds, 0 = the protocol's default"));
   cmd->add_option("--duration", o->duration_s, "Stop after this many seconds (default: until Ctrl-C)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(jetchar::cli::at_least(0, "seconds, 0 = until Ctrl-C"));
   auto* csv = cmd->add_option("--csv", o->csv, "Write every sample (and meter reading) to this CSV file");
   auto* jsonl = cmd->add_option("--jsonl", o->jsonl, "Write every sample (and meter reading) as JSON lines, closed by a summary record "
                                "(window in CLOCK_MONOTONIC ns, energy per rail, total, the meter's aligned energy)");
@@ -557,7 +567,7 @@ void add_monitor_command(CLI::App& app) {
   cmd->add_option("--root", o->root, "Read the kernel interfaces under this directory instead of /")
       ->each([o](const std::string&) { o->root_given = true; });
   cmd->add_option("--baseload", o->baseload_s, "Measure idle power for this many seconds and report it per rail")
-      ->check(CLI::PositiveNumber);
+      ->check(jetchar::cli::above(0, "seconds"));
   cmd->callback([o] { run_monitor(*o); });
 }
 

@@ -4,12 +4,12 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "analysis/power_trace.h"
@@ -53,11 +53,23 @@ void run_report(const ReportCommandOptions& o) {
     options.trace_caption = fmt::format("From {}.", o.trace);
   }
   const std::string html = render_report(records, options);
-  std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::invalid_argument(fmt::format("{}: cannot be written: {}", o.output, std::strerror(errno)));
-  out.write(html.data(), static_cast<std::streamsize>(html.size()));
-  out.close();
-  if (!out) throw std::runtime_error(fmt::format("{}: write failed", o.output));
+  // Written beside the output and renamed over it once complete: a failed write leaves an earlier
+  // report of that name as it was.
+  const std::filesystem::path output = o.output;
+  std::error_code ec;
+  if (std::filesystem::is_directory(output, ec)) throw std::invalid_argument(fmt::format("-o {} is a directory", o.output));
+  const std::filesystem::path temporary = o.output + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::system_error(errno, std::generic_category(), fmt::format("-o {}: cannot be written", o.output));
+    out.write(html.data(), static_cast<std::streamsize>(html.size()));
+    out.close();
+    if (!out) {
+      std::filesystem::remove(temporary, ec);
+      throw std::runtime_error(fmt::format("{}: write failed (disk full?)", o.output));
+    }
+  }
+  std::filesystem::rename(temporary, output);
   fmt::print("wrote {} ({} bytes)\n", o.output, html.size());
 }
 

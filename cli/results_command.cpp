@@ -2,11 +2,17 @@
 #include <fmt/format.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
 #include <fstream>
+#include <system_error>
 #include <iostream>
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/exit_code.h"
+#include "experiments/epoch_medians.h"
 #include "experiments/results_export.h"
 #include "experiments/results_location.h"
 #include "experiments/results_store.h"
@@ -15,6 +21,7 @@ namespace jetchar::cli {
 namespace {
 
 namespace ex = jetchar::experiments;
+namespace fs = std::filesystem;
 
 struct ResultsOptions {
   std::string results = "results";
@@ -29,26 +36,50 @@ std::string seconds_or_dash(const std::optional<double>& value, const char* form
   return value ? fmt::format(fmt::runtime(format), *value) : "-";
 }
 
+// Every read opens the store read-only: reading results never changes them (ResultsStore::Access).
+ex::ResultsStore open_store(const ResultsOptions& options) {
+  return ex::ResultsStore(ex::ResultsLocation::from(options.results).store(), ex::ResultsStore::Access::kReadOnly);
+}
+
 void list(const ResultsOptions& options) {
   const auto location = ex::ResultsLocation::from(options.results);
-  const ex::ResultsStore store(location.store());
+  const ex::ResultsStore store(location.store(), ex::ResultsStore::Access::kReadOnly);
   const auto runs = store.list(options.sweep);
-  fmt::print("{:<16} {:<10} {:<8} {:<16} {:<16} {:>6} {:>7} {:>12} {:>12}\n", "sweep", "run", "status", "model",
-             "mode", "batch", "workers", "epoch (s)", "energy (J)");
+  // Columns as wide as their longest entry: custom mode names run long ("custom: 4 cores CPU/GPU/EMC ...").
+  std::size_t sweep_width = 5, model_width = 5, mode_width = 4;
+  bool cold = false;
   for (const auto& run : runs) {
-    fmt::print("{:<16} {:<10} {:<8} {:<16} {:<16} {:>6} {:>7} {:>12} {:>12}\n", run.sweep, run.run_id, run.status,
-               run.model, run.power_mode.empty() ? "-" : run.power_mode, run.batch_size, run.workers,
-               seconds_or_dash(run.median_epoch_s, "{:.3f}"), seconds_or_dash(run.median_energy_j, "{:.2f}"));
+    sweep_width = std::max(sweep_width, run.sweep.size());
+    model_width = std::max(model_width, run.model.size());
+    mode_width = std::max(mode_width, run.power_mode.size());
+    cold = cold || run.cold_only;
   }
-  fmt::print("{} runs in {} (epoch and energy: medians over epochs)\n", runs.size(), location.store().string());
+  const auto marked = [](const std::optional<double>& value, const char* format, bool cold_only) {
+    return seconds_or_dash(value, format) + (value && cold_only ? "*" : "");
+  };
+  fmt::print("{:<{}} {:<10} {:<8} {:<{}} {:<{}} {:>6} {:>7} {:>12} {:>12}\n", "sweep", sweep_width, "run", "status", "model",
+             model_width, "mode", mode_width, "batch", "workers", "epoch (s)", "energy (J)");
+  for (const auto& run : runs) {
+    fmt::print("{:<{}} {:<10} {:<8} {:<{}} {:<{}} {:>6} {:>7} {:>12} {:>12}\n", run.sweep, sweep_width, run.run_id,
+               run.status, run.model, model_width, run.power_mode.empty() ? "-" : run.power_mode, mode_width,
+               run.batch_size, run.workers, marked(run.median_epoch_s, "{:.3f}", run.cold_only),
+               marked(run.median_energy_j, "{:.2f}", run.cold_only));
+  }
+  fmt::print("{} runs in {}; epoch time and energy: {}\n", runs.size(), location.store().string(),
+             cold ? ex::kWarmEpochsNote : "medians over warm epochs (every epoch after epoch 0)");
 }
 
 void show(const ResultsOptions& options) {
-  const ex::ResultsStore store(ex::ResultsLocation::from(options.results).store());
+  const ex::ResultsStore store = open_store(options);
   std::string sweep = options.sweep;
   if (sweep.empty()) {
     const auto sweeps = store.sweeps();
-    if (sweeps.size() != 1) throw std::invalid_argument("several sweeps in this store: name one with --sweep");
+    if (sweeps.empty()) throw std::invalid_argument(fmt::format("{} holds no runs", store.file().string()));
+    if (sweeps.size() != 1) {
+      std::string names;
+      for (const auto& name : sweeps) names += (names.empty() ? "" : ", ") + name;
+      throw cli::UsageError(fmt::format("{} holds several sweeps ({}): name one with --sweep", store.file().string(), names));
+    }
     sweep = sweeps.front();
   }
   const auto run = store.load(sweep, options.run_id);
@@ -59,19 +90,37 @@ void show(const ResultsOptions& options) {
 }
 
 void export_runs(const ResultsOptions& options) {
-  if (options.csv == options.jsonl) throw std::invalid_argument("choose one of --csv or --jsonl");
-  const ex::ResultsStore store(ex::ResultsLocation::from(options.results).store());
+  if (options.csv == options.jsonl) throw cli::UsageError("choose one of --csv or --jsonl");
+  const ex::ResultsStore store = open_store(options);
   const auto runs = store.load_all(options.sweep);
   const auto format = options.csv ? ex::ExportFormat::kCsv : ex::ExportFormat::kJsonl;
   if (options.output.empty() || options.output == "-") {
     ex::export_results(runs, format, std::cout);
     return;
   }
-  std::ofstream out(options.output);
-  if (!out) throw std::invalid_argument("cannot write '" + options.output + "'");
-  const auto rows = ex::export_results(runs, format, out);
-  out.close();
-  if (!out) throw std::runtime_error("writing '" + options.output + "' failed (disk full?)");
+  // Written beside the output and renamed over it once complete: a failed export leaves an earlier
+  // file of that name as it was.
+  const fs::path output = options.output;
+  std::error_code ec;
+  if (fs::is_directory(output, ec)) throw std::invalid_argument(fmt::format("--output {} is a directory", options.output));
+  const fs::path temporary = output.string() + ".tmp";
+  std::size_t rows = 0;
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      throw std::system_error(errno, std::generic_category(), fmt::format("--output {}: cannot be written", options.output));
+    }
+    try {
+      rows = ex::export_results(runs, format, out);
+      out.close();
+      if (!out) throw std::runtime_error(fmt::format("writing {} failed (disk full?)", options.output));
+    } catch (...) {
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      throw;
+    }
+  }
+  fs::rename(temporary, output);
   std::cerr << fmt::format("{} rows from {} runs written to {}\n", rows, runs.size(), options.output);
 }
 

@@ -1,16 +1,23 @@
 // `jetchar sweep plan|run|resume`: the main job — power-mode sweeps that survive anything.
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "cli/command.h"
+#include "cli/exit_code.h"
 #include "experiments/characterization_executor.h"
+#include "experiments/epoch_medians.h"
 #include "experiments/results_location.h"
 #include "experiments/results_store.h"
 #include "experiments/spec_io.h"
@@ -88,23 +95,63 @@ void run_plan_command(const SweepOptions& options) {
              adaptive ? "; an upper bound: adaptive stopping ends runs once time and power have settled" : "");
 }
 
-// Runs (or resumes) the sweep in `spec_file` with its results in `results_dir`.
+// SIGINT/SIGTERM before the board is under control. The executor installs its own handlers while
+// it controls the board (jetson::ControlInterrupt, which puts these back afterwards); a sweep that
+// changes nothing on the board (every run "as found") has only these, so a signal between or
+// during its runs still ends the sweep after the current run, with its summary and status 130,
+// instead of killing it.
+std::atomic<int> g_signal{0};
+extern "C" void on_sweep_signal(int signal) { g_signal.store(signal); }
+
+void install_sweep_signal_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_sweep_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
+// "2 INVALID, 1 OOM": the statuses other than OK among `results`, most frequent first.
+std::string not_ok_counts(const std::vector<ex::proto::RunResult>& results) {
+  std::map<std::string, std::size_t> counts;
+  for (const auto& result : results) {
+    if (result.status() != ex::proto::OK) ++counts[ex::proto::RunStatus_Name(result.status())];
+  }
+  std::vector<std::pair<std::string, std::size_t>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (const auto& [status, count] : sorted) text += fmt::format("{}{} {}", text.empty() ? "" : ", ", count, status);
+  return text;
+}
+
+// Runs (or resumes) the sweep in `spec_file` with its results in `results_dir`. Nothing is
+// written before the plan is accepted: a refused sweep leaves no results directory and no copy
+// of its spec behind.
 void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs::path& results_dir) {
   const auto sweep = ex::load_sweep_spec(spec_file);
   const auto plan = ex::plan_sweep(sweep, spec_file.string());
   const ex::ResultsLocation location{results_dir};
-  fs::create_directories(location.directory);
 
   // The results directory belongs to one sweep: a different spec there is refused, the same one
   // resumes.
   const std::string spec_text = read_text(spec_file);
-  if (fs::exists(location.spec())) {
-    if (read_text(location.spec()) != spec_text) {
-      throw std::invalid_argument(fmt::format(
-          "{} holds results of a different sweep spec; use another --results directory or `jetchar sweep resume {}`",
-          location.directory.string(), location.directory.string()));
-    }
-  } else if (fs::absolute(spec_file) != fs::absolute(location.spec())) {
+  const bool spec_stored = fs::exists(location.spec());
+  if (spec_stored && read_text(location.spec()) != spec_text) {
+    throw std::invalid_argument(fmt::format(
+        "{} holds results of a different sweep spec; use another --results directory or `jetchar sweep resume {}`",
+        location.directory.string(), location.directory.string()));
+  }
+
+  auto board = open_sweep_board(options, sweep);
+  if (!options.skip_validation) check_plan(plan, board, spec_file.string());
+  const std::string name = sweep.name().empty() ? location.directory.filename().string() : sweep.name();
+
+  fs::create_directories(location.directory);
+  // The store before the spec's copy: a results.db that is not a store is refused with the
+  // directory as it was.
+  ex::ResultsStore store(location.store());
+  if (!spec_stored && fs::absolute(spec_file) != fs::absolute(location.spec())) {
     // Written whole or not at all (temporary file + rename), so that a kill here never leaves a
     // torn copy that a resume would take for a different sweep.
     const fs::path temporary = location.spec().string() + ".tmp";
@@ -116,11 +163,7 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
     fs::rename(temporary, location.spec());
   }
 
-  auto board = open_sweep_board(options, sweep);
-  if (!options.skip_validation) check_plan(plan, board, spec_file.string());
-  const std::string name = sweep.name().empty() ? location.directory.filename().string() : sweep.name();
-
-  ex::ResultsStore store(location.store());
+  install_sweep_signal_handlers();
   ex::SweepJournal journal(location.journal());
   const ex::SystemdNotifier notifier;
   ex::CharacterizationExecutor executor(board, &std::cerr);
@@ -128,7 +171,7 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
 
   ex::SweepRunnerOptions runner_options;
   runner_options.sweep_name = name;
-  runner_options.stop_requested = [&] { return executor.interrupted(); };
+  runner_options.stop_requested = [&] { return executor.interrupted() || g_signal.load() != 0; };
   runner_options.log = tty ? nullptr : &std::cerr;
   if (tty) {
     runner_options.on_run = [](const ex::SweepProgress& progress, const ex::PlannedRun& run,
@@ -151,19 +194,14 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   std::size_t mode_width = 4;
   for (const auto& result : results) mode_width = std::max(mode_width, result.context().power_mode().size());
   fmt::print("{:<9} {:<8} {:<{}} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", "run", "status", "mode", mode_width, "batch",
-             "workers", "E2E s (med)", "stall s", "energy J", "adaptive");
+             "workers", "E2E s", "stall s", "energy J", "adaptive");
+  bool cold = false;
   for (const auto& result : results) {
-    std::vector<double> e2e, stall, energy;
-    for (const auto& epoch : result.epochs()) {
-      e2e.push_back(epoch.e2e_s());
-      stall.push_back(epoch.stall_s());
-      if (epoch.has_energy_j()) energy.push_back(epoch.energy_j());
-    }
-    auto median = [](std::vector<double> v) -> std::string {
-      if (v.empty()) return "-";
-      std::sort(v.begin(), v.end());
-      const auto n = v.size();
-      return fmt::format("{:.3f}", n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+    // The figures `results list`, `analyze` and the report use (experiments/epoch_medians.h).
+    const ex::EpochMedians medians = ex::warm_epoch_medians(result);
+    cold = cold || medians.cold_only;
+    const auto shown = [&](const std::optional<double>& value) {
+      return value ? fmt::format("{:.3f}{}", *value, medians.cold_only ? "*" : "") : std::string("-");
     };
     const auto& spec = result.resolved();
     // Minibatches an adaptive run needed ("all" when it never settled), "-" without adaptive stopping.
@@ -172,17 +210,29 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
                                                                      : "all";
     fmt::print("{:<9} {:<8} {:<{}} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", result.run_id(),
                ex::proto::RunStatus_Name(result.status()), result.context().power_mode(), mode_width,
-               spec.workload().batch_size(), spec.loader().workers(), median(e2e), median(stall), median(energy),
-               adaptive);
+               spec.workload().batch_size(), spec.loader().workers(), shown(medians.e2e_s), shown(medians.stall_s),
+               shown(medians.energy_j), adaptive);
   }
+  fmt::print("E2E, stall and energy: {}\n", cold ? ex::kWarmEpochsNote : "medians over warm epochs (every epoch after epoch 0)");
   fmt::print("{} of {} runs stored ({} run now, {} not OK){}; results: {}\n", progress.done, progress.total,
              progress.ran_now, progress.failed, board.simulated() ? "; power figures are SIMULATED" : "",
              location.store().string());
   fmt::print("export: jetchar results export {} --csv -o runs.csv   report: jetchar report {} -o report.html\n",
              location.directory.string(), location.directory.string());
+  std::fflush(stdout);
   if (stopped) {
-    throw std::runtime_error(fmt::format("sweep stopped by a signal; `jetchar sweep resume {}` finishes it",
-                                         location.directory.string()));
+    throw cli::CommandExit(cli::kInterrupted, fmt::format("sweep stopped by a signal; `jetchar sweep resume {}` finishes it",
+                                                          location.directory.string()));
+  }
+  // A sweep whose runs did not all succeed has not produced what it was asked for: its status says
+  // so (a script or systemd unit sees it), and the table above says which runs and why.
+  const std::string failed = not_ok_counts(results);
+  if (!failed.empty()) {
+    throw cli::CommandExit(cli::kFailure,
+                           fmt::format("error: {} of {} stored runs are not OK ({}); `jetchar results show {} RUN` says why",
+                                       std::count_if(results.begin(), results.end(),
+                                                     [](const auto& r) { return r.status() != ex::proto::OK; }),
+                                       results.size(), failed, location.directory.string()));
   }
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/option_checks.h"
 #include "experiments/models/registry.h"
 #include "experiments/torch_device.h"
 #include "experiments/training/training_runner.h"
@@ -180,18 +181,25 @@ void add_train_command(CLI::App& app) {
                       "fashion-mnist:/usr/share/datasets/fashion-mnist, cifar10:DIR, synthetic:3x32x32?samples=1000, "
                       "conll2003:DIR?vocab=vocab.txt; or a path whose kind is detected")
       ->required();
-  command->add_option("--batch", options->batch, "Minibatch size")->capture_default_str();
+  command->add_option("--batch", options->batch, "Minibatch size")->capture_default_str()->check(cli::between(1, 65536, "samples per minibatch"));
   command->add_option("--accumulate", options->accumulate,
                       "Minibatches per optimizer step (gradient accumulation; total batch = batch x this)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::between(1, 4096, "minibatches per step"));
   command->add_option("--workers", options->workers, "Data-loader worker threads (0 = load in the training thread)")
-      ->capture_default_str();
-  command->add_option("--epochs", options->epochs, "Epochs (epoch 0 is reported apart)")->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::between(0, 256, "worker threads"));
+  command->add_option("--epochs", options->epochs, "Epochs (epoch 0 is reported apart)")
+      ->capture_default_str()
+      ->check(cli::between(1, 10000, "epochs"));
   command->add_option("--precision", options->precision, "fp32, tf32, amp-fp16 (CUDA), bf16")->capture_default_str();
   command->add_option("--device", options->device, "cpu, cuda or cuda:N")->capture_default_str();
-  command->add_option("--max-batches", options->max_batches, "At most this many minibatches per epoch");
-  command->add_option("--threads", options->threads, "LibTorch intra-op threads (default: LibTorch's choice)");
-  command->add_option("--lr", options->learning_rate, "Learning rate (default: SGD 0.01, AdamW 5e-5)");
+  command->add_option("--max-batches", options->max_batches, "At most this many minibatches per epoch")
+      ->check(cli::at_least(1, "minibatches"));
+  command->add_option("--threads", options->threads, "LibTorch intra-op threads (default: LibTorch's choice)")
+      ->check(cli::between(1, 1024, "threads"));
+  command->add_option("--lr", options->learning_rate, "Learning rate (default: SGD 0.01, AdamW 5e-5)")
+      ->check(cli::above(0, "learning rate"));
   command->add_option("--seed", options->seed, "Seed of weights, shuffling and augmentation")->capture_default_str();
   command->add_flag("--async", options->async,
                     "No device synchronize per minibatch (stall/compute become host-side times; marked in the output)");

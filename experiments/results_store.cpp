@@ -1,10 +1,20 @@
 #include "experiments/results_store.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
 #include <stdexcept>
+#include <string_view>
+#include <system_error>
+
+#include "experiments/epoch_medians.h"
 
 namespace jetchar::experiments {
 namespace {
@@ -74,16 +84,81 @@ proto::RunResult parse_blob(const SQLite::Column& column, const std::string& whe
   return result;
 }
 
-std::optional<double> median_of(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+// "file:" URI of `file` for SQLite (SQLITE_OPEN_URI) with `query`: every byte but unreserved
+// ones and '/' is percent-encoded, so that '?', '#' and '%' in a path stay part of it.
+std::string file_uri(const std::filesystem::path& file, std::string_view query) {
+  std::string uri = "file:";
+  for (const unsigned char c : file.string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      uri.push_back(static_cast<char>(c));
+    } else {
+      uri += fmt::format("%{:02X}", c);
+    }
+  }
+  return uri + "?" + std::string(query);
+}
+
+// Opens a store for reading without leaving a trace (analysis/results_store_reader.cpp opens its
+// stores the same way). A read-only connection to a WAL database creates -wal and -shm files and,
+// unable to checkpoint, leaves them behind; SQLite's immutable mode opens the file alone, with no
+// locks and no side files. Immutable is right only while nobody writes: a writer (a sweep) keeps
+// the -wal file for as long as it has the store open, and uncheckpointed runs live in that file,
+// so with a -wal beside the store it is opened plain read-only (its -wal and -shm exist already).
+std::unique_ptr<SQLite::Database> open_read_only(const std::filesystem::path& file) {
+  const std::string name = file.string();
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) {
+    throw std::invalid_argument(fmt::format("results store {} does not exist", name));
+  }
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    throw std::invalid_argument(fmt::format("results store {} is not a file", name));
+  }
+  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), fmt::format("results store {}", name));
+  std::array<char, 16> header{};
+  const ssize_t got = ::read(fd, header.data(), header.size());
+  const int read_error = errno;
+  ::close(fd);
+  if (got < 0) throw std::system_error(read_error, std::generic_category(), fmt::format("results store {}", name));
+  if (got == 0) {
+    throw std::invalid_argument(fmt::format(
+        "results store {} is empty (0 bytes): not a results store (`jetchar sweep run` writes one)", name));
+  }
+  if (got < 16 || std::string_view(header.data(), header.size()) != std::string_view("SQLite format 3\0", 16)) {
+    throw std::invalid_argument(fmt::format("results store {} is not an SQLite database", name));
+  }
+  const bool writer_present = std::filesystem::exists(name + "-wal", ec);
+  return std::make_unique<SQLite::Database>(file_uri(file, writer_present ? "mode=ro" : "mode=ro&immutable=1"),
+                                            SQLite::OPEN_READONLY | SQLite::OPEN_URI);
 }
 
 }  // namespace
 
-ResultsStore::ResultsStore(const std::filesystem::path& file) : file_(file) {
+ResultsStore::ResultsStore(const std::filesystem::path& file, Access access) : file_(file), read_only_(access == Access::kReadOnly) {
+  if (read_only_) {
+    db_ = open_read_only(file);
+    try {
+      db_->setBusyTimeout(5000);
+      if (!db_->tableExists("meta") || !db_->tableExists("runs")) {
+        throw std::invalid_argument("has no tables 'meta' and 'runs': not a jetchar results store");
+      }
+      SQLite::Statement version(*db_, "SELECT value FROM meta WHERE key = 'schema_version'");
+      if (!version.executeStep()) throw std::invalid_argument("has no schema_version: not a jetchar results store");
+      // Versions only added columns and tables, none of which a reader of the blob needs: an older
+      // store is read as it is (migrating it would be a write).
+      const std::string found = version.getColumn(0).getString();
+      if (found.empty() || found.find_first_not_of("0123456789") != std::string::npos || found.size() > 6 ||
+          std::stoi(found) < 1 || std::stoi(found) > kSchemaVersion) {
+        throw std::invalid_argument(fmt::format("schema version '{}'; this jetchar reads versions 1 to {}", found,
+                                                kSchemaVersion));
+      }
+    } catch (const SQLite::Exception& e) {
+      throw std::invalid_argument(fmt::format("results store {}: cannot be read ({})", file.string(), e.what()));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("results store {}: {}", file.string(), e.what()));
+    }
+    return;
+  }
   try {
     db_ = std::make_unique<SQLite::Database>(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db_->setBusyTimeout(5000);
@@ -115,6 +190,13 @@ ResultsStore::ResultsStore(const std::filesystem::path& file) : file_(file) {
     }
     db_->exec(kSchema);
     create.commit();
+  } catch (const SQLite::Exception& e) {
+    // A file that is not a store is bad input, whoever names it; a disk that fails is not.
+    const int code = e.getErrorCode() & 0xff;
+    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
+      throw std::invalid_argument(fmt::format("results store {}: {}", file.string(), e.what()));
+    }
+    throw std::runtime_error(fmt::format("results store {}: {}", file.string(), e.what()));
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("results store {}: {}", file.string(), e.what()));
   }
@@ -123,6 +205,7 @@ ResultsStore::ResultsStore(const std::filesystem::path& file) : file_(file) {
 ResultsStore::~ResultsStore() = default;
 
 void ResultsStore::save(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples) {
+  if (read_only_) throw std::logic_error(fmt::format("results store {} was opened read-only", file_.string()));
   try {
     save_run(result, samples);
   } catch (const std::exception& e) {
@@ -288,13 +371,10 @@ std::vector<StoredRunSummary> ResultsStore::list(const std::string& sweep) const
     summary.power_mode = result.context().power_mode();
     summary.batch_size = spec.workload().batch_size();
     summary.workers = spec.loader().workers();
-    std::vector<double> times, energies;
-    for (const auto& e : result.epochs()) {
-      times.push_back(e.e2e_s());
-      if (e.has_energy_j()) energies.push_back(e.energy_j());
-    }
-    summary.median_epoch_s = median_of(times);
-    summary.median_energy_j = median_of(energies);
+    const EpochMedians medians = warm_epoch_medians(result);
+    summary.median_epoch_s = medians.e2e_s;
+    summary.median_energy_j = medians.energy_j;
+    summary.cold_only = medians.cold_only;
     summaries.push_back(std::move(summary));
   }
   return summaries;

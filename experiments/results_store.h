@@ -34,15 +34,26 @@ struct StoredRunSummary {
   std::string power_mode;
   std::uint32_t batch_size = 0;
   std::uint32_t workers = 0;
+  /// Medians over the run's warm epochs (experiments/epoch_medians.h), as the analysis takes them.
   std::optional<double> median_epoch_s;
   std::optional<double> median_energy_j;
+  bool cold_only = false;  ///< the run has epoch 0 only: the medians are of the cold epoch
 };
 
 class ResultsStore {
  public:
-  /// Opens (creating when absent) `file`; the schema is created or checked. Throws
-  /// std::runtime_error naming the file when it is not a jetchar results store.
-  explicit ResultsStore(const std::filesystem::path& file);
+  enum class Access {
+    kReadWrite,  ///< a sweep's store: created when absent, schema created or migrated
+    /// Commands that only read: the file is never created, migrated or written, and no -wal,
+    /// -shm or -journal file is left beside it (SQLite's immutable mode when no writer has the
+    /// store open; plain read-only beside a live sweep's WAL). save() throws std::logic_error.
+    kReadOnly,
+  };
+
+  /// Opens `file`; read-write creates it when absent and creates or migrates the schema. Throws
+  /// std::runtime_error naming the file when it is not a jetchar results store (read-only: an
+  /// absent, empty or non-SQLite file, or another schema, is std::invalid_argument: bad input).
+  explicit ResultsStore(const std::filesystem::path& file, Access access = Access::kReadWrite);
   ~ResultsStore();
   ResultsStore(const ResultsStore&) = delete;
   ResultsStore& operator=(const ResultsStore&) = delete;
@@ -69,6 +80,7 @@ class ResultsStore {
   void save_run(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples);
 
   std::filesystem::path file_;
+  bool read_only_ = false;
   std::unique_ptr<SQLite::Database> db_;
 };
 

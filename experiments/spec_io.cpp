@@ -4,6 +4,8 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -41,13 +43,104 @@ class FirstError : public pb::io::ErrorCollector {
   std::optional<std::string> message_;
 };
 
-// The field protobuf complains about: the last quoted name in its message
-// ("Message type "x.WorkloadSpec" has no field named "batch_sise".").
-std::string field_in_message(const std::string& message) {
-  const auto close = message.rfind('"');
-  if (close == std::string::npos || close == 0) return {};
-  const auto open = message.rfind('"', close - 1);
-  return open == std::string::npos ? std::string{} : message.substr(open + 1, close - open - 1);
+// The field protobuf complains about. An unknown field or enum value names it in the message
+// ("Message type "x.WorkloadSpec" has no field named "batch_sise"."); a value of the wrong kind
+// ("Expected integer, got: "big"") quotes the value, and the field is the name before the ':' that
+// precedes the error's position (1-based line and column) in the text. Other errors name none.
+std::string field_of_error(const std::string& message, std::string_view text, int line, int column) {
+  if (message.find("has no field named") != std::string::npos || message.find("for field \"") != std::string::npos) {
+    const auto close = message.rfind('"');
+    if (close == std::string::npos || close == 0) return {};
+    const auto open = message.rfind('"', close - 1);
+    return open == std::string::npos ? std::string{} : message.substr(open + 1, close - open - 1);
+  }
+  const bool bad_value = message.starts_with("Expected integer") || message.starts_with("Expected double") ||
+                         message.starts_with("Expected string") || message.starts_with("Integer out of range") ||
+                         message.starts_with("Invalid value for boolean");
+  if (!bad_value || line <= 0) return {};
+  std::size_t at = 0;
+  for (int l = 1; l < line && at != std::string_view::npos; ++l) {
+    at = text.find('\n', at);
+    if (at != std::string_view::npos) ++at;
+  }
+  if (at == std::string_view::npos) return {};
+  const std::size_t end = std::min(text.size(), at + static_cast<std::size_t>(std::max(column - 1, 0)));
+  const std::size_t colon = text.rfind(':', end == 0 ? 0 : end - 1);
+  if (colon == std::string_view::npos || colon == 0) return {};
+  std::size_t name_end = colon;
+  while (name_end > 0 && (text[name_end - 1] == ' ' || text[name_end - 1] == '\t')) --name_end;
+  std::size_t name_begin = name_end;
+  while (name_begin > 0 && (std::isalnum(static_cast<unsigned char>(text[name_begin - 1])) || text[name_begin - 1] == '_')) {
+    --name_begin;
+  }
+  return std::string(text.substr(name_begin, name_end - name_begin));
+}
+
+// Fields whose 0 protobuf cannot tell from "not given", and whose unset value is not 0: a 0 in a
+// spec would silently become the default (`epochs: 0` ran one epoch), so it is refused.
+struct ZeroMeansUnset {
+  std::string_view path;   ///< in ExperimentSpec
+  std::string_view unset;  ///< what leaving the field out means
+  std::string_view valid;
+};
+constexpr ZeroMeansUnset kZeroMeansUnset[] = {
+    {"workload.accumulate", "1, no accumulation", "1 to 4096"},
+    {"workload.epochs", "1 epoch", "1 to 10000"},
+    {"workload.max_minibatches", "the whole epoch", "1 or more"},
+    {"workload.sequence_length", "the model's default", "1 or more"},
+    {"workload.inference.warmup_batches", "10 warm-up batches", "1 or more"},
+    {"loader.prefetch", "2 batches per worker", "1 or more"},
+    {"measurement.sample_rate_hz", "100 Hz", "1 to 1000"},
+    {"cooldown.timeout_s", "600 s", "more than 0"},
+    {"adaptive.warmup_minibatches", "10 minibatches", "1 or more"},
+    {"adaptive.relative_half_width", "0.02", "0.000001 to 1"},
+    {"adaptive.min_minibatches", "30 minibatches", "1 or more"},
+    {"repetitions", "1 repetition", "1 to 1000"},
+};
+
+std::string zero_problem(const ZeroMeansUnset& entry) {
+  return fmt::format("0 cannot be told from leaving the field out ({}); valid: {}", entry.unset, entry.valid);
+}
+
+bool is_zero(const pb::Message& message, const pb::FieldDescriptor* field) {
+  const auto* reflection = message.GetReflection();
+  switch (field->cpp_type()) {
+    case pb::FieldDescriptor::CPPTYPE_UINT32: return reflection->GetUInt32(message, field) == 0;
+    case pb::FieldDescriptor::CPPTYPE_UINT64: return reflection->GetUInt64(message, field) == 0;
+    case pb::FieldDescriptor::CPPTYPE_INT32: return reflection->GetInt32(message, field) == 0;
+    case pb::FieldDescriptor::CPPTYPE_INT64: return reflection->GetInt64(message, field) == 0;
+    case pb::FieldDescriptor::CPPTYPE_DOUBLE: return reflection->GetDouble(message, field) == 0;
+    case pb::FieldDescriptor::CPPTYPE_FLOAT: return reflection->GetFloat(message, field) == 0;
+    default: return false;
+  }
+}
+
+// Refuses a 0 written out in the text (the parse-info tree knows what was written) for a field of
+// kZeroMeansUnset. `prefix` names where `spec` sits in the file ("base.", "runs.").
+void reject_written_zeros(const proto::ExperimentSpec& spec, const pb::TextFormat::ParseInfoTree* tree,
+                          std::string_view source, const std::string& prefix) {
+  for (const auto& entry : kZeroMeansUnset) {
+    const pb::Message* message = &spec;
+    const pb::TextFormat::ParseInfoTree* at = tree;
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t dot = entry.path.find('.', start);
+      const std::string name(entry.path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+      const pb::FieldDescriptor* field = message->GetDescriptor()->FindFieldByName(name);
+      if (field == nullptr || at == nullptr) break;
+      if (dot == std::string_view::npos) {
+        const auto location = at->GetLocation(field, -1);
+        if (location.line >= 0 && is_zero(*message, field)) {
+          throw SpecError(std::string(source), location.line + 1, location.column + 1, prefix + std::string(entry.path),
+                          zero_problem(entry));
+        }
+        break;
+      }
+      at = at->GetTreeForNested(field, -1);
+      message = &message->GetReflection()->GetMessage(*message, field);
+      start = dot + 1;
+    }
+  }
 }
 
 // Checks performed after parsing, with the parse-info tree giving each field's position.
@@ -142,7 +235,8 @@ Spec parse_text(std::string_view text, std::string_view source, pb::TextFormat::
   parser.AllowUnknownField(false);
   if (!parser.ParseFromString(std::string(text), &spec) || errors.has_error()) {
     const std::string message = errors.has_error() ? errors.message() : "cannot parse";
-    throw SpecError(std::string(source), errors.line(), errors.column(), field_in_message(message), message);
+    throw SpecError(std::string(source), errors.line(), errors.column(),
+                    field_of_error(message, text, errors.line(), errors.column()), message);
   }
   return spec;
 }
@@ -168,6 +262,7 @@ SpecError::SpecError(std::string source, int line, int column, std::string field
 proto::ExperimentSpec parse_experiment_spec(std::string_view text, std::string_view source) {
   pb::TextFormat::ParseInfoTree tree;
   auto spec = parse_text<proto::ExperimentSpec>(text, source, &tree);
+  reject_written_zeros(spec, &tree, source, "");
   Validator(std::string(source), "", &tree).experiment(spec);
   return spec;
 }
@@ -176,6 +271,10 @@ proto::SweepSpec parse_sweep_spec(std::string_view text, std::string_view source
   pb::TextFormat::ParseInfoTree tree;
   auto sweep = parse_text<proto::SweepSpec>(text, source, &tree);
   const auto* descriptor = sweep.GetDescriptor();
+  reject_written_zeros(sweep.base(), tree.GetTreeForNested(descriptor->FindFieldByName("base"), -1), source, "base.");
+  for (int i = 0; i < sweep.runs_size(); ++i) {
+    reject_written_zeros(sweep.runs(i), tree.GetTreeForNested(descriptor->FindFieldByName("runs"), i), source, "runs.");
+  }
   for (int i = 0; i < sweep.axes_size(); ++i) {
     const auto& axis = sweep.axes(i);
     const auto location = tree.GetLocation(descriptor->FindFieldByName("axes"), i);
@@ -197,6 +296,13 @@ proto::SweepSpec load_sweep_spec(const std::filesystem::path& file) {
 
 proto::ExperimentSpec load_experiment_spec(const std::filesystem::path& file) {
   return parse_experiment_spec(read_file(file), file.string());
+}
+
+std::optional<std::string> zero_means_unset(std::string_view path) {
+  for (const auto& entry : kZeroMeansUnset) {
+    if (entry.path == path) return zero_problem(entry);
+  }
+  return std::nullopt;
 }
 
 void validate_experiment(const proto::ExperimentSpec& spec, std::string_view source, std::string_view where) {

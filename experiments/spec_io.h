@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -35,6 +36,11 @@ proto::SweepSpec parse_sweep_spec(std::string_view text, std::string_view source
 /// Reads a file and parses it; a missing or unreadable file is a SpecError too.
 proto::SweepSpec load_sweep_spec(const std::filesystem::path& file);
 proto::ExperimentSpec load_experiment_spec(const std::filesystem::path& file);
+
+/// For a field (path in ExperimentSpec, e.g. "workload.epochs") whose 0 protobuf cannot tell from
+/// "not given" while leaving it out means something else (1 epoch): why a 0 there is refused. Specs
+/// that write such a 0 are refused by the parsers; sweep axes use this for their values.
+std::optional<std::string> zero_means_unset(std::string_view path);
 
 /// Range checks of one experiment (after merging sweep values). `where` prefixes the field
 /// names in errors (e.g. "run 3: "). Throws SpecError with line 0 when no location is known.

@@ -63,6 +63,14 @@ void set_field(proto::ExperimentSpec& spec, const std::string& path, const std::
         }
         throw SpecError(source, 0, 0, path, fmt::format("'{}' is not a valid value; valid: {}", value, valid));
       }
+      // An axis value 0 for a field whose 0 reads as "not given" would run the default instead.
+      if (const auto problem = zero_means_unset(path)) {
+        const auto* reflection = message->GetReflection();
+        const bool zero = field->cpp_type() == pb::FieldDescriptor::CPPTYPE_UINT32   ? reflection->GetUInt32(*message, field) == 0
+                          : field->cpp_type() == pb::FieldDescriptor::CPPTYPE_DOUBLE ? reflection->GetDouble(*message, field) == 0
+                                                                                     : false;
+        if (zero) throw SpecError(source, 0, 0, path, fmt::format("axis value '{}': {}", value, *problem));
+      }
       return;
     }
     if (field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) {

@@ -230,8 +230,8 @@ void host_text(std::string& out, const HostSensors& h) {
 std::string to_text(const BoardInfo& info, const BoardOrigin& origin) {
   std::string out;
   if (origin.simulated) {
-    out += fmt::format("SIMULATED board {} (fixture {}, expanded into a temporary root): not real hardware\n",
-                       origin.board, origin.fixture.value_or("?"));
+    out += fmt::format("SIMULATED board {} (fixture {}, {}): not real hardware\n", origin.board,
+                       origin.fixture.value_or("?"), origin.root ? "living in " + *origin.root : "expanded into a temporary root");
   } else {
     out += fmt::format("Board {} at root {}\n", origin.board, origin.root.value_or("/"));
   }

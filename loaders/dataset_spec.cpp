@@ -121,7 +121,9 @@ DatasetSpec DatasetSpec::parse(std::string_view text) {
 DatasetSpec resolve_dataset_spec(std::string_view text) {
   const auto colon = text.find(':');
   if (colon != std::string_view::npos) {
-    const std::string_view head = text.substr(0, text.substr(0, colon).find('/'));
+    // The kind before ':' without its "/SPLIT" ("synthetic", "cifar10/test" -> "cifar10").
+    const std::string_view before_colon = text.substr(0, colon);
+    const std::string_view head = before_colon.substr(0, before_colon.find('/'));
     for (const auto& [name, description] : dataset_kinds()) {
       if (head == name) return DatasetSpec::parse(text);
     }

@@ -179,14 +179,40 @@ struct ParsedJournal {
   std::size_t valid_size = 0;  ///< bytes up to the end of the last intact record
 };
 
+// Whether `tail` (everything after the last intact record) can be what a power loss leaves of one
+// more append: zero bytes (the file grew before its data reached the disk), or the beginning of
+// the record that was being written — the header when there is none yet, else a record, which
+// starts with a kernel path and holds only printable characters and tabs (the format escapes
+// everything else). Anything else is not a torn append: the file is damaged or not a journal.
+bool torn_append(std::string_view tail, bool has_header) {
+  while (!tail.empty() && (tail.back() == '\0' || tail.back() == '\n')) tail.remove_suffix(1);
+  if (tail.empty()) return true;
+  const bool printable = std::all_of(tail.begin(), tail.end(), [](char c) {
+    return c == '\t' || std::isprint(static_cast<unsigned char>(c));
+  });
+  if (!printable) return false;
+  if (!has_header) return kMagic.starts_with(tail.substr(0, kMagic.size())) && (tail.size() <= kMagic.size() || tail[kMagic.size()] == '\t');
+  return tail.front() == '/';
+}
+
 ParsedJournal parse_journal(const std::string& content, const fs::path& file) {
   ParsedJournal parsed;
   size_t position = 0;
   int line_number = 0;
+  const auto refuse_tail = [&](std::string_view tail) {
+    std::string shown = escape(tail.substr(0, 120));
+    throw FormatError(file.string(), static_cast<std::size_t>(line_number), shown,
+                      parsed.has_header ? "an intact journal record, or the start of one cut short by a crash (the file "
+                                          "is damaged; it is kept: restore the remaining values by hand or from a snapshot)"
+                                        : "a jetchar change journal (its header line '" + std::string(kMagic) +
+                                              " ...'); the file is kept");
+  };
   while (position < content.size()) {
     const size_t end = content.find('\n', position);
     ++line_number;
-    if (end == std::string::npos) {  // no newline: an append cut short
+    if (end == std::string::npos) {  // no newline: an append cut short, if it looks like one
+      const std::string_view tail(content.data() + position, content.size() - position);
+      if (!torn_append(tail, parsed.has_header)) refuse_tail(tail);
       parsed.contents.torn_tail = true;
       break;
     }
@@ -201,6 +227,8 @@ ParsedJournal parse_journal(const std::string& content, const fs::path& file) {
                                       "the remaining values by hand or from a snapshot)",
                                       line_number));
       }
+      const std::string_view tail(content.data() + position, content.size() - position);
+      if (!torn_append(tail, parsed.has_header)) refuse_tail(tail);
       parsed.contents.torn_tail = true;
       break;
     }

@@ -85,6 +85,7 @@ struct SerialMeterReader::Impl {
       {
         std::lock_guard lock(mutex);
         ++status.failed_opens;
+        status.last_open_errno = ec.value();
         status.last_error = fmt::format("cannot open {}: {}", options.device.string(), ec.message());
       }
       schedule_reconnect();

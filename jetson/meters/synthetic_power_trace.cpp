@@ -7,6 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace jetchar::jetson::meters {
 
@@ -53,10 +54,19 @@ SyntheticPowerTrace SyntheticPowerTrace::from_csv(const std::filesystem::path& f
   std::vector<Point> points;
   std::string line;
   int number = 0;
+  bool first = true;
   while (std::getline(in, line)) {
     ++number;
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     if (line.empty() || line.front() == '#') continue;
+    // The first line may be the header the help names; a header naming other columns or units
+    // (power_w) would be read as the wrong numbers, so it is refused for what it is.
+    if (std::exchange(first, false) && line.find_first_not_of("0123456789+-.eE, \t") != std::string::npos) {
+      if (line == "t_s,power_mw") continue;
+      throw std::invalid_argument(fmt::format(
+          "{}:{}: header '{}' names other columns; a trace's columns are 't_s,power_mw' (seconds, milliwatts)",
+          file.string(), number, line));
+    }
     const auto comma = line.find(',');
     double t_s = 0, p = 0;
     bool ok = comma != std::string::npos;
@@ -67,8 +77,9 @@ SyntheticPowerTrace SyntheticPowerTrace::from_csv(const std::filesystem::path& f
            r2.ptr == line.data() + line.size() && std::isfinite(t_s) && std::isfinite(p);
     }
     if (!ok) {
-      throw std::invalid_argument(fmt::format("{}:{}: '{}' is not 't_s,power_mw' (two decimal numbers)", file.string(),
-                                              number, line));
+      throw std::invalid_argument(fmt::format(
+          "{}:{}: '{}' is not a breakpoint: expected two finite decimal numbers, seconds,milliwatts (e.g. 0.5,3000)",
+          file.string(), number, line));
     }
     points.push_back(Point{static_cast<std::int64_t>(std::llround(t_s * 1e9)), p});
   }

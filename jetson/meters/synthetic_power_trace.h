@@ -21,8 +21,9 @@ class SyntheticPowerTrace {
 
   /// 4 s period: idle 3 W, a ramp to a 9 W burst, a step down to 5 W, a slow ramp, back to idle.
   static SyntheticPowerTrace standard(double voltage_mv);
-  /// Reads breakpoints "t_s,power_mw" per line ('#' comments, blank lines allowed). Errors name
-  /// the file and line (std::invalid_argument).
+  /// Reads breakpoints "t_s,power_mw" per line ('#' comments, blank lines and a first line
+  /// "t_s,power_mw" as header allowed). Errors name the file, line and what is expected
+  /// (std::invalid_argument).
   static SyntheticPowerTrace from_csv(const std::filesystem::path& file, double voltage_mv);
 
   double power_mw(std::int64_t t_ns) const;

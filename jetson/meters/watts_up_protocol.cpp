@@ -80,10 +80,23 @@ void WattsUpPacketSplitter::feed(std::string_view bytes, std::vector<std::string
       }
       current_.assign(1, c);
       in_packet_ = true;
+      outside_ = 0;
       continue;
     }
     if (!in_packet_) {
-      ++stats_.garbage_bytes;
+      // "All characters outside of a packet are ignored" (Serial Data Format, section I.3): the
+      // CR LF a meter sends after each record and its power-on banner are not damage. Only a ';'
+      // out here is: the end of a packet whose '#' was lost, with the bytes since the last line
+      // break as what is left of it.
+      if (c == ';') {
+        stats_.garbage_bytes += outside_ + 1;
+        ++stats_.bad_frames;
+        outside_ = 0;
+      } else if (c == '\r' || c == '\n') {
+        outside_ = 0;
+      } else {
+        ++outside_;
+      }
       continue;
     }
     current_.push_back(c);

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "analysis/config_point.h"
 #include "analysis/input_error.h"
@@ -140,6 +141,59 @@ TEST(ResultsStoreReaderTest, MapsRunsAndEpochsLikeTheExport) {
   auto points = aggregate(load_results(dir.path()));
   ASSERT_EQ(points.size(), 1u);
   EXPECT_DOUBLE_EQ(points[0].time_s, 0.4);  // epoch 0 (cold) left out
+}
+
+std::string bytes_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Analysing never writes: a WAL store (as the writer keeps it) stays byte for byte as it was, and
+// no -wal or -shm is left beside it (a plain read-only connection leaves both).
+TEST(ResultsStoreReaderTest, ReadingLeavesTheStoreAndItsDirectoryAsTheyWere) {
+  testing::TempDir dir;
+  const fs::path file = dir.path() / "results.db";
+  {
+    Store store(file);
+    store.db.exec("PRAGMA journal_mode=WAL");
+    store.run("0000-r0", "OK", 4, 306.0);
+    store.epoch("0000-r0", 0, 0.5, 2.0);
+    store.epoch("0000-r0", 1, 0.4, 1.6);
+  }
+  ASSERT_EQ(names_in(dir.path()), std::vector<std::string>{"results.db"});
+  const std::string before = bytes_of(file);
+  {
+    ResultsStoreReader reader(dir.path());
+    EXPECT_EQ(reader.records().size(), 2u);
+    EXPECT_TRUE(reader.power_trace());
+  }
+  EXPECT_EQ(load_results(file).size(), 2u);
+  EXPECT_EQ(bytes_of(file), before);
+  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"results.db"});
+}
+
+// While a sweep has the store open its last runs may be in the -wal file only: they are read.
+TEST(ResultsStoreReaderTest, ReadsRunsAWriterHasNotCheckpointed) {
+  testing::TempDir dir;
+  const fs::path file = dir.path() / "results.db";
+  Store store(file);
+  store.db.exec("PRAGMA journal_mode=WAL");
+  store.run("0000-r0", "OK", 4, 306.0);
+  store.epoch("0000-r0", 0, 0.5, 2.0);
+  ASSERT_TRUE(fs::exists(file.string() + "-wal"));
+  EXPECT_EQ(load_results(file).size(), 1u);
+  store.run("0001-r0", "OK", 12, 306.0);
+  store.epoch("0001-r0", 0, 0.5, 2.0);
+  EXPECT_EQ(load_results(file).size(), 2u);
 }
 
 TEST(ResultsStoreReaderTest, AStoreIsFoundByItsHeaderWhateverItsName) {

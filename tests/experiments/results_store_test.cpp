@@ -6,7 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "tests/support/temp_dir.h"
@@ -55,16 +59,24 @@ TEST(ResultsStoreTest, RoundTripsARun) {
   EXPECT_DOUBLE_EQ(samples[1].power_w, 5.6);
 }
 
-TEST(ResultsStoreTest, SummariesUseMedians) {
+// The list's figures are those of the analysis: medians over the warm epochs (after epoch 0).
+TEST(ResultsStoreTest, SummariesUseMediansOverWarmEpochs) {
   testing::TempDir dir;
   ResultsStore store(dir.path() / "results.db");
-  store.save(make_run("0000-r0", 10));
+  store.save(make_run("0000-r0", 10));  // epochs of 10, 11 and 12 s: warm 11 and 12
+  auto cold = make_run("0001-r0", 10);
+  cold.mutable_epochs()->DeleteSubrange(1, 2);  // epoch 0 alone
+  store.save(cold);
   const auto list = store.list();
-  ASSERT_EQ(list.size(), 1u);
+  ASSERT_EQ(list.size(), 2u);
   EXPECT_EQ(list[0].model, "lenet5");
   EXPECT_EQ(list[0].status, "OK");
-  EXPECT_DOUBLE_EQ(*list[0].median_epoch_s, 11);
+  EXPECT_DOUBLE_EQ(*list[0].median_epoch_s, 11.5);
   EXPECT_DOUBLE_EQ(*list[0].median_energy_j, 150);
+  EXPECT_FALSE(list[0].cold_only);
+  EXPECT_DOUBLE_EQ(*list[1].median_epoch_s, 10);
+  EXPECT_FALSE(list[1].median_energy_j);
+  EXPECT_TRUE(list[1].cold_only);
 }
 
 TEST(ResultsStoreTest, SavingAgainReplacesTheRecord) {
@@ -90,9 +102,78 @@ TEST(ResultsStoreTest, NotAStoreIsAClearError) {
   try {
     ResultsStore store(file);
     FAIL();
-  } catch (const std::runtime_error& e) {
+  } catch (const std::invalid_argument& e) {  // bad input, not a failure of the disk
     EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
   }
+}
+
+std::string bytes_of(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::string> files_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Reading never writes: the store stays byte for byte as it was, and no -wal, -shm or -journal
+// file is left beside it (a plain read-only connection to a WAL store leaves both).
+TEST(ResultsStoreTest, ReadOnlyLeavesTheStoreAndItsDirectoryAsTheyWere) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "results.db";
+  { ResultsStore(file).save(make_run("0000-r0", 10), {{0.0, "VDD_IN", 5.5}}); }
+  const std::string before = bytes_of(file);
+  ASSERT_EQ(files_in(dir.path()), std::vector<std::string>{"results.db"});
+  {
+    const ResultsStore store(file, ResultsStore::Access::kReadOnly);
+    EXPECT_EQ(store.list().size(), 1u);
+    EXPECT_TRUE(store.load("s1", "0000-r0"));
+    EXPECT_EQ(store.power_samples("s1", "0000-r0").size(), 1u);
+    EXPECT_EQ(store.sweeps(), std::vector<std::string>{"s1"});
+    EXPECT_THROW(const_cast<ResultsStore&>(store).save(make_run("0001-r0", 1)), std::logic_error);
+  }
+  EXPECT_EQ(bytes_of(file), before);
+  EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"results.db"});
+}
+
+// Not a store: absent, empty (which a read-write open would turn into an empty store) or not
+// SQLite. Each is bad input naming the file, and the file stays as it was.
+TEST(ResultsStoreTest, ReadOnlyRefusesWhatIsNotAStoreAndChangesNothing) {
+  testing::TempDir dir;
+  const auto missing = dir.path() / "missing.db";
+  EXPECT_THROW((ResultsStore{missing, ResultsStore::Access::kReadOnly}), std::invalid_argument);
+  EXPECT_FALSE(std::filesystem::exists(missing));
+  const auto empty = dir.write("empty.db", "");
+  try {
+    ResultsStore store(empty, ResultsStore::Access::kReadOnly);
+    FAIL() << "an empty file was read as a store";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("empty.db is empty (0 bytes)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+  const std::string garbage = std::string("SQLite format 3", 16) + std::string(4000, 'x');
+  const auto damaged = dir.write("damaged.db", garbage);
+  EXPECT_THROW((ResultsStore{damaged, ResultsStore::Access::kReadOnly}), std::invalid_argument);
+  EXPECT_EQ(bytes_of(damaged), garbage);
+  EXPECT_EQ(files_in(dir.path()), (std::vector<std::string>{"damaged.db", "empty.db"}));
+}
+
+// While a sweep has the store open, its runs may still be in the -wal file: a reader sees them.
+TEST(ResultsStoreTest, ReadOnlySeesRunsAWriterHasNotCheckpointed) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "results.db";
+  ResultsStore writer(file);
+  writer.save(make_run("0000-r0", 10));
+  ASSERT_TRUE(std::filesystem::exists(file.string() + "-wal"));
+  {
+    const ResultsStore reader(file, ResultsStore::Access::kReadOnly);
+    EXPECT_TRUE(reader.contains("s1", "0000-r0"));
+  }
+  writer.save(make_run("0001-r0", 10));
+  EXPECT_EQ(ResultsStore(file, ResultsStore::Access::kReadOnly).list().size(), 2u);
 }
 
 // A store written by version 1 (no adaptive/marker columns, no epoch_meters, no epochs.start_s)

@@ -78,6 +78,42 @@ TEST(SpecIoTest, SweepAxisNeedsValuesOrARange) {
   }
 }
 
+// A value of the wrong kind names the field it was given for, not the value ("field big").
+TEST(SpecIoTest, ValueOfTheWrongKindNamesItsField) {
+  EXPECT_EQ(error_of("workload {\n  model: \"lenet5\"\n  batch_size: \"big\"\n}\n"),
+            "spec.textproto:3:15: field batch_size: Expected integer, got: \"big\"");
+  EXPECT_NE(error_of("workload { model: \"m\" batch_size:\n 32.5 }").find("field batch_size: Expected integer"),
+            std::string::npos);
+  EXPECT_NE(error_of("device { dvfs: MAYBE }").find("field dvfs: Unknown enumeration value of \"MAYBE\""),
+            std::string::npos);
+  // A syntax error names no field rather than a wrong one.
+  EXPECT_EQ(error_of("workload { model: \"m\" }}").find("field "), std::string::npos);
+}
+
+// proto3 cannot tell a written 0 from a field left out: `epochs: 0` used to run one epoch.
+TEST(SpecIoTest, AWrittenZeroThatWouldReadAsUnsetIsRefused) {
+  EXPECT_EQ(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1\n  epochs: 0 }"),
+            "spec.textproto:2:3: field workload.epochs: 0 cannot be told from leaving the field out (1 epoch); valid: 1 "
+            "to 10000");
+  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nrepetitions: 0")
+                .find("field repetitions: 0 cannot be told from leaving the field out (1 repetition)"),
+            std::string::npos);
+  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nadaptive { warmup_minibatches: 0 }")
+                .find("field adaptive.warmup_minibatches: 0 cannot be told"),
+            std::string::npos);
+  try {
+    parse_sweep_spec("name: \"s\"\nbase {\n workload { model: \"m\" batch_size: 1 epochs: 0 } }\n", "sweep.textproto");
+    FAIL() << "a sweep's base with epochs: 0 was accepted";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(e.field(), "base.workload.epochs");
+  }
+  // Left out, the field keeps its default; a written non-zero value is taken.
+  EXPECT_EQ(parse_experiment_spec("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }", "s").workload().epochs(), 0u);
+  EXPECT_EQ(parse_experiment_spec("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 epochs: 3 }", "s").workload().epochs(),
+            3u);
+}
+
 TEST(SpecIoTest, MissingFileIsASpecError) {
   EXPECT_THROW(load_sweep_spec("/nonexistent/sweep.textproto"), SpecError);
 }

@@ -93,6 +93,19 @@ TEST(SweepPlanTest, BadAxisValueNamesEnumChoices) {
   }
 }
 
+TEST(SweepPlanTest, AxisValueZeroThatWouldReadAsUnsetIsRefused) {
+  try {
+    plan_sweep(sweep_of(base_with(R"(axes { field: "workload.epochs" values: ["0", "2"] })")), "s.textproto");
+    FAIL() << "epochs 0 would have run 1 epoch";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("field workload.epochs: axis value '0': 0 cannot be told from leaving the field out"),
+              std::string::npos)
+        << e.what();
+  }
+  // 0 is a value of its own where the field's unset value is 0: no workers loads in the training thread.
+  EXPECT_EQ(plan_sweep(sweep_of(base_with(R"(axes { field: "loader.workers" values: ["0", "2"] })")), "s").runs.size(), 2u);
+}
+
 TEST(SweepPlanTest, InvalidExpandedRunNamesItsAxisValues) {
   try {
     plan_sweep(sweep_of(base_with(R"(axes { field: "workload.batch_size" values: ["8", "0"] })")),

@@ -156,6 +156,10 @@ TEST(DatasetSpec, DetectsTheKindFromAPathsContents) {
   EXPECT_EQ(resolve_dataset_spec((dir.path() / "folder").string()).kind, "imagefolder");
   // Text that starts with a known kind is a spec, whatever exists on disk.
   EXPECT_EQ(resolve_dataset_spec("synthetic/test:3x4").split, "test");
+  // KIND:PATH without a split is a spec too (the CLI refused every one of them).
+  EXPECT_EQ(resolve_dataset_spec("synthetic:1x28x28?samples=16&classes=10").kind, "synthetic");
+  EXPECT_EQ(resolve_dataset_spec("fashion-mnist:/usr/share/datasets/fashion-mnist").kind, "fashion-mnist");
+  EXPECT_EQ(resolve_dataset_spec("cifar10:/nowhere/cifar").path, "/nowhere/cifar");
 
   std::string error = invalid_argument_of([&] { resolve_dataset_spec((dir.path() / "missing").string()); });
   EXPECT_NE(error.find("neither a data set spec"), std::string::npos) << error;

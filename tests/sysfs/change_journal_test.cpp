@@ -142,6 +142,30 @@ TEST_F(ChangeJournalTest, CorruptionBeforeTheLastRecordIsAnError) {
   EXPECT_THROW(read_journal(journal_file(state_dir)), FormatError);
 }
 
+// Only what a power loss can leave is a torn append: zero bytes, or the start of the header or of
+// a record. A file of other content is no journal of ours (or a damaged one): it is refused and
+// kept, never taken for "torn by the crash" and deleted.
+TEST_F(ChangeJournalTest, GarbageIsRefusedAndKeptNotTakenForATornAppend) {
+  fs::create_directories(state_dir);
+  const fs::path file = journal_file(state_dir);
+  std::string header;
+  {
+    ChangeJournal journal(root, state_dir);
+    journal.write("/sys/cpu/cpu1/online", "0\n");
+    header = slurp(file).substr(0, slurp(file).find('\n') + 1);
+    journal.restore();
+  }
+  for (const std::string& content : {std::string("garbage\n"), std::string("hello world"), std::string("\x01\x02binary"),
+                                     header + "hello world\n", header + "not a path"}) {
+    SCOPED_TRACE(content);
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << content;
+    EXPECT_THROW(read_journal(file), FormatError);
+    EXPECT_THROW(find_pending_journal(state_dir), FormatError);
+    EXPECT_THROW((ChangeJournal{root, state_dir}), FormatError);
+    EXPECT_EQ(slurp(file), content);
+  }
+}
+
 TEST_F(ChangeJournalTest, JournalForAnotherRootIsRefused) {
   {
     ChangeJournal journal(root, state_dir);

@@ -131,6 +131,10 @@ TEST_P(SerialMeterReaderPty, ReadsTheTraceAndItsEnergyEndToEnd) {
       << c.protocol << " window " << (b - a) / 1e6 << " ms, discretization " << discretization << " mJ";
   EXPECT_LT(discretization + rounding, 0.02 * exact) << "the comparison must mean something";
   EXPECT_EQ(reader.status().protocol.bad_frames, 0u);
+  // What the simulator writes between frames (line ends, a banner) is not damage: no garbage, and
+  // no gap blamed on it while readings arrive on time.
+  EXPECT_EQ(reader.status().protocol.garbage_bytes, 0u);
+  for (const auto& gap : reader.gaps()) EXPECT_EQ(gap.reason.find("garbage"), std::string::npos) << gap.reason;
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, SerialMeterReaderPty,

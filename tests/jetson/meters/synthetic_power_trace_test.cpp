@@ -37,6 +37,22 @@ TEST(SyntheticPowerTrace, ReadsCsvAndNamesBadLines) {
     EXPECT_NE(std::string(e.what()).find("bad.csv:2"), std::string::npos) << e.what();
   }
   EXPECT_THROW(SyntheticPowerTrace::from_csv(dir.write("one.csv", "0,1\n"), 1), std::invalid_argument);
+  // The header the help names is a header; another one names what is wrong instead of claiming
+  // that "'t_s,power_mw' is not 't_s,power_mw'".
+  const auto with_header = SyntheticPowerTrace::from_csv(dir.write("h.csv", "t_s,power_mw\n0,1000\n1.0,1000\n"), 12000);
+  EXPECT_NEAR(with_header.energy_mj(0, 1000 * kMs), 1000.0, 1e-9);
+  try {
+    SyntheticPowerTrace::from_csv(dir.write("w.csv", "t_s,power_w\n0,1\n1,1\n"), 12000);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("w.csv:1: header 't_s,power_w' names other columns"), std::string::npos) << e.what();
+  }
+  try {
+    SyntheticPowerTrace::from_csv(dir.write("v.csv", "t_s,power_mw\n0,abc\n"), 12000);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("v.csv:2: '0,abc' is not a breakpoint"), std::string::npos) << e.what();
+  }
   EXPECT_THROW(SyntheticPowerTrace::from_csv(dir.path() / "missing.csv", 1), std::invalid_argument);
   EXPECT_THROW(SyntheticPowerTrace({{0, 1}, {0, 2}}, 1), std::invalid_argument);
 }

@@ -55,7 +55,7 @@ TEST(WattsUpProtocol, CommandsAndRecordsRoundTrip) {
   EXPECT_DOUBLE_EQ(*decoded->voltage_mv, 5000.0);
 }
 
-TEST(WattsUpProtocol, SplitterResynchronisesAfterGarbageAndCutPackets) {
+TEST(WattsUpProtocol, SplitterResynchronisesAfterCutPackets) {
   WattsUpPacketSplitter splitter;
   std::vector<std::string> packets;
   splitter.feed("WattsUp banner\r\n#d,-,3,1", packets);
@@ -65,11 +65,39 @@ TEST(WattsUpProtocol, SplitterResynchronisesAfterGarbageAndCutPackets) {
   ASSERT_EQ(packets.size(), 2u);
   EXPECT_EQ(packets[0], "#d,-,3,100,2,3;");
   EXPECT_EQ(packets[1], "#d,-,3,5,6,7;");
+  // The cut-off packet is the damage; "junk" and the banner lie outside packets and are ignored.
   EXPECT_EQ(splitter.stats().bad_frames, 1u);
-  EXPECT_GT(splitter.stats().garbage_bytes, 16u);
+  EXPECT_EQ(splitter.stats().garbage_bytes, std::string("#d,-,3,4").size());
   // An endless packet is dropped rather than growing memory.
   splitter.feed("#" + std::string(2000, '1'), packets);
   EXPECT_EQ(splitter.stats().bad_frames, 2u);
+}
+
+// The protocol's framing (Serial Data Format, section I.3, in the Watts Up? Communications
+// Protocol; text in CPAN WattsUp-Daemon-0.4 doc/wattsup_spec_v442.txt): "All characters outside of
+// a packet are ignored. Packets begin with a pound sign "#" and end with a semicolon ";"." A
+// meter's banner and the CR LF after each record are outside packets: a stream of them, as the
+// simulator writes it, is no damage at all (it once flagged every interval as a gap).
+TEST(WattsUpProtocol, BytesOutsidePacketsAreIgnoredNotGarbage) {
+  WattsUpPacketSplitter splitter;
+  std::vector<std::string> packets;
+  splitter.feed("WattsUp.NET $ Version: 3.23 $ jetchar simulator 60Hz 120V\r\n", packets);
+  for (int i = 0; i < 5; ++i) splitter.feed(format_watts_up_record(35600.0 + i * 100, 230000.0, 155.0), packets);
+  ASSERT_EQ(packets.size(), 5u);
+  for (const auto& packet : packets) EXPECT_TRUE(parse_watts_up_packet(packet)) << packet;
+  EXPECT_EQ(splitter.stats().bad_frames, 0u);
+  EXPECT_EQ(splitter.stats().garbage_bytes, 0u);
+}
+
+TEST(WattsUpProtocol, APacketThatLostItsStartIsABadFrame) {
+  WattsUpPacketSplitter splitter;
+  std::vector<std::string> packets;
+  // "#d,-,18,356,..." with its '#' lost on the line: the tail up to ';' is what is left of it.
+  splitter.feed("#d,-,3,1,2,3;\r\nd,-,3,4,5,6;\r\n#d,-,3,7,8,9;\r\n", packets);
+  ASSERT_EQ(packets.size(), 2u);
+  EXPECT_EQ(packets[1], "#d,-,3,7,8,9;");
+  EXPECT_EQ(splitter.stats().bad_frames, 1u);
+  EXPECT_EQ(splitter.stats().garbage_bytes, std::string("d,-,3,4,5,6;").size());
 }
 
 }  // namespace

@@ -1,0 +1,51 @@
+#include "cli/option_checks.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <optional>
+
+namespace jetchar::cli {
+namespace {
+
+// The whole text as a finite number; nullopt for anything else ("nan", "inf", "1x", "").
+std::optional<double> finite_number(const std::string& text) {
+  double value = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  if (begin != end && *begin == '+') ++begin;  // from_chars refuses a leading '+'
+  const auto [stop, error] = std::from_chars(begin, end, value);
+  if (error != std::errc() || stop != end || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+CLI::Validator number_check(std::function<bool(double)> accepts, const std::string& valid, const std::string& shown) {
+  return CLI::Validator(
+      [accepts, valid](std::string& text) -> std::string {
+        const auto value = finite_number(text);
+        if (value && accepts(*value)) return {};
+        return fmt::format("'{}' is not valid; valid: {}", text, valid);
+      },
+      shown);
+}
+
+}  // namespace
+
+CLI::Validator at_least(double low, const std::string& meaning) {
+  return number_check([low](double v) { return v >= low; }, fmt::format("a number >= {}: {}", low, meaning),
+                      fmt::format(">= {}", low));
+}
+
+CLI::Validator above(double low, const std::string& meaning) {
+  return number_check([low](double v) { return v > low; }, fmt::format("a number > {}: {}", low, meaning),
+                      fmt::format("> {}", low));
+}
+
+CLI::Validator between(double low, double high, const std::string& meaning) {
+  return number_check([low, high](double v) { return v >= low && v <= high; },
+                      fmt::format("a number from {} to {}: {}", low, high, meaning), fmt::format("{} to {}", low, high));
+}
+
+}  // namespace jetchar::cli
