@@ -8,6 +8,7 @@
 
 #include "jetson/nvpmodel_tool.h"
 #include "sysfs/attribute.h"
+#include "sysfs/error.h"
 #include "sysfs/cpu_list.h"
 
 namespace jetchar::jetson {
@@ -500,7 +501,17 @@ PowerModePlan plan_nvpmodel_mode(const sysfs::Root& root, const DeviceControls& 
     }
     std::vector<std::int64_t> table;
     if (const ParamArgument* table_argument = param.find("FREQ_TABLE")) {
-      if (const auto table_path = existing_param_path(root, *table_argument)) table = sysfs::read_int_list(root, *table_path);
+      if (const auto table_path = existing_param_path(root, *table_argument)) {
+        // A cluster this mode brings back online may not list its table yet (Linux 4.9 answers
+        // ENODEV while the whole cluster is offline, >= 5.19 EBUSY): the values go as the conf
+        // gives them, and cpufreq clamps them to the cluster's limits as it does nvpmodel's.
+        try {
+          table = sysfs::read_int_list(root, *table_path);
+        } catch (const sysfs::IoError& e) {
+          plan.notes.push_back(fmt::format("{}: frequency table unreadable now ({}); values written as the conf gives them",
+                                           s.param, e.what()));
+        }
+      }
     }
     std::sort(table.begin(), table.end());
     // nvpmodel semantics: -1 = no cap (the table's top), other values rounded down to the table.

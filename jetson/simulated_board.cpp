@@ -257,6 +257,12 @@ SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path>
     if (const auto errors = sysfs::try_read_string(sysfs::Root(root_dir_).without_injected_errors(),
                                                    std::string("/") + sysfs::InjectedErrors::kFileName)) {
       fixture_errors_ = sysfs::parse_injected_errors(*errors + "\n", sysfs::InjectedErrors::kFileName);
+      // The fixture's failing policy files say which clusters were inactive when it was captured;
+      // from here on the model decides that (inject_inactive_policy_errors), so a cluster brought
+      // back online reads again.
+      std::erase_if(fixture_errors_, [](const auto& entry) {
+        return entry.first.second.rfind("/sys/devices/system/cpu/cpufreq/policy", 0) == 0;
+      });
     }
     open_roots();
 
