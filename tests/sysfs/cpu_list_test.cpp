@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "sysfs/error.h"
+#include "tests/support/build_tree.h"
 
 namespace jetchar::sysfs {
 namespace {
@@ -26,6 +31,22 @@ TEST(CpuListTest, ParsesCpufreqSpaceSeparatedForm) {
   EXPECT_EQ(parse_cpu_list("4 5 6 7\n"), (std::vector<int>{4, 5, 6, 7}));
   EXPECT_EQ(parse_cpu_list("0 3 4 5"), (std::vector<int>{0, 3, 4, 5}));
   EXPECT_EQ(parse_cpu_list("8\n"), (std::vector<int>{8}));
+}
+
+// The fuzz target's seeds are the forms real kernels print (fuzz/seeds/sysfs_cpu_list_fuzz): each
+// parses, and to what its name promises where it says.
+TEST(CpuListTest, ParsesEveryFuzzSeed) {
+  const auto dir = jetchar::testing::source_dir() / "fuzz/seeds/sysfs_cpu_list_fuzz";
+  int seeds = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes(std::istreambuf_iterator<char>(in), {});
+    const auto cpus = parse_cpu_list(bytes, entry.path().string());
+    const bool empty_mask = entry.path().filename().string().find("empty") != std::string::npos;
+    EXPECT_EQ(cpus.empty(), empty_mask) << entry.path();
+    ++seeds;
+  }
+  EXPECT_GE(seeds, 5);
 }
 
 TEST(CpuListTest, RejectsMalformedLists) {
