@@ -12,7 +12,8 @@
 #             under QEMU), then every test under QEMU.
 #   --ci      what CI runs (scripts/test.sh): the same, except the experiments integration batch
 #             (LibTorch training to accuracy, resumed sweeps: the one batch that runs for tens of
-#             minutes under QEMU; README "Deployment" has the times).
+#             minutes under QEMU; README "Deployment" has the times) and the command-line tests
+#             (cli.*), which start jetchar dozens of times and run natively in scripts/test.sh.
 # Tests that start jetchar themselves (device control and monitor CLI, sweep resume, the analysis
 # sweep) start it through the same emulator (tests/support/jetchar_cli.h): without binfmt_misc the
 # host kernel would refuse an aarch64 execve (ENOEXEC).
@@ -79,9 +80,12 @@ smoke_jetchar
 phase "arm64 .deb (scripts/package.sh cross)"
 scripts/package.sh cross >/dev/null
 
-# The LibTorch batches (one ctest test per label) run minutes to tens of minutes under QEMU.
+# The LibTorch batches (one ctest test per label) run minutes to tens of minutes under QEMU. The
+# command-line tests (cli.*: the contract and the documented examples) start the LibTorch-linked
+# jetchar dozens of times each; --ci runs them natively only (scripts/test.sh), the smoke above
+# runs jetchar itself under QEMU, and a run without --ci includes them.
 ctest_args=(--timeout 2700)
-[[ $scope == ci ]] && ctest_args+=(-E '^experiments[.]integration$')
+[[ $scope == ci ]] && ctest_args+=(-E '^(experiments[.]integration|cli[.].*)$')
 
 phase "tests under qemu-aarch64 ($scope)"
 ctest --test-dir "$build" --output-on-failure -j2 "${ctest_args[@]}" "$@"
