@@ -134,6 +134,8 @@ TEST_P(DeviceControlIntegration, EveryStockAndStudyModeAppliesAndRestoresExactly
   };
 
   if (controls.nvpmodel) {
+    const std::string status_before =
+        controls.nvpmodel_status_path ? sysfs::read_string(root, *controls.nvpmodel_status_path) : "";
     for (const auto& model : controls.nvpmodel->modes) {
       const auto plan = plan_nvpmodel_mode(root, controls, model.id, /*allow_reboot=*/true);
       const auto summary = summarize(model);
@@ -141,7 +143,9 @@ TEST_P(DeviceControlIntegration, EveryStockAndStudyModeAppliesAndRestoresExactly
         auto online = sysfs::read_cpu_list(root, "/sys/devices/system/cpu/online");
         EXPECT_EQ(online, summary.online_cores) << model.name;
         if (controls.nvpmodel_status_path) {
-          EXPECT_EQ(sysfs::read_string(root, *controls.nvpmodel_status_path), format_nvpmodel_status(model.id).substr(0, 10));
+          const std::string status = sysfs::read_string(root, *controls.nvpmodel_status_path);
+          EXPECT_EQ(parse_nvpmodel_status(status, "status"), model.id) << status;
+          EXPECT_EQ(nvpmodel_status_fan_mode(status), nvpmodel_status_fan_mode(status_before)) << status;
         }
       });
     }
