@@ -123,7 +123,7 @@ void run_modes(const BoardOptions& options) {
 
 struct SetOptions {
   BoardOptions board;
-  std::optional<int> mode;
+  std::optional<std::string> mode;  ///< an nvpmodel mode id or NAME
   std::optional<int> cpu_cores;
   std::optional<std::string> cpu_freq, gpu_freq, emc_freq, dvfs, fan, railgate;
   std::vector<std::string> cluster_freq;  ///< "policy4=1497.6"
@@ -132,6 +132,12 @@ struct SetOptions {
   bool disable_idle = false;
   std::optional<double> hold_s;
 };
+
+// --mode takes an id or a NAME of the board's conf; without a conf, plan_nvpmodel_mode says so.
+int nvpmodel_mode_id(const jetson::ControlSession& session, const std::string& id_or_name) {
+  if (session.controls().nvpmodel) return session.controls().nvpmodel->mode(std::string_view(id_or_name)).id;
+  return 0;
+}
 
 std::string describe_result(const jetson::PowerModePlan& plan, const jetson::ApplyResult& result) {
   std::string out = fmt::format("applied: {} ({} write{}", plan.description, result.writes, result.writes == 1 ? "" : "s");
@@ -179,12 +185,13 @@ void run_set(const SetOptions& options) {
     throw cli::UsageError("--mode applies an nvpmodel preset; it cannot be combined with custom settings");
   }
   if (!options.mode && custom.empty()) {
-    throw cli::UsageError("nothing to set: give --mode ID or custom settings (--cpu-cores, --cpu-freq, ...)");
+    throw cli::UsageError("nothing to set: give --mode ID|NAME or custom settings (--cpu-cores, --cpu-freq, ...)");
   }
 
   jetson::ControlSession session(*board.root, board.state_dir, board.after_write());
   const jetson::PowerModePlan plan =
-      options.mode ? jetson::plan_nvpmodel_mode(*board.root, session.controls(), *options.mode, options.allow_reboot)
+      options.mode ? jetson::plan_nvpmodel_mode(*board.root, session.controls(), nvpmodel_mode_id(session, *options.mode),
+                                                options.allow_reboot)
                    : jetson::plan_custom_mode(*board.root, session.controls(), custom, options.snap, &session.journal());
   jetson::ApplyOptions apply;
   apply.use_nvpmodel_program = options.mode && !board.sim && jetson::nvpmodel_available(*board.root);
@@ -361,7 +368,7 @@ void add_device_control_commands(CLI::App& app) {
       "Apply an nvpmodel preset (--mode) or a custom power mode. Every write is journalled first; on error or "
       "SIGINT/SIGTERM the board is restored. Frequencies are MHz as the board lists them (e.g. 1420.8).");
   add_board_options(set, set_options->board);
-  set->add_option("--mode", set_options->mode, "nvpmodel power mode id (see `jetchar device modes`)");
+  set->add_option("--mode", set_options->mode, "nvpmodel power mode id or name, e.g. 2 or MAXN_SUPER (see `jetchar device modes`)");
   set->add_option("--cpu-cores", set_options->cpu_cores, "Online CPU cores: CPU0..N-1 (CPU0 never goes offline)")
       ->check(cli::between(1, 4096, "cores"));
   set->add_option("--cpu-freq", set_options->cpu_freq, "CPU frequency in MHz for every cluster");

@@ -313,6 +313,19 @@ const PowerModel& NvpmodelConfig::mode(int id) const {
   throw std::invalid_argument(fmt::format("power mode {} is not defined in {}; valid modes: {}", id, source, valid));
 }
 
+const PowerModel& NvpmodelConfig::mode(std::string_view id_or_name) const {
+  const bool numeric = !id_or_name.empty() && std::all_of(id_or_name.begin(), id_or_name.end(),
+                                                          [](char c) { return c >= '0' && c <= '9'; });
+  if (numeric && id_or_name.size() <= 9) return mode(std::stoi(std::string(id_or_name)));
+  for (const auto& m : modes) {
+    if (m.name == id_or_name) return m;
+  }
+  std::string valid;
+  for (const auto& m : modes) valid += fmt::format("{}{} ({})", valid.empty() ? "" : ", ", m.id, m.name);
+  throw std::invalid_argument(
+      fmt::format("power mode '{}' is not defined in {}; valid modes (id or name): {}", id_or_name, source, valid));
+}
+
 NvpmodelConfig parse_nvpmodel_config(std::string_view text, const std::string& source) {
   return Parser(text, source).run();
 }

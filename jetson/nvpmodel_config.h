@@ -99,6 +99,9 @@ struct NvpmodelConfig {
   const PowerModel* find_mode(int id) const;
   /// Throws std::invalid_argument naming the id and the valid ones.
   const PowerModel& mode(int id) const;
+  /// A mode by its id ("2") or its exact NAME ("MAXN_SUPER"); throws std::invalid_argument naming
+  /// the text and the valid ids and names.
+  const PowerModel& mode(std::string_view id_or_name) const;
 };
 
 /// Parses configuration text. `source` names the file in error messages.

@@ -38,16 +38,43 @@ void close_fd(int& fd) {
 
 }  // namespace
 
-int parse_nvpmodel_status(std::string_view text, std::string_view source) {
+namespace {
+
+// "pmode:NNNN" and, after one or more spaces, an optional "fmode:NAME"; nothing else.
+std::optional<std::pair<int, std::optional<std::string>>> split_status(std::string_view text) {
   const std::string_view trimmed = trim(text);
   constexpr std::string_view kPrefix = "pmode:";
-  if (trimmed.starts_with(kPrefix)) {
-    if (const auto id = parse_non_negative(trimmed.substr(kPrefix.size()))) return *id;
+  constexpr std::string_view kFan = "fmode:";
+  if (!trimmed.starts_with(kPrefix)) return std::nullopt;
+  std::string_view rest = trimmed.substr(kPrefix.size());
+  const size_t space = rest.find_first_of(" \t");
+  const auto id = parse_non_negative(rest.substr(0, space));
+  if (!id) return std::nullopt;
+  if (space == std::string_view::npos) return std::pair{*id, std::optional<std::string>()};
+  const std::string_view fan = trim(rest.substr(space));
+  if (!fan.starts_with(kFan) || fan.size() == kFan.size() || fan.find_first_of(" \t") != std::string_view::npos) {
+    return std::nullopt;
   }
-  throw sysfs::FormatError(std::string(source), std::string(trimmed), "'pmode:NNNN' (the mode id nvpmodel applied)");
+  return std::pair{*id, std::optional<std::string>(fan.substr(kFan.size()))};
 }
 
-std::string format_nvpmodel_status(int id) { return fmt::format("pmode:{:04d}\n", id); }
+}  // namespace
+
+int parse_nvpmodel_status(std::string_view text, std::string_view source) {
+  if (const auto status = split_status(text)) return status->first;
+  throw sysfs::FormatError(std::string(source), std::string(trim(text)),
+                           "'pmode:NNNN fmode:NAME' or 'pmode:NNNN' (the mode id nvpmodel applied, then its fan mode)");
+}
+
+std::optional<std::string> nvpmodel_status_fan_mode(std::string_view text) {
+  const auto status = split_status(text);
+  return status ? status->second : std::nullopt;
+}
+
+std::string format_nvpmodel_status(int id, const std::optional<std::string>& fan_mode) {
+  if (fan_mode) return fmt::format("pmode:{:04d} fmode:{}\n", id, *fan_mode);
+  return fmt::format("pmode:{:04d}\n", id);
+}
 
 std::optional<NvpmodelCurrent> parse_nvpmodel_query(std::string_view output) {
   constexpr std::string_view kLabel = "NV Power Mode:";

@@ -25,13 +25,18 @@ struct NvpmodelCurrent {
   std::string source;               ///< "/var/lib/nvpmodel/status" or "nvpmodel -q"
 };
 
-/// "pmode:0002" -> 2. Throws sysfs::FormatError naming `source` for anything else.
+/// "pmode:0002 fmode:fanNull" (the form nvpmodel writes: the mode id as %04d, then the fan mode of
+/// the conf's FAN_CONFIG, fanNull without one) or a bare "pmode:0002" -> 2. Throws
+/// sysfs::FormatError naming `source` for anything else.
 int parse_nvpmodel_status(std::string_view text, std::string_view source);
+/// The fan mode token of a status file ("fanNull", "quiet", "cool"); nullopt when it has none.
+std::optional<std::string> nvpmodel_status_fan_mode(std::string_view text);
 /// Parses `nvpmodel -q` output; nullopt when it has no "NV Power Mode:" line.
 std::optional<NvpmodelCurrent> parse_nvpmodel_query(std::string_view output);
 
-/// Text for the status file, as nvpmodel writes it ("pmode:0002").
-std::string format_nvpmodel_status(int id);
+/// Text for the status file, as nvpmodel writes it: "pmode:0002 fmode:fanNull", or "pmode:0002"
+/// without a fan mode (the form that earlier status files of some boards hold).
+std::string format_nvpmodel_status(int id, const std::optional<std::string>& fan_mode = std::nullopt);
 
 /// The current mode: the status file when present, else `nvpmodel -q` when the program exists
 /// under the root; nullopt when neither tells.

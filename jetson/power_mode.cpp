@@ -257,7 +257,44 @@ PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& co
     if (!target && !mode.dvfs) continue;
     const auto cur_min = read_current(root, cluster.attribute("scaling_min_freq"));
     const auto cur_max = read_current(root, cluster.attribute("scaling_max_freq"));
-    if (!cur_min || !cur_max) throw std::invalid_argument(fmt::format("{} has no readable scaling_min/max_freq", device));
+    if (!cur_min || !cur_max) {
+      const bool offline_now = std::none_of(cluster.cpus.begin(), cluster.cpus.end(), [&](int cpu) {
+        return std::any_of(controls.cores.begin(), controls.cores.end(),
+                           [&](const CpuCoreControl& core) { return core.cpu == cpu && core.online; });
+      });
+      if (!offline_now) throw std::invalid_argument(fmt::format("{} has no readable scaling_min/max_freq", device));
+      // The cluster comes back online in this mode, and until then its policy is inactive: Linux
+      // >= 5.19 answers every file of it with EBUSY (cpufreq.c show()/store()). Its limits are
+      // written after its cores' online writes, max first; cpufreq_verify_within_limits() keeps
+      // min <= max whatever the order, so no current value is needed.
+      const std::optional<std::int64_t> top =
+          target ? target
+                 : (cluster.available_khz.empty() ? std::nullopt : std::optional(cluster.available_khz.back()));
+      if (!top) {
+        plan.notes.push_back(fmt::format(
+            "{}: its limits cannot be read while all its cores are offline; left as the kernel keeps them", device));
+        continue;
+      }
+      std::optional<std::int64_t> floor;
+      if (mode.dvfs == DvfsSetting::kOff) floor = top;
+      if (mode.dvfs == DvfsSetting::kOn) {
+        floor = parse_original_int(original_value(root, journal, cluster.attribute("scaling_min_freq")));
+        if (!floor && !cluster.available_khz.empty()) floor = cluster.available_khz.front();
+        if (floor && *floor > *top) floor = top;
+      }
+      plan.notes.push_back(fmt::format("{}: its limits cannot be read while all its cores are offline; written once "
+                                       "they are online",
+                                       device));
+      plan.writes.push_back({cluster.attribute("scaling_max_freq"), line(*top),
+                             fmt::format("{} max {} MHz", cluster.name, format_mhz(*top, kKhzPerMhz))});
+      if (floor) {
+        plan.writes.push_back({cluster.attribute("scaling_min_freq"), line(*floor),
+                               fmt::format("{} min {} MHz", cluster.name, format_mhz(*floor, kKhzPerMhz))});
+      }
+      plan.settle.push_back({fmt::format("{} frequency", cluster.name), cluster.attribute("scaling_cur_freq"),
+                             floor.value_or(0), *top, floor == top});
+      continue;
+    }
     const std::int64_t lowest = cluster.available_khz.empty() ? *cur_min : cluster.available_khz.front();
     const auto original_min = parse_original_int(original_value(root, journal, cluster.attribute("scaling_min_freq")));
     const Range range = dvfs_range(mode.dvfs, target, *cur_min, *cur_max, original_min, lowest);
@@ -543,8 +580,11 @@ PowerModePlan plan_nvpmodel_mode(const sysfs::Root& root, const DeviceControls& 
     }
   }
   if (controls.nvpmodel_status_path) {
-    const std::string status = format_nvpmodel_status(model.id);
-    if (sysfs::try_read_string(root, *controls.nvpmodel_status_path).value_or("") + "\n" != status) {
+    // nvpmodel rewrites the whole line; the fan mode (fmode:) is not a power mode's and stays.
+    const auto current = sysfs::try_read_string(root, *controls.nvpmodel_status_path);
+    const std::string status =
+        format_nvpmodel_status(model.id, current ? nvpmodel_status_fan_mode(*current) : std::nullopt);
+    if (current.value_or("") + "\n" != status) {
       plan.writes.push_back({*controls.nvpmodel_status_path, status, fmt::format("nvpmodel status mode {}", model.id)});
     }
   }

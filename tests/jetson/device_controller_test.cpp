@@ -134,6 +134,8 @@ TEST_P(DeviceControlIntegration, EveryStockAndStudyModeAppliesAndRestoresExactly
   };
 
   if (controls.nvpmodel) {
+    const std::string status_before =
+        controls.nvpmodel_status_path ? sysfs::read_string(root, *controls.nvpmodel_status_path) : "";
     for (const auto& model : controls.nvpmodel->modes) {
       const auto plan = plan_nvpmodel_mode(root, controls, model.id, /*allow_reboot=*/true);
       const auto summary = summarize(model);
@@ -141,7 +143,9 @@ TEST_P(DeviceControlIntegration, EveryStockAndStudyModeAppliesAndRestoresExactly
         auto online = sysfs::read_cpu_list(root, "/sys/devices/system/cpu/online");
         EXPECT_EQ(online, summary.online_cores) << model.name;
         if (controls.nvpmodel_status_path) {
-          EXPECT_EQ(sysfs::read_string(root, *controls.nvpmodel_status_path), format_nvpmodel_status(model.id).substr(0, 10));
+          const std::string status = sysfs::read_string(root, *controls.nvpmodel_status_path);
+          EXPECT_EQ(parse_nvpmodel_status(status, "status"), model.id) << status;
+          EXPECT_EQ(nvpmodel_status_fan_mode(status), nvpmodel_status_fan_mode(status_before)) << status;
         }
       });
     }
@@ -321,6 +325,43 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Boards, DeviceControlFixture, ::testing::ValuesIn(fixtures()), test_name);
 INSTANTIATE_TEST_SUITE_P(Boards, DeviceControlIntegration, ::testing::ValuesIn(fixtures()), test_name);
+
+// The Orin Nano Super devkit (36.4.3): MAXN_SUPER, chosen by name as `device set --mode MAXN_SUPER`
+// does, lifts the GPU to the Super table's 1020 MHz and the CPUs to 1728 MHz, records mode 2 with
+// the fan mode kept, and restores the captured tree byte for byte.
+TEST(DeviceControllerTest, OrinNanoSuperAppliesMaxnSuperByNameAndRestoresExactly) {
+  SimulatedBoard sim("orin-nano-r36");
+  const auto& root = sim.root();
+  testing::TempDir state;
+  // Start from the stock default (25W, id 1) so that MAXN_SUPER raises every cap.
+  const DeviceControls controls = discover_device_controls(root);
+  ASSERT_TRUE(controls.nvpmodel.has_value());
+  const PowerModel& maxn_super = controls.nvpmodel->mode(std::string_view("MAXN_SUPER"));
+  EXPECT_EQ(maxn_super.id, 2);
+  EXPECT_EQ(controls.nvpmodel->default_mode, 1);
+  ApplyOptions options;
+  options.after_write = [&] { sim.update(); };
+  options.settle_timeout = std::chrono::milliseconds(200);
+  {
+    sysfs::ChangeJournal setup(root, state.path() / "setup");
+    DeviceController(root, controls, setup).apply(plan_nvpmodel_mode(root, controls, 1, true), options);
+  }
+  sim.update();
+  ASSERT_EQ(sysfs::read_int(root, controls.gpu->attribute("max_freq")), 918000000);
+  const auto before = tree(sim.root_dir(), true);
+  sysfs::ChangeJournal journal(root, state.path() / "run");
+  DeviceController controller(root, controls, journal);
+  const auto plan = plan_nvpmodel_mode(root, controls, maxn_super.id, false);
+  controller.apply(plan, options);
+  EXPECT_EQ(sysfs::read_int(root, controls.gpu->attribute("max_freq")), 1020000000);
+  for (const auto& cluster : controls.clusters) {
+    EXPECT_EQ(sysfs::read_int(root, cluster.attribute("scaling_max_freq")), 1728000) << cluster.name;
+  }
+  EXPECT_EQ(sysfs::read_string(root, "/var/lib/nvpmodel/status"), "pmode:0002 fmode:fanNull");
+  journal.restore();
+  sim.update();
+  expect_same_tree(before, tree(sim.root_dir(), true));
+}
 
 TEST(DeviceControllerTest, RefusesPathsThatAreNotDiscoveredControls) {
   testing::TempDir dir;

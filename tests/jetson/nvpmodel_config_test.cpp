@@ -57,6 +57,19 @@ TEST(NvpmodelConfigTest, ParsesParamsModesAndDefault) {
   EXPECT_EQ(config.mode(3).settings[1].line, 16);
 }
 
+TEST(NvpmodelConfigTest, ModeByIdOrName) {
+  const auto config = parse_nvpmodel_config(kSmall, "small.conf");
+  EXPECT_EQ(config.mode(std::string_view("LOW")).id, 3);
+  EXPECT_EQ(config.mode(std::string_view("3")).name, "LOW");
+  try {
+    config.mode(std::string_view("low"));
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "power mode 'low' is not defined in small.conf; valid modes (id or name): 0 (MAXN), 3 (LOW)");
+  }
+}
+
 TEST(NvpmodelConfigTest, UnknownModeListsValidOnes) {
   const auto config = parse_nvpmodel_config(kSmall, "small.conf");
   try {

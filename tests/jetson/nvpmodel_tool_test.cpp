@@ -1,5 +1,6 @@
 #include "jetson/nvpmodel_tool.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -17,12 +18,22 @@ TEST(NvpmodelToolTest, StatusFileFormat) {
   EXPECT_EQ(parse_nvpmodel_status("pmode:0002\n", "status"), 2);
   EXPECT_EQ(parse_nvpmodel_status("pmode:0000", "status"), 0);
   EXPECT_EQ(format_nvpmodel_status(3), "pmode:0003\n");
-  try {
-    parse_nvpmodel_status("mode 2", "/var/lib/nvpmodel/status");
-    FAIL();
-  } catch (const sysfs::FormatError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "/var/lib/nvpmodel/status: unexpected content 'mode 2', expected 'pmode:NNNN' (the mode id nvpmodel applied)");
+  // The form nvpmodel writes: the mode, then the conf's fan mode (fanNull without a FAN_CONFIG).
+  EXPECT_EQ(parse_nvpmodel_status("pmode:0002 fmode:fanNull\n", "status"), 2);
+  EXPECT_EQ(parse_nvpmodel_status("pmode:0002 fmode:quiet", "status"), 2);
+  EXPECT_EQ(nvpmodel_status_fan_mode("pmode:0002 fmode:quiet\n"), "quiet");
+  EXPECT_EQ(nvpmodel_status_fan_mode("pmode:0002\n"), std::nullopt);
+  EXPECT_EQ(format_nvpmodel_status(1, "fanNull"), "pmode:0001 fmode:fanNull\n");
+  for (const char* bad : {"mode 2", "pmode:0002 quiet", "pmode:0002 fmode:", "pmode:0002 fmode:a b", "pmode:x"}) {
+    try {
+      parse_nvpmodel_status(bad, "/var/lib/nvpmodel/status");
+      FAIL() << bad;
+    } catch (const sysfs::FormatError& e) {
+      EXPECT_EQ(std::string(e.what()), fmt::format("/var/lib/nvpmodel/status: unexpected content '{}', expected "
+                                                   "'pmode:NNNN fmode:NAME' or 'pmode:NNNN' (the mode id nvpmodel "
+                                                   "applied, then its fan mode)",
+                                                   bad));
+    }
   }
 }
 
