@@ -98,6 +98,7 @@ Json gpu_json(const GpuDiscovery& discovery) {
               {"available_freqs_hz", g.available_freqs_hz},
               {"load_path", opt(g.load_path)},
               {"load_permille", opt(g.load_permille)},
+              {"load_absent", opt(g.load_absent)},
               {"railgate_path", opt(g.railgate_path)},
               {"railgate_enabled", opt(g.railgate_enabled)},
               {"tpc_pg_mask", opt(g.tpc_pg_mask)}};

@@ -121,7 +121,9 @@ void gpu_text(std::string& out, const GpuDiscovery& d) {
                      hz_as_mhz(g.cur_freq_hz));
   out += fmt::format("  frequencies:     {}\n", mhz_list(g.available_freqs_hz, 1000000));
   out += fmt::format("  load:            {}\n",
-                     g.load_permille ? fmt::format("{:.1f} % ({})", *g.load_permille / 10.0, *g.load_path) : "absent");
+                     g.load_permille ? fmt::format("{:.1f} % ({})", *g.load_permille / 10.0, *g.load_path)
+                     : g.load_absent ? fmt::format("absent ({})", *g.load_absent)
+                                     : std::string("absent"));
   out += fmt::format("  railgate:        {}\n",
                      g.railgate_enabled ? (*g.railgate_enabled ? "enabled" : "disabled") : std::string("absent"));
 }

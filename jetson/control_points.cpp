@@ -19,10 +19,16 @@ void allow(DeviceControls& controls, const sysfs::Root& root, const std::string&
 }
 
 // Where each EMC interface takes a pinned rate and its lock (mirrors jetson_clocks: BPMP
-// `rate` + `mrq_rate_locked`; tegra210 `clk_update_rate` + `clk_state`).
+// `rate` + `mrq_rate_locked`; tegra210 `clk_update_rate` + `clk_state`; the bwmgr devfreq node's
+// min_freq/max_freq).
 void add_emc_pinning(EmcControl& emc, const sysfs::Root& root) {
   if (!emc.interface) return;
-  if (*emc.interface == "bpmp debugfs") {
+  if (*emc.interface == "devfreq bwmgr") {
+    emc.devfreq_path = "/sys/class/devfreq/bwmgr";
+    if (!root.exists(*emc.devfreq_path + "/min_freq") || !root.exists(*emc.devfreq_path + "/max_freq")) {
+      emc.devfreq_path.reset();
+    }
+  } else if (*emc.interface == "bpmp debugfs") {
     emc.set_rate_path = "/sys/kernel/debug/bpmp/debug/clk/emc/rate";
     emc.lock_path = "/sys/kernel/debug/bpmp/debug/clk/emc/mrq_rate_locked";
   } else if (*emc.interface == "tegra210 clk debugfs") {
@@ -127,6 +133,9 @@ DeviceControls discover_device_controls(const sysfs::Root& root) {
     if (clock.access == EmcAccess::kReadable) add_emc_pinning(emc, root);
     for (const auto& path : {emc.cap_path, emc.set_rate_path, emc.lock_path}) {
       if (path) allow(controls, root, *path);
+    }
+    if (emc.devfreq_path) {
+      for (const char* name : {"/min_freq", "/max_freq"}) allow(controls, root, *emc.devfreq_path + name);
     }
     controls.emc = std::move(emc);
   }

@@ -60,6 +60,9 @@ struct EmcControl {
   /// tegra210: clk_update_rate + clk_state). Absent where the interface offers no pinning.
   std::optional<std::string> set_rate_path;
   std::optional<std::string> lock_path;
+  /// A devfreq node that scales the EMC (AGX Thor's bwmgr): pinned like the GPU, through its
+  /// min_freq and max_freq.
+  std::optional<std::string> devfreq_path;
   std::vector<std::int64_t> available_hz;  ///< BPMP possible rates; empty when unknown
   std::optional<std::int64_t> max_hz;
   std::optional<std::string> note;  ///< why control is limited (needs root, ...)

@@ -40,6 +40,18 @@ std::optional<std::string> gpu_match(const std::vector<std::string>& compatible,
   return std::nullopt;
 }
 
+// nvidia.ko's GPC clock device: named gpu-gpc-<node> by nv_pci_gb10b_register_devfreq, a child of
+// the GPU's PCI function, whose `vendor` (drivers/pci/pci-sysfs.c vendor_show, "0x%04x\n") is
+// NVIDIA's. `device_dir` is the canonical folder behind the devfreq node's `device` link.
+std::optional<std::string> nvidia_ko_match(AttributeReader& read, const std::string& device_dir) {
+  const auto slash = device_dir.rfind('/');
+  if (slash == std::string::npos || device_dir.compare(slash + 1, 8, "gpu-gpc-") != 0) return std::nullopt;
+  const std::string pci = device_dir.substr(0, slash);
+  const auto vendor = read.text(pci + "/vendor", "GPU PCI vendor");
+  if (vendor != "0x10de") return std::nullopt;
+  return "nvidia.ko GPC clock of PCI " + pci.substr(pci.rfind('/') + 1);
+}
+
 }  // namespace
 
 GpuDiscovery discover_gpu(const sysfs::Root& root) {
@@ -66,13 +78,15 @@ GpuDiscovery discover_gpu(const sysfs::Root& root) {
     if (auto names = read.dt_strings(node + "/device/of_node/name", name + " device-tree name"); names && !names->empty()) {
       of_name = names->front();
     }
-    const auto match = gpu_match(compatible, of_name, platform_gpu_compatible);
+    const std::string device_dir = root.canonical(node + "/device");
+    auto match = gpu_match(compatible, of_name, platform_gpu_compatible);
+    const bool nvidia_ko = !match && (match = nvidia_ko_match(read, device_dir)).has_value();
     if (!match) continue;
 
     GpuDevice gpu;
     gpu.devfreq_name = name;
     gpu.devfreq_path = node;
-    gpu.device_path = root.canonical(node + "/device");
+    gpu.device_path = device_dir;
     if (!compatible.empty()) gpu.of_compatible = compatible.front();
     gpu.of_name = of_name;
     gpu.matched_by = *match;
@@ -88,6 +102,11 @@ GpuDiscovery discover_gpu(const sysfs::Root& root) {
     gpu.max_freq_hz = read.integer(node + "/max_freq", "GPU max_freq");
     gpu.cur_freq_hz = read.integer(node + "/cur_freq", "GPU cur_freq");
 
+    if (nvidia_ko) {
+      gpu.load_absent = "nvidia.ko has no load file; the GPU's load is NVML's";
+      result.gpu = std::move(gpu);
+      return result;
+    }
     // The nvgpu attributes live on the device itself on R36 and on the gpu.0 alias before.
     const std::vector<std::string> device_dirs = {gpu.device_path, "/sys/devices/platform/gpu.0", "/sys/devices/gpu.0"};
     for (const auto& dir : device_dirs) {
@@ -105,6 +124,7 @@ GpuDiscovery discover_gpu(const sysfs::Root& root) {
     return result;
   }
   result.absent = "no devfreq node whose device-tree node is an NVIDIA iGPU (gv11b, ga10b, gp10b, gm20b, gb10b, gpu)"
+                  " or that is nvidia.ko's GPC clock (gpu-gpc-N under an NVIDIA PCI device)"
                   "; a rail-gated GPU may register its node only on first use";
   return result;
 }

@@ -10,8 +10,8 @@
 namespace jetchar::jetson {
 namespace {
 
-// hwmon devices described by their own discovery (jetson/ina3221, jetson/fan).
-constexpr std::string_view kOwnedElsewhere[] = {"ina3221", "pwmfan", "pwm_tach"};
+// hwmon devices described by their own discovery (jetson/power_monitors, jetson/fan).
+constexpr std::string_view kOwnedElsewhere[] = {"ina3221", "ina238", "pwmfan", "pwm_tach"};
 
 struct ChannelKind {
   std::string_view prefix;

@@ -375,41 +375,55 @@ PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& co
       }
     }
     const bool pin = mode.dvfs == DvfsSetting::kOff;
-    if (pin && !target) {
-      // jetson_clocks pins EMC at its maximum, or at the nvpmodel cap when that is lower.
-      const auto cap = emc.cap_path ? read_current(root, *emc.cap_path) : std::nullopt;
-      const auto top = emc.available_hz.empty() ? emc.max_hz : std::optional<std::int64_t>(emc.available_hz.back());
-      if (top) target = (cap && *cap > 0) ? std::min(*cap, *top) : *top;
-    }
-    if (pin && !mode.emc_freq_mhz && (!emc.set_rate_path || !emc.lock_path || !target)) {
-      // DVFS off for the board at large: EMC stays scaling where it cannot be pinned.
-      plan.notes.push_back(fmt::format("EMC not pinned: {}", emc.note.value_or("no writable EMC rate/lock in debugfs")));
-    } else if (pin) {
-      if (!emc.set_rate_path || !emc.lock_path || !target) {
-        throw std::invalid_argument(fmt::format("EMC cannot be pinned (DVFS off) on this board: {}",
-                                                emc.note.value_or("no writable EMC rate/lock in debugfs")));
-      }
-      if (emc.cap_path && read_current(root, *emc.cap_path) != *target) {
-        plan.writes.push_back({*emc.cap_path, line(*target), fmt::format("EMC cap {} MHz", format_mhz(*target, kHzPerMhz))});
-      }
-      if (sysfs::try_read_string(root, *emc.lock_path) != "1") {
-        plan.writes.push_back({*emc.lock_path, "1\n", "EMC rate lock"});
-      }
-      plan.writes.push_back({*emc.set_rate_path, line(*target), fmt::format("EMC rate {} MHz", format_mhz(*target, kHzPerMhz))});
-      if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, *target, *target, true});
+    if (emc.devfreq_path && (pin || mode.dvfs == DvfsSetting::kOn)) {
+      // A devfreq EMC (bwmgr) is pinned and released like the GPU: through its min/max.
+      const std::string min_path = *emc.devfreq_path + "/min_freq";
+      const std::string max_path = *emc.devfreq_path + "/max_freq";
+      const auto cur_min = read_current(root, min_path);
+      const auto cur_max = read_current(root, max_path);
+      if (!cur_min || !cur_max) throw std::invalid_argument(fmt::format("{} has no readable min/max_freq", *emc.devfreq_path));
+      const std::int64_t lowest = emc.available_hz.empty() ? *cur_min : emc.available_hz.front();
+      const auto original_min = parse_original_int(original_value(root, journal, min_path));
+      const Range range = dvfs_range(mode.dvfs, target, *cur_min, *cur_max, original_min, lowest);
+      emit_min_max(plan, "EMC", min_path, max_path, range.min, range.max, cur_min, cur_max, kHzPerMhz);
+      if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, range.min, range.max, range.min == range.max});
     } else {
-      if (mode.dvfs == DvfsSetting::kOn && emc.lock_path && sysfs::try_read_string(root, *emc.lock_path) == "1") {
-        plan.writes.push_back({*emc.lock_path, "0\n", "EMC rate unlock"});
+      if (pin && !target) {
+        // jetson_clocks pins EMC at its maximum, or at the nvpmodel cap when that is lower.
+        const auto cap = emc.cap_path ? read_current(root, *emc.cap_path) : std::nullopt;
+        const auto top = emc.available_hz.empty() ? emc.max_hz : std::optional<std::int64_t>(emc.available_hz.back());
+        if (top) target = (cap && *cap > 0) ? std::min(*cap, *top) : *top;
       }
-      if (target) {
-        if (!emc.cap_path) {
-          throw std::invalid_argument("EMC frequency cannot be capped: this board has no nvpmodel EMC cap node "
-                                      "(pass --dvfs off to pin it instead)");
+      if (pin && !mode.emc_freq_mhz && (!emc.set_rate_path || !emc.lock_path || !target)) {
+        // DVFS off for the board at large: EMC stays scaling where it cannot be pinned.
+        plan.notes.push_back(fmt::format("EMC not pinned: {}", emc.note.value_or("no writable EMC rate/lock in debugfs")));
+      } else if (pin) {
+        if (!emc.set_rate_path || !emc.lock_path || !target) {
+          throw std::invalid_argument(fmt::format("EMC cannot be pinned (DVFS off) on this board: {}",
+                                                  emc.note.value_or("no writable EMC rate/lock in debugfs")));
         }
-        if (read_current(root, *emc.cap_path) != *target) {
+        if (emc.cap_path && read_current(root, *emc.cap_path) != *target) {
           plan.writes.push_back({*emc.cap_path, line(*target), fmt::format("EMC cap {} MHz", format_mhz(*target, kHzPerMhz))});
         }
-        if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, 0, *target, false});
+        if (sysfs::try_read_string(root, *emc.lock_path) != "1") {
+          plan.writes.push_back({*emc.lock_path, "1\n", "EMC rate lock"});
+        }
+        plan.writes.push_back({*emc.set_rate_path, line(*target), fmt::format("EMC rate {} MHz", format_mhz(*target, kHzPerMhz))});
+        if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, *target, *target, true});
+      } else {
+        if (mode.dvfs == DvfsSetting::kOn && emc.lock_path && sysfs::try_read_string(root, *emc.lock_path) == "1") {
+          plan.writes.push_back({*emc.lock_path, "0\n", "EMC rate unlock"});
+        }
+        if (target) {
+          if (!emc.cap_path) {
+            throw std::invalid_argument("EMC frequency cannot be capped: this board has no nvpmodel EMC cap node "
+                                        "(pass --dvfs off to pin it instead)");
+          }
+          if (read_current(root, *emc.cap_path) != *target) {
+            plan.writes.push_back({*emc.cap_path, line(*target), fmt::format("EMC cap {} MHz", format_mhz(*target, kHzPerMhz))});
+          }
+          if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, 0, *target, false});
+        }
       }
     }
   }

@@ -171,6 +171,10 @@ std::optional<EmcFiles> emc_files(const sysfs::Root& root) {
     const std::string d = "/sys/kernel/debug/clk/emc/";
     return EmcFiles{d + "clk_rate", std::nullopt, std::nullopt, d + "clk_min_rate", d + "clk_max_rate"};
   }
+  if (root.exists("/sys/class/devfreq/bwmgr/cur_freq")) {  // devfreq (AGX Thor): follows its min/max and the cap
+    const std::string d = "/sys/class/devfreq/bwmgr/";
+    return EmcFiles{d + "cur_freq", std::nullopt, std::nullopt, d + "min_freq", d + "max_freq"};
+  }
   return std::nullopt;
 }
 
@@ -440,7 +444,8 @@ void SimulatedBoard::update_clocks() {
       const auto captured = baseline(emc->rate);
       rate = captured ? sysfs::parse_int(*captured, emc->rate) : top;
     }
-    rate = clamp(rate, min.value_or(0), top);
+    // The top (max and nvpmodel cap) wins over a raised floor, as devfreq.c get_freq_range does.
+    rate = std::min(std::max(rate, min.value_or(0)), top);
     put(root, emc->rate, std::to_string(rate));
   }
 }

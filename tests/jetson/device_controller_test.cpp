@@ -81,7 +81,7 @@ std::vector<CustomPowerMode> study_modes(const DeviceControls& controls) {
       const auto& t = controls.gpu->available_hz;
       m.gpu_freq_mhz = mhz(t[i == 0 ? 0 : (i == cpu_table.size() - 1 ? t.size() - 1 : t.size() / 2)], 1000000);
     }
-    if (controls.emc && controls.emc->set_rate_path && !controls.emc->available_hz.empty()) {
+    if (controls.emc && (controls.emc->set_rate_path || controls.emc->devfreq_path) && !controls.emc->available_hz.empty()) {
       const auto& t = controls.emc->available_hz;
       m.emc_freq_mhz = mhz(t[i == 0 ? 0 : t.size() - 1], 1000000);
     }
@@ -92,7 +92,7 @@ std::vector<CustomPowerMode> study_modes(const DeviceControls& controls) {
   clocks.disable_cpu_idle = !controls.cores.front().idle_disable_paths.empty();
   if (controls.gpu && controls.gpu->railgate_path) clocks.gpu_railgate = false;
   if (!controls.fans.empty()) clocks.fan = FanSetting::kMax;
-  if (controls.emc && !controls.emc->set_rate_path) {
+  if (controls.emc && !controls.emc->set_rate_path && !controls.emc->devfreq_path) {
     // No pinnable EMC on this board (e.g. no debugfs): DVFS off would be refused for EMC.
     clocks.dvfs.reset();
     clocks.cpu_freq_mhz = mhz(cpu_table.back(), 1000);

@@ -60,3 +60,35 @@ TEST(GpuDeviceTest, NoMatchingNodeOrNoDevfreqIsAbsent) {
   BoardTree empty("dir /sys\n");
   EXPECT_THAT(*discover_gpu(empty.root()).absent, HasSubstr("no /sys/class/devfreq"));
 }
+
+// AGX Thor (nvidia.ko): the clock devices under the GPU's PCI function have no device-tree node;
+// the GPC clock's node is the GPU, the NVD clock's is not, and there is no load file.
+std::string nvidia_ko_clock(const std::string& pci, const std::string& name) {
+  return "link /sys/class/devfreq/" + name + " -> ../../devices/" + pci + "/" + name + "/devfreq/" + name + "\n" +
+         "link /sys/devices/" + pci + "/" + name + "/devfreq/" + name + "/device -> ../../../" + name + "\n" +
+         "file /sys/devices/" + pci + "/" + name + "/devfreq/" + name + "/cur_freq = 315000000\n";
+}
+
+TEST(GpuDeviceTest, FindsNvidiaKoGpcClockUnderAnNvidiaPciDevice) {
+  const std::string pci = "pci0000:00/0000:00:00.0/0000:01:00.0";
+  BoardTree tree(nvidia_ko_clock(pci, "gpu-nvd-0") + nvidia_ko_clock(pci, "gpu-gpc-0") +
+                 "file /sys/devices/" + pci + "/vendor = 0x10de\n");
+  const auto d = discover_gpu(tree.root());
+  ASSERT_TRUE(d.gpu) << d.absent.value_or("");
+  EXPECT_EQ(d.gpu->devfreq_name, "gpu-gpc-0");
+  EXPECT_EQ(d.gpu->device_path, "/sys/devices/" + pci + "/gpu-gpc-0");
+  EXPECT_EQ(d.gpu->matched_by, "nvidia.ko GPC clock of PCI 0000:01:00.0");
+  EXPECT_FALSE(d.gpu->of_compatible);
+  EXPECT_FALSE(d.gpu->load_path);
+  EXPECT_FALSE(d.gpu->load_permille) << "no load file is absent, never 0";
+  EXPECT_THAT(d.gpu->load_absent.value_or(""), HasSubstr("NVML"));
+  EXPECT_TRUE(d.unavailable.empty());
+}
+
+TEST(GpuDeviceTest, GpcClockOfAnotherVendorIsNotTheGpu) {
+  const std::string pci = "pci0000:00/0000:00:00.0/0000:01:00.0";
+  BoardTree tree(nvidia_ko_clock(pci, "gpu-gpc-0") + "file /sys/devices/" + pci + "/vendor = 0x1002\n");
+  const auto d = discover_gpu(tree.root());
+  EXPECT_FALSE(d.gpu);
+  EXPECT_THAT(d.absent.value_or(""), HasSubstr("gpu-gpc-N under an NVIDIA PCI device"));
+}

@@ -129,7 +129,7 @@ TEST_P(MonitorCliFixtureIntegration, RunsOnTheSimulatedBoardWithRailsAndEnergyIn
   ASSERT_TRUE(summary.at("total_energy_mj").is_number()) << summary;
   const auto total = summary.at("total").get<std::string>();
   const bool has_input = std::find_if(rails.begin(), rails.end(), [](const std::string& r) {
-                           return r == "VDD_IN" || r == "POM_5V_IN";
+                           return r == "VDD_IN" || r == "POM_5V_IN" || r == "VIN";
                          }) != rails.end();
   if (has_input) {
     EXPECT_NE(total.find("board input"), std::string::npos) << total;

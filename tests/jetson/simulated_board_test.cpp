@@ -121,6 +121,26 @@ TEST_P(SimulatedBoardFixture, EmcHonoursLockAndCap) {
   }
 }
 
+// AGX Thor's EMC is a devfreq node (bwmgr): its rate follows min_freq/max_freq, and the nvpmodel
+// cap bounds it.
+TEST_P(SimulatedBoardFixture, DevfreqEmcFollowsItsLimitsAndTheCap) {
+  const std::string bwmgr = "/sys/class/devfreq/bwmgr/";
+  if (!root.exists(bwmgr + "cur_freq")) GTEST_SKIP() << "no devfreq EMC in this fixture";
+  const auto table = sysfs::read_int_list(root, bwmgr + "available_frequencies");
+  ASSERT_GE(table.size(), 2u);
+  write(bwmgr + "min_freq", std::to_string(table.front()));
+  write(bwmgr + "max_freq", std::to_string(table.front()));
+  EXPECT_EQ(read(bwmgr + "cur_freq"), table.front());
+  write(bwmgr + "max_freq", std::to_string(table.back()));
+  write(bwmgr + "min_freq", std::to_string(table.back()));
+  EXPECT_EQ(read(bwmgr + "cur_freq"), table.back());
+  const std::string cap = "/sys/kernel/nvpmodel_clk_cap/emc";
+  if (root.exists(cap)) {
+    write(cap, std::to_string(table.front()));
+    EXPECT_EQ(read(bwmgr + "cur_freq"), table.front()) << "the nvpmodel cap bounds the rate";
+  }
+}
+
 TEST_P(SimulatedBoardFixture, CpuPowerFollowsHostUtilization) {
   sim.pin_host_utilization(0.0);
   sim.update();
