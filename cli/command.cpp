@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "cli/exit_code.h"
+
 namespace jetchar::cli {
 namespace {
 
@@ -21,6 +23,10 @@ CLI::App& command_group(CLI::App& parent, const std::string& name, const std::st
   CLI::App* group = parent.add_subcommand(name, description);
   group->require_subcommand(1);
   return *group;
+}
+
+void add_examples(CLI::App& command, const std::string& examples) {
+  command.footer(examples + "\n\n" + kExitCodeHelp);
 }
 
 bool register_command(int order, CommandAdder adder) {

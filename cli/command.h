@@ -15,6 +15,9 @@ void add_registered_commands(CLI::App& app);
 /// The subcommand `name` of `parent`, created on first use: several files may add commands to one
 /// group (`jetchar device info` and `jetchar device set` live in different files).
 CLI::App& command_group(CLI::App& parent, const std::string& name, const std::string& description);
+/// Shows `examples` ("Examples:\n  jetchar ...") at the end of `command`'s --help, above the exit
+/// codes every help text ends with. tests/cli/documented_examples_test.cpp runs each example.
+void add_examples(CLI::App& command, const std::string& examples);
 
 }  // namespace jetchar::cli
 

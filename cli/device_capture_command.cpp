@@ -66,7 +66,7 @@ void add_device_capture_command(CLI::App& app) {
   capture->add_option("--root", options->root, "Directory that plays '/' (a copied board tree); default /");
   capture->add_flag("--keep-identifiers", options->keep_identifiers,
                     "Keep serial numbers and MAC addresses as they are (default: replaced by REDACTED)");
-  capture->footer(
+  jetchar::cli::add_examples(*capture,
       "Examples:\n"
       "  jetchar device capture -o my-board.manifest\n"
       "  jetchar device info --board sim:my-board.manifest");

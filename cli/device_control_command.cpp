@@ -360,6 +360,9 @@ void add_device_control_commands(CLI::App& app) {
   auto modes_options = std::make_shared<BoardOptions>();
   CLI::App* modes = device.add_subcommand("modes", "List the board's nvpmodel power modes with their caps");
   add_board_options(modes, *modes_options);
+  jetchar::cli::add_examples(*modes,
+      "Example:\n"
+      "  jetchar device modes --board sim:agx-orin-r36");
   modes->callback([modes_options] { run_modes(*modes_options); });
 
   auto set_options = std::make_shared<SetOptions>();
@@ -391,6 +394,11 @@ void add_device_control_commands(CLI::App& app) {
                   "Keep the mode for SECONDS (0: until SIGINT/SIGTERM), then restore; without it a change on a "
                   "real or --root board stays until `jetchar device restore`")
       ->check(cli::at_least(0, "seconds, 0 = until SIGINT/SIGTERM"));
+  jetchar::cli::add_examples(*set,
+      "Examples (a simulated board kept in the folder ./board):\n"
+      "  jetchar device set --board sim:agx-orin-r36 --root board --cpu-cores 4 --gpu-freq 612 --dvfs off\n"
+      "  jetchar device restore --board sim:agx-orin-r36 --root board\n"
+      "  jetchar device set --board sim:orin-nano-r36 --mode MAXN_SUPER --hold 1");
   set->callback([set_options] { run_set(*set_options); });
 
   auto restore_options = std::make_shared<BoardOptions>();
@@ -409,6 +417,13 @@ void add_device_control_commands(CLI::App& app) {
                   "attributes) for `jetchar device restore FILE`");
   add_board_options(snapshot, *snapshot_options);
   snapshot->add_option("-o,--output", *snapshot_file, "File to write (default: standard output)");
+  jetchar::cli::add_examples(*snapshot,
+      "Examples (a simulated board kept in the folder ./board):\n"
+      "  jetchar device snapshot --board sim:agx-orin-r36 --root board -o before.snapshot\n"
+      "  jetchar device set --board sim:agx-orin-r36 --root board --cpu-cores 2\n"
+      "  jetchar device restore --board sim:agx-orin-r36 --root board\n"
+      "  jetchar device restore --board sim:agx-orin-r36 --root board before.snapshot\n"
+      "(a pending change journal is restored first: `restore FILE` refuses while one exists)");
   snapshot->callback([snapshot_options, snapshot_file] { run_snapshot(*snapshot_options, *snapshot_file); });
 }
 

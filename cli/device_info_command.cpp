@@ -93,6 +93,11 @@ void add_device_info_command(CLI::App& app) {
                    "the source tree, or a path to a board.manifest; "
                    "expanded into a temporary root; output is marked simulated)");
   info->add_flag("--json", options->json, "Print JSON (units in key names) instead of text");
+  jetchar::cli::add_examples(*info,
+      "Examples:\n"
+      "  jetchar device info\n"
+      "  jetchar device info --board sim:agx-thor-r38\n"
+      "  jetchar device info --board sim:agx-orin-r36 --json");
   info->callback([options] { run_device_info(*options); });
 }
 

@@ -100,6 +100,10 @@ void add_infer_command(CLI::App& app) {
       ->check(jetchar::cli::between(1, 1000000, "classes"));
   command->add_option("--seed", options->seed, "Seed of the weights and the synthetic inputs")->capture_default_str();
   command->add_flag("--json", options->json, "Print JSON (with every latency) instead of the table");
+  jetchar::cli::add_examples(*command,
+      "Examples:\n"
+      "  jetchar infer --model mobilenetv3-small --batch 4 --queries 10\n"
+      "  jetchar infer --model bert-tiny --batch 8 --seq-len 128 --warmup 2 --queries 10");
   command->callback([options] { run_infer(*options); });
 }
 

@@ -419,7 +419,7 @@ void run_monitor(MonitorOptions o) {
 
   std::fprintf(stderr, "jetchar monitor: %s, %.3g Hz, %zu fields\n", board_label.c_str(), o.rate_hz, layout.fields.size());
   for (const auto& ina : sampler.power_monitor_settings()) {
-    std::fprintf(stderr, "  INA3221 %s (%s): samples %s, update_interval %s ms, running_mode %s\n", ina.device.c_str(),
+    std::fprintf(stderr, "  power monitor %s (%s): samples %s, update_interval %s ms, running_mode %s\n", ina.device.c_str(),
                  ina.driver.c_str(), ina.samples ? std::to_string(*ina.samples).c_str() : "-",
                  ina.update_interval_ms ? std::to_string(*ina.update_interval_ms).c_str() : "-",
                  ina.running_mode ? std::to_string(*ina.running_mode).c_str() : "-");
@@ -568,6 +568,10 @@ void add_monitor_command(CLI::App& app) {
       ->each([o](const std::string&) { o->root_given = true; });
   cmd->add_option("--baseload", o->baseload_s, "Measure idle power for this many seconds and report it per rail")
       ->check(jetchar::cli::above(0, "seconds"));
+  jetchar::cli::add_examples(*cmd,
+      "Examples:\n"
+      "  jetchar monitor --board sim:agx-thor-r38 --duration 2\n"
+      "  jetchar monitor --board sim:agx-orin-r36 --duration 2 --csv samples.csv");
   cmd->callback([o] { run_monitor(*o); });
 }
 

@@ -255,6 +255,13 @@ void add_sweep_command(CLI::App& app) {
   run->add_option("--results", options->results, "Results directory (default: the spec's, else results/<name>)");
   run->add_flag("--skip-validation", options->skip_validation, "Do not check the plan against the board first");
   add_board(run);
+  jetchar::cli::add_examples(*run,
+      "Examples (a power-mode sweep on a simulated AGX Orin, then its results):\n"
+      "  jetchar sweep plan examples/sim-agx-orin-power-modes.textproto\n"
+      "  jetchar sweep run examples/sim-agx-orin-power-modes.textproto --results modes\n"
+      "  jetchar results list modes\n"
+      "  jetchar analyze pareto modes\n"
+      "  jetchar report modes -o report.html");
   run->callback([options] {
     const auto sweep = ex::load_sweep_spec(options->spec);
     fs::path results = options->results;

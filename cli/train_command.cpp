@@ -205,6 +205,10 @@ void add_train_command(CLI::App& app) {
                     "No device synchronize per minibatch (stall/compute become host-side times; marked in the output)");
   command->add_flag("--eval", options->eval, "Evaluate on the test split after every epoch (untimed)");
   command->add_flag("--json", options->json, "Print the whole result as JSON");
+  jetchar::cli::add_examples(*command,
+      "Examples:\n"
+      "  jetchar train --model lenet5 --dataset fashion-mnist:/usr/share/datasets/fashion-mnist --epochs 2 --max-batches 50\n"
+      "  jetchar train --model resnet18-cifar --dataset 'synthetic:3x32x32?samples=64' --batch 16 --epochs 1");
   command->callback([options] { run_train(*options); });
 }
 

@@ -26,7 +26,7 @@ std::vector<std::string> jetchar_command(const std::vector<std::string>& args) {
   return command;
 }
 
-pid_t spawn_jetchar(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
+pid_t spawn_jetchar(const std::vector<std::string>& args, const fs::path& out, const fs::path& err, const fs::path& cwd) {
   // Everything the child needs is prepared before fork: it only calls async-signal-safe functions.
   const std::vector<std::string> command = jetchar_command(args);
   std::vector<char*> argv;
@@ -38,7 +38,10 @@ pid_t spawn_jetchar(const std::vector<std::string>& args, const fs::path& out, c
   if (child == 0) {
     const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int err_fd = one_file ? out_fd : ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out_fd < 0 || err_fd < 0) ::_exit(126);
+    const int in_fd = ::open("/dev/null", O_RDONLY);
+    if (out_fd < 0 || err_fd < 0 || in_fd < 0) ::_exit(126);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+    ::dup2(in_fd, STDIN_FILENO);
     ::dup2(out_fd, STDOUT_FILENO);
     ::dup2(err_fd, STDERR_FILENO);
     ::execv(argv[0], argv.data());

@@ -20,10 +20,11 @@ std::filesystem::path jetchar_executable();
 std::vector<std::string> jetchar_command(const std::vector<std::string>& args);
 
 /// Starts jetchar with `args`, standard output to `out` and standard error to `err` (created or
-/// truncated; the same path sends both to one file). Returns the child's pid; killing it kills
-/// jetchar, emulated or not.
+/// truncated; the same path sends both to one file), in the working directory `cwd` (empty: this
+/// process's). Standard input is /dev/null. Returns the child's pid; killing it kills jetchar,
+/// emulated or not.
 pid_t spawn_jetchar(const std::vector<std::string>& args, const std::filesystem::path& out = "/dev/null",
-                    const std::filesystem::path& err = "/dev/null");
+                    const std::filesystem::path& err = "/dev/null", const std::filesystem::path& cwd = {});
 
 /// Waits for `child`: its exit code, or 128 + the signal that ended it.
 int wait_exit_status(pid_t child);

@@ -1,0 +1,373 @@
+// Every example a user is shown runs as written: the `jetchar ...` lines of every command's
+// --help, of README.md and docs/*.md (code blocks), and of the header comment of each file in
+// examples/. Each one is run through the real executable, word for word, in a temporary working
+// directory (the only adaptation: relative outputs land there, and `examples/` there is the
+// source tree's). Its exit status and a line of its output must be the ones that
+// tests/cli/documented_examples.txt records for it; an example without a record, and a record
+// whose example no document shows any more, fail.
+//
+// Examples of one document run in the order the document shows them, in one directory, so that
+// `jetchar device capture -o my-board.manifest` followed by `jetchar device info --board
+// sim:my-board.manifest` works as it does for a reader who types both.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/build_tree.h"
+#include "tests/support/jetchar_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string trim(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+/// The words of a command line as a shell splits them (quotes, no expansion). Pipes, redirections
+/// and variables are not examples of jetchar alone: they are refused, so no document shows one.
+std::vector<std::string> shell_words(const std::string& line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : line) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      else word += c;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      if (c == '|' || c == '>' || c == '<' || c == '$' || c == '`' || c == ';' || c == '&') {
+        throw std::invalid_argument("'" + line + "' uses the shell ('" + std::string(1, c) + "'): show jetchar alone");
+      }
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote != 0) throw std::invalid_argument("'" + line + "' has an unclosed quote");
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+/// The example as a key: its words joined by single spaces (a document may align with two).
+std::string example_key(const std::vector<std::string>& words) {
+  std::string key;
+  for (const auto& word : words) key += (key.empty() ? "" : " ") + word;
+  return key;
+}
+
+struct Document {
+  std::string name;                   ///< "jetchar sweep --help", "README.md", "examples/x.textproto"
+  std::vector<std::string> examples;  ///< keys, in the order shown
+};
+
+/// `jetchar ...` at the start of a line (after indentation or a `$ ` prompt), without a trailing
+/// `# comment`.
+std::optional<std::string> example_in(const std::string& raw) {
+  std::string line = trim(raw);
+  if (line.rfind("$ ", 0) == 0) line = trim(line.substr(2));
+  if (line.rfind("jetchar ", 0) != 0) return std::nullopt;
+  static const std::regex comment(R"(\s+#.*$)");
+  line = std::regex_replace(line, comment, "");
+  return example_key(shell_words(line));
+}
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs jetchar with `args` in `cwd`; a command still running after `limit` is killed (the
+/// bound only turns a hang into a failure, no timing is asserted).
+Outcome run_in(const std::vector<std::string>& args, const fs::path& cwd, const fs::path& io,
+               std::chrono::seconds limit = std::chrono::seconds(900)) {
+  static int runs = 0;
+  ++runs;
+  const fs::path out = io / fmt::format("{}.out", runs);
+  const fs::path err = io / fmt::format("{}.err", runs);
+  const pid_t child = jetchar::testing::spawn_jetchar(args, out, err, cwd);
+  const auto give_up = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (::waitpid(child, &status, WNOHANG) != child) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  Outcome outcome;
+  outcome.code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  outcome.out = read_file(out);
+  outcome.err = read_file(err);
+  return outcome;
+}
+
+/// What tests/cli/documented_examples.txt records for one example.
+struct Expectation {
+  int exit_code = 0;
+  std::vector<std::regex> stdout_lines;
+  std::vector<std::regex> stderr_lines;
+  std::vector<std::string> patterns;  ///< as written, for messages
+  std::string where;                  ///< file:line
+};
+
+std::map<std::string, Expectation> read_expectations(const fs::path& file) {
+  std::map<std::string, Expectation> expectations;
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot read " + file.string());
+  Expectation* current = nullptr;
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    const std::string where = fmt::format("{}:{}", file.filename().string(), number);
+    if (trim(line).empty() || line[0] == '#') continue;
+    if (line.rfind("$ ", 0) == 0) {
+      const auto key = example_in(line);
+      if (!key) throw std::runtime_error(where + ": '" + line + "' is not a jetchar command");
+      if (expectations.count(*key) != 0) throw std::runtime_error(where + ": '" + *key + "' is recorded twice");
+      current = &expectations[*key];
+      current->where = where;
+      continue;
+    }
+    if (current == nullptr) throw std::runtime_error(where + ": '" + line + "' comes before the first '$ jetchar ...'");
+    const auto space = line.find(' ');
+    const std::string field = line.substr(0, space);
+    const std::string value = space == std::string::npos ? "" : line.substr(space + 1);
+    if (field == "exit") {
+      current->exit_code = std::stoi(value);
+    } else if (field == "stdout" || field == "stderr") {
+      (field == "stdout" ? current->stdout_lines : current->stderr_lines).emplace_back(value);
+      current->patterns.push_back(field + " " + value);
+    } else {
+      throw std::runtime_error(where + ": '" + field + "' is not a field (exit, stdout, stderr)");
+    }
+  }
+  for (const auto& [key, expectation] : expectations) {
+    if (expectation.stdout_lines.empty() && expectation.stderr_lines.empty()) {
+      throw std::runtime_error(expectation.where + ": '" + key + "' records no line of its output (stdout or stderr)");
+    }
+  }
+  return expectations;
+}
+
+bool some_line_matches(const std::string& text, const std::regex& pattern) {
+  for (const auto& line : lines_of(text)) {
+    if (std::regex_search(line, pattern)) return true;
+  }
+  return false;
+}
+
+/// Subcommand names listed by a CLI11 help text (the lines after "Subcommands:").
+std::vector<std::string> subcommands_in(const std::string& help) {
+  std::vector<std::string> names;
+  bool in_list = false;
+  for (const auto& line : lines_of(help)) {
+    const std::string t = trim(line);
+    if (t == "Subcommands:" || t == "SUBCOMMANDS:") {
+      in_list = true;
+      continue;
+    }
+    if (!in_list) continue;
+    if (t.empty()) break;
+    names.push_back(t.substr(0, t.find_first_of(" \t")));
+  }
+  return names;
+}
+
+class DocumentedExamples : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(jetchar::testing::jetchar_executable())) {
+      GTEST_SKIP() << jetchar::testing::jetchar_executable() << " is not built";
+    }
+    fs::create_directories(io_);
+  }
+
+  fs::path source(const std::string& relative) const { return jetchar::testing::source_dir() / relative; }
+
+  /// Every command's --help, the command tree walked from `jetchar --help`.
+  std::vector<Document> help_documents() {
+    std::vector<Document> documents;
+    std::vector<std::vector<std::string>> pending = {{}};
+    while (!pending.empty()) {
+      const auto command = pending.front();
+      pending.erase(pending.begin());
+      auto args = command;
+      args.push_back("--help");
+      const Outcome help = run_in(args, dir_.path(), io_);
+      Document document{"jetchar " + example_key(args), {}};
+      if (help.code != 0) ADD_FAILURE() << document.name << " exited " << help.code << ":\n" << help.err;
+      for (const auto& line : lines_of(help.out)) {
+        if (auto key = example_in(line)) document.examples.push_back(*key);
+      }
+      documents.push_back(document);
+      for (const auto& name : subcommands_in(help.out)) {
+        auto sub = command;
+        sub.push_back(name);
+        pending.push_back(sub);
+      }
+    }
+    return documents;
+  }
+
+  /// README.md and docs/*.md: examples in code blocks (indented or fenced).
+  std::vector<Document> markdown_documents() {
+    std::vector<fs::path> files = {source("README.md")};
+    if (fs::is_directory(source("docs"))) {
+      for (const auto& entry : fs::directory_iterator(source("docs"))) {
+        if (entry.path().extension() == ".md") files.push_back(entry.path());
+      }
+    }
+    std::sort(files.begin() + 1, files.end());
+    std::vector<Document> documents;
+    for (const auto& file : files) {
+      Document document{file.lexically_relative(jetchar::testing::source_dir()).string(), {}};
+      bool fenced = false;
+      for (const auto& line : lines_of(read_file(file))) {
+        if (trim(line).rfind("```", 0) == 0) {
+          fenced = !fenced;
+          continue;
+        }
+        const bool code = fenced || line.rfind("    ", 0) == 0;
+        if (!code) continue;
+        if (auto key = example_in(line)) document.examples.push_back(*key);
+      }
+      documents.push_back(document);
+    }
+    return documents;
+  }
+
+  /// The header comment (the leading `#` lines) of each file in examples/.
+  std::vector<Document> example_file_documents() {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(source("examples"))) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    std::vector<Document> documents;
+    for (const auto& file : files) {
+      Document document{file.lexically_relative(jetchar::testing::source_dir()).string(), {}};
+      for (const auto& line : lines_of(read_file(file))) {
+        if (line.rfind('#', 0) != 0) break;
+        if (auto key = example_in(line.substr(1))) document.examples.push_back(*key);
+      }
+      documents.push_back(document);
+    }
+    return documents;
+  }
+
+  /// Runs every example of `documents`, each document in a directory of its own.
+  void run_all(const std::vector<Document>& documents) {
+    const auto expectations = read_expectations(source("tests/cli/documented_examples.txt"));
+    int ran = 0;
+    for (const auto& document : documents) {
+      if (document.examples.empty()) continue;
+      const fs::path cwd = dir_.path() / fmt::format("doc{}", ++documents_);
+      fs::create_directories(cwd);
+      fs::create_directory_symlink(source("examples"), cwd / "examples");
+      for (const auto& example : document.examples) {
+        SCOPED_TRACE(document.name + ": " + example);
+        const auto found = expectations.find(example);
+        if (found == expectations.end()) {
+          ADD_FAILURE() << "'" << example << "' (shown by " << document.name
+                        << ") has no record in tests/cli/documented_examples.txt: add its exit status and a line of its output";
+          continue;
+        }
+        const Expectation& expected = found->second;
+        auto words = shell_words(example);
+        words.erase(words.begin());  // "jetchar"
+        const Outcome outcome = run_in(words, cwd, io_);
+        ++ran;
+        const std::string shown = fmt::format("exit {}\nstdout:\n{}\nstderr:\n{}", outcome.code, outcome.out, outcome.err);
+        EXPECT_EQ(outcome.code, expected.exit_code) << expected.where << "\n" << shown;
+        for (std::size_t i = 0; i < expected.stdout_lines.size(); ++i) {
+          EXPECT_TRUE(some_line_matches(outcome.out, expected.stdout_lines[i]))
+              << expected.where << ": no line of stdout matches the recorded pattern\n" << shown;
+        }
+        for (std::size_t i = 0; i < expected.stderr_lines.size(); ++i) {
+          EXPECT_TRUE(some_line_matches(outcome.err, expected.stderr_lines[i]))
+              << expected.where << ": no line of stderr matches the recorded pattern\n" << shown;
+        }
+      }
+    }
+    std::printf("ran %d documented examples\n", ran);
+  }
+
+  jetchar::testing::TempDir dir_;
+  fs::path io_ = dir_.path() / "io";
+  int documents_ = 0;
+};
+
+TEST(DocumentedExampleParsing, TakesTheCommandAsAShellSplitsIt) {
+  EXPECT_EQ(example_in("    jetchar sweep run  examples/a.textproto   # runs it"), "jetchar sweep run examples/a.textproto");
+  EXPECT_EQ(example_in("$ jetchar train --dataset 'fashion-mnist:/usr/share/a b'"),
+            "jetchar train --dataset fashion-mnist:/usr/share/a b");
+  EXPECT_EQ(example_in("scripts/test.sh"), std::nullopt);
+  EXPECT_EQ(example_in("see `jetchar models`"), std::nullopt);
+  EXPECT_THROW(example_in("jetchar results export r --csv > runs.csv"), std::invalid_argument);
+}
+
+TEST(DocumentedExampleParsing, ListsTheSubcommandsOfAHelpText) {
+  EXPECT_EQ(subcommands_in("Usage: jetchar [OPTIONS] SUBCOMMAND\n\nSubcommands:\n  device    the board\n  sweep   runs\n\nExit codes:\n"),
+            (std::vector<std::string>{"device", "sweep"}));
+}
+
+TEST_F(DocumentedExamples, EveryRecordIsShownSomewhere) {
+  std::set<std::string> shown;
+  for (const auto& documents : {help_documents(), markdown_documents(), example_file_documents()}) {
+    for (const auto& document : documents) shown.insert(document.examples.begin(), document.examples.end());
+  }
+  for (const auto& [example, expectation] : read_expectations(source("tests/cli/documented_examples.txt"))) {
+    EXPECT_TRUE(shown.count(example) != 0)
+        << expectation.where << ": '" << example << "' is shown by no --help, README.md, docs/ or examples/ header: remove its record";
+  }
+}
+
+TEST_F(DocumentedExamples, EveryHelpExampleRunsAsWritten) { run_all(help_documents()); }
+
+TEST_F(DocumentedExamples, EveryReadmeAndDocsExampleRunsAsWritten) { run_all(markdown_documents()); }
+
+TEST_F(DocumentedExamples, EveryExampleFileHeaderRunsAsWritten) { run_all(example_file_documents()); }
+
+}  // namespace
+}  // namespace jetchar::cli
