@@ -116,6 +116,18 @@ std::optional<std::int64_t> parse_original_int(const std::optional<std::string>&
   }
 }
 
+// Discovery ran once, and a mode applied since may have taken cores offline or brought them
+// back: plans start from which cores are online now (a sweep's 12-core run after a 4-core run
+// kept cores 4-11 offline when the plan trusted discovery's snapshot).
+DeviceControls as_now(const sysfs::Root& root, const DeviceControls& discovered) {
+  DeviceControls now = discovered;
+  for (auto& core : now.cores) {
+    if (!core.online_path) continue;
+    if (const auto value = sysfs::try_read_string(root, *core.online_path)) core.online = *value == "1";
+  }
+  return now;
+}
+
 }  // namespace
 
 bool CustomPowerMode::empty() const {
@@ -168,8 +180,9 @@ std::string format_mhz(std::int64_t value, std::int64_t units_per_mhz) {
   return text;
 }
 
-PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& controls, const CustomPowerMode& mode,
+PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& discovered, const CustomPowerMode& mode,
                                bool snap, const sysfs::ChangeJournal* journal) {
+  const DeviceControls controls = as_now(root, discovered);
   PowerModePlan plan;
   plan.description = mode.describe();
   if (mode.empty()) throw std::invalid_argument("no setting given: nothing to change");
@@ -452,7 +465,8 @@ PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& co
   return plan;
 }
 
-PowerModePlan plan_nvpmodel_mode(const sysfs::Root& root, const DeviceControls& controls, int id, bool allow_reboot) {
+PowerModePlan plan_nvpmodel_mode(const sysfs::Root& root, const DeviceControls& discovered, int id, bool allow_reboot) {
+  const DeviceControls controls = as_now(root, discovered);
   if (!controls.nvpmodel) {
     throw std::invalid_argument("this board has no /etc/nvpmodel.conf: nvpmodel power modes are not available");
   }
