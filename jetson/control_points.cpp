@@ -60,6 +60,21 @@ bool DeviceControls::allowed(const sysfs::Root& root, std::string_view path) con
 }
 
 std::optional<std::string> existing_param_path(const sysfs::Root& root, const ParamArgument& argument) {
+  if (argument.hwmon_attribute) {
+    // TYPE=HWMON: the attribute lives in the hwmonN folder under the path, whatever N is.
+    for (const auto* dir : {&argument.path, argument.knext ? &*argument.knext : nullptr}) {
+      if (dir == nullptr || dir->empty()) continue;
+      for (const auto& entry : root.list(*dir)) {
+        if (entry.size() <= 5 || !entry.starts_with("hwmon") ||
+            !std::all_of(entry.begin() + 5, entry.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+          continue;
+        }
+        const std::string path = *dir + "/" + entry + "/" + *argument.hwmon_attribute;
+        if (root.exists(path)) return path;
+      }
+    }
+    return std::nullopt;
+  }
   if (!argument.path.empty() && root.exists(argument.path)) return argument.path;
   if (argument.knext && root.exists(*argument.knext)) return *argument.knext;
   return std::nullopt;

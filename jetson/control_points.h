@@ -97,7 +97,8 @@ struct DeviceControls {
 /// one throws NvpmodelParseError (file, line, expectation).
 DeviceControls discover_device_controls(const sysfs::Root& root);
 
-/// Resolves a PARAM argument to the path that exists on this board (primary, else *_KNEXT).
+/// Resolves a PARAM argument to the path that exists on this board (primary, else *_KNEXT; for a
+/// TYPE=HWMON argument, its attribute in the first hwmonN folder under the path that has it).
 std::optional<std::string> existing_param_path(const sysfs::Root& root, const ParamArgument& argument);
 
 }  // namespace jetchar::jetson

@@ -135,8 +135,11 @@ class Parser {
         param.type = ParamType::kFile;
       } else if (type == "CLOCK") {
         param.type = ParamType::kClock;
+      } else if (type == "HWMON") {
+        param.type = ParamType::kFile;
+        param.hwmon = true;
       } else {
-        fail(line, fmt::format("expected TYPE=FILE or TYPE=CLOCK, got TYPE={}", quote(type)));
+        fail(line, fmt::format("expected TYPE=FILE, TYPE=CLOCK or TYPE=HWMON, got TYPE={}", quote(type)));
       }
       param.name = required(attributes, "NAME", keyword, line);
       param.line = line;
@@ -178,8 +181,20 @@ class Parser {
 
   void parse_param_argument(const std::vector<std::string_view>& words, std::string_view content, int line) {
     ParamDefinition& param = config_.params.back();
-    if (words.size() != 2) {
+    if (param.hwmon && words.size() != 3) {
+      fail(line, fmt::format("expected 'ARG_NAME /path ATTRIBUTE' in HWMON PARAM {}, got {}", param.name,
+                             quote(content)));
+    }
+    if (!param.hwmon && words.size() != 2) {
       fail(line, fmt::format("expected 'ARG_NAME /path' in PARAM {}, got {}", param.name, quote(content)));
+    }
+    std::optional<std::string> attribute;
+    if (param.hwmon) {
+      if (words[2].find('/') != std::string_view::npos || words[2] == "." || words[2] == "..") {
+        fail(line, fmt::format("expected a file name (no '/') as the attribute of {} in HWMON PARAM {}, got {}",
+                               words[0], param.name, quote(words[2])));
+      }
+      attribute = std::string(words[2]);
     }
     if (words[1].front() != '/') {
       fail(line, fmt::format("expected an absolute path for {} in PARAM {}, got {}", words[0], param.name,
@@ -199,7 +214,8 @@ class Parser {
                            [&](const ParamArgument& a) { return a.name == name; });
     if (it == param.arguments.end()) {
       // A *_KNEXT line without a primary (yet) stands alone until the primary shows up.
-      param.arguments.push_back(knext ? ParamArgument{name, path, path, line} : ParamArgument{name, path, {}, line});
+      param.arguments.push_back(knext ? ParamArgument{name, path, path, attribute, line}
+                                      : ParamArgument{name, path, {}, attribute, line});
     } else if (knext) {
       it->knext = path;
     } else {

@@ -5,6 +5,11 @@
 //   < POWER_MODEL ID=n NAME=S >             then "PARAM ARG VALUE" lines
 //   < PM_CONFIG DEFAULT=n >                 mandatory, names the boot default
 //   < FAN_CONFIG DEFAULT=cool >             optional (Xavier confs)
+//   < PARAM TYPE=HWMON NAME=X >             then "ARG_NAME /device/hwmon ATTRIBUTE" lines (Xavier
+//                                           NX on L4T R35: VDDIN_OC_LIMIT WARN .../7-0040/hwmon curr1_max)
+// An HWMON argument names a file in the hwmonN folder under its path, N being whatever the board
+// numbered it; its values are written as they are, like a FILE param's, so it is parsed as a FILE
+// param that carries the attribute (ParamArgument::hwmon_attribute).
 // CLOCK arguments may carry a "*_KNEXT" alternate path used by newer kernels. CLOCK values are
 // integers where -1 means "no cap"; units are those of the file written (CPU kHz, GPU/EMC Hz).
 // FILE values are strings ("on", "auto", "0", "1"). '#' starts a comment.
@@ -42,11 +47,14 @@ struct ParamArgument {
   std::string name;                  ///< e.g. MAX_FREQ, CORE_4, TPC_PG_MASK
   std::string path;                  ///< absolute kernel path
   std::optional<std::string> knext;  ///< the *_KNEXT alternate for newer kernels, when given
+  /// TYPE=HWMON: the attribute in `path`/hwmonN (e.g. curr1_max); `path` is the hwmon class folder.
+  std::optional<std::string> hwmon_attribute;
   int line = 0;
 };
 
 struct ParamDefinition {
-  ParamType type = ParamType::kFile;
+  ParamType type = ParamType::kFile;  ///< kFile also for TYPE=HWMON (see hwmon)
+  bool hwmon = false;                 ///< declared TYPE=HWMON
   std::string name;  ///< e.g. CPU_ONLINE, CPU_A78_0, GPU, EMC
   std::vector<ParamArgument> arguments;
   int line = 0;

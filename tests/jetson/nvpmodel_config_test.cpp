@@ -6,7 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "jetson/control_points.h"
+#include "jetson/power_mode.h"
 #include "sysfs/root.h"
+#include "tests/jetson/board_tree.h"
 #include "tests/support/build_tree.h"
 #include "tests/support/temp_dir.h"
 
@@ -57,6 +60,60 @@ TEST(NvpmodelConfigTest, ParsesParamsModesAndDefault) {
   EXPECT_EQ(config.mode(3).settings[1].line, 16);
 }
 
+// L4T R35's Xavier NX conf caps the board input with TYPE=HWMON lines: the hwmon class folder of
+// the INA3221 and the attribute in its hwmonN folder (stock nvpmodel_t194_p3668.conf, R35).
+constexpr const char* kHwmon = R"(< PARAM TYPE=HWMON NAME=VDDIN_OC_LIMIT >
+WARN /sys/devices/platform/c250000.i2c/i2c-7/7-0040/hwmon curr1_max
+CRIT /sys/devices/platform/c250000.i2c/i2c-7/7-0040/hwmon curr1_crit
+
+< POWER_MODEL ID=0 NAME=MODE_15W_2CORE >
+VDDIN_OC_LIMIT WARN 3000
+VDDIN_OC_LIMIT CRIT 5000
+
+< POWER_MODEL ID=8 NAME=MODE_20W_6CORE >
+VDDIN_OC_LIMIT WARN 4000
+VDDIN_OC_LIMIT CRIT 5000
+
+< PM_CONFIG DEFAULT=0 >
+)";
+
+TEST(NvpmodelConfigTest, ParsesHwmonParamsAsFilesInTheirHwmonFolder) {
+  const auto config = parse_nvpmodel_config(kHwmon, "nx.conf");
+  const ParamDefinition* limit = config.find_param("VDDIN_OC_LIMIT");
+  ASSERT_NE(limit, nullptr);
+  EXPECT_TRUE(limit->hwmon);
+  EXPECT_EQ(limit->type, ParamType::kFile);
+  const ParamArgument* warn = limit->find("WARN");
+  ASSERT_NE(warn, nullptr);
+  EXPECT_EQ(warn->path, "/sys/devices/platform/c250000.i2c/i2c-7/7-0040/hwmon");
+  EXPECT_EQ(warn->hwmon_attribute, "curr1_max");
+  EXPECT_EQ(config.mode(8).find("VDDIN_OC_LIMIT", "WARN")->value, "4000");
+  EXPECT_FALSE(config.mode(8).find("VDDIN_OC_LIMIT", "WARN")->is_clock);
+}
+
+TEST(NvpmodelConfigTest, HwmonParamResolvesToTheBoardsHwmonFolderAndIsWritten) {
+  testing::BoardTree board(R"(file /sys/devices/system/cpu/online = 0
+file /sys/devices/platform/c250000.i2c/i2c-7/7-0040/hwmon/hwmon3/name = ina3221
+file /sys/devices/platform/c250000.i2c/i2c-7/7-0040/hwmon/hwmon3/curr1_max = 3000
+file /sys/devices/platform/c250000.i2c/i2c-7/7-0040/hwmon/hwmon3/curr1_crit = 5000
+file /var/lib/nvpmodel/status = pmode:0000
+)");
+  board.dir.write("etc/nvpmodel.conf", kHwmon);
+  const sysfs::Root root = board.root();
+  const auto config = read_nvpmodel_config(root);
+  EXPECT_EQ(existing_param_path(root, *config.find_param("VDDIN_OC_LIMIT")->find("CRIT")),
+            "/sys/devices/platform/c250000.i2c/i2c-7/7-0040/hwmon/hwmon3/curr1_crit");
+  const DeviceControls controls = discover_device_controls(root);
+  const PowerModePlan plan = plan_nvpmodel_mode(root, controls, 8, false);
+  ASSERT_EQ(plan.writes.size(), 2u);  // WARN 3000 -> 4000 and the status; CRIT is already 5000
+  EXPECT_EQ(plan.writes[0].path, "/sys/devices/platform/c250000.i2c/i2c-7/7-0040/hwmon/hwmon3/curr1_max");
+  EXPECT_EQ(plan.writes[0].value, "4000\n");
+  EXPECT_TRUE(controls.allowed(root, plan.writes[0].path));
+  // Without an hwmonN folder the setting is skipped with a note, as an absent FILE path is.
+  testing::BoardTree bare("file /sys/devices/system/cpu/online = 0\n");
+  EXPECT_EQ(existing_param_path(bare.root(), *config.find_param("VDDIN_OC_LIMIT")->find("WARN")), std::nullopt);
+}
+
 TEST(NvpmodelConfigTest, ModeByIdOrName) {
   const auto config = parse_nvpmodel_config(kSmall, "small.conf");
   EXPECT_EQ(config.mode(std::string_view("LOW")).id, 3);
@@ -104,7 +161,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"GPU MAX_FREQ 1\n", "bad.conf:1: expected a '< PARAM ... >', '< POWER_MODEL ... >' or '< PM_CONFIG ... >' "
                                     "header before settings, got 'GPU MAX_FREQ 1'"},
         BadCase{"< PARAM TYPE=FILE NAME=X\n", "bad.conf:1: expected a header ending in '>', got '< PARAM TYPE=FILE NAME=X'"},
-        BadCase{"< PARAM TYPE=DIR NAME=X >\n", "bad.conf:1: expected TYPE=FILE or TYPE=CLOCK, got TYPE='DIR'"},
+        BadCase{"< PARAM TYPE=DIR NAME=X >\n",
+                "bad.conf:1: expected TYPE=FILE, TYPE=CLOCK or TYPE=HWMON, got TYPE='DIR'"},
+        BadCase{"< PARAM TYPE=HWMON NAME=X >\nWARN /a/hwmon\n",
+                "bad.conf:2: expected 'ARG_NAME /path ATTRIBUTE' in HWMON PARAM X, got 'WARN /a/hwmon'"},
+        BadCase{"< PARAM TYPE=HWMON NAME=X >\nWARN /a/hwmon hwmon1/curr1_max\n",
+                "bad.conf:2: expected a file name (no '/') as the attribute of WARN in HWMON PARAM X, got "
+                "'hwmon1/curr1_max'"},
+        BadCase{"< PARAM TYPE=FILE NAME=X >\nA /a curr1_max\n",
+                "bad.conf:2: expected 'ARG_NAME /path' in PARAM X, got 'A /a curr1_max'"},
         BadCase{"< PARAM TYPE=FILE >\n", "bad.conf:1: expected NAME=... in the PARAM header"},
         BadCase{"< MODEL ID=1 >\n", "bad.conf:1: expected PARAM, POWER_MODEL, PM_CONFIG or FAN_CONFIG, got 'MODEL'"},
         BadCase{"< POWER_MODEL ID=x NAME=A >\n", "bad.conf:1: expected a non-negative integer ID, got ID='x'"},
