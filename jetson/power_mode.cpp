@@ -510,6 +510,10 @@ PowerModePlan plan_nvpmodel_mode(const sysfs::Root& root, const DeviceControls& 
   }
 
   std::set<std::string> clocks_done;
+  // What the plan leaves in each FILE it writes (by canonical path): two settings may write one
+  // file, as every mode writes the GPU's power/control "on" (GPU_POWER_CONTROL_ENABLE) and later
+  // "auto" (GPU_POWER_CONTROL_DISABLE), and each compares with what the writes before it left.
+  std::map<std::string, std::string> planned_files;
   for (const auto& s : model.settings) {
     const ParamDefinition& param = *config.find_param(s.param);
     const ParamArgument& argument = *param.find(s.argument);
@@ -527,7 +531,13 @@ PowerModePlan plan_nvpmodel_mode(const sysfs::Root& root, const DeviceControls& 
         plan.notes.push_back(fmt::format("{} {}: {} absent on this board; skipped", s.param, s.argument, argument.path));
         continue;
       }
-      if (sysfs::try_read_string(root, *path) == s.value) continue;
+      const std::string file = root.canonical(*path);
+      const auto planned = planned_files.find(file);
+      const std::optional<std::string> before = planned != planned_files.end()
+                                                    ? std::optional<std::string>(planned->second)
+                                                    : sysfs::try_read_string(root, *path);
+      if (before == s.value) continue;
+      planned_files[file] = s.value;
       plan.writes.push_back({*path, s.value + "\n", fmt::format("{} {} {}", s.param, s.argument, s.value)});
       continue;
     }

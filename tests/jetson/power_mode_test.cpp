@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "jetson/control_points.h"
 #include "sysfs/attribute.h"
 #include "tests/support/temp_dir.h"
@@ -122,6 +124,30 @@ TEST_F(PowerModePlanTest, AllowlistHoldsOnlyDiscoveredControls) {
   EXPECT_TRUE(controls.allowed(root, "/sys/devices/system/cpu/cpu3/online"));
   EXPECT_FALSE(controls.allowed(root, "/sys/devices/system/cpu/online"));
   EXPECT_FALSE(controls.allowed(root, "/sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq"));
+}
+
+// Every stock mode writes the GPU's power/control "on" first and "auto" last (two PARAMs, one
+// file): the plan keeps both writes, so the GPU ends at "auto" as nvpmodel leaves it, also when it
+// read "auto" before (each setting compares with what the plan wrote there so far).
+TEST_F(PowerModePlanTest, NvpmodelWritesOfOneFileFollowEachOther) {
+  dir.write("sys/devices/17000000.gv11b/power/control", "auto\n");
+  std::filesystem::create_symlink("17000000.gv11b", dir.path() / "sys/devices/gpu.0");
+  dir.write("etc/nvpmodel.conf", R"(< PARAM TYPE=FILE NAME=GPU_POWER_CONTROL_ENABLE >
+GPU_PWR_CNTL_EN /sys/devices/gpu.0/power/control
+< PARAM TYPE=FILE NAME=GPU_POWER_CONTROL_DISABLE >
+GPU_PWR_CNTL_DIS /sys/devices/gpu.0/power/control
+< POWER_MODEL ID=0 NAME=MAXN >
+GPU_POWER_CONTROL_ENABLE GPU_PWR_CNTL_EN on
+GPU_POWER_CONTROL_DISABLE GPU_PWR_CNTL_DIS auto
+GPU_POWER_CONTROL_DISABLE GPU_PWR_CNTL_DIS auto
+< PM_CONFIG DEFAULT=0 >
+)");
+  controls = discover_device_controls(root);
+  const auto plan = plan_nvpmodel_mode(root, controls, 0, false);
+  std::vector<std::string> order;
+  for (const auto& w : plan.writes) order.push_back(w.path + "=" + w.value);
+  EXPECT_EQ(order, (std::vector<std::string>{"/sys/devices/gpu.0/power/control=on\n",
+                                             "/sys/devices/gpu.0/power/control=auto\n"}));
 }
 
 }  // namespace
