@@ -177,6 +177,11 @@ DeviceControls discover_device_controls(const sysfs::Root& root) {
       for (const auto& argument : param.arguments) {
         if (argument.name == "FREQ_TABLE") continue;  // read-only
         if (const auto path = existing_param_path(root, argument)) allow(controls, root, *path);
+        // A kernel may have both the primary and the *_KNEXT path (R35's nvgpu links both to the
+        // same devfreq node): both are the conf's, and a capture keeps both.
+        if (argument.knext && !argument.hwmon_attribute && root.exists(*argument.knext)) {
+          allow(controls, root, *argument.knext);
+        }
       }
     }
   }

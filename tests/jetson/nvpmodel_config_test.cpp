@@ -231,13 +231,20 @@ TEST(NvpmodelConfigFixture, StockModesCarryReferenceCaps) {
   EXPECT_EQ(xavier.default_mode, 2);
   EXPECT_EQ(xavier.fan_config.at("DEFAULT"), "cool");
 
+  // AGX Orin 32GB (p3701-0004): 8 cores in two clusters, stock nvpmodel_p3701_0004.conf.
   const auto orin = parse_nvpmodel_config(read_file(dir / "agx_orin_r35.conf"), "orin");
   const auto mode15 = summarize(orin.mode(1));
+  EXPECT_EQ(orin.mode(1).name, "MODE_15W");
   EXPECT_EQ(mode15.online_cores.size(), 4u);
+  EXPECT_EQ(mode15.offline_cores, (std::vector<int>{4, 5, 6, 7}));
   EXPECT_EQ(mode15.tpc_pg_mask, "248");
-  EXPECT_EQ(mode15.cpu_max_khz.at("CPU_A78_2"), 1113600);
+  EXPECT_EQ(mode15.cpu_max_khz.at("CPU_A78_0"), 1113600);
+  EXPECT_EQ(orin.find_param("CPU_A78_2"), nullptr);
+  EXPECT_EQ(orin.mode(3).name, "MODE_40W");
+  EXPECT_EQ(orin.default_mode, 2);
   const auto maxn = summarize(orin.mode(0));
-  EXPECT_EQ(maxn.online_cores.size(), 12u);
+  EXPECT_EQ(maxn.online_cores.size(), 8u);
+  EXPECT_EQ(maxn.tpc_pg_mask, "128");
   ASSERT_TRUE(maxn.gpu_max_hz.has_value());
   EXPECT_FALSE(maxn.gpu_max_hz->has_value());  // -1 = no cap
   ASSERT_TRUE(maxn.emc_max_hz.has_value());
