@@ -230,6 +230,16 @@ TEST(NvpmodelConfigFixture, StockModesCarryReferenceCaps) {
   EXPECT_EQ(mode10.gpu_max_hz.value(), 520000000);
   EXPECT_EQ(xavier.default_mode, 2);
   EXPECT_EQ(xavier.fan_config.at("DEFAULT"), "cool");
+  const auto xavier35 = parse_nvpmodel_config(read_file(dir / "agx_xavier_r35.conf"), "xavier35");
+  const auto stock10 = summarize(xavier35.mode(1));
+  EXPECT_EQ(xavier35.mode(1).name, "MODE_10W");
+  EXPECT_EQ(stock10.online_cores, mode10.online_cores);
+  EXPECT_EQ(stock10.tpc_pg_mask, mode10.tpc_pg_mask);
+  EXPECT_EQ(stock10.cpu_max_khz.at("CPU_DENVER_0"), 1200000);
+  EXPECT_EQ(stock10.gpu_max_hz, mode10.gpu_max_hz);
+  EXPECT_EQ(xavier35.default_mode, 7);
+  EXPECT_EQ(xavier35.mode(7).name, "MODE_15W_DESKTOP");
+  EXPECT_NE(xavier35.find_param("NALL_PVA_VPS"), nullptr);  // the Android copy's spelling, kept
 
   // AGX Orin 32GB (p3701-0004): 8 cores in two clusters, stock nvpmodel_p3701_0004.conf.
   const auto orin = parse_nvpmodel_config(read_file(dir / "agx_orin_r35.conf"), "orin");
