@@ -5,7 +5,8 @@
 #   /etc/jetchar/sweeps/                where the sweep units look for NAME.textproto (empty)
 #   share/jetchar/examples/*.textproto  sweep/experiment specs to copy to /etc/jetchar/sweeps
 #   share/jetchar/boards/*/board.manifest  the board fixtures behind `--board sim:NAME`, and
-#   share/jetchar/nvpmodel/*.conf       the stock nvpmodel confs they copy (../../nvpmodel)
+#   share/jetchar/nvpmodel/*.conf       the nvpmodel confs they copy (../../nvpmodel): NVIDIA's stock
+#                                       text, but two stand-ins (tests/fixtures/boards/README.md)
 #   share/doc/jetchar/README.md         the units' Documentation= link
 # under CMAKE_INSTALL_PREFIX. Packages are built with prefix /usr (scripts/package.sh), so the
 # installed units point at /usr/bin/jetchar.

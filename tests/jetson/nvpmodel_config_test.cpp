@@ -196,8 +196,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"< PM_CONFIG DEFAULT=0 >\nX Y Z\n",
                 "bad.conf:2: expected a new '< ... >' header: PM_CONFIG and FAN_CONFIG take no settings, got 'X Y Z'"}));
 
-// Every stock configuration in the fixtures parses, and the modes carry the caps the reference
-// gives for them.
+// Every configuration in the fixtures parses (NVIDIA's stock copies and the two stand-ins their
+// headers name), and the modes carry the caps the reference gives for them.
 TEST(NvpmodelConfigFixture, ReadsEveryStockConfiguration) {
   int files = 0;
   const auto dir = testing::source_dir() / "tests/fixtures/nvpmodel";
@@ -221,6 +221,8 @@ TEST(NvpmodelConfigFixture, ReadsEveryStockConfiguration) {
 
 TEST(NvpmodelConfigFixture, StockModesCarryReferenceCaps) {
   const auto dir = testing::source_dir() / "tests/fixtures/nvpmodel";
+  // The AGX Xavier R32 file is a stand-in (its header says so) holding the reference's stock R32
+  // caps; the stock R35 file has the same MODE_10W.
   const auto xavier = parse_nvpmodel_config(read_file(dir / "agx_xavier_r32.conf"), "xavier");
   const auto mode10 = summarize(xavier.mode(1));
   EXPECT_EQ(xavier.mode(1).name, "MODE_10W");
