@@ -57,6 +57,11 @@ constexpr const char* kWarmEpochs =
     "epoch time and energy: medians over warm epochs (every epoch after epoch 0; epoch 0 only where a configuration "
     "has no other)";
 
+// Where fit and predict take each run's knobs from (experiments/mode_readback.h).
+constexpr const char* kResolvedKnobs =
+    "power-mode knobs (cores, CPU/GPU/EMC MHz): as each run read them back from the board (its resolved mode), "
+    "not as requested";
+
 std::string opt(const std::optional<double>& v, const char* format = "{:.4g}") {
   return v ? fmt::format(fmt::runtime(format), *v) : std::string("-");
 }
@@ -215,7 +220,7 @@ std::vector<ModelKind> models_of(const std::string& name) {
 void run_fit(const AnalyzeOptions& o) {
   auto groups = mode_groups(load_points(o.results));
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs (cpu_cores, cpu_freq, gpu_freq, emc_freq)", o.results));
-  std::string out = fmt::format("{}\n", kWarmEpochs);
+  std::string out = fmt::format("{}\n{}\n", kWarmEpochs, kResolvedKnobs);
   for (const auto& g : groups) {
     out += fmt::format("{}: {} power modes\n", g.label(), g.points.size());
     out += fmt::format("  {:<9} {:>14} {:>14} {:>18} {:>18}\n", "model", "LOO time %", "LOO energy %",
@@ -257,7 +262,8 @@ void run_predict(const AnalyzeOptions& o) {
   auto groups = mode_groups(load_points(o.results));
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs", o.results));
   // The CSV stays plain (no comment line for a parser to trip on); the note goes to stderr.
-  std::fprintf(stderr, "predicted: warm epoch time, power and energy, fitted to the measured %s\n", kWarmEpochs);
+  std::fprintf(stderr, "predicted: warm epoch time, power and energy, fitted to the measured %s; %s\n", kWarmEpochs,
+               kResolvedKnobs);
   std::string out = "workload,axes,mode,cpu_cores,cpu_freq_khz,gpu_freq_khz,emc_freq_khz,model,profiled,predicted_time_s,"
                     "predicted_power_w,predicted_energy_j\n";
   for (const auto& g : groups) {

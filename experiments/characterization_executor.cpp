@@ -1,6 +1,7 @@
 #include "experiments/characterization_executor.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "experiments/epoch_instrumented_source.h"
 #include "experiments/inference/inference_runner.h"
 #include "experiments/meter_session.h"
+#include "experiments/mode_readback.h"
 #include "experiments/models/registry.h"
 #include "experiments/power_session.h"
 #include "experiments/training/precision.h"
@@ -247,7 +249,6 @@ void CharacterizationExecutor::enter_mode(const PlannedRun& run) {
     return;
   }
   if (log_ != nullptr) *log_ << fmt::format("power mode: {}\n", mode_name_);
-  info_ = jetson::discover_board_info(*board_.root, board_.request);
 
   const double baseload_s = run.spec.measurement().baseload_s();
   if (baseload_s > 0) {
@@ -327,10 +328,23 @@ proto::RunResult CharacterizationExecutor::execute(const PlannedRun& run) {
   const auto start = std::chrono::steady_clock::now();
 
   if (!current_mode_key_ || *current_mode_key_ != run.mode_key) enter_mode(run);
+  // What ran is what is recorded: the board is read back before every run (the context and the
+  // resolved knobs come from it), refused when it is not in the requested mode (as found:
+  // nothing was requested) and read again after the run to catch a change while it ran.
+  if (mode_error_.empty()) info_ = jetson::discover_board_info(*board_.root, board_.request);
+  const jetson::BoardInfo mode_at_start = info_;
   fill_context(result);
   if (!mode_error_.empty()) {
     set_failure(result, proto::INVALID, "power mode not applied: " + mode_error_);
     return result;
+  }
+  if (mode_name_ != "as found") {
+    record_resolved_knobs(mode_at_start, *result.mutable_resolved()->mutable_device());
+    if (const auto differences = differences_from_request(run.spec.device(), mode_at_start); !differences.empty()) {
+      set_failure(result, proto::INVALID,
+                  fmt::format("the board is not in the requested mode: {}", fmt::join(differences, "; ")));
+      return result;
+    }
   }
   try {
     if (result.resolved().workload().task() == proto::INFER) {
@@ -344,6 +358,13 @@ proto::RunResult CharacterizationExecutor::execute(const PlannedRun& run) {
     set_failure(result, proto::INVALID, e.what());
   } catch (const std::exception& e) {
     set_failure(result, proto::FAILED, e.what());
+  }
+  if (result.status() == proto::OK) {
+    const auto changes = changes_between(mode_at_start, jetson::discover_board_info(*board_.root, board_.request));
+    if (!changes.empty()) {
+      set_failure(result, proto::INVALID,
+                  fmt::format("the power mode changed during the run: {}", fmt::join(changes, "; ")));
+    }
   }
   result.set_duration_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   cool_down(run.spec.cooldown());

@@ -187,6 +187,38 @@ TEST(SweepSimIntegration, PowerSamplesAndMinibatchEnergiesAreStoredWhenAsked) {
   }
 }
 
+// What ran is what is recorded: a sweep over 4, 12 and 4 cores and the MODE_50W preset runs each
+// in its mode (the 12-core run after a 4-core run brings cores 4-11 back), records the cores and
+// clocks the board shows as the resolved mode (the preset too), and the context's online CPUs agree.
+TEST(SweepSimIntegration, EveryRunRunsInItsModeAndRecordsWhatTheBoardShows) {
+  SimBoardSweep sim;
+  const auto results = sim.run(
+      "name: \"s\"\nbase {\n  workload { model: \"lenet5\" dataset: \"synthetic:1x28x28?samples=64&classes=10\" "
+      "batch_size: 16 epochs: 1 device: \"cpu\" }\n}\n"
+      "runs { device { cpu_cores: 4 cpu_freq_mhz: 1728 gpu_freq_mhz: 612 dvfs: OFF } }\n"
+      "runs { device { cpu_cores: 12 cpu_freq_mhz: 1728 gpu_freq_mhz: 918 dvfs: OFF } }\n"
+      "runs { device { cpu_cores: 4 cpu_freq_mhz: 1728 gpu_freq_mhz: 612 dvfs: OFF } }\n"
+      "runs { device { preset_mode: 3 } }\n");
+  ASSERT_EQ(results.size(), 4u);
+  const std::vector<unsigned> cores = {4, 12, 4};
+  const std::vector<double> gpu_mhz = {612, 918, 612};
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    SCOPED_TRACE(r.run_id() + " " + r.context().power_mode());
+    ASSERT_EQ(r.status(), proto::OK) << r.reason();
+    ASSERT_TRUE(r.resolved().device().has_cpu_cores());
+    EXPECT_EQ(r.resolved().device().cpu_cores(), static_cast<unsigned>(r.context().online_cpus_size()));
+    EXPECT_TRUE(r.resolved().device().has_cpu_freq_mhz());
+    EXPECT_TRUE(r.resolved().device().has_gpu_freq_mhz());
+    EXPECT_TRUE(r.resolved().device().has_emc_freq_mhz());
+    if (i < cores.size()) {
+      EXPECT_EQ(r.resolved().device().cpu_cores(), cores[i]);
+      EXPECT_DOUBLE_EQ(r.resolved().device().cpu_freq_mhz(), 1728);
+      EXPECT_DOUBLE_EQ(r.resolved().device().gpu_freq_mhz(), gpu_mhz[i]);
+    }
+  }
+}
+
 // The sweep pings systemd's watchdog from the executor's heartbeat (throttled to once a second):
 // an inference run must beat as it queries, or one longer than WatchdogSec is killed as hung.
 TEST(SweepSimIntegration, InferenceRunsBeatAfterEveryQuery) {

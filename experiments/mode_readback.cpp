@@ -1,0 +1,122 @@
+#include "experiments/mode_readback.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace jetchar::experiments {
+namespace {
+
+std::string mhz(std::int64_t value, double units_per_mhz) { return fmt::format("{:g} MHz", value / units_per_mhz); }
+
+std::string mhz(const std::optional<std::int64_t>& value, double units_per_mhz) {
+  return value ? mhz(*value, units_per_mhz) : std::string("unreadable");
+}
+
+// A requested frequency in the file's units (kHz or Hz), as the board lists it.
+std::int64_t units(double requested_mhz, double units_per_mhz) { return std::llround(requested_mhz * units_per_mhz); }
+
+bool has_online_core(const jetson::CpuPolicy& policy, const std::vector<int>& online) {
+  return std::any_of(policy.related_cpus.begin(), policy.related_cpus.end(),
+                     [&](int cpu) { return std::find(online.begin(), online.end(), cpu) != online.end(); });
+}
+
+// min/max/governor of one clock, as a comparable record.
+struct ClockLimits {
+  std::string name;
+  std::optional<std::int64_t> min;
+  std::optional<std::int64_t> max;
+  std::optional<std::string> governor;
+  double units_per_mhz = 1000;
+};
+
+std::vector<ClockLimits> clock_limits(const jetson::BoardInfo& board) {
+  std::vector<ClockLimits> clocks;
+  for (const auto& policy : board.cpu.policies) {
+    if (!policy.active) continue;
+    clocks.push_back({policy.name, policy.min_freq_khz, policy.max_freq_khz, policy.governor, 1e3});
+  }
+  if (const auto& gpu = board.gpu.gpu) {
+    clocks.push_back({"GPU", gpu->min_freq_hz, gpu->max_freq_hz, gpu->governor, 1e6});
+  }
+  return clocks;
+}
+
+}  // namespace
+
+void record_resolved_knobs(const jetson::BoardInfo& board, proto::DeviceSpec& resolved) {
+  if (!board.cpu.online.empty()) resolved.set_cpu_cores(static_cast<std::uint32_t>(board.cpu.online.size()));
+  std::optional<std::int64_t> cpu_khz;
+  for (const auto& policy : board.cpu.policies) {
+    if (!policy.active || !policy.max_freq_khz || !has_online_core(policy, board.cpu.online)) continue;
+    cpu_khz = std::max(cpu_khz.value_or(0), *policy.max_freq_khz);
+  }
+  if (cpu_khz) resolved.set_cpu_freq_mhz(*cpu_khz / 1e3);
+  if (const auto& gpu = board.gpu.gpu; gpu && gpu->max_freq_hz) resolved.set_gpu_freq_mhz(*gpu->max_freq_hz / 1e6);
+  if (board.emc.cur_rate_hz) resolved.set_emc_freq_mhz(*board.emc.cur_rate_hz / 1e6);
+}
+
+std::vector<std::string> differences_from_request(const proto::DeviceSpec& requested, const jetson::BoardInfo& board) {
+  std::vector<std::string> differences;
+  const bool pinned = requested.dvfs() == proto::OFF;
+  if (requested.has_cpu_cores() && board.cpu.online.size() != requested.cpu_cores()) {
+    differences.push_back(fmt::format("{} CPU cores online ({}), {} requested", board.cpu.online.size(),
+                                      fmt::join(board.cpu.online, ","), requested.cpu_cores()));
+  }
+  for (const auto& policy : board.cpu.policies) {
+    if (!policy.active || !has_online_core(policy, board.cpu.online)) continue;
+    if (requested.has_cpu_freq_mhz() && !requested.snap_to_available()) {
+      const auto asked = units(requested.cpu_freq_mhz(), 1e3);
+      const bool above_table = !policy.available_freqs_khz.empty() && asked > policy.available_freqs_khz.back();
+      if (!above_table && policy.max_freq_khz != asked) {
+        differences.push_back(fmt::format("{} max {}, {} requested", policy.name, mhz(policy.max_freq_khz, 1e3),
+                                          mhz(asked, 1e3)));
+      }
+    }
+    if (pinned && policy.min_freq_khz != policy.max_freq_khz) {
+      differences.push_back(fmt::format("{} not pinned (min {}, max {}) with DVFS off", policy.name,
+                                        mhz(policy.min_freq_khz, 1e3), mhz(policy.max_freq_khz, 1e3)));
+    }
+  }
+  if (const auto& gpu = board.gpu.gpu; gpu && (requested.has_gpu_freq_mhz() || pinned)) {
+    if (requested.has_gpu_freq_mhz() && !requested.snap_to_available() &&
+        gpu->max_freq_hz != units(requested.gpu_freq_mhz(), 1e6)) {
+      differences.push_back(fmt::format("GPU max {}, {} requested", mhz(gpu->max_freq_hz, 1e6),
+                                        mhz(units(requested.gpu_freq_mhz(), 1e6), 1e6)));
+    }
+    if (pinned && gpu->min_freq_hz != gpu->max_freq_hz) {
+      differences.push_back(fmt::format("GPU not pinned (min {}, max {}) with DVFS off", mhz(gpu->min_freq_hz, 1e6),
+                                        mhz(gpu->max_freq_hz, 1e6)));
+    }
+  }
+  return differences;
+}
+
+std::vector<std::string> changes_between(const jetson::BoardInfo& before, const jetson::BoardInfo& after) {
+  std::vector<std::string> changes;
+  if (before.cpu.online != after.cpu.online) {
+    changes.push_back(fmt::format("online CPUs {} became {}", fmt::join(before.cpu.online, ","),
+                                  fmt::join(after.cpu.online, ",")));
+  }
+  const auto then = clock_limits(before);
+  const auto now = clock_limits(after);
+  for (const auto& a : then) {
+    const auto b = std::find_if(now.begin(), now.end(), [&](const ClockLimits& c) { return c.name == a.name; });
+    if (b == now.end()) {
+      changes.push_back(fmt::format("{} became unreadable", a.name));
+      continue;
+    }
+    if (a.min != b->min) changes.push_back(fmt::format("{} min {} became {}", a.name, mhz(a.min, a.units_per_mhz), mhz(b->min, a.units_per_mhz)));
+    if (a.max != b->max) changes.push_back(fmt::format("{} max {} became {}", a.name, mhz(a.max, a.units_per_mhz), mhz(b->max, a.units_per_mhz)));
+    if (a.governor != b->governor) {
+      changes.push_back(fmt::format("{} governor {} became {}", a.name, a.governor.value_or("unreadable"),
+                                    b->governor.value_or("unreadable")));
+    }
+  }
+  return changes;
+}
+
+}  // namespace jetchar::experiments

@@ -1,0 +1,32 @@
+// The power mode a run really ran in, read back from the board (jetson::BoardInfo discovered
+// after the mode was applied, and again after the run): which cores are online, each cluster's
+// limits, the GPU's and the EMC's clocks. A sweep records it as the run's resolved mode, refuses
+// a run whose board is not in the requested mode, and one whose mode changed while it ran (a
+// thermal cap, nvpmodel, another process), naming the difference.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "experiments/proto/experiment_spec.pb.h"
+#include "jetson/board_info.h"
+
+namespace jetchar::experiments {
+
+/// Writes into `resolved` the knobs the board shows: cores online, the highest limit of the
+/// clusters that have online cores (MHz), the GPU's limit and the EMC's rate. Presets get them
+/// too, so that analysis fits and predicts over what ran.
+void record_resolved_knobs(const jetson::BoardInfo& board, proto::DeviceSpec& resolved);
+
+/// Where the board is not in the mode `requested` asks for: the number of online cores, pinned
+/// (DVFS off) CPU and GPU clocks at min = max = the asked frequency, and the asked limits. A
+/// snapped request (snap_to_available) is checked for pinning, not for its frequency. Empty when
+/// the board is in the mode.
+std::vector<std::string> differences_from_request(const proto::DeviceSpec& requested, const jetson::BoardInfo& board);
+
+/// What changed between two read-backs: online cores, each cluster's and the GPU's limits and
+/// governor. Current rates are not compared: under DVFS they move by design, and a rail-gated
+/// GPU reads 0 (nvidia.ko) while pinned.
+std::vector<std::string> changes_between(const jetson::BoardInfo& before, const jetson::BoardInfo& after);
+
+}  // namespace jetchar::experiments
