@@ -92,6 +92,15 @@ std::vector<std::string> differences_from_request(const proto::DeviceSpec& reque
                                         mhz(gpu->max_freq_hz, 1e6)));
     }
   }
+  if (requested.has_emc_freq_mhz() && !requested.snap_to_available()) {
+    const auto asked = units(requested.emc_freq_mhz(), 1e6);
+    const auto& emc = board.emc;
+    const bool reached = pinned ? emc.cur_rate_hz == asked : (emc.cap_hz == asked || emc.max_rate_hz == asked);
+    if (!reached) {
+      differences.push_back(fmt::format("EMC {} (cap {}), {} requested", mhz(emc.cur_rate_hz, 1e6), mhz(emc.cap_hz, 1e6),
+                                        mhz(asked, 1e6)));
+    }
+  }
   return differences;
 }
 
@@ -115,6 +124,15 @@ std::vector<std::string> changes_between(const jetson::BoardInfo& before, const 
       changes.push_back(fmt::format("{} governor {} became {}", a.name, a.governor.value_or("unreadable"),
                                     b->governor.value_or("unreadable")));
     }
+  }
+  const auto& e0 = before.emc;
+  const auto& e1 = after.emc;
+  if (e0.cap_hz != e1.cap_hz) {
+    changes.push_back(fmt::format("EMC cap {} became {}", mhz(e0.cap_hz, 1e6), mhz(e1.cap_hz, 1e6)));
+  }
+  if (e0.rate_locked != e1.rate_locked) changes.push_back("EMC rate lock changed");
+  if (e0.rate_locked == true && e1.rate_locked == true && e0.cur_rate_hz != e1.cur_rate_hz) {
+    changes.push_back(fmt::format("locked EMC rate {} became {}", mhz(e0.cur_rate_hz, 1e6), mhz(e1.cur_rate_hz, 1e6)));
   }
   return changes;
 }

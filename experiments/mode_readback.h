@@ -19,13 +19,14 @@ namespace jetchar::experiments {
 void record_resolved_knobs(const jetson::BoardInfo& board, proto::DeviceSpec& resolved);
 
 /// Where the board is not in the mode `requested` asks for: the number of online cores, pinned
-/// (DVFS off) CPU and GPU clocks at min = max = the asked frequency, and the asked limits. A
+/// (DVFS off) CPU and GPU clocks at min = max = the asked frequency, the asked limits, and the
+/// EMC at the asked rate (pinned) or cap. A
 /// snapped request (snap_to_available) is checked for pinning, not for its frequency. Empty when
 /// the board is in the mode.
 std::vector<std::string> differences_from_request(const proto::DeviceSpec& requested, const jetson::BoardInfo& board);
 
 /// What changed between two read-backs: online cores, each cluster's and the GPU's limits and
-/// governor. Current rates are not compared: under DVFS they move by design, and a rail-gated
+/// governor, the EMC cap, lock and locked rate. Other current rates are not compared: under DVFS they move by design, and a rail-gated
 /// GPU reads 0 (nvidia.ko) while pinned.
 std::vector<std::string> changes_between(const jetson::BoardInfo& before, const jetson::BoardInfo& after);
 

@@ -62,6 +62,18 @@ TEST(ModeReadback, CoresClocksAndPinningThatDifferAreNamed) {
   EXPECT_TRUE(differences_from_request(snapped, b).empty());
 }
 
+TEST(ModeReadback, TheEmcIsAtTheAskedRateWhenPinnedAndCappedOtherwise) {
+  auto b = board({0, 1, 2, 3}, 1497600, 1497600, 612000000, 612000000);
+  auto ask = request(4, 1497.6, 612, proto::OFF);
+  ask.set_emc_freq_mhz(2133);
+  EXPECT_THAT(differences_from_request(ask, b), ElementsAre("EMC 3199 MHz (cap unreadable), 2133 MHz requested"));
+  b.emc.cur_rate_hz = 2133000000;
+  EXPECT_TRUE(differences_from_request(ask, b).empty());
+  ask.clear_dvfs();
+  b.emc.cap_hz = 2133000000;
+  EXPECT_TRUE(differences_from_request(ask, b).empty()) << "a cap, when DVFS is left to the board";
+}
+
 TEST(ModeReadback, ResolvedKnobsAreWhatTheBoardShows) {
   proto::DeviceSpec resolved;
   resolved.set_preset_mode(3);
@@ -84,6 +96,12 @@ TEST(ModeReadback, ChangesDuringARunAreNamedAndMovingRatesAreNot) {
   EXPECT_THAT(changes_between(before, capped),
               ElementsAre("online CPUs 0,1,2,3 became 0,1", "policy0 max 2201.6 MHz became 1497.6 MHz",
                           "policy2 max 2201.6 MHz became 1497.6 MHz", "GPU governor nvhost_podgov became performance"));
+  auto relocked = before;
+  relocked.emc.rate_locked = true;
+  EXPECT_THAT(changes_between(before, relocked), ElementsAre("EMC rate lock changed"));
+  auto locked_moved = relocked;
+  locked_moved.emc.cur_rate_hz = 2133000000;
+  EXPECT_THAT(changes_between(relocked, locked_moved), ElementsAre("locked EMC rate 3199 MHz became 2133 MHz"));
   auto unreadable = before;
   unreadable.gpu.gpu.reset();
   EXPECT_THAT(changes_between(before, unreadable), ElementsAre(HasSubstr("GPU became unreadable")));
