@@ -80,7 +80,11 @@ GpuDiscovery discover_gpu(const sysfs::Root& root) {
     }
     const std::string device_dir = root.canonical(node + "/device");
     auto match = gpu_match(compatible, of_name, platform_gpu_compatible);
-    const bool nvidia_ko = !match && (match = nvidia_ko_match(read, device_dir)).has_value();
+    bool nvidia_ko = false;
+    if (!match) {
+      match = nvidia_ko_match(read, device_dir);
+      nvidia_ko = match.has_value();
+    }
     if (!match) continue;
 
     GpuDevice gpu;
