@@ -338,9 +338,11 @@ proto::RunResult CharacterizationExecutor::execute(const PlannedRun& run) {
     set_failure(result, proto::INVALID, "power mode not applied: " + mode_error_);
     return result;
   }
+  const auto nvpmodel_at_start = nvpmodel_mode_now(*board_.root);
   if (mode_name_ != "as found") {
     record_resolved_knobs(mode_at_start, *result.mutable_resolved()->mutable_device());
-    if (const auto differences = differences_from_request(run.spec.device(), mode_at_start); !differences.empty()) {
+    if (const auto differences = differences_from_request(run.spec.device(), mode_at_start, nvpmodel_at_start);
+        !differences.empty()) {
       set_failure(result, proto::INVALID,
                   fmt::format("the board is not in the requested mode: {}", fmt::join(differences, "; ")));
       return result;
@@ -360,7 +362,11 @@ proto::RunResult CharacterizationExecutor::execute(const PlannedRun& run) {
     set_failure(result, proto::FAILED, e.what());
   }
   if (result.status() == proto::OK) {
-    const auto changes = changes_between(mode_at_start, jetson::discover_board_info(*board_.root, board_.request));
+    auto changes = changes_between(mode_at_start, jetson::discover_board_info(*board_.root, board_.request),
+                                   run.spec.device());
+    if (const auto nvpmodel_now = nvpmodel_mode_now(*board_.root); nvpmodel_now != nvpmodel_at_start) {
+      changes.push_back(fmt::format("nvpmodel mode {} became {}", nvpmodel_at_start.value_or(-1), nvpmodel_now.value_or(-1)));
+    }
     if (!changes.empty()) {
       set_failure(result, proto::INVALID,
                   fmt::format("the power mode changed during the run: {}", fmt::join(changes, "; ")));

@@ -7,6 +7,9 @@
 #include <cmath>
 #include <optional>
 
+#include "jetson/nvpmodel_tool.h"
+#include "sysfs/attribute.h"
+
 namespace jetchar::experiments {
 namespace {
 
@@ -59,8 +62,21 @@ void record_resolved_knobs(const jetson::BoardInfo& board, proto::DeviceSpec& re
   if (board.emc.cur_rate_hz) resolved.set_emc_freq_mhz(*board.emc.cur_rate_hz / 1e6);
 }
 
-std::vector<std::string> differences_from_request(const proto::DeviceSpec& requested, const jetson::BoardInfo& board) {
+std::vector<std::string> differences_from_request(const proto::DeviceSpec& requested, const jetson::BoardInfo& board,
+                                                  std::optional<int> nvpmodel_mode) {
   std::vector<std::string> differences;
+  if (requested.has_preset_mode() && nvpmodel_mode && *nvpmodel_mode != static_cast<int>(requested.preset_mode())) {
+    differences.push_back(fmt::format("nvpmodel status names mode {}, mode {} requested", *nvpmodel_mode,
+                                      requested.preset_mode()));
+  }
+  if (requested.fan() == proto::FAN_MAX) {
+    for (const auto& fan : board.fans.fans) {
+      if (fan.pwm != 255) {
+        differences.push_back(fmt::format("fan {} at PWM {}, 255 (max) requested", fan.pwm_path,
+                                          fan.pwm ? std::to_string(*fan.pwm) : std::string("unreadable")));
+      }
+    }
+  }
   const bool pinned = requested.dvfs() == proto::OFF;
   if (requested.has_cpu_cores() && board.cpu.online.size() != requested.cpu_cores()) {
     differences.push_back(fmt::format("{} CPU cores online ({}), {} requested", board.cpu.online.size(),
@@ -104,8 +120,19 @@ std::vector<std::string> differences_from_request(const proto::DeviceSpec& reque
   return differences;
 }
 
-std::vector<std::string> changes_between(const jetson::BoardInfo& before, const jetson::BoardInfo& after) {
+std::vector<std::string> changes_between(const jetson::BoardInfo& before, const jetson::BoardInfo& after,
+                                         const proto::DeviceSpec& requested) {
   std::vector<std::string> changes;
+  if (requested.fan() == proto::FAN_MAX) {
+    for (const auto& fan : before.fans.fans) {
+      const auto now = std::find_if(after.fans.fans.begin(), after.fans.fans.end(),
+                                    [&](const jetson::Fan& f) { return f.pwm_path == fan.pwm_path; });
+      const auto pwm = now == after.fans.fans.end() ? std::nullopt : now->pwm;
+      if (pwm != fan.pwm) {
+        changes.push_back(fmt::format("fan {} PWM {} became {}", fan.pwm_path, fan.pwm.value_or(-1), pwm.value_or(-1)));
+      }
+    }
+  }
   if (before.cpu.online != after.cpu.online) {
     changes.push_back(fmt::format("online CPUs {} became {}", fmt::join(before.cpu.online, ","),
                                   fmt::join(after.cpu.online, ",")));
@@ -135,6 +162,16 @@ std::vector<std::string> changes_between(const jetson::BoardInfo& before, const 
     changes.push_back(fmt::format("locked EMC rate {} became {}", mhz(e0.cur_rate_hz, 1e6), mhz(e1.cur_rate_hz, 1e6)));
   }
   return changes;
+}
+
+std::optional<int> nvpmodel_mode_now(const sysfs::Root& root) {
+  const auto text = sysfs::try_read_string(root, jetson::kNvpmodelStatusFile);
+  if (!text) return std::nullopt;
+  try {
+    return jetson::parse_nvpmodel_status(*text, jetson::kNvpmodelStatusFile);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace jetchar::experiments

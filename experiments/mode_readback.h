@@ -5,6 +5,7 @@
 // thermal cap, nvpmodel, another process), naming the difference.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,19 @@ void record_resolved_knobs(const jetson::BoardInfo& board, proto::DeviceSpec& re
 /// EMC at the asked rate (pinned) or cap. A
 /// snapped request (snap_to_available) is checked for pinning, not for its frequency. Empty when
 /// the board is in the mode.
-std::vector<std::string> differences_from_request(const proto::DeviceSpec& requested, const jetson::BoardInfo& board);
+/// With the mode the nvpmodel status file names (`nvpmodel_mode`, when the board has one), a preset
+/// is checked against it; a fan asked at maximum against every fan's PWM.
+std::vector<std::string> differences_from_request(const proto::DeviceSpec& requested, const jetson::BoardInfo& board,
+                                                  std::optional<int> nvpmodel_mode = std::nullopt);
 
 /// What changed between two read-backs: online cores, each cluster's and the GPU's limits and
 /// governor, the EMC cap, lock and locked rate. Other current rates are not compared: under DVFS they move by design, and a rail-gated
 /// GPU reads 0 (nvidia.ko) while pinned.
-std::vector<std::string> changes_between(const jetson::BoardInfo& before, const jetson::BoardInfo& after);
+/// A fan that `requested` pinned at maximum is compared too (one the board drives moves by design).
+std::vector<std::string> changes_between(const jetson::BoardInfo& before, const jetson::BoardInfo& after,
+                                         const proto::DeviceSpec& requested = {});
+
+/// The mode id /var/lib/nvpmodel/status names; nullopt on a board without one, or unreadable.
+std::optional<int> nvpmodel_mode_now(const sysfs::Root& root);
 
 }  // namespace jetchar::experiments

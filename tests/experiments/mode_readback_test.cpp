@@ -74,6 +74,29 @@ TEST(ModeReadback, TheEmcIsAtTheAskedRateWhenPinnedAndCappedOtherwise) {
   EXPECT_TRUE(differences_from_request(ask, b).empty()) << "a cap, when DVFS is left to the board";
 }
 
+TEST(ModeReadback, APresetIsCheckedAgainstTheNvpmodelStatusAndAMaxFanAgainstItsPwm) {
+  auto b = board({0, 1, 2, 3}, 729600, 2201600, 306000000, 1300500000);
+  jetson::Fan fan;
+  fan.pwm_path = "/sys/devices/platform/pwm-fan/hwmon/hwmon2/pwm1";
+  fan.pwm = 66;
+  b.fans.fans.push_back(fan);
+  proto::DeviceSpec preset;
+  preset.set_preset_mode(3);
+  EXPECT_TRUE(differences_from_request(preset, b, 3).empty());
+  EXPECT_TRUE(differences_from_request(preset, b).empty()) << "a board without a status file";
+  EXPECT_THAT(differences_from_request(preset, b, 0), ElementsAre("nvpmodel status names mode 0, mode 3 requested"));
+  proto::DeviceSpec max_fan;
+  max_fan.set_fan(proto::FAN_MAX);
+  EXPECT_THAT(differences_from_request(max_fan, b),
+              ElementsAre("fan /sys/devices/platform/pwm-fan/hwmon/hwmon2/pwm1 at PWM 66, 255 (max) requested"));
+  // A fan the board drives may move during a run; one pinned at maximum may not.
+  auto pinned = b;
+  pinned.fans.fans[0].pwm = 255;
+  EXPECT_TRUE(changes_between(pinned, b).empty());
+  EXPECT_THAT(changes_between(pinned, b, max_fan),
+              ElementsAre("fan /sys/devices/platform/pwm-fan/hwmon/hwmon2/pwm1 PWM 255 became 66"));
+}
+
 TEST(ModeReadback, ResolvedKnobsAreWhatTheBoardShows) {
   proto::DeviceSpec resolved;
   resolved.set_preset_mode(3);
