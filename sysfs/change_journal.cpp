@@ -1,5 +1,7 @@
 #include "sysfs/change_journal.h"
 
+#include "sysfs/external_attribute.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
@@ -182,8 +184,8 @@ struct ParsedJournal {
 // Whether `tail` (everything after the last intact record) can be what a power loss leaves of one
 // more append: zero bytes (the file grew before its data reached the disk), or the beginning of
 // the record that was being written — the header when there is none yet, else a record, which
-// starts with a kernel path and holds only printable characters and tabs (the format escapes
-// everything else). Anything else is not a torn append: the file is damaged or not a journal.
+// starts with a kernel path (or an external control's "scheme:" path) and holds only printable
+// characters and tabs (the format escapes everything else). Anything else is not a torn append: the file is damaged or not a journal.
 bool torn_append(std::string_view tail, bool has_header) {
   while (!tail.empty() && (tail.back() == '\0' || tail.back() == '\n')) tail.remove_suffix(1);
   if (tail.empty()) return true;
@@ -192,7 +194,11 @@ bool torn_append(std::string_view tail, bool has_header) {
   });
   if (!printable) return false;
   if (!has_header) return kMagic.starts_with(tail.substr(0, kMagic.size())) && (tail.size() <= kMagic.size() || tail[kMagic.size()] == '\t');
-  return tail.front() == '/';
+  if (tail.front() == '/') return true;
+  // Or the path of a control another library owns ("nvml:..."; sysfs/external_attribute.h).
+  std::size_t scheme = 0;
+  while (scheme < tail.size() && (std::isalnum(static_cast<unsigned char>(tail[scheme])) || tail[scheme] == '_')) ++scheme;
+  return scheme > 0 && (scheme == tail.size() || tail[scheme] == ':');
 }
 
 ParsedJournal parse_journal(const std::string& content, const fs::path& file) {
@@ -247,7 +253,27 @@ ParsedJournal parse_journal(const std::string& content, const fs::path& file) {
   return parsed;
 }
 
+// A control another library owns (sysfs/external_attribute.h): written through it, read back
+// where it can report the value.
+bool write_external(const std::string& path, const std::string& value, std::string& failure) {
+  try {
+    const ExternalAttributeHandler& handler = external_attribute_handler(path);
+    handler.write(path, value);
+    if (handler.readable_back && !handler.readable_back(path)) return true;
+    const std::string back = handler.read(path);
+    if (trim(back) != trim(value)) {
+      failure = fmt::format("{}: wrote '{}' but it reads back '{}'", path, escape(trim(value)), escape(trim(back)));
+      return false;
+    }
+  } catch (const std::exception& e) {
+    failure = e.what();
+    return false;
+  }
+  return true;
+}
+
 bool write_raw(const Root& root, const std::string& path, const std::string& value, std::string& failure) {
+  if (is_external_attribute(path)) return write_external(path, value, failure);
   const fs::path resolved = root.resolve(path);
   const int fd = ::open(resolved.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) {
@@ -288,6 +314,7 @@ RestoreIncomplete::RestoreIncomplete(const fs::path& journal, std::vector<std::s
 fs::path journal_file(const fs::path& state_dir) { return state_dir / "change-journal"; }
 
 std::string read_raw_attribute(const Root& root, std::string_view path) {
+  if (is_external_attribute(path)) return external_attribute_handler(path).read(std::string(path));
   return read_attribute_raw(root, root.canonical(path));
 }
 
@@ -416,7 +443,7 @@ ChangeJournal::~ChangeJournal() {
 }
 
 bool ChangeJournal::recorded(std::string_view path) const {
-  const std::string canonical = root_.canonical(path);
+  const std::string canonical = is_external_attribute(path) ? std::string(path) : root_.canonical(path);
   return std::any_of(entries_.begin(), entries_.end(), [&](const JournalEntry& e) { return e.path == canonical; });
 }
 
@@ -450,9 +477,9 @@ void ChangeJournal::append_line(const std::string& line) {
 }
 
 void ChangeJournal::record(std::string_view path) {
-  const std::string canonical = root_.canonical(path);
+  const std::string canonical = is_external_attribute(path) ? std::string(path) : root_.canonical(path);
   if (recorded(canonical)) return;
-  JournalEntry entry{canonical, read_attribute_raw(root_, canonical)};
+  JournalEntry entry{canonical, read_raw_attribute(root_, canonical)};
   if (fd_ < 0) create_file();
   append_line(record_line(entry.path, entry.original));
   entries_.push_back(std::move(entry));
@@ -461,7 +488,12 @@ void ChangeJournal::record(std::string_view path) {
 void ChangeJournal::write(std::string_view path, std::string_view value, Verify verify) {
   record(path);
   try {
-    write_string(root_, path, value, verify);
+    if (is_external_attribute(path)) {
+      std::string failure;
+      if (!write_external(std::string(path), std::string(value), failure)) throw std::runtime_error(failure);
+    } else {
+      write_string(root_, path, value, verify);
+    }
   } catch (...) {
     ++writes_;
     if (after_write_hook_ != nullptr) after_write_hook_(writes_);

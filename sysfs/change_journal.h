@@ -15,6 +15,9 @@
 //   <kernel path><TAB><escaped original><TAB><fnv1a32 hex>
 // Escapes: \\ \t \n \r and \xHH for other non-printable bytes.
 //
+// Controls that are not kernel files (NVML's power limit and locked clocks) are journalled the same
+// way under a "scheme:" path whose library registered a reader and writer (sysfs/external_attribute.h).
+//
 // The journal file is flock()ed while a process uses it, which tells a journal left by a dead
 // process (pending: restore it) from one in use by a live process (refuse to interfere).
 #pragma once
