@@ -1,0 +1,152 @@
+#include "analysis/adaptive_profile.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace jetchar::analysis {
+namespace {
+
+std::vector<std::array<double, 4>> normalised(std::span<const PowerMode> modes) {
+  std::vector<std::array<double, 4>> x;
+  for (const PowerMode& m : modes) {
+    ModeKnobs k = ModeKnobs::of(m);
+    x.push_back({std::log(k.cores), std::log(k.cpu_ghz), std::log(k.gpu_ghz), std::log(k.emc_ghz)});
+  }
+  for (std::size_t d = 0; d < 4; ++d) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const auto& row : x) lo = std::min(lo, row[d]), hi = std::max(hi, row[d]);
+    for (auto& row : x) row[d] = hi > lo ? (row[d] - lo) / (hi - lo) : 0;
+  }
+  return x;
+}
+
+double distance(const std::array<double, 4>& a, const std::array<double, 4>& b) {
+  double s = 0;
+  for (std::size_t d = 0; d < 4; ++d) s += (a[d] - b[d]) * (a[d] - b[d]);
+  return std::sqrt(s);
+}
+
+}  // namespace
+
+std::vector<std::size_t> space_filling_design(std::span<const PowerMode> candidates, std::size_t count) {
+  auto x = normalised(candidates);
+  const std::size_t n = x.size();
+  count = std::min(count, n);
+  std::vector<std::size_t> chosen;
+  if (count == 0) return chosen;
+  // The first pick is the candidate nearest the centre of the knob box.
+  std::size_t first = 0;
+  double closest = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < n; ++i) {
+    double d = distance(x[i], {0.5, 0.5, 0.5, 0.5});
+    if (d < closest) closest = d, first = i;
+  }
+  std::vector<bool> taken(n, false);
+  taken[first] = true;
+  chosen.push_back(first);
+  // Greedy maximum projection (MaxPro, Joseph, Gul and Ba, Biometrika 102(2), 2015): add the
+  // candidate c minimising Σ_chosen 1 / Π_d ((x_cd − x_jd)² + ε). The product is small when c shares
+  // any one knob's value with a chosen mode, so every knob's levels spread out on their own, and
+  // the criterion does not push to the corners the way max-min distance does. ε keeps a shared
+  // level (common on a grid) finite.
+  constexpr double kEpsilon = 0.01;
+  std::vector<double> crowding(n, 0);
+  auto add = [&](std::size_t j) {
+    for (std::size_t i = 0; i < n; ++i) {
+      double prod = 1;
+      for (std::size_t d = 0; d < 4; ++d) prod *= (x[i][d] - x[j][d]) * (x[i][d] - x[j][d]) + kEpsilon;
+      crowding[i] += 1 / prod;
+    }
+  };
+  add(first);
+  while (chosen.size() < count) {
+    std::size_t best = n;
+    double least = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!taken[i] && crowding[i] < least) least = crowding[i], best = i;
+    }
+    taken[best] = true;
+    chosen.push_back(best);
+    add(best);
+  }
+  return chosen;
+}
+
+AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, const MeasureMode& measure,
+                                       const AdaptiveProfileOptions& options) {
+  if (options.initial_modes < 3) {
+    throw std::invalid_argument(fmt::format("adaptive profiling starts from at least 3 modes; initial_modes is {}",
+                                            options.initial_modes));
+  }
+  if (options.max_modes < options.initial_modes) {
+    throw std::invalid_argument(fmt::format("adaptive profiling: max_modes {} is below initial_modes {}",
+                                            options.max_modes, options.initial_modes));
+  }
+  AdaptiveProfileResult out;
+  std::vector<bool> tried(candidates.size(), false);
+  auto run = [&](std::size_t i) {
+    tried[i] = true;
+    if (auto p = measure(candidates[i])) {
+      out.profiled.push_back(i);
+      out.points.push_back(*p);
+    } else {
+      out.failed.push_back(i);
+    }
+  };
+  auto refit = [&] {
+    out.predictor.reset();
+    if (out.points.size() >= 3) out.predictor = ModePredictor::fit(out.points, options.predictor);
+  };
+  auto reached = [&] {
+    if (!options.target_mape_pct || !out.predictor || out.points.size() < options.initial_modes) return false;
+    const ModePredictor& p = *out.predictor;
+    return p.loo_time_mape() <= *options.target_mape_pct && p.loo_power_mape().value_or(0) <= *options.target_mape_pct;
+  };
+
+  for (std::size_t i : space_filling_design(candidates, options.initial_modes)) run(i);
+  refit();
+  while (true) {
+    if (reached()) {
+      out.stop_reason = "target reached";
+      return out;
+    }
+    if (out.profiled.size() >= options.max_modes) {
+      out.stop_reason = "budget spent";
+      return out;
+    }
+    std::size_t next = candidates.size();
+    if (out.predictor) {
+      double most = -1;
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if (tried[i]) continue;
+        double u = out.predictor->uncertainty(candidates[i]);
+        if (u > most) most = u, next = i;
+      }
+    } else {
+      // Too few successful runs to fit: the untried candidate farthest from every tried one.
+      const auto x = normalised(candidates);
+      double farthest = -1;
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if (tried[i]) continue;
+        double nearest = std::numeric_limits<double>::infinity();
+        for (std::size_t j = 0; j < candidates.size(); ++j) {
+          if (tried[j]) nearest = std::min(nearest, distance(x[i], x[j]));
+        }
+        if (nearest > farthest) farthest = nearest, next = i;
+      }
+    }
+    if (next == candidates.size()) {
+      out.stop_reason = "no candidates left";
+      return out;
+    }
+    run(next);
+    refit();
+  }
+}
+
+}  // namespace jetchar::analysis

@@ -1,0 +1,52 @@
+// Choosing which power modes to profile: a space-filling start that is not corner-heavy, then
+// active learning — profile next the candidate whose prediction the left-out fits disagree on most
+// (ModePredictor::uncertainty), refit, until the estimated error is below a target or the budget
+// of modes is spent.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/config_point.h"
+#include "analysis/mode_predictor.h"
+
+namespace jetchar::analysis {
+
+/// Greedy maximum-projection design over the knobs normalised to [0, 1] (cores and clocks on a log
+/// scale): starts at the candidate nearest the centre, then adds the candidate least crowded by
+/// those chosen, counting closeness in every knob separately, so each knob's levels are spread
+/// (a Latin-hypercube-like design) rather than pushed to the corners a max-min design favours.
+/// Returns `count` distinct indices (all when count >= candidates). Throws std::invalid_argument
+/// when a mode lacks a knob.
+std::vector<std::size_t> space_filling_design(std::span<const PowerMode> candidates, std::size_t count);
+
+struct AdaptiveProfileOptions {
+  std::size_t initial_modes = 8;            ///< space-filling start (at least 3)
+  std::size_t max_modes = 15;               ///< budget: never profile more
+  /// Stop once the chosen forms' leave-one-out MAPE of time and of power (%) are both at or
+  /// below this (checked from initial_modes on). Without it the whole budget is spent.
+  std::optional<double> target_mape_pct;
+  ModePredictorOptions predictor;
+};
+
+/// Measures one mode; nullopt when the run failed (the mode is then skipped, not retried).
+using MeasureMode = std::function<std::optional<ConfigPoint>(const PowerMode& mode)>;
+
+struct AdaptiveProfileResult {
+  std::vector<std::size_t> profiled;        ///< indices into the candidates, in the order measured
+  std::vector<std::size_t> failed;          ///< measured but nothing came back
+  std::vector<ConfigPoint> points;          ///< the measured points, in the order measured
+  std::optional<ModePredictor> predictor;   ///< fitted on `points`; nullopt with fewer than 3
+  std::string stop_reason;                  ///< "target reached", "budget spent", "no candidates left"
+};
+
+/// Throws std::invalid_argument when initial_modes < 3 or max_modes < initial_modes, or a
+/// candidate lacks a knob.
+AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, const MeasureMode& measure,
+                                       const AdaptiveProfileOptions& options);
+
+}  // namespace jetchar::analysis

@@ -1,0 +1,353 @@
+#include "analysis/mode_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "analysis/nnls.h"
+#include "analysis/nonlinear_least_squares.h"
+
+namespace jetchar::analysis {
+namespace {
+
+constexpr double kMaxLog = 40;              // e^40: far beyond any physical work coefficient
+constexpr double kMinShape = -8, kMaxShape = 5;  // p − 1 in [3e-4, 148]: from a sum to a max
+
+double from_log(double theta) { return std::exp(std::clamp(theta, -kMaxLog, kMaxLog)); }
+double exponent(double theta) { return 1 + std::exp(std::clamp(theta, kMinShape, kMaxShape)); }
+
+// ‖x‖_p, computed relative to the largest entry so that a large p cannot overflow.
+template <std::size_t N>
+double pnorm(const std::array<double, N>& x, double p) {
+  double m = 0;
+  for (double v : x) m = std::max(m, v);
+  if (m <= 0) return 0;
+  double s = 0;
+  for (double v : x) s += std::pow(v / m, p);
+  return m * std::pow(s, 1 / p);
+}
+
+bool has_p(TimeForm f) { return f != TimeForm::kSum; }
+bool has_q(TimeForm f) { return f == TimeForm::kNested || f == TimeForm::kSaturating; }
+bool has_k(TimeForm f) { return f == TimeForm::kSaturating; }
+
+// 1/c, or with a core limit k the soft minimum (c^-6 + k^-6)^(1/6) of 1/c and 1/k: cores beyond
+// k do not help (one launch thread, a fixed worker count).
+double per_core(double cores, const Eigen::VectorXd& th, TimeForm form) {
+  if (!has_k(form)) return 1 / cores;
+  const double k = from_log(th(7));
+  return std::pow(std::pow(cores, -6.0) + std::pow(k, -6.0), 1 / 6.0);
+}
+
+ResourceTimes evaluate(TimeForm form, const Eigen::VectorXd& th, const ModeKnobs& k) {
+  ResourceTimes r;
+  r.fixed_s = from_log(th(0));
+  r.gpu_s = from_log(th(1)) / k.gpu_ghz;
+  r.mem_s = from_log(th(2)) / k.emc_ghz;
+  r.cpu_s = (from_log(th(3)) + from_log(th(4)) * per_core(k.cores, th, form)) / k.cpu_ghz;
+  double combined = 0;
+  switch (form) {
+    case TimeForm::kSum: combined = r.gpu_s + r.mem_s + r.cpu_s; break;
+    case TimeForm::kOverlap: combined = r.cpu_s + pnorm<2>({r.gpu_s, r.mem_s}, exponent(th(5))); break;
+    case TimeForm::kOverlapAll: combined = pnorm<3>({r.gpu_s, r.mem_s, r.cpu_s}, exponent(th(5))); break;
+    case TimeForm::kNested:
+    case TimeForm::kSaturating:
+      combined = pnorm<2>({r.cpu_s, pnorm<2>({r.gpu_s, r.mem_s}, exponent(th(5)))}, exponent(th(6)));
+      break;
+  }
+  r.total_s = r.fixed_s + combined;
+  return r;
+}
+
+void check_sizes(std::string_view what, std::size_t modes, std::size_t values, std::size_t minimum,
+                 std::string_view form) {
+  if (modes != values) {
+    throw std::invalid_argument(fmt::format("{} model: {} modes but {} measured values", what, modes, values));
+  }
+  if (modes < minimum) {
+    throw std::invalid_argument(fmt::format("the {} {} model needs at least {} profiled modes; got {}", form, what,
+                                            minimum, modes));
+  }
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// NNLS on rows divided by the measured value (relative error) and columns scaled to unit maximum.
+Eigen::VectorXd relative_nnls(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
+  Eigen::MatrixXd a = x;
+  Eigen::VectorXd b = Eigen::VectorXd::Ones(y.size());
+  for (Eigen::Index i = 0; i < a.rows(); ++i) a.row(i) /= y(i);
+  Eigen::VectorXd scale(a.cols());
+  for (Eigen::Index j = 0; j < a.cols(); ++j) {
+    double m = a.col(j).cwiseAbs().maxCoeff();
+    scale(j) = m > 0 ? 1 / m : 1;
+  }
+  Eigen::VectorXd beta = nnls(a * scale.asDiagonal(), b).x;
+  return beta.cwiseProduct(scale);
+}
+
+std::array<double, 5> sum_features(const ModeKnobs& k) {
+  return {1.0, 1 / k.gpu_ghz, 1 / k.emc_ghz, 1 / k.cpu_ghz, 1 / (k.cores * k.cpu_ghz)};
+}
+
+double logistic(double x) { return 1 / (1 + std::exp(-std::clamp(x, -30.0, 30.0))); }
+
+// The voltage form's columns for shape parameters θ = (log s_cpu, log s_gpu, log s_emc, and the
+// activity weights w_cpu, w_gpu, w_emc as logits): 1, c, S(c)·a_c·f·V_c², a_g·g·V_g², a_m·m·V_m²
+// with V = 1 + s·f and a = 1 − w + w·(busy share).
+Eigen::RowVectorXd voltage_row(const ModeKnobs& k, const TimeModel& time, const Eigen::VectorXd& th) {
+  const double c = k.cores, f = k.cpu_ghz, g = k.gpu_ghz, m = k.emc_ghz;
+  ResourceTimes t = time.parts(k);
+  const double busy_cores = time.cpu_speedup(c);
+  auto vf2 = [](double freq, double log_slope) {
+    const double v = 1 + from_log(log_slope) * freq;
+    return freq * v * v;
+  };
+  auto active = [](double share, double logit) {
+    const double w = logistic(logit);
+    return 1 - w + w * share;
+  };
+  Eigen::RowVectorXd row(5);
+  row << 1, c, busy_cores * active(t.cpu_s / t.total_s, th(3)) * vf2(f, th(0)),
+      active(t.gpu_s / t.total_s, th(4)) * vf2(g, th(1)), active(t.mem_s / t.total_s, th(5)) * vf2(m, th(2));
+  return row;
+}
+
+Eigen::RowVectorXd power_row(PowerForm form, const ModeKnobs& k, const TimeModel* time) {
+  const double c = k.cores, f = k.cpu_ghz, g = k.gpu_ghz, m = k.emc_ghz;
+  Eigen::RowVectorXd row(static_cast<Eigen::Index>(parameter_count(form)));
+  row.head(11) << 1, c, c * f, c * f * f, c * f * f * f, g, g * g, g * g * g, m, m * m, m * m * m;
+  if (form == PowerForm::kActivity) {
+    ResourceTimes t = time->parts(k);
+    const double ug = t.gpu_s / t.total_s, um = t.mem_s / t.total_s, uc = t.cpu_s / t.total_s;
+    row.tail(9) << ug * g, ug * g * g, ug * g * g * g, um * m, um * m * m, um * m * m * m, uc * f, uc * f * f,
+        uc * f * f * f;
+  }
+  return row;
+}
+
+}  // namespace
+
+ModeKnobs ModeKnobs::of(const PowerMode& mode) {
+  if (!mode.has_knobs()) {
+    throw std::invalid_argument(fmt::format(
+        "power mode '{}' lacks a knob the predictor needs (cpu_cores, cpu_freq, gpu_freq, emc_freq)", mode.label()));
+  }
+  ModeKnobs k{static_cast<double>(*mode.cpu_cores), static_cast<double>(*mode.cpu_freq_khz) / 1e6,
+              static_cast<double>(*mode.gpu_freq_khz) / 1e6, static_cast<double>(*mode.emc_freq_khz) / 1e6};
+  if (!(k.cores > 0 && k.cpu_ghz > 0 && k.gpu_ghz > 0 && k.emc_ghz > 0)) {
+    throw std::invalid_argument(fmt::format(
+        "power mode '{}' has a knob that is not positive; cores and every frequency must be > 0", mode.label()));
+  }
+  return k;
+}
+
+std::string_view to_string(TimeForm form) {
+  switch (form) {
+    case TimeForm::kSum: return "sum";
+    case TimeForm::kOverlap: return "overlap";
+    case TimeForm::kOverlapAll: return "overlap_all";
+    case TimeForm::kNested: return "nested";
+    case TimeForm::kSaturating: return "saturating";
+  }
+  return "?";
+}
+
+std::string_view to_string(PowerForm form) {
+  switch (form) {
+    case PowerForm::kPolynomial: return "polynomial";
+    case PowerForm::kActivity: return "activity";
+    case PowerForm::kVoltage: return "voltage";
+  }
+  return "?";
+}
+
+const std::vector<TimeForm>& all_time_forms() {
+  static const std::vector<TimeForm> forms = {TimeForm::kSum, TimeForm::kOverlap, TimeForm::kOverlapAll,
+                                              TimeForm::kNested, TimeForm::kSaturating};
+  return forms;
+}
+
+const std::vector<PowerForm>& all_power_forms() {
+  static const std::vector<PowerForm> forms = {PowerForm::kVoltage, PowerForm::kPolynomial, PowerForm::kActivity};
+  return forms;
+}
+
+std::size_t parameter_count(TimeForm form) {
+  return 5 + (has_p(form) ? 1 : 0) + (has_q(form) ? 1 : 0) + (has_k(form) ? 1 : 0);
+}
+std::size_t parameter_count(PowerForm form) {
+  switch (form) {
+    case PowerForm::kPolynomial: return 11;
+    case PowerForm::kActivity: return 20;
+    case PowerForm::kVoltage: return 11;
+  }
+  return 0;
+}
+
+TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::span<const double> time_s) {
+  const std::size_t np = parameter_count(form);
+  // Two modes suffice to make the problem determined, thanks to the weak priors below; whether a
+  // form with more parameters than modes predicts well is for cross-validation to judge.
+  check_sizes("time", modes.size(), time_s.size(), 2, to_string(form));
+  const auto n = static_cast<Eigen::Index>(modes.size());
+  Eigen::MatrixXd x(n, 5);
+  Eigen::VectorXd y(n), log_y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double t = time_s[static_cast<std::size_t>(i)];
+    if (!(t > 0) || !std::isfinite(t)) {
+      throw std::invalid_argument(fmt::format("time model: measured time {} s of mode {} is not a positive number", t, i));
+    }
+    auto row = sum_features(modes[static_cast<std::size_t>(i)]);
+    for (Eigen::Index j = 0; j < 5; ++j) x(i, j) = row[static_cast<std::size_t>(j)];
+    y(i) = t;
+    log_y(i) = std::log(t);
+  }
+  // The linear (sum) form by NNLS gives a start; terms it drops get a small positive value, so
+  // their logarithm exists and the nonlinear fit can still raise them.
+  Eigen::VectorXd beta = relative_nnls(x, y);
+  const double typical = median_of({y.data(), y.data() + n});
+  Eigen::VectorXd start(static_cast<Eigen::Index>(np));
+  for (Eigen::Index j = 0; j < 5; ++j) {
+    const double floor = 1e-3 * typical / x.col(j).mean();
+    start(j) = std::log(std::max(beta(j), floor));
+  }
+  if (has_p(form)) start(5) = 0;
+  if (has_q(form)) start(6) = 0;
+  double most_cores = 1;
+  for (const ModeKnobs& k : modes) most_cores = std::max(most_cores, k.cores);
+  if (has_k(form)) start(7) = std::log(4 * most_cores);
+
+  // Weak priors keep the problem determined with few modes (log coefficients near the start,
+  // exponents near p = 2) without pulling a fit that the data support.
+  const Eigen::VectorXd prior_centre = start;
+  auto residuals = [&](const Eigen::VectorXd& th, Eigen::VectorXd& r) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      r(i) = std::log(evaluate(form, th, modes[static_cast<std::size_t>(i)]).total_s) - log_y(i);
+    }
+    for (Eigen::Index j = 0; j < th.size(); ++j) {
+      const double w = j < 5 ? 1e-3 : 5e-3;
+      r(n + j) = w * (th(j) - prior_centre(j));
+    }
+  };
+  const Eigen::Index count = n + static_cast<Eigen::Index>(np);
+  TimeModel best;
+  best.form_ = form;
+  double best_cost = std::numeric_limits<double>::infinity();
+  std::vector<Eigen::VectorXd> starts;
+  if (!has_p(form)) {
+    starts.push_back(start);
+  } else {
+    // An overlap makes the combined term smaller than the sum, so the works start larger.
+    for (double p : {1.5, 3.0, 8.0}) {
+      for (double grow : {1.0, 1.6}) {
+        Eigen::VectorXd s = start;
+        s.segment(1, 4).array() += std::log(grow);
+        s(5) = std::log(p - 1);
+        if (has_q(form)) s(6) = std::log(p - 1);
+        if (!has_k(form)) {
+          starts.push_back(s);
+          continue;
+        }
+        for (double limit : {2.0, most_cores / 2}) {
+          s(7) = std::log(limit);
+          starts.push_back(s);
+        }
+      }
+    }
+  }
+  for (const Eigen::VectorXd& s : starts) {
+    LeastSquaresResult r = minimise_least_squares(residuals, count, s);
+    if (r.cost < best_cost) best_cost = r.cost, best.theta_ = r.theta;
+  }
+  return best;
+}
+
+ResourceTimes TimeModel::parts(const ModeKnobs& mode) const { return evaluate(form_, theta_, mode); }
+double TimeModel::fixed_s() const { return from_log(theta_(0)); }
+double TimeModel::gpu_work() const { return from_log(theta_(1)); }
+double TimeModel::mem_work() const { return from_log(theta_(2)); }
+double TimeModel::cpu_serial_work() const { return from_log(theta_(3)); }
+double TimeModel::cpu_parallel_work() const { return from_log(theta_(4)); }
+double TimeModel::cpu_speedup(double cores) const {
+  const double e1 = cpu_serial_work(), e2 = cpu_parallel_work();
+  return (e1 + e2 * per_core(1, theta_, form_)) / (e1 + e2 * per_core(cores, theta_, form_));
+}
+double TimeModel::overlap_p() const { return has_p(form_) ? exponent(theta_(5)) : 1; }
+double TimeModel::overlap_q() const { return has_q(form_) ? exponent(theta_(6)) : 1; }
+
+PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std::span<const double> power_w,
+                           const TimeModel* time) {
+  // NNLS needs no more rows than coefficients to be determined: the non-negativity constraints
+  // and the minimum-norm solution keep an under-determined fit bounded, so only one mode is required.
+  check_sizes("power", modes.size(), power_w.size(), 1, to_string(form));
+  if (form != PowerForm::kPolynomial && time == nullptr) {
+    throw std::invalid_argument(fmt::format("the {} power model needs the time model of the same modes", to_string(form)));
+  }
+  const auto n = static_cast<Eigen::Index>(modes.size());
+  for (double p : power_w) {
+    if (!(p > 0) || !std::isfinite(p)) {
+      throw std::invalid_argument(fmt::format("power model: measured power {} W is not a positive number", p));
+    }
+  }
+  PowerModel model;
+  model.form_ = form;
+  if (form == PowerForm::kVoltage) {
+    // Variable projection: Levenberg–Marquardt over the six shape parameters, the five linear
+    // coefficients solved by NNLS for each shape; weak priors (slopes near 0.3 V/GHz-ish, weights
+    // near 1/2) keep it determined with few modes.
+    Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(power_w.data(), n);
+    auto design = [&](const Eigen::VectorXd& th) {
+      Eigen::MatrixXd x(n, 5);
+      for (Eigen::Index i = 0; i < n; ++i) x.row(i) = voltage_row(modes[static_cast<std::size_t>(i)], *time, th);
+      return x;
+    };
+    Eigen::VectorXd centre(6);
+    centre << std::log(0.5), std::log(0.5), std::log(0.1), 0, 0, 0;
+    auto residuals = [&](const Eigen::VectorXd& th, Eigen::VectorXd& r) {
+      Eigen::MatrixXd x = design(th);
+      Eigen::VectorXd beta = relative_nnls(x, y);
+      Eigen::VectorXd fitted = x * beta;
+      for (Eigen::Index i = 0; i < n; ++i) r(i) = std::log(std::max(fitted(i), 1e-12)) - std::log(y(i));
+      for (Eigen::Index j = 0; j < 6; ++j) r(n + j) = 1e-2 * (th(j) - centre(j));
+    };
+    double best = std::numeric_limits<double>::infinity();
+    for (double slope : {0.1, 1.0}) {
+      Eigen::VectorXd start = centre;
+      start.head(3).array() = std::log(slope);
+      LeastSquaresResult r = minimise_least_squares(residuals, n + 6, start);
+      if (r.cost < best) best = r.cost, model.shape_ = r.theta;
+    }
+    model.coefficients_ = relative_nnls(design(*model.shape_), y);
+    model.time_ = *time;
+    return model;
+  }
+  Eigen::MatrixXd x(n, static_cast<Eigen::Index>(parameter_count(form)));
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double p = power_w[static_cast<std::size_t>(i)];
+    if (!(p > 0) || !std::isfinite(p)) {
+      throw std::invalid_argument(fmt::format("power model: measured power {} W of mode {} is not a positive number", p, i));
+    }
+    x.row(i) = power_row(form, modes[static_cast<std::size_t>(i)], time);
+    y(i) = p;
+  }
+  model.coefficients_ = relative_nnls(x, y);
+  if (form == PowerForm::kActivity) model.time_ = *time;
+  return model;
+}
+
+double PowerModel::power_w(const ModeKnobs& mode) const {
+  if (form_ == PowerForm::kVoltage) return voltage_row(mode, *time_, *shape_).dot(coefficients_);
+  return power_row(form_, mode, time_ ? &*time_ : nullptr).dot(coefficients_);
+}
+
+}  // namespace jetchar::analysis

@@ -1,0 +1,104 @@
+// Physically constrained models of one workload's epoch time and average power as functions of
+// the power mode (online CPU cores c and the CPU, GPU and EMC clocks f, g, m in GHz). Every work
+// coefficient is positive (fitted as its logarithm), so time falls and power rises monotonically
+// with each clock, whatever the data.
+//
+// Time: per-resource terms  A = a/g (GPU kernels), B = b/m (DRAM traffic),
+//       C = (e1 + e2/c)/f (CPU launch/dispatch: a serial and a parallel part, Amdahl in the cores),
+//       d (fixed), combined as
+//   sum         t = d + A + B + C                                 (nothing overlaps)
+//   overlap     t = d + C + ‖(A, B)‖_p                            (GPU and DRAM overlap; p fitted)
+//   overlap_all t = d + ‖(A, B, C)‖_p                             (asynchronous launches overlap too)
+//   nested      t = d + ‖(C, ‖(A, B)‖_p)‖_q                       (two overlaps, p and q fitted)
+//   saturating  nested, with the CPU's parallel part e2·(c⁻⁶ + k⁻⁶)^(1/6) in place of e2/c: cores
+//               beyond a fitted k do not help (a launch thread, a fixed worker count)
+// where ‖x‖_p = (Σ x_i^p)^(1/p), p ≥ 1: p = 1 is a sum, p → ∞ a max (a roofline). Fitted by
+// Levenberg–Marquardt on relative (log) residuals, from several starts.
+//
+// Power: P = P0 + c·L + Σ_r dyn_r, with each rail's dynamic power f·V(f)² for an unknown V/f
+// curve, i.e. a non-negative combination of f, f², f³ (V = v0 + v1·f, expanded), fitted by
+// non-negative least squares on relative residuals:
+//   polynomial  dyn_r = α_r1·f_r + α_r2·f_r² + α_r3·f_r³ (CPU terms × c)
+//   voltage     P0 + c·L + S(c)·a_c·f·V_c(f)² + a_g·g·V_g(g)² + a_m·m·V_m(m)², V_r = 1 + s_r·f_r
+//               (normalised V/f line, slope fitted), S(c) the Amdahl speedup of the time model's CPU
+//               term (cores that work), a_r = 1 − w_r + w_r·(busy share of r from the time model),
+//               w_r ∈ (0, 1) fitted: 6 shape parameters by Levenberg–Marquardt, 5 coefficients by NNLS
+//   activity    polynomial plus the same terms weighted by each resource's busy share of the
+//               epoch from the time model (A/t, B/t, C/t): a GPU that waits for launches draws less.
+#pragma once
+
+#include <Eigen/Dense>
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "analysis/run_record.h"
+
+namespace jetchar::analysis {
+
+struct ModeKnobs {
+  double cores = 0, cpu_ghz = 0, gpu_ghz = 0, emc_ghz = 0;
+  /// Throws std::invalid_argument naming the mode when a knob is missing or not positive.
+  static ModeKnobs of(const PowerMode& mode);
+};
+
+enum class TimeForm { kSum, kOverlap, kOverlapAll, kNested, kSaturating };
+enum class PowerForm { kVoltage, kPolynomial, kActivity };
+
+std::string_view to_string(TimeForm form);
+std::string_view to_string(PowerForm form);
+const std::vector<TimeForm>& all_time_forms();
+const std::vector<PowerForm>& all_power_forms();
+/// Parameters of the time form (its work coefficients and overlap exponents).
+std::size_t parameter_count(TimeForm form);
+/// Coefficients of the power form.
+std::size_t parameter_count(PowerForm form);
+
+/// The per-resource times of a mode under a fitted time model.
+struct ResourceTimes {
+  double gpu_s = 0, mem_s = 0, cpu_s = 0, fixed_s = 0, total_s = 0;
+};
+
+class TimeModel {
+ public:
+  /// Fits `form` to the measured times (> 0) of `modes`. Throws std::invalid_argument when sizes
+  /// differ, a time is not positive, or there are fewer than 2 modes (weak priors on the
+  /// parameters keep fewer modes than parameters determined).
+  static TimeModel fit(TimeForm form, std::span<const ModeKnobs> modes, std::span<const double> time_s);
+
+  TimeForm form() const { return form_; }
+  ResourceTimes parts(const ModeKnobs& mode) const;
+  double time_s(const ModeKnobs& mode) const { return parts(mode).total_s; }
+  /// Work coefficients d, a, b, e1, e2 (seconds, s·GHz) and the overlap exponents p, q (1 if unused).
+  double fixed_s() const, gpu_work() const, mem_work() const, cpu_serial_work() const, cpu_parallel_work() const;
+  double overlap_p() const, overlap_q() const;
+  /// How many times faster the CPU term runs on `cores` than on one (Amdahl, with the core limit).
+  double cpu_speedup(double cores) const;
+
+ private:
+  TimeForm form_ = TimeForm::kSum;
+  Eigen::VectorXd theta_;                   ///< log d, log a, log b, log e1, log e2, log(p−1), log(q−1), log k
+};
+
+class PowerModel {
+ public:
+  /// Fits `form` to the measured average powers (> 0); the activity form needs `time` (the time
+  /// model of the same modes). Throws std::invalid_argument when sizes differ, a power is
+  /// not positive or no mode is given.
+  static PowerModel fit(PowerForm form, std::span<const ModeKnobs> modes, std::span<const double> power_w,
+                        const TimeModel* time);
+
+  PowerForm form() const { return form_; }
+  double power_w(const ModeKnobs& mode) const;
+  const Eigen::VectorXd& coefficients() const { return coefficients_; }
+
+ private:
+  PowerForm form_ = PowerForm::kPolynomial;
+  Eigen::VectorXd coefficients_;
+  std::optional<Eigen::VectorXd> shape_;    ///< the voltage form's slopes and activity weights
+  std::optional<TimeModel> time_;
+};
+
+}  // namespace jetchar::analysis

@@ -1,0 +1,92 @@
+// Predicting every power mode's epoch time, power and energy from a few profiled ones, with the
+// model form chosen by cross-validation and a calibrated interval on each prediction.
+//
+// Choice: every time form (analysis/mode_model.h) with fewer parameters than profiled modes is
+// fitted leaving each profiled mode out in turn; the form with the least mean absolute relative
+// leave-one-out error wins, a simpler form on ties within 2 %. The power forms are chosen the same way,
+// each left-out fit using the chosen time form's fit on the same modes.
+//
+// Intervals: jackknife+ (Barber, Candès, Ramdas, Tibshirani, "Predictive inference with the
+// jackknife+", Ann. Statist. 49(1), 2021) on a log scale: with the leave-one-out fits ŷ₋ᵢ and their
+// residuals Rᵢ = |log yᵢ − log ŷ₋ᵢ(xᵢ)|, the interval at x runs from the ⌊α(n+1)⌋-th smallest
+// log ŷ₋ᵢ(x) − Rᵢ to the ⌈(1−α)(n+1)⌉-th smallest log ŷ₋ᵢ(x) + Rᵢ (the extreme one when that rank
+// exceeds n). It widens where the left-out fits disagree (far from the profiled modes) and covers
+// measurement noise, since the residuals are against measured values. Energy = time × power gets
+// its own interval from the left-out fits' products.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/config_point.h"
+#include "analysis/mode_model.h"
+
+namespace jetchar::analysis {
+
+struct Interval {
+  double value = 0;                         ///< the fit on every profiled mode
+  double low = 0, high = 0;                 ///< the interval at the predictor's level
+};
+
+struct ModePrediction {
+  Interval time_s;
+  std::optional<Interval> power_w, energy_j;
+};
+
+struct FormScore {
+  std::string form;
+  std::optional<double> loo_mape;           ///< nullopt when the form has too many parameters
+};
+
+struct ModePredictorOptions {
+  double level = 0.9;                       ///< coverage the intervals aim at, in (0, 1)
+  std::vector<TimeForm> time_forms = all_time_forms();
+  std::vector<PowerForm> power_forms = all_power_forms();
+};
+
+class ModePredictor {
+ public:
+  /// Fits on `profiled` (points of one workload; only the mode varies). Points without a power
+  /// leave the power and energy predictions out when fewer than 3 have one. Throws
+  /// std::invalid_argument when a mode lacks a knob, a time is not positive, fewer than 3 modes are
+  /// given, or the level is outside (0, 1).
+  static ModePredictor fit(std::span<const ConfigPoint> profiled, const ModePredictorOptions& options = {});
+
+  ModePrediction predict(const PowerMode& mode) const;
+  /// Spread of the left-out fits' log predictions of time and power at `mode` (their jackknife
+  /// standard deviations added in quadrature): how unsure the predictor is there.
+  double uncertainty(const PowerMode& mode) const;
+
+  TimeForm time_form() const { return time_form_; }
+  std::optional<PowerForm> power_form() const { return power_form_; }
+  const std::vector<FormScore>& time_scores() const { return time_scores_; }
+  const std::vector<FormScore>& power_scores() const { return power_scores_; }
+  /// Leave-one-out MAPE (%) of the chosen forms on the profiled modes.
+  double loo_time_mape() const { return loo_time_mape_; }
+  std::optional<double> loo_power_mape() const { return loo_power_mape_; }
+  std::optional<double> loo_energy_mape() const { return loo_energy_mape_; }
+  double level() const { return level_; }
+  std::size_t profiled() const { return profiled_; }
+  const TimeModel& time_model() const { return time_full_; }
+
+ private:
+  double level_ = 0.9;
+  std::size_t profiled_ = 0;
+  TimeForm time_form_ = TimeForm::kSum;
+  std::optional<PowerForm> power_form_;
+  std::vector<FormScore> time_scores_, power_scores_;
+  double loo_time_mape_ = 0;
+  std::optional<double> loo_power_mape_, loo_energy_mape_;
+  TimeModel time_full_;
+  std::optional<PowerModel> power_full_;
+  std::vector<TimeModel> time_loo_;         ///< one per profiled mode, fitted without it
+  std::vector<double> time_residual_;       ///< |log measured − log left-out prediction|
+  std::vector<PowerModel> power_loo_;       ///< one per profiled mode with a power
+  std::vector<std::size_t> power_loo_point_;  ///< its index into time_loo_
+  std::vector<double> power_residual_, energy_residual_;
+};
+
+}  // namespace jetchar::analysis

@@ -1,0 +1,114 @@
+#include "analysis/adaptive_profile.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "analysis/profile_design.h"
+#include "tests/analysis/ground_truths.h"
+
+namespace jetchar::analysis {
+namespace {
+
+// A corner: every knob at its lowest or highest value on the grid.
+std::size_t corners(const std::vector<PowerMode>& modes, const std::vector<std::size_t>& picked) {
+  std::set<int> cores;
+  std::set<std::int64_t> cpu, gpu, emc;
+  for (const auto& m : modes) cores.insert(*m.cpu_cores), cpu.insert(*m.cpu_freq_khz), gpu.insert(*m.gpu_freq_khz),
+      emc.insert(*m.emc_freq_khz);
+  auto edge = [](const auto& set, auto v) { return v == *set.begin() || v == *set.rbegin(); };
+  std::size_t n = 0;
+  for (std::size_t i : picked) {
+    const auto& m = modes[i];
+    n += edge(cores, *m.cpu_cores) && edge(cpu, *m.cpu_freq_khz) && edge(gpu, *m.gpu_freq_khz) && edge(emc, *m.emc_freq_khz);
+  }
+  return n;
+}
+
+TEST(SpaceFillingDesign, SpreadsEveryKnobWithoutCrowdingTheCorners) {
+  const auto modes = testing::orin_grid_1440();
+  auto picked = space_filling_design(modes, 15);
+  ASSERT_EQ(picked.size(), 15u);
+  EXPECT_EQ(std::set<std::size_t>(picked.begin(), picked.end()).size(), 15u);
+  std::set<std::int64_t> gpu_levels, cpu_levels;
+  std::set<int> core_levels;
+  for (std::size_t i : picked) {
+    gpu_levels.insert(*modes[i].gpu_freq_khz);
+    cpu_levels.insert(*modes[i].cpu_freq_khz);
+    core_levels.insert(*modes[i].cpu_cores);
+  }
+  EXPECT_GE(gpu_levels.size(), 6u);   // of 10
+  EXPECT_GE(cpu_levels.size(), 5u);   // of 6
+  EXPECT_GE(core_levels.size(), 5u);  // of 6
+  EXPECT_LT(corners(modes, picked), corners(modes, spread_design(modes, 15)));
+  EXPECT_EQ(space_filling_design(modes, 5000).size(), modes.size());
+}
+
+std::optional<ConfigPoint> lookup(const std::vector<PowerMode>& modes, const std::vector<ConfigPoint>& pts,
+                                  const PowerMode& m) {
+  auto it = std::find(modes.begin(), modes.end(), m);
+  return pts[static_cast<std::size_t>(it - modes.begin())];
+}
+
+TEST(AdaptiveProfile, StopsWhenTheEstimatedErrorReachesTheTarget) {
+  const auto modes = testing::orin_grid_1440();
+  const auto pts = testing::measure(modes, testing::launch_bound(), 21);
+  AdaptiveProfileOptions options;
+  options.initial_modes = 8;
+  options.max_modes = 40;
+  options.target_mape_pct = 4.0;
+  auto result = adaptive_profile(modes, [&](const PowerMode& m) { return lookup(modes, pts, m); }, options);
+  EXPECT_EQ(result.stop_reason, "target reached");
+  ASSERT_TRUE(result.predictor);
+  EXPECT_LT(result.profiled.size(), 40u);
+  EXPECT_LE(result.predictor->loo_time_mape(), 4.0);
+  EXPECT_LE(*result.predictor->loo_power_mape(), 4.0);
+  // The estimate is honest: the modes not profiled are predicted about as well.
+  std::set<std::size_t> in(result.profiled.begin(), result.profiled.end());
+  double err = 0, n = 0;
+  for (std::size_t i = 0; i < modes.size(); ++i) {
+    if (in.count(i)) continue;
+    err += std::abs(result.predictor->predict(modes[i]).time_s.value / pts[i].time_s - 1);
+    ++n;
+  }
+  EXPECT_LE(100 * err / n, 5.0);
+}
+
+TEST(AdaptiveProfile, SpendsTheBudgetAndSkipsFailedRuns) {
+  const auto modes = testing::xavier_nx_grid_360();
+  const auto pts = testing::measure(modes, testing::gpu_bound(), 2);
+  AdaptiveProfileOptions options;
+  options.initial_modes = 6;
+  options.max_modes = 10;
+  int calls = 0;
+  auto result = adaptive_profile(
+      modes,
+      [&](const PowerMode& m) -> std::optional<ConfigPoint> {
+        if (++calls % 4 == 0) return std::nullopt;  // every fourth run fails
+        return lookup(modes, pts, m);
+      },
+      options);
+  EXPECT_EQ(result.stop_reason, "budget spent");
+  EXPECT_EQ(result.profiled.size(), 10u);
+  EXPECT_EQ(result.points.size(), 10u);
+  EXPECT_FALSE(result.failed.empty());
+  std::set<std::size_t> all(result.profiled.begin(), result.profiled.end());
+  for (std::size_t f : result.failed) EXPECT_FALSE(all.count(f)) << "a failed mode was profiled again";
+}
+
+TEST(AdaptiveProfile, BadOptionsAreNamed) {
+  const auto modes = testing::xavier_nx_grid_360();
+  AdaptiveProfileOptions options;
+  options.initial_modes = 2;
+  auto never = [](const PowerMode&) -> std::optional<ConfigPoint> { return std::nullopt; };
+  EXPECT_THAT([&] { adaptive_profile(modes, never, options); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("initial_modes is 2")));
+  options.initial_modes = 8;
+  options.max_modes = 5;
+  EXPECT_THAT([&] { adaptive_profile(modes, never, options); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("max_modes 5 is below initial_modes 8")));
+}
+
+}  // namespace
+}  // namespace jetchar::analysis

@@ -1,0 +1,193 @@
+// Synthetic ground truths for judging the mode predictors (tests/analysis and bench/prediction_bench):
+// realistic AGX-Orin-like mode grids and behaviours that are deliberately NOT the predictors' own
+// forms, so a test passes only if the models generalise:
+//   - GPU and memory work overlap (hard max or a p-norm whose p the models do not know);
+//   - CPU launch/dispatch overhead that saturates in cores as min(cores, k) (the models use Amdahl);
+//   - frequency scaling that is not pure 1/f (a latency floor that no clock removes);
+//   - power = idle + per-core leakage + Σ activity · f · V(f)², where each rail's V(f) is flat at
+//     V_min below a knee and linear above it (the shape of a DVFS table: NVIDIA's Orin
+//     tegra234 OPP tables hold the voltage at the floor for the low rates), activity = the busy
+//     share of the epoch that the resource works;
+//   - multiplicative Gaussian noise on every measurement (2 % unless told).
+// Nothing here is visible to the code under test: it only sees the measured points.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/config_point.h"
+#include "analysis/run_record.h"
+
+namespace jetchar::analysis::testing {
+
+inline PowerMode grid_mode(int cores, double cpu_ghz, double gpu_ghz, double emc_ghz) {
+  PowerMode m;
+  m.cpu_cores = cores;
+  m.cpu_freq_khz = static_cast<std::int64_t>(std::llround(cpu_ghz * 1e6));
+  m.gpu_freq_khz = static_cast<std::int64_t>(std::llround(gpu_ghz * 1e6));
+  m.emc_freq_khz = static_cast<std::int64_t>(std::llround(emc_ghz * 1e6));
+  return m;
+}
+
+/// 6 core counts × 6 CPU × 10 GPU × 4 EMC = 1,440 modes, frequencies from the AGX Orin's tables
+/// (CPU 729.6–2201.6 MHz, GPU 306–1300.5 MHz, EMC 665.6–3199 MHz).
+inline std::vector<PowerMode> orin_grid_1440() {
+  std::vector<PowerMode> modes;
+  for (int cores : {1, 2, 4, 6, 8, 12})
+    for (double cpu : {0.7296, 1.0368, 1.3440, 1.6512, 1.9584, 2.2016})
+      for (double gpu : {0.306, 0.408, 0.510, 0.612, 0.714, 0.816, 0.918, 1.020, 1.122, 1.3005})
+        for (double emc : {0.6656, 1.600, 2.133, 3.199}) modes.push_back(grid_mode(cores, cpu, gpu, emc));
+  return modes;
+}
+
+/// A smaller Xavier-NX-like grid of another shape: 3 core counts × 5 CPU × 8 GPU × 3 EMC = 360.
+inline std::vector<PowerMode> xavier_nx_grid_360() {
+  std::vector<PowerMode> modes;
+  for (int cores : {2, 4, 6})
+    for (double cpu : {0.729, 1.1904, 1.4976, 1.7280, 1.9072})
+      for (double gpu : {0.1147, 0.2040, 0.3060, 0.4080, 0.5100, 0.6000, 0.7523, 1.1000})
+        for (double emc : {0.800, 1.331, 1.866}) modes.push_back(grid_mode(cores, cpu, gpu, emc));
+  return modes;
+}
+
+struct VfCurve {
+  double v_min = 0.6, knee_ghz = 0.8, slope_v_per_ghz = 0.25;
+  double volts(double f_ghz) const { return std::max(v_min, v_min + slope_v_per_ghz * (f_ghz - knee_ghz)); }
+};
+
+struct Truth {
+  std::string name;
+  // time
+  double gpu_work = 9.0;           // s·GHz of GPU kernels
+  double mem_work = 3.0;           // s·GHz of DRAM traffic
+  double mem_floor = 0.0;          // fraction of memory time that no EMC clock shortens (latency)
+  double overlap_p = 4.0;          // GPU/memory overlap: p-norm exponent; infinity = hard max
+  double launch_work = 1.0;        // s·GHz of CPU launch/dispatch
+  double launch_serial = 0.3;      // serial fraction of it
+  int launch_cores = 4;            // cores beyond this do not help
+  double cpu_gpu_p = 1.0;          // overlap of launch with GPU (1 = none, sum)
+  double fixed_s = 0.3;
+  // power
+  double idle_w = 4.5;
+  double leak_w_per_core = 0.12;
+  double k_cpu = 0.9, k_gpu = 11.0, k_emc = 1.6;
+  VfCurve cpu_vf{0.62, 1.2, 0.30}, gpu_vf{0.60, 0.6, 0.40}, emc_vf{0.80, 1.6, 0.08};
+  double noise = 0.02;
+};
+
+inline double pnorm2(double a, double b, double p) {
+  if (std::isinf(p)) return std::max(a, b);
+  double m = std::max(a, b);
+  if (m <= 0) return 0;
+  return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1 / p);
+}
+
+struct TruthParts {
+  double time_s, gpu_s, mem_s, cpu_s;
+};
+
+inline TruthParts truth_parts(const PowerMode& m, const Truth& g) {
+  const double cores = *m.cpu_cores, cpu = *m.cpu_freq_khz / 1e6, gpu = *m.gpu_freq_khz / 1e6,
+               emc = *m.emc_freq_khz / 1e6;
+  const double gpu_s = g.gpu_work / gpu;
+  const double mem_s = g.mem_work * (g.mem_floor + (1 - g.mem_floor) / emc);
+  const double used = std::min<double>(cores, g.launch_cores);
+  const double cpu_s = g.launch_work / cpu * (g.launch_serial + (1 - g.launch_serial) / used);
+  const double device_s = pnorm2(gpu_s, mem_s, g.overlap_p);
+  return {g.fixed_s + pnorm2(cpu_s, device_s, g.cpu_gpu_p), gpu_s, mem_s, cpu_s};
+}
+
+inline double truth_time_s(const PowerMode& m, const Truth& g) { return truth_parts(m, g).time_s; }
+
+inline double truth_power_w(const PowerMode& m, const Truth& g) {
+  const double cores = *m.cpu_cores, cpu = *m.cpu_freq_khz / 1e6, gpu = *m.gpu_freq_khz / 1e6,
+               emc = *m.emc_freq_khz / 1e6;
+  TruthParts t = truth_parts(m, g);
+  const double u_gpu = t.gpu_s / t.time_s, u_mem = t.mem_s / t.time_s;
+  // Launch threads spin on the busiest core; the others idle at their clock's leakage.
+  const double u_cpu = std::min(1.0, t.cpu_s / t.time_s + 0.25);
+  const double vc = g.cpu_vf.volts(cpu), vg = g.gpu_vf.volts(gpu), vm = g.emc_vf.volts(emc);
+  return g.idle_w + g.leak_w_per_core * cores * vc / g.cpu_vf.v_min +
+         g.k_cpu * u_cpu * std::min<double>(cores, g.launch_cores) * cpu * vc * vc +
+         g.k_gpu * u_gpu * gpu * vg * vg + g.k_emc * (0.3 + 0.7 * u_mem) * emc * vm * vm;
+}
+
+/// GPU-bound training (ResNet-like): GPU kernels dominate, memory overlaps with them.
+inline Truth gpu_bound() {
+  Truth g;
+  g.name = "gpu_bound";
+  return g;
+}
+
+/// Memory-bound: DRAM time rivals GPU time, hard-max overlap (a roofline), with a latency floor.
+inline Truth memory_bound() {
+  Truth g;
+  g.name = "memory_bound";
+  g.gpu_work = 4.0;
+  g.mem_work = 6.0;
+  g.mem_floor = 0.15;
+  g.overlap_p = INFINITY;
+  g.launch_work = 0.6;
+  return g;
+}
+
+/// CPU/launch-bound (LeNet-like): tiny kernels, the CPU's dispatch rate sets the pace; launch
+/// overlaps with GPU work (asynchronous launches) and saturates at 2 cores.
+inline Truth launch_bound() {
+  Truth g;
+  g.name = "launch_bound";
+  g.gpu_work = 1.2;
+  g.mem_work = 0.6;
+  g.launch_work = 7.0;
+  g.launch_serial = 0.55;
+  g.launch_cores = 2;
+  g.cpu_gpu_p = 3.0;
+  g.fixed_s = 0.2;
+  g.k_gpu = 9.0;
+  return g;
+}
+
+/// Balanced: CPU, GPU and memory all matter; launch saturates at 6 cores and adds to device time.
+inline Truth balanced() {
+  Truth g;
+  g.name = "balanced";
+  g.gpu_work = 4.0;
+  g.mem_work = 2.5;
+  g.overlap_p = 2.0;
+  g.launch_work = 3.5;
+  g.launch_serial = 0.2;
+  g.launch_cores = 6;
+  g.cpu_gpu_p = 1.5;
+  return g;
+}
+
+inline std::vector<Truth> all_truths() { return {gpu_bound(), memory_bound(), launch_bound(), balanced()}; }
+
+/// One measured point per mode: true time and power, each times (1 + noise·N(0, 1)), seeded.
+inline std::vector<ConfigPoint> measure(const std::vector<PowerMode>& modes, const Truth& g, std::uint64_t seed,
+                                        double noise) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> n01(0.0, 1.0);
+  std::vector<ConfigPoint> points;
+  for (const PowerMode& m : modes) {
+    ConfigPoint p;
+    p.key.workload = g.name;
+    p.key.mode = m;
+    p.time_s = truth_time_s(m, g) * (1 + noise * n01(rng));
+    p.power_w = truth_power_w(m, g) * (1 + noise * n01(rng));
+    p.energy_j = *p.power_w * p.time_s;
+    p.samples = 1;
+    points.push_back(p);
+  }
+  return points;
+}
+
+inline std::vector<ConfigPoint> measure(const std::vector<PowerMode>& modes, const Truth& g, std::uint64_t seed) {
+  return measure(modes, g, seed, g.noise);
+}
+
+}  // namespace jetchar::analysis::testing

@@ -1,0 +1,132 @@
+#include "analysis/mode_model.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/nonlinear_least_squares.h"
+#include "tests/analysis/ground_truths.h"
+
+namespace jetchar::analysis {
+namespace {
+
+std::vector<ModeKnobs> knobs_of(const std::vector<PowerMode>& modes) {
+  std::vector<ModeKnobs> out;
+  for (const auto& m : modes) out.push_back(ModeKnobs::of(m));
+  return out;
+}
+
+std::vector<PowerMode> small_grid() {
+  std::vector<PowerMode> modes;
+  for (int cores : {1, 2, 4, 8})
+    for (double cpu : {0.73, 1.5, 2.2})
+      for (double gpu : {0.3, 0.7, 1.3})
+        for (double emc : {0.665, 3.199}) modes.push_back(testing::grid_mode(cores, cpu, gpu, emc));
+  return modes;
+}
+
+TEST(NonlinearLeastSquares, FitsAnExponentialDecayExactly) {
+  // y = 3·exp(−0.7·x) on 8 points.
+  Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(8, 0, 4), y = (3 * (-0.7 * x.array()).exp()).matrix();
+  auto r = minimise_least_squares(
+      [&](const Eigen::VectorXd& th, Eigen::VectorXd& res) { res = (th(0) * (-th(1) * x.array()).exp()).matrix() - y; },
+      8, Eigen::Vector2d(1, 0.1));
+  EXPECT_NEAR(r.theta(0), 3, 1e-6);
+  EXPECT_NEAR(r.theta(1), 0.7, 1e-6);
+  EXPECT_LT(r.cost, 1e-12);
+}
+
+TEST(NonlinearLeastSquares, FewerResidualsThanParametersIsAnError) {
+  EXPECT_THAT([] { minimise_least_squares([](const Eigen::VectorXd&, Eigen::VectorXd& r) { r.setZero(); }, 1,
+                                          Eigen::Vector2d(1, 1)); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("2 parameters needs at least 2")));
+}
+
+TEST(ModeModel, SumFormRecoversItsOwnWorkCoefficients) {
+  // t = 0.4 + 6/g + 2/m + (0.5 + 3/c)/f, no noise.
+  auto modes = small_grid();
+  std::vector<double> t;
+  for (const auto& k : knobs_of(modes)) t.push_back(0.4 + 6 / k.gpu_ghz + 2 / k.emc_ghz + (0.5 + 3 / k.cores) / k.cpu_ghz);
+  auto model = TimeModel::fit(TimeForm::kSum, knobs_of(modes), t);
+  EXPECT_NEAR(model.fixed_s(), 0.4, 1e-4);
+  EXPECT_NEAR(model.gpu_work(), 6, 1e-4);
+  EXPECT_NEAR(model.mem_work(), 2, 1e-4);
+  EXPECT_NEAR(model.cpu_serial_work(), 0.5, 1e-4);
+  EXPECT_NEAR(model.cpu_parallel_work(), 3, 1e-4);
+}
+
+TEST(ModeModel, OverlapFormFindsAHardMaxAsALargeExponent) {
+  // A roofline: t = 0.2 + max(5/g, 4/m) (+ nothing on the CPU).
+  auto modes = small_grid();
+  std::vector<double> t;
+  for (const auto& k : knobs_of(modes)) t.push_back(0.2 + std::max(5 / k.gpu_ghz, 4 / k.emc_ghz));
+  auto model = TimeModel::fit(TimeForm::kOverlap, knobs_of(modes), t);
+  EXPECT_GT(model.overlap_p(), 8);
+  for (std::size_t i = 0; i < modes.size(); ++i) EXPECT_NEAR(model.time_s(ModeKnobs::of(modes[i])) / t[i], 1, 0.03);
+}
+
+TEST(ModeModel, SaturatingFormFindsTheCoreLimit) {
+  auto truth = testing::launch_bound();
+  std::vector<PowerMode> modes;
+  const auto grid = testing::orin_grid_1440();
+  for (std::size_t i = 0; i < grid.size(); i += 7) modes.push_back(grid[i]);
+  std::vector<double> t;
+  for (const auto& m : modes) t.push_back(testing::truth_time_s(m, truth));
+  auto model = TimeModel::fit(TimeForm::kSaturating, knobs_of(modes), t);
+  // The truth's launch uses at most 2 cores, 55 % of it serial: 2 cores are 1/(0.55 + 0.45/2) =
+  // 1.29 times faster than one, and going on to 12 gains nothing.
+  EXPECT_NEAR(model.cpu_speedup(2), 1.29, 0.05);
+  EXPECT_NEAR(model.cpu_speedup(12) / model.cpu_speedup(2), 1.0, 0.05);
+}
+
+TEST(ModeModel, FittedModelsAreMonotoneInEveryClock) {
+  // Whatever the data, positive works make time fall and power rise with each clock.
+  auto truth = testing::balanced();
+  auto modes = testing::orin_grid_1440();
+  auto pts = testing::measure(modes, truth, 11, 0.05);
+  std::vector<ModeKnobs> k;
+  std::vector<double> t, p;
+  for (std::size_t i = 0; i < pts.size(); i += 97) {
+    k.push_back(ModeKnobs::of(pts[i].key.mode));
+    t.push_back(pts[i].time_s);
+    p.push_back(*pts[i].power_w);
+  }
+  for (TimeForm tf : all_time_forms()) {
+    auto tm = TimeModel::fit(tf, k, t);
+    auto pm = PowerModel::fit(PowerForm::kVoltage, k, p, &tm);
+    ModeKnobs base{4, 1.2, 0.6, 1.6};
+    for (int knob = 0; knob < 3; ++knob) {
+      ModeKnobs lo = base, hi = base;
+      double* f_lo = knob == 0 ? &lo.cpu_ghz : knob == 1 ? &lo.gpu_ghz : &lo.emc_ghz;
+      double* f_hi = knob == 0 ? &hi.cpu_ghz : knob == 1 ? &hi.gpu_ghz : &hi.emc_ghz;
+      *f_hi = *f_lo * 1.5;
+      EXPECT_LE(tm.time_s(hi), tm.time_s(lo)) << to_string(tf) << " knob " << knob;
+    }
+    ModeKnobs more_gpu = base;
+    more_gpu.gpu_ghz *= 1.5;
+    EXPECT_GT(pm.power_w(more_gpu), pm.power_w(base) * 0.999) << to_string(tf);
+  }
+}
+
+TEST(ModeModel, BadInputIsNamed) {
+  PowerMode no_gpu = testing::grid_mode(4, 1.2, 0.6, 1.6);
+  no_gpu.gpu_freq_khz.reset();
+  EXPECT_THAT([&] { ModeKnobs::of(no_gpu); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("lacks a knob")));
+  PowerMode zero = testing::grid_mode(0, 1.2, 0.6, 1.6);
+  EXPECT_THAT([&] { ModeKnobs::of(zero); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("not positive")));
+  std::vector<ModeKnobs> k = knobs_of(small_grid());
+  std::vector<double> t(k.size(), 1.0);
+  t[3] = -2;
+  EXPECT_THAT([&] { TimeModel::fit(TimeForm::kSum, k, t); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("time -2 s of mode 3")));
+  EXPECT_THAT([&] { TimeModel::fit(TimeForm::kSum, k, std::vector<double>(3, 1.0)); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("but 3 measured values")));
+  EXPECT_THAT([&] { PowerModel::fit(PowerForm::kVoltage, k, std::vector<double>(k.size(), 5.0), nullptr); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("needs the time model")));
+}
+
+}  // namespace
+}  // namespace jetchar::analysis
