@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -80,6 +81,7 @@ class LineFormatter {
     std::string clusters;
     std::optional<double> gpu_load, gpu_freq, emc_util, emc_freq, mem;
     std::string rails, temps;
+    std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> nvml;  // GPU -> util %, clock MHz
     for (std::size_t i = 0; i < layout_.fields.size(); ++i) {
       const auto& f = layout_.fields[i];
       const auto v = value(i);
@@ -100,6 +102,13 @@ class LineFormatter {
           else emc_freq = v;
           break;
         case FieldGroup::kMemory: mem = v; break;
+        case FieldGroup::kNvmlGpu: {
+          const std::size_t dot = f.name.find('.');
+          auto& [util, clock] = nvml[f.name.substr(0, dot)];
+          if (f.name.compare(dot + 1, std::string::npos, "util_pct") == 0) util = v;
+          if (f.name.compare(dot + 1, std::string::npos, "graphics_clock_mhz") == 0) clock = v;
+          break;
+        }
         case FieldGroup::kTemperature:
           temps += fmt::format(" {}@{}", f.name.substr(0, f.name.rfind('.')), v ? fmt::format("{:.1f}C", *v / 1000) : "?");
           break;
@@ -119,6 +128,10 @@ class LineFormatter {
     if (gpu_load || gpu_freq) {
       line += fmt::format(" GR3D_FREQ {}@{}", gpu_load ? fmt::format("{:.0f}%", *gpu_load) : "",
                           gpu_freq ? fmt::format("{:.0f}MHz", *gpu_freq / 1e6) : "?");
+    }
+    for (const auto& [gpu, reading] : nvml) {
+      line += fmt::format(" {} {}@{}", gpu, reading.first ? fmt::format("{:.0f}%", *reading.first) : "",
+                          reading.second ? fmt::format("{:.0f}MHz", *reading.second) : "?");
     }
     line += temps;
     line += rails;

@@ -94,6 +94,28 @@ TelemetrySources telemetry_sources_from(const sysfs::Root& root, const Discovere
   return sources;
 }
 
+void add_nvml_sources(TelemetrySources& sources, const NvmlLibrary::Opened& nvml) {
+  if (!nvml.library) {
+    sources.notes.push_back("NVML: " + nvml.absent.value_or("absent"));
+    return;
+  }
+  const auto count = nvml.library->device_count();
+  if (!count.ok()) {
+    sources.notes.push_back("NVML: " + count.error);
+    return;
+  }
+  for (unsigned int index = 0; index < *count.value; ++index) {
+    const auto handle = nvml.library->handle(index);
+    const auto uuid = handle.ok() ? nvml.library->uuid(*handle.value) : NvmlResult<std::string>{};
+    if (!uuid.ok()) {
+      sources.notes.push_back(fmt::format("NVML GPU {}: {}", index, handle.ok() ? uuid.error : handle.error));
+      continue;
+    }
+    sources.nvml_gpus.push_back(NvmlGpuSource{fmt::format("nvml{}", index), *uuid.value});
+  }
+  if (!sources.nvml_gpus.empty()) sources.nvml = nvml.library;
+}
+
 TelemetrySources discover_telemetry_sources(const sysfs::Root& root) {
   DiscoveredSensors sensors;
   std::vector<std::string> notes;
@@ -112,6 +134,7 @@ TelemetrySources discover_telemetry_sources(const sysfs::Root& root) {
   attempt("thermal", [&] { sensors.thermal = discover_thermal_zones(root); });
   attempt("host sensors", [&] { sensors.host = discover_host_sensors(root); });
   TelemetrySources sources = telemetry_sources_from(root, sensors);
+  if (root.is_host_root()) attempt("NVML", [&] { add_nvml_sources(sources, NvmlLibrary::open()); });
   sources.notes.insert(sources.notes.end(), notes.begin(), notes.end());
   return sources;
 }

@@ -7,6 +7,7 @@
 #include "jetson/emc_clock.h"
 #include "jetson/gpu_device.h"
 #include "jetson/host_sensors.h"
+#include "jetson/nvml/nvml_library.h"
 #include "jetson/power_monitors.h"
 #include "jetson/telemetry_sources.h"
 #include "jetson/thermal.h"
@@ -26,7 +27,12 @@ struct DiscoveredSensors {
 /// Pure conversion. `root` is only asked whether EMC activity counters exist.
 TelemetrySources telemetry_sources_from(const sysfs::Root& root, const DiscoveredSensors& sensors);
 
-/// Runs every discovery step on `root` and converts the result.
+/// Adds the GPUs of an opened NVML to `sources` (nvml0, nvml1, ... by NVML index), or a note
+/// saying why NVML is absent.
+void add_nvml_sources(TelemetrySources& sources, const NvmlLibrary::Opened& nvml);
+
+/// Runs every discovery step on `root` and converts the result. NVML is probed only for this
+/// machine's own root ("/"): a simulated board or a copied tree has no driver behind it.
 TelemetrySources discover_telemetry_sources(const sysfs::Root& root);
 
 }  // namespace jetchar::jetson

@@ -11,7 +11,7 @@ std::optional<std::size_t> TelemetryLayout::find(std::string_view name) const {
 
 std::vector<energy::ChannelInfo> TelemetryLayout::power_channels() const {
   std::vector<energy::ChannelInfo> channels;
-  for (const auto& rail : rails) channels.push_back({rail.name, rail.role});
+  for (const auto& rail : rails) channels.push_back({rail.name, rail.role, rail.from_counter});
   return channels;
 }
 

@@ -13,7 +13,9 @@
 
 namespace jetchar::jetson {
 
-enum class FieldGroup { kRail, kEnergyCounter, kCpuUtil, kCpuFreq, kGpu, kEmc, kMemory, kTemperature };
+/// kNvmlGpu: a GPU read through NVML (clocks, utilisation, memory; its power is a kRail and a
+/// kEnergyCounter field, its temperature a kTemperature field).
+enum class FieldGroup { kRail, kEnergyCounter, kCpuUtil, kCpuFreq, kGpu, kEmc, kMemory, kTemperature, kNvmlGpu };
 
 struct FieldInfo {
   std::string name;  ///< "VDD_IN.power_mw", "cpu3.util_pct", "policy0.freq_khz", "gpu.load_pct"
@@ -59,6 +61,7 @@ struct RailFields {
   energy::RailRole role = energy::RailRole::kModule;
   std::optional<std::size_t> voltage_mv, current_ma;  ///< field indexes
   std::size_t power_mw = 0;
+  bool from_counter = false;  ///< an energy counter's rate (energy::ChannelInfo::from_counter)
 };
 
 struct TelemetryLayout {

@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "jetson/nvml/nvml_library.h"
+
 namespace jetchar::jetson {
 namespace {
 
@@ -135,6 +137,17 @@ struct TelemetrySampler::Source {
   std::optional<Scalar> emc_activity;
   std::optional<std::size_t> emc_freq_field, emc_util_field;
 
+  // GPUs read through NVML: calls on a handle instead of files (telemetry_sources.h).
+  struct NvmlGpu {
+    nvml_abi::nvmlDevice_t device = nullptr;
+    std::optional<std::size_t> power, energy;  // every sample
+    std::optional<std::size_t> graphics_clock, sm_clock, memory_clock, util, memory_util, temperature, memory_used;
+    double last_mj = -1;
+    std::int64_t last_ns = 0;
+  };
+  std::shared_ptr<const NvmlLibrary> nvml;
+  std::vector<NvmlGpu> nvml_gpus;
+
   OpenFile proc_stat;
   std::vector<int> cpus;                 // cpu numbers with a util field
   std::vector<std::size_t> cpu_fields;
@@ -202,8 +215,59 @@ TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySourc
     }
     c.max_range_uj = counter.max_energy_range_uj;
     c.field = add_field(counter.name + ".power_mw", "mW", FieldGroup::kEnergyCounter);
-    layout_.rails.push_back(RailFields{counter.name, energy::RailRole::kModule, std::nullopt, std::nullopt, c.field});
+    layout_.rails.push_back(RailFields{counter.name, energy::RailRole::kModule, std::nullopt, std::nullopt, c.field, true});
     src.counters.push_back(std::move(c));
+  }
+
+  if (sources.nvml) {
+    src.nvml = sources.nvml;
+    const NvmlLibrary& nvml = *src.nvml;
+    for (const auto& gpu : sources.nvml_gpus) {
+      const auto handle = nvml.handle_by_uuid(gpu.uuid);
+      if (!handle.ok()) {
+        notes_.push_back(fmt::format("NVML GPU {} ({}): {}; left out", gpu.name, gpu.uuid, handle.error));
+        continue;
+      }
+      Source::NvmlGpu g;
+      g.device = *handle.value;
+      // Each reading is probed once: one NVML refuses (NotSupported) is left out with its reason.
+      const auto note_refused = [&](const std::string& what, const std::string& error) {
+        notes_.push_back(fmt::format("NVML GPU {} {}: {}; left out", gpu.name, what, error));
+      };
+      const auto power = nvml.power_usage_mw(g.device);
+      const auto energy = nvml.total_energy_mj(g.device);
+      if (energy.ok()) {
+        g.energy = add_field(gpu.name + "_energy.power_mw", "mW", FieldGroup::kEnergyCounter);
+        layout_.rails.push_back(
+            RailFields{gpu.name + "_energy", energy::RailRole::kModule, std::nullopt, std::nullopt, *g.energy, true});
+      } else {
+        note_refused("energy counter", energy.error);
+      }
+      if (power.ok()) {
+        g.power = add_field(gpu.name + "_power.power_mw", "mW", FieldGroup::kRail);
+        // With a counter, the polled power is the same energy again: a sub-rail, never in a total.
+        layout_.rails.push_back(RailFields{gpu.name + "_power", energy.ok() ? energy::RailRole::kSubRail : energy::RailRole::kModule,
+                                           std::nullopt, std::nullopt, *g.power});
+      } else {
+        note_refused("power", power.error);
+      }
+      const auto probe = [&](std::optional<std::size_t>& slot, const auto& result, const std::string& what,
+                             std::string field, std::string unit, FieldGroup group) {
+        if (result.ok()) slot = add_field(gpu.name + "." + std::move(field), std::move(unit), group);
+        else note_refused(what, result.error);
+      };
+      probe(g.graphics_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_GRAPHICS), "graphics clock", "graphics_clock_mhz", "MHz",
+            FieldGroup::kNvmlGpu);
+      probe(g.sm_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_SM), "SM clock", "sm_clock_mhz", "MHz", FieldGroup::kNvmlGpu);
+      probe(g.memory_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_MEM), "memory clock", "memory_clock_mhz", "MHz",
+            FieldGroup::kNvmlGpu);
+      const auto utilization = nvml.utilization(g.device);
+      probe(g.util, utilization, "utilisation", "util_pct", "%", FieldGroup::kNvmlGpu);
+      probe(g.memory_util, utilization, "memory utilisation", "memory_util_pct", "%", FieldGroup::kNvmlGpu);
+      probe(g.memory_used, nvml.memory(g.device), "memory", "memory_used_kib", "KiB", FieldGroup::kNvmlGpu);
+      probe(g.temperature, nvml.temperature_c(g.device), "temperature", "temp_mc", "m°C", FieldGroup::kTemperature);
+      src.nvml_gpus.push_back(g);
+    }
   }
 
   if (sources.cpu_utilization) {
@@ -355,6 +419,25 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
     counter.last_uj = uj;
     counter.last_ns = t_ns;
   }
+  for (auto& gpu : src.nvml_gpus) {
+    const auto& fn = src.nvml->functions();
+    if (gpu.power) {
+      unsigned int mw = 0;
+      if (fn.power_usage(gpu.device, &mw) == nvml_abi::NVML_SUCCESS) set(*gpu.power, static_cast<double>(mw));
+    }
+    if (gpu.energy) {
+      unsigned long long mj = 0;
+      if (fn.total_energy(gpu.device, &mj) == nvml_abi::NVML_SUCCESS) {
+        const auto now_mj = static_cast<double>(mj);
+        // mJ per second is mW. The counter is 64-bit: no wrap to undo.
+        if (gpu.last_mj >= 0 && t_ns > gpu.last_ns && now_mj >= gpu.last_mj) {
+          set(*gpu.energy, (now_mj - gpu.last_mj) / (static_cast<double>(t_ns - gpu.last_ns) / 1e9));
+        }
+        gpu.last_mj = now_mj;
+        gpu.last_ns = t_ns;
+      }
+    }
+  }
   if (!slow_due) {
     for (std::size_t k = 0; k < src.slow_fields.size(); ++k) {
       FieldValue carried = src.slow_last[k];
@@ -371,6 +454,30 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
   if (src.gpu_load) {
     double value = 0;
     if (src.gpu_load->file.read_int(value)) set(src.gpu_load->field, value * src.gpu_load->scale);
+  }
+  for (auto& gpu : src.nvml_gpus) {
+    const auto& fn = src.nvml->functions();
+    unsigned int value = 0;
+    const auto clock = [&](const std::optional<std::size_t>& field, nvml_abi::nvmlClockType_t type) {
+      if (field && fn.clock_info(gpu.device, type, &value) == nvml_abi::NVML_SUCCESS) set(*field, value);
+    };
+    clock(gpu.graphics_clock, nvml_abi::NVML_CLOCK_GRAPHICS);
+    clock(gpu.sm_clock, nvml_abi::NVML_CLOCK_SM);
+    clock(gpu.memory_clock, nvml_abi::NVML_CLOCK_MEM);
+    if (gpu.util || gpu.memory_util) {
+      nvml_abi::nvmlUtilization_t utilization{};
+      if (fn.utilization(gpu.device, &utilization) == nvml_abi::NVML_SUCCESS) {
+        if (gpu.util) set(*gpu.util, utilization.gpu);
+        if (gpu.memory_util) set(*gpu.memory_util, utilization.memory);
+      }
+    }
+    if (gpu.memory_used) {
+      nvml_abi::nvmlMemory_t memory{};
+      if (fn.memory(gpu.device, &memory) == nvml_abi::NVML_SUCCESS) set(*gpu.memory_used, static_cast<double>(memory.used) / 1024.0);
+    }
+    if (gpu.temperature && fn.temperature(gpu.device, nvml_abi::NVML_TEMPERATURE_GPU, &value) == nvml_abi::NVML_SUCCESS) {
+      set(*gpu.temperature, value * 1000.0);
+    }
   }
   if (src.emc_activity && src.emc_freq_field && values[*src.emc_freq_field].valid()) {
     double activity = 0;

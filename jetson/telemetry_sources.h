@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "jetson/energy/power_trace.h"
 
 namespace jetchar::jetson {
+
+class NvmlLibrary;
 
 /// One power monitor rail. Power comes from `power_path` when present (iio `in_powerN_input` in
 /// mW, the INA238's `power1_input` in µW), otherwise V × I (the INA3221 hwmon driver has none).
@@ -44,6 +47,16 @@ struct TemperatureSource {
   std::string path;  ///< m°C
 };
 
+/// A GPU read through NVML (jetson/nvml/): not a file but library calls on its handle. Its power
+/// is polled (nvmlDeviceGetPowerUsage) and, on Volta and newer, derived from the total energy
+/// counter as well; with a counter the polled channel is a sub-rail (the same energy measured
+/// twice must not count twice in a total). Clocks, utilisation, temperature and memory are
+/// sub-rate fields.
+struct NvmlGpuSource {
+  std::string name;  ///< "nvml0": fields nvml0_power.power_mw, nvml0_energy.power_mw, nvml0.sm_clock_mhz, ...
+  std::string uuid;  ///< the handle is looked up by UUID (NVML's indexes may change)
+};
+
 /// Power monitor settings recorded at the start of sampling (DESIGN: logged with every run).
 struct PowerMonitorSettings {
   std::string device;  ///< "1-0040"
@@ -67,6 +80,9 @@ struct TelemetrySources {
   bool memory = true;                           ///< /proc/meminfo MemTotal − MemAvailable
   std::vector<TemperatureSource> temperatures;
   std::vector<PowerMonitorSettings> power_monitors;
+  /// The opened NVML and its GPUs (empty when NVML is absent or not probed: a simulated board).
+  std::shared_ptr<const NvmlLibrary> nvml;
+  std::vector<NvmlGpuSource> nvml_gpus;
   /// Why things are missing ("EMC: debugfs needs root"), carried into the monitor's header.
   std::vector<std::string> notes;
 };

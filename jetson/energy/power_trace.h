@@ -23,6 +23,10 @@ std::string_view to_string(RailRole role);
 struct ChannelInfo {
   std::string name;
   RailRole role = RailRole::kModule;
+  /// Power derived from a cumulative energy counter (NVML, RAPL): each sample is the mean power
+  /// since the previous one, so a window integrates it as a backward rectangle and its energy is
+  /// the counter's difference, whatever method the window asks for.
+  bool from_counter = false;
 };
 
 class PowerTrace {

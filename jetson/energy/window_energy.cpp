@@ -34,7 +34,8 @@ WindowEnergy window_energy(const PowerTrace& trace, std::string name, std::int64
     RailEnergy rail;
     rail.name = trace.channel(c).name;
     rail.role = trace.channel(c).role;
-    rail.energy = integrate(trace, c, begin_ns, end_ns, options.method);
+    rail.energy = integrate(trace, c, begin_ns, end_ns,
+                            trace.channel(c).from_counter ? Integration::kBackwardRectangle : options.method);
     if (rail.energy.energy_mj && rail.energy.covered_ns > 0) {
       rail.mean_power_mw = *rail.energy.energy_mj * 1e9 / static_cast<double>(rail.energy.covered_ns);
     }
