@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "jetson/nvml/nvml_control.h"
+
 namespace jetchar::jetson {
 
 ControlSession::ControlSession(const sysfs::Root& root, std::filesystem::path state_dir,
@@ -10,7 +12,10 @@ ControlSession::ControlSession(const sysfs::Root& root, std::filesystem::path st
       controls_(discover_device_controls(root)),
       journal_(root, std::move(state_dir)),
       after_write_(std::move(after_write)),
-      owns_journal_(!journal_.continued_pending()) {}
+      owns_journal_(!journal_.continued_pending()) {
+  // A journal may hold NVML's knobs (nvml:...): restoring them goes through NVML.
+  register_nvml_controls();
+}
 
 ControlSession::~ControlSession() {
   if (kept_ || journal_.empty()) return;

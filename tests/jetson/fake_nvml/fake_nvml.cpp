@@ -68,8 +68,6 @@ struct Model {
   std::mutex mutex;
   int init_count = 0;
   unsigned int gpus = 1;
-  bool jetson = false;
-  bool non_root = false;
   nvmlDevice_st devices[kMaxGpus] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
   GpuState state[kMaxGpus];
   double energy_mj[kMaxGpus] = {};
@@ -122,6 +120,8 @@ Operating operating_point(const GpuState& s) {
 void load_state(Model& m) {
   const char* path = env("JETCHAR_FAKE_NVML_STATE");
   if (path == nullptr) return;
+  // The file is the whole state: what it does not say is the driver's default.
+  for (auto& s : m.state) s = GpuState{};
   std::ifstream in(path);
   std::string key;
   while (in >> key) {
@@ -195,11 +195,17 @@ nvmlReturn_t enter(nvmlDevice_t device, GpuState** state) {
   GpuState* s = nullptr;                                     \
   if (nvmlReturn_t rc = enter(device, &s); rc != NVML_SUCCESS) return rc
 
+// Read at every call: a process keeps NVML initialised across tests that switch profiles.
+bool jetson_profile() {
+  const char* profile = env("JETCHAR_FAKE_NVML_PROFILE");
+  return profile != nullptr && std::string(profile) == "jetson";
+}
+
 #define FAKE_JETSON_REFUSES()                      \
-  if (model().jetson) return NVML_ERROR_NOT_SUPPORTED
+  if (jetson_profile()) return NVML_ERROR_NOT_SUPPORTED
 
 #define FAKE_NEEDS_ROOT()                          \
-  if (model().non_root) return NVML_ERROR_NO_PERMISSION
+  if (env("JETCHAR_FAKE_NVML_NON_ROOT") != nullptr) return NVML_ERROR_NO_PERMISSION
 
 bool in_table(unsigned int mhz, bool graphics) {
   if (graphics) return mhz >= kMinGraphicsMhz && mhz <= kTopClockMhz && (mhz - kMinGraphicsMhz) % 15 == 0;
@@ -221,11 +227,9 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlInit_v2() {
   std::lock_guard<std::mutex> lock(model().mutex);
   if (env("JETCHAR_FAKE_NVML_NO_DRIVER") != nullptr) return NVML_ERROR_DRIVER_NOT_LOADED;
   Model& m = model();
+  const char* gpus = env("JETCHAR_FAKE_NVML_GPUS");
+  m.gpus = gpus != nullptr ? std::clamp<unsigned int>(std::atoi(gpus), 1, kMaxGpus) : 1;
   if (m.init_count++ == 0) {
-    if (const char* gpus = env("JETCHAR_FAKE_NVML_GPUS")) m.gpus = std::clamp<unsigned int>(std::atoi(gpus), 1, kMaxGpus);
-    const char* profile = env("JETCHAR_FAKE_NVML_PROFILE");
-    m.jetson = profile != nullptr && std::string(profile) == "jetson";
-    m.non_root = env("JETCHAR_FAKE_NVML_NON_ROOT") != nullptr;
     load_state(m);
     m.last_ns = now_ns();
     // Each process's counter starts where a driver loaded a while ago would be: any value; 1 kJ.
@@ -296,7 +300,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetHandleByUUID(co
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length) {
   FAKE_ENTER(device);
-  return copy_text(model().jetson ? "jetchar simulated Jetson GPU" : "jetchar simulated GPU", name, length);
+  return copy_text(jetson_profile() ? "jetchar simulated Jetson GPU" : "jetchar simulated GPU", name, length);
 }
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) {
