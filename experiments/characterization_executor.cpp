@@ -12,6 +12,8 @@
 
 #include "jetchar/version.h"
 #include "experiments/adaptive_stop.h"
+#include "experiments/checkpoints/hf_checkpoint.h"
+#include "experiments/checkpoints/pretrained_vocab.h"
 #include "experiments/device_spec.h"
 #include "experiments/epoch_instrumented_source.h"
 #include "experiments/inference/inference_runner.h"
@@ -380,7 +382,8 @@ proto::RunResult CharacterizationExecutor::execute(const PlannedRun& run) {
 void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult& result) {
   const auto spec = result.resolved();
   const auto& w = spec.workload();
-  const auto dataset_spec = loaders::DatasetSpec::parse(w.dataset());
+  auto dataset_spec = loaders::DatasetSpec::parse(w.dataset());
+  if (!w.pretrained().empty()) use_pretrained_vocab(dataset_spec, w.pretrained());
   auto dataset = loaders::open_dataset(dataset_spec, w.transform().empty() ? std::nullopt
                                                                            : std::optional<std::string>(w.transform()));
   loaders::PipelineOptions pipeline_options;
@@ -406,7 +409,9 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
 
   const auto& model_spec = find_model(w.model());
   const auto classes = static_cast<std::int64_t>(dataset->info().classes.size());
-  auto model = make_model(model_spec, classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt);
+  const auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
+  auto model = w.pretrained().empty() ? make_model(model_spec, num_classes)
+                                      : make_pretrained_model(model_spec, w.pretrained(), num_classes, w.seed()).network;
 
   TrainingConfig config;
   config.device = device_of(w);
@@ -523,8 +528,15 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
 void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult& result) {
   const auto spec = result.resolved();
   const auto& w = spec.workload();
-  const auto& model_spec = find_model(w.model());
-  auto model = make_model(model_spec);
+  auto model_spec = find_model(w.model());
+  std::shared_ptr<Network> model;
+  if (w.pretrained().empty()) {
+    model = make_model(model_spec);
+  } else {
+    auto pretrained = make_pretrained_model(model_spec, w.pretrained(), std::nullopt, w.seed());
+    model = pretrained.network;
+    model_spec.vocab_size = pretrained.config.vocab_size;  // synthetic ids inside the checkpoint's vocabulary
+  }
   InferenceConfig config;
   config.device = device_of(w);
   config.batch_size = w.batch_size();

@@ -66,6 +66,7 @@ BertLayerImpl::BertLayerImpl(const BertConfig& config) : heads_(config.heads) {
   output_norm_ = register_module(
       "output_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden}).eps(config.layer_norm_eps)));
   dropout_ = register_module("dropout", torch::nn::Dropout(config.dropout));
+  attention_dropout_ = register_module("attention_dropout", torch::nn::Dropout(config.attention_dropout));
 }
 
 torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& mask_bias) {
@@ -81,7 +82,7 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor
   auto v = split_heads(counted(value_, x));
   auto scores = torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_size));
   if (mask_bias.defined()) scores = scores + mask_bias.to(scores.scalar_type());
-  auto probabilities = dropout_(torch::softmax(scores, -1));
+  auto probabilities = attention_dropout_(torch::softmax(scores, -1));
   auto context = torch::matmul(probabilities, v).transpose(1, 2).reshape({batch, length, hidden});
   auto attended = attention_norm_(dropout_(counted(attention_out_, context)) + x);
   auto expanded = torch::gelu(counted(intermediate_, attended));

@@ -23,7 +23,10 @@ struct BertConfig {
   /// 2 for BERT (segment A/B), 0 for DistilBERT.
   std::int64_t type_vocab_size = 2;
   bool pooler = true;
+  /// HF's hidden_dropout_prob: after the embeddings, each sublayer and before the task heads.
   double dropout = 0.1;
+  /// HF's attention_probs_dropout_prob: on the attention probabilities.
+  double attention_dropout = 0.1;
   double layer_norm_eps = 1e-12;
 };
 
@@ -43,7 +46,7 @@ class BertLayerImpl : public torch::nn::Module {
   torch::nn::Linear query_{nullptr}, key_{nullptr}, value_{nullptr}, attention_out_{nullptr};
   torch::nn::Linear intermediate_{nullptr}, output_{nullptr};
   torch::nn::LayerNorm attention_norm_{nullptr}, output_norm_{nullptr};
-  torch::nn::Dropout dropout_{nullptr};
+  torch::nn::Dropout dropout_{nullptr}, attention_dropout_{nullptr};
 };
 TORCH_MODULE(BertLayer);
 

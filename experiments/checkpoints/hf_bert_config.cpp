@@ -1,0 +1,114 @@
+#include "experiments/checkpoints/hf_bert_config.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "experiments/checkpoints/checkpoint_error.h"
+
+namespace jetchar::experiments {
+
+namespace {
+
+[[noreturn]] void fail(std::string_view source, const std::string& what) {
+  throw CheckpointError(fmt::format("{}: {}", source, what));
+}
+
+void read_size(const nlohmann::json& config, const char* field, std::int64_t& out, std::string_view source,
+               std::int64_t minimum) {
+  const auto it = config.find(field);
+  if (it == config.end()) return;
+  if (!it->is_number_integer() || it->get<std::int64_t>() < minimum || it->get<std::int64_t>() > (1LL << 31)) {
+    fail(source, fmt::format("{} is {}; valid: an integer from {} to 2^31", field, it->dump(), minimum));
+  }
+  out = it->get<std::int64_t>();
+}
+
+void read_real(const nlohmann::json& config, const char* field, double& out, std::string_view source, double minimum,
+               double maximum) {
+  const auto it = config.find(field);
+  if (it == config.end()) return;
+  if (!it->is_number() || !(it->get<double>() >= minimum && it->get<double>() <= maximum)) {
+    fail(source, fmt::format("{} is {}; valid: a number from {} to {}", field, it->dump(), minimum, maximum));
+  }
+  out = it->get<double>();
+}
+
+void read_name(const nlohmann::json& config, const char* field, std::string& out, std::string_view source,
+               std::string_view only) {
+  const auto it = config.find(field);
+  if (it == config.end() || it->is_null()) return;
+  if (!it->is_string() || it->get<std::string>() != only) {
+    fail(source, fmt::format("{} is {}; jetchar builds only '{}'", field, it->dump(), only));
+  }
+  out = it->get<std::string>();
+}
+
+}  // namespace
+
+HfBertConfig parse_hf_bert_config(std::string_view json_text, std::string_view source) {
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(json_text.begin(), json_text.end());
+  } catch (const nlohmann::json::exception& e) {
+    fail(source, fmt::format("not JSON: {}", e.what()));
+  }
+  if (!config.is_object()) fail(source, "not a JSON object");
+  HfBertConfig result;
+  read_name(config, "model_type", result.model_type, source, "bert");
+  read_name(config, "hidden_act", result.hidden_act, source, "gelu");
+  std::string position_type;
+  read_name(config, "position_embedding_type", position_type, source, "absolute");
+  read_size(config, "vocab_size", result.vocab_size, source, 1);
+  read_size(config, "hidden_size", result.hidden_size, source, 1);
+  read_size(config, "num_hidden_layers", result.num_hidden_layers, source, 1);
+  read_size(config, "num_attention_heads", result.num_attention_heads, source, 1);
+  read_size(config, "intermediate_size", result.intermediate_size, source, 1);
+  read_size(config, "max_position_embeddings", result.max_position_embeddings, source, 1);
+  read_size(config, "type_vocab_size", result.type_vocab_size, source, 0);
+  read_real(config, "hidden_dropout_prob", result.hidden_dropout_prob, source, 0, 1);
+  read_real(config, "attention_probs_dropout_prob", result.attention_probs_dropout_prob, source, 0, 1);
+  read_real(config, "initializer_range", result.initializer_range, source, 0, 10);
+  read_real(config, "layer_norm_eps", result.layer_norm_eps, source, 0, 1);
+  if (result.hidden_size % result.num_attention_heads != 0) {
+    fail(source, fmt::format("hidden_size {} is not a multiple of num_attention_heads {}", result.hidden_size,
+                             result.num_attention_heads));
+  }
+  if (const auto labels = config.find("id2label"); labels != config.end() && !labels->is_null()) {
+    if (!labels->is_object()) fail(source, fmt::format("id2label is {}, not an object", labels->dump()));
+    result.labels.resize(labels->size());
+    for (const auto& [key, value] : labels->items()) {
+      std::size_t id = 0;
+      std::size_t used = 0;
+      try {
+        id = std::stoul(key, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != key.size() || id >= result.labels.size() || !value.is_string() ||
+          !result.labels[id].empty()) {
+        fail(source, fmt::format("id2label entry \"{}\": {} is not one of ids 0..{} mapped once to a label name", key,
+                                 value.dump(), labels->size() - 1));
+      }
+      result.labels[id] = value.get<std::string>();
+    }
+  }
+  return result;
+}
+
+HfBertConfig read_hf_bert_config(const std::filesystem::path& model_dir) {
+  const auto path = model_dir / "config.json";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw CheckpointError(fmt::format("{} cannot be read; a Hugging Face model folder holds config.json, vocab.txt "
+                                      "and model.safetensors or pytorch_model.bin",
+                                      path.string()));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_hf_bert_config(text.str(), path.string());
+}
+
+}  // namespace jetchar::experiments

@@ -1,0 +1,32 @@
+// libFuzzer target for config.json of a Hugging Face BERT folder: any byte string either gives a
+// config jetchar can build (positive sizes, hidden a multiple of the heads, labels all named) or
+// raises CheckpointError.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "experiments/checkpoints/checkpoint_error.h"
+#include "experiments/checkpoints/hf_bert_config.h"
+
+namespace {
+
+void check(bool condition) {
+  if (!condition) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace jetchar::experiments;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    const auto config = parse_hf_bert_config(text, "fuzz/config.json");
+    check(config.hidden_size > 0 && config.num_attention_heads > 0 && config.num_hidden_layers > 0);
+    check(config.hidden_size % config.num_attention_heads == 0);
+    check(config.vocab_size > 0 && config.max_position_embeddings > 0 && config.type_vocab_size >= 0);
+    for (const auto& label : config.labels) check(!label.empty());
+  } catch (const CheckpointError&) {
+  }
+  return 0;
+}

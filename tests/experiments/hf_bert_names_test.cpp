@@ -1,0 +1,47 @@
+#include "experiments/checkpoints/hf_bert_names.h"
+
+#include <gtest/gtest.h>
+
+namespace jetchar::experiments {
+namespace {
+
+TEST(HfBertNamesTest, MapsBertModelAndHeadNames) {
+  EXPECT_EQ(jetchar_bert_parameter("bert.embeddings.word_embeddings.weight"), "bert.word_embeddings.weight");
+  EXPECT_EQ(jetchar_bert_parameter("bert.embeddings.token_type_embeddings.weight"), "bert.token_type_embeddings.weight");
+  EXPECT_EQ(jetchar_bert_parameter("bert.embeddings.LayerNorm.bias"), "bert.embedding_norm.bias");
+  EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.11.attention.self.value.weight"), "bert.layer11.value.weight");
+  EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.0.attention.output.dense.bias"), "bert.layer0.attention_out.bias");
+  EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.2.attention.output.LayerNorm.weight"),
+            "bert.layer2.attention_norm.weight");
+  EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.3.intermediate.dense.weight"), "bert.layer3.intermediate.weight");
+  EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.3.output.dense.weight"), "bert.layer3.output.weight");
+  EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.3.output.LayerNorm.bias"), "bert.layer3.output_norm.bias");
+  EXPECT_EQ(jetchar_bert_parameter("bert.pooler.dense.weight"), "bert.pooler.weight");
+  EXPECT_EQ(jetchar_bert_parameter("classifier.bias"), "classifier.bias");
+  EXPECT_EQ(jetchar_bert_parameter("qa_outputs.weight"), "qa_outputs.weight");
+}
+
+TEST(HfBertNamesTest, ReadsTensorFlowNormNamesAndBareBertModelNames) {
+  EXPECT_EQ(jetchar_bert_parameter("bert.embeddings.LayerNorm.gamma"), "bert.embedding_norm.weight");
+  EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.1.output.LayerNorm.beta"), "bert.layer1.output_norm.bias");
+  EXPECT_EQ(jetchar_bert_parameter("encoder.layer.1.attention.self.query.bias"), "bert.layer1.query.bias");
+  EXPECT_EQ(jetchar_bert_parameter("embeddings.position_embeddings.weight"), "bert.position_embeddings.weight");
+}
+
+TEST(HfBertNamesTest, OtherNamesAreUnknownOrUnused) {
+  for (const char* name : {"bert.encoder.layer.01.output.dense.weight", "bert.encoder.layer.x.output.dense.weight",
+                           "bert.encoder.layer.1.attention.self.qkv.weight", "bert.embeddings.LayerNorm.gamma2",
+                           "bert.embeddings.word_embeddings.bias", "classifier.gamma", "bert.pooler.dense",
+                           "distilbert.transformer.layer.0.attention.q_lin.weight", ""}) {
+    EXPECT_EQ(jetchar_bert_parameter(name), std::nullopt) << name;
+  }
+  EXPECT_TRUE(hf_bert_tensor_unused("cls.predictions.transform.dense.weight"));
+  EXPECT_TRUE(hf_bert_tensor_unused("bert.embeddings.position_ids"));
+  EXPECT_FALSE(hf_bert_tensor_unused("bert.embeddings.word_embeddings.weight"));
+  EXPECT_TRUE(bert_parameter_may_be_fresh("classifier.weight"));
+  EXPECT_TRUE(bert_parameter_may_be_fresh("bert.pooler.bias"));
+  EXPECT_FALSE(bert_parameter_may_be_fresh("bert.layer0.query.weight"));
+}
+
+}  // namespace
+}  // namespace jetchar::experiments
