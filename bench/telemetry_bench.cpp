@@ -112,7 +112,11 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     sampler.drain(samples);
   }
+  // stop() lands somewhere inside a sampling period: how long it takes is how promptly the
+  // sampler's wait is interrupted (it never waits for the next deadline).
+  const auto stop_begin = std::chrono::steady_clock::now();
   sampler.stop();
+  const double stop_latency_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - stop_begin).count();
   sampler.drain(samples);
   board.stop_refresh();
   const SamplerStats stats = sampler.stats();
@@ -156,6 +160,7 @@ int main(int argc, char** argv) {
       {"lateness_us_p99", p99_us},
       {"lateness_us_max", percentile(lateness, 100) / 1e3},
       {"interval_deviation_us_p99", percentile(intervals_dev, 99) / 1e3},
+      {"stop_latency_us", stop_latency_us},
       {"wakeup_floor_pct_of_one_core", floor_pct},
       {"target_core_pct_le_2", core_pct <= 2.0},
       {"target_jitter_p99_le_200us", p99_us <= 200.0},
@@ -180,6 +185,7 @@ int main(int argc, char** argv) {
               result["lateness_us_p50"].get<double>(), p99_us, result["lateness_us_max"].get<double>(),
               p99_us <= 200.0 ? "met" : "MISSED");
   std::printf("  interval deviation   p99 %.1f us\n", result["interval_deviation_us_p99"].get<double>());
+  std::printf("  stop() returned in   %.1f us (period %.1f us)\n", stop_latency_us, 1e6 / rate);
   std::printf("  wake-up floor        %.3f %% of one core (an empty %.0f Hz sleep loop on this machine)\n", floor_pct, rate);
   for (const auto& note : sampler.notes()) std::printf("  absent: %s\n", note.c_str());
   return 0;

@@ -20,6 +20,9 @@ struct EpochStats {
   /// with 0 workers the whole load, as PyTorch's DataLoader in the training thread).
   std::vector<std::int64_t> batch_wait_ns;
   std::int64_t stall_ns = 0;  ///< sum of batch_wait_ns
+  /// Batches a worker had finished before next() asked for them (prefetch hits; 0 with 0 workers):
+  /// what hides the load behind compute, counted rather than timed.
+  std::int64_t batches_ready_on_request = 0;
   /// Per worker thread: time spent loading and collating (0 workers: one entry, the consumer's).
   std::vector<std::int64_t> worker_busy_ns;
   std::uint64_t bytes_read = 0;

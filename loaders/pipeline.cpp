@@ -251,6 +251,7 @@ std::optional<Batch> Pipeline::next() {
   } else {
     std::unique_lock lock(mutex_);
     taken_k_[batch % n] = batch / n + 1;
+    if (slot.ready && slot.batch == batch) stats_.batches_ready_on_request++;
     work_cv_.notify_all();
     ready_cv_.wait(lock, [&] { return slot.ready && slot.batch == batch; });
   }

@@ -118,7 +118,6 @@ TEST(DataPathMonitorFixture, DiskIoPerEpochFromDiskstatsAndTheMedium) {
   EXPECT_EQ(epoch.io->writes_completed, 2U);
   const double seconds = static_cast<double>(epoch.io->interval_ns) / 1e9;
   EXPECT_GE(seconds, 0.05);
-  EXPECT_LT(seconds, 30.0);
   EXPECT_NEAR(epoch.io->read_iops, 40 / seconds, 1e-6);
   EXPECT_NEAR(epoch.io->read_bytes_per_s, 8192 * 512 / seconds, 1e-3);
   EXPECT_NEAR(epoch.io->busy_fraction, std::min(1.0, 0.020 / seconds), 1e-9);

@@ -239,7 +239,9 @@ double median_ms(std::vector<std::int64_t> values) {
   return values[values.size() / 2] / 1e6;
 }
 
-// A reader with a known delay: 4 samples x 3 ms = 12 ms per batch.
+// A reader with a known delay: 4 samples x 3 ms = 12 ms per batch. Waits are bounded below by the
+// delays; whether a load was hidden is checked by counting prefetch hits, never by an upper bound
+// on time (a loaded machine stretches every wait).
 TEST(PipelineIntegration, StallFiguresMatchAKnownSlowReader) {
   auto slow = synthetic(48, 3000us);
   PipelineOptions options;
@@ -255,23 +257,22 @@ TEST(PipelineIntegration, StallFiguresMatchAKnownSlowReader) {
     ASSERT_EQ(stats.batch_wait_ns.size(), 12U);
     for (auto wait : stats.batch_wait_ns) EXPECT_GE(wait, 12'000'000);
     EXPECT_GE(stats.stall_ns, 144'000'000);
-    EXPECT_LT(median_ms(stats.batch_wait_ns), 40.0);
+    EXPECT_EQ(stats.batches_ready_on_request, 0);
     ASSERT_EQ(stats.worker_busy_ns.size(), 1U);
     EXPECT_GE(stats.worker_busy_ns[0], 144'000'000);
     EXPECT_NEAR(stats.samples_per_s(), 48 / (stats.wall_ns / 1e9), 1e-6);
   }
-  // 2 workers, consumer "computes" 30 ms per batch (longer than a load): after the first batch
-  // the loads are hidden, so the stall is the first batch's load and almost nothing after.
+  // 2 workers, consumer "computes" 60 ms per batch (five loads' time): after the first batch the
+  // loads are hidden, so the first wait is a whole load and the later batches are ready when asked.
   {
     options.num_workers = 2;
     Pipeline pipeline(slow, options);
     pipeline.start_epoch(0);
-    while (pipeline.next()) std::this_thread::sleep_for(30ms);
+    while (pipeline.next()) std::this_thread::sleep_for(60ms);
     const EpochStats& stats = pipeline.epoch_stats();
     ASSERT_EQ(stats.batch_wait_ns.size(), 12U);
     EXPECT_GE(stats.batch_wait_ns[0], 12'000'000);
-    std::vector<std::int64_t> later(stats.batch_wait_ns.begin() + 1, stats.batch_wait_ns.end());
-    EXPECT_LT(median_ms(later), 3.0);
+    EXPECT_GE(stats.batches_ready_on_request, 10) << "of the 11 batches after the first";
     ASSERT_EQ(stats.worker_busy_ns.size(), 2U);
     for (auto busy : stats.worker_busy_ns) EXPECT_GE(busy, 6 * 12'000'000);
   }
@@ -288,7 +289,7 @@ TEST(PipelineIntegration, StallFiguresMatchAKnownSlowReader) {
     EXPECT_GE(stats.stall_ns, 120'000'000);
   }
   // 1 worker, consumer "computes" 6 ms per batch: the load (12 ms) is only partly hidden, so each
-  // wait is about load - compute (the study's max(fetch - compute, 0)): well under a whole load.
+  // wait is at least load - compute (the study's max(fetch - compute, 0)).
   {
     options.num_workers = 1;
     Pipeline pipeline(slow, options);
@@ -298,7 +299,6 @@ TEST(PipelineIntegration, StallFiguresMatchAKnownSlowReader) {
     ASSERT_EQ(stats.batch_wait_ns.size(), 12U);
     std::vector<std::int64_t> later(stats.batch_wait_ns.begin() + 1, stats.batch_wait_ns.end());
     EXPECT_GE(median_ms(later), 3.0);
-    EXPECT_LT(median_ms(later), 11.0);
   }
 }
 
