@@ -96,12 +96,14 @@ arch=$([[ $mode == cross ]] && echo arm64 || dpkg --print-architecture)
 deb=$(ls -t "$out"/jetchar_*_"$arch".deb | head -1)
 log "built $deb"
 
-# Contents: the binary, the units, the examples, the board fixtures, the docs and the sweeps directory.
+# Contents: the binary, the units, the examples, the board fixtures, the docs, the manual page, the
+# bash completion and the sweeps directory.
 contents=$(dpkg-deb -c "$deb")
 for path in ./usr/bin/jetchar ./lib/systemd/system/jetchar-sweep@.service \
             ./lib/systemd/system/jetchar-sweep@.timer ./lib/systemd/system/jetchar-restore.service \
             ./usr/share/jetchar/examples/ ./usr/share/jetchar/boards/agx-orin-r36/board.manifest \
-            ./usr/share/doc/jetchar/README.md ./etc/jetchar/sweeps/; do
+            ./usr/share/doc/jetchar/README.md ./usr/share/doc/jetchar/docs/command-line.md \
+            ./usr/share/man/man1/jetchar.1 ./usr/share/bash-completion/completions/jetchar ./etc/jetchar/sweeps/; do
   grep -qF " $path" <<<"$contents" || fail "$deb lacks $path"
 done
 [[ $(dpkg-deb -f "$deb" Architecture) == "$arch" ]] || fail "$deb: Architecture is not $arch"
