@@ -7,7 +7,8 @@
 #   share/jetchar/boards/*/board.manifest  the board fixtures behind `--board sim:NAME`, and
 #   share/jetchar/nvpmodel/*.conf       the nvpmodel confs they copy (../../nvpmodel): NVIDIA's stock
 #                                       text, but two stand-ins (tests/fixtures/boards/README.md)
-#   share/doc/jetchar/README.md         the units' Documentation= link
+#   share/doc/jetchar/README.md         the units' Documentation= link, and the reference pages
+#   share/doc/jetchar/docs/             it links to (docs/*.md and the report screenshot)
 # under CMAKE_INSTALL_PREFIX. Packages are built with prefix /usr (scripts/package.sh), so the
 # installed units point at /usr/bin/jetchar.
 #
@@ -30,6 +31,8 @@ foreach(fixtures boards nvpmodel)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/tests/fixtures/${fixtures}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/jetchar/${fixtures})
 endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.png")
 
 set(CPACK_PACKAGE_NAME jetchar)
 set(CPACK_PACKAGE_VENDOR "jetchar")
