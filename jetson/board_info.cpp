@@ -51,6 +51,7 @@ BoardInfo discover_board_info(const sysfs::Root& root, BoardRequest request) {
     info.power.absent = why + ": no onboard INA3221";
     info.fans.absent = why + ": no Jetson fan control";
   }
+  if (root.is_host_root()) info.nvml = discover_nvml();
   return info;
 }
 

@@ -13,6 +13,7 @@
 #include "jetson/fan.h"
 #include "jetson/gpu_device.h"
 #include "jetson/host_sensors.h"
+#include "jetson/nvml/nvml_gpus.h"
 #include "jetson/power_monitors.h"
 #include "jetson/thermal.h"
 #include "sysfs/root.h"
@@ -41,6 +42,9 @@ struct BoardInfo {
   FanDiscovery fans;
   ThermalDiscovery thermal;
   HostSensors host;
+  /// NVIDIA GPUs through NVML; probed only for this machine's own root ("/"): a simulated board
+  /// or a copied tree has no driver behind it (nullopt: not probed).
+  std::optional<NvmlDiscovery> nvml;
 };
 
 /// Discovers the board under `root`. kJetson on a machine whose device tree is not a Tegra's

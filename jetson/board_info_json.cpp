@@ -202,6 +202,47 @@ Json host_json(const HostSensors& host) {
               {"nvidia_gpus", host.nvidia_gpus.empty() ? absent(host.nvidia_gpus_absent) : Json(host.nvidia_gpus)}};
 }
 
+template <class T>
+Json nvml_json_value(const NvmlValue<T>& v) {
+  return v.value ? Json(*v.value) : absent(v.absent);
+}
+
+Json nvml_json(const NvmlDiscovery& n) {
+  Json gpus = Json::array();
+  for (const auto& g : n.gpus) {
+    Json range = g.power_limit_range_mw.value
+                     ? Json{{"min_mw", g.power_limit_range_mw.value->first}, {"max_mw", g.power_limit_range_mw.value->second}}
+                     : absent(g.power_limit_range_mw.absent);
+    gpus.push_back(Json{{"index", g.index},
+                        {"uuid", g.uuid},
+                        {"name", nvml_json_value(g.name)},
+                        {"power_mw", nvml_json_value(g.power_mw)},
+                        {"power_source", "polled (nvmlDeviceGetPowerUsage)"},
+                        {"energy_mj", nvml_json_value(g.energy_mj)},
+                        {"energy_source", "counter since the driver loaded (nvmlDeviceGetTotalEnergyConsumption)"},
+                        {"graphics_clock_mhz", nvml_json_value(g.graphics_clock_mhz)},
+                        {"sm_clock_mhz", nvml_json_value(g.sm_clock_mhz)},
+                        {"memory_clock_mhz", nvml_json_value(g.memory_clock_mhz)},
+                        {"temperature_c", nvml_json_value(g.temperature_c)},
+                        {"gpu_util_pct", nvml_json_value(g.gpu_util_pct)},
+                        {"memory_util_pct", nvml_json_value(g.memory_util_pct)},
+                        {"memory_used_bytes", nvml_json_value(g.memory_used_bytes)},
+                        {"memory_total_bytes", nvml_json_value(g.memory_total_bytes)},
+                        {"power_limit_mw", nvml_json_value(g.power_limit_mw)},
+                        {"default_power_limit_mw", nvml_json_value(g.default_power_limit_mw)},
+                        {"enforced_power_limit_mw", nvml_json_value(g.enforced_power_limit_mw)},
+                        {"power_limit_range", range},
+                        {"clock_event_reasons", nvml_json_value(g.clock_event_reasons)},
+                        {"supported_memory_clocks_mhz", nvml_json_value(g.memory_clocks_mhz)},
+                        {"supported_graphics_clocks_mhz", nvml_json_value(g.graphics_clocks_mhz)}});
+  }
+  Json out{{"library", n.library}, {"driver_version", opt(n.driver_version)}};
+  if (n.absent) out["absent"] = *n.absent;
+  out["gpus"] = gpus;
+  out["notes"] = n.notes;
+  return out;
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const BoardInfo& info, const BoardOrigin& origin) {
@@ -212,22 +253,25 @@ nlohmann::ordered_json to_json(const BoardInfo& info, const BoardOrigin& origin)
   add_unavailable(unavailable, "power_monitors", info.power.unavailable);
   add_unavailable(unavailable, "fans", info.fans.unavailable);
   add_unavailable(unavailable, "thermal_zones", info.thermal.unavailable);
-  return Json{{"schema", "jetchar.device_info"},
-              {"schema_version", kDeviceInfoSchemaVersion},
-              {"source", Json{{"board", origin.board},
-                              {"simulated", origin.simulated},
-                              {"fixture", opt(origin.fixture)},
-                              {"root", opt(origin.root)}}},
-              {"board", identity_json(info.identity)},
-              {"memory_total_kib", opt(info.memory_total_kib)},
-              {"cpu", cpu_json(info.cpu)},
-              {"gpu", gpu_json(info.gpu)},
-              {"emc", emc_json(info.emc)},
-              {"power_monitors", power_json(info.power)},
-              {"fans", fans_json(info.fans)},
-              {"thermal_zones", thermal_json(info.thermal)},
-              {"host_sensors", host_json(info.host)},
-              {"unavailable", unavailable}};
+  Json out{{"schema", "jetchar.device_info"},
+           {"schema_version", kDeviceInfoSchemaVersion},
+           {"source", Json{{"board", origin.board},
+                           {"simulated", origin.simulated},
+                           {"fixture", opt(origin.fixture)},
+                           {"root", opt(origin.root)}}},
+           {"board", identity_json(info.identity)},
+           {"memory_total_kib", opt(info.memory_total_kib)},
+           {"cpu", cpu_json(info.cpu)},
+           {"gpu", gpu_json(info.gpu)},
+           {"emc", emc_json(info.emc)},
+           {"power_monitors", power_json(info.power)},
+           {"fans", fans_json(info.fans)},
+           {"thermal_zones", thermal_json(info.thermal)},
+           {"host_sensors", host_json(info.host)},
+           {"unavailable", unavailable}};
+  // Only where NVML was probed (this machine's own root): a simulated board has no driver.
+  if (info.nvml) out["nvml"] = nvml_json(*info.nvml);
+  return out;
 }
 
 }  // namespace jetchar::jetson

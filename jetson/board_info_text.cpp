@@ -1,6 +1,9 @@
 #include "jetson/board_info_text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "sysfs/cpu_list.h"
 
@@ -227,6 +230,50 @@ void host_text(std::string& out, const HostSensors& h) {
                      h.nvidia_gpus.empty() ? "absent (" + h.nvidia_gpus_absent.value_or("") + ")" : words(h.nvidia_gpus));
 }
 
+template <class T, class Show>
+std::string nvml_value(const NvmlValue<T>& v, Show&& show) {
+  return v.value ? show(*v.value) : "absent (" + v.absent.value_or("absent") + ")";
+}
+
+std::string mhz_range(const NvmlValue<std::vector<unsigned int>>& clocks) {
+  return nvml_value(clocks, [](const std::vector<unsigned int>& list) {
+    if (list.empty()) return std::string("none");
+    const auto [lo, hi] = std::minmax_element(list.begin(), list.end());
+    return fmt::format("{}-{} MHz ({} steps)", *lo, *hi, list.size());
+  });
+}
+
+void nvml_text(std::string& out, const NvmlDiscovery& n) {
+  out += fmt::format("NVML ({}{})\n", n.library, n.driver_version ? ", driver " + *n.driver_version : "");
+  if (n.absent) out += fmt::format("  absent ({})\n", *n.absent);
+  const auto mhz = [](std::uint64_t v) { return fmt::format("{} MHz", v); };
+  const auto watts = [](std::uint64_t mw) { return fmt::format("{:.3f} W", mw / 1000.0); };
+  for (const auto& g : n.gpus) {
+    out += fmt::format("  GPU {} {}: {}\n", g.index, g.uuid, nvml_value(g.name, [](const std::string& s) { return s; }));
+    out += fmt::format("    power (polled):        {}\n", nvml_value(g.power_mw, watts));
+    out += fmt::format("    energy counter:        {}\n",
+                       nvml_value(g.energy_mj, [](std::uint64_t mj) { return fmt::format("{:.3f} J since the driver loaded", mj / 1000.0); }));
+    out += fmt::format("    power limit:           {}; default {}; enforced {}; accepts {}\n", nvml_value(g.power_limit_mw, watts),
+                       nvml_value(g.default_power_limit_mw, watts), nvml_value(g.enforced_power_limit_mw, watts),
+                       nvml_value(g.power_limit_range_mw, [](const std::pair<std::uint64_t, std::uint64_t>& r) {
+                         return fmt::format("{:.3f}-{:.3f} W", r.first / 1000.0, r.second / 1000.0);
+                       }));
+    out += fmt::format("    clocks:                graphics {}; SM {}; memory {}\n", nvml_value(g.graphics_clock_mhz, mhz),
+                       nvml_value(g.sm_clock_mhz, mhz), nvml_value(g.memory_clock_mhz, mhz));
+    out += fmt::format("    clock tables:          graphics {}; memory {}\n", mhz_range(g.graphics_clocks_mhz),
+                       mhz_range(g.memory_clocks_mhz));
+    const auto pct = [](std::uint64_t v) { return fmt::format("{} %", v); };
+    out += fmt::format("    utilization:           GPU {}; memory {}\n", nvml_value(g.gpu_util_pct, pct), nvml_value(g.memory_util_pct, pct));
+    out += fmt::format("    temperature:           {}\n", nvml_value(g.temperature_c, [](std::uint64_t c) { return fmt::format("{} C", c); }));
+    const auto mib = [](std::uint64_t bytes) { return fmt::format("{} MiB", bytes >> 20); };
+    out += fmt::format("    memory:                {} used of {}\n", nvml_value(g.memory_used_bytes, mib), nvml_value(g.memory_total_bytes, mib));
+    out += fmt::format("    clock event reasons:   {}\n", nvml_value(g.clock_event_reasons, [](const std::vector<std::string>& r) {
+                         return r.empty() ? std::string("none") : fmt::format("{}", fmt::join(r, " "));
+                       }));
+  }
+  for (const auto& note : n.notes) out += fmt::format("  note: {}\n", note);
+}
+
 }  // namespace
 
 std::string to_text(const BoardInfo& info, const BoardOrigin& origin) {
@@ -251,6 +298,7 @@ std::string to_text(const BoardInfo& info, const BoardOrigin& origin) {
   thermal_text(out, info.thermal);
   unavailable_text(out, info.thermal.unavailable);
   host_text(out, info.host);
+  if (info.nvml) nvml_text(out, *info.nvml);
   if (origin.simulated) out += "(simulated: every figure above comes from the fixture, not from hardware)\n";
   return out;
 }
