@@ -21,6 +21,7 @@
 #include "cli/option_checks.h"
 #include "jetson/board_handle.h"
 #include "jetson/control_session.h"
+#include "jetson/nvml/nvml_control.h"
 #include "jetson/nvpmodel_tool.h"
 #include "jetson/power_mode.h"
 #include "jetson/simulated_board.h"
@@ -131,6 +132,11 @@ struct SetOptions {
   bool allow_reboot = false;
   bool disable_idle = false;
   std::optional<double> hold_s;
+  // A GPU through NVML (jetson/nvml/nvml_control.h).
+  unsigned int nvml_gpu = 0;
+  std::optional<double> gpu_power_limit_w;
+  std::optional<std::string> gpu_locked_clocks, memory_locked_clocks;
+  bool nvml_requested() const { return gpu_power_limit_w || gpu_locked_clocks || memory_locked_clocks; }
 };
 
 // --mode takes an id or a NAME of the board's conf; without a conf, plan_nvpmodel_mode says so.
@@ -184,22 +190,53 @@ void run_set(const SetOptions& options) {
   if (options.mode && !custom.empty()) {
     throw cli::UsageError("--mode applies an nvpmodel preset; it cannot be combined with custom settings");
   }
-  if (!options.mode && custom.empty()) {
-    throw cli::UsageError("nothing to set: give --mode ID|NAME or custom settings (--cpu-cores, --cpu-freq, ...)");
+  if (!options.mode && custom.empty() && !options.nvml_requested()) {
+    throw cli::UsageError(
+        "nothing to set: give --mode ID|NAME, custom settings (--cpu-cores, --cpu-freq, ...) or NVML knobs "
+        "(--gpu-power-limit-w, --gpu-locked-clocks, --memory-locked-clocks)");
+  }
+
+  // NVML's knobs are checked against the GPU before anything is written.
+  std::shared_ptr<jetson::NvmlLibrary> nvml;
+  std::vector<jetson::NvmlWrite> nvml_writes;
+  if (options.nvml_requested()) {
+    if (board.sim || !board.root->is_host_root()) {
+      throw std::invalid_argument(fmt::format("NVML knobs act on this machine's GPUs; board {} is not this machine",
+                                              board.label));
+    }
+    auto opened = jetson::NvmlLibrary::open();
+    if (!opened.library) throw std::runtime_error("NVML knobs: " + opened.absent.value_or("NVML is absent"));
+    nvml = std::move(opened.library);
+    jetson::NvmlSettings settings;
+    settings.gpu_index = options.nvml_gpu;
+    settings.power_limit_w = options.gpu_power_limit_w;
+    if (options.gpu_locked_clocks) {
+      settings.gpu_locked_clocks_mhz = jetson::parse_clock_range(*options.gpu_locked_clocks, "--gpu-locked-clocks");
+    }
+    if (options.memory_locked_clocks) {
+      settings.memory_locked_clocks_mhz =
+          jetson::parse_clock_range(*options.memory_locked_clocks, "--memory-locked-clocks");
+    }
+    nvml_writes = jetson::plan_nvml_writes(*nvml, settings);
   }
 
   jetson::ControlSession session(*board.root, board.state_dir, board.after_write());
-  const jetson::PowerModePlan plan =
-      options.mode ? jetson::plan_nvpmodel_mode(*board.root, session.controls(), nvpmodel_mode_id(session, *options.mode),
-                                                options.allow_reboot)
-                   : jetson::plan_custom_mode(*board.root, session.controls(), custom, options.snap, &session.journal());
-  jetson::ApplyOptions apply;
-  apply.use_nvpmodel_program = options.mode && !board.sim && jetson::nvpmodel_available(*board.root);
-  apply.confirm_reboot = options.allow_reboot;
   std::string out = fmt::format("board: {}\n", board.label);
   try {
-    const auto result = session.apply(plan, apply);
-    out += describe_result(plan, result);
+    if (options.mode || !custom.empty()) {
+      const jetson::PowerModePlan plan =
+          options.mode ? jetson::plan_nvpmodel_mode(*board.root, session.controls(),
+                                                    nvpmodel_mode_id(session, *options.mode), options.allow_reboot)
+                       : jetson::plan_custom_mode(*board.root, session.controls(), custom, options.snap,
+                                                  &session.journal());
+      jetson::ApplyOptions apply;
+      apply.use_nvpmodel_program = options.mode && !board.sim && jetson::nvpmodel_available(*board.root);
+      apply.confirm_reboot = options.allow_reboot;
+      const auto result = session.apply(plan, apply);
+      out += describe_result(plan, result);
+    }
+    if (nvml) jetson::apply_nvml_writes(*nvml, session.journal(), nvml_writes);
+    for (const auto& write : nvml_writes) out += fmt::format("applied: {} (NVML, journalled)\n", write.description);
   } catch (const jetson::Interrupted& e) {
     throw cli::CommandExit(cli::kInterrupted,
                            fmt::format("interrupted (signal {}) while applying; the board was restored", e.signal()));
@@ -248,6 +285,8 @@ void run_set(const SetOptions& options) {
 // ---- restore / snapshot ---------------------------------------------------------------------
 
 void run_restore(const BoardOptions& options, const std::string& file) {
+  // The journal may hold NVML's knobs (nvml:<uuid>/...): they are restored through NVML.
+  jetson::register_nvml_controls();
   Board board = open_board(options);
   std::string out = fmt::format("board: {}\n", board.label);
   if (!file.empty()) {
@@ -394,6 +433,15 @@ void add_device_control_commands(CLI::App& app) {
                   "Keep the mode for SECONDS (0: until SIGINT/SIGTERM), then restore; without it a change on a "
                   "real or --root board stays until `jetchar device restore`")
       ->check(cli::at_least(0, "seconds, 0 = until SIGINT/SIGTERM"));
+  set->add_option("--gpu-power-limit-w", set_options->gpu_power_limit_w,
+                  "NVML: power limit of the GPU in W (desktop/datacenter GPUs; within the range `jetchar device "
+                  "info` shows; needs root)")
+      ->check(cli::at_least(0, "W"));
+  set->add_option("--gpu-locked-clocks", set_options->gpu_locked_clocks,
+                  "NVML: lock the GPU's graphics clock to MIN,MAX MHz (needs root; restored to unlocked)");
+  set->add_option("--memory-locked-clocks", set_options->memory_locked_clocks,
+                  "NVML: lock the GPU's memory clock to MIN,MAX MHz (needs root; restored to unlocked)");
+  set->add_option("--nvml-gpu", set_options->nvml_gpu, "NVML index of the GPU the NVML knobs act on (default 0)");
   jetchar::cli::add_examples(*set,
       "Examples (a simulated board kept in the folder ./board):\n"
       "  jetchar device set --board sim:agx-orin-r36 --root board --cpu-cores 4 --gpu-freq 612 --dvfs off\n"

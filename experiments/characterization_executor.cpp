@@ -224,10 +224,11 @@ void CharacterizationExecutor::enter_mode(const PlannedRun& run) {
   mode_error_.clear();
   const auto& device = run.spec.device();
   try {
-    if (device.has_preset_mode() || has_custom_settings(device)) {
-      if (!control_) {
-        control_ = std::make_unique<jetson::ControlSession>(*board_.root, board_.state_dir, board_.after_write());
-      }
+    const bool board_mode = device.has_preset_mode() || has_custom_settings(device);
+    if ((board_mode || has_nvml_settings(device)) && !control_) {
+      control_ = std::make_unique<jetson::ControlSession>(*board_.root, board_.state_dir, board_.after_write());
+    }
+    if (board_mode) {
       const auto plan = device.has_preset_mode()
                             ? jetson::plan_nvpmodel_mode(*board_.root, control_->controls(),
                                                          static_cast<int>(device.preset_mode()),
@@ -241,6 +242,14 @@ void CharacterizationExecutor::enter_mode(const PlannedRun& run) {
       mode_name_ = device.has_preset_mode() ? plan.description : "custom: " + describe_mode(device);
     } else {
       mode_name_ = "as found";
+    }
+    if (has_nvml_settings(device)) {
+      // NVML's knobs (a power-limit axis): journalled in the same session as the sysfs writes.
+      auto nvml = jetson::NvmlLibrary::open();
+      if (!nvml.library) throw std::invalid_argument("NVML knobs: " + nvml.absent.value_or("NVML is absent"));
+      const auto writes = jetson::plan_nvml_writes(*nvml.library, nvml_settings(device));
+      jetson::apply_nvml_writes(*nvml.library, control_->journal(), writes);
+      for (const auto& write : writes) mode_name_ += "; " + write.description;
     }
   } catch (const jetson::Interrupted&) {
     throw;

@@ -29,4 +29,22 @@ jetson::CustomPowerMode custom_power_mode(const proto::DeviceSpec& d) {
   return mode;
 }
 
+bool has_nvml_settings(const proto::DeviceSpec& d) {
+  return d.has_gpu_power_limit_w() || !d.gpu_locked_clocks_mhz().empty() || !d.memory_locked_clocks_mhz().empty();
+}
+
+jetson::NvmlSettings nvml_settings(const proto::DeviceSpec& d) {
+  jetson::NvmlSettings settings;
+  settings.gpu_index = d.nvml_gpu();
+  if (d.has_gpu_power_limit_w()) settings.power_limit_w = d.gpu_power_limit_w();
+  if (!d.gpu_locked_clocks_mhz().empty()) {
+    settings.gpu_locked_clocks_mhz = jetson::parse_clock_range(d.gpu_locked_clocks_mhz(), "device.gpu_locked_clocks_mhz");
+  }
+  if (!d.memory_locked_clocks_mhz().empty()) {
+    settings.memory_locked_clocks_mhz =
+        jetson::parse_clock_range(d.memory_locked_clocks_mhz(), "device.memory_locked_clocks_mhz");
+  }
+  return settings;
+}
+
 }  // namespace jetchar::experiments

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "experiments/proto/experiment_spec.pb.h"
+#include "jetson/nvml/nvml_control.h"
 #include "jetson/power_mode.h"
 
 namespace jetchar::experiments {
@@ -10,5 +11,9 @@ namespace jetchar::experiments {
 bool has_custom_settings(const proto::DeviceSpec& device);
 /// The custom power mode the spec asks for; frequencies keep the decimals the user wrote.
 jetson::CustomPowerMode custom_power_mode(const proto::DeviceSpec& device);
+/// True when the spec asks for an NVML knob (power limit, locked clocks).
+bool has_nvml_settings(const proto::DeviceSpec& device);
+/// The NVML knobs the spec asks for. Throws std::invalid_argument for a malformed clock range.
+jetson::NvmlSettings nvml_settings(const proto::DeviceSpec& device);
 
 }  // namespace jetchar::experiments
