@@ -3,6 +3,7 @@
 // or a CSV/JSONL export (layout in analysis/README.md).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "analysis/config_point.h"
 #include "analysis/cross_validation.h"
 #include "analysis/mode_choice.h"
+#include "analysis/mode_predictor.h"
 #include "analysis/modes_file.h"
 #include "analysis/pareto.h"
 #include "analysis/predictor.h"
@@ -46,6 +48,8 @@ struct AnalyzeOptions {
   std::optional<std::size_t> profile;
   int folds = 5;
   bool table = false;
+  bool json = false;
+  double interval_level = 0.9;
   std::string modes;
 };
 
@@ -212,19 +216,77 @@ void run_choose(const AnalyzeOptions& o) {
   print(out);
 }
 
+// `--model auto` is the mode predictor (analysis/mode_predictor.h): its forms chosen by
+// cross-validation, with intervals; the other names are the fixed models of analysis/predictor.h.
+constexpr const char* kAuto = "auto";
+
 std::vector<ModelKind> models_of(const std::string& name) {
-  if (name == "all") return all_model_kinds();
+  if (name == "all" || name == kAuto) return name == kAuto ? std::vector<ModelKind>{} : all_model_kinds();
   return {parse_model_kind(name)};
+}
+
+bool with_auto(const std::string& name) { return name == "all" || name == kAuto; }
+
+nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+nlohmann::json scores_json(const std::vector<FormScore>& scores) {
+  auto out = nlohmann::json::array();
+  for (const auto& s : scores) out.push_back({{"form", s.form}, {"loo_mape_pct", optional_json(s.loo_mape)}});
+  return out;
+}
+
+nlohmann::json axes_json(const std::map<std::string, std::string>& axes) {
+  auto out = nlohmann::json::object();
+  for (const auto& [k, v] : axes) out[k] = v;
+  return out;
+}
+
+std::string forms_of(const ModePredictor& m) {
+  return fmt::format("{}/{}", to_string(m.time_form()), m.power_form() ? to_string(*m.power_form()) : "-");
 }
 
 void run_fit(const AnalyzeOptions& o) {
   auto groups = mode_groups(load_points(o.results));
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs (cpu_cores, cpu_freq, gpu_freq, emc_freq)", o.results));
+  if (o.json) {
+    auto doc = nlohmann::json::object({{"epochs", kWarmEpochs}, {"knobs", kResolvedKnobs}, {"groups", nlohmann::json::array()}});
+    for (const auto& g : groups) {
+      nlohmann::json group = {{"workload", g.workload}, {"axes", axes_json(g.axes)}, {"power_modes", g.points.size()},
+                              {"models", nlohmann::json::array()}};
+      for (ModelKind kind : models_of(o.model)) {
+        Validation v = cross_validate(kind, g.points, o.folds, o.seed);
+        group["models"].push_back({{"model", to_string(kind)}, {"loo_time_mape_pct", optional_json(v.loo_time_mape)},
+                                   {"loo_energy_mape_pct", optional_json(v.loo_energy_mape)}, {"folds", v.folds},
+                                   {"kfold_time_mape_pct", optional_json(v.kfold_time_mape)},
+                                   {"kfold_energy_mape_pct", optional_json(v.kfold_energy_mape)}});
+      }
+      if (with_auto(o.model) && g.points.size() >= 3) {
+        ModePredictorOptions options;
+        options.level = o.interval_level;
+        ModePredictor m = ModePredictor::fit(g.points, options);
+        group["auto"] = {{"time_form", to_string(m.time_form())},
+                         {"power_form", m.power_form() ? nlohmann::json(to_string(*m.power_form())) : nlohmann::json(nullptr)},
+                         {"loo_time_mape_pct", m.loo_time_mape()}, {"loo_power_mape_pct", optional_json(m.loo_power_mape())},
+                         {"loo_energy_mape_pct", optional_json(m.loo_energy_mape())},
+                         {"time_forms", scores_json(m.time_scores())}, {"power_forms", scores_json(m.power_scores())},
+                         {"interval_level", m.level()}};
+      }
+      doc["groups"].push_back(std::move(group));
+    }
+    print(doc.dump(2) + "\n");
+    return;
+  }
   std::string out = fmt::format("{}\n{}\n", kWarmEpochs, kResolvedKnobs);
   for (const auto& g : groups) {
     out += fmt::format("{}: {} power modes\n", g.label(), g.points.size());
     out += fmt::format("  {:<9} {:>14} {:>14} {:>18} {:>18}\n", "model", "LOO time %", "LOO energy %",
                        fmt::format("{}-fold time %", o.folds), fmt::format("{}-fold energy %", o.folds));
+    if (with_auto(o.model) && g.points.size() >= 3) {
+      ModePredictor m = ModePredictor::fit(g.points);
+      out += fmt::format("  {:<9} {:>14.2f} {:>14} {:>18} {:>18}   forms chosen by LOO: time {}, power {} (LOO power % {})\n",
+                         kAuto, m.loo_time_mape(), opt(m.loo_energy_mape(), "{:.2f}"), "-", "-", to_string(m.time_form()),
+                         m.power_form() ? to_string(*m.power_form()) : "-", opt(m.loo_power_mape(), "{:.2f}"));
+    }
     for (ModelKind kind : models_of(o.model)) {
       Validation v = cross_validate(kind, g.points, o.folds, o.seed);
       out += fmt::format("  {:<9} {:>14} {:>14} {:>18} {:>18}\n", to_string(kind), opt(v.loo_time_mape, "{:.2f}"),
@@ -257,7 +319,8 @@ void run_fit(const AnalyzeOptions& o) {
 }
 
 void run_predict(const AnalyzeOptions& o) {
-  ModelKind kind = o.model == "all" ? ModelKind::kNnls : parse_model_kind(o.model);
+  const bool automatic = with_auto(o.model);  // "all" is fit's default: predict has one model
+  ModelKind kind = automatic ? ModelKind::kNnls : parse_model_kind(o.model);
   auto modes = load_modes(o.modes);
   auto groups = mode_groups(load_points(o.results));
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs", o.results));
@@ -265,7 +328,11 @@ void run_predict(const AnalyzeOptions& o) {
   std::fprintf(stderr, "predicted: warm epoch time, power and energy, fitted to the measured %s; %s\n", kWarmEpochs,
                kResolvedKnobs);
   std::string out = "workload,axes,mode,cpu_cores,cpu_freq_khz,gpu_freq_khz,emc_freq_khz,model,profiled,predicted_time_s,"
-                    "predicted_power_w,predicted_energy_j\n";
+                    "predicted_power_w,predicted_energy_j,time_low_s,time_high_s,power_low_w,power_high_w,energy_low_j,"
+                    "energy_high_j\n";
+  auto doc = nlohmann::json::object({{"epochs", kWarmEpochs}, {"knobs", kResolvedKnobs}, {"predictions", nlohmann::json::array()}});
+  if (automatic) doc["interval_level"] = o.interval_level;
+  auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : std::string(); };
   for (const auto& g : groups) {
     std::vector<ConfigPoint> train = g.points;
     if (o.profile) {
@@ -274,17 +341,49 @@ void run_predict(const AnalyzeOptions& o) {
       train.clear();
       for (std::size_t i : spread_design(candidates, *o.profile)) train.push_back(g.points[i]);
     }
-    TimeEnergyModel model = TimeEnergyModel::fit(kind, train);
+    std::optional<TimeEnergyModel> fixed;
+    std::optional<ModePredictor> predictor;
+    std::string model_name;
+    if (automatic) {
+      ModePredictorOptions options;
+      options.level = o.interval_level;
+      predictor = ModePredictor::fit(train, options);
+      model_name = fmt::format("auto:{}", forms_of(*predictor));
+    } else {
+      fixed = TimeEnergyModel::fit(kind, train);
+      model_name = std::string(to_string(kind));
+    }
     std::string axes;
     for (const auto& [axis, value] : g.axes) axes += (axes.empty() ? "" : " ") + axis + "=" + value;
     for (const PowerMode& m : modes) {
-      Prediction p = model.predict(m);
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{},{}\n", g.workload, axes, m.name, *m.cpu_cores, *m.cpu_freq_khz,
-                         *m.gpu_freq_khz, *m.emc_freq_khz, to_string(kind), train.size(), p.time_s,
-                         p.power_w ? fmt::format("{:.6g}", *p.power_w) : "", p.energy_j ? fmt::format("{:.6g}", *p.energy_j) : "");
+      std::optional<double> power, energy, t_lo, t_hi, p_lo, p_hi, e_lo, e_hi;
+      double time = 0;
+      if (predictor) {
+        ModePrediction p = predictor->predict(m);
+        time = p.time_s.value, t_lo = p.time_s.low, t_hi = p.time_s.high;
+        if (p.power_w) power = p.power_w->value, p_lo = p.power_w->low, p_hi = p.power_w->high;
+        if (p.energy_j) energy = p.energy_j->value, e_lo = p.energy_j->low, e_hi = p.energy_j->high;
+      } else {
+        Prediction p = fixed->predict(m);
+        time = p.time_s, power = p.power_w, energy = p.energy_j;
+      }
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{},{},{},{},{},{},{},{}\n", g.workload, axes, m.name, *m.cpu_cores,
+                         *m.cpu_freq_khz, *m.gpu_freq_khz, *m.emc_freq_khz, model_name, train.size(), time, num(power),
+                         num(energy), num(t_lo), num(t_hi), num(p_lo), num(p_hi), num(e_lo), num(e_hi));
+      auto interval = [](const std::optional<double>& v, const std::optional<double>& lo, const std::optional<double>& hi) {
+        nlohmann::json j = {{"value", optional_json(v)}};
+        if (lo) j["low"] = *lo, j["high"] = *hi;
+        return j;
+      };
+      doc["predictions"].push_back({{"workload", g.workload}, {"axes", axes_json(g.axes)}, {"mode", m.name},
+                                    {"cpu_cores", *m.cpu_cores}, {"cpu_freq_khz", *m.cpu_freq_khz},
+                                    {"gpu_freq_khz", *m.gpu_freq_khz}, {"emc_freq_khz", *m.emc_freq_khz},
+                                    {"model", model_name}, {"profiled", train.size()},
+                                    {"time_s", interval(time, t_lo, t_hi)}, {"power_w", interval(power, p_lo, p_hi)},
+                                    {"energy_j", interval(energy, e_lo, e_hi)}});
     }
   }
-  print(out);
+  print(o.json ? doc.dump(2) + "\n" : out);
 }
 
 void add_analyze_command(CLI::App& app) {
@@ -327,20 +426,28 @@ void add_analyze_command(CLI::App& app) {
 
   auto* fit = analyze.add_subcommand("fit", "Fit time/energy predictors per workload; leave-one-out and k-fold MAPE");
   results(fit);
-  fit->add_option("--model", o->model, "linear (the study's), inverse, resource, nnls or all")->capture_default_str();
+  fit->add_option("--model", o->model,
+                  "linear (the study's), inverse, resource, nnls, auto (physical forms chosen by cross-validation) or all")
+      ->capture_default_str();
   fit->add_option("--profile", o->profile, "Also compare N spread-design profiled modes with N random ones (holdout MAPE)")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
   fit->add_option("--folds", o->folds, "k for k-fold cross-validation")->capture_default_str()->check(jetchar::cli::between(2, 1000, "folds"));
   fit->add_option("--seed", o->seed, "Seed for the fold shuffle and random profiles")->capture_default_str();
   fit->add_flag("--table", o->table, "Print the leave-one-out predicted-vs-measured table");
+  fit->add_flag("--json", o->json, "JSON on stdout: per group each model's errors and the auto model's chosen forms");
   fit->callback([o] { run_fit(*o); });
 
-  auto* predict = analyze.add_subcommand("predict", "Predict epoch time, power and energy for power modes never run (CSV on stdout)");
+  auto* predict = analyze.add_subcommand("predict", "Predict epoch time, power and energy for power modes never run, with intervals (CSV or JSON on stdout)");
   results(predict);
   predict->add_option("--modes", o->modes, "CSV of modes: mode,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz (units hz/khz/mhz)")
       ->required()
       ->check(CLI::ExistingFile);
-  predict->add_option("--model", o->model, "linear, inverse, resource or nnls (default nnls)");
+  predict->add_option("--model", o->model,
+                      "auto (default: physical forms chosen by cross-validation, with intervals), linear, inverse, resource or nnls");
+  predict->add_option("--level", o->interval_level, "Coverage of the auto model's intervals")
+      ->capture_default_str()
+      ->check(jetchar::cli::between(0.5, 0.99, "interval level"));
+  predict->add_flag("--json", o->json, "JSON on stdout instead of CSV: each prediction with its interval");
   predict->add_option("--profile", o->profile, "Fit on N modes chosen by the spread design instead of all measured")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
   predict->callback([o] { run_predict(*o); });

@@ -1,0 +1,135 @@
+// `jetchar analyze fit|predict --json` through the real jetchar: the auto model (the mode predictor,
+// analysis/mode_predictor.h) names the forms cross-validation chose, and every prediction carries
+// its interval; the CSV carries the same bounds; a bad interval level is bad input (exit 3).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli/exit_code.h"
+#include "tests/support/jetchar_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::cli {
+namespace {
+
+std::string read(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Epoch time with GPU and memory work overlapping (a 4-norm) plus CPU launch work that stops
+// scaling at 4 cores; power rising with every clock. Not a form of the predictor.
+double truth_time_s(int c, double f, double g, double m) {
+  return 0.3 + std::pow(std::pow(9 / g, 4) + std::pow(3 / m, 4), 0.25) + 1 / f * (0.3 + 0.7 / std::min(c, 4));
+}
+double truth_power_w(int c, double f, double g, double m) {
+  return 4.5 + 0.1 * c + 0.9 * c * f * std::pow(0.6 + 0.25 * f, 2) + 11 * g * std::pow(0.6 + 0.4 * g, 2) + 1.6 * m;
+}
+
+class AnalyzePredictTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string runs = "workload,cpu_cores,cpu_freq_mhz,gpu_freq_mhz,emc_freq_mhz,epoch_time_s,avg_power_w\n";
+    int i = 0;
+    for (int c : {2, 4, 8, 12})
+      for (double f : {729.6, 1344.0, 2201.6})
+        for (double g : {306.0, 714.0, 1300.5})
+          for (double m : {665.6, 3199.0}) {
+            if (i++ % 4 != 1) continue;  // 18 of the 72
+            const double wobble = 1 + 0.01 * std::sin(i);  // deterministic "noise"
+            runs += fmt_row(c, f, g, m, truth_time_s(c, f / 1e3, g / 1e3, m / 1e3) * wobble,
+                            truth_power_w(c, f / 1e3, g / 1e3, m / 1e3) / wobble);
+          }
+    runs_ = dir_.write("runs.csv", runs);
+    modes_ = dir_.write("modes.csv", "mode,cpu_cores,cpu_freq_mhz,gpu_freq_mhz,emc_freq_mhz\n"
+                                     "a,6,1651.2,918,2133\nb,1,729.6,306,665.6\n");
+  }
+  static std::string fmt_row(int c, double f, double g, double m, double t, double p) {
+    std::ostringstream row;
+    row.precision(10);
+    row << "resnet18," << c << "," << f << "," << g << "," << m << "," << t << "," << p << "\n";
+    return row.str();
+  }
+  int run(const std::vector<std::string>& args) {
+    return testing::run_jetchar(args, dir_.path() / "out.txt", dir_.path() / "err.txt");
+  }
+  std::string out() const { return read(dir_.path() / "out.txt"); }
+  std::string err() const { return read(dir_.path() / "err.txt"); }
+
+  testing::TempDir dir_;
+  std::filesystem::path runs_, modes_;
+};
+
+TEST_F(AnalyzePredictTest, PredictJsonGivesEachModeAnIntervalFromTheAutoModel) {
+  ASSERT_EQ(run({"analyze", "predict", runs_.string(), "--modes", modes_.string(), "--json"}), 0) << err();
+  auto doc = nlohmann::json::parse(out());
+  EXPECT_EQ(doc.at("interval_level"), 0.9);
+  ASSERT_EQ(doc.at("predictions").size(), 2u);
+  // Mode b has 1 core, which no profiled mode has: an extrapolation, so its power interval is the
+  // wider one (both must still hold the truth).
+  auto width = [](const nlohmann::json& v) { return std::log(v.at("high").get<double>() / v.at("low").get<double>()); };
+  EXPECT_GT(width(doc.at("predictions").at(1).at("power_w")), width(doc.at("predictions").at(0).at("power_w")));
+  for (const auto& p : doc.at("predictions")) {
+    EXPECT_THAT(p.at("model").get<std::string>(), ::testing::StartsWith("auto:"));
+    EXPECT_EQ(p.at("profiled"), 18);
+    for (const char* what : {"time_s", "power_w", "energy_j"}) {
+      const auto& v = p.at(what);
+      EXPECT_LE(v.at("low").get<double>(), v.at("value").get<double>()) << what;
+      EXPECT_GE(v.at("high").get<double>(), v.at("value").get<double>()) << what;
+    }
+    const int c = p.at("cpu_cores");
+    const double f = p.at("cpu_freq_khz").get<double>() / 1e6, g = p.at("gpu_freq_khz").get<double>() / 1e6,
+                 m = p.at("emc_freq_khz").get<double>() / 1e6;
+    const double t = truth_time_s(c, f, g, m), w = truth_power_w(c, f, g, m);
+    auto inside = [](const nlohmann::json& v, double x) { return v.at("low").get<double>() <= x && x <= v.at("high").get<double>(); };
+    EXPECT_TRUE(inside(p.at("time_s"), t)) << p.at("mode");
+    EXPECT_TRUE(inside(p.at("power_w"), w)) << p.at("mode");
+    if (p.at("mode") == "a") {
+      // Inside the profiled ranges (6 cores between the profiled 4 and 8): close to the truth.
+      EXPECT_NEAR(p.at("time_s").at("value").get<double>() / t, 1, 0.05);
+      EXPECT_NEAR(p.at("power_w").at("value").get<double>() / w, 1, 0.07);
+    }
+  }
+}
+
+TEST_F(AnalyzePredictTest, PredictCsvCarriesTheBoundsAndFixedModelsLeaveThemEmpty) {
+  ASSERT_EQ(run({"analyze", "predict", runs_.string(), "--modes", modes_.string()}), 0) << err();
+  EXPECT_THAT(out(), ::testing::HasSubstr("predicted_energy_j,time_low_s,time_high_s,power_low_w,power_high_w,"
+                                          "energy_low_j,energy_high_j\n"));
+  EXPECT_THAT(out(), ::testing::ContainsRegex("resnet18,,a,6,1651200,918000,2133000,auto:[a-z_]+/[a-z]+,18,"));
+  ASSERT_EQ(run({"analyze", "predict", runs_.string(), "--modes", modes_.string(), "--model", "nnls"}), 0) << err();
+  EXPECT_THAT(out(), ::testing::ContainsRegex(",nnls,18,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,,,,,,\n"));
+}
+
+TEST_F(AnalyzePredictTest, FitJsonNamesTheChosenFormsAndEveryScore) {
+  ASSERT_EQ(run({"analyze", "fit", runs_.string(), "--json"}), 0) << err();
+  auto doc = nlohmann::json::parse(out());
+  ASSERT_EQ(doc.at("groups").size(), 1u);
+  const auto& g = doc.at("groups").at(0);
+  EXPECT_EQ(g.at("power_modes"), 18);
+  EXPECT_EQ(g.at("models").size(), 4u);  // linear, inverse, resource, nnls
+  const auto& a = g.at("auto");
+  EXPECT_EQ(a.at("time_forms").size(), 5u);
+  EXPECT_EQ(a.at("power_forms").size(), 3u);
+  EXPECT_LT(a.at("loo_time_mape_pct").get<double>(), 5);
+  EXPECT_LT(a.at("loo_power_mape_pct").get<double>(), 5);
+  bool chosen_listed = false;
+  for (const auto& s : a.at("time_forms")) chosen_listed |= s.at("form") == a.at("time_form");
+  EXPECT_TRUE(chosen_listed);
+}
+
+TEST_F(AnalyzePredictTest, ABadIntervalLevelIsBadInput) {
+  EXPECT_EQ(run({"analyze", "predict", runs_.string(), "--modes", modes_.string(), "--level", "1.5"}), kBadInput);
+  EXPECT_THAT(err(), ::testing::HasSubstr("interval level"));
+}
+
+}  // namespace
+}  // namespace jetchar::cli
