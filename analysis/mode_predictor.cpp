@@ -85,39 +85,44 @@ ModePredictor ModePredictor::fit(std::span<const ConfigPoint> profiled, const Mo
     times.push_back(profiled[i].time_s);
     if (profiled[i].power_w) with_power.push_back(i);
   }
-  auto without = [](const auto& v, std::size_t skip) {
-    std::remove_cvref_t<decltype(v)> out;
-    for (std::size_t j = 0; j < v.size(); ++j) {
-      if (j != skip) out.push_back(v[j]);
-    }
-    return out;
-  };
-
   ModePredictor out;
   out.level_ = options.level;
   out.profiled_ = n;
+  // Leave-one-out up to kMaxLeaveOneOut modes; beyond, kFolds interleaved folds (CV+, the K-fold
+  // form of jackknife+ in the same paper), so that a predictor fitted on a whole sweep stays fast.
+  constexpr std::size_t kMaxLeaveOneOut = 40, kFolds = 20;
+  const std::size_t folds = n <= kMaxLeaveOneOut ? n : kFolds;
+  out.fold_of_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) out.fold_of_[i] = i % folds;
+  auto training = [&](const auto& v, std::size_t fold, const std::vector<std::size_t>& index) {
+    std::remove_cvref_t<decltype(v)> kept;
+    for (std::size_t j = 0; j < index.size(); ++j) {
+      if (out.fold_of_[index[j]] != fold) kept.push_back(v[j]);
+    }
+    return kept;
+  };
+  std::vector<std::size_t> all(n);
+  for (std::size_t i = 0; i < n; ++i) all[i] = i;
 
-  // Time: leave-one-out per form, simplest first.
+  // Time: cross-validation per form, simplest first.
   std::vector<TimeForm> forms = options.time_forms;
   std::sort(forms.begin(), forms.end(), [](TimeForm a, TimeForm b) { return parameter_count(a) < parameter_count(b); });
   std::vector<std::optional<double>> mape(forms.size());
-  std::vector<std::vector<TimeModel>> loo_models(forms.size());
-  std::vector<std::vector<double>> loo_residuals(forms.size());
+  std::vector<std::vector<TimeModel>> fold_models(forms.size());
+  std::vector<std::vector<double>> cv_residuals(forms.size());
   for (std::size_t f = 0; f < forms.size(); ++f) {
     // A form is judged only when each left-out fit has as many modes as parameters; the
     // simplest one always is, on its priors, so that a few modes still give a prediction.
-    if (f > 0 && n - 1 < parameter_count(forms[f])) continue;
+    if (f > 0 && n - (n + folds - 1) / folds < parameter_count(forms[f])) continue;
+    for (std::size_t k = 0; k < folds; ++k) {
+      fold_models[f].push_back(TimeModel::fit(forms[f], training(knobs, k, all), training(times, k, all)));
+    }
     std::vector<double> residuals;
     for (std::size_t i = 0; i < n; ++i) {
-      auto k = without(knobs, i);
-      auto t = without(times, i);
-      TimeModel m = TimeModel::fit(forms[f], k, t);
-      residuals.push_back(std::log(times[i]) - std::log(m.time_s(knobs[i])));
-      loo_models[f].push_back(std::move(m));
+      residuals.push_back(std::log(times[i]) - std::log(fold_models[f][out.fold_of_[i]].time_s(knobs[i])));
     }
-    if (residuals.size() != n) continue;
     mape[f] = mean_abs_relative(residuals);
-    loo_residuals[f] = std::move(residuals);
+    cv_residuals[f] = std::move(residuals);
   }
   for (std::size_t f = 0; f < forms.size(); ++f) out.time_scores_.push_back({std::string(to_string(forms[f])), mape[f]});
   std::size_t chosen = pick(forms, mape);
@@ -126,24 +131,29 @@ ModePredictor ModePredictor::fit(std::span<const ConfigPoint> profiled, const Mo
   }
   out.time_form_ = forms[chosen];
   out.time_full_ = TimeModel::fit(out.time_form_, knobs, times);
-  out.time_loo_ = std::move(loo_models[chosen]);
+  out.time_loo_ = std::move(fold_models[chosen]);
   out.loo_time_mape_ = *mape[chosen];
-  for (double r : loo_residuals[chosen]) out.time_residual_.push_back(std::abs(r));
+  for (double r : cv_residuals[chosen]) out.time_residual_.push_back(std::abs(r));
 
-  // Power: leave-one-out over the modes with a power, each with the time fit that left it out.
+  // Power: the same folds over the modes with a power, each fold's fit with that fold's time fit.
   if (with_power.size() < 3 || options.power_forms.empty()) return out;
   std::vector<ModeKnobs> pk;
   std::vector<double> pw;
   for (std::size_t i : with_power) pk.push_back(knobs[i]), pw.push_back(*profiled[i].power_w);
   std::vector<std::optional<double>> pmape(options.power_forms.size());
-  std::vector<std::vector<PowerModel>> ploo(options.power_forms.size());
+  std::vector<std::vector<PowerModel>> pfold(options.power_forms.size());
   std::vector<std::vector<double>> presid(options.power_forms.size());
   for (std::size_t f = 0; f < options.power_forms.size(); ++f) {
+    for (std::size_t k = 0; k < folds; ++k) {
+      auto kk = training(pk, k, with_power);
+      auto ww = training(pw, k, with_power);
+      if (kk.empty()) kk = pk, ww = pw;  // only when every powered mode is in this fold
+      pfold[f].push_back(PowerModel::fit(options.power_forms[f], kk, ww, &out.time_loo_[k]));
+    }
     std::vector<double> residuals;
     for (std::size_t r = 0; r < with_power.size(); ++r) {
-      PowerModel m = PowerModel::fit(options.power_forms[f], without(pk, r), without(pw, r), &out.time_loo_[with_power[r]]);
-      residuals.push_back(std::log(pw[r]) - std::log(std::max(m.power_w(pk[r]), 1e-12)));
-      ploo[f].push_back(std::move(m));
+      const double p = pfold[f][out.fold_of_[with_power[r]]].power_w(pk[r]);
+      residuals.push_back(std::log(pw[r]) - std::log(std::max(p, 1e-12)));
     }
     pmape[f] = mean_abs_relative(residuals);
     presid[f] = std::move(residuals);
@@ -154,15 +164,15 @@ ModePredictor ModePredictor::fit(std::span<const ConfigPoint> profiled, const Mo
   std::size_t pchosen = pick(options.power_forms, pmape);
   out.power_form_ = options.power_forms[pchosen];
   out.power_full_ = PowerModel::fit(*out.power_form_, pk, pw, &out.time_full_);
-  out.power_loo_ = std::move(ploo[pchosen]);
+  out.power_loo_ = std::move(pfold[pchosen]);
   out.power_loo_point_ = with_power;
   out.loo_power_mape_ = *pmape[pchosen];
   std::vector<double> energy_log;
   for (std::size_t r = 0; r < with_power.size(); ++r) {
     out.power_residual_.push_back(std::abs(presid[pchosen][r]));
-    const std::size_t i = with_power[r];
+    const std::size_t i = with_power[r], k = out.fold_of_[i];
     const double measured = profiled[i].energy_j.value_or(pw[r] * times[i]);
-    const double predicted = out.power_loo_[r].power_w(knobs[i]) * out.time_loo_[i].time_s(knobs[i]);
+    const double predicted = out.power_loo_[k].power_w(knobs[i]) * out.time_loo_[k].time_s(knobs[i]);
     const double e = std::log(measured) - std::log(std::max(predicted, 1e-12));
     energy_log.push_back(e);
     out.energy_residual_.push_back(std::abs(e));
@@ -174,16 +184,20 @@ ModePredictor ModePredictor::fit(std::span<const ConfigPoint> profiled, const Mo
 ModePrediction ModePredictor::predict(const PowerMode& mode) const {
   const ModeKnobs k = ModeKnobs::of(mode);
   ModePrediction out;
+  // Each fold's fit predicts once; every profiled mode then pairs its fold's prediction with its
+  // own residual.
+  std::vector<double> fold_t, fold_p;
+  for (const TimeModel& m : time_loo_) fold_t.push_back(std::log(m.time_s(k)));
+  for (const PowerModel& m : power_loo_) fold_p.push_back(std::log(std::max(m.power_w(k), 1e-12)));
   std::vector<double> t_log;
-  for (const TimeModel& m : time_loo_) t_log.push_back(std::log(m.time_s(k)));
+  for (std::size_t i = 0; i < fold_of_.size(); ++i) t_log.push_back(fold_t[fold_of_[i]]);
   const double t = time_full_.time_s(k);
   out.time_s = jackknife_plus(t, t_log, time_residual_, level_);
   if (power_full_) {
     std::vector<double> p_log, e_log;
-    for (std::size_t r = 0; r < power_loo_.size(); ++r) {
-      const double p = std::max(power_loo_[r].power_w(k), 1e-12);
-      p_log.push_back(std::log(p));
-      e_log.push_back(std::log(p) + t_log[power_loo_point_[r]]);
+    for (std::size_t i : power_loo_point_) {
+      p_log.push_back(fold_p[fold_of_[i]]);
+      e_log.push_back(fold_p[fold_of_[i]] + fold_t[fold_of_[i]]);
     }
     const double p = power_full_->power_w(k);
     out.power_w = jackknife_plus(p, p_log, power_residual_, level_);

@@ -10,7 +10,8 @@
 // jackknife+", Ann. Statist. 49(1), 2021) on a log scale: with the leave-one-out fits ŷ₋ᵢ and their
 // residuals Rᵢ = |log yᵢ − log ŷ₋ᵢ(xᵢ)|, the interval at x runs from the ⌊α(n+1)⌋-th smallest
 // log ŷ₋ᵢ(x) − Rᵢ to the ⌈(1−α)(n+1)⌉-th smallest log ŷ₋ᵢ(x) + Rᵢ (the extreme one when that rank
-// exceeds n). It widens where the left-out fits disagree (far from the profiled modes) and covers
+// exceeds n). Beyond 40 profiled modes the left-out fits are those of 20 interleaved folds (CV+,
+// the same paper), so a predictor fitted on a whole sweep stays fast. It widens where the left-out fits disagree (far from the profiled modes) and covers
 // measurement noise, since the residuals are against measured values. Energy = time × power gets
 // its own interval from the left-out fits' products.
 #pragma once
@@ -82,10 +83,11 @@ class ModePredictor {
   std::optional<double> loo_power_mape_, loo_energy_mape_;
   TimeModel time_full_;
   std::optional<PowerModel> power_full_;
-  std::vector<TimeModel> time_loo_;         ///< one per profiled mode, fitted without it
-  std::vector<double> time_residual_;       ///< |log measured − log left-out prediction|
-  std::vector<PowerModel> power_loo_;       ///< one per profiled mode with a power
-  std::vector<std::size_t> power_loo_point_;  ///< its index into time_loo_
+  std::vector<std::size_t> fold_of_;        ///< each profiled mode's fold
+  std::vector<TimeModel> time_loo_;         ///< one per fold, fitted without it
+  std::vector<double> time_residual_;       ///< per mode: |log measured − log its fold's prediction|
+  std::vector<PowerModel> power_loo_;       ///< one per fold
+  std::vector<std::size_t> power_loo_point_;  ///< the profiled modes with a power
   std::vector<double> power_residual_, energy_residual_;
 };
 

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/adaptive_profile.h"
 #include "analysis/config_point.h"
 #include "analysis/cross_validation.h"
 #include "analysis/mode_choice.h"
@@ -339,7 +340,10 @@ void run_predict(const AnalyzeOptions& o) {
       std::vector<PowerMode> candidates;
       for (const auto& p : g.points) candidates.push_back(p.key.mode);
       train.clear();
-      for (std::size_t i : spread_design(candidates, *o.profile)) train.push_back(g.points[i]);
+      // The auto model profiles a maximum-projection design (each knob's levels spread); the fixed
+      // models keep the max-min spread design they were compared on.
+      auto picked = automatic ? space_filling_design(candidates, *o.profile) : spread_design(candidates, *o.profile);
+      for (std::size_t i : picked) train.push_back(g.points[i]);
     }
     std::optional<TimeEnergyModel> fixed;
     std::optional<ModePredictor> predictor;
@@ -448,7 +452,8 @@ void add_analyze_command(CLI::App& app) {
       ->capture_default_str()
       ->check(jetchar::cli::between(0.5, 0.99, "interval level"));
   predict->add_flag("--json", o->json, "JSON on stdout instead of CSV: each prediction with its interval");
-  predict->add_option("--profile", o->profile, "Fit on N modes chosen by the spread design instead of all measured")
+  predict->add_option("--profile", o->profile,
+                      "Fit on N of the measured modes only: a space-filling design for auto, the spread design otherwise")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
   predict->callback([o] { run_predict(*o); });
 }

@@ -143,6 +143,20 @@ TEST(ModePredictor, IntervalsWidenAwayFromTheProfiledModes) {
   EXPECT_GE(inside.time_s.high, inside.time_s.value);
 }
 
+TEST(ModePredictor, ManyProfiledModesUseFoldsAndStayAccurate) {
+  // 200 profiled modes: 20 interleaved folds instead of 200 left-out fits (CV+).
+  const auto modes = testing::orin_grid_1440();
+  const auto pts = testing::measure(modes, testing::balanced(), 12);
+  std::vector<std::size_t> pick;
+  for (std::size_t i = 0; i < modes.size(); i += 7) pick.push_back(i);
+  ASSERT_GT(pick.size(), 200u);
+  HeldOut h = held_out(pts, pick);
+  EXPECT_LE(h.time_mape, 2.5);
+  EXPECT_LE(h.power_mape, 2.5);
+  EXPECT_GE(h.time_inside / h.count, 0.85);
+  EXPECT_GE(h.power_inside / h.count, 0.85);
+}
+
 TEST(ModePredictor, WithoutPowerPredictsTimeOnly) {
   const auto modes = testing::orin_grid_1440();
   auto pts = testing::measure(modes, testing::gpu_bound(), 1);
