@@ -179,6 +179,7 @@ ResultsStoreReader::ResultsStoreReader(const fs::path& path) : file_(store_file(
       if (table == "minibatches") has_minibatches_ = true;
       if (table == "power_samples") has_power_samples_ = true;
       if (table == "epochs") has_epoch_start_ = present.count("start_s") > 0;
+      if (table == "runs") has_device_id_ = present.count("device_id") > 0;
     }
   } catch (const SQLite::Exception& e) {
     throw InputError({file_}, fmt::format("cannot be read as a results store ({}); {}", e.what(), kWhatIsValid));
@@ -198,14 +199,19 @@ std::vector<RunRecord> ResultsStoreReader::records() const {
       "avg_power_w", "loss", "accuracy", "residency_before_ratio", "residency_after_ratio", "read_bytes"};
   std::vector<RunRecord> records;
   try {
-    SQLite::Statement query(*db_, R"sql(
+    // Several board models in one store (a merged fleet of several kinds): each record names its kind.
+    SQLite::Statement models(*db_, "SELECT COUNT(DISTINCT board_model) FROM runs");
+    const bool several_kinds = models.executeStep() && models.getColumn(0).getInt64() > 1;
+    SQLite::Statement query(*db_, fmt::format(R"sql(
 SELECT r.sweep, r.run_id, r.repetition, r.status, r.reason, r.model, r.dataset, r.task, r.batch_size, r.accumulate,
        r.workers, r.cache, r.power_mode, r.cpu_cores, r.cpu_freq_mhz, r.gpu_freq_mhz, r.emc_freq_mhz, r.board_kind,
-       r.board_model, r.simulated, r.medium, r.energy_source,
+       {}, r.simulated, r.medium, r.energy_source,
        e.epoch, e.e2e_s, e.stall_s, e.compute_s, e.samples, e.energy_j, e.incremental_energy_j, e.energy_per_sample_j,
-       e.average_power_w, e.loss, e.accuracy, e.residency_before, e.residency_after, e.read_bytes
+       e.average_power_w, e.loss, e.accuracy, e.residency_before, e.residency_after, e.read_bytes, r.board_model
 FROM runs r LEFT JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id
-ORDER BY r.sweep, r.run_id, e.epoch)sql");
+ORDER BY r.sweep, r.run_id, e.epoch)sql",
+                                              has_device_id_ ? "COALESCE(NULLIF(r.device_id, ''), r.board_model)"
+                                                             : "r.board_model"));
     while (query.executeStep()) {
       RunRecord record;
       const std::string run = query.getColumn(0).getString() + "/" + query.getColumn(1).getString();
@@ -229,6 +235,9 @@ ORDER BY r.sweep, r.run_id, e.epoch)sql");
         throw InputError(where, fmt::format("run {}: {}", run, problem));
       }
       record.workload = workload_name(query.getColumn(5).getString(), query.getColumn(6).getString());
+      if (several_kinds) {
+        record.axes["board"] = query.getColumn(static_cast<int>(kRunColumns.size() + kEpochColumns.size())).getString();
+      }
       check_record(record, where);
       records.push_back(std::move(record));
     }

@@ -37,9 +37,10 @@ class ResultsStoreReader {
  public:
   /// The schema versions of experiments/results_store.cpp this reader understands: version 2 only
   /// added columns and a table (epoch_meters) that are not read here, version 3 the epochs'
-  /// start times (read when present).
+  /// start times (read when present), version 4 the physical board of each run (runs.device_id:
+  /// the record's device when set, else the board model; see records()).
   static constexpr int kOldestSchemaVersion = 1;
-  static constexpr int kNewestSchemaVersion = 3;
+  static constexpr int kNewestSchemaVersion = 4;
 
   /// `path`: a results directory (with results.db) or the store file. Opens read-only and checks
   /// the schema version and the tables and columns read here; throws InputError naming the file
@@ -54,7 +55,11 @@ class ResultsStoreReader {
 
   /// One record per epoch of every run of every sweep, one per run without epochs (inference,
   /// failed runs); ordered by sweep, run_id, epoch. Throws InputError naming the run on a value
-  /// the analysis cannot use (an unknown status, a negative time).
+  /// the analysis cannot use (an unknown status, a negative time). The device is the physical
+  /// board (runs.device_id) where the store records it, else the board model. A store holding
+  /// runs of more than one board model (a merged fleet of several kinds) gives every record the
+  /// axis "board" = its model: a power mode of one kind is another configuration than the same
+  /// numbers on another kind, so fronts and variability stay within a kind.
   std::vector<RunRecord> records() const;
 
   /// Power over time of one OK run, from the richest data stored: the run's power samples (one
@@ -70,6 +75,7 @@ class ResultsStoreReader {
   bool has_minibatches_ = false;
   bool has_power_samples_ = false;
   bool has_epoch_start_ = false;
+  bool has_device_id_ = false;
 };
 
 }  // namespace jetchar::analysis

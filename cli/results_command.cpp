@@ -1,4 +1,4 @@
-// `jetchar results list|show|export`: read a sweep's results store.
+// `jetchar results list|show|export|merge`: read a sweep's results store; merge a fleet's stores.
 #include <fmt/format.h>
 #include <google/protobuf/text_format.h>
 
@@ -15,6 +15,7 @@
 #include "experiments/epoch_medians.h"
 #include "experiments/results_export.h"
 #include "experiments/results_location.h"
+#include "experiments/results_merge.h"
 #include "experiments/results_store.h"
 
 namespace jetchar::cli {
@@ -30,6 +31,7 @@ struct ResultsOptions {
   std::string output;
   bool csv = false;
   bool jsonl = false;
+  std::vector<std::string> inputs;
 };
 
 std::string seconds_or_dash(const std::optional<double>& value, const char* format) {
@@ -124,6 +126,14 @@ void export_runs(const ResultsOptions& options) {
   std::cerr << fmt::format("{} rows from {} runs written to {}\n", rows, runs.size(), options.output);
 }
 
+void merge(const ResultsOptions& options) {
+  std::vector<fs::path> inputs(options.inputs.begin(), options.inputs.end());
+  const auto summary = ex::merge_results(options.output, inputs);
+  fmt::print("merged {} store(s) into {}: {} run(s) read, {} added, {} already held (kept once); {} run(s) in total\n",
+             summary.inputs, ex::ResultsLocation{options.output}.store().string(), summary.runs_read, summary.runs_added,
+             summary.duplicates, summary.runs_total);
+}
+
 void add_results_command(CLI::App& app) {
   auto& group = command_group(app, "results", "Read a sweep's stored results");
   auto options = std::make_shared<ResultsOptions>();
@@ -146,6 +156,16 @@ void add_results_command(CLI::App& app) {
   export_cmd->add_option("-o,--output", options->output, "Output file (default: standard output)");
   export_cmd->add_option("--sweep", options->sweep, "Only this sweep");
   export_cmd->callback([options] { export_runs(*options); });
+
+  auto* merge_cmd = group.add_subcommand(
+      "merge", "Merge stores (a fleet's per-node stores) into one, each run once; analyze and report read the result");
+  merge_cmd->add_option("output", options->output, "Results directory to merge into (created when absent)")->required();
+  merge_cmd->add_option("stores", options->inputs, "Results directories or results.db files to merge")->required();
+  merge_cmd->footer(
+      "A run is (sweep, run id) on one board: met again with the same content it is kept once (a requeued task's "
+      "store, a merge run twice); with different content, or from another board, it is a conflict: an error "
+      "naming both stores, and nothing of that store is merged.");
+  merge_cmd->callback([options] { merge(*options); });
 }
 
 }  // namespace

@@ -12,6 +12,7 @@ find_package(SQLiteCpp REQUIRED)
 find_package(Protobuf REQUIRED)
 find_package(Boost 1.74 REQUIRED)                 # header-only Asio
 find_package(ZLIB REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)  # SHA-256 of redacted board serial numbers
 find_package(PNG REQUIRED)
 pkg_check_modules(GPIOD REQUIRED IMPORTED_TARGET libgpiod)
 pkg_check_modules(SYSTEMD REQUIRED IMPORTED_TARGET libsystemd)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <deque>
 #include <thread>
@@ -14,6 +15,7 @@
 #include "experiments/adaptive_stop.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/checkpoints/pretrained_vocab.h"
+#include "experiments/device_identity.h"
 #include "experiments/device_spec.h"
 #include "experiments/epoch_instrumented_source.h"
 #include "experiments/inference/inference_runner.h"
@@ -314,7 +316,12 @@ void CharacterizationExecutor::fill_context(proto::RunResult& result) const {
   c->set_jetchar_version(std::string(version_string()));
   c->set_torch_version(TORCH_VERSION);
   char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) == 0) c->set_hostname(host);
+  if (::gethostname(host, sizeof host - 1) == 0) c->set_hostname(redact_serial_ ? sha256_text(host) : host);
+  const DeviceIdentity device = device_identity(id, host, redact_serial_);
+  c->set_serial_number(device.serial_number);
+  c->set_device_id(device.device_id);
+  // A fleet task runs under slurmstepd, which names its node (Slurm's SLURMD_NODENAME).
+  if (const char* node = std::getenv("SLURMD_NODENAME"); node != nullptr) c->set_node(node);
   if (baseload_) {
     auto* b = result.mutable_baseload();
     b->set_duration_s((baseload_->end_ns - baseload_->begin_ns) / 1e9);

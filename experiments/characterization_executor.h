@@ -44,6 +44,9 @@ class CharacterizationExecutor : public RunExecutor {
   void restore();
   /// True once SIGINT/SIGTERM arrived during board control (the sweep should stop).
   bool interrupted() const;
+  /// Store the board's serial number (and a serial-less host's name) as SHA-256 hashes
+  /// (experiments/device_identity.h); off by default.
+  void set_redact_serial(bool redact) { redact_serial_ = redact; }
 
  private:
   void enter_mode(const PlannedRun& run);
@@ -61,6 +64,7 @@ class CharacterizationExecutor : public RunExecutor {
   std::optional<jetson::energy::Baseload> baseload_;
   std::string mode_error_;  ///< why the current mode could not be applied (runs in it are INVALID)
   std::vector<StoredPowerSample> power_samples_;  ///< of the last run, when its spec asked for them
+  bool redact_serial_ = false;
 };
 
 /// The settings a run actually used: the spec with every default filled in.

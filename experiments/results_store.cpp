@@ -19,13 +19,14 @@
 namespace jetchar::experiments {
 namespace {
 
-// Schema version 3 (version 2 plus epochs.start_s; version 2 was version 1 plus the last two runs
-// columns and the epoch_meters table; older stores are migrated in place when opened). Readers
-// (analysis/) may rely on:
+// Schema version 4 (version 3 plus runs.device_id; version 3 was version 2 plus epochs.start_s;
+// version 2 was version 1 plus the adaptive/marker runs columns and the epoch_meters table; older
+// stores are migrated in place when opened). Readers (analysis/) may rely on:
 //   runs          one row per stored run; `result` is the whole RunResult (Protobuf), the other
 //                 columns are flat copies for SQL. adaptive_minibatches: minibatches run when
 //                 adaptive stopping ended the run early, NULL otherwise; gpio_marker: the
-//                 phase-marker line, '' when none.
+//                 phase-marker line, '' when none. device_id: the physical board
+//                 (context.device_id, experiments/device_identity.h; NULL in migrated rows).
 //   epochs        one row per epoch of a run (absent measurements are NULL, never 0). start_s:
 //                 when the epoch began, seconds after the run began (NULL in migrated rows).
 //   epoch_meters  one row per (epoch, external meter): energy_j NULL when a gap touched the epoch
@@ -44,7 +45,7 @@ CREATE TABLE IF NOT EXISTS runs (
   board_kind TEXT, board_model TEXT, simulated INTEGER, medium TEXT, energy_source TEXT,
   started_utc TEXT, duration_s REAL,
   result BLOB NOT NULL,
-  adaptive_minibatches INTEGER, gpio_marker TEXT,
+  adaptive_minibatches INTEGER, gpio_marker TEXT, device_id TEXT,
   PRIMARY KEY (sweep, run_id));
 CREATE TABLE IF NOT EXISTS epochs (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL,
@@ -180,6 +181,10 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access) : f
       if (found == 2) {
         db_->exec("ALTER TABLE epochs ADD COLUMN start_s REAL");
         found = 3;
+      }
+      if (found == 3) {
+        db_->exec("ALTER TABLE runs ADD COLUMN device_id TEXT");
+        found = 4;
         db_->exec(fmt::format("UPDATE meta SET value = '{}' WHERE key = 'schema_version'", kSchemaVersion));
       }
       if (found != kSchemaVersion) {
@@ -215,13 +220,34 @@ void ResultsStore::save(const proto::RunResult& result, const std::vector<Stored
   }
 }
 
+void ResultsStore::save_batch(const std::vector<proto::RunResult>& results,
+                              const std::vector<std::vector<StoredPowerSample>>& samples) {
+  if (read_only_) throw std::logic_error(fmt::format("results store {} was opened read-only", file_.string()));
+  if (!samples.empty() && samples.size() != results.size()) {
+    throw std::logic_error("ResultsStore::save_batch: samples must be empty or one entry per result");
+  }
+  try {
+    SQLite::Transaction transaction(*db_);
+    for (std::size_t i = 0; i < results.size(); ++i) write_run(results[i], samples.empty() ? std::vector<StoredPowerSample>{} : samples[i]);
+    transaction.commit();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("results store {}: {} runs not stored: {}; earlier runs are intact",
+                                         file_.string(), results.size(), e.what()));
+  }
+}
+
 void ResultsStore::save_run(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples) {
+  SQLite::Transaction transaction(*db_);
+  write_run(result, samples);
+  transaction.commit();
+}
+
+void ResultsStore::write_run(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples) {
   std::string blob;
   result.SerializeToString(&blob);
   const auto& requested = result.resolved().has_workload() ? result.resolved() : result.requested();
   const auto& device = requested.device();
 
-  SQLite::Transaction transaction(*db_);
   for (const char* table : {"runs", "epochs", "epoch_meters", "minibatches", "power_samples"}) {
     SQLite::Statement erase(*db_, fmt::format("DELETE FROM {} WHERE sweep = ? AND run_id = ?", table));
     erase.bind(1, result.sweep());
@@ -230,7 +256,7 @@ void ResultsStore::save_run(const proto::RunResult& result, const std::vector<St
   }
 
   SQLite::Statement run(*db_,
-                        "INSERT INTO runs VALUES (?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?, ?,?, ?, ?,?)");
+                        "INSERT INTO runs VALUES (?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?, ?,?, ?, ?,?,?)");
   int i = 0;
   run.bind(++i, result.sweep());
   run.bind(++i, result.run_id());
@@ -259,6 +285,7 @@ void ResultsStore::save_run(const proto::RunResult& result, const std::vector<St
   run.bind(++i, blob.data(), static_cast<int>(blob.size()));
   bind_optional(run, ++i, result.adaptive_minibatches() > 0, static_cast<int64_t>(result.adaptive_minibatches()));
   run.bind(++i, result.context().gpio_marker());
+  run.bind(++i, result.context().device_id());
   run.exec();
 
   SQLite::Statement epoch(*db_, "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?)");
@@ -330,7 +357,6 @@ void ResultsStore::save_run(const proto::RunResult& result, const std::vector<St
     sample.bind(5, s.power_w);
     sample.exec();
   }
-  transaction.commit();
 }
 
 bool ResultsStore::contains(const std::string& sweep, const std::string& run_id) const {

@@ -62,6 +62,11 @@ class ResultsStore {
   /// std::runtime_error naming the file and the run when it cannot (a full disk): nothing of the
   /// run is stored then and earlier runs are untouched.
   void save(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples = {});
+  /// Stores several runs in one transaction (all or none), each replacing an earlier record of
+  /// its (sweep, run_id): what `results merge` writes per input store. `samples` is empty or has
+  /// one entry per result.
+  void save_batch(const std::vector<proto::RunResult>& results,
+                  const std::vector<std::vector<StoredPowerSample>>& samples = {});
   bool contains(const std::string& sweep, const std::string& run_id) const;
   std::optional<proto::RunResult> load(const std::string& sweep, const std::string& run_id) const;
   /// Every run of a sweep (all sweeps when empty), in run_id order.
@@ -74,10 +79,12 @@ class ResultsStore {
 
   /// The SQLite schema's version (results_store.cpp documents the tables); older stores are
   /// migrated when opened.
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
  private:
   void save_run(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples);
+  /// The rows of one run, inside the caller's transaction.
+  void write_run(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples);
 
   std::filesystem::path file_;
   bool read_only_ = false;

@@ -8,9 +8,10 @@ packages=(
   libtorch-dev libboost-dev protobuf-compiler libprotobuf-dev libgpiod-dev
   libgtest-dev libgmock-dev libcli11-dev libspdlog-dev libfmt-dev
   libsqlitecpp-dev libsqlite3-dev libeigen3-dev libturbojpeg0-dev libjpeg62-turbo-dev
-  libpng-dev zlib1g-dev nlohmann-json3-dev libsystemd-dev libicu-dev
+  libpng-dev zlib1g-dev nlohmann-json3-dev libsystemd-dev libicu-dev libssl-dev
   dataset-fashion-mnist python3-torch python3-torchvision python3-pandas systemd
   chromium  # renders the HTML report in tests/analysis/report_browser_test.cpp
+  slurm-wlm munge  # a real Slurm for the fleet test (ctest -L slurm: tests/slurm/slurm_fleet_test.sh)
   strace    # checks the units' SystemCallFilter against a traced sweep (ctest systemd.syscall_filter)
 )
 

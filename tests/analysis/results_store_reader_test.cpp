@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analysis/config_point.h"
@@ -411,6 +412,51 @@ TEST(ResultsStoreReaderTest, NoPowerAnywhereGivesNoTrace) {
   }
   EXPECT_FALSE(ResultsStoreReader(dir.path()).power_trace());
   EXPECT_EQ(load_results(dir.path()).size(), 1u);
+}
+
+}  // namespace
+}  // namespace jetchar::analysis
+
+namespace jetchar::analysis {
+namespace {
+
+// A merged fleet store: runs of two boards of one kind and one of another. The device is the
+// physical board (runs.device_id), and a store of several board models gives every record the
+// axis "board", so fronts and variability stay within a kind.
+TEST(ResultsStoreReaderTest, AFleetStoreNamesEachBoardAndItsKind) {
+  testing::TempDir dir;
+  {
+    Store store(dir.path() / "results.db");
+    const std::vector<std::tuple<std::string, std::string, std::string>> runs = {
+        {"0000-r0", "p3701-0005/111", "NVIDIA Jetson AGX Orin"},
+        {"0000-r1", "p3701-0005/222", "NVIDIA Jetson AGX Orin"},
+        {"0000-r2", "p3767-0005/333", "NVIDIA Jetson Orin Nano"}};
+    for (const auto& [id, device, model] : runs) {
+      store.run(id, "OK", 4, 612);
+      store.db.exec(fmt::format("UPDATE runs SET device_id = '{}', board_model = '{}' WHERE run_id = '{}'", device, model, id));
+      store.epoch(id, 1, 2.0, 10.0);
+    }
+  }
+  const auto records = load_results(dir.path());
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].device, "p3701-0005/111");
+  EXPECT_EQ(records[1].device, "p3701-0005/222");
+  EXPECT_EQ(records[2].device, "p3767-0005/333");
+  EXPECT_EQ(records[0].axes.at("board"), "NVIDIA Jetson AGX Orin");
+  EXPECT_EQ(records[2].axes.at("board"), "NVIDIA Jetson Orin Nano");
+}
+
+TEST(ResultsStoreReaderTest, OneKindGetsNoBoardAxisAndAStoreWithoutDeviceIdsNamesTheModel) {
+  testing::TempDir dir;
+  {
+    Store store(dir.path() / "results.db");
+    store.run("0000-r0", "OK", 4, 612);
+    store.epoch("0000-r0", 1, 2.0, 10.0);
+  }
+  const auto records = load_results(dir.path());
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].device, "NVIDIA Jetson AGX Orin");
+  EXPECT_EQ(records[0].axes.count("board"), 0u);
 }
 
 }  // namespace

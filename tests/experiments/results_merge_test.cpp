@@ -1,0 +1,113 @@
+#include "experiments/results_merge.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "experiments/results_store.h"
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::experiments {
+namespace {
+
+namespace fs = std::filesystem;
+
+proto::RunResult run_on(const std::string& run_id, const std::string& device, double e2e_s) {
+  proto::RunResult result;
+  result.set_sweep("fleet");
+  result.set_run_id(run_id);
+  result.set_status(proto::OK);
+  result.mutable_context()->set_device_id(device);
+  result.mutable_context()->set_node(device.substr(0, 2));
+  auto* epoch = result.add_epochs();
+  epoch->set_epoch(1);
+  epoch->set_e2e_s(e2e_s);
+  return result;
+}
+
+fs::path store_with(const fs::path& dir, const std::vector<proto::RunResult>& runs) {
+  fs::create_directories(dir);
+  ResultsStore store(dir / "results.db");
+  for (const auto& run : runs) store.save(run, {{0.0, "VDD_IN", 5.0}});
+  return dir;
+}
+
+TEST(ResultsMerge, EveryRunOfEveryNodeOnceAndAgainIsANoOp) {
+  testing::TempDir dir;
+  const auto b1 = store_with(dir.path() / "nodes/b1", {run_on("0000-r0", "b1/1", 1), run_on("0003-r0", "b1/1", 2)});
+  const auto b2 = store_with(dir.path() / "nodes/b2", {run_on("0001-r0", "b2/2", 3)});
+  const auto first = merge_results(dir.path() / "merged", {b1, b2});
+  EXPECT_EQ(first.inputs, 2u);
+  EXPECT_EQ(first.runs_read, 3u);
+  EXPECT_EQ(first.runs_added, 3u);
+  EXPECT_EQ(first.duplicates, 0u);
+  EXPECT_EQ(first.runs_total, 3u);
+
+  const auto again = merge_results(dir.path() / "merged", {b1, b2});
+  EXPECT_EQ(again.runs_added, 0u);
+  EXPECT_EQ(again.duplicates, 3u);
+  EXPECT_EQ(again.runs_total, 3u);
+
+  const ResultsStore merged(dir.path() / "merged/results.db", ResultsStore::Access::kReadOnly);
+  const auto runs = merged.load_all("fleet");
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[1].run_id(), "0001-r0");
+  EXPECT_EQ(runs[1].context().device_id(), "b2/2");
+  EXPECT_EQ(merged.power_samples("fleet", "0003-r0").size(), 1u);
+}
+
+TEST(ResultsMerge, ARunStoredTwiceByItsBoardIsKeptOnce) {
+  testing::TempDir dir;
+  // A requeued task's store copied next to the original: the same records twice.
+  const auto original = store_with(dir.path() / "b1", {run_on("0000-r0", "b1/1", 1)});
+  const auto copy = store_with(dir.path() / "b1-copy", {run_on("0000-r0", "b1/1", 1), run_on("0001-r0", "b1/1", 2)});
+  const auto summary = merge_results(dir.path() / "merged", {original, copy});
+  EXPECT_EQ(summary.runs_read, 3u);
+  EXPECT_EQ(summary.duplicates, 1u);
+  EXPECT_EQ(summary.runs_total, 2u);
+}
+
+TEST(ResultsMerge, AConflictNamesBothSourcesAndMergesNothingOfTheSecond) {
+  testing::TempDir dir;
+  const auto b1 = store_with(dir.path() / "b1", {run_on("0000-r0", "b1/1", 1)});
+  const auto differs = store_with(dir.path() / "b1-other", {run_on("0001-r0", "b1/1", 5), run_on("0000-r0", "b1/1", 9)});
+  try {
+    merge_results(dir.path() / "merged", {b1, differs});
+    ADD_FAILURE() << "a run with two contents was merged";
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("run 0000-r0"), std::string::npos) << message;
+    EXPECT_NE(message.find((b1 / "results.db").string()), std::string::npos) << message;
+    EXPECT_NE(message.find((differs / "results.db").string()), std::string::npos) << message;
+  }
+  const ResultsStore merged(dir.path() / "merged/results.db", ResultsStore::Access::kReadOnly);
+  EXPECT_EQ(merged.load_all().size(), 1u) << "the conflicting store's other run was merged";
+
+  // The same run id from another board is a conflict too, naming both boards.
+  const auto b2 = store_with(dir.path() / "b2", {run_on("0000-r0", "b2/2", 1)});
+  try {
+    merge_results(dir.path() / "merged", {b2});
+    ADD_FAILURE() << "one run from two boards was merged";
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("b1/1"), std::string::npos) << message;
+    EXPECT_NE(message.find("b2/2"), std::string::npos) << message;
+  }
+}
+
+TEST(ResultsMerge, BadInputsAreNamed) {
+  testing::TempDir dir;
+  EXPECT_THROW(merge_results(dir.path() / "merged", {}), std::invalid_argument);
+  try {
+    merge_results(dir.path() / "merged", {dir.path() / "absent"});
+    ADD_FAILURE() << "an absent store was merged";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("absent"), std::string::npos) << e.what();
+  }
+  const auto b1 = store_with(dir.path() / "b1", {run_on("0000-r0", "b1/1", 1)});
+  EXPECT_THROW(merge_results(b1, {b1}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace jetchar::experiments
