@@ -298,6 +298,10 @@ proto::ExperimentSpec load_experiment_spec(const std::filesystem::path& file) {
   return parse_experiment_spec(read_file(file), file.string());
 }
 
+proto::NodeConfig load_node_config(const std::filesystem::path& file) {
+  return parse_text<proto::NodeConfig>(read_file(file), file.string(), nullptr);
+}
+
 std::optional<std::string> zero_means_unset(std::string_view path) {
   for (const auto& entry : kZeroMeansUnset) {
     if (entry.path == path) return zero_problem(entry);

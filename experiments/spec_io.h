@@ -36,6 +36,8 @@ proto::SweepSpec parse_sweep_spec(std::string_view text, std::string_view source
 /// Reads a file and parses it; a missing or unreadable file is a SpecError too.
 proto::SweepSpec load_sweep_spec(const std::filesystem::path& file);
 proto::ExperimentSpec load_experiment_spec(const std::filesystem::path& file);
+/// A fleet node's board (proto::NodeConfig, text format); SpecError naming the file and field.
+proto::NodeConfig load_node_config(const std::filesystem::path& file);
 
 /// For a field (path in ExperimentSpec, e.g. "workload.epochs") whose 0 protobuf cannot tell from
 /// "not given" while leaving it out means something else (1 epoch): why a 0 there is refused. Specs

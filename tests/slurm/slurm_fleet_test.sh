@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The fleet test against a real Slurm on this machine (ctest label `slurm`): a private cluster
+# (tests/slurm/slurm_cluster.sh) of three nodes, each node's jetchar on a different simulated
+# board kind (its node config names it); `jetchar sweep submit --slurm` of 24 short runs over the
+# three nodes; node b2 crashes mid-run (its slurmd and its job's processes are killed) and its
+# slurmd is restarted; then the merged store must hold every planned run exactly once, the report
+# must be written, and every board's control tree must be back byte for byte.
+# Skips (exit 77) with the reason when Slurm cannot run here. Usage: slurm_fleet_test.sh JETCHAR
+set -uo pipefail
+
+JETCHAR=$(readlink -f "$1")
+HERE=$(dirname "$(readlink -f "$0")")
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; [ -n "${T:-}" ] && tail -n 20 "$T"/cluster/slurmctld.log "$T"/results/slurm/*.out >&2 2>/dev/null; exit 1; }
+
+[ "$(id -u)" = 0 ] || skip "slurmd must run as root to start jobs (run the test as root)"
+for program in munged slurmctld slurmd sbatch squeue sinfo scontrol ss; do
+  command -v "$program" >/dev/null || skip "$program is not installed (Debian: slurm-wlm munge iproute2)"
+done
+
+T=$(mktemp -d /tmp/jetchar-slurm-test.XXXXXX)
+source "$HERE/slurm_cluster.sh"
+finish() {
+  local status=$?
+  cluster_stop
+  # A failed run keeps its directory (logs, stores, boards) for a look; daemons never stay.
+  if [ "${KEEP_SLURM_TEST:-0}" = 1 ] || { [ "$status" != 0 ] && [ "$status" != 77 ]; }; then echo "kept $T"; else rm -rf "$T"; fi
+}
+trap finish EXIT
+trap 'exit 1' INT TERM
+
+NODES=(b1 b2 b3)
+declare -A KIND=([b1]=agx-orin-r36 [b2]=orin-nano-r36 [b3]=xavier-nx-r32)
+cluster_start "$T/cluster" "${NODES[@]}" || skip "Slurm does not start here (see above)"
+
+# Each node's board: a simulated board of its kind kept in its own directory, named by the
+# node's config file (what /etc/jetchar/node.textproto is on a real board).
+mkdir -p "$T/nodes"
+# The control tree of a board: every file and link but the sensors the model recomputes and
+# jetchar's own state (its change journal).
+tree_digest() {
+  (cd "$1" && find . \( -path ./var/lib/jetchar -o -name 'hwmon*' -o -name 'iio:device*' -o -name 'thermal_zone*' \) -prune \
+       -o \( -type f -o -type l \) -print | LC_ALL=C sort | while read -r f; do
+     if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"; else echo "$f $(sha256sum <"$f" | cut -c1-64)"; fi
+   done)
+}
+for node in "${NODES[@]}"; do
+  "$JETCHAR" device info --board "sim:${KIND[$node]}" --root "$T/boards/$node" >/dev/null ||
+    fail "cannot create the simulated ${KIND[$node]} for $node"
+  printf 'board: "sim:%s"\nroot: "%s"\n' "${KIND[$node]}" "$T/boards/$node" >"$T/nodes/$node.textproto"
+  tree_digest "$T/boards/$node" >"$T/$node.before"
+done
+
+cat >"$T/fleet.textproto" <<SPEC
+name: "fleet"
+base {
+  workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 epochs: 2 max_minibatches: 3 device: "cpu" }
+  measurement { sample_rate_hz: 50 }
+  cooldown { seconds: 1 }
+  repetitions: 6
+}
+axes { field: "device.cpu_cores" values: ["2", "4"] }
+axes { field: "workload.batch_size" values: ["4", "8"] }
+SPEC
+
+cd "$T"
+"$JETCHAR" sweep submit fleet.textproto --slurm --results "$T/results" --nodes b1,b2,b3 --runs-per-task 2 \
+  --node-config "$T/nodes/%n.textproto" >"$T/submit.out" 2>&1 || { cat "$T/submit.out"; fail "sweep submit failed"; }
+cat "$T/submit.out"
+merge_job=$(sed -n 's/^submitted merge job \([0-9]*\).*/\1/p' "$T/submit.out")
+[ -n "$merge_job" ] || fail "no merge job in the submit output"
+
+# Node b2 crashes once it has stored a run and is in the middle of another task.
+run_ids() { "$JETCHAR" results list "$1" 2>/dev/null | awk '$2 ~ /^[0-9]+-r[0-9]+$/ {print $2}' | sort; }
+# In the middle of a run, after at least one finished: the node's sweep journal (experiments/
+# sweep_journal.h: "start ID", "done ID") ends in a start, and the task's processes are alive.
+mid_run() {
+  local journal="$T/results/nodes/$1/journal"
+  [ -f "$journal" ] && grep -q '^done ' "$journal" && tail -n 1 "$journal" | grep -q '^start ' &&
+    [ -n "$(cluster_job_pids "$1")" ]
+}
+cluster_wait 240 mid_run b2 || fail "node b2 was never seen in the middle of a run"
+echo "crashing node b2: slurmd $cluster_slurmd_b2 and its job's processes"
+# As a power cut would: slurmd and the job's slurmstepd first (a stepd that saw its job end would
+# report the end to slurmctld, which a crashed node never does), then the job's processes.
+victims=$(cluster_job_pids b2)
+stepds=$(for pid in $victims; do [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmstepd ] && echo "$pid"; done)
+kill -KILL "$cluster_slurmd_b2" $stepds 2>/dev/null
+kill -KILL $victims 2>/dev/null
+node_down() { cluster_node_state b2 | grep -Eq 'DOWN|NOT_RESPONDING'; }
+cluster_wait 60 node_down || fail "slurmctld did not notice node b2 down: $(cluster_node_state b2)"
+echo "node b2 is $(cluster_node_state b2); restarting its slurmd"
+cluster_start_slurmd b2
+
+merge_done() { ! squeue -h -j "$merge_job" 2>/dev/null | grep -q .; }
+cluster_wait 420 merge_done || fail "the merge job did not finish: $(squeue 2>&1)"
+[ -f "$T/results/report.html" ] || fail "the merge job wrote no report"
+
+# Every planned run exactly once in the merged store, and by the board its chunk was dealt to.
+"$JETCHAR" sweep plan fleet.textproto --board "sim:${KIND[b1]}" | awk 'NR > 1 && $1 ~ /^[0-9]+-r[0-9]+$/ {print $1}' |
+  sort >"$T/planned"
+[ "$(wc -l <"$T/planned")" -ge 24 ] || fail "the plan has fewer than 24 runs: $(cat "$T/planned")"
+run_ids "$T/results" >"$T/merged"
+diff "$T/planned" "$T/merged" >"$T/runs.diff" || fail "merged runs differ from the plan: $(cat "$T/runs.diff")"
+echo "merged store: $(wc -l <"$T/merged") runs, each once"
+# The crashed chunk was requeued onto its board, which it restored from the change journal first.
+grep -qi "requeu" "$T/cluster/slurmctld.log" || fail "slurmctld requeued no task of node b2"
+grep -h "^node b2: restored" "$T"/results/slurm/*b2*.out || fail "no requeued task restored board b2 before its runs"
+# Status from the stores and Slurm (this cluster keeps no accounting: squeue), by directory and by job id.
+"$JETCHAR" sweep status "$T/results" >"$T/status.out" 2>&1 || { cat "$T/status.out"; fail "sweep status failed"; }
+cat "$T/status.out"
+grep -q "^$(wc -l <"$T/planned") of $(wc -l <"$T/planned") planned runs stored by the nodes, 0 not yet$" "$T/status.out" ||
+  fail "sweep status does not count every run stored"
+grep -q "accounting storage is disabled.*states from squeue" "$T/status.out" || fail "sweep status does not say it fell back to squeue"
+# Three boards of three kinds: three devices, each named by its module and serial number (or host).
+[ "$(awk '$1 ~ /^b[0-9]$/ {print $2}' "$T/status.out" | sort -u | wc -l)" = 3 ] || fail "not three devices in the status"
+"$JETCHAR" sweep status "$merge_job" >"$T/status-job.out" 2>&1 || { cat "$T/status-job.out"; fail "sweep status JOBID failed"; }
+grep -q "planned runs stored by the nodes" "$T/status-job.out" || fail "sweep status $merge_job: $(cat "$T/status-job.out")"
+# Merging again changes nothing (idempotent).
+"$JETCHAR" results merge "$T/results" "$T"/results/nodes/*/results.db | tee "$T/merge2.out"
+grep -q " 0 added" "$T/merge2.out" || fail "a second merge added runs"
+
+for node in "${NODES[@]}"; do
+  tree_digest "$T/boards/$node" >"$T/$node.after"
+  diff "$T/$node.before" "$T/$node.after" >"$T/$node.diff" || fail "board of $node not restored: $(head -20 "$T/$node.diff")"
+done
+echo "every board restored byte for byte"
+echo PASS
