@@ -57,7 +57,10 @@ std::string table(const json& rows, const std::vector<std::pair<std::string, std
 
 json pareto_section(const std::vector<ConfigPoint>& points) {
   json groups = json::array();
-  for (const ParetoGroup& g : pareto_groups(points)) {
+  // A fleet of several kinds (records with the axis "board", analysis/results_store_reader.h):
+  // one front per kind, side by side.
+  const bool kinds = std::any_of(points.begin(), points.end(), [](const ConfigPoint& p) { return p.key.axes.count("board") > 0; });
+  for (const ParetoGroup& g : pareto_groups(points, kinds ? std::vector<std::string>{"board"} : std::vector<std::string>{})) {
     std::set<std::size_t> front(g.front.begin(), g.front.end());
     json rows = json::array();
     for (std::size_t i = 0; i < g.points.size(); ++i) {
@@ -173,6 +176,42 @@ json stats_section(const std::vector<RunRecord>& records) {
   return rows;
 }
 
+// The fleet page: the boards (devices) behind the records, with their kind and runs, and how much
+// one configuration varies across the boards of one kind (per-device medians: the study found
+// little variability across instances of one kind and much across software versions). Null
+// when the records come from one board.
+json fleet_section(const std::vector<RunRecord>& records) {
+  struct Device {
+    std::string kind;
+    std::set<std::string> runs;
+    std::set<std::string> ok_runs;
+  };
+  std::map<std::string, Device> devices;
+  for (const RunRecord& r : records) {
+    if (!r.device) continue;
+    Device& d = devices[*r.device];
+    if (const auto kind = r.axes.find("board"); kind != r.axes.end()) d.kind = kind->second;
+    const std::string run = r.run_id.value_or(r.source);
+    d.runs.insert(run);
+    if (r.status == RunStatus::kOk) d.ok_runs.insert(run);
+  }
+  if (devices.size() < 2) return nullptr;
+  json boards = json::array();
+  for (const auto& [id, d] : devices) {
+    boards.push_back({{"device", id}, {"kind", d.kind}, {"runs", d.runs.size()}, {"ok", d.ok_runs.size()}});
+  }
+  json spread = json::array();
+  for (const VariabilityRow& r : variability(records, VariabilityLevel::kDevices)) {
+    if (r.time_s.n < 2) continue;
+    spread.push_back({{"config", r.key.label()}, {"n", r.time_s.n}, {"median_s", r.time_s.median},
+                      {"cv_pct", r.time_s.cv ? json(100 * *r.time_s.cv) : json(nullptr)},
+                      {"min_s", r.time_s.min}, {"max_s", r.time_s.max},
+                      {"energy_median_j", r.energy_j ? json(r.energy_j->median) : json(nullptr)},
+                      {"energy_cv_pct", r.energy_j && r.energy_j->cv ? json(100 * *r.energy_j->cv) : json(nullptr)}});
+  }
+  return {{"boards", boards}, {"variability", spread}};
+}
+
 // JSON inside <script>: '<' only occurs inside strings, where \u003c means the same and cannot
 // close the element.
 std::string script_safe(const std::string& json_text) {
@@ -194,6 +233,7 @@ json report_data(const std::vector<RunRecord>& records, const ReportOptions& opt
   data["prediction"] = prediction_section(points, options.model);
   data["latency"] = latency_section(records);
   data["stats"] = stats_section(records);
+  data["fleet"] = fleet_section(records);
   json trace = nullptr;
   if (options.trace) {
     json samples = json::array(), markers = json::array();
@@ -293,6 +333,24 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
                                   {"mean_s", "mean (s)"}, {"cv_pct", "CV (%)"}, {"olympic_s", "olympic mean (s)"},
                                   {"ci_low_s", "95% CI low"}, {"ci_high_s", "95% CI high"}, {"energy_median_j", "energy (J)"}},
                   "table-stats");
+    body += "</section>\n";
+  }
+
+  if (!data["fleet"].is_null()) {
+    body += "<section id=\"fleet\"><h2>Fleet: boards and variability across instances</h2><p>Every physical board "
+            "(device-tree serial number and module, or host) that ran part of these results. A configuration measured on "
+            "several boards of one kind shows how much instances of that kind differ: the per-board medians' spread.</p>\n";
+    body += table(data["fleet"]["boards"], {{"device", "board (device id)"}, {"kind", "kind"}, {"runs", "runs"}, {"ok", "OK"}},
+                  "table-fleet-boards");
+    if (!data["fleet"]["variability"].empty()) {
+      body += "<h3>Across boards of one kind</h3>" +
+              table(data["fleet"]["variability"], {{"config", "configuration"}, {"n", "boards"}, {"median_s", "median (s)"},
+                                                   {"cv_pct", "CV (%)"}, {"min_s", "min (s)"}, {"max_s", "max (s)"},
+                                                   {"energy_median_j", "energy (J)"}, {"energy_cv_pct", "energy CV (%)"}},
+                    "table-fleet-variability");
+    } else {
+      body += "<p>No configuration was measured on more than one board of a kind.</p>\n";
+    }
     body += "</section>\n";
   }
 

@@ -151,10 +151,19 @@ void check_per_axes(const std::vector<ConfigPoint>& points, const AnalyzeOptions
   }
 }
 
+// A merged fleet of several board kinds gives its records the axis "board" (the board model,
+// analysis/results_store_reader.h): fronts and choices are per kind, side by side, since one
+// kind's power mode is not another's.
+std::vector<std::string> per_with_kind(const std::vector<ConfigPoint>& points, std::vector<std::string> per) {
+  const bool kinds = std::any_of(points.begin(), points.end(), [](const ConfigPoint& p) { return p.key.axes.count("board") > 0; });
+  if (kinds && std::find(per.begin(), per.end(), "board") == per.end()) per.insert(per.begin(), "board");
+  return per;
+}
+
 void run_pareto(const AnalyzeOptions& o) {
   const auto points = load_points(o.results);
   check_per_axes(points, o);
-  auto groups = pareto_groups(points, o.per);
+  auto groups = pareto_groups(points, per_with_kind(points, o.per));
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has an epoch energy", o.results));
   std::string out = fmt::format("{}\n", kWarmEpochs);
   for (const auto& g : groups) {
@@ -192,10 +201,11 @@ void run_choose(const AnalyzeOptions& o) {
   auto points = load_points(o.results);
   check_per_axes(points, o);
   // Group like pareto, but keep points without energy for a power budget.
+  const auto per = per_with_kind(points, o.per);
   std::map<std::pair<std::string, std::map<std::string, std::string>>, std::vector<ConfigPoint>> groups;
   for (const auto& p : points) {
     std::map<std::string, std::string> fixed;
-    for (const auto& axis : o.per) fixed[axis] = p.key.axes.count(axis) ? p.key.axes.at(axis) : "";
+    for (const auto& axis : per) fixed[axis] = p.key.axes.count(axis) ? p.key.axes.at(axis) : "";
     groups[{p.key.workload, fixed}].push_back(p);
   }
   std::string out = fmt::format("{}\n{}\n", budget.describe(), kWarmEpochs);

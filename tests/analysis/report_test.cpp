@@ -82,3 +82,49 @@ TEST(Report, EmptyResultsStillRender) {
 
 }  // namespace
 }  // namespace jetchar::analysis
+
+namespace jetchar::analysis {
+namespace {
+
+// A fleet: two kinds, the first with three boards. The report shows one front per kind and a
+// fleet page with every board and the spread of one configuration across the boards of a kind.
+TEST(Report, AFleetGetsAFrontPerKindAndAFleetPage) {
+  std::vector<RunRecord> records;
+  const auto add = [&](const std::string& device, const std::string& kind, int cores, double time_s) {
+    RunRecord r;
+    r.workload = "lenet5";
+    r.mode = testing::make_mode(cores, 1.5, 0.6, 3.199);
+    r.axes["board"] = kind;
+    r.device = device;
+    r.run_id = device + "-" + std::to_string(cores);
+    r.epoch = 1;
+    r.epoch_time_s = time_s;
+    r.epoch_energy_j = time_s * (3 + cores);
+    records.push_back(r);
+  };
+  for (const auto& [device, scale] : std::vector<std::pair<std::string, double>>{{"orin/1", 1.0}, {"orin/2", 1.02}, {"orin/3", 0.99}}) {
+    add(device, "AGX Orin", 2, 4.0 * scale);
+    add(device, "AGX Orin", 4, 2.5 * scale);
+  }
+  add("nano/9", "Orin Nano", 2, 7.0);
+  add("nano/9", "Orin Nano", 4, 5.0);
+  const auto data = report_data(records, {});
+  ASSERT_EQ(data["pareto"].size(), 2u) << data["pareto"].dump();
+  EXPECT_THAT(data["pareto"][0]["label"].get<std::string>(), HasSubstr("board=AGX Orin"));
+  EXPECT_THAT(data["pareto"][1]["label"].get<std::string>(), HasSubstr("board=Orin Nano"));
+  ASSERT_FALSE(data["fleet"].is_null());
+  EXPECT_EQ(data["fleet"]["boards"].size(), 4u);
+  // Per-device medians of one configuration: the two AGX Orin modes, over 3 boards each.
+  ASSERT_EQ(data["fleet"]["variability"].size(), 2u) << data["fleet"].dump();
+  EXPECT_EQ(data["fleet"]["variability"][0]["n"], 3);
+  const std::string html = render_report(records, {});
+  EXPECT_THAT(html, HasSubstr("<section id=\"fleet\">"));
+  EXPECT_THAT(html, HasSubstr("<table id=\"table-fleet-variability\">"));
+
+  // One board: no fleet page.
+  records.resize(2);
+  EXPECT_TRUE(report_data(records, {})["fleet"].is_null());
+}
+
+}  // namespace
+}  // namespace jetchar::analysis
