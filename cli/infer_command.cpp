@@ -11,6 +11,7 @@
 
 #include "cli/command.h"
 #include "cli/option_checks.h"
+#include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/inference/inference_runner.h"
 #include "experiments/torch_device.h"
 #include "sysfs/root.h"
@@ -29,12 +30,13 @@ struct InferOptions {
   std::optional<int> threads;
   std::optional<std::int64_t> classes;
   std::uint64_t seed = 0;
+  std::optional<std::string> pretrained;
   bool json = false;
 };
 
 void run_infer(const InferOptions& options) {
   using namespace jetchar::experiments;
-  const auto& spec = find_model(options.model);
+  ModelSpec spec = find_model(options.model);
   InferenceConfig config;
   config.device = parse_device(options.device);
   config.batch_size = options.batch;
@@ -50,11 +52,23 @@ void run_infer(const InferOptions& options) {
     torch::set_num_threads(*options.threads);
   }
   torch::manual_seed(options.seed);
-  auto model = make_model(spec, options.classes);
+  std::shared_ptr<Network> model;
+  std::optional<PretrainedLoad> pretrained;
+  if (options.pretrained) {
+    auto loaded = make_pretrained_model(spec, *options.pretrained, options.classes, options.seed);
+    model = loaded.network;
+    pretrained = loaded.load;
+    // Synthetic token ids stay inside the checkpoint's vocabulary.
+    spec.vocab_size = loaded.config.vocab_size;
+  } else {
+    model = make_model(spec, options.classes);
+  }
   const jetchar::sysfs::Root root;
   const auto result = run_inference(*model, spec, config, root);
   if (options.json) {
-    fmt::print("{}\n", to_json(result).dump(2));
+    auto json = to_json(result);
+    if (pretrained) json["pretrained"] = to_json(*pretrained);
+    fmt::print("{}\n", json.dump(2));
   } else if (result.latency) {
     const auto& l = *result.latency;
     auto ms = [](double ns) { return fmt::format("{:.3f}", ns / 1e6); };
@@ -99,6 +113,9 @@ void add_infer_command(CLI::App& app) {
   command->add_option("--classes", options->classes, "Output classes (default: the model's)")
       ->check(jetchar::cli::between(1, 1000000, "classes"));
   command->add_option("--seed", options->seed, "Seed of the weights and the synthetic inputs")->capture_default_str();
+  command->add_option("--pretrained", options->pretrained,
+                      "Hugging Face model folder (config.json, model.safetensors or pytorch_model.bin) whose weights "
+                      "a bert-* model runs with");
   command->add_flag("--json", options->json, "Print JSON (with every latency) instead of the table");
   jetchar::cli::add_examples(*command,
       "Examples:\n"

@@ -14,6 +14,8 @@
 
 #include "cli/command.h"
 #include "cli/option_checks.h"
+#include "experiments/checkpoints/hf_checkpoint.h"
+#include "experiments/checkpoints/pretrained_vocab.h"
 #include "experiments/models/registry.h"
 #include "experiments/torch_device.h"
 #include "experiments/training/training_runner.h"
@@ -37,7 +39,9 @@ struct TrainOptions {
   std::optional<std::int64_t> max_batches;
   std::optional<int> threads;
   std::optional<double> learning_rate;
+  std::optional<double> warmup_proportion;
   std::uint64_t seed = 0;
+  std::optional<std::string> pretrained;
   bool async = false;
   bool eval = false;
   bool json = false;
@@ -85,6 +89,7 @@ void run_train(const TrainOptions& options) {
   config.accumulate = options.accumulate;
   config.max_batches = options.max_batches;
   config.learning_rate = options.learning_rate;
+  config.warmup_proportion = options.warmup_proportion;
   config.seed = options.seed;
   config.sync_per_batch = !options.async;
   if (options.threads) {
@@ -92,7 +97,8 @@ void run_train(const TrainOptions& options) {
     torch::set_num_threads(*options.threads);
   }
 
-  const auto dataset_spec = loaders::resolve_dataset_spec(options.dataset);
+  auto dataset_spec = loaders::resolve_dataset_spec(options.dataset);
+  if (options.pretrained) use_pretrained_vocab(dataset_spec, *options.pretrained);
   std::shared_ptr<const loaders::Dataset> train_set = loaders::open_dataset(dataset_spec);
   check_compatible(spec, train_set->info());
   loaders::PipelineOptions pipeline_options;
@@ -107,11 +113,22 @@ void run_train(const TrainOptions& options) {
     eval_options.shuffle = false;
     auto test_spec = dataset_spec;
     test_spec.split = "test";
-    eval_source = std::make_unique<loaders::Pipeline>(loaders::open_dataset(test_spec), eval_options);
+    auto test_set = loaders::open_dataset(test_spec);
+    config.eval_labels = test_set->info().classes;
+    eval_source = std::make_unique<loaders::Pipeline>(test_set, eval_options);
     config.eval_source = eval_source.get();
   }
   const auto classes = static_cast<std::int64_t>(train_set->info().classes.size());
-  auto model = make_model(spec, classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt);
+  const auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
+  std::optional<PretrainedLoad> pretrained;
+  std::shared_ptr<Network> model;
+  if (options.pretrained) {
+    auto loaded = make_pretrained_model(spec, *options.pretrained, num_classes, options.seed);
+    model = loaded.network;
+    pretrained = loaded.load;
+  } else {
+    model = make_model(spec, num_classes);
+  }
 
   const bool bar = !options.json && ::isatty(STDERR_FILENO) == 1;
   if (bar) {
@@ -128,8 +145,16 @@ void run_train(const TrainOptions& options) {
   const sysfs::Root root;
   const auto result = train(*model, source, config, root, spec.name);
   if (options.json) {
-    fmt::print("{}\n", to_json(result).dump(2));
+    auto json = to_json(result);
+    if (pretrained) json["pretrained"] = to_json(*pretrained);
+    fmt::print("{}\n", json.dump(2));
   } else {
+    if (pretrained) {
+      fmt::print("pretrained {}: {} tensors loaded, {} fresh{}, {} unused\n", pretrained->weights_file,
+                 pretrained->loaded_tensors, pretrained->fresh.size(),
+                 pretrained->fresh.empty() ? "" : fmt::format(" ({})", fmt::join(pretrained->fresh, ", ")),
+                 pretrained->unused.size());
+    }
     fmt::print("model {} ({} parameters)  data {}  batch {} x accumulate {}  workers {}  device {}  precision {}  "
                "optimizer {} lr {}  seed {}  threads {}  timing {}\n",
                result.model, result.parameters, train_set->info().name, options.batch, result.accumulate,
@@ -142,6 +167,12 @@ void run_train(const TrainOptions& options) {
                  seconds(epoch.stall_ns), seconds(epoch.compute_ns), seconds(epoch.e2e_ns), epoch.samples_per_s(),
                  epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-", percent(epoch.train_accuracy),
                  percent(epoch.eval_accuracy), epoch.completed ? "" : "  (incomplete)");
+    }
+    for (const auto& epoch : result.epochs) {
+      if (epoch.eval_entity_f1) {
+        fmt::print("epoch {} entities on the test split: precision {:.2f} %, recall {:.2f} %, F1 {:.2f} %\n", epoch.epoch,
+                   *epoch.eval_entity_precision * 100, *epoch.eval_entity_recall * 100, *epoch.eval_entity_f1 * 100);
+      }
     }
     const auto summary = result.summary();
     if (summary.later_e2e_ns_median) {
@@ -200,7 +231,15 @@ void add_train_command(CLI::App& app) {
       ->check(cli::between(1, 1024, "threads"));
   command->add_option("--lr", options->learning_rate, "Learning rate (default: SGD 0.01, AdamW 5e-5)")
       ->check(cli::above(0, "learning rate"));
+  command->add_option("--warmup-proportion", options->warmup_proportion,
+                      "Linear warm-up over this fraction of the optimizer steps, then linear decay to 0 (Hugging "
+                      "Face's linear schedule; default: constant learning rate)")
+      ->check(cli::between(0.0, 1.0, "fraction of the steps"));
   command->add_option("--seed", options->seed, "Seed of weights, shuffling and augmentation")->capture_default_str();
+  command->add_option("--pretrained", options->pretrained,
+                      "Hugging Face model folder (config.json, vocab.txt, model.safetensors or pytorch_model.bin) "
+                      "whose weights start a bert-* model; a missing task head is initialised as HF does. Text data "
+                      "sets use its vocab.txt unless they name one");
   command->add_flag("--async", options->async,
                     "No device synchronize per minibatch (stall/compute become host-side times; marked in the output)");
   command->add_flag("--eval", options->eval, "Evaluate on the test split after every epoch (untimed)");

@@ -433,6 +433,8 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   config.device = device_of(w);
   config.epochs = w.epochs();
   config.accumulate = w.accumulate();
+  if (w.has_learning_rate()) config.learning_rate = w.learning_rate();
+  if (w.has_warmup_proportion()) config.warmup_proportion = w.warmup_proportion();
   config.precision = precision_of(w);
   config.sync_per_batch = !w.async();
   if (w.max_minibatches() > 0) config.max_batches = w.max_minibatches();

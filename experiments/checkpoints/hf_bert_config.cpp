@@ -88,7 +88,7 @@ HfBertConfig parse_hf_bert_config(std::string_view json_text, std::string_view s
         used = 0;
       }
       if (used == 0 || used != key.size() || id >= result.labels.size() || !value.is_string() ||
-          !result.labels[id].empty()) {
+          value.get_ref<const std::string&>().empty() || !result.labels[id].empty()) {
         fail(source, fmt::format("id2label entry \"{}\": {} is not one of ids 0..{} mapped once to a label name", key,
                                  value.dump(), labels->size() - 1));
       }

@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include "experiments/torch_device.h"
+#include "experiments/training/entity_scoring.h"
 #include "experiments/training/grad_scaler.h"
+#include "experiments/training/linear_schedule.h"
 #include "experiments/training/out_of_memory.h"
 
 namespace jetchar::experiments {
@@ -130,8 +132,10 @@ EpochSummary TrainingResult::summary() const {
 }
 
 EvalResult evaluate(Network& model, loaders::BatchSource& source, const torch::Device& device,
-                    std::optional<std::int64_t> max_batches) {
+                    std::optional<std::int64_t> max_batches, const std::vector<std::string>& labels) {
   torch::NoGradGuard no_grad;
+  const bool entities = model.task() == Task::kTokenClassification && !labels.empty();
+  loaders::text::EntityEvaluator entity_evaluator;
   const bool was_training = model.is_training();
   model.eval();
   source.start_epoch(0);
@@ -145,6 +149,7 @@ EvalResult evaluate(Network& model, loaders::BatchSource& source, const torch::D
     const auto count = batch.inputs.size(0);
     loss_sum += task_loss(model.task(), logits, batch).item<double>() * static_cast<double>(count);
     auto score = task_score(model.task(), logits, batch);
+    if (entities) add_entity_predictions(entity_evaluator, logits, batch.targets, labels);
     correct += score.correct;
     scored += score.total;
     samples += count;
@@ -155,6 +160,12 @@ EvalResult evaluate(Network& model, loaders::BatchSource& source, const torch::D
   result.samples = samples;
   result.mean_loss = samples > 0 ? loss_sum / static_cast<double>(samples) : 0.0;
   result.accuracy = scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : 0.0;
+  if (entities) {
+    const auto& overall = entity_evaluator.scores().overall;
+    result.entity_precision = overall.precision();
+    result.entity_recall = overall.recall();
+    result.entity_f1 = overall.f1();
+  }
   return result;
 }
 
@@ -184,6 +195,16 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
   model.to(config.device);
   model.train();
   auto optimizer = make_optimizer(model, optimizer_kind, learning_rate, config);
+  std::optional<LinearSchedule> schedule;
+  std::int64_t steps_taken = 0;
+  if (config.warmup_proportion) {
+    const std::int64_t batches = config.max_batches ? std::min(*config.max_batches, source.batches_per_epoch())
+                                                    : source.batches_per_epoch();
+    const std::int64_t steps_per_epoch = (batches + config.accumulate - 1) / config.accumulate;
+    schedule = LinearSchedule::from_proportion(*config.warmup_proportion, std::max<std::int64_t>(1, steps_per_epoch * config.epochs));
+    result.warmup_steps = schedule->warmup_steps;
+    result.schedule_steps = schedule->total_steps;
+  }
   const bool scaled = config.precision == Precision::kAmpFp16;
   GradScaler scaler;
   Tf32Scope tf32(config.precision == Precision::kTf32);
@@ -228,6 +249,10 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
         (scaled ? scaler.scale(scaled_loss) : scaled_loss).backward();
         // Step after every `accumulate` minibatches, and after the epoch's last one.
         if ((index + 1) % config.accumulate == 0 || index + 1 == planned) {
+          if (schedule) {
+            for (auto& group : optimizer->param_groups()) group.options().set_lr(learning_rate * schedule->factor(steps_taken));
+            ++steps_taken;
+          }
           if (scaled) {
             const bool finite = scaler.unscale(parameters);
             if (finite) optimizer->step();
@@ -279,9 +304,12 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
       }
       monitor.sample();
       if (config.eval_source != nullptr) {
-        auto eval = evaluate(model, *config.eval_source, config.device);
+        auto eval = evaluate(model, *config.eval_source, config.device, std::nullopt, config.eval_labels);
         current.eval_loss = eval.mean_loss;
         current.eval_accuracy = eval.accuracy;
+        current.eval_entity_precision = eval.entity_precision;
+        current.eval_entity_recall = eval.entity_recall;
+        current.eval_entity_f1 = eval.entity_f1;
       }
       if (result.stopped_early) break;
     }
@@ -314,7 +342,10 @@ nlohmann::json to_json(const TrainingResult& result) {
                           {"mean_loss", optional(epoch.mean_loss)},
                           {"train_accuracy", optional(epoch.train_accuracy)},
                           {"eval_loss", optional(epoch.eval_loss)},
-                          {"eval_accuracy", optional(epoch.eval_accuracy)}};
+                          {"eval_accuracy", optional(epoch.eval_accuracy)},
+                          {"eval_entity_precision", optional(epoch.eval_entity_precision)},
+                          {"eval_entity_recall", optional(epoch.eval_entity_recall)},
+                          {"eval_entity_f1", optional(epoch.eval_entity_f1)}};
   };
   nlohmann::json epochs = nlohmann::json::array();
   for (const auto& epoch : result.epochs) epochs.push_back(epoch_json(epoch));
@@ -340,6 +371,8 @@ nlohmann::json to_json(const TrainingResult& result) {
             {"learning_rate", result.learning_rate},
             {"batch_size", result.batch_size},
             {"accumulate", result.accumulate},
+            {"warmup_steps", result.warmup_steps ? nlohmann::json(*result.warmup_steps) : nlohmann::json(nullptr)},
+            {"schedule_steps", result.schedule_steps ? nlohmann::json(*result.schedule_steps) : nlohmann::json(nullptr)},
             {"total_batch", result.batch_size * result.accumulate},
             {"timing", result.synchronized ? "synchronized per minibatch" : "async (no per-minibatch sync)"},
             {"synchronized", result.synchronized},

@@ -52,6 +52,9 @@ struct TrainingConfig {
   std::optional<OptimizerKind> optimizer;
   /// Default: 0.01 for SGD (seed study), 5e-5 for AdamW.
   std::optional<double> learning_rate;
+  /// Linear warm-up over this fraction of the optimizer steps, then linear decay to 0
+  /// (linear_schedule.h); unset = the constant learning rate.
+  std::optional<double> warmup_proportion;
   double momentum = 0.9;
   double weight_decay_adamw = 0.01;
   std::uint64_t seed = 0;
@@ -59,6 +62,9 @@ struct TrainingConfig {
   bool keep_minibatch_records = false;
   /// Evaluated (untimed, no_grad) after every epoch when set.
   loaders::BatchSource* eval_source = nullptr;
+  /// Label names by id of the evaluated data set (its classes). For token classification they give
+  /// entity-level precision, recall and F1 (loaders/text/conll_evaluation.h) besides the accuracy.
+  std::vector<std::string> eval_labels;
   /// Called after every minibatch from the training thread (progress bars).
   std::function<void(const TrainingProgress&)> on_batch;
   /// Asked after every minibatch (after on_batch): true ends the run there, as adaptive profiling
@@ -94,6 +100,10 @@ struct EpochResult {
   std::optional<double> train_accuracy;      ///< on the training minibatches, as the seed code logs
   std::optional<double> eval_loss;
   std::optional<double> eval_accuracy;
+  /// Entity-level scores on the evaluated split (token classification with eval_labels).
+  std::optional<double> eval_entity_precision;
+  std::optional<double> eval_entity_recall;
+  std::optional<double> eval_entity_f1;
   double samples_per_s() const { return e2e_ns > 0 ? samples * 1e9 / e2e_ns : 0.0; }
 };
 
@@ -117,6 +127,9 @@ struct TrainingResult {
   std::string precision;
   std::string optimizer;
   double learning_rate = 0;
+  /// The linear schedule's steps, when one ran.
+  std::optional<std::int64_t> warmup_steps;
+  std::optional<std::int64_t> schedule_steps;
   std::int64_t accumulate = 1;
   std::int64_t batch_size = 0;  ///< size of the first minibatch
   bool synchronized = true;     ///< false: async mode, per-batch stall/compute are host-side only
@@ -144,11 +157,16 @@ struct EvalResult {
   std::int64_t samples = 0;
   double mean_loss = 0;
   double accuracy = 0;
+  /// Token classification with `labels` only.
+  std::optional<double> entity_precision;
+  std::optional<double> entity_recall;
+  std::optional<double> entity_f1;
 };
 
-/// No-grad pass over one epoch of `source` (eval mode; the module's mode is restored).
+/// No-grad pass over one epoch of `source` (eval mode; the module's mode is restored). `labels`
+/// (label names by id) adds entity-level scores for token classification.
 EvalResult evaluate(Network& model, loaders::BatchSource& source, const torch::Device& device,
-                    std::optional<std::int64_t> max_batches = {});
+                    std::optional<std::int64_t> max_batches = {}, const std::vector<std::string>& labels = {});
 
 /// Moves a batch's tensors to `device` (non-blocking from pinned memory).
 loaders::Batch to_device(const loaders::Batch& batch, const torch::Device& device);

@@ -217,6 +217,7 @@ TEST(HfBertConfigTest, ReadsFieldsAndDefaultsAndRefusesOtherArchitectures) {
   EXPECT_THAT(error(R"({"hidden_size": 100})"), HasSubstr("hidden_size 100 is not a multiple of num_attention_heads 12"));
   EXPECT_THAT(error(R"({"hidden_dropout_prob": 1.5})"), HasSubstr("hidden_dropout_prob is 1.5; valid: a number from 0 to 1"));
   EXPECT_THAT(error(R"({"id2label": {"0": "O", "2": "X"}})"), HasSubstr("id2label entry \"2\""));
+  EXPECT_THAT(error(R"({"id2label": {"0": ""}})"), HasSubstr("id2label entry \"0\""));
   EXPECT_THAT(error("[1,"), HasSubstr("c.json: not JSON"));
 }
 
