@@ -180,16 +180,23 @@ std::string format_mhz(std::int64_t value, std::int64_t units_per_mhz) {
   return text;
 }
 
-PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& discovered, const CustomPowerMode& mode,
-                               bool snap, const sysfs::ChangeJournal* journal) {
-  const DeviceControls controls = as_now(root, discovered);
-  PowerModePlan plan;
-  plan.description = mode.describe();
-  if (mode.empty()) throw std::invalid_argument("no setting given: nothing to change");
+namespace {
 
-  // --- which cores end online ----------------------------------------------------------------
-  std::vector<CpuCoreControl> cores = controls.cores;
-  std::sort(cores.begin(), cores.end(), [](const auto& a, const auto& b) { return a.cpu < b.cpu; });
+/// What a custom power mode is planned from; each plan_* below adds its part's writes, notes and
+/// settle checks to the plan, in the order they must be applied.
+struct CustomModeRequest {
+  const sysfs::Root& root;
+  const DeviceControls& controls;  ///< as the board is now (as_now)
+  const CustomPowerMode& mode;
+  bool snap;
+  const sysfs::ChangeJournal* journal;
+};
+
+/// Which cores end online (`cores` sorted by number), and the writes that bring cores online:
+/// first, so that the clusters they belong to can be set.
+std::set<int> plan_cores_online(const CustomModeRequest& request, const std::vector<CpuCoreControl>& cores,
+                                PowerModePlan& plan) {
+  const CustomPowerMode& mode = request.mode;
   std::set<int> target_online;
   for (const auto& core : cores) {
     if (core.online) target_online.insert(core.cpu);
@@ -222,21 +229,30 @@ PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& di
       plan.writes.push_back({*core.online_path, "1\n", fmt::format("cpu{} online", core.cpu)});
     }
   }
-  if (mode.disable_cpu_idle) {
-    bool any = false;
-    for (const auto& core : cores) {
-      if (target_online.count(core.cpu) == 0) continue;
-      for (const auto& path : core.idle_disable_paths) {
-        any = true;
-        if (sysfs::try_read_string(root, path) != "1") {
-          plan.writes.push_back({path, "1\n", fmt::format("cpu{} idle state off", core.cpu)});
-        }
+  return target_online;
+}
+
+void plan_idle_states(const CustomModeRequest& request, const std::vector<CpuCoreControl>& cores,
+                      const std::set<int>& target_online, PowerModePlan& plan) {
+  const sysfs::Root& root = request.root;
+  bool any = false;
+  for (const auto& core : cores) {
+    if (target_online.count(core.cpu) == 0) continue;
+    for (const auto& path : core.idle_disable_paths) {
+      any = true;
+      if (sysfs::try_read_string(root, path) != "1") {
+        plan.writes.push_back({path, "1\n", fmt::format("cpu{} idle state off", core.cpu)});
       }
     }
-    if (!any) throw std::invalid_argument("CPU idle states cannot be disabled: this board has no cpuidle states");
   }
+  if (!any) throw std::invalid_argument("CPU idle states cannot be disabled: this board has no cpuidle states");
+}
 
-  // --- CPU clusters ----------------------------------------------------------------------------
+/// Each cluster's frequency limits and governor; clusters whose cores all end offline are noted.
+void plan_cpu_clusters(const CustomModeRequest& request, const std::set<int>& target_online, PowerModePlan& plan) {
+  const sysfs::Root& root = request.root;
+  const DeviceControls& controls = request.controls;
+  const CustomPowerMode& mode = request.mode;
   for (const auto& entry : mode.cluster_freq_mhz) {
     const std::string& policy = entry.first;  // a named copy: lambdas cannot capture bindings in clang 14
     if (std::none_of(controls.clusters.begin(), controls.clusters.end(),
@@ -258,7 +274,7 @@ PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& di
     const std::string device = fmt::format("{} (cpu {})", cluster.name, sysfs::format_cpu_list(cluster.cpus));
     std::optional<std::int64_t> target;
     if (requested_text) {
-      target = choose_frequency(cluster.available_khz, parse_mhz(*requested_text, kKhzPerMhz, "CPU"), snap, "CPU",
+      target = choose_frequency(cluster.available_khz, parse_mhz(*requested_text, kKhzPerMhz, "CPU"), request.snap, "CPU",
                                 device, kKhzPerMhz, *requested_text, plan.notes);
     }
     const bool active = std::any_of(cluster.cpus.begin(), cluster.cpus.end(),
@@ -291,7 +307,7 @@ PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& di
       std::optional<std::int64_t> floor;
       if (mode.dvfs == DvfsSetting::kOff) floor = top;
       if (mode.dvfs == DvfsSetting::kOn) {
-        floor = parse_original_int(original_value(root, journal, cluster.attribute("scaling_min_freq")));
+        floor = parse_original_int(original_value(root, request.journal, cluster.attribute("scaling_min_freq")));
         if (!floor && !cluster.available_khz.empty()) floor = cluster.available_khz.front();
         if (floor && *floor > *top) floor = top;
       }
@@ -309,10 +325,10 @@ PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& di
       continue;
     }
     const std::int64_t lowest = cluster.available_khz.empty() ? *cur_min : cluster.available_khz.front();
-    const auto original_min = parse_original_int(original_value(root, journal, cluster.attribute("scaling_min_freq")));
+    const auto original_min = parse_original_int(original_value(root, request.journal, cluster.attribute("scaling_min_freq")));
     const Range range = dvfs_range(mode.dvfs, target, *cur_min, *cur_max, original_min, lowest);
     if (mode.dvfs == DvfsSetting::kOn) {
-      const auto original = original_value(root, journal, cluster.attribute("scaling_governor"));
+      const auto original = original_value(root, request.journal, cluster.attribute("scaling_governor"));
       std::string governor = original.value_or("");
       if (std::find(cluster.governors.begin(), cluster.governors.end(), "schedutil") != cluster.governors.end()) {
         governor = "schedutil";
@@ -328,135 +344,166 @@ PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& di
                            range.max, range.min == range.max});
   }
 
-  // --- GPU -------------------------------------------------------------------------------------
-  if (mode.gpu_freq_mhz || mode.gpu_railgate || (mode.dvfs && controls.gpu)) {
-    if (!controls.gpu) throw std::invalid_argument("GPU settings cannot be applied: no GPU devfreq node was found");
-    const GpuControl& gpu = *controls.gpu;
-    std::optional<std::int64_t> target;
-    if (mode.gpu_freq_mhz) {
-      target = choose_frequency(gpu.available_hz, parse_mhz(*mode.gpu_freq_mhz, kHzPerMhz, "GPU"), snap, "GPU", gpu.name,
-                                kHzPerMhz, *mode.gpu_freq_mhz, plan.notes);
-    }
-    if (mode.gpu_railgate) {
-      if (!gpu.railgate_path) throw std::invalid_argument(fmt::format("{} has no railgate_enable attribute", gpu.name));
-      const std::string value = *mode.gpu_railgate ? "1" : "0";
-      if (sysfs::try_read_string(root, *gpu.railgate_path) != value) {
-        plan.writes.push_back({*gpu.railgate_path, value + "\n", fmt::format("GPU railgate_enable {}", value)});
-      }
-    }
-    if (target || mode.dvfs) {
-      const auto cur_min = read_current(root, gpu.attribute("min_freq"));
-      const auto cur_max = read_current(root, gpu.attribute("max_freq"));
-      if (!cur_min || !cur_max) throw std::invalid_argument(fmt::format("{} has no readable min/max_freq", gpu.name));
-      const std::int64_t lowest = gpu.available_hz.empty() ? *cur_min : gpu.available_hz.front();
-      const auto original_min = parse_original_int(original_value(root, journal, gpu.attribute("min_freq")));
-      const Range range = dvfs_range(mode.dvfs, target, *cur_min, *cur_max, original_min, lowest);
-      if (mode.dvfs == DvfsSetting::kOn) {
-        const auto original = original_value(root, journal, gpu.attribute("governor"));
-        std::string governor = original.value_or("");
-        if (std::find(gpu.governors.begin(), gpu.governors.end(), "nvhost_podgov") != gpu.governors.end()) {
-          governor = "nvhost_podgov";
-        }
-        if (!governor.empty() && sysfs::try_read_string(root, gpu.attribute("governor")) != governor) {
-          plan.writes.push_back({gpu.attribute("governor"), governor + "\n", fmt::format("GPU governor {}", governor)});
-        }
-      }
-      emit_min_max(plan, "GPU", gpu.attribute("min_freq"), gpu.attribute("max_freq"), range.min, range.max, cur_min,
-                   cur_max, kHzPerMhz);
-      plan.settle.push_back(
-          {"GPU frequency", gpu.attribute("cur_freq"), range.min, range.max, range.min == range.max});
+}
+
+/// The GPU's devfreq limits, governor and railgating, when the mode asks for any of them.
+void plan_gpu(const CustomModeRequest& request, PowerModePlan& plan) {
+  const sysfs::Root& root = request.root;
+  const DeviceControls& controls = request.controls;
+  const CustomPowerMode& mode = request.mode;
+  if (!(mode.gpu_freq_mhz || mode.gpu_railgate || (mode.dvfs && controls.gpu))) return;
+  if (!controls.gpu) throw std::invalid_argument("GPU settings cannot be applied: no GPU devfreq node was found");
+  const GpuControl& gpu = *controls.gpu;
+  std::optional<std::int64_t> target;
+  if (mode.gpu_freq_mhz) {
+    target = choose_frequency(gpu.available_hz, parse_mhz(*mode.gpu_freq_mhz, kHzPerMhz, "GPU"), request.snap, "GPU", gpu.name,
+                              kHzPerMhz, *mode.gpu_freq_mhz, plan.notes);
+  }
+  if (mode.gpu_railgate) {
+    if (!gpu.railgate_path) throw std::invalid_argument(fmt::format("{} has no railgate_enable attribute", gpu.name));
+    const std::string value = *mode.gpu_railgate ? "1" : "0";
+    if (sysfs::try_read_string(root, *gpu.railgate_path) != value) {
+      plan.writes.push_back({*gpu.railgate_path, value + "\n", fmt::format("GPU railgate_enable {}", value)});
     }
   }
-
-  // --- EMC -------------------------------------------------------------------------------------
-  if (mode.emc_freq_mhz || (mode.dvfs && controls.emc)) {
-    if (!controls.emc) throw std::invalid_argument("EMC frequency cannot be set: no EMC interface was found");
-    const EmcControl& emc = *controls.emc;
-    std::optional<std::int64_t> target;
-    if (mode.emc_freq_mhz) {
-      const std::int64_t requested = parse_mhz(*mode.emc_freq_mhz, kHzPerMhz, "EMC");
-      if (!emc.available_hz.empty()) {
-        target = choose_frequency(emc.available_hz, requested, snap, "EMC", "the EMC (BPMP table)", kHzPerMhz,
-                                  *mode.emc_freq_mhz, plan.notes);
-      } else if (emc.max_hz && requested > *emc.max_hz) {
-        throw std::invalid_argument(fmt::format("EMC frequency {} MHz exceeds the EMC maximum {} MHz",
-                                                *mode.emc_freq_mhz, format_mhz(*emc.max_hz, kHzPerMhz)));
-      } else {
-        target = requested;
-        plan.notes.push_back(fmt::format("EMC {} MHz not validated against the BPMP table ({})", *mode.emc_freq_mhz,
-                                         emc.note.value_or("no table readable")));
+  if (target || mode.dvfs) {
+    const auto cur_min = read_current(root, gpu.attribute("min_freq"));
+    const auto cur_max = read_current(root, gpu.attribute("max_freq"));
+    if (!cur_min || !cur_max) throw std::invalid_argument(fmt::format("{} has no readable min/max_freq", gpu.name));
+    const std::int64_t lowest = gpu.available_hz.empty() ? *cur_min : gpu.available_hz.front();
+    const auto original_min = parse_original_int(original_value(root, request.journal, gpu.attribute("min_freq")));
+    const Range range = dvfs_range(mode.dvfs, target, *cur_min, *cur_max, original_min, lowest);
+    if (mode.dvfs == DvfsSetting::kOn) {
+      const auto original = original_value(root, request.journal, gpu.attribute("governor"));
+      std::string governor = original.value_or("");
+      if (std::find(gpu.governors.begin(), gpu.governors.end(), "nvhost_podgov") != gpu.governors.end()) {
+        governor = "nvhost_podgov";
+      }
+      if (!governor.empty() && sysfs::try_read_string(root, gpu.attribute("governor")) != governor) {
+        plan.writes.push_back({gpu.attribute("governor"), governor + "\n", fmt::format("GPU governor {}", governor)});
       }
     }
-    const bool pin = mode.dvfs == DvfsSetting::kOff;
-    if (emc.devfreq_path && (pin || mode.dvfs == DvfsSetting::kOn)) {
-      // A devfreq EMC (bwmgr) is pinned and released like the GPU: through its min/max.
-      const std::string min_path = *emc.devfreq_path + "/min_freq";
-      const std::string max_path = *emc.devfreq_path + "/max_freq";
-      const auto cur_min = read_current(root, min_path);
-      const auto cur_max = read_current(root, max_path);
-      if (!cur_min || !cur_max) throw std::invalid_argument(fmt::format("{} has no readable min/max_freq", *emc.devfreq_path));
-      const std::int64_t lowest = emc.available_hz.empty() ? *cur_min : emc.available_hz.front();
-      const auto original_min = parse_original_int(original_value(root, journal, min_path));
-      const Range range = dvfs_range(mode.dvfs, target, *cur_min, *cur_max, original_min, lowest);
-      emit_min_max(plan, "EMC", min_path, max_path, range.min, range.max, cur_min, cur_max, kHzPerMhz);
-      if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, range.min, range.max, range.min == range.max});
+    emit_min_max(plan, "GPU", gpu.attribute("min_freq"), gpu.attribute("max_freq"), range.min, range.max, cur_min,
+                 cur_max, kHzPerMhz);
+    plan.settle.push_back(
+        {"GPU frequency", gpu.attribute("cur_freq"), range.min, range.max, range.min == range.max});
+  }
+
+}
+
+/// The EMC, when the mode asks for it: pinned through devfreq (bwmgr) or the debugfs rate lock, or
+/// capped through nvpmodel.
+void plan_emc(const CustomModeRequest& request, PowerModePlan& plan) {
+  const sysfs::Root& root = request.root;
+  const DeviceControls& controls = request.controls;
+  const CustomPowerMode& mode = request.mode;
+  if (!(mode.emc_freq_mhz || (mode.dvfs && controls.emc))) return;
+  if (!controls.emc) throw std::invalid_argument("EMC frequency cannot be set: no EMC interface was found");
+  const EmcControl& emc = *controls.emc;
+  std::optional<std::int64_t> target;
+  if (mode.emc_freq_mhz) {
+    const std::int64_t requested = parse_mhz(*mode.emc_freq_mhz, kHzPerMhz, "EMC");
+    if (!emc.available_hz.empty()) {
+      target = choose_frequency(emc.available_hz, requested, request.snap, "EMC", "the EMC (BPMP table)", kHzPerMhz,
+                                *mode.emc_freq_mhz, plan.notes);
+    } else if (emc.max_hz && requested > *emc.max_hz) {
+      throw std::invalid_argument(fmt::format("EMC frequency {} MHz exceeds the EMC maximum {} MHz",
+                                              *mode.emc_freq_mhz, format_mhz(*emc.max_hz, kHzPerMhz)));
     } else {
-      if (pin && !target) {
-        // jetson_clocks pins EMC at its maximum, or at the nvpmodel cap when that is lower.
-        const auto cap = emc.cap_path ? read_current(root, *emc.cap_path) : std::nullopt;
-        const auto top = emc.available_hz.empty() ? emc.max_hz : std::optional<std::int64_t>(emc.available_hz.back());
-        if (top) target = (cap && *cap > 0) ? std::min(*cap, *top) : *top;
+      target = requested;
+      plan.notes.push_back(fmt::format("EMC {} MHz not validated against the BPMP table ({})", *mode.emc_freq_mhz,
+                                       emc.note.value_or("no table readable")));
+    }
+  }
+  const bool pin = mode.dvfs == DvfsSetting::kOff;
+  if (emc.devfreq_path && (pin || mode.dvfs == DvfsSetting::kOn)) {
+    // A devfreq EMC (bwmgr) is pinned and released like the GPU: through its min/max.
+    const std::string min_path = *emc.devfreq_path + "/min_freq";
+    const std::string max_path = *emc.devfreq_path + "/max_freq";
+    const auto cur_min = read_current(root, min_path);
+    const auto cur_max = read_current(root, max_path);
+    if (!cur_min || !cur_max) throw std::invalid_argument(fmt::format("{} has no readable min/max_freq", *emc.devfreq_path));
+    const std::int64_t lowest = emc.available_hz.empty() ? *cur_min : emc.available_hz.front();
+    const auto original_min = parse_original_int(original_value(root, request.journal, min_path));
+    const Range range = dvfs_range(mode.dvfs, target, *cur_min, *cur_max, original_min, lowest);
+    emit_min_max(plan, "EMC", min_path, max_path, range.min, range.max, cur_min, cur_max, kHzPerMhz);
+    if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, range.min, range.max, range.min == range.max});
+  } else {
+    if (pin && !target) {
+      // jetson_clocks pins EMC at its maximum, or at the nvpmodel cap when that is lower.
+      const auto cap = emc.cap_path ? read_current(root, *emc.cap_path) : std::nullopt;
+      const auto top = emc.available_hz.empty() ? emc.max_hz : std::optional<std::int64_t>(emc.available_hz.back());
+      if (top) target = (cap && *cap > 0) ? std::min(*cap, *top) : *top;
+    }
+    if (pin && !mode.emc_freq_mhz && (!emc.set_rate_path || !emc.lock_path || !target)) {
+      // DVFS off for the board at large: EMC stays scaling where it cannot be pinned.
+      plan.notes.push_back(fmt::format("EMC not pinned: {}", emc.note.value_or("no writable EMC rate/lock in debugfs")));
+    } else if (pin) {
+      if (!emc.set_rate_path || !emc.lock_path || !target) {
+        throw std::invalid_argument(fmt::format("EMC cannot be pinned (DVFS off) on this board: {}",
+                                                emc.note.value_or("no writable EMC rate/lock in debugfs")));
       }
-      if (pin && !mode.emc_freq_mhz && (!emc.set_rate_path || !emc.lock_path || !target)) {
-        // DVFS off for the board at large: EMC stays scaling where it cannot be pinned.
-        plan.notes.push_back(fmt::format("EMC not pinned: {}", emc.note.value_or("no writable EMC rate/lock in debugfs")));
-      } else if (pin) {
-        if (!emc.set_rate_path || !emc.lock_path || !target) {
-          throw std::invalid_argument(fmt::format("EMC cannot be pinned (DVFS off) on this board: {}",
-                                                  emc.note.value_or("no writable EMC rate/lock in debugfs")));
+      if (emc.cap_path && read_current(root, *emc.cap_path) != *target) {
+        plan.writes.push_back({*emc.cap_path, line(*target), fmt::format("EMC cap {} MHz", format_mhz(*target, kHzPerMhz))});
+      }
+      if (sysfs::try_read_string(root, *emc.lock_path) != "1") {
+        plan.writes.push_back({*emc.lock_path, "1\n", "EMC rate lock"});
+      }
+      plan.writes.push_back({*emc.set_rate_path, line(*target), fmt::format("EMC rate {} MHz", format_mhz(*target, kHzPerMhz))});
+      if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, *target, *target, true});
+    } else {
+      if (mode.dvfs == DvfsSetting::kOn && emc.lock_path && sysfs::try_read_string(root, *emc.lock_path) == "1") {
+        plan.writes.push_back({*emc.lock_path, "0\n", "EMC rate unlock"});
+      }
+      if (target) {
+        if (!emc.cap_path) {
+          throw std::invalid_argument("EMC frequency cannot be capped: this board has no nvpmodel EMC cap node "
+                                      "(pass --dvfs off to pin it instead)");
         }
-        if (emc.cap_path && read_current(root, *emc.cap_path) != *target) {
+        if (read_current(root, *emc.cap_path) != *target) {
           plan.writes.push_back({*emc.cap_path, line(*target), fmt::format("EMC cap {} MHz", format_mhz(*target, kHzPerMhz))});
         }
-        if (sysfs::try_read_string(root, *emc.lock_path) != "1") {
-          plan.writes.push_back({*emc.lock_path, "1\n", "EMC rate lock"});
-        }
-        plan.writes.push_back({*emc.set_rate_path, line(*target), fmt::format("EMC rate {} MHz", format_mhz(*target, kHzPerMhz))});
-        if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, *target, *target, true});
-      } else {
-        if (mode.dvfs == DvfsSetting::kOn && emc.lock_path && sysfs::try_read_string(root, *emc.lock_path) == "1") {
-          plan.writes.push_back({*emc.lock_path, "0\n", "EMC rate unlock"});
-        }
-        if (target) {
-          if (!emc.cap_path) {
-            throw std::invalid_argument("EMC frequency cannot be capped: this board has no nvpmodel EMC cap node "
-                                        "(pass --dvfs off to pin it instead)");
-          }
-          if (read_current(root, *emc.cap_path) != *target) {
-            plan.writes.push_back({*emc.cap_path, line(*target), fmt::format("EMC cap {} MHz", format_mhz(*target, kHzPerMhz))});
-          }
-          if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, 0, *target, false});
-        }
+        if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, 0, *target, false});
       }
     }
   }
 
-  // --- fan -------------------------------------------------------------------------------------
-  if (mode.fan == FanSetting::kMax) {
-    if (controls.fans.empty()) throw std::invalid_argument("--fan max: this board has no fan control");
-    for (const auto& fan : controls.fans) {
-      if (fan.mode_path) {
-        const std::string manual = fan.mode_is_temp_control ? "0" : "1";
-        if (sysfs::try_read_string(root, *fan.mode_path) != manual) {
-          plan.writes.push_back({*fan.mode_path, manual + "\n", "fan manual control"});
-        }
-      }
-      if (sysfs::try_read_string(root, fan.pwm_path) != "255") plan.writes.push_back({fan.pwm_path, "255\n", "fan PWM 255"});
-    }
-    plan.notes.push_back("fan at full speed; nvfancontrol, where it runs, may take the fan back");
-  }
+}
 
-  // --- cores that go offline, last ------------------------------------------------------------
+void plan_fan(const CustomModeRequest& request, PowerModePlan& plan) {
+  const sysfs::Root& root = request.root;
+  const DeviceControls& controls = request.controls;
+  if (controls.fans.empty()) throw std::invalid_argument("--fan max: this board has no fan control");
+  for (const auto& fan : controls.fans) {
+    if (fan.mode_path) {
+      const std::string manual = fan.mode_is_temp_control ? "0" : "1";
+      if (sysfs::try_read_string(root, *fan.mode_path) != manual) {
+        plan.writes.push_back({*fan.mode_path, manual + "\n", "fan manual control"});
+      }
+    }
+    if (sysfs::try_read_string(root, fan.pwm_path) != "255") plan.writes.push_back({fan.pwm_path, "255\n", "fan PWM 255"});
+  }
+  plan.notes.push_back("fan at full speed; nvfancontrol, where it runs, may take the fan back");
+}
+
+}  // namespace
+
+PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& discovered, const CustomPowerMode& mode,
+                               bool snap, const sysfs::ChangeJournal* journal) {
+  const DeviceControls controls = as_now(root, discovered);
+  PowerModePlan plan;
+  plan.description = mode.describe();
+  if (mode.empty()) throw std::invalid_argument("no setting given: nothing to change");
+  const CustomModeRequest request{root, controls, mode, snap, journal};
+  std::vector<CpuCoreControl> cores = controls.cores;
+  std::sort(cores.begin(), cores.end(), [](const auto& a, const auto& b) { return a.cpu < b.cpu; });
+  const std::set<int> target_online = plan_cores_online(request, cores, plan);
+  if (mode.disable_cpu_idle) plan_idle_states(request, cores, target_online, plan);
+  plan_cpu_clusters(request, target_online, plan);
+  plan_gpu(request, plan);
+  plan_emc(request, plan);
+  if (mode.fan == FanSetting::kMax) plan_fan(request, plan);
+  // Cores go offline last, once their clusters' limits are written.
   for (auto it = cores.rbegin(); it != cores.rend(); ++it) {
     if (target_online.count(it->cpu) == 0 && it->online && it->online_path) {
       plan.writes.push_back({*it->online_path, "0\n", fmt::format("cpu{} offline", it->cpu)});
