@@ -24,9 +24,9 @@ constexpr std::string_view kStoreName = "results.db";
 constexpr std::string_view kWhatIsValid =
     "expected a results directory or results.db written by `jetchar sweep run`, or a CSV/JSONL export";
 
-// The columns read here, per table (experiments/results_store.cpp, schema versions 1 to 3). A store
-// without one of them is not one this reader understands; epochs.start_s (version 3) is used when
-// present.
+// The columns read here, per table (experiments/results_store.cpp, schema versions 1 to 4). A store
+// without one of them is not one this reader understands; epochs.start_s (version 3) and
+// runs.device_id (version 4) are used when present.
 const std::map<std::string, std::vector<std::string>>& required_columns() {
   static const std::map<std::string, std::vector<std::string>> columns = {
       {"runs",
