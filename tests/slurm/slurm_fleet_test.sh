@@ -4,7 +4,8 @@
 # board kind (its node config names it); `jetchar sweep submit --slurm` of 24 short runs over the
 # three nodes; node b2 crashes mid-run (its slurmd and its job's processes are killed) and its
 # slurmd is restarted; then the merged store must hold every planned run exactly once, the report
-# must be written, and every board's control tree must be back byte for byte.
+# must be written, every board's control tree must be back byte for byte, and a board that cannot
+# be restored must drain its node.
 # Skips (exit 77) with the reason when Slurm cannot run here. Usage: slurm_fleet_test.sh JETCHAR
 set -uo pipefail
 
@@ -125,4 +126,16 @@ for node in "${NODES[@]}"; do
   diff "$T/$node.before" "$T/$node.after" >"$T/$node.diff" || fail "board of $node not restored: $(head -20 "$T/$node.diff")"
 done
 echo "every board restored byte for byte"
+
+# A board whose change journal cannot be restored takes no more runs: its task drains the node
+# (scontrol against this cluster) and fails.
+printf 'not a change journal\n' >"$T/boards/b3/var/lib/jetchar/change-journal"
+if SLURMD_NODENAME=b3 "$JETCHAR" sweep task "$T/results" --chunk 0 --runs-per-task 2 \
+     --node-config "$T/nodes/%n.textproto" >"$T/drain.out" 2>&1; then
+  fail "a task on a board that cannot be restored succeeded"
+fi
+grep -q "node b3 drained" "$T/drain.out" || fail "the task did not drain node b3: $(cat "$T/drain.out")"
+cluster_node_state b3 | grep -q DRAIN || fail "node b3 is $(cluster_node_state b3), not drained"
+scontrol show node b3 | grep -q "Reason=jetchar: device restore failed" || fail "node b3's drain reason: $(scontrol show node b3 | grep Reason)"
+echo "a board that cannot be restored drained its node: $(cluster_node_state b3)"
 echo PASS
