@@ -45,7 +45,7 @@ std::vector<RunRecord> parse_results_jsonl(const std::string& text, const std::f
     nlohmann::json object;
     try {
       object = nlohmann::json::parse(content);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range (-2e9999)
       throw InputError({file, line}, fmt::format("not valid JSON ({})", e.what()));
     }
     if (!object.is_object()) throw InputError({file, line}, "expected one JSON object per line");

@@ -122,6 +122,14 @@ TEST(ResultsFile, JsonlErrorsNameLineAndKey) {
   } catch (const InputError& e) {
     EXPECT_THAT(e.what(), HasSubstr("r.jsonl:2: not valid JSON"));
   }
+  // A number JSON can write but a double cannot hold (found by fuzz/analysis_results_fuzz): bad
+  // input naming the line, not nlohmann's out_of_range escaping.
+  try {
+    parse_results_jsonl("{\"workload\":\"a\",\"epoch_time_s\":-2e9999}\n", "r.jsonl");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("r.jsonl:1: not valid JSON"));
+  }
 }
 
 TEST(ResultsFile, LoadDispatchesOnExtensionAndNamesMissingFile) {
