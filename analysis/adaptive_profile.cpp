@@ -11,20 +11,6 @@
 namespace jetchar::analysis {
 namespace {
 
-std::vector<std::array<double, 4>> normalised(std::span<const PowerMode> modes) {
-  std::vector<std::array<double, 4>> x;
-  for (const PowerMode& m : modes) {
-    ModeKnobs k = ModeKnobs::of(m);
-    x.push_back({std::log(k.cores), std::log(k.cpu_ghz), std::log(k.gpu_ghz), std::log(k.emc_ghz)});
-  }
-  for (std::size_t d = 0; d < 4; ++d) {
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (const auto& row : x) lo = std::min(lo, row[d]), hi = std::max(hi, row[d]);
-    for (auto& row : x) row[d] = hi > lo ? (row[d] - lo) / (hi - lo) : 0;
-  }
-  return x;
-}
-
 double distance(const std::array<double, 4>& a, const std::array<double, 4>& b) {
   double s = 0;
   for (std::size_t d = 0; d < 4; ++d) s += (a[d] - b[d]) * (a[d] - b[d]);
@@ -34,7 +20,7 @@ double distance(const std::array<double, 4>& a, const std::array<double, 4>& b) 
 }  // namespace
 
 std::vector<std::size_t> space_filling_design(std::span<const PowerMode> candidates, std::size_t count) {
-  auto x = normalised(candidates);
+  auto x = normalised_log_knobs(candidates);
   const std::size_t n = x.size();
   count = std::min(count, n);
   std::vector<std::size_t> chosen;
@@ -129,7 +115,7 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
       }
     } else {
       // Too few successful runs to fit: the untried candidate farthest from every tried one.
-      const auto x = normalised(candidates);
+      const auto x = normalised_log_knobs(candidates);
       double farthest = -1;
       for (std::size_t i = 0; i < candidates.size(); ++i) {
         if (tried[i]) continue;

@@ -150,6 +150,20 @@ ModeKnobs ModeKnobs::of(const PowerMode& mode) {
   return k;
 }
 
+std::vector<std::array<double, 4>> normalised_log_knobs(std::span<const PowerMode> modes) {
+  std::vector<std::array<double, 4>> x;
+  for (const PowerMode& m : modes) {
+    const ModeKnobs k = ModeKnobs::of(m);
+    x.push_back({std::log(k.cores), std::log(k.cpu_ghz), std::log(k.gpu_ghz), std::log(k.emc_ghz)});
+  }
+  for (std::size_t d = 0; d < 4; ++d) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const auto& row : x) lo = std::min(lo, row[d]), hi = std::max(hi, row[d]);
+    for (auto& row : x) row[d] = hi > lo ? (row[d] - lo) / (hi - lo) : 0;
+  }
+  return x;
+}
+
 std::string_view to_string(TimeForm form) {
   switch (form) {
     case TimeForm::kSum: return "sum";

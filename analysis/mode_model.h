@@ -29,6 +29,7 @@
 
 #include <Eigen/Dense>
 
+#include <array>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -43,6 +44,11 @@ struct ModeKnobs {
   /// Throws std::invalid_argument naming the mode when a knob is missing or not positive.
   static ModeKnobs of(const PowerMode& mode);
 };
+
+/// Each mode's knobs (cores, CPU, GPU, EMC) on a log scale, each scaled to [0, 1] over `modes`:
+/// the space in which profiling designs measure how far apart two modes are. Throws as
+/// ModeKnobs::of does.
+std::vector<std::array<double, 4>> normalised_log_knobs(std::span<const PowerMode> modes);
 
 enum class TimeForm { kSum, kOverlap, kOverlapAll, kNested, kSaturating };
 enum class PowerForm { kVoltage, kPolynomial, kActivity };

@@ -11,27 +11,11 @@
 #include <stdexcept>
 
 #include "analysis/cross_validation.h"
+#include "analysis/mode_model.h"
 #include "analysis/statistics.h"
 
 namespace jetchar::analysis {
 namespace {
-
-std::vector<std::array<double, 4>> normalised(std::span<const PowerMode> modes) {
-  std::vector<std::array<double, 4>> x;
-  for (const PowerMode& m : modes) {
-    if (!m.has_knobs()) {
-      throw std::invalid_argument(fmt::format("power mode '{}' lacks a knob; the design needs all four", m.label()));
-    }
-    x.push_back({std::log(static_cast<double>(*m.cpu_cores)), std::log(static_cast<double>(*m.cpu_freq_khz)),
-                 std::log(static_cast<double>(*m.gpu_freq_khz)), std::log(static_cast<double>(*m.emc_freq_khz))});
-  }
-  for (std::size_t d = 0; d < 4; ++d) {
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (const auto& row : x) lo = std::min(lo, row[d]), hi = std::max(hi, row[d]);
-    for (auto& row : x) row[d] = hi > lo ? (row[d] - lo) / (hi - lo) : 0;
-  }
-  return x;
-}
 
 // The median over random trials: one unlucky, nearly collinear choice should not dominate the
 // comparison in the design's favour.
@@ -43,7 +27,7 @@ std::optional<double> median_of(const std::vector<double>& v) {
 }  // namespace
 
 std::vector<std::size_t> spread_design(std::span<const PowerMode> candidates, std::size_t count) {
-  auto x = normalised(candidates);
+  auto x = normalised_log_knobs(candidates);
   const std::size_t n = x.size();
   count = std::min(count, n);
   std::vector<std::size_t> chosen;
