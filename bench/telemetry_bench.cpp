@@ -20,9 +20,9 @@
 #include <thread>
 #include <vector>
 
-#include "jetson/simulated_board.h"
-#include "jetson/telemetry_discovery.h"
-#include "jetson/telemetry_sampler.h"
+#include "jetson/simulated/simulated_board.h"
+#include "jetson/telemetry/telemetry_discovery.h"
+#include "jetson/telemetry/telemetry_sampler.h"
 #include "sysfs/root.h"
 
 namespace {

@@ -1,5 +1,5 @@
 // `jetchar device capture [-o FILE]`: writes a board fixture manifest of everything jetchar reads on
-// this board (jetson/board_capture.h), for a board we have not seen: send us the file, or run
+// this board (jetson/simulated/board_capture.h), for a board we have not seen: send us the file, or run
 // jetchar on it with --board sim:FILE. It reads only.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -13,8 +13,8 @@
 #include <string>
 
 #include "cli/command.h"
-#include "jetson/board_capture.h"
-#include "jetson/board_handle.h"
+#include "jetson/simulated/board_capture.h"
+#include "jetson/discovery/board_handle.h"
 
 namespace {
 

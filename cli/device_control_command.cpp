@@ -19,12 +19,12 @@
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "cli/option_checks.h"
-#include "jetson/board_handle.h"
-#include "jetson/control_session.h"
+#include "jetson/discovery/board_handle.h"
+#include "jetson/control/control_session.h"
 #include "jetson/nvml/nvml_control.h"
-#include "jetson/nvpmodel_tool.h"
-#include "jetson/power_mode.h"
-#include "jetson/simulated_board.h"
+#include "jetson/control/nvpmodel_tool.h"
+#include "jetson/control/power_mode.h"
+#include "jetson/simulated/simulated_board.h"
 #include "sysfs/change_journal.h"
 #include "sysfs/root.h"
 
@@ -39,7 +39,7 @@ struct BoardOptions {
   std::string state_dir;
 };
 
-// The board a command works on (this machine, a root, or a simulated board): jetson/board_handle.h.
+// The board a command works on (this machine, a root, or a simulated board): jetson/discovery/board_handle.h.
 using Board = jetson::BoardHandle;
 
 Board open_board(const BoardOptions& options) {

@@ -10,11 +10,11 @@
 #include <string>
 
 #include "cli/command.h"
-#include "jetson/board_fixture.h"
-#include "jetson/board_handle.h"
-#include "jetson/board_info.h"
-#include "jetson/board_info_json.h"
-#include "jetson/board_info_text.h"
+#include "jetson/simulated/board_fixture.h"
+#include "jetson/discovery/board_handle.h"
+#include "jetson/discovery/board_info.h"
+#include "jetson/discovery/board_info_json.h"
+#include "jetson/discovery/board_info_text.h"
 #include "sysfs/root.h"
 
 namespace {

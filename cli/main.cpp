@@ -13,7 +13,7 @@
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "jetchar/version.h"
-#include "jetson/control_interrupt.h"
+#include "jetson/control/control_interrupt.h"
 #include "sysfs/error.h"
 
 namespace {

@@ -38,9 +38,9 @@
 #include "jetson/energy/window_energy.h"
 #include "jetson/meters/meter_protocol.h"
 #include "jetson/meters/serial_meter_reader.h"
-#include "jetson/board_handle.h"
-#include "jetson/telemetry_discovery.h"
-#include "jetson/telemetry_sampler.h"
+#include "jetson/discovery/board_handle.h"
+#include "jetson/telemetry/telemetry_discovery.h"
+#include "jetson/telemetry/telemetry_sampler.h"
 #include "sysfs/root.h"
 
 namespace {
@@ -401,7 +401,7 @@ MeterAlignment align_meter(const std::vector<meters::MeterReading>& readings, bo
 }
 
 void run_monitor(MonitorOptions o) {
-  // The same --board/--root handling as every other command (jetson/board_handle.h). A simulated
+  // The same --board/--root handling as every other command (jetson/discovery/board_handle.h). A simulated
   // board's rails follow its power model, refreshed in the background while we sample.
   BoardHandle board = open_board(o.board, o.root_given ? std::optional<std::filesystem::path>(o.root) : std::nullopt);
   std::string board_label = board.label;

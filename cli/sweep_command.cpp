@@ -32,8 +32,8 @@
 #include "experiments/sweep_runner.h"
 #include "experiments/sweep_validation.h"
 #include "experiments/systemd_notifier.h"
-#include "jetson/board_handle.h"
-#include "jetson/nvpmodel_tool.h"
+#include "jetson/discovery/board_handle.h"
+#include "jetson/control/nvpmodel_tool.h"
 #include "sysfs/change_journal.h"
 
 namespace jetchar::cli {

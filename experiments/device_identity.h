@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "jetson/board_identity.h"
+#include "jetson/discovery/board_identity.h"
 
 namespace jetchar::experiments {
 

@@ -3,7 +3,7 @@
 
 #include "experiments/proto/experiment_spec.pb.h"
 #include "jetson/nvml/nvml_control.h"
-#include "jetson/power_mode.h"
+#include "jetson/control/power_mode.h"
 
 namespace jetchar::experiments {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <optional>
 
-#include "jetson/nvpmodel_tool.h"
+#include "jetson/control/nvpmodel_tool.h"
 #include "sysfs/attribute.h"
 
 namespace jetchar::experiments {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "experiments/proto/experiment_spec.pb.h"
-#include "jetson/board_info.h"
+#include "jetson/discovery/board_info.h"
 
 namespace jetchar::experiments {
 

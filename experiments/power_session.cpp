@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "jetson/telemetry_discovery.h"
+#include "jetson/telemetry/telemetry_discovery.h"
 
 namespace jetchar::experiments {
 

@@ -16,7 +16,7 @@
 #include "jetson/energy/measurement_windows.h"
 #include "jetson/energy/power_trace.h"
 #include "jetson/energy/window_energy.h"
-#include "jetson/telemetry_sampler.h"
+#include "jetson/telemetry/telemetry_sampler.h"
 #include "sysfs/root.h"
 
 namespace jetchar::experiments {

@@ -11,10 +11,10 @@
 #include "experiments/adaptive_stop.h"
 #include "experiments/device_spec.h"
 #include "experiments/models/registry.h"
-#include "jetson/control_points.h"
-#include "jetson/gpio_marker.h"
+#include "jetson/control/control_points.h"
+#include "jetson/telemetry/gpio_marker.h"
 #include "jetson/meters/meter_protocol.h"
-#include "jetson/power_mode.h"
+#include "jetson/control/power_mode.h"
 #include "loaders/dataset_spec.h"
 
 namespace jetchar::experiments {

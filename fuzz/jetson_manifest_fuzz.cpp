@@ -1,11 +1,11 @@
-// Fuzzes the board-fixture manifest parser (jetson/board_fixture.h): any text must parse or
+// Fuzzes the board-fixture manifest parser (jetson/simulated/board_fixture.h): any text must parse or
 // throw FormatError/IoError (include/copy of files that do not exist); never crash or hang.
 // Expansion is not fuzzed: it writes files.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "jetson/board_fixture.h"
+#include "jetson/simulated/board_fixture.h"
 #include "sysfs/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "jetson/board_identity.h"
-#include "jetson/l4t_release.h"
+#include "jetson/discovery/board_identity.h"
+#include "jetson/discovery/l4t_release.h"
 #include "sysfs/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -14,7 +14,7 @@
 #include "experiments/sweep_plan.h"
 #include "experiments/sweep_runner.h"
 #include "experiments/sweep_validation.h"
-#include "jetson/board_handle.h"
+#include "jetson/discovery/board_handle.h"
 #include "tests/support/build_tree.h"
 #include "tests/support/temp_dir.h"
 

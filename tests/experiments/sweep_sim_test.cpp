@@ -21,7 +21,7 @@
 #include "experiments/spec_io.h"
 #include "experiments/sweep_runner.h"
 #include "experiments/sweep_validation.h"
-#include "jetson/board_handle.h"
+#include "jetson/discovery/board_handle.h"
 #include "jetson/meters/meter_simulator.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"

@@ -1,4 +1,4 @@
-#include "jetson/board_capture.h"
+#include "jetson/simulated/board_capture.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <map>
 
-#include "jetson/board_fixture.h"
-#include "jetson/board_info.h"
+#include "jetson/simulated/board_fixture.h"
+#include "jetson/discovery/board_info.h"
 #include "sysfs/attribute.h"
 #include "tests/support/temp_dir.h"
 

@@ -1,4 +1,4 @@
-#include "jetson/board_fixture.h"
+#include "jetson/simulated/board_fixture.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

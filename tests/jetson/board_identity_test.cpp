@@ -1,9 +1,9 @@
-#include "jetson/board_identity.h"
+#include "jetson/discovery/board_identity.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "jetson/board_fixture.h"
+#include "jetson/simulated/board_fixture.h"
 #include "sysfs/error.h"
 #include "tests/support/temp_dir.h"
 

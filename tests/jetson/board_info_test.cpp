@@ -1,4 +1,4 @@
-#include "jetson/board_info.h"
+#include "jetson/discovery/board_info.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "jetson/board_fixture.h"
-#include "jetson/board_info_json.h"
-#include "jetson/board_info_text.h"
+#include "jetson/simulated/board_fixture.h"
+#include "jetson/discovery/board_info_json.h"
+#include "jetson/discovery/board_info_text.h"
 #include "tests/jetson/board_tree.h"
 #include "tests/support/build_tree.h"
 

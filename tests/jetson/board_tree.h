@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "jetson/board_fixture.h"
+#include "jetson/simulated/board_fixture.h"
 #include "sysfs/root.h"
 #include "tests/support/temp_dir.h"
 

@@ -1,4 +1,4 @@
-#include "jetson/cpu_topology.h"
+#include "jetson/discovery/cpu_topology.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <thread>
 
-#include "jetson/nvpmodel_tool.h"
+#include "jetson/control/nvpmodel_tool.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 

@@ -1,4 +1,4 @@
-#include "jetson/device_controller.h"
+#include "jetson/control/device_controller.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -11,9 +11,9 @@
 #include <map>
 #include <sstream>
 
-#include "jetson/board_fixture.h"
-#include "jetson/nvpmodel_tool.h"
-#include "jetson/simulated_board.h"
+#include "jetson/simulated/board_fixture.h"
+#include "jetson/control/nvpmodel_tool.h"
+#include "jetson/simulated/simulated_board.h"
 #include "sysfs/attribute.h"
 #include "sysfs/cpu_list.h"
 #include "sysfs/error.h"

@@ -1,4 +1,4 @@
-#include "jetson/emc_clock.h"
+#include "jetson/discovery/emc_clock.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

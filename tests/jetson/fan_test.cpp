@@ -1,4 +1,4 @@
-#include "jetson/fan.h"
+#include "jetson/discovery/fan.h"
 
 #include <gtest/gtest.h>
 

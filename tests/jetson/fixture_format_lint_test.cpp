@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "jetson/board_fixture.h"
-#include "jetson/l4t_release.h"
+#include "jetson/simulated/board_fixture.h"
+#include "jetson/discovery/l4t_release.h"
 #include "sysfs/attribute.h"
 #include "sysfs/errno_name.h"
 #include "sysfs/injected_errors.h"

@@ -1,4 +1,4 @@
-#include "jetson/gpio_marker.h"
+#include "jetson/telemetry/gpio_marker.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "jetson/gpu_device.h"
+#include "jetson/discovery/gpu_device.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

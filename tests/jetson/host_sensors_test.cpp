@@ -1,4 +1,4 @@
-#include "jetson/host_sensors.h"
+#include "jetson/discovery/host_sensors.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "jetson/l4t_release.h"
+#include "jetson/discovery/l4t_release.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

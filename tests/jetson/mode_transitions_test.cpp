@@ -14,10 +14,10 @@
 #include <sstream>
 #include <variant>
 
-#include "jetson/board_fixture.h"
-#include "jetson/device_controller.h"
-#include "jetson/nvpmodel_tool.h"
-#include "jetson/simulated_board.h"
+#include "jetson/simulated/board_fixture.h"
+#include "jetson/control/device_controller.h"
+#include "jetson/control/nvpmodel_tool.h"
+#include "jetson/simulated/simulated_board.h"
 #include "sysfs/attribute.h"
 #include "sysfs/change_journal.h"
 #include "sysfs/cpu_list.h"

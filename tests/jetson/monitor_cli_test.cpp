@@ -14,10 +14,10 @@
 #include <thread>
 #include <vector>
 
-#include "jetson/board_fixture.h"
+#include "jetson/simulated/board_fixture.h"
 #include "jetson/meters/meter_simulator.h"
 #include "jetson/meters/synthetic_power_trace.h"
-#include "jetson/nvpmodel_tool.h"
+#include "jetson/control/nvpmodel_tool.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "jetson/nvpmodel_tool.h"
+#include "jetson/control/nvpmodel_tool.h"
 #include "tests/jetson/fake_nvml/fake_nvml_env.h"
 #include "tests/support/jetchar_cli.h"
 

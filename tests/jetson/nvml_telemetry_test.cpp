@@ -10,8 +10,8 @@
 
 #include "jetson/energy/window_energy.h"
 #include "jetson/nvml/nvml_library.h"
-#include "jetson/telemetry_discovery.h"
-#include "jetson/telemetry_sampler.h"
+#include "jetson/telemetry/telemetry_discovery.h"
+#include "jetson/telemetry/telemetry_sampler.h"
 #include "tests/jetson/fake_nvml/fake_nvml_env.h"
 
 namespace jetchar::jetson {

@@ -1,4 +1,4 @@
-#include "jetson/nvpmodel_config.h"
+#include "jetson/control/nvpmodel_config.h"
 
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "jetson/control_points.h"
-#include "jetson/power_mode.h"
+#include "jetson/control/control_points.h"
+#include "jetson/control/power_mode.h"
 #include "sysfs/root.h"
 #include "tests/jetson/board_tree.h"
 #include "tests/support/build_tree.h"

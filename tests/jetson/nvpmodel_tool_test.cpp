@@ -1,4 +1,4 @@
-#include "jetson/nvpmodel_tool.h"
+#include "jetson/control/nvpmodel_tool.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,10 +1,10 @@
-#include "jetson/power_mode.h"
+#include "jetson/control/power_mode.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "jetson/control_points.h"
+#include "jetson/control/control_points.h"
 #include "sysfs/attribute.h"
 #include "tests/support/temp_dir.h"
 

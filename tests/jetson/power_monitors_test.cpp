@@ -1,4 +1,4 @@
-#include "jetson/power_monitors.h"
+#include "jetson/discovery/power_monitors.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "jetson/simulated_board.h"
+#include "jetson/simulated/simulated_board.h"
 
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "jetson/board_fixture.h"
-#include "jetson/gpu_device.h"
-#include "jetson/power_monitors.h"
+#include "jetson/simulated/board_fixture.h"
+#include "jetson/discovery/gpu_device.h"
+#include "jetson/discovery/power_monitors.h"
 #include "sysfs/attribute.h"
 #include "sysfs/error.h"
 #include "tests/support/temp_dir.h"

@@ -1,12 +1,12 @@
-#include "jetson/telemetry_discovery.h"
+#include "jetson/telemetry/telemetry_discovery.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "jetson/board_fixture.h"
+#include "jetson/simulated/board_fixture.h"
 #include "jetson/energy/baseload.h"
-#include "jetson/telemetry_sampler.h"
+#include "jetson/telemetry/telemetry_sampler.h"
 
 namespace jetchar::jetson {
 namespace {

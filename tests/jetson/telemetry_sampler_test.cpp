@@ -1,4 +1,4 @@
-#include "jetson/telemetry_sampler.h"
+#include "jetson/telemetry/telemetry_sampler.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "jetson/thermal.h"
+#include "jetson/discovery/thermal.h"
 
 #include <gtest/gtest.h>
 

@@ -24,9 +24,9 @@
 #include "jetson/energy/measurement_windows.h"
 #include "jetson/energy/window_energy.h"
 #include "jetson/meters/synthetic_power_trace.h"
-#include "jetson/simulated_board.h"
-#include "jetson/telemetry_discovery.h"
-#include "jetson/telemetry_sampler.h"
+#include "jetson/simulated/simulated_board.h"
+#include "jetson/telemetry/telemetry_discovery.h"
+#include "jetson/telemetry/telemetry_sampler.h"
 
 namespace jetchar::jetson::energy {
 namespace {

@@ -1,0 +1,685 @@
+#include "jetson/telemetry/telemetry_sampler.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <fmt/format.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+
+#include "jetson/nvml/nvml_library.h"
+
+namespace jetchar::jetson {
+namespace {
+
+std::int64_t clock_ns(clockid_t clock) {
+  timespec ts{};
+  ::clock_gettime(clock, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// A file opened once and re-read from offset 0: sysfs regenerates the content on every read at
+// offset 0, and pread avoids a seek per read.
+class OpenFile {
+ public:
+  OpenFile() = default;
+  OpenFile(const sysfs::Root& root, const std::string& kernel_path) {
+    // A tree that plays "/" may inject a failing read (an inactive policy's EBUSY, an iio
+    // EAGAIN): such a tree is consulted at every read, as the kernel decides at every read.
+    if (!root.is_host_root()) {
+      injecting_root_ = std::make_shared<const sysfs::Root>(root);
+      canonical_path_ = root.canonical(kernel_path);
+    }
+    const std::string path = root.resolve(kernel_path).string();
+    // O_NOATIME spares every read an access-time update where the files are ordinary files (a
+    // simulated board, a fixture); sysfs/procfs ignore it. Refused (EPERM) for files of another
+    // owner without CAP_FOWNER: then open normally.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOATIME);
+    if (fd_ < 0 && errno == EPERM) fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    error_ = fd_ < 0 ? errno : 0;
+  }
+  OpenFile(OpenFile&& other) noexcept
+      : fd_(std::exchange(other.fd_, -1)),
+        error_(other.error_),
+        injecting_root_(std::move(other.injecting_root_)),
+        canonical_path_(std::move(other.canonical_path_)) {}
+  OpenFile& operator=(OpenFile&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    error_ = other.error_;
+    injecting_root_ = std::move(other.injecting_root_);
+    canonical_path_ = std::move(other.canonical_path_);
+    return *this;
+  }
+  ~OpenFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool ok() const { return fd_ >= 0; }
+  int error() const { return error_; }
+
+  /// Reads the whole (small) file into `buffer`; returns the length or -1.
+  ssize_t read(char* buffer, std::size_t size) const {
+    if (fd_ < 0) return -1;
+    if (injecting_root_) {
+      if (const auto injected = injecting_root_->injected_error(canonical_path_, sysfs::Access::kRead)) {
+        errno = *injected;
+        return -1;
+      }
+    }
+    const ssize_t n = ::pread(fd_, buffer, size, 0);
+    return n;
+  }
+
+  /// Parses the leading decimal integer; false when unreadable or malformed.
+  bool read_int(double& value) const {
+    char buffer[64];
+    const ssize_t n = read(buffer, sizeof buffer);
+    if (n <= 0) return false;
+    const char* begin = buffer;
+    const char* end = buffer + n;
+    while (begin < end && (*begin == ' ' || *begin == '\t')) ++begin;
+    std::int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(begin, end, v);
+    if (ec != std::errc() || ptr == begin) return false;
+    value = static_cast<double>(v);
+    return true;
+  }
+
+ private:
+  int fd_ = -1;
+  int error_ = 0;
+  std::shared_ptr<const sysfs::Root> injecting_root_;  ///< null for the host's own root
+  std::string canonical_path_;
+};
+
+// Jiffies of one CPU from a /proc/stat line: busy and total.
+struct CpuTimes {
+  std::uint64_t busy = 0;
+  std::uint64_t total = 0;
+  bool present = false;
+};
+
+}  // namespace
+
+struct TelemetrySampler::Source {
+  struct Rail {
+    OpenFile voltage, current, power;
+    RailFields fields;
+    std::optional<std::int64_t> update_interval_ns;
+    double power_mw_per_unit = 1.0;
+    double last_v = -1, last_i = -1, last_p = -1;
+    std::int64_t last_change_ns = 0;
+  };
+  struct Counter {
+    OpenFile energy;
+    std::size_t field = 0;
+    std::optional<std::int64_t> max_range_uj;
+    double last_uj = -1;
+    std::int64_t last_ns = 0;
+  };
+  struct Scalar {
+    OpenFile file;
+    std::size_t field = 0;
+    double scale = 1.0;
+  };
+  std::vector<Rail> rails;
+  std::vector<Counter> counters;
+  std::vector<Scalar> scalars;  // cluster freqs, GPU, EMC freq, temperatures
+  std::optional<Scalar> gpu_load;  // per-mille → %
+  std::optional<Scalar> emc_activity;
+  std::optional<std::size_t> emc_freq_field, emc_util_field;
+
+  // GPUs read through NVML: calls on a handle instead of files (telemetry_sources.h).
+  struct NvmlGpu {
+    nvml_abi::nvmlDevice_t device = nullptr;
+    std::optional<std::size_t> power, energy;  // every sample
+    std::optional<std::size_t> graphics_clock, sm_clock, memory_clock, util, memory_util, temperature, memory_used;
+    double last_mj = -1;
+    std::int64_t last_ns = 0;
+  };
+  std::shared_ptr<const NvmlLibrary> nvml;
+  std::vector<NvmlGpu> nvml_gpus;
+
+  OpenFile proc_stat;
+  std::vector<int> cpus;                 // cpu numbers with a util field
+  std::vector<std::size_t> cpu_fields;
+  std::vector<CpuTimes> cpu_prev, cpu_now;  // indexed by cpu number
+  std::vector<double> cpu_last_util;        // indexed like cpus; -1 = none yet
+  OpenFile meminfo;
+  std::optional<std::size_t> mem_field;
+  std::vector<char> big_buffer = std::vector<char>(64 * 1024);
+
+  // Sub-rate fields (see the header): read at most every slow_period_ns; in between their last
+  // values are carried over, flagged kCarried.
+  std::int64_t slow_period_ns = 10'000'000;
+  std::vector<std::size_t> slow_fields;
+  std::vector<FieldValue> slow_last;  // indexed like slow_fields
+  std::int64_t slow_read_ns = INT64_MIN / 2;
+};
+
+TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySources& sources, SamplerOptions options)
+    : options_(options), power_monitors_(sources.power_monitors), notes_(sources.notes), source_(std::make_unique<Source>()) {
+  if (!(options_.rate_hz >= 1.0 && options_.rate_hz <= 1000.0)) {
+    throw std::invalid_argument(fmt::format("sampling rate {} Hz is out of range; valid: 1 to 1000 Hz", options_.rate_hz));
+  }
+  if (options_.ring_capacity < 2) options_.ring_capacity = 2;
+  auto& src = *source_;
+  auto add_field = [&](std::string name, std::string unit, FieldGroup group) {
+    layout_.fields.push_back(FieldInfo{std::move(name), std::move(unit), group});
+    return layout_.fields.size() - 1;
+  };
+  auto note_missing = [&](const std::string& what, const std::string& path, int error) {
+    notes_.push_back(fmt::format("{}: {} cannot be opened ({}); left out", what, path, std::strerror(error)));
+  };
+
+  for (const auto& rail : sources.rails) {
+    Source::Rail r;
+    r.voltage = OpenFile(root, rail.voltage_path);
+    r.current = OpenFile(root, rail.current_path);
+    if (rail.power_path) r.power = OpenFile(root, *rail.power_path);
+    if (!r.power.ok() && !(r.voltage.ok() && r.current.ok())) {
+      note_missing("rail " + rail.name, r.voltage.ok() ? rail.current_path : rail.voltage_path,
+                   r.voltage.ok() ? r.current.error() : r.voltage.error());
+      continue;
+    }
+    r.fields.name = rail.name;
+    r.fields.role = rail.role;
+    if (r.voltage.ok()) r.fields.voltage_mv = add_field(rail.name + ".voltage_mv", "mV", FieldGroup::kRail);
+    if (r.current.ok()) r.fields.current_ma = add_field(rail.name + ".current_ma", "mA", FieldGroup::kRail);
+    r.fields.power_mw = add_field(rail.name + ".power_mw", "mW", FieldGroup::kRail);
+    r.update_interval_ns = rail.update_interval_ns;
+    r.power_mw_per_unit = rail.power_mw_per_unit;
+    layout_.rails.push_back(r.fields);
+    src.rails.push_back(std::move(r));
+  }
+  for (const auto& counter : sources.energy_counters) {
+    Source::Counter c;
+    c.energy = OpenFile(root, counter.energy_path);
+    if (!c.energy.ok()) {
+      note_missing("energy counter " + counter.name, counter.energy_path, c.energy.error());
+      continue;
+    }
+    // Opening can succeed where reading fails (RAPL energy_uj is 0400 root): probe once.
+    double probe = 0;
+    if (!c.energy.read_int(probe)) {
+      notes_.push_back(fmt::format("energy counter {}: {} is not readable; left out", counter.name, counter.energy_path));
+      continue;
+    }
+    c.max_range_uj = counter.max_energy_range_uj;
+    c.field = add_field(counter.name + ".power_mw", "mW", FieldGroup::kEnergyCounter);
+    layout_.rails.push_back(RailFields{counter.name, energy::RailRole::kModule, std::nullopt, std::nullopt, c.field, true});
+    src.counters.push_back(std::move(c));
+  }
+
+  if (sources.nvml) {
+    src.nvml = sources.nvml;
+    const NvmlLibrary& nvml = *src.nvml;
+    for (const auto& gpu : sources.nvml_gpus) {
+      const auto handle = nvml.handle_by_uuid(gpu.uuid);
+      if (!handle.ok()) {
+        notes_.push_back(fmt::format("NVML GPU {} ({}): {}; left out", gpu.name, gpu.uuid, handle.error));
+        continue;
+      }
+      Source::NvmlGpu g;
+      g.device = *handle.value;
+      // Each reading is probed once: one NVML refuses (NotSupported) is left out with its reason.
+      const auto note_refused = [&](const std::string& what, const std::string& error) {
+        notes_.push_back(fmt::format("NVML GPU {} {}: {}; left out", gpu.name, what, error));
+      };
+      const auto power = nvml.power_usage_mw(g.device);
+      const auto energy = nvml.total_energy_mj(g.device);
+      if (energy.ok()) {
+        g.energy = add_field(gpu.name + "_energy.power_mw", "mW", FieldGroup::kEnergyCounter);
+        layout_.rails.push_back(
+            RailFields{gpu.name + "_energy", energy::RailRole::kModule, std::nullopt, std::nullopt, *g.energy, true});
+      } else {
+        note_refused("energy counter", energy.error);
+      }
+      if (power.ok()) {
+        g.power = add_field(gpu.name + "_power.power_mw", "mW", FieldGroup::kRail);
+        // With a counter, the polled power is the same energy again: a sub-rail, never in a total.
+        layout_.rails.push_back(RailFields{gpu.name + "_power", energy.ok() ? energy::RailRole::kSubRail : energy::RailRole::kModule,
+                                           std::nullopt, std::nullopt, *g.power});
+      } else {
+        note_refused("power", power.error);
+      }
+      const auto probe = [&](std::optional<std::size_t>& slot, const auto& result, const std::string& what,
+                             std::string field, std::string unit, FieldGroup group) {
+        if (result.ok()) slot = add_field(gpu.name + "." + std::move(field), std::move(unit), group);
+        else note_refused(what, result.error);
+      };
+      probe(g.graphics_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_GRAPHICS), "graphics clock", "graphics_clock_mhz", "MHz",
+            FieldGroup::kNvmlGpu);
+      probe(g.sm_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_SM), "SM clock", "sm_clock_mhz", "MHz", FieldGroup::kNvmlGpu);
+      probe(g.memory_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_MEM), "memory clock", "memory_clock_mhz", "MHz",
+            FieldGroup::kNvmlGpu);
+      const auto utilization = nvml.utilization(g.device);
+      probe(g.util, utilization, "utilisation", "util_pct", "%", FieldGroup::kNvmlGpu);
+      probe(g.memory_util, utilization, "memory utilisation", "memory_util_pct", "%", FieldGroup::kNvmlGpu);
+      probe(g.memory_used, nvml.memory(g.device), "memory", "memory_used_kib", "KiB", FieldGroup::kNvmlGpu);
+      probe(g.temperature, nvml.temperature_c(g.device), "temperature", "temp_mc", "m°C", FieldGroup::kTemperature);
+      src.nvml_gpus.push_back(g);
+    }
+  }
+
+  if (sources.cpu_utilization) {
+    src.proc_stat = OpenFile(root, "/proc/stat");
+    if (!src.proc_stat.ok()) {
+      note_missing("CPU utilisation", "/proc/stat", src.proc_stat.error());
+    } else {
+      std::vector<int> cpus = sources.cpus;
+      if (cpus.empty()) {
+        const ssize_t n = src.proc_stat.read(src.big_buffer.data(), src.big_buffer.size());
+        std::string_view text(src.big_buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
+        std::size_t at = 0;
+        while (at < text.size()) {
+          const std::size_t eol = std::min(text.find('\n', at), text.size());
+          const std::string_view line = text.substr(at, eol - at);
+          if (line.size() > 3 && line.substr(0, 3) == "cpu" && line[3] >= '0' && line[3] <= '9') {
+            int cpu = 0;
+            std::from_chars(line.data() + 3, line.data() + line.size(), cpu);
+            cpus.push_back(cpu);
+          }
+          at = eol + 1;
+        }
+      }
+      std::sort(cpus.begin(), cpus.end());
+      for (int cpu : cpus) {
+        src.cpus.push_back(cpu);
+        src.cpu_fields.push_back(add_field(fmt::format("cpu{}.util_pct", cpu), "%", FieldGroup::kCpuUtil));
+      }
+      const int max_cpu = cpus.empty() ? 0 : cpus.back();
+      src.cpu_prev.assign(static_cast<std::size_t>(max_cpu) + 1, {});
+      src.cpu_now.assign(static_cast<std::size_t>(max_cpu) + 1, {});
+      src.cpu_last_util.assign(src.cpus.size(), -1.0);
+    }
+  }
+  auto add_scalar = [&](const std::string& what, const std::string& path, std::string field, std::string unit,
+                        FieldGroup group, double scale) -> std::optional<Source::Scalar> {
+    Source::Scalar s;
+    s.file = OpenFile(root, path);
+    if (!s.file.ok()) {
+      note_missing(what, path, s.file.error());
+      return std::nullopt;
+    }
+    s.field = add_field(std::move(field), std::move(unit), group);
+    s.scale = scale;
+    return s;
+  };
+  for (const auto& cluster : sources.cpu_clusters) {
+    if (auto s = add_scalar("CPU frequency " + cluster.name, cluster.cur_freq_path, cluster.name + ".freq_khz", "kHz",
+                            FieldGroup::kCpuFreq, 1.0)) {
+      src.scalars.push_back(std::move(*s));
+    }
+  }
+  if (sources.gpu_load_path) {
+    src.gpu_load = add_scalar("GPU load", *sources.gpu_load_path, "gpu.load_pct", "%", FieldGroup::kGpu, 0.1);
+  }
+  if (sources.gpu_freq_path) {
+    if (auto s = add_scalar("GPU frequency", *sources.gpu_freq_path, "gpu.freq_hz", "Hz", FieldGroup::kGpu, 1.0)) {
+      src.scalars.push_back(std::move(*s));
+    }
+  }
+  if (sources.emc_freq_path) {
+    if (auto s = add_scalar("EMC frequency", *sources.emc_freq_path, "emc.freq_hz", "Hz", FieldGroup::kEmc, 1.0)) {
+      src.emc_freq_field = s->field;
+      src.scalars.push_back(std::move(*s));
+    }
+  }
+  if (sources.emc_activity_path) {
+    src.emc_activity = add_scalar("EMC activity", *sources.emc_activity_path, "emc.util_pct", "%", FieldGroup::kEmc, 1.0);
+    if (src.emc_activity) src.emc_util_field = src.emc_activity->field;
+  }
+  if (sources.memory) {
+    src.meminfo = OpenFile(root, "/proc/meminfo");
+    if (src.meminfo.ok()) src.mem_field = add_field("mem.used_kib", "KiB", FieldGroup::kMemory);
+    else note_missing("memory", "/proc/meminfo", src.meminfo.error());
+  }
+  for (const auto& temp : sources.temperatures) {
+    if (auto s = add_scalar("temperature " + temp.name, temp.path, temp.name + ".temp_mc", "m°C",
+                            FieldGroup::kTemperature, 1.0)) {
+      src.scalars.push_back(std::move(*s));
+    }
+  }
+
+  // Everything but the rails and energy counters is a sub-rate field.
+  const auto period_ns = static_cast<std::int64_t>(1e9 / options_.rate_hz);
+  src.slow_period_ns = options_.sub_rate_period_ns > period_ns ? options_.sub_rate_period_ns : 0;
+  for (std::size_t f = 0; f < layout_.fields.size(); ++f) {
+    const FieldGroup group = layout_.fields[f].group;
+    if (group == FieldGroup::kRail || group == FieldGroup::kEnergyCounter) continue;
+    src.slow_fields.push_back(f);
+    layout_.fields[f].read_period_ns = src.slow_period_ns;
+  }
+  src.slow_last.resize(src.slow_fields.size());
+
+  ring_.resize(options_.ring_capacity);
+  for (auto& sample : ring_) sample.values.resize(layout_.fields.size());
+}
+
+TelemetrySampler::~TelemetrySampler() { stop(); }
+
+void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
+  auto& src = *source_;
+  auto& values = sample.values;
+  for (auto& v : values) v.flags = 0;
+  auto set = [&](std::size_t field, double value, std::uint8_t extra = 0) {
+    values[field].value = value;
+    values[field].flags = field_flags::kValid | extra;
+  };
+  // Due a little early (1 % of the period), so that a sample a few microseconds before the mark
+  // does not push the read a whole sampling period later.
+  const bool slow_due = t_ns - src.slow_read_ns >= src.slow_period_ns - src.slow_period_ns / 100;
+
+  for (auto& rail : src.rails) {
+    double v = 0, i = 0, p = 0;
+    const bool have_v = rail.voltage.ok() && rail.voltage.read_int(v);
+    const bool have_i = rail.current.ok() && rail.current.read_int(i);
+    bool have_p = false;
+    if (rail.power.ok()) {
+      have_p = rail.power.read_int(p);
+      p *= rail.power_mw_per_unit;
+    } else if (have_v && have_i) {
+      p = v * i / 1000.0;
+      have_p = true;
+    }
+    // Identical V, I and P within the monitor's conversion interval: a repeated register read,
+    // not a new measurement. Without a known interval, identical values are assumed repeated.
+    std::uint8_t repeated = 0;
+    if (have_p && v == rail.last_v && i == rail.last_i && p == rail.last_p) {
+      if (!rail.update_interval_ns || t_ns - rail.last_change_ns < *rail.update_interval_ns) {
+        repeated = field_flags::kRepeated;
+      }
+    } else if (have_p) {
+      rail.last_v = v;
+      rail.last_i = i;
+      rail.last_p = p;
+      rail.last_change_ns = t_ns;
+    }
+    if (have_v && rail.fields.voltage_mv) set(*rail.fields.voltage_mv, v, repeated);
+    if (have_i && rail.fields.current_ma) set(*rail.fields.current_ma, i, repeated);
+    if (have_p) set(rail.fields.power_mw, p, repeated);
+  }
+  for (auto& counter : src.counters) {
+    double uj = 0;
+    if (!counter.energy.read_int(uj)) continue;
+    if (counter.last_uj >= 0 && t_ns > counter.last_ns) {
+      double delta = uj - counter.last_uj;
+      if (delta < 0 && counter.max_range_uj) delta += static_cast<double>(*counter.max_range_uj);
+      if (delta >= 0) set(counter.field, delta / 1000.0 / (static_cast<double>(t_ns - counter.last_ns) / 1e9));
+    }
+    counter.last_uj = uj;
+    counter.last_ns = t_ns;
+  }
+  for (auto& gpu : src.nvml_gpus) {
+    const auto& fn = src.nvml->functions();
+    if (gpu.power) {
+      unsigned int mw = 0;
+      if (fn.power_usage(gpu.device, &mw) == nvml_abi::NVML_SUCCESS) set(*gpu.power, static_cast<double>(mw));
+    }
+    if (gpu.energy) {
+      unsigned long long mj = 0;
+      if (fn.total_energy(gpu.device, &mj) == nvml_abi::NVML_SUCCESS) {
+        const auto now_mj = static_cast<double>(mj);
+        // mJ per second is mW. The counter is 64-bit: no wrap to undo.
+        if (gpu.last_mj >= 0 && t_ns > gpu.last_ns && now_mj >= gpu.last_mj) {
+          set(*gpu.energy, (now_mj - gpu.last_mj) / (static_cast<double>(t_ns - gpu.last_ns) / 1e9));
+        }
+        gpu.last_mj = now_mj;
+        gpu.last_ns = t_ns;
+      }
+    }
+  }
+  if (!slow_due) {
+    for (std::size_t k = 0; k < src.slow_fields.size(); ++k) {
+      FieldValue carried = src.slow_last[k];
+      if (carried.valid()) carried.flags |= field_flags::kCarried;
+      values[src.slow_fields[k]] = carried;
+    }
+    sample.sub_rate_time_ns = src.slow_read_ns;
+    return;
+  }
+  for (auto& scalar : src.scalars) {
+    double value = 0;
+    if (scalar.file.read_int(value)) set(scalar.field, value * scalar.scale);
+  }
+  if (src.gpu_load) {
+    double value = 0;
+    if (src.gpu_load->file.read_int(value)) set(src.gpu_load->field, value * src.gpu_load->scale);
+  }
+  for (auto& gpu : src.nvml_gpus) {
+    const auto& fn = src.nvml->functions();
+    unsigned int value = 0;
+    const auto clock = [&](const std::optional<std::size_t>& field, nvml_abi::nvmlClockType_t type) {
+      if (field && fn.clock_info(gpu.device, type, &value) == nvml_abi::NVML_SUCCESS) set(*field, value);
+    };
+    clock(gpu.graphics_clock, nvml_abi::NVML_CLOCK_GRAPHICS);
+    clock(gpu.sm_clock, nvml_abi::NVML_CLOCK_SM);
+    clock(gpu.memory_clock, nvml_abi::NVML_CLOCK_MEM);
+    if (gpu.util || gpu.memory_util) {
+      nvml_abi::nvmlUtilization_t utilization{};
+      if (fn.utilization(gpu.device, &utilization) == nvml_abi::NVML_SUCCESS) {
+        if (gpu.util) set(*gpu.util, utilization.gpu);
+        if (gpu.memory_util) set(*gpu.memory_util, utilization.memory);
+      }
+    }
+    if (gpu.memory_used) {
+      nvml_abi::nvmlMemory_t memory{};
+      if (fn.memory(gpu.device, &memory) == nvml_abi::NVML_SUCCESS) set(*gpu.memory_used, static_cast<double>(memory.used) / 1024.0);
+    }
+    if (gpu.temperature && fn.temperature(gpu.device, nvml_abi::NVML_TEMPERATURE_GPU, &value) == nvml_abi::NVML_SUCCESS) {
+      set(*gpu.temperature, value * 1000.0);
+    }
+  }
+  if (src.emc_activity && src.emc_freq_field && values[*src.emc_freq_field].valid()) {
+    double activity = 0;
+    const double rate_khz = values[*src.emc_freq_field].value / 1000.0;
+    if (src.emc_activity->file.read_int(activity) && rate_khz > 0) set(*src.emc_util_field, activity / rate_khz * 100.0);
+  }
+
+  if (!src.cpus.empty()) {
+    const ssize_t n = src.proc_stat.read(src.big_buffer.data(), src.big_buffer.size());
+    for (auto& t : src.cpu_now) t.present = false;
+    if (n > 0) {
+      const char* p = src.big_buffer.data();
+      const char* end = p + n;
+      while (p < end) {
+        const char* eol = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+        if (eol == nullptr) eol = end;
+        if (eol - p > 4 && p[0] == 'c' && p[1] == 'p' && p[2] == 'u' && p[3] >= '0' && p[3] <= '9') {
+          int cpu = 0;
+          auto [q, ec] = std::from_chars(p + 3, eol, cpu);
+          if (ec == std::errc() && cpu >= 0 && static_cast<std::size_t>(cpu) < src.cpu_now.size()) {
+            std::uint64_t fields[10] = {};
+            int count = 0;
+            while (q < eol && count < 10) {
+              while (q < eol && *q == ' ') ++q;
+              auto [r, ec2] = std::from_chars(q, eol, fields[count]);
+              if (ec2 != std::errc()) break;
+              q = r;
+              ++count;
+            }
+            if (count >= 4) {
+              // user nice system idle iowait irq softirq steal (guest is already in user)
+              std::uint64_t total = 0;
+              for (int k = 0; k < std::min(count, 8); ++k) total += fields[k];
+              const std::uint64_t idle = fields[3] + (count > 4 ? fields[4] : 0);
+              src.cpu_now[static_cast<std::size_t>(cpu)] = CpuTimes{total - idle, total, true};
+            }
+          }
+        }
+        if (p[0] != 'c') break;  // the cpu lines come first; stop at "intr"
+        p = eol + 1;
+      }
+    }
+    for (std::size_t k = 0; k < src.cpus.size(); ++k) {
+      const auto cpu = static_cast<std::size_t>(src.cpus[k]);
+      const CpuTimes& now = src.cpu_now[cpu];
+      CpuTimes& prev = src.cpu_prev[cpu];
+      // An offline core has no line: absent, not 0 %. The first sample has no interval yet.
+      if (now.present && prev.present) {
+        if (now.total > prev.total) {
+          const double util = 100.0 * static_cast<double>(now.busy - prev.busy) / static_cast<double>(now.total - prev.total);
+          set(src.cpu_fields[k], util);
+          src.cpu_last_util[k] = util;
+          prev = now;
+        } else if (src.cpu_last_util[k] >= 0) {
+          // No tick elapsed (sampling faster than USER_HZ): the last figure still stands.
+          set(src.cpu_fields[k], src.cpu_last_util[k], field_flags::kRepeated);
+        }
+      } else {
+        prev = now;
+        src.cpu_last_util[k] = -1;
+      }
+    }
+  }
+  if (src.mem_field) {
+    const ssize_t n = src.meminfo.read(src.big_buffer.data(), src.big_buffer.size());
+    if (n > 0) {
+      const std::string_view text(src.big_buffer.data(), static_cast<std::size_t>(n));
+      auto value_of = [&](std::string_view key) -> std::optional<std::int64_t> {
+        const std::size_t at = text.find(key);
+        if (at == std::string_view::npos) return std::nullopt;
+        const char* p = text.data() + at + key.size();
+        const char* end = text.data() + text.size();
+        while (p < end && *p == ' ') ++p;
+        std::int64_t v = 0;
+        if (std::from_chars(p, end, v).ec != std::errc()) return std::nullopt;
+        return v;
+      };
+      const auto total = value_of("MemTotal:");
+      const auto available = value_of("MemAvailable:");
+      if (total && available) set(*src.mem_field, static_cast<double>(*total - *available));
+    }
+  }
+  src.slow_read_ns = t_ns;
+  sample.sub_rate_time_ns = t_ns;
+  for (std::size_t k = 0; k < src.slow_fields.size(); ++k) src.slow_last[k] = values[src.slow_fields[k]];
+}
+
+void TelemetrySampler::run() {
+  // The default 50 µs timer slack lets the kernel coalesce our wake-ups; at 1 kHz that slack is
+  // most of the jitter budget, so ask for exact expiry.
+  ::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  const auto period_ns = static_cast<std::int64_t>(1e9 / options_.rate_hz);
+  // Each clock read is a syscall or a slow vDSO call on some VMs: per sample there are two
+  // monotonic reads (start and end of reading) and one thread-CPU read, nothing else.
+  std::int64_t cpu_last = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  const std::int64_t cpu_start = cpu_last;
+  const std::int64_t start = clock_ns(CLOCK_MONOTONIC);
+  std::int64_t deadline = start + period_ns;
+  constexpr std::int64_t kMaxSleepNs = 50'000'000;  // wake at least every 50 ms to notice stop()
+  while (running_.load(std::memory_order_relaxed)) {
+    if (period_ns <= kMaxSleepNs) {
+      // One absolute sleep per sample; an early return (a signal) sleeps again to the same mark.
+      const timespec ts{static_cast<time_t>(deadline / 1'000'000'000), static_cast<long>(deadline % 1'000'000'000)};
+      while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR &&
+             running_.load(std::memory_order_relaxed)) {
+      }
+    } else {
+      // Slow rates sleep to the absolute deadline in slices, so stop() is prompt even at 1 Hz.
+      std::int64_t now = clock_ns(CLOCK_MONOTONIC);
+      while (now < deadline && running_.load(std::memory_order_relaxed)) {
+        const std::int64_t until = std::min(deadline, now + kMaxSleepNs);
+        const timespec ts{static_cast<time_t>(until / 1'000'000'000), static_cast<long>(until % 1'000'000'000)};
+        ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+        now = clock_ns(CLOCK_MONOTONIC);
+      }
+    }
+    if (!running_.load(std::memory_order_relaxed)) break;
+
+    const std::uint64_t head = head_.load(std::memory_order_relaxed);
+    const std::uint64_t tail = tail_.load(std::memory_order_acquire);
+    const std::int64_t t = clock_ns(CLOCK_MONOTONIC);
+    std::int64_t after = t;
+    if (head - tail < ring_.size()) {
+      TelemetrySample& slot = ring_[head % ring_.size()];
+      read_into(slot, t);
+      after = clock_ns(CLOCK_MONOTONIC);
+      const std::int64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+      slot.time_ns = t;
+      slot.lateness_ns = t - deadline;
+      slot.read_ns = after - t;
+      // This sample's whole cost: the wake-up that led to it and its reads.
+      slot.cpu_ns = cpu - cpu_last;
+      cpu_last = cpu;
+      thread_cpu_ns_.store(cpu - cpu_start, std::memory_order_relaxed);
+      read_wall_ns_.fetch_add(slot.read_ns, std::memory_order_relaxed);
+      head_.store(head + 1, std::memory_order_release);
+      samples_.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      dropped_.fetch_add(1, std::memory_order_relaxed);
+    }
+    deadline += period_ns;
+    // An overrun (a slow read, the thread descheduled) skips the deadlines already past instead
+    // of firing a burst of samples: the grid stays on start + k × period.
+    if (after > deadline) {
+      const std::int64_t skipped = (after - deadline) / period_ns + 1;
+      missed_.fetch_add(static_cast<std::uint64_t>(skipped), std::memory_order_relaxed);
+      deadline += skipped * period_ns;
+    }
+    elapsed_ns_.store(after - start, std::memory_order_relaxed);
+  }
+}
+
+void TelemetrySampler::start() {
+  if (running_.exchange(true)) return;
+  thread_ = std::thread([this] { run(); });
+  if (options_.realtime_priority > 0) {
+    sched_param param{};
+    param.sched_priority = std::clamp(options_.realtime_priority, 1, 99);
+    const int error = ::pthread_setschedparam(thread_.native_handle(), SCHED_FIFO, &param);
+    if (error != 0) {
+      notes_.push_back(fmt::format("realtime priority {} refused ({}); sampling with the normal scheduler",
+                                   param.sched_priority, std::strerror(error)));
+    }
+  }
+}
+
+void TelemetrySampler::stop() {
+  if (!running_.exchange(false)) return;
+  if (thread_.joinable()) thread_.join();
+}
+
+std::size_t TelemetrySampler::drain(std::vector<TelemetrySample>& out) {
+  const std::uint64_t head = head_.load(std::memory_order_acquire);
+  std::uint64_t tail = tail_.load(std::memory_order_relaxed);
+  const std::size_t n = static_cast<std::size_t>(head - tail);
+  for (; tail < head; ++tail) out.push_back(ring_[tail % ring_.size()]);
+  tail_.store(tail, std::memory_order_release);
+  return n;
+}
+
+TelemetrySample TelemetrySampler::sample_now() {
+  if (running_.load()) throw std::logic_error("TelemetrySampler::sample_now while the sampler thread runs");
+  TelemetrySample sample;
+  sample.values.resize(layout_.fields.size());
+  const std::int64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  const std::int64_t t = clock_ns(CLOCK_MONOTONIC);
+  read_into(sample, t);
+  sample.time_ns = t;
+  sample.read_ns = clock_ns(CLOCK_MONOTONIC) - t;
+  sample.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+  return sample;
+}
+
+SamplerStats TelemetrySampler::stats() const {
+  SamplerStats stats;
+  stats.samples = samples_.load();
+  stats.dropped = dropped_.load();
+  stats.missed_deadlines = missed_.load();
+  stats.read_wall_ns = read_wall_ns_.load();
+  stats.thread_cpu_ns = thread_cpu_ns_.load();
+  stats.elapsed_ns = elapsed_ns_.load();
+  return stats;
+}
+
+}  // namespace jetchar::jetson
