@@ -1,0 +1,119 @@
+#include "jetson/simulated/simulated_time_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+namespace jetchar::jetson {
+namespace {
+
+// Assumptions of the model (simulated_time_model.h says what each term is).
+constexpr double kCpuCyclesPerKernel = 60'000;        // eager dispatch + launch, ~30 µs at 2 GHz
+constexpr double kDispatchDramNsPerKernel = 1'000;    // cache misses per dispatch, at the top EMC clock
+constexpr double kParallelCpuCyclesPerKernel = 6'000;  // host work that spreads over cores
+constexpr double kParallelCores = 4;                   // beyond this many cores, no gain
+constexpr double kGpuEfficiency = 0.35;                // achieved share of the FP32 FMA peak
+constexpr double kGpuCyclesPerKernel = 4'000;          // a kernel's minimum duration
+constexpr double kDramEfficiency = 0.6;                // achieved share of the peak bandwidth
+constexpr double kSyncSeconds = 250e-6;                // the per-minibatch synchronize round trip
+constexpr double kBytesPerValue = 4;                   // fp32
+constexpr double kDramBytesPerMac = 0.25;              // operand re-reads the on-chip caches miss
+
+double p_norm(double a, double b, double p) {
+  const double top = std::max(a, b);
+  if (top <= 0) return 0;
+  return top * std::pow(std::pow(a / top, p) + std::pow(b / top, p), 1.0 / p);
+}
+
+void require_positive(double value, const char* knob) {
+  if (!(value > 0) || !std::isfinite(value)) {
+    throw std::invalid_argument(fmt::format("simulated time model: {} must be positive, got {}", knob, value));
+  }
+}
+
+void require_non_negative(double value, const char* what) {
+  if (!(value >= 0) || !std::isfinite(value)) {
+    throw std::invalid_argument(fmt::format("simulated time model: {} must be a non-negative number, got {}", what, value));
+  }
+}
+
+// Published figures per family: CUDA cores and DRAM bus width from NVIDIA's Jetson module data
+// sheets (Jetson Nano, TX2, TX2 NX, Xavier NX, AGX Xavier, Orin Nano 8GB, Orin NX 16GB, AGX Orin 64GB,
+// AGX Thor T5000); emc_max_ghz is the memory clock their peak bandwidth is quoted at, so that
+// bus_bytes_per_cycle × emc_max_ghz gives that bandwidth (e.g. AGX Orin 64 B × 3.2 GHz = 204.8 GB/s).
+const std::array<SocThroughput, 9> kFamilies = {{
+    {"Nano", 128, 64, 1.6},          // 25.6 GB/s LPDDR4
+    {"TX2", 256, 128, 1.866},        // 59.7 GB/s LPDDR4
+    {"TX2 NX", 256, 128, 1.866},     // 59.7 GB/s LPDDR4
+    {"Xavier NX", 384, 128, 1.866},  // 59.7 GB/s LPDDR4x
+    {"AGX Xavier", 512, 256, 2.133}, // 136.5 GB/s LPDDR4x
+    {"Orin Nano", 1024, 128, 2.133}, // 68 GB/s LPDDR5 (8GB module)
+    {"Orin NX", 1024, 128, 3.2},     // 102.4 GB/s LPDDR5 (16GB module)
+    {"AGX Orin", 2048, 256, 3.2},    // 204.8 GB/s LPDDR5 (64GB module)
+    {"AGX Thor", 2560, 256, 4.266},  // 273 GB/s LPDDR5X
+}};
+
+}  // namespace
+
+MinibatchWork training_work(const ModelWork& model, double batch) {
+  MinibatchWork work;
+  work.gpu_macs = 3.0 * batch * model.forward_macs_per_sample;
+  work.dram_bytes = kBytesPerValue * (6.0 * model.parameters + 3.0 * batch * model.activations_per_sample) +
+                    kDramBytesPerMac * work.gpu_macs;
+  work.kernels = 8.0 * model.layers + 2.0 * model.parameter_tensors;
+  return work;
+}
+
+MinibatchWork inference_work(const ModelWork& model, double batch) {
+  MinibatchWork work;
+  work.gpu_macs = batch * model.forward_macs_per_sample;
+  work.dram_bytes = kBytesPerValue * (model.parameters + 2.0 * batch * model.activations_per_sample) +
+                    kDramBytesPerMac * work.gpu_macs;
+  work.kernels = 3.0 * model.layers;
+  return work;
+}
+
+std::optional<SocThroughput> soc_throughput(std::string_view family) {
+  for (const auto& soc : kFamilies) {
+    if (soc.family == family) return soc;
+  }
+  return std::nullopt;
+}
+
+MinibatchTime modelled_minibatch_time(const MinibatchWork& work, const SocThroughput& soc, const ModeClocks& clocks) {
+  require_positive(clocks.online_cores, "the online core count");
+  require_positive(clocks.cpu_ghz, "the CPU clock (GHz)");
+  require_positive(clocks.gpu_ghz, "the GPU clock (GHz)");
+  require_positive(clocks.emc_ghz, "the EMC clock (GHz)");
+  require_positive(soc.cuda_cores, "the CUDA core count");
+  require_positive(soc.dram_bus_bits, "the DRAM bus width");
+  require_positive(soc.emc_max_ghz, "the top EMC clock");
+  require_non_negative(work.gpu_macs, "gpu_macs");
+  require_non_negative(work.dram_bytes, "dram_bytes");
+  require_non_negative(work.kernels, "kernels");
+
+  const double f = clocks.cpu_ghz * 1e9;
+  const double g = clocks.gpu_ghz * 1e9;
+  const double m = clocks.emc_ghz * 1e9;
+  MinibatchTime t;
+  t.dispatch_s = work.kernels * (kCpuCyclesPerKernel / f + kDispatchDramNsPerKernel * 1e-9 * soc.emc_max_ghz / clocks.emc_ghz);
+  t.host_s = work.kernels * kParallelCpuCyclesPerKernel / (f * std::min<double>(clocks.online_cores, kParallelCores));
+  t.gpu_s = work.gpu_macs / (kGpuEfficiency * soc.cuda_cores * g) + work.kernels * kGpuCyclesPerKernel / g;
+  t.dram_s = work.dram_bytes / (kDramEfficiency * soc.bus_bytes_per_cycle() * m);
+  const double cpu = t.dispatch_s + t.host_s;
+  const double device = p_norm(t.gpu_s, t.dram_s, 2.0);
+  t.total_s = kSyncSeconds + p_norm(cpu, device, 4.0);
+  t.cpu_busy = std::min(1.0, cpu / t.total_s);
+  t.gpu_busy = std::min(1.0, t.gpu_s / t.total_s);
+  return t;
+}
+
+std::string_view time_model_label() {
+  return "modelled: minibatch compute paced to jetson/simulated/simulated_time_model.h (work from the model "
+         "definition; the mode's cores and CPU/GPU/EMC clocks)";
+}
+
+}  // namespace jetchar::jetson

@@ -1,0 +1,108 @@
+// The simulated board's time model: how long one training or inference minibatch takes on a
+// Jetson in a given power mode, from the work the workload's model definition asks for. A sweep on
+// `sim:<fixture>` paces every minibatch's compute to this time (experiments/training), so its
+// epoch times follow the mode's clocks as a real board's do. Every figure it gives is MODELLED.
+//
+// Work of one minibatch (model_work.h in experiments/ counts it from the model definition):
+//   gpu_macs      = passes × batch × forward MACs per sample          (training: 3 passes, the
+//                   backward pass costing two forwards; inference: 1)
+//   dram_bytes    = 4 B × (weight_passes × parameters + activation_passes × batch × activations)
+//                   (fp32; training reads the weights in forward and backward, writes the
+//                   gradients and reads/writes weights and momentum in the optimizer step:
+//                   6 weight passes; activations are written forward, read backward and their
+//                   gradients written: 3 passes. Inference: 1 weight pass, 2 activation passes.)
+//   kernels       = ops_per_layer × counted layers + optimizer kernels per parameter tensor
+//                   (training: 8 ops per layer for forward, activation, backward of input and
+//                   weight, and gradient bookkeeping, plus 2 per parameter tensor; inference: 3)
+//
+// Time of one minibatch in a mode (c online cores, CPU clock f, GPU clock g, EMC clock m):
+//   t_dispatch = kernels × (kCpuCyclesPerKernel / f + kDispatchDramNsPerKernel × m_max / m)
+//                the CPU side of eager PyTorch: operator dispatch and launch, mostly core cycles,
+//                partly cache misses served by DRAM
+//   t_host     = kernels × kParallelCpuCyclesPerKernel / (f × min(c, kParallelCores))
+//                host work spread over the cores (allocator, autograd bookkeeping threads)
+//   t_gpu      = gpu_macs / (kGpuEfficiency × cuda_cores × g) + kernels × kGpuCyclesPerKernel / g
+//                arithmetic at a fraction of the FP32 FMA peak, plus each kernel's minimum
+//                duration (launch latency, ramp-up, tail)
+//   t_dram     = dram_bytes / (kDramEfficiency × bus_bytes_per_cycle × m)
+//   t          = kSyncSeconds + ‖(t_dispatch + t_host, ‖(t_gpu, t_dram)‖₂)‖₄
+//                GPU kernels and DRAM traffic overlap on the shared-memory SoC (2-norm); the CPU
+//                launches ahead of the GPU asynchronously, so dispatch and device overlap as well
+//                (a 4-norm: close to the larger of the two); the per-minibatch synchronize costs a
+//                fixed round trip.
+// The constants are assumptions chosen to land in the range the seed study reports, not a
+// calibration: CPU 1.2 → 2.1 GHz cuts LeNet's compute by about 37 % (launch-bound), doubling the
+// EMC clock cuts a GPU-heavy model's compute by about 26–33 % (tests/jetson/simulated_time_model_test.cpp
+// holds the model to bands around both). The board's throughput figures (CUDA cores, DRAM bus
+// width) are the modules' published specifications (NVIDIA Jetson module data sheets), per family.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace jetchar::jetson {
+
+/// What one minibatch asks of the board.
+struct MinibatchWork {
+  double gpu_macs = 0;    ///< multiply-accumulates the GPU performs
+  double dram_bytes = 0;  ///< bytes moved between DRAM and the compute units
+  double kernels = 0;     ///< operators the CPU dispatches, each a GPU kernel
+};
+
+/// The model definition's figures per sample and in total, as counted by experiments/models.
+struct ModelWork {
+  double forward_macs_per_sample = 0;
+  double activations_per_sample = 0;  ///< output elements of the counted (conv/linear) layers
+  double parameters = 0;              ///< trainable scalars
+  double parameter_tensors = 0;
+  double layers = 0;                  ///< counted conv/linear layers
+};
+
+/// The work of one training minibatch of `batch` samples (see the header comment).
+MinibatchWork training_work(const ModelWork& model, double batch);
+/// The work of one inference batch of `batch` samples.
+MinibatchWork inference_work(const ModelWork& model, double batch);
+
+/// The clocks of a power mode as the board runs them.
+struct ModeClocks {
+  int online_cores = 0;
+  double cpu_ghz = 0;
+  double gpu_ghz = 0;
+  double emc_ghz = 0;
+};
+
+/// A module family's published throughput figures.
+struct SocThroughput {
+  std::string family;
+  double cuda_cores = 0;           ///< one FP32 FMA per core per cycle
+  double dram_bus_bits = 0;        ///< double data rate: bus_bits × 2 / 8 bytes per EMC cycle
+  double emc_max_ghz = 0;          ///< the EMC clock the module's peak bandwidth is quoted at
+  double bus_bytes_per_cycle() const { return dram_bus_bits * 2.0 / 8.0; }
+};
+
+/// The figures of a family as board discovery names it ("AGX Orin", "Xavier NX", "Nano", ...);
+/// nullopt for a family the table does not hold.
+std::optional<SocThroughput> soc_throughput(std::string_view family);
+
+/// The per-resource times of one minibatch, seconds.
+struct MinibatchTime {
+  double dispatch_s = 0;
+  double host_s = 0;
+  double gpu_s = 0;
+  double dram_s = 0;
+  double total_s = 0;
+  /// Busy shares of the minibatch (for the power model): CPU (dispatch + host) and GPU.
+  double cpu_busy = 0;
+  double gpu_busy = 0;
+};
+
+/// The modelled time of one minibatch of `work` on `soc` in `clocks`. Throws
+/// std::invalid_argument naming the knob when a clock or the core count is not positive, or a
+/// work figure is negative.
+MinibatchTime modelled_minibatch_time(const MinibatchWork& work, const SocThroughput& soc, const ModeClocks& clocks);
+
+/// One line that says where the figures come from, stored with every paced run.
+std::string_view time_model_label();
+
+}  // namespace jetchar::jetson

@@ -1,0 +1,148 @@
+// The simulated board's time model: monotone in every knob, the seed study's ratios within a band,
+// work from the model figures, published bandwidths, and bad clocks refused by name.
+#include "jetson/simulated/simulated_time_model.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace jetchar::jetson {
+namespace {
+
+// The model definitions' figures as `jetchar models` and the counted layers give them (forward
+// MACs per sample, conv/linear output elements per sample, parameters, parameter tensors, layers).
+const ModelWork kLenet{416.5e3, 6.5e3, 61'706, 10, 5};
+const ModelWork kResnet18Cifar{555.4e6, 614e3, 11.17e6, 62, 21};
+const ModelWork kMobilenetV3Large{216.6e6, 4.0e6, 5.48e6, 170, 62};
+
+SocThroughput soc(const std::string& family) {
+  const auto found = soc_throughput(family);
+  if (!found) throw std::runtime_error("no figures for " + family);
+  return *found;
+}
+
+double minibatch_s(const ModelWork& model, const std::string& family, ModeClocks clocks, double batch = 16) {
+  return modelled_minibatch_time(training_work(model, batch), soc(family), clocks).total_s;
+}
+
+TEST(SimulatedTimeModelTest, TimeFallsWithEveryClockAndNeverRisesWithCores) {
+  const std::vector<int> cores = {1, 2, 4, 6, 8, 12};
+  const std::vector<double> cpu = {0.42, 0.73, 1.2, 1.7, 2.2};
+  const std::vector<double> gpu = {0.3, 0.6, 0.9, 1.3};
+  const std::vector<double> emc = {0.2, 0.665, 2.133, 3.2};
+  for (const auto* model : {&kLenet, &kResnet18Cifar, &kMobilenetV3Large}) {
+    for (const double batch : {1.0, 16.0, 64.0}) {
+      const auto work = training_work(*model, batch);
+      const auto orin = soc("AGX Orin");
+      for (const int c : cores) {
+        for (const double f : cpu) {
+          for (const double g : gpu) {
+            for (const double m : emc) {
+              const double t = modelled_minibatch_time(work, orin, {c, f, g, m}).total_s;
+              ASSERT_GT(t, 0);
+              // Each knob one step up: strictly faster for the clocks, never slower for cores.
+              EXPECT_LT(modelled_minibatch_time(work, orin, {c, f * 1.25, g, m}).total_s, t);
+              EXPECT_LT(modelled_minibatch_time(work, orin, {c, f, g * 1.25, m}).total_s, t);
+              EXPECT_LT(modelled_minibatch_time(work, orin, {c, f, g, m * 1.25}).total_s, t);
+              EXPECT_LE(modelled_minibatch_time(work, orin, {c + 1, f, g, m}).total_s, t);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(SimulatedTimeModelTest, CpuClockCutsLaunchBoundLenetAsTheStudyReports) {
+  // The study: CPU 1.2 -> 2.1 GHz cut LeNet's compute by about 37 % (AGX Xavier, other clocks at max).
+  const double slow = minibatch_s(kLenet, "AGX Xavier", {8, 1.2, 1.377, 2.133});
+  const double fast = minibatch_s(kLenet, "AGX Xavier", {8, 2.1, 1.377, 2.133});
+  const double cut = 1 - fast / slow;
+  EXPECT_GT(cut, 0.32) << cut;
+  EXPECT_LT(cut, 0.43) << cut;
+  // GPU-bound ResNet-18 barely notices the CPU clock.
+  const double resnet_cut = 1 - minibatch_s(kResnet18Cifar, "AGX Xavier", {8, 2.1, 1.377, 2.133}) /
+                                    minibatch_s(kResnet18Cifar, "AGX Xavier", {8, 1.2, 1.377, 2.133});
+  EXPECT_LT(resnet_cut, 0.05) << resnet_cut;
+}
+
+TEST(SimulatedTimeModelTest, DoublingEmcCutsGpuHeavyModelsAsTheStudyReports) {
+  // The study: doubling the EMC clock cut compute by 26-33 %; a band of +-7 points around it.
+  for (const auto* model : {&kResnet18Cifar, &kMobilenetV3Large}) {
+    const double half = minibatch_s(*model, "AGX Xavier", {8, 2.1, 1.377, 1.0665});
+    const double full = minibatch_s(*model, "AGX Xavier", {8, 2.1, 1.377, 2.133});
+    const double cut = 1 - full / half;
+    EXPECT_GT(cut, 0.19) << cut;
+    EXPECT_LT(cut, 0.40) << cut;
+  }
+  // Launch-bound LeNet hardly depends on the memory clock.
+  const double lenet_cut = 1 - minibatch_s(kLenet, "AGX Xavier", {8, 2.1, 1.377, 2.133}) /
+                                   minibatch_s(kLenet, "AGX Xavier", {8, 2.1, 1.377, 1.0665});
+  EXPECT_LT(lenet_cut, 0.10) << lenet_cut;
+}
+
+TEST(SimulatedTimeModelTest, BiggerBoardsAreFasterAtTheirTopClocks) {
+  const double nano = minibatch_s(kResnet18Cifar, "Nano", {4, 1.479, 0.9216, 1.6});
+  const double xavier = minibatch_s(kResnet18Cifar, "AGX Xavier", {8, 2.2656, 1.377, 2.133});
+  const double orin = minibatch_s(kResnet18Cifar, "AGX Orin", {12, 2.2016, 1.3005, 3.199});
+  EXPECT_GT(nano, xavier);
+  EXPECT_GT(xavier, orin);
+}
+
+TEST(SimulatedTimeModelTest, WorkFollowsTheModelFigures) {
+  const auto train = training_work(kLenet, 16);
+  EXPECT_DOUBLE_EQ(train.gpu_macs, 3 * 16 * 416.5e3);
+  EXPECT_DOUBLE_EQ(train.kernels, 8 * 5 + 2 * 10);
+  const auto infer = inference_work(kLenet, 16);
+  EXPECT_DOUBLE_EQ(infer.gpu_macs, 16 * 416.5e3);
+  EXPECT_LT(infer.dram_bytes, train.dram_bytes);
+  // More samples per minibatch: more time, less per sample.
+  const auto orin = soc("AGX Orin");
+  const ModeClocks top{12, 2.2, 1.3, 3.2};
+  const double t16 = modelled_minibatch_time(training_work(kResnet18Cifar, 16), orin, top).total_s;
+  const double t64 = modelled_minibatch_time(training_work(kResnet18Cifar, 64), orin, top).total_s;
+  EXPECT_GT(t64, t16);
+  EXPECT_LT(t64 / 64, t16 / 16);
+}
+
+TEST(SimulatedTimeModelTest, PublishedBandwidthsAndUnknownFamilies) {
+  const auto orin = soc("AGX Orin");
+  EXPECT_DOUBLE_EQ(orin.bus_bytes_per_cycle() * orin.emc_max_ghz, 204.8);  // GB/s
+  const auto nano = soc("Nano");
+  EXPECT_DOUBLE_EQ(nano.bus_bytes_per_cycle() * nano.emc_max_ghz, 25.6);
+  EXPECT_FALSE(soc_throughput("a board nobody has").has_value());
+}
+
+TEST(SimulatedTimeModelTest, BusyShares) {
+  const auto orin = soc("AGX Orin");
+  const auto lenet = modelled_minibatch_time(training_work(kLenet, 16), orin, {8, 1.2, 1.3, 3.2});
+  EXPECT_GT(lenet.cpu_busy, 0.8);  // launch-bound: the CPU is busy nearly all the time
+  EXPECT_LT(lenet.gpu_busy, 0.2);
+  const auto resnet = modelled_minibatch_time(training_work(kResnet18Cifar, 16), orin, {8, 2.2, 0.3, 3.2});
+  EXPECT_GT(resnet.gpu_busy, 0.8);  // a slow GPU clock: the GPU is the bottleneck
+}
+
+TEST(SimulatedTimeModelTest, BadClocksAreRefusedByName) {
+  const auto orin = soc("AGX Orin");
+  const auto work = training_work(kLenet, 16);
+  const auto message = [&](ModeClocks clocks) {
+    try {
+      modelled_minibatch_time(work, orin, clocks);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({0, 1.2, 1.3, 3.2}).find("online core count"), std::string::npos);
+  EXPECT_NE(message({8, 0, 1.3, 3.2}).find("CPU clock"), std::string::npos);
+  EXPECT_NE(message({8, 1.2, -1, 3.2}).find("GPU clock (GHz) must be positive, got -1"), std::string::npos);
+  EXPECT_NE(message({8, 1.2, 1.3, 0}).find("EMC clock"), std::string::npos);
+  MinibatchWork negative = work;
+  negative.kernels = -1;
+  EXPECT_THROW(modelled_minibatch_time(negative, orin, {8, 1.2, 1.3, 3.2}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace jetchar::jetson
