@@ -11,12 +11,13 @@
 
 #include "sysfs/cpu_list.h"
 #include "sysfs/error.h"
+#include "sysfs/unique_fd.h"
+#include "sysfs/whole_file.h"
 
 namespace jetchar::sysfs {
 namespace {
 
-// Reads the whole file with read(2): sysfs attributes report a size of 4096 whatever their
-// content, so stream-based size queries do not apply.
+// Reads the whole file with read(2) (sysfs/whole_file.h says why).
 std::string read_raw(const Root& root, std::string_view path) {
   const std::string canonical = root.canonical(path);
   root.record(path);
@@ -24,23 +25,9 @@ std::string read_raw(const Root& root, std::string_view path) {
     throw IoError(std::string(path), "read", *injected);
   }
   const std::string resolved = root.resolve(canonical).string();
-  const int fd = ::open(resolved.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw IoError(std::string(path), "read", errno);
-  std::string content;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int error = errno;
-      ::close(fd);
-      throw IoError(std::string(path), "read", error);
-    }
-    if (n == 0) break;
-    content.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return content;
+  const UniqueFd fd(::open(resolved.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw IoError(std::string(path), "read", errno);
+  return read_to_end(fd.get(), path);
 }
 
 std::string_view trim(std::string_view text) {
@@ -151,15 +138,18 @@ void write_string(const Root& root, std::string_view path, std::string_view valu
     throw IoError(std::string(path), "write", *injected, std::string(value));
   }
   const std::string resolved = root.resolve(canonical).string();
-  const int fd = ::open(resolved.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) throw IoError(std::string(path), "write", errno, std::string(value));
+  UniqueFd fd(::open(resolved.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+  if (!fd) throw IoError(std::string(path), "write", errno, std::string(value));
   // One write(2) call: sysfs stores an attribute from a single write.
   ssize_t written;
   do {
-    written = ::write(fd, value.data(), value.size());
+    written = ::write(fd.get(), value.data(), value.size());
   } while (written < 0 && errno == EINTR);
   const int write_error = written < 0 ? errno : 0;
-  if (::close(fd) != 0 && write_error == 0) throw IoError(std::string(path), "write", errno, std::string(value));
+  // close(2) can report what the write did not (a deferred error of a file system).
+  if (const int close_error = fd.close(); close_error != 0 && write_error == 0) {
+    throw IoError(std::string(path), "write", close_error, std::string(value));
+  }
   if (write_error != 0) throw IoError(std::string(path), "write", write_error, std::string(value));
   if (static_cast<size_t>(written) != value.size()) throw IoError(std::string(path), "write", EIO, std::string(value));
   if (verify == Verify::kReadBack) {

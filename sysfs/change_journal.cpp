@@ -16,6 +16,8 @@
 #include <system_error>
 
 #include "sysfs/error.h"
+#include "sysfs/unique_fd.h"
+#include "sysfs/whole_file.h"
 
 namespace fs = std::filesystem;
 
@@ -102,34 +104,6 @@ std::optional<std::pair<std::string, std::string>> parse_record(std::string_view
   return std::make_pair(std::move(*first), std::move(*second));
 }
 
-std::string read_fd(int fd, const std::string& name) {
-  std::string content;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw IoError(name, "read", errno);
-    }
-    if (n == 0) break;
-    content.append(buffer, static_cast<size_t>(n));
-  }
-  return content;
-}
-
-std::string read_host_file(const fs::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw IoError(file.string(), "read", errno);
-  try {
-    std::string content = read_fd(fd, file.string());
-    ::close(fd);
-    return content;
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-}
-
 // Raw content of a kernel attribute: the journal keeps the exact bytes, trailing newline
 // included, so that a restore leaves a fixture tree byte-identical.
 std::string read_attribute_raw(const Root& root, std::string_view path) {
@@ -137,16 +111,9 @@ std::string read_attribute_raw(const Root& root, std::string_view path) {
     throw IoError(std::string(path), "read (to journal its original value)", *injected);
   }
   const fs::path resolved = root.resolve(path);
-  const int fd = ::open(resolved.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw IoError(std::string(path), "read (to journal its original value)", errno);
-  try {
-    std::string content = read_fd(fd, std::string(path));
-    ::close(fd);
-    return content;
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
+  const UniqueFd fd(::open(resolved.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw IoError(std::string(path), "read (to journal its original value)", errno);
+  return read_to_end(fd.get(), path);
 }
 
 std::string_view trim(std::string_view text) {
@@ -158,12 +125,9 @@ std::string_view trim(std::string_view text) {
 }
 
 void fsync_directory(const fs::path& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw IoError(dir.string(), "open directory to sync", errno);
-  const int rc = ::fsync(fd);
-  const int error = errno;
-  ::close(fd);
-  if (rc != 0) throw IoError(dir.string(), "sync directory", error);
+  const UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) throw IoError(dir.string(), "open directory to sync", errno);
+  if (::fsync(fd.get()) != 0) throw IoError(dir.string(), "sync directory", errno);
 }
 
 // Creates `dir` and its missing parents, syncing each parent so that the new entries survive a
@@ -275,17 +239,17 @@ bool write_external(const std::string& path, const std::string& value, std::stri
 bool write_raw(const Root& root, const std::string& path, const std::string& value, std::string& failure) {
   if (is_external_attribute(path)) return write_external(path, value, failure);
   const fs::path resolved = root.resolve(path);
-  const int fd = ::open(resolved.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) {
+  UniqueFd fd(::open(resolved.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+  if (!fd) {
     failure = fmt::format("{}: cannot write: {}", path, std::strerror(errno));
     return false;
   }
   ssize_t written;
   do {
-    written = ::write(fd, value.data(), value.size());
+    written = ::write(fd.get(), value.data(), value.size());
   } while (written < 0 && errno == EINTR);
   const int error = written < 0 ? errno : 0;
-  ::close(fd);
+  fd.close();
   if (error != 0 || static_cast<size_t>(written) != value.size()) {
     failure = fmt::format("{}: cannot write '{}': {}", path, escape(trim(value)), std::strerror(error ? error : EIO));
     return false;
@@ -323,50 +287,33 @@ void write_journal_file(const fs::path& file, const fs::path& root_prefix, const
   for (const auto& entry : entries) content += record_line(entry.path, entry.original);
   const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
   const fs::path temporary = dir / (file.filename().string() + ".tmp");
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw IoError(temporary.string(), "create", errno);
+  UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd) throw IoError(temporary.string(), "create", errno);
   size_t done = 0;
   while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    const ssize_t n = ::write(fd.get(), content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int error = errno;
-      ::close(fd);
-      throw IoError(temporary.string(), "write", error);
-    }
+    if (n < 0) throw IoError(temporary.string(), "write", errno);
     done += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0) {
-    const int error = errno;
-    ::close(fd);
-    throw IoError(temporary.string(), "sync", error);
-  }
-  ::close(fd);
+  if (::fsync(fd.get()) != 0) throw IoError(temporary.string(), "sync", errno);
+  fd.close();
   if (::rename(temporary.c_str(), file.c_str()) != 0) throw IoError(file.string(), "rename into place", errno);
   fsync_directory(dir);
 }
 
 JournalContents read_journal(const fs::path& file) {
-  return parse_journal(read_host_file(file), file).contents;
+  return parse_journal(read_whole_file(file), file).contents;
 }
 
 std::optional<JournalContents> find_pending_journal(const fs::path& state_dir) {
   const fs::path file = journal_file(state_dir);
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {  // a live process owns it: not pending
-    ::close(fd);
-    return std::nullopt;
-  }
-  try {
-    auto parsed = parse_journal(read_fd(fd, file.string()), file);
-    ::close(fd);
-    if (parsed.contents.entries.empty()) return std::nullopt;
-    return std::move(parsed.contents);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
+  const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return std::nullopt;
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return std::nullopt;  // a live process owns it: not pending
+  auto parsed = parse_journal(read_to_end(fd.get(), file.string()), file);
+  if (parsed.contents.entries.empty()) return std::nullopt;
+  return std::move(parsed.contents);
 }
 
 std::size_t restore_entries(const Root& root, const std::vector<JournalEntry>& entries, const fs::path& journal) {
@@ -393,35 +340,27 @@ std::size_t restore_entries(const Root& root, const std::vector<JournalEntry>& e
 
 ChangeJournal::ChangeJournal(const Root& root, fs::path state_dir)
     : root_(root), state_dir_(std::move(state_dir)), file_(journal_file(state_dir_)) {
-  fd_ = ::open(file_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
-  if (fd_ < 0) {
+  fd_.reset(::open(file_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
+  if (!fd_) {
     if (errno != ENOENT) throw IoError(file_.string(), "open change journal", errno);
     return;  // created at the first record()
   }
   // A process that was just SIGKILLed may still be on its way out holding the lock: wait a moment.
   bool locked = false;
   for (int attempt = 0; attempt < 50 && !locked; ++attempt) {
-    locked = ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
+    locked = ::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0;
     if (!locked) ::usleep(20000);
   }
   if (!locked) {
-    ::close(fd_);
-    fd_ = -1;
+    fd_.close();
     throw std::runtime_error(fmt::format(
         "another jetchar process is controlling this board (its change journal {} is locked); wait for it to end",
         file_.string()));
   }
-  ParsedJournal parsed;
-  try {
-    parsed = parse_journal(read_fd(fd_, file_.string()), file_);
-  } catch (...) {
-    ::close(fd_);
-    fd_ = -1;
-    throw;
-  }
+  // A constructor that throws runs no destructor: fd_ (a member) closes the journal on its own.
+  ParsedJournal parsed = parse_journal(read_to_end(fd_.get(), file_.string()), file_);
   if (parsed.has_header && parsed.contents.root_prefix != root_.prefix()) {
-    ::close(fd_);
-    fd_ = -1;
+    fd_.close();
     throw std::runtime_error(fmt::format(
         "the change journal {} holds changes to the board under '{}', not '{}'; run `jetchar device restore "
         "--state-dir {}` for that board first",
@@ -431,16 +370,15 @@ ChangeJournal::ChangeJournal(const Root& root, fs::path state_dir)
   continued_pending_ = !entries_.empty();
   if (!parsed.has_header || parsed.contents.torn_tail) {
     // Drop the torn record so that the next one starts on a fresh line.
-    if (::ftruncate(fd_, static_cast<off_t>(parsed.has_header ? parsed.valid_size : 0)) != 0 || ::fsync(fd_) != 0) {
+    if (::ftruncate(fd_.get(), static_cast<off_t>(parsed.has_header ? parsed.valid_size : 0)) != 0 ||
+        ::fsync(fd_.get()) != 0) {
       throw IoError(file_.string(), "truncate torn change journal", errno);
     }
     if (!parsed.has_header) append_line(record_line(kMagic, root_.prefix().string()));
   }
 }
 
-ChangeJournal::~ChangeJournal() {
-  if (fd_ >= 0) ::close(fd_);
-}
+ChangeJournal::~ChangeJournal() = default;
 
 bool ChangeJournal::recorded(std::string_view path) const {
   const std::string canonical = is_external_attribute(path) ? std::string(path) : root_.canonical(path);
@@ -449,15 +387,15 @@ bool ChangeJournal::recorded(std::string_view path) const {
 
 void ChangeJournal::create_file() {
   create_directories_durably(state_dir_);
-  fd_ = ::open(file_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
+  fd_.reset(::open(file_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (!fd_) {
     if (errno == EEXIST) {
       throw std::runtime_error(fmt::format(
           "another jetchar process started controlling this board (change journal {} appeared)", file_.string()));
     }
     throw IoError(file_.string(), "create change journal", errno);
   }
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) throw IoError(file_.string(), "lock change journal", errno);
+  if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) throw IoError(file_.string(), "lock change journal", errno);
   append_line(record_line(kMagic, root_.prefix().string()));
   fsync_directory(state_dir_);
 }
@@ -466,21 +404,21 @@ void ChangeJournal::append_line(const std::string& line) {
   // One write(2) of the whole record: with O_APPEND a crash leaves at most this record torn.
   size_t done = 0;
   while (done < line.size()) {
-    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    const ssize_t n = ::write(fd_.get(), line.data() + done, line.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw IoError(file_.string(), "append to change journal", errno);
     }
     done += static_cast<size_t>(n);
   }
-  if (::fsync(fd_) != 0) throw IoError(file_.string(), "sync change journal", errno);
+  if (::fsync(fd_.get()) != 0) throw IoError(file_.string(), "sync change journal", errno);
 }
 
 void ChangeJournal::record(std::string_view path) {
   const std::string canonical = is_external_attribute(path) ? std::string(path) : root_.canonical(path);
   if (recorded(canonical)) return;
   JournalEntry entry{canonical, read_raw_attribute(root_, canonical)};
-  if (fd_ < 0) create_file();
+  if (!fd_) create_file();
   append_line(record_line(entry.path, entry.original));
   entries_.push_back(std::move(entry));
 }
@@ -505,11 +443,10 @@ void ChangeJournal::write(std::string_view path, std::string_view value, Verify 
 
 std::size_t ChangeJournal::restore() {
   const std::size_t count = restore_entries(root_, entries_, file_);
-  if (fd_ >= 0) {
+  if (fd_) {
     if (::unlink(file_.c_str()) != 0 && errno != ENOENT) throw IoError(file_.string(), "remove change journal", errno);
     fsync_directory(state_dir_);
-    ::close(fd_);
-    fd_ = -1;
+    fd_.close();
   }
   entries_.clear();
   continued_pending_ = false;

@@ -31,6 +31,7 @@
 
 #include "sysfs/attribute.h"
 #include "sysfs/root.h"
+#include "sysfs/unique_fd.h"
 
 namespace jetchar::sysfs {
 
@@ -119,7 +120,7 @@ class ChangeJournal {
   const Root& root_;
   std::filesystem::path state_dir_;
   std::filesystem::path file_;
-  int fd_ = -1;
+  UniqueFd fd_;  ///< the open journal, locked (flock) while this object owns the board
   bool continued_pending_ = false;
   std::vector<JournalEntry> entries_;
   std::size_t writes_ = 0;

@@ -1,6 +1,7 @@
 #include "sysfs/errno_name.h"
 
 #include <cerrno>
+#include <cstring>
 
 namespace jetchar::sysfs {
 namespace {
@@ -32,6 +33,10 @@ std::string errno_name(int error_number) {
     if (named.value == error_number) return std::string(named.name);
   }
   return "errno " + std::to_string(error_number);
+}
+
+std::string errno_text(int error_number) {
+  return std::string(std::strerror(error_number)) + " (" + errno_name(error_number) + ")";
 }
 
 std::optional<int> errno_from_name(std::string_view name) {

@@ -8,6 +8,7 @@
 
 #include "sysfs/errno_name.h"
 #include "sysfs/error.h"
+#include "sysfs/whole_file.h"
 
 namespace jetchar::sysfs {
 namespace {
@@ -15,21 +16,6 @@ namespace {
 bool same_file_state(const struct stat& a, const struct stat& b) {
   return a.st_ino == b.st_ino && a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
          a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
-}
-
-std::string read_whole(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw IoError(file.string(), "read", errno);
-  std::string content;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    content.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return content;
 }
 
 }  // namespace
@@ -75,7 +61,7 @@ void InjectedErrors::refresh_locked() const {
     return;
   }
   if (seen_ && same_file_state(*seen_, now)) return;
-  table_ = parse_injected_errors(read_whole(file_), file_.string());
+  table_ = parse_injected_errors(read_whole_file(file_), file_.string());
   seen_ = now;
 }
 

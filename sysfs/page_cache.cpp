@@ -12,6 +12,7 @@
 
 #include "sysfs/attribute.h"
 #include "sysfs/error.h"
+#include "sysfs/unique_fd.h"
 
 namespace fs = std::filesystem;
 
@@ -23,29 +24,14 @@ constexpr const char* kDropCaches = "/proc/sys/vm/drop_caches";
 // 4 KiB pages however large the file, and bounds the address space taken at once.
 constexpr std::uint64_t kWindowBytes = std::uint64_t{1} << 30;
 
-// Closes a file descriptor on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 // Calls `visit(path, size_bytes, fd)` for each regular file named in `paths` or found below a
 // directory in it. Explicitly named symlinks are followed (the user chose them); symlinks met
 // while walking a directory are not, so a data set is not counted twice through links.
 void for_each_file(const std::vector<fs::path>& paths,
                    const std::function<void(const fs::path&, std::uint64_t, int)>& visit) {
   const auto visit_file = [&](const fs::path& file) {
-    const Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-    if (fd.get() < 0) throw IoError(file.string(), "open", errno);
+    const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (!fd) throw IoError(file.string(), "open", errno);
     struct stat status {};
     if (::fstat(fd.get(), &status) != 0) throw IoError(file.string(), "stat", errno);
     visit(file, static_cast<std::uint64_t>(status.st_size), fd.get());
