@@ -24,9 +24,10 @@ constexpr std::string_view kStoreName = "results.db";
 constexpr std::string_view kWhatIsValid =
     "expected a results directory or results.db written by `jetchar sweep run`, or a CSV/JSONL export";
 
-// The columns read here, per table (experiments/results_store.cpp, schema versions 1 to 4). A store
+// The columns read here, per table (experiments/results_store.cpp, schema versions 1 to 5). A store
 // without one of them is not one this reader understands; epochs.start_s (version 3) and
-// runs.device_id (version 4) are used when present.
+// runs.device_id (version 4) are used when present; from version 5 a run is (sweep, run_id,
+// device_id) and every table's rows are joined on all three.
 const std::map<std::string, std::vector<std::string>>& required_columns() {
   static const std::map<std::string, std::vector<std::string>> columns = {
       {"runs",
@@ -111,7 +112,7 @@ std::vector<std::string> total_channels(const std::string& energy_source) {
 }
 
 struct RunRow {
-  std::string sweep, run_id, config, energy_source;
+  std::string sweep, run_id, device_id, config, energy_source;
   std::vector<std::pair<double, double>> epoch_e2e_power;  // (e2e_s, average power or nullopt → NaN)
   std::vector<double> epoch_start_s;                       // after the run's start; NaN when not stored
   std::vector<int> epochs;
@@ -159,6 +160,7 @@ ResultsStoreReader::ResultsStoreReader(const fs::path& path) : file_(store_file(
                                             found, kOldestSchemaVersion, kNewestSchemaVersion));
     }
     schema_version_ = static_cast<int>(*number);
+    keyed_by_device_ = schema_version_ >= 5;
     for (const auto& [table, columns] : required_columns()) {
       const bool optional_table = table == "minibatches" || table == "power_samples";
       if (!db_->tableExists(table)) {
@@ -208,13 +210,20 @@ SELECT r.sweep, r.run_id, r.repetition, r.status, r.reason, r.model, r.dataset, 
        {}, r.simulated, r.medium, r.energy_source,
        e.epoch, e.e2e_s, e.stall_s, e.compute_s, e.samples, e.energy_j, e.incremental_energy_j, e.energy_per_sample_j,
        e.average_power_w, e.loss, e.accuracy, e.residency_before, e.residency_after, e.read_bytes, r.board_model
-FROM runs r LEFT JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id
-ORDER BY r.sweep, r.run_id, e.epoch)sql",
+       , {}
+FROM runs r LEFT JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id{}
+ORDER BY r.sweep, r.run_id, {}, e.epoch)sql",
                                               has_device_id_ ? "COALESCE(NULLIF(r.device_id, ''), r.board_model)"
-                                                             : "r.board_model"));
+                                                             : "r.board_model",
+                                              has_device_id_ ? "COALESCE(r.device_id, '')" : "''",
+                                              keyed_by_device_ ? " AND e.device_id = r.device_id" : "",
+                                              has_device_id_ ? "r.device_id" : "1"));
     while (query.executeStep()) {
       RunRecord record;
-      const std::string run = query.getColumn(0).getString() + "/" + query.getColumn(1).getString();
+      // One run id of two boards is two runs (schema 5): the board names which.
+      const std::string device_id = query.getColumn(static_cast<int>(kRunColumns.size() + kEpochColumns.size() + 1)).getString();
+      const std::string run = query.getColumn(0).getString() + "/" + query.getColumn(1).getString() +
+                              (keyed_by_device_ && !device_id.empty() ? " on " + device_id : "");
       const std::string epoch = text_of(query.getColumn(22));
       record.source = fmt::format("{}: run {}{}", file_.string(), run, epoch.empty() ? "" : " epoch " + epoch);
       const InputLocation where{file_, 0, std::nullopt};
@@ -255,13 +264,16 @@ std::optional<StoredPowerTrace> ResultsStoreReader::power_trace() const {
     {
       SQLite::Statement query(*db_, fmt::format(R"sql(
 SELECT r.sweep, r.run_id, r.model, r.dataset, r.power_mode, r.batch_size, r.workers, e.epoch, e.e2e_s,
-       COALESCE(e.average_power_w, e.energy_j / NULLIF(e.e2e_s, 0)), {}, r.energy_source
-FROM runs r JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id
-WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, e.epoch)sql", has_epoch_start_ ? "e.start_s" : "NULL"));
+       COALESCE(e.average_power_w, e.energy_j / NULLIF(e.e2e_s, 0)), {}, r.energy_source, {}
+FROM runs r JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id{}
+WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, 13, e.epoch)sql", has_epoch_start_ ? "e.start_s" : "NULL",
+                                                keyed_by_device_ ? "r.device_id" : "''",
+                                                keyed_by_device_ ? " AND e.device_id = r.device_id" : ""));
       while (query.executeStep()) {
         const std::string sweep = query.getColumn(0).getString(), run_id = query.getColumn(1).getString();
-        if (runs.empty() || runs.back().sweep != sweep || runs.back().run_id != run_id) {
-          runs.push_back({sweep, run_id,
+        const std::string device_id = query.getColumn(12).getString();
+        if (runs.empty() || runs.back().sweep != sweep || runs.back().run_id != run_id || runs.back().device_id != device_id) {
+          runs.push_back({sweep, run_id, device_id,
                           fmt::format("{} | {} | batch={} workers={}", workload_name(query.getColumn(2).getString(), query.getColumn(3).getString()),
                                       query.getColumn(4).getString(), text_of(query.getColumn(5)), text_of(query.getColumn(6))),
                           query.getColumn(11).getString(), {}, {}, {}});
@@ -289,10 +301,12 @@ WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, e.epoch)sql", has_epoch_start_
     auto minibatches = [&](const RunRow& run, int epoch) {
       std::vector<Minibatch> out;
       if (!has_minibatches_) return out;
-      SQLite::Statement query(*db_, "SELECT stall_s, compute_s, energy_j FROM minibatches WHERE sweep = ? AND run_id = ? AND epoch = ? ORDER BY idx");
+      SQLite::Statement query(*db_, fmt::format("SELECT stall_s, compute_s, energy_j FROM minibatches WHERE sweep = ? AND run_id = ? "
+                                                "AND epoch = ?{} ORDER BY idx", keyed_by_device_ ? " AND device_id = ?" : ""));
       query.bind(1, run.sweep);
       query.bind(2, run.run_id);
       query.bind(3, epoch);
+      if (keyed_by_device_) query.bind(4, run.device_id);
       while (query.executeStep()) {
         out.push_back({query.getColumn(0).getDouble(), query.getColumn(1).getDouble(), or_nan(query.getColumn(2))});
       }
@@ -330,9 +344,11 @@ WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, e.epoch)sql", has_epoch_start_
     // 1. Stored power samples.
     if (has_power_samples_) {
       for (const RunRow& run : runs) {
-        SQLite::Statement query(*db_, "SELECT t_s, channel, power_w FROM power_samples WHERE sweep = ? AND run_id = ? ORDER BY t_s, rowid");
+        SQLite::Statement query(*db_, fmt::format("SELECT t_s, channel, power_w FROM power_samples WHERE sweep = ? AND run_id = ?{} "
+                                                  "ORDER BY t_s, rowid", keyed_by_device_ ? " AND device_id = ?" : ""));
         query.bind(1, run.sweep);
         query.bind(2, run.run_id);
+        if (keyed_by_device_) query.bind(3, run.device_id);
         std::map<std::string, std::vector<std::pair<double, double>>> by_channel;
         while (query.executeStep()) {
           by_channel[query.getColumn(1).getString()].emplace_back(query.getColumn(0).getDouble(), query.getColumn(2).getDouble());

@@ -38,9 +38,10 @@ class ResultsStoreReader {
   /// The schema versions of experiments/results_store.cpp this reader understands: version 2 only
   /// added columns and a table (epoch_meters) that are not read here, version 3 the epochs'
   /// start times (read when present), version 4 the physical board of each run (runs.device_id:
-  /// the record's device when set, else the board model; see records()).
+  /// the record's device when set, else the board model; see records()), version 5 the board in
+  /// every table's key (one run id of two boards is two runs; rows are joined on it).
   static constexpr int kOldestSchemaVersion = 1;
-  static constexpr int kNewestSchemaVersion = 4;
+  static constexpr int kNewestSchemaVersion = 5;
 
   /// `path`: a results directory (with results.db) or the store file. Opens read-only and checks
   /// the schema version and the tables and columns read here; throws InputError naming the file
@@ -76,6 +77,7 @@ class ResultsStoreReader {
   bool has_power_samples_ = false;
   bool has_epoch_start_ = false;
   bool has_device_id_ = false;
+  bool keyed_by_device_ = false;  ///< schema 5: a run is (sweep, run_id, device_id)
 };
 
 }  // namespace jetchar::analysis

@@ -5,6 +5,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <map>
+#include <tuple>
 #include <stdexcept>
 #include <utility>
 
@@ -17,9 +18,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A run of a fleet: (sweep, run_id, board). The same run id measured on two boards is two runs.
+using RunKey = std::tuple<std::string, std::string, std::string>;
+
 struct Held {
   std::string source;     ///< the store the record came from
-  std::string device_id;
   std::string digest;     ///< SHA-256 of the record serialized deterministically (memory: a digest per run)
   std::size_t samples = 0;
 };
@@ -48,11 +51,11 @@ MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& 
   ResultsStore out(out_location.store());
   const fs::path out_file = fs::weakly_canonical(out_location.store());
 
-  std::map<std::pair<std::string, std::string>, Held> held;
+  std::map<RunKey, Held> held;
   for (const auto& result : out.load_all()) {
-    held[{result.sweep(), result.run_id()}] =
-        Held{out_location.store().string(), result.context().device_id(), digest_of(result),
-             out.power_samples(result.sweep(), result.run_id()).size()};
+    const std::string& device = result.context().device_id();
+    held[{result.sweep(), result.run_id(), device}] =
+        Held{out_location.store().string(), digest_of(result), out.power_samples(result.sweep(), result.run_id(), device).size()};
   }
 
   MergeSummary summary;
@@ -65,26 +68,21 @@ MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& 
     const std::string source = location.store().string();
     std::vector<proto::RunResult> added;
     std::vector<std::vector<StoredPowerSample>> added_samples;
-    std::map<std::pair<std::string, std::string>, Held> pending;
+    std::map<RunKey, Held> pending;
     for (auto& result : store.load_all()) {
       ++summary.runs_read;
-      const std::pair<std::string, std::string> key{result.sweep(), result.run_id()};
-      auto samples = store.power_samples(result.sweep(), result.run_id());
-      Held candidate{source, result.context().device_id(), digest_of(result), samples.size()};
+      const std::string& device = result.context().device_id();
+      const RunKey key{result.sweep(), result.run_id(), device};
+      auto samples = store.power_samples(result.sweep(), result.run_id(), device);
+      Held candidate{source, digest_of(result), samples.size()};
+      // Met before: in the output or in an earlier input (one store holds a key once).
       const auto earlier = held.find(key);
       if (earlier != held.end()) {
         const Held& first = earlier->second;
-        if (first.device_id != candidate.device_id) {
-          throw std::invalid_argument(fmt::format(
-              "results merge: run {} of sweep '{}' is stored by two boards: {} in {} and {} in {}; a fleet runs "
-              "each run on one board, so these stores are not of one fleet sweep (merge them into separate outputs)",
-              key.second, key.first, shown_device(first.device_id), first.source, shown_device(candidate.device_id),
-              source));
-        }
         if (first.digest != candidate.digest || first.samples != candidate.samples) {
           throw std::invalid_argument(fmt::format(
               "results merge: run {} of sweep '{}' on {} differs between {} and {} ({}); nothing of {} was merged",
-              key.second, key.first, shown_device(candidate.device_id), first.source, source,
+              std::get<1>(key), std::get<0>(key), shown_device(device), first.source, source,
               first.digest != candidate.digest ? "different records" : fmt::format("{} and {} power samples", first.samples,
                                                                                  candidate.samples),
               source));

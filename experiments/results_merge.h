@@ -1,10 +1,10 @@
 // Merging results stores: a fleet's per-node stores (or any stores of one sweep) into one, so
-// that `analyze` and `report` see the whole fleet. A run is identified by (sweep, run_id) and
-// the board it ran on (context.device_id): a fleet plan gives every run to one board, so one
-// (sweep, run_id) is one record. The merge is idempotent: a record already in the output, or
-// met twice among the inputs (a store copied after a requeue), is kept once when its content is
-// the same; the same run with different content, or stored by two different boards, is a
-// conflict, an error that names both sources, and nothing of the offending input is written.
+// that `analyze` and `report` see the whole fleet. A run is identified by (sweep, run_id, board:
+// context.device_id), the results store's key: the same run id measured on two boards is kept as
+// two devices' runs. The merge is idempotent: a record already in the output, or met twice among
+// the inputs (a store copied after a requeue), is kept once when its content is the same; the
+// same run on the same board with different content is a conflict, an error that names both
+// sources, and nothing of the offending input is written.
 #pragma once
 
 #include <cstddef>

@@ -19,14 +19,18 @@
 namespace jetchar::experiments {
 namespace {
 
-// Schema version 4 (version 3 plus runs.device_id; version 3 was version 2 plus epochs.start_s;
-// version 2 was version 1 plus the adaptive/marker runs columns and the epoch_meters table; older
-// stores are migrated in place when opened). Readers (analysis/) may rely on:
-//   runs          one row per stored run; `result` is the whole RunResult (Protobuf), the other
-//                 columns are flat copies for SQL. adaptive_minibatches: minibatches run when
-//                 adaptive stopping ended the run early, NULL otherwise; gpio_marker: the
+// Schema version 5: a run is identified by (sweep, run_id, device_id), so one run id measured on
+// two boards of a fleet is two records (two devices), and every table carries device_id ('' for
+// a run that recorded no board). Version 4 added runs.device_id (nullable, outside the key);
+// version 3 added epochs.start_s; version 2 the adaptive/marker runs columns and the epoch_meters
+// table. Older stores are migrated in place when opened (4 -> 5 rebuilds each table with the
+// new key; a v4 row's device_id comes from its run, NULL becoming ''). Readers (analysis/) may
+// rely on:
+//   runs          one row per stored run and board; `result` is the whole RunResult (Protobuf),
+//                 the other columns are flat copies for SQL. adaptive_minibatches: minibatches run
+//                 when adaptive stopping ended the run early, NULL otherwise; gpio_marker: the
 //                 phase-marker line, '' when none. device_id: the physical board
-//                 (context.device_id, experiments/device_identity.h; NULL in migrated rows).
+//                 (context.device_id, experiments/device_identity.h; '' when none was recorded).
 //   epochs        one row per epoch of a run (absent measurements are NULL, never 0). start_s:
 //                 when the epoch began, seconds after the run began (NULL in migrated rows).
 //   epoch_meters  one row per (epoch, external meter): energy_j NULL when a gap touched the epoch
@@ -36,6 +40,7 @@ namespace {
 //   power_samples every power sample of the run when the spec asked for them: t_s in seconds
 //                 after the run began (onboard clock), one row per channel and sample (a failed
 //                 read has none); onboard rails by name, external meters as "protocol:device".
+// A child row belongs to the run with the same (sweep, run_id, device_id).
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS runs (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, repetition INTEGER NOT NULL,
@@ -45,27 +50,64 @@ CREATE TABLE IF NOT EXISTS runs (
   board_kind TEXT, board_model TEXT, simulated INTEGER, medium TEXT, energy_source TEXT,
   started_utc TEXT, duration_s REAL,
   result BLOB NOT NULL,
-  adaptive_minibatches INTEGER, gpio_marker TEXT, device_id TEXT,
-  PRIMARY KEY (sweep, run_id));
+  adaptive_minibatches INTEGER, gpio_marker TEXT, device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id));
 CREATE TABLE IF NOT EXISTS epochs (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL,
   stall_s REAL, compute_s REAL, e2e_s REAL, samples INTEGER, minibatches INTEGER,
   loss REAL, accuracy REAL, energy_j REAL, incremental_energy_j REAL, energy_per_sample_j REAL,
   average_power_w REAL, residency_before REAL, residency_after REAL, read_bytes INTEGER, read_ios INTEGER,
-  start_s REAL,
-  PRIMARY KEY (sweep, run_id, epoch));
+  start_s REAL, device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id, epoch));
 CREATE TABLE IF NOT EXISTS epoch_meters (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, meter TEXT NOT NULL,
   energy_j REAL, average_power_w REAL, readings INTEGER NOT NULL, gap_s REAL NOT NULL,
-  PRIMARY KEY (sweep, run_id, epoch, meter));
+  device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id, epoch, meter));
 CREATE TABLE IF NOT EXISTS minibatches (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, idx INTEGER NOT NULL,
-  stall_s REAL, compute_s REAL, energy_j REAL, loss REAL,
-  PRIMARY KEY (sweep, run_id, epoch, idx));
+  stall_s REAL, compute_s REAL, energy_j REAL, loss REAL, device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id, epoch, idx));
 CREATE TABLE IF NOT EXISTS power_samples (
-  sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS power_samples_run ON power_samples (sweep, run_id);
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL,
+  device_id TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS power_samples_run ON power_samples (sweep, run_id, device_id);
 )sql";
+
+constexpr std::array<const char*, 5> kTables = {"runs", "epochs", "epoch_meters", "minibatches", "power_samples"};
+
+// Version 4 -> 5: SQLite cannot change a table's primary key, so each table is rebuilt (renamed,
+// created anew from kSchema, copied, dropped) inside the caller's transaction. A child row takes
+// its run's device_id; a run without one gets '' (it recorded no board).
+void migrate_to_device_key(SQLite::Database& db) {
+  db.exec("DROP INDEX IF EXISTS power_samples_run");
+  std::vector<std::string> present;
+  for (const char* table : kTables) {
+    if (!db.tableExists(table)) continue;  // epoch_meters is absent in a store migrated from version 1
+    db.exec(fmt::format("ALTER TABLE {0} RENAME TO {0}_v4", table));
+    present.emplace_back(table);
+  }
+  db.exec(kSchema);
+  for (const auto& table : present) {
+    std::string columns, selected;
+    SQLite::Statement info(db, fmt::format("PRAGMA table_info({}_v4)", table));
+    while (info.executeStep()) {
+      const std::string column = info.getColumn(1).getString();
+      if (column == "device_id") continue;
+      columns += column + ", ";
+      selected += "o." + column + ", ";
+    }
+    if (table == "runs") {
+      db.exec(fmt::format("INSERT INTO runs ({}device_id) SELECT {}COALESCE(o.device_id, '') FROM runs_v4 o", columns,
+                          selected));
+    } else {
+      db.exec(fmt::format("INSERT INTO {0} ({1}device_id) SELECT {2}COALESCE(r.device_id, '') FROM {0}_v4 o "
+                          "LEFT JOIN runs_v4 r ON r.sweep = o.sweep AND r.run_id = o.run_id",
+                          table, columns, selected));
+    }
+  }
+  for (auto table = present.rbegin(); table != present.rend(); ++table) db.exec(fmt::format("DROP TABLE {}_v4", *table));
+}
 
 // Binds an optional value, NULL when absent (never 0 for a missing measurement).
 template <typename T>
@@ -153,6 +195,7 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access) : f
         throw std::invalid_argument(fmt::format("schema version '{}'; this jetchar reads versions 1 to {}", found,
                                                 kSchemaVersion));
       }
+      version_ = std::stoi(found);
     } catch (const SQLite::Exception& e) {
       throw std::invalid_argument(fmt::format("results store {}: cannot be read ({})", file.string(), e.what()));
     } catch (const std::invalid_argument& e) {
@@ -170,6 +213,7 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access) : f
     SQLite::Statement version(*db_, "SELECT value FROM meta WHERE key = 'schema_version'");
     if (version.executeStep()) {
       int found = std::stoi(version.getColumn(0).getString());
+      const int opened = found;
       version.reset();
       // Each version only added columns and tables: what an older store holds stays valid.
       if (found == 1) {
@@ -185,10 +229,16 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access) : f
       if (found == 3) {
         db_->exec("ALTER TABLE runs ADD COLUMN device_id TEXT");
         found = 4;
-        db_->exec(fmt::format("UPDATE meta SET value = '{}' WHERE key = 'schema_version'", kSchemaVersion));
+      }
+      if (found == 4) {
+        migrate_to_device_key(*db_);
+        found = 5;
       }
       if (found != kSchemaVersion) {
-        throw std::runtime_error(fmt::format("schema version {} (this jetchar reads version {})", found, kSchemaVersion));
+        throw std::runtime_error(fmt::format("schema version {} (this jetchar reads version {})", opened, kSchemaVersion));
+      }
+      if (opened != kSchemaVersion) {
+        db_->exec(fmt::format("UPDATE meta SET value = '{}' WHERE key = 'schema_version'", kSchemaVersion));
       }
     } else {
       db_->exec(fmt::format("INSERT INTO meta (key, value) VALUES ('schema_version', '{}')", kSchemaVersion));
@@ -208,6 +258,13 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access) : f
 }
 
 ResultsStore::~ResultsStore() = default;
+
+std::string ResultsStore::runs_device() const {
+  // Version 4 had a nullable runs.device_id and older versions none (a read-only store is read as
+  // it is): a run without a board is ''.
+  if (version_ >= 5) return "device_id";
+  return version_ == 4 ? "COALESCE(device_id, '')" : "''";
+}
 
 void ResultsStore::save(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples) {
   if (read_only_) throw std::logic_error(fmt::format("results store {} was opened read-only", file_.string()));
@@ -248,10 +305,12 @@ void ResultsStore::write_run(const proto::RunResult& result, const std::vector<S
   const auto& requested = result.resolved().has_workload() ? result.resolved() : result.requested();
   const auto& device = requested.device();
 
-  for (const char* table : {"runs", "epochs", "epoch_meters", "minibatches", "power_samples"}) {
-    SQLite::Statement erase(*db_, fmt::format("DELETE FROM {} WHERE sweep = ? AND run_id = ?", table));
+  const std::string& device_id = result.context().device_id();
+  for (const char* table : kTables) {
+    SQLite::Statement erase(*db_, fmt::format("DELETE FROM {} WHERE sweep = ? AND run_id = ? AND device_id = ?", table));
     erase.bind(1, result.sweep());
     erase.bind(2, result.run_id());
+    erase.bind(3, device_id);
     erase.exec();
   }
 
@@ -285,10 +344,10 @@ void ResultsStore::write_run(const proto::RunResult& result, const std::vector<S
   run.bind(++i, blob.data(), static_cast<int>(blob.size()));
   bind_optional(run, ++i, result.adaptive_minibatches() > 0, static_cast<int64_t>(result.adaptive_minibatches()));
   run.bind(++i, result.context().gpio_marker());
-  run.bind(++i, result.context().device_id());
+  run.bind(++i, device_id);
   run.exec();
 
-  SQLite::Statement epoch(*db_, "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?)");
+  SQLite::Statement epoch(*db_, "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?)");
   for (const auto& e : result.epochs()) {
     epoch.reset();
     epoch.clearBindings();
@@ -312,10 +371,11 @@ void ResultsStore::write_run(const proto::RunResult& result, const std::vector<S
     bind_optional(epoch, ++k, e.has_read_bytes(), static_cast<int64_t>(e.read_bytes()));
     bind_optional(epoch, ++k, e.has_read_ios(), static_cast<int64_t>(e.read_ios()));
     bind_optional(epoch, ++k, e.has_start_s(), e.start_s());
+    epoch.bind(++k, device_id);
     epoch.exec();
   }
 
-  SQLite::Statement meter(*db_, "INSERT INTO epoch_meters VALUES (?,?,?,?,?,?,?,?)");
+  SQLite::Statement meter(*db_, "INSERT INTO epoch_meters VALUES (?,?,?,?,?,?,?,?,?)");
   for (const auto& e : result.epochs()) {
     for (const auto& m : e.meters()) {
       meter.reset();
@@ -328,11 +388,12 @@ void ResultsStore::write_run(const proto::RunResult& result, const std::vector<S
       bind_optional(meter, 6, m.has_average_power_w(), m.average_power_w());
       meter.bind(7, static_cast<int64_t>(m.readings()));
       meter.bind(8, m.gap_s());
+      meter.bind(9, device_id);
       meter.exec();
     }
   }
 
-  SQLite::Statement minibatch(*db_, "INSERT INTO minibatches VALUES (?,?,?,?,?,?,?,?)");
+  SQLite::Statement minibatch(*db_, "INSERT INTO minibatches VALUES (?,?,?,?,?,?,?,?,?)");
   for (const auto& m : result.minibatches()) {
     minibatch.reset();
     minibatch.clearBindings();
@@ -344,10 +405,11 @@ void ResultsStore::write_run(const proto::RunResult& result, const std::vector<S
     minibatch.bind(6, m.compute_s());
     bind_optional(minibatch, 7, m.has_energy_j(), m.energy_j());
     bind_optional(minibatch, 8, m.has_loss(), m.loss());
+    minibatch.bind(9, device_id);
     minibatch.exec();
   }
 
-  SQLite::Statement sample(*db_, "INSERT INTO power_samples VALUES (?,?,?,?,?)");
+  SQLite::Statement sample(*db_, "INSERT INTO power_samples VALUES (?,?,?,?,?,?)");
   for (const auto& s : samples) {
     sample.reset();
     sample.bind(1, result.sweep());
@@ -355,27 +417,58 @@ void ResultsStore::write_run(const proto::RunResult& result, const std::vector<S
     sample.bind(3, s.t_s);
     sample.bind(4, s.channel);
     sample.bind(5, s.power_w);
+    sample.bind(6, device_id);
     sample.exec();
   }
 }
 
-bool ResultsStore::contains(const std::string& sweep, const std::string& run_id) const {
-  SQLite::Statement query(*db_, "SELECT 1 FROM runs WHERE sweep = ? AND run_id = ?");
+std::vector<std::string> ResultsStore::devices_of(const std::string& sweep, const std::string& run_id) const {
+  SQLite::Statement query(*db_, fmt::format("SELECT {} FROM runs WHERE sweep = ? AND run_id = ? ORDER BY 1", runs_device()));
   query.bind(1, sweep);
   query.bind(2, run_id);
+  std::vector<std::string> devices;
+  while (query.executeStep()) devices.push_back(query.getColumn(0).getString());
+  return devices;
+}
+
+std::optional<std::string> ResultsStore::device_of(const std::string& sweep, const std::string& run_id,
+                                                   const std::optional<std::string>& device_id) const {
+  if (device_id) return device_id;
+  const auto devices = devices_of(sweep, run_id);
+  if (devices.empty()) return std::nullopt;
+  if (devices.size() > 1) {
+    std::string named;
+    for (const auto& device : devices) named += (named.empty() ? "" : ", ") + (device.empty() ? "''" : device);
+    throw std::invalid_argument(fmt::format("results store {}: run {} of sweep '{}' is stored by {} boards ({}); name the board",
+                                            file_.string(), run_id, sweep, devices.size(), named));
+  }
+  return devices.front();
+}
+
+bool ResultsStore::contains(const std::string& sweep, const std::string& run_id,
+                            const std::optional<std::string>& device_id) const {
+  if (!device_id) return !devices_of(sweep, run_id).empty();
+  SQLite::Statement query(*db_, fmt::format("SELECT 1 FROM runs WHERE sweep = ? AND run_id = ? AND {} = ?", runs_device()));
+  query.bind(1, sweep);
+  query.bind(2, run_id);
+  query.bind(3, *device_id);
   return query.executeStep();
 }
 
-std::optional<proto::RunResult> ResultsStore::load(const std::string& sweep, const std::string& run_id) const {
-  SQLite::Statement query(*db_, "SELECT result FROM runs WHERE sweep = ? AND run_id = ?");
+std::optional<proto::RunResult> ResultsStore::load(const std::string& sweep, const std::string& run_id,
+                                                   const std::optional<std::string>& device_id) const {
+  const auto device = device_of(sweep, run_id, device_id);
+  if (!device) return std::nullopt;
+  SQLite::Statement query(*db_, fmt::format("SELECT result FROM runs WHERE sweep = ? AND run_id = ? AND {} = ?", runs_device()));
   query.bind(1, sweep);
   query.bind(2, run_id);
+  query.bind(3, *device);
   if (!query.executeStep()) return std::nullopt;
-  return parse_blob(query.getColumn(0), sweep + "/" + run_id);
+  return parse_blob(query.getColumn(0), sweep + "/" + run_id + (device->empty() ? "" : " on " + *device));
 }
 
 std::vector<proto::RunResult> ResultsStore::load_all(const std::string& sweep) const {
-  SQLite::Statement query(*db_, "SELECT sweep, run_id, result FROM runs WHERE ? = '' OR sweep = ? ORDER BY sweep, run_id");
+  SQLite::Statement query(*db_, fmt::format("SELECT sweep, run_id, result FROM runs WHERE ? = '' OR sweep = ? ORDER BY sweep, run_id, {}", runs_device()));
   query.bind(1, sweep);
   query.bind(2, sweep);
   std::vector<proto::RunResult> results;
@@ -392,6 +485,7 @@ std::vector<StoredRunSummary> ResultsStore::list(const std::string& sweep) const
     StoredRunSummary summary;
     summary.sweep = result.sweep();
     summary.run_id = result.run_id();
+    summary.device_id = result.context().device_id();
     summary.status = proto::RunStatus_Name(result.status());
     summary.model = spec.workload().model();
     summary.power_mode = result.context().power_mode();
@@ -406,11 +500,18 @@ std::vector<StoredRunSummary> ResultsStore::list(const std::string& sweep) const
   return summaries;
 }
 
-std::vector<StoredPowerSample> ResultsStore::power_samples(const std::string& sweep, const std::string& run_id) const {
-  SQLite::Statement query(*db_, "SELECT t_s, channel, power_w FROM power_samples WHERE sweep = ? AND run_id = ? ORDER BY rowid");
+std::vector<StoredPowerSample> ResultsStore::power_samples(const std::string& sweep, const std::string& run_id,
+                                                           const std::optional<std::string>& device_id) const {
+  std::vector<StoredPowerSample> samples;
+  const auto device = device_of(sweep, run_id, device_id);
+  if (!device) return samples;
+  // Before version 5 a (sweep, run_id) had one record and its samples no device column.
+  const bool keyed = version_ >= 5;
+  SQLite::Statement query(*db_, fmt::format("SELECT t_s, channel, power_w FROM power_samples WHERE sweep = ? AND run_id = ?{} "
+                                            "ORDER BY rowid", keyed ? " AND device_id = ?" : ""));
   query.bind(1, sweep);
   query.bind(2, run_id);
-  std::vector<StoredPowerSample> samples;
+  if (keyed) query.bind(3, *device);
   while (query.executeStep()) {
     samples.push_back({query.getColumn(0).getDouble(), query.getColumn(1).getString(), query.getColumn(2).getDouble()});
   }

@@ -29,6 +29,7 @@ struct StoredPowerSample {
 struct StoredRunSummary {
   std::string sweep;
   std::string run_id;
+  std::string device_id;  ///< the board it ran on (context.device_id), '' when none was recorded
   std::string status;
   std::string model;
   std::string power_mode;
@@ -58,36 +59,52 @@ class ResultsStore {
   ResultsStore(const ResultsStore&) = delete;
   ResultsStore& operator=(const ResultsStore&) = delete;
 
-  /// Stores one run atomically, replacing an earlier record of the same (sweep, run_id). Throws
+  /// Stores one run atomically, replacing an earlier record of the same (sweep, run_id, board:
+  /// context.device_id); the same run of another board is another record. Throws
   /// std::runtime_error naming the file and the run when it cannot (a full disk): nothing of the
   /// run is stored then and earlier runs are untouched.
   void save(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples = {});
   /// Stores several runs in one transaction (all or none), each replacing an earlier record of
-  /// its (sweep, run_id): what `results merge` writes per input store. `samples` is empty or has
+  /// its (sweep, run_id, board): what `results merge` writes per input store. `samples` is empty or has
   /// one entry per result.
   void save_batch(const std::vector<proto::RunResult>& results,
                   const std::vector<std::vector<StoredPowerSample>>& samples = {});
-  bool contains(const std::string& sweep, const std::string& run_id) const;
-  std::optional<proto::RunResult> load(const std::string& sweep, const std::string& run_id) const;
-  /// Every run of a sweep (all sweeps when empty), in run_id order.
+  // A run is (sweep, run_id, device_id). Where `device_id` is not given, contains() asks about any
+  // board, and load() and power_samples() take the one board that stored the run; when several
+  // did, they throw std::invalid_argument naming the file, the run and the boards.
+  bool contains(const std::string& sweep, const std::string& run_id,
+                const std::optional<std::string>& device_id = std::nullopt) const;
+  std::optional<proto::RunResult> load(const std::string& sweep, const std::string& run_id,
+                                       const std::optional<std::string>& device_id = std::nullopt) const;
+  /// The boards (device_id) that stored a run, in order; empty when none did.
+  std::vector<std::string> devices_of(const std::string& sweep, const std::string& run_id) const;
+  /// Every run of a sweep (all sweeps when empty), in (sweep, run_id, device_id) order.
   std::vector<proto::RunResult> load_all(const std::string& sweep = {}) const;
   std::vector<StoredRunSummary> list(const std::string& sweep = {}) const;
-  std::vector<StoredPowerSample> power_samples(const std::string& sweep, const std::string& run_id) const;
+  std::vector<StoredPowerSample> power_samples(const std::string& sweep, const std::string& run_id,
+                                               const std::optional<std::string>& device_id = std::nullopt) const;
   std::vector<std::string> sweeps() const;
 
   const std::filesystem::path& file() const { return file_; }
 
   /// The SQLite schema's version (results_store.cpp documents the tables); older stores are
   /// migrated when opened.
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
  private:
+  /// `device_id`, or the one board that stored the run (nullopt: none did; several: throws).
+  std::optional<std::string> device_of(const std::string& sweep, const std::string& run_id,
+                                       const std::optional<std::string>& device_id) const;
   void save_run(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples);
   /// The rows of one run, inside the caller's transaction.
   void write_run(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples);
 
+  /// The SQL for a run's board in table runs, for the store's schema version.
+  std::string runs_device() const;
+
   std::filesystem::path file_;
   bool read_only_ = false;
+  int version_ = kSchemaVersion;  ///< a read-only store's own version (it is never migrated)
   std::unique_ptr<SQLite::Database> db_;
 };
 

@@ -308,7 +308,7 @@ TEST(ResultsStoreReaderTest, PowerTraceUsesTheStoredEpochStart) {
     store.epoch("0000-r0", 0, 1.0, 5.0);
     store.epoch("0000-r0", 1, 0.5, 5.0);
     for (int i = 0; i < 30; ++i) {  // 10 Hz from t = 0: VDD_IN = 4 + 10 t
-      store.db.exec(fmt::format("INSERT INTO power_samples VALUES ('s', '0000-r0', {}, 'VDD_IN', {})", 0.1 * i, 4.0 + i));
+      store.db.exec(fmt::format("INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, 'VDD_IN', {})", 0.1 * i, 4.0 + i));
     }
     if (version >= 3) {
       store.db.exec("UPDATE epochs SET start_s = 1.45 WHERE epoch = 1");
@@ -351,7 +351,7 @@ TEST(ResultsStoreReaderTest, PowerTraceSumsTheRailsOfTheRunsTotal) {
       for (const auto& [rail, watts] : std::vector<std::pair<std::string, double>>{
                {"VDD_GPU_SOC", 3.0}, {"VDD_CPU_CV", 2.0}, {"VIN_SYS_5V0", 1.0 + i}, {"VDDQ_VDD2_1V8AO", 0.5}}) {
         if (rail == "VDD_CPU_CV" && i == 5) continue;
-        store.db.exec(fmt::format("INSERT INTO power_samples VALUES ('s', '0000-r0', {}, '{}', {})", t, rail, watts));
+        store.db.exec(fmt::format("INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, '{}', {})", t, rail, watts));
       }
     }
   }
@@ -444,6 +444,28 @@ TEST(ResultsStoreReaderTest, AFleetStoreNamesEachBoardAndItsKind) {
   EXPECT_EQ(records[2].device, "p3767-0005/333");
   EXPECT_EQ(records[0].axes.at("board"), "NVIDIA Jetson AGX Orin");
   EXPECT_EQ(records[2].axes.at("board"), "NVIDIA Jetson Orin Nano");
+}
+
+// Schema 5: one run id measured on two boards is two runs, each joined with its own epochs (a
+// join on (sweep, run_id) alone would cross them: four records, two of them wrong).
+TEST(ResultsStoreReaderTest, OneRunIdOnTwoBoardsIsTwoRunsWithTheirOwnEpochs) {
+  testing::TempDir dir;
+  {
+    Store store(dir.path() / "results.db");
+    for (const auto& [device, e2e] : {std::pair{"p3701-0005/111", 2.0}, std::pair{"p3701-0005/222", 3.0}}) {
+      store.run("0000-r0", "OK", 4, 612);
+      store.db.exec(fmt::format("UPDATE runs SET device_id = '{}' WHERE device_id = ''", device));
+      store.epoch("0000-r0", 1, e2e, 10.0);
+      store.db.exec(fmt::format("UPDATE epochs SET device_id = '{}' WHERE device_id = ''", device));
+    }
+  }
+  const auto records = load_results(dir.path());
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].device, "p3701-0005/111");
+  EXPECT_DOUBLE_EQ(*records[0].epoch_time_s, 2.0);
+  EXPECT_EQ(records[1].device, "p3701-0005/222");
+  EXPECT_DOUBLE_EQ(*records[1].epoch_time_s, 3.0);
+  EXPECT_THAT(records[1].source, HasSubstr("run s/0000-r0 on p3701-0005/222"));
 }
 
 TEST(ResultsStoreReaderTest, OneKindGetsNoBoardAxisAndAStoreWithoutDeviceIdsNamesTheModel) {

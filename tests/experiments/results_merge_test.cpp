@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "experiments/results_store.h"
 #include "tests/support/temp_dir.h"
@@ -84,15 +85,37 @@ TEST(ResultsMerge, AConflictNamesBothSourcesAndMergesNothingOfTheSecond) {
   const ResultsStore merged(dir.path() / "merged/results.db", ResultsStore::Access::kReadOnly);
   EXPECT_EQ(merged.load_all().size(), 1u) << "the conflicting store's other run was merged";
 
-  // The same run id from another board is a conflict too, naming both boards.
-  const auto b2 = store_with(dir.path() / "b2", {run_on("0000-r0", "b2/2", 1)});
+}
+
+// The key is (sweep, run id, board): one run id measured on two boards is two devices' runs, each
+// kept once however often it is merged; the same run of one board with other content stays an
+// error naming both stores.
+TEST(ResultsMerge, OneRunIdOnTwoBoardsIsKeptAsTwoDevicesRuns) {
+  testing::TempDir dir;
+  const auto b1 = store_with(dir.path() / "b1", {run_on("0000-r0", "b1/1", 1), run_on("0001-r0", "b1/1", 2)});
+  const auto b2 = store_with(dir.path() / "b2", {run_on("0000-r0", "b2/2", 1.5)});
+  const auto first = merge_results(dir.path() / "merged", {b1, b2});
+  EXPECT_EQ(first.runs_added, 3u);
+  EXPECT_EQ(first.runs_total, 3u);
+  const auto again = merge_results(dir.path() / "merged", {b2, b1});
+  EXPECT_EQ(again.runs_added, 0u);
+  EXPECT_EQ(again.duplicates, 3u);
+
+  const ResultsStore merged(dir.path() / "merged/results.db", ResultsStore::Access::kReadOnly);
+  EXPECT_EQ(merged.devices_of("fleet", "0000-r0"), (std::vector<std::string>{"b1/1", "b2/2"}));
+  EXPECT_DOUBLE_EQ(merged.load("fleet", "0000-r0", "b2/2")->epochs(0).e2e_s(), 1.5);
+  EXPECT_EQ(merged.power_samples("fleet", "0000-r0", "b1/1").size(), 1u);
+  EXPECT_THROW(merged.load("fleet", "0000-r0"), std::invalid_argument) << "which board's run is ambiguous";
+
+  const auto b2_other = store_with(dir.path() / "b2-other", {run_on("0000-r0", "b2/2", 7)});
   try {
-    merge_results(dir.path() / "merged", {b2});
-    ADD_FAILURE() << "one run from two boards was merged";
+    merge_results(dir.path() / "merged", {b2_other});
+    ADD_FAILURE() << "one board's run with two contents was merged";
   } catch (const std::invalid_argument& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("b1/1"), std::string::npos) << message;
     EXPECT_NE(message.find("b2/2"), std::string::npos) << message;
+    EXPECT_NE(message.find((dir.path() / "merged/results.db").string()), std::string::npos) << message;
+    EXPECT_NE(message.find((b2_other / "results.db").string()), std::string::npos) << message;
   }
 }
 

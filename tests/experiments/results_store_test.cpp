@@ -90,6 +90,39 @@ TEST(ResultsStoreTest, SavingAgainReplacesTheRecord) {
   EXPECT_EQ(store.sweeps(), std::vector<std::string>{"s1"});
 }
 
+// The key is (sweep, run_id, board): the same run of another board is another record, with its
+// own epochs and samples; saving again on one board replaces only that board's record.
+TEST(ResultsStoreTest, OneRunOnTwoBoardsIsTwoRecords) {
+  testing::TempDir dir;
+  ResultsStore store(dir.path() / "results.db");
+  auto on_b1 = make_run("0000-r0", 10);
+  on_b1.mutable_context()->set_device_id("orin/b1");
+  auto on_b2 = make_run("0000-r0", 20);
+  on_b2.mutable_context()->set_device_id("orin/b2");
+  store.save(on_b1, {{0.0, "VDD_IN", 5.0}});
+  store.save(on_b2, {{0.0, "VDD_IN", 6.0}, {0.1, "VDD_IN", 6.5}});
+  on_b1.mutable_epochs(0)->set_e2e_s(11);
+  store.save(on_b1, {{0.0, "VDD_IN", 5.0}});
+  ASSERT_EQ(store.load_all("s1").size(), 2u);
+  EXPECT_EQ(store.devices_of("s1", "0000-r0"), (std::vector<std::string>{"orin/b1", "orin/b2"}));
+  EXPECT_TRUE(store.contains("s1", "0000-r0", "orin/b2"));
+  EXPECT_FALSE(store.contains("s1", "0000-r0", "orin/b3"));
+  EXPECT_DOUBLE_EQ(store.load("s1", "0000-r0", "orin/b1")->epochs(0).e2e_s(), 11);
+  EXPECT_DOUBLE_EQ(store.load("s1", "0000-r0", "orin/b2")->epochs(0).e2e_s(), 20);
+  EXPECT_EQ(store.power_samples("s1", "0000-r0", "orin/b2").size(), 2u);
+  EXPECT_EQ(store.power_samples("s1", "0000-r0", "orin/b1").size(), 1u);
+  try {
+    store.load("s1", "0000-r0");
+    ADD_FAILURE() << "a run of two boards was loaded without naming the board";
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("orin/b1, orin/b2"), std::string::npos) << message;
+  }
+  SQLite::Database db((dir.path() / "results.db").string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM epochs WHERE run_id = '0000-r0'").getInt(), 6);
+  EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM minibatches WHERE device_id = 'orin/b1'").getInt(), 1);
+}
+
 TEST(ResultsStoreTest, PersistsAcrossReopen) {
   testing::TempDir dir;
   { ResultsStore(dir.path() / "results.db").save(make_run("0000-r0", 10)); }
@@ -231,6 +264,89 @@ CREATE TABLE power_samples (
   EXPECT_TRUE(db.execAndGet("SELECT start_s FROM epochs WHERE run_id = 'new' AND epoch = 0").isNull());
   EXPECT_TRUE(db.execAndGet("SELECT start_s FROM epochs WHERE run_id = 'old'").isNull());
   EXPECT_TRUE(db.tableExists("epoch_meters"));
+}
+
+// A version 4 store (device_id in runs, nullable and outside the key) is rebuilt with the board in
+// every table's key: its rows keep their values and their run's board ('' where none), and a run
+// id already stored can then be stored again by another board. Read-only, it is read as it is.
+TEST(ResultsStoreTest, AVersionFourStoreIsMigratedToTheBoardKey) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "results.db";
+  std::string blob;
+  auto old_run = make_run("old", 10);
+  old_run.mutable_context()->set_device_id("orin/b1");
+  old_run.SerializeToString(&blob);
+  {
+    SQLite::Database db(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(R"sql(
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '4');
+CREATE TABLE runs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, repetition INTEGER NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL,
+  model TEXT, dataset TEXT, task TEXT, batch_size INTEGER, accumulate INTEGER, workers INTEGER,
+  cache TEXT, power_mode TEXT, cpu_cores INTEGER, cpu_freq_mhz REAL, gpu_freq_mhz REAL, emc_freq_mhz REAL,
+  board_kind TEXT, board_model TEXT, simulated INTEGER, medium TEXT, energy_source TEXT,
+  started_utc TEXT, duration_s REAL, result BLOB NOT NULL,
+  adaptive_minibatches INTEGER, gpio_marker TEXT, device_id TEXT, PRIMARY KEY (sweep, run_id));
+CREATE TABLE epochs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL,
+  stall_s REAL, compute_s REAL, e2e_s REAL, samples INTEGER, minibatches INTEGER,
+  loss REAL, accuracy REAL, energy_j REAL, incremental_energy_j REAL, energy_per_sample_j REAL,
+  average_power_w REAL, residency_before REAL, residency_after REAL, read_bytes INTEGER, read_ios INTEGER,
+  start_s REAL, PRIMARY KEY (sweep, run_id, epoch));
+CREATE TABLE epoch_meters (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, meter TEXT NOT NULL,
+  energy_j REAL, average_power_w REAL, readings INTEGER NOT NULL, gap_s REAL NOT NULL,
+  PRIMARY KEY (sweep, run_id, epoch, meter));
+CREATE TABLE minibatches (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, idx INTEGER NOT NULL,
+  stall_s REAL, compute_s REAL, energy_j REAL, loss REAL, PRIMARY KEY (sweep, run_id, epoch, idx));
+CREATE TABLE power_samples (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL);
+CREATE INDEX power_samples_run ON power_samples (sweep, run_id);
+)sql");
+    SQLite::Statement insert(db, "INSERT INTO runs VALUES ('s1', 'old', 0, 'OK', '', 'lenet5', '', 'CLASSIFICATION', 16, 1, 2, "
+                                 "'WARM', 'MODE_30W', NULL, NULL, 624.75, NULL, '', '', 0, '', '', '', 10, ?, NULL, '', "
+                                 "'orin/b1')");
+    insert.bind(1, blob.data(), static_cast<int>(blob.size()));
+    insert.exec();
+    SQLite::Statement unnamed(db, "INSERT INTO runs VALUES ('s1', 'unnamed', 0, 'OK', '', 'lenet5', '', 'CLASSIFICATION', 16, "
+                                  "1, 2, 'WARM', 'MODE_30W', NULL, NULL, 624.75, NULL, '', '', 0, '', '', '', 10, ?, NULL, '', NULL)");
+    unnamed.bind(1, blob.data(), static_cast<int>(blob.size()));
+    unnamed.exec();
+    db.exec("INSERT INTO epochs (sweep, run_id, epoch, e2e_s, start_s) VALUES ('s1', 'old', 0, 10, 0.5), ('s1', 'unnamed', 0, 3, NULL)");
+    db.exec("INSERT INTO epoch_meters VALUES ('s1', 'old', 0, 'ina:/dev/x', 7.5, 0.75, 12, 0)");
+    db.exec("INSERT INTO minibatches VALUES ('s1', 'old', 0, 0, 0.1, 0.2, NULL, 2.3)");
+    db.exec("INSERT INTO power_samples VALUES ('s1', 'old', 0.25, 'VDD_IN', 5.5)");
+  }
+  {
+    const ResultsStore read_only(file, ResultsStore::Access::kReadOnly);
+    EXPECT_EQ(read_only.devices_of("s1", "unnamed"), std::vector<std::string>{""});
+    EXPECT_EQ(read_only.power_samples("s1", "old").size(), 1u);
+    EXPECT_TRUE(read_only.contains("s1", "old", "orin/b1"));
+  }
+  {
+    ResultsStore store(file);
+    EXPECT_TRUE(store.contains("s1", "old", "orin/b1"));
+    EXPECT_TRUE(store.contains("s1", "unnamed", ""));
+    auto on_b2 = make_run("old", 20);
+    on_b2.mutable_context()->set_device_id("orin/b2");
+    store.save(on_b2);
+    EXPECT_EQ(store.devices_of("s1", "old"), (std::vector<std::string>{"orin/b1", "orin/b2"}));
+    ASSERT_EQ(store.power_samples("s1", "old", "orin/b1").size(), 1u);
+    EXPECT_DOUBLE_EQ(store.power_samples("s1", "old", "orin/b1")[0].power_w, 5.5);
+  }
+  SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(),
+            std::to_string(ResultsStore::kSchemaVersion));
+  EXPECT_DOUBLE_EQ(db.execAndGet("SELECT start_s FROM epochs WHERE run_id = 'old' AND device_id = 'orin/b1'").getDouble(), 0.5);
+  EXPECT_EQ(db.execAndGet("SELECT device_id FROM epochs WHERE run_id = 'unnamed'").getString(), "");
+  EXPECT_EQ(db.execAndGet("SELECT readings FROM epoch_meters WHERE device_id = 'orin/b1'").getInt(), 12);
+  EXPECT_DOUBLE_EQ(db.execAndGet("SELECT loss FROM minibatches WHERE device_id = 'orin/b1'").getDouble(), 2.3);
+  EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE '%_v4'").getInt(), 0);
+  EXPECT_EQ(db.execAndGet("SELECT sql FROM sqlite_master WHERE name = 'power_samples_run'").getString().find("device_id") !=
+                std::string::npos,
+            true);
 }
 
 // A process killed while saving leaves either the whole run or nothing.
