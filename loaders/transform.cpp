@@ -254,6 +254,137 @@ std::pair<int, int> resized(const TransformStep& step, int h, int w) {
   return {std::max(1, static_cast<int>(static_cast<double>(step.height) * h / w)), step.height};
 }
 
+// Pure gather (identity, integer crops, flips, padding): one table lookup per output value.
+// `luts` holds 256 normalized values per channel.
+void gather(const float* luts, const TransformPlan& plan, const ImageView& src, const Taps& xt, const Taps& yt,
+            std::span<float> out) {
+  const int oh = plan.out_height, ow = plan.out_width;
+  const std::size_t plane = static_cast<std::size_t>(oh) * ow;
+  for (int c = 0; c < src.channels; ++c) {
+    const float* lut = &luts[c * 256];
+    float* dst = out.data() + c * plane;
+    for (int y = 0; y < oh; ++y, dst += ow) {
+      if (yt.count[y] == 0) {
+        std::fill(dst, dst + ow, lut[0]);
+        continue;
+      }
+      const std::uint8_t* row = src.data + c * src.channel_stride + yt.index[yt.offset[y]] * src.row_stride;
+      if (src.pixel_stride == 1 && plan.bx == 1.0 && xt.count[0] == 1 && xt.count[ow - 1] == 1) {
+        const std::uint8_t* p = row + xt.index[xt.offset[0]];
+        for (int x = 0; x < ow; ++x) dst[x] = lut[p[x]];
+        continue;
+      }
+      for (int x = 0; x < ow; ++x) {
+        dst[x] = xt.count[x] ? lut[row[xt.index[xt.offset[x]] * src.pixel_stride]] : lut[0];
+      }
+    }
+  }
+}
+
+// The horizontal pass over one source row of interleaved RGB (JPEG/PNG pixels): the three
+// channels of a tap are adjacent, so one pass over the taps serves all three (a third of the
+// index and weight loads of the per-channel loop). `dst` holds the three channels' rows in turn.
+void resample_row_rgb(const float* luts, const std::uint8_t* row, const Taps& xt, int ow, float* dst) {
+  const float* lut_r = &luts[0];
+  const float* lut_g = &luts[256];
+  const float* lut_b = &luts[512];
+  float* dst_r = dst;
+  float* dst_g = dst_r + ow;
+  float* dst_b = dst_g + ow;
+  for (int x = 0; x < ow; ++x) {
+    const int begin = xt.offset[x], end = begin + xt.count[x];
+    float sum_r = 0, sum_g = 0, sum_b = 0;
+    if (begin == end) {
+      sum_r = lut_r[0];
+      sum_g = lut_g[0];
+      sum_b = lut_b[0];
+    }
+    for (int k = begin; k < end; ++k) {
+      const std::uint8_t* p = row + xt.index[k] * 3;
+      const float w = xt.weight[k];
+      sum_r += w * lut_r[p[0]];
+      sum_g += w * lut_g[p[1]];
+      sum_b += w * lut_b[p[2]];
+    }
+    dst_r[x] = sum_r;
+    dst_g[x] = sum_g;
+    dst_b[x] = sum_b;
+  }
+}
+
+// The horizontal pass: each source row the vertical taps need (yt.min_index ..), resampled to
+// `ow` normalized values per channel, into rows[row][channel][x].
+void resample_rows(const float* luts, const ImageView& src, const Taps& xt, const Taps& yt, int ow,
+                   std::vector<float>& rows) {
+  const int channels = src.channels;
+  const int r0 = yt.min_index, r1 = yt.max_index;
+  const int nrows = r1 >= r0 ? r1 - r0 + 1 : 0;
+  rows.resize(static_cast<std::size_t>(nrows) * channels * ow);
+  const bool rgb_interleaved = channels == 3 && src.pixel_stride == 3 && src.channel_stride == 1;
+  for (int r = 0; r < nrows; ++r) {
+    if (rgb_interleaved) {
+      resample_row_rgb(luts, src.data + (r0 + r) * src.row_stride, xt, ow,
+                       rows.data() + static_cast<std::size_t>(r) * 3 * ow);
+      continue;
+    }
+    for (int c = 0; c < channels; ++c) {
+      const float* lut = &luts[c * 256];
+      const std::uint8_t* row = src.data + c * src.channel_stride + (r0 + r) * src.row_stride;
+      float* dst = rows.data() + (static_cast<std::size_t>(r) * channels + c) * ow;
+      for (int x = 0; x < ow; ++x) {
+        const int begin = xt.offset[x], end = begin + xt.count[x];
+        if (begin == end) {
+          dst[x] = lut[0];
+          continue;
+        }
+        float sum = 0;
+        for (int k = begin; k < end; ++k) sum += xt.weight[k] * lut[row[xt.index[k] * src.pixel_stride]];
+        dst[x] = sum;
+      }
+    }
+  }
+}
+
+// The vertical pass: each output row the weighted sum of its taps' rows from resample_rows; an
+// output row without taps (padding) is the channel's value of 0.
+void resample_columns(const float* luts, const Taps& yt, int channels, int oh, int ow, const std::vector<float>& rows,
+                      std::span<float> out) {
+  const int r0 = yt.min_index;
+  const std::size_t plane = static_cast<std::size_t>(oh) * ow;
+  for (int c = 0; c < channels; ++c) {
+    float* dst = out.data() + c * plane;
+    const float pad = luts[c * 256];
+    for (int y = 0; y < oh; ++y, dst += ow) {
+      const int begin = yt.offset[y], end = begin + yt.count[y];
+      if (begin == end) {
+        std::fill(dst, dst + ow, pad);
+        continue;
+      }
+      const float w0 = yt.weight[begin];
+      const float* src_row = rows.data() + (static_cast<std::size_t>(yt.index[begin] - r0) * channels + c) * ow;
+      for (int x = 0; x < ow; ++x) dst[x] = w0 * src_row[x];
+      for (int k = begin + 1; k < end; ++k) {
+        const float w = yt.weight[k];
+        const float* r = rows.data() + (static_cast<std::size_t>(yt.index[k] - r0) * channels + c) * ow;
+        for (int x = 0; x < ow; ++x) dst[x] += w * r[x];
+      }
+    }
+  }
+}
+
+// Cutout: the plan's rectangle filled with 0 after normalization (`luts` null), or with each
+// channel's value of 0 (a black patch before normalization).
+void cut_out(const TransformPlan& plan, int channels, const float* luts, std::span<float> out) {
+  const std::size_t plane = static_cast<std::size_t>(plan.out_height) * plan.out_width;
+  for (int c = 0; c < channels; ++c) {
+    const float fill = luts == nullptr ? 0.0F : luts[c * 256];
+    for (int y = plan.cut_y0; y < plan.cut_y1; ++y) {
+      float* dst = out.data() + c * plane + static_cast<std::size_t>(y) * plan.out_width;
+      std::fill(dst + plan.cut_x0, dst + plan.cut_x1, fill);
+    }
+  }
+}
+
 }  // namespace
 
 double TransformPlan::max_source_shrink() const { return std::min(std::abs(bx), std::abs(by)); }
@@ -449,114 +580,17 @@ bool Transform::apply(const TransformPlan& plan, const ImageView& src, std::span
   thread_local std::vector<float> rows;
   compute_taps(ow, plan.ax, plan.bx, src.width, xt);
   compute_taps(oh, plan.ay, plan.by, src.height, yt);
-  const std::size_t plane = static_cast<std::size_t>(oh) * ow;
-
   if (xt.unit && yt.unit) {
-    // Pure gather (identity, integer crops, flips, padding): one table lookup per output value.
-    for (int c = 0; c < channels; ++c) {
-      const float* lut = &lut_[c * 256];
-      float* dst = out.data() + c * plane;
-      for (int y = 0; y < oh; ++y, dst += ow) {
-        if (yt.count[y] == 0) {
-          std::fill(dst, dst + ow, lut[0]);
-          continue;
-        }
-        const std::uint8_t* row = src.data + c * src.channel_stride + yt.index[yt.offset[y]] * src.row_stride;
-        if (src.pixel_stride == 1 && plan.bx == 1.0 && xt.count[0] == 1 && xt.count[ow - 1] == 1) {
-          const std::uint8_t* p = row + xt.index[xt.offset[0]];
-          for (int x = 0; x < ow; ++x) dst[x] = lut[p[x]];
-          continue;
-        }
-        for (int x = 0; x < ow; ++x) {
-          dst[x] = xt.count[x] ? lut[row[xt.index[xt.offset[x]] * src.pixel_stride]] : lut[0];
-        }
-      }
-    }
+    gather(lut_.data(), plan, src, xt, yt, out);
   } else {
     // Separable resampling of normalized values (the maps are affine and the weights sum to 1, so
     // normalizing first is the same as normalizing the resampled value). Horizontal pass over the
     // source rows the vertical taps need, then the vertical pass.
-    const int r0 = yt.min_index, r1 = yt.max_index;
-    const int nrows = r1 >= r0 ? r1 - r0 + 1 : 0;
-    rows.resize(static_cast<std::size_t>(nrows) * channels * ow);
-    const bool rgb_interleaved = channels == 3 && src.pixel_stride == 3 && src.channel_stride == 1;
-    for (int r = 0; r < nrows; ++r) {
-      if (rgb_interleaved) {
-        // JPEG/PNG pixels: the three channels of a tap are adjacent, so one pass over the taps
-        // serves all three (a third of the index and weight loads of the per-channel loop).
-        const float* lut_r = &lut_[0];
-        const float* lut_g = &lut_[256];
-        const float* lut_b = &lut_[512];
-        const std::uint8_t* row = src.data + (r0 + r) * src.row_stride;
-        float* dst_r = rows.data() + static_cast<std::size_t>(r) * 3 * ow;
-        float* dst_g = dst_r + ow;
-        float* dst_b = dst_g + ow;
-        for (int x = 0; x < ow; ++x) {
-          const int begin = xt.offset[x], end = begin + xt.count[x];
-          float sum_r = 0, sum_g = 0, sum_b = 0;
-          if (begin == end) {
-            sum_r = lut_r[0];
-            sum_g = lut_g[0];
-            sum_b = lut_b[0];
-          }
-          for (int k = begin; k < end; ++k) {
-            const std::uint8_t* p = row + xt.index[k] * 3;
-            const float w = xt.weight[k];
-            sum_r += w * lut_r[p[0]];
-            sum_g += w * lut_g[p[1]];
-            sum_b += w * lut_b[p[2]];
-          }
-          dst_r[x] = sum_r;
-          dst_g[x] = sum_g;
-          dst_b[x] = sum_b;
-        }
-        continue;
-      }
-      for (int c = 0; c < channels; ++c) {
-        const float* lut = &lut_[c * 256];
-        const std::uint8_t* row = src.data + c * src.channel_stride + (r0 + r) * src.row_stride;
-        float* dst = rows.data() + (static_cast<std::size_t>(r) * channels + c) * ow;
-        for (int x = 0; x < ow; ++x) {
-          const int begin = xt.offset[x], end = begin + xt.count[x];
-          if (begin == end) {
-            dst[x] = lut[0];
-            continue;
-          }
-          float sum = 0;
-          for (int k = begin; k < end; ++k) sum += xt.weight[k] * lut[row[xt.index[k] * src.pixel_stride]];
-          dst[x] = sum;
-        }
-      }
-    }
-    for (int c = 0; c < channels; ++c) {
-      float* dst = out.data() + c * plane;
-      const float pad = lut_[c * 256];
-      for (int y = 0; y < oh; ++y, dst += ow) {
-        const int begin = yt.offset[y], end = begin + yt.count[y];
-        if (begin == end) {
-          std::fill(dst, dst + ow, pad);
-          continue;
-        }
-        const float w0 = yt.weight[begin];
-        const float* src_row = rows.data() + (static_cast<std::size_t>(yt.index[begin] - r0) * channels + c) * ow;
-        for (int x = 0; x < ow; ++x) dst[x] = w0 * src_row[x];
-        for (int k = begin + 1; k < end; ++k) {
-          const float w = yt.weight[k];
-          const float* r = rows.data() + (static_cast<std::size_t>(yt.index[k] - r0) * channels + c) * ow;
-          for (int x = 0; x < ow; ++x) dst[x] += w * r[x];
-        }
-      }
-    }
+    resample_rows(lut_.data(), src, xt, yt, ow, rows);
+    resample_columns(lut_.data(), yt, channels, oh, ow, rows, out);
   }
-
   if (plan.cut_y1 > plan.cut_y0 && plan.cut_x1 > plan.cut_x0) {
-    for (int c = 0; c < channels; ++c) {
-      const float fill = cutout_after_normalize_ ? 0.0F : lut_[c * 256];
-      for (int y = plan.cut_y0; y < plan.cut_y1; ++y) {
-        float* dst = out.data() + c * plane + static_cast<std::size_t>(y) * ow;
-        std::fill(dst + plan.cut_x0, dst + plan.cut_x1, fill);
-      }
-    }
+    cut_out(plan, channels, cutout_after_normalize_ ? nullptr : lut_.data(), out);
   }
   return true;
 }
