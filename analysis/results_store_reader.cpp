@@ -120,6 +120,223 @@ struct RunRow {
 
 double or_nan(const SQLite::Column& column) { return column.isNull() ? std::nan("") : column.getDouble(); }
 
+// What a store holds beyond the tables every version has (ResultsStoreReader's constructor finds out).
+struct StoreLayout {
+  bool minibatches = false;
+  bool power_samples = false;
+  bool epoch_start = false;      ///< epochs.start_s (schema 3)
+  bool keyed_by_device = false;  ///< schema 5: a run is (sweep, run_id, device_id)
+};
+
+// OK runs and their epochs, by (sweep, run_id, board): a trace comes from the first run that has
+// the richest power data, so the same store always gives the same plot.
+std::vector<RunRow> ok_runs(SQLite::Database& db, const StoreLayout& layout) {
+  std::vector<RunRow> runs;
+  SQLite::Statement query(db, fmt::format(R"sql(
+SELECT r.sweep, r.run_id, r.model, r.dataset, r.power_mode, r.batch_size, r.workers, e.epoch, e.e2e_s,
+       COALESCE(e.average_power_w, e.energy_j / NULLIF(e.e2e_s, 0)), {}, r.energy_source, {}
+FROM runs r JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id{}
+WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, 13, e.epoch)sql", layout.epoch_start ? "e.start_s" : "NULL",
+                                          layout.keyed_by_device ? "r.device_id" : "''",
+                                          layout.keyed_by_device ? " AND e.device_id = r.device_id" : ""));
+  while (query.executeStep()) {
+    const std::string sweep = query.getColumn(0).getString(), run_id = query.getColumn(1).getString();
+    const std::string device_id = query.getColumn(12).getString();
+    if (runs.empty() || runs.back().sweep != sweep || runs.back().run_id != run_id || runs.back().device_id != device_id) {
+      runs.push_back({sweep, run_id, device_id,
+                      fmt::format("{} | {} | batch={} workers={}", workload_name(query.getColumn(2).getString(), query.getColumn(3).getString()),
+                                  query.getColumn(4).getString(), text_of(query.getColumn(5)), text_of(query.getColumn(6))),
+                      query.getColumn(11).getString(), {}, {}, {}});
+    }
+    runs.back().epochs.push_back(query.getColumn(7).getInt());
+    runs.back().epoch_e2e_power.emplace_back(query.getColumn(8).getDouble(), or_nan(query.getColumn(9)));
+    runs.back().epoch_start_s.push_back(or_nan(query.getColumn(10)));
+  }
+  return runs;
+}
+
+// The epoch shown: the first warm one (epoch 0 runs on a cold cache) when there is one.
+std::size_t shown_epoch(const RunRow& run) { return run.epochs.size() > 1 ? std::size_t{1} : std::size_t{0}; }
+
+// Start of epoch k on the run's clock: as stored (schema 3), else estimated as epochs back to
+// back from the run's first sample.
+double epoch_start(const RunRow& run, std::size_t k, double first_sample) {
+  if (!std::isnan(run.epoch_start_s[k])) return run.epoch_start_s[k];
+  double t = first_sample;
+  for (std::size_t i = 0; i < k; ++i) t += run.epoch_e2e_power[i].first;
+  return t;
+}
+
+struct Minibatch {
+  double stall_s, compute_s, energy_j;
+};
+
+// The minibatch records of one epoch of a run, in order (none when the store has no such table).
+std::vector<Minibatch> minibatches_of(SQLite::Database& db, const StoreLayout& layout, const RunRow& run, int epoch) {
+  std::vector<Minibatch> out;
+  if (!layout.minibatches) return out;
+  SQLite::Statement query(db, fmt::format("SELECT stall_s, compute_s, energy_j FROM minibatches WHERE sweep = ? AND run_id = ? "
+                                          "AND epoch = ?{} ORDER BY idx", layout.keyed_by_device ? " AND device_id = ?" : ""));
+  query.bind(1, run.sweep);
+  query.bind(2, run.run_id);
+  query.bind(3, epoch);
+  if (layout.keyed_by_device) query.bind(4, run.device_id);
+  while (query.executeStep()) {
+    out.push_back({query.getColumn(0).getDouble(), query.getColumn(1).getDouble(), or_nan(query.getColumn(2))});
+  }
+  return out;
+}
+
+// The epoch's start (t = 0, its own marker: the first power sample is rarely at that very
+// moment) and the fetch/compute markers of its first minibatches (more would hide the curve).
+void add_phase_markers(int epoch, const std::vector<Minibatch>& batches, std::vector<TraceSample>& samples) {
+  constexpr std::size_t kMarkedMinibatches = 8;
+  double t = 0;
+  samples.push_back({t, std::nan(""), fmt::format("epoch {}", epoch)});
+  for (std::size_t i = 0; i < batches.size() && i < kMarkedMinibatches; ++i) {
+    samples.push_back({t, std::nan(""), fmt::format("fetch {}", i)});
+    samples.push_back({t + batches[i].stall_s, std::nan(""), fmt::format("compute {}", i)});
+    t += batches[i].stall_s + batches[i].compute_s;
+  }
+}
+
+// Samples in time order, each marker with the power of the sample at or before it (markers carry
+// no power of their own; one before the first sample takes the first sample's power).
+std::vector<TraceSample> in_time_order(std::vector<TraceSample> samples) {
+  std::stable_sort(samples.begin(), samples.end(), [](const TraceSample& a, const TraceSample& b) { return a.t_s < b.t_s; });
+  std::optional<double> last;
+  for (const auto& s : samples) {
+    if (!std::isnan(s.power_w)) {
+      last = s.power_w;
+      break;
+    }
+  }
+  for (auto& s : samples) {
+    if (std::isnan(s.power_w)) s.power_w = *last;
+    else last = s.power_w;
+  }
+  return samples;
+}
+
+// A run's stored power samples, per channel, in time order.
+std::map<std::string, std::vector<std::pair<double, double>>> samples_by_channel(SQLite::Database& db,
+                                                                                 const StoreLayout& layout,
+                                                                                 const RunRow& run) {
+  SQLite::Statement query(db, fmt::format("SELECT t_s, channel, power_w FROM power_samples WHERE sweep = ? AND run_id = ?{} "
+                                          "ORDER BY t_s, rowid", layout.keyed_by_device ? " AND device_id = ?" : ""));
+  query.bind(1, run.sweep);
+  query.bind(2, run.run_id);
+  if (layout.keyed_by_device) query.bind(3, run.device_id);
+  std::map<std::string, std::vector<std::pair<double, double>>> by_channel;
+  while (query.executeStep()) {
+    by_channel[query.getColumn(1).getString()].emplace_back(query.getColumn(0).getDouble(), query.getColumn(2).getDouble());
+  }
+  return by_channel;
+}
+
+// The board total as the run defined it (runs.energy_source): its input rail, or the sum of its
+// module rails at each sample time (a sub-rail such as AGX Orin's VDDQ_VDD2_1V8AO is already
+// inside another rail and never added). Stores without that label: VDD_IN or POM_5V_IN when
+// stored, else every channel. `channel_text` names the channels summed.
+std::vector<std::pair<double, double>> board_total(const std::map<std::string, std::vector<std::pair<double, double>>>& by_channel,
+                                                   const std::string& energy_source, std::string& channel_text) {
+  std::vector<std::string> channels = total_channels(energy_source);
+  if (channels.empty()) {
+    for (const char* input : {"VDD_IN", "POM_5V_IN"}) {
+      if (by_channel.count(input)) channels = {input};
+    }
+    if (channels.empty()) {
+      for (const auto& entry : by_channel) channels.push_back(entry.first);
+    }
+  }
+  std::map<double, std::pair<double, std::size_t>> sum;  // t → (power, channels seen)
+  for (const auto& name : channels) {
+    channel_text += (channel_text.empty() ? "" : " + ") + name;
+    if (!by_channel.count(name)) continue;
+    for (const auto& [t, p] : by_channel.at(name)) {
+      sum[t].first += p;
+      ++sum[t].second;
+    }
+  }
+  std::vector<std::pair<double, double>> total;
+  for (const auto& [t, entry] : sum) {
+    if (entry.second == channels.size()) total.emplace_back(t, entry.first);  // a failed read leaves no total
+  }
+  return total;
+}
+
+// 1. Stored power samples: the board total over the shown epoch, with its phase markers.
+std::optional<StoredPowerTrace> trace_from_power_samples(SQLite::Database& db, const StoreLayout& layout,
+                                                         const std::vector<RunRow>& runs) {
+  for (const RunRow& run : runs) {
+    const auto by_channel = samples_by_channel(db, layout, run);
+    if (by_channel.empty()) continue;
+    std::string channel_text;
+    const std::vector<std::pair<double, double>> total = board_total(by_channel, run.energy_source, channel_text);
+    if (total.empty()) continue;
+    const std::size_t k = shown_epoch(run);
+    const double start = epoch_start(run, k, total.front().first), end = start + run.epoch_e2e_power[k].first;
+    std::vector<TraceSample> samples;
+    for (const auto& [t, p] : total) {
+      if (t >= start && t <= end) samples.push_back({t - start, p, std::nullopt});
+    }
+    if (samples.size() < 2) continue;
+    add_phase_markers(run.epochs[k], minibatches_of(db, layout, run, run.epochs[k]), samples);
+    return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
+                            fmt::format("stored power samples ({}), epoch {}{}", channel_text, run.epochs[k],
+                                        std::isnan(run.epoch_start_s[k]) ? "; its start is estimated from the epoch times" : ""),
+                            in_time_order(std::move(samples))};
+  }
+  return std::nullopt;
+}
+
+// 2. Minibatch energies: a step per minibatch of the shown epoch.
+std::optional<StoredPowerTrace> trace_from_minibatch_energies(SQLite::Database& db, const StoreLayout& layout,
+                                                              const std::vector<RunRow>& runs) {
+  for (const RunRow& run : runs) {
+    const std::size_t k = shown_epoch(run);
+    auto batches = minibatches_of(db, layout, run, run.epochs[k]);
+    if (batches.empty() || std::any_of(batches.begin(), batches.end(), [](const Minibatch& m) { return std::isnan(m.energy_j); })) continue;
+    std::vector<TraceSample> samples;
+    double t = 0;
+    for (const Minibatch& m : batches) {
+      const double duration = m.stall_s + m.compute_s;
+      if (duration <= 0) continue;
+      samples.push_back({t, m.energy_j / duration, std::nullopt});
+      samples.push_back({t + duration, m.energy_j / duration, std::nullopt});
+      t += duration;
+    }
+    if (samples.empty()) continue;
+    add_phase_markers(run.epochs[k], batches, samples);
+    return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
+                            fmt::format("average power of each minibatch (its energy / its time), epoch {}", run.epochs[k]),
+                            in_time_order(std::move(samples))};
+  }
+  return std::nullopt;
+}
+
+// 3. Epoch averages over the whole run.
+std::optional<StoredPowerTrace> trace_from_epoch_averages(const std::vector<RunRow>& runs) {
+  for (const RunRow& run : runs) {
+    std::vector<TraceSample> samples;
+    double t = 0;
+    for (std::size_t i = 0; i < run.epochs.size(); ++i) {
+      const auto [e2e, power] = run.epoch_e2e_power[i];
+      if (!std::isnan(power)) {
+        samples.push_back({t, power, fmt::format("epoch {}", run.epochs[i])});
+        samples.push_back({t + e2e, power, std::nullopt});
+      }
+      t += e2e;
+    }
+    if (samples.empty()) continue;
+    return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
+                            "average power of each epoch (the store has no power samples or minibatch energies for this sweep)",
+                            in_time_order(std::move(samples))};
+  }
+  return std::nullopt;
+}
+
+
 }  // namespace
 
 bool is_results_store(const fs::path& path) {
@@ -258,185 +475,17 @@ ORDER BY r.sweep, r.run_id, {}, e.epoch)sql",
 
 std::optional<StoredPowerTrace> ResultsStoreReader::power_trace() const {
   try {
-    // OK runs and their epochs; the trace comes from the first run (by sweep, run_id) that has the
-    // richest power data, so the same store always gives the same plot.
-    std::vector<RunRow> runs;
-    {
-      SQLite::Statement query(*db_, fmt::format(R"sql(
-SELECT r.sweep, r.run_id, r.model, r.dataset, r.power_mode, r.batch_size, r.workers, e.epoch, e.e2e_s,
-       COALESCE(e.average_power_w, e.energy_j / NULLIF(e.e2e_s, 0)), {}, r.energy_source, {}
-FROM runs r JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id{}
-WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, 13, e.epoch)sql", has_epoch_start_ ? "e.start_s" : "NULL",
-                                                keyed_by_device_ ? "r.device_id" : "''",
-                                                keyed_by_device_ ? " AND e.device_id = r.device_id" : ""));
-      while (query.executeStep()) {
-        const std::string sweep = query.getColumn(0).getString(), run_id = query.getColumn(1).getString();
-        const std::string device_id = query.getColumn(12).getString();
-        if (runs.empty() || runs.back().sweep != sweep || runs.back().run_id != run_id || runs.back().device_id != device_id) {
-          runs.push_back({sweep, run_id, device_id,
-                          fmt::format("{} | {} | batch={} workers={}", workload_name(query.getColumn(2).getString(), query.getColumn(3).getString()),
-                                      query.getColumn(4).getString(), text_of(query.getColumn(5)), text_of(query.getColumn(6))),
-                          query.getColumn(11).getString(), {}, {}, {}});
-        }
-        runs.back().epochs.push_back(query.getColumn(7).getInt());
-        runs.back().epoch_e2e_power.emplace_back(query.getColumn(8).getDouble(), or_nan(query.getColumn(9)));
-        runs.back().epoch_start_s.push_back(or_nan(query.getColumn(10)));
-      }
-    }
+    const StoreLayout layout{has_minibatches_, has_power_samples_, has_epoch_start_, keyed_by_device_};
+    const std::vector<RunRow> runs = ok_runs(*db_, layout);
     if (runs.empty()) return std::nullopt;
-
-    // The epoch shown: the first warm one (epoch 0 runs on a cold cache) when there is one.
-    auto shown_epoch = [](const RunRow& run) { return run.epochs.size() > 1 ? std::size_t{1} : std::size_t{0}; };
-    // Start of epoch k on the run's clock: as stored (schema 3), else estimated as epochs back to
-    // back from the run's first sample.
-    auto epoch_start = [](const RunRow& run, std::size_t k, double first_sample) {
-      if (!std::isnan(run.epoch_start_s[k])) return run.epoch_start_s[k];
-      double t = first_sample;
-      for (std::size_t i = 0; i < k; ++i) t += run.epoch_e2e_power[i].first;
-      return t;
-    };
-    struct Minibatch {
-      double stall_s, compute_s, energy_j;
-    };
-    auto minibatches = [&](const RunRow& run, int epoch) {
-      std::vector<Minibatch> out;
-      if (!has_minibatches_) return out;
-      SQLite::Statement query(*db_, fmt::format("SELECT stall_s, compute_s, energy_j FROM minibatches WHERE sweep = ? AND run_id = ? "
-                                                "AND epoch = ?{} ORDER BY idx", keyed_by_device_ ? " AND device_id = ?" : ""));
-      query.bind(1, run.sweep);
-      query.bind(2, run.run_id);
-      query.bind(3, epoch);
-      if (keyed_by_device_) query.bind(4, run.device_id);
-      while (query.executeStep()) {
-        out.push_back({query.getColumn(0).getDouble(), query.getColumn(1).getDouble(), or_nan(query.getColumn(2))});
-      }
-      return out;
-    };
-    // The epoch's start (t = 0, its own marker: the first power sample is rarely at that very
-    // moment) and the fetch/compute markers of its first minibatches (more would hide the curve).
-    auto phase_markers = [](int epoch, const std::vector<Minibatch>& batches, std::vector<TraceSample>& samples) {
-      constexpr std::size_t kMarkedMinibatches = 8;
-      double t = 0;
-      samples.push_back({t, std::nan(""), fmt::format("epoch {}", epoch)});
-      for (std::size_t i = 0; i < batches.size() && i < kMarkedMinibatches; ++i) {
-        samples.push_back({t, std::nan(""), fmt::format("fetch {}", i)});
-        samples.push_back({t + batches[i].stall_s, std::nan(""), fmt::format("compute {}", i)});
-        t += batches[i].stall_s + batches[i].compute_s;
-      }
-    };
-    // Markers carry no power of their own: each takes the power of the sample at or before it.
-    auto finish = [](std::vector<TraceSample> samples) {
-      std::stable_sort(samples.begin(), samples.end(), [](const TraceSample& a, const TraceSample& b) { return a.t_s < b.t_s; });
-      std::optional<double> last;
-      for (const auto& s : samples) {
-        if (!std::isnan(s.power_w)) {
-          last = s.power_w;
-          break;
-        }
-      }
-      for (auto& s : samples) {
-        if (std::isnan(s.power_w)) s.power_w = *last;  // before the first sample: the first sample's power
-        else last = s.power_w;
-      }
-      return samples;
-    };
-
-    // 1. Stored power samples.
-    if (has_power_samples_) {
-      for (const RunRow& run : runs) {
-        SQLite::Statement query(*db_, fmt::format("SELECT t_s, channel, power_w FROM power_samples WHERE sweep = ? AND run_id = ?{} "
-                                                  "ORDER BY t_s, rowid", keyed_by_device_ ? " AND device_id = ?" : ""));
-        query.bind(1, run.sweep);
-        query.bind(2, run.run_id);
-        if (keyed_by_device_) query.bind(3, run.device_id);
-        std::map<std::string, std::vector<std::pair<double, double>>> by_channel;
-        while (query.executeStep()) {
-          by_channel[query.getColumn(1).getString()].emplace_back(query.getColumn(0).getDouble(), query.getColumn(2).getDouble());
-        }
-        if (by_channel.empty()) continue;
-        // The board total as the run defined it (runs.energy_source): its input rail, or the sum
-        // of its module rails at each sample time (a sub-rail such as AGX Orin's VDDQ_VDD2_1V8AO is
-        // already inside another rail and never added). Stores without that label: VDD_IN or
-        // POM_5V_IN when stored, else every channel.
-        std::vector<std::string> channels = total_channels(run.energy_source);
-        if (channels.empty()) {
-          for (const char* input : {"VDD_IN", "POM_5V_IN"}) {
-            if (by_channel.count(input)) channels = {input};
-          }
-          if (channels.empty()) {
-            for (const auto& entry : by_channel) channels.push_back(entry.first);
-          }
-        }
-        std::map<double, std::pair<double, std::size_t>> sum;  // t → (power, channels seen)
-        std::string channel_text;
-        for (const auto& name : channels) {
-          channel_text += (channel_text.empty() ? "" : " + ") + name;
-          if (!by_channel.count(name)) continue;
-          for (const auto& [t, p] : by_channel.at(name)) {
-            sum[t].first += p;
-            ++sum[t].second;
-          }
-        }
-        std::vector<std::pair<double, double>> total;
-        for (const auto& [t, entry] : sum) {
-          if (entry.second == channels.size()) total.emplace_back(t, entry.first);  // a failed read leaves no total
-        }
-        if (total.empty()) continue;
-        const std::size_t k = shown_epoch(run);
-        const double start = epoch_start(run, k, total.front().first), end = start + run.epoch_e2e_power[k].first;
-        std::vector<TraceSample> samples;
-        for (const auto& [t, p] : total) {
-          if (t >= start && t <= end) samples.push_back({t - start, p, std::nullopt});
-        }
-        if (samples.size() < 2) continue;
-        phase_markers(run.epochs[k], minibatches(run, run.epochs[k]), samples);
-        return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
-                                fmt::format("stored power samples ({}), epoch {}{}", channel_text, run.epochs[k],
-                                            std::isnan(run.epoch_start_s[k]) ? "; its start is estimated from the epoch times" : ""),
-                                finish(std::move(samples))};
-      }
+    if (layout.power_samples) {
+      if (auto trace = trace_from_power_samples(*db_, layout, runs)) return trace;
     }
-    // 2. Minibatch energies: a step per minibatch.
-    for (const RunRow& run : runs) {
-      const std::size_t k = shown_epoch(run);
-      auto batches = minibatches(run, run.epochs[k]);
-      if (batches.empty() || std::any_of(batches.begin(), batches.end(), [](const Minibatch& m) { return std::isnan(m.energy_j); })) continue;
-      std::vector<TraceSample> samples;
-      double t = 0;
-      for (const Minibatch& m : batches) {
-        const double duration = m.stall_s + m.compute_s;
-        if (duration <= 0) continue;
-        samples.push_back({t, m.energy_j / duration, std::nullopt});
-        samples.push_back({t + duration, m.energy_j / duration, std::nullopt});
-        t += duration;
-      }
-      if (samples.empty()) continue;
-      phase_markers(run.epochs[k], batches, samples);
-      return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
-                              fmt::format("average power of each minibatch (its energy / its time), epoch {}", run.epochs[k]),
-                              finish(std::move(samples))};
-    }
-    // 3. Epoch averages over the whole run.
-    for (const RunRow& run : runs) {
-      std::vector<TraceSample> samples;
-      double t = 0;
-      for (std::size_t i = 0; i < run.epochs.size(); ++i) {
-        const auto [e2e, power] = run.epoch_e2e_power[i];
-        if (!std::isnan(power)) {
-          samples.push_back({t, power, fmt::format("epoch {}", run.epochs[i])});
-          samples.push_back({t + e2e, power, std::nullopt});
-        }
-        t += e2e;
-      }
-      if (samples.empty()) continue;
-      return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
-                              "average power of each epoch (the store has no power samples or minibatch energies for this sweep)",
-                              finish(std::move(samples))};
-    }
+    if (auto trace = trace_from_minibatch_energies(*db_, layout, runs)) return trace;
+    return trace_from_epoch_averages(runs);
   } catch (const SQLite::Exception& e) {
     throw InputError({file_}, fmt::format("cannot be read as a results store ({})", e.what()));
   }
-  return std::nullopt;
 }
 
 }  // namespace jetchar::analysis
