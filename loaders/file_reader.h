@@ -7,16 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "sysfs/unique_fd.h"
+
 namespace jetchar::loaders {
 
 class FileReader {
  public:
   /// Opens `path`; throws sysfs::IoError naming it.
   explicit FileReader(const std::filesystem::path& path);
-  ~FileReader();
-  FileReader(const FileReader&) = delete;
-  FileReader& operator=(const FileReader&) = delete;
-  FileReader(FileReader&& other) noexcept;
+  FileReader(FileReader&& other) noexcept = default;
   FileReader& operator=(FileReader&&) = delete;
 
   const std::filesystem::path& path() const { return path_; }
@@ -26,7 +25,7 @@ class FileReader {
 
  private:
   std::filesystem::path path_;
-  int fd_ = -1;
+  sysfs::UniqueFd fd_;
   std::uint64_t size_ = 0;
 };
 

@@ -3,16 +3,12 @@
 #include <fmt/format.h>
 #include <torch/cuda.h>
 
-#include <chrono>
 #include <stdexcept>
+
+#include "sysfs/monotonic_clock.h"
 
 namespace jetchar::loaders {
 namespace {
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 std::vector<std::int64_t> batch_shape(std::int64_t batch, const std::vector<std::int64_t>& sample) {
   std::vector<std::int64_t> shape{batch};
@@ -157,9 +153,9 @@ void Pipeline::worker_loop(int worker) {
     Slot& slot = slots_[worker][k % slots_per_worker_];
     slot.ready = false;
     lock.unlock();
-    const std::int64_t start = now_ns();
+    const std::int64_t start = sysfs::monotonic_ns();
     const std::uint64_t bytes = fill(slot, plan, batch);
-    const std::int64_t busy = now_ns() - start;
+    const std::int64_t busy = sysfs::monotonic_ns() - start;
     lock.lock();
     if (plan.generation != plan_.generation) continue;  // the epoch was restarted meanwhile: discard
     busy_ns_[worker] += busy;
@@ -203,13 +199,13 @@ void Pipeline::start_epoch(std::int64_t epoch) {
   next_batch_ = 0;
   held_batch_ = -1;
   epoch_open_ = true;
-  epoch_start_ns_ = now_ns();
+  epoch_start_ns_ = sysfs::monotonic_ns();
   work_cv_.notify_all();
 }
 
 void Pipeline::finish_epoch(bool complete) {
   // A complete epoch's clock stopped when its last batch was handed out (see next()).
-  if (!complete || stats_.wall_ns == 0) stats_.wall_ns = now_ns() - epoch_start_ns_;
+  if (!complete || stats_.wall_ns == 0) stats_.wall_ns = sysfs::monotonic_ns() - epoch_start_ns_;
   stats_.complete = complete;
   {
     std::lock_guard lock(mutex_);
@@ -241,12 +237,12 @@ std::optional<Batch> Pipeline::next() {
     return std::nullopt;
   }
   const std::int64_t batch = next_batch_;
-  const std::int64_t start = now_ns();
+  const std::int64_t start = sysfs::monotonic_ns();
   Slot& slot = slot_for(batch);
   if (n == 0) {
     const std::uint64_t bytes = fill(slot, plan_, batch);
     std::lock_guard lock(mutex_);
-    busy_ns_[0] += now_ns() - start;
+    busy_ns_[0] += sysfs::monotonic_ns() - start;
     bytes_read_ += bytes;
   } else {
     std::unique_lock lock(mutex_);
@@ -255,7 +251,7 @@ std::optional<Batch> Pipeline::next() {
     work_cv_.notify_all();
     ready_cv_.wait(lock, [&] { return slot.ready && slot.batch == batch; });
   }
-  const std::int64_t waited = now_ns() - start;
+  const std::int64_t waited = sysfs::monotonic_ns() - start;
   stats_.batch_wait_ns.push_back(waited);
   stats_.stall_ns += waited;
   if (!slot.error.empty()) {
@@ -277,7 +273,7 @@ std::optional<Batch> Pipeline::next() {
   out.index = batch;
   if (next_batch_ >= plan_.batches) {
     // Close the epoch's clock with its last batch, so the figure does not include the caller's work on it.
-    stats_.wall_ns = now_ns() - epoch_start_ns_;
+    stats_.wall_ns = sysfs::monotonic_ns() - epoch_start_ns_;
   }
   return out;
 }

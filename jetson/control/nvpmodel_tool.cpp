@@ -14,6 +14,7 @@
 
 #include "sysfs/attribute.h"
 #include "sysfs/error.h"
+#include "sysfs/unique_fd.h"
 
 namespace jetchar::jetson {
 namespace {
@@ -29,11 +30,6 @@ std::optional<int> parse_non_negative(std::string_view text) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty() || value < 0) return std::nullopt;
   return value;
-}
-
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
 }
 
 }  // namespace
@@ -105,62 +101,56 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
   int in_pipe[2];
   int out_pipe[2];
   if (::pipe2(in_pipe, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-    const int error = errno;
-    ::close(in_pipe[0]);
-    ::close(in_pipe[1]);
-    throw std::system_error(error, std::generic_category(), "pipe");
-  }
+  sysfs::UniqueFd child_stdin(in_pipe[0]);
+  sysfs::UniqueFd write_fd(in_pipe[1]);
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
+  sysfs::UniqueFd read_fd(out_pipe[0]);
+  sysfs::UniqueFd child_stdout(out_pipe[1]);
   // The argument vector is built before fork: the child only calls async-signal-safe functions.
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
   const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int error = errno;
-    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1]}) ::close(fd);
-    throw std::system_error(error, std::generic_category(), "fork " + argv.front());
-  }
-  if (pid == 0) {
-    ::dup2(in_pipe[0], STDIN_FILENO);
-    ::dup2(out_pipe[1], STDOUT_FILENO);
-    ::dup2(out_pipe[1], STDERR_FILENO);
+  if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork " + argv.front());
+  if (pid == 0) {  // the child never returns from here, so no destructor runs in it
+    ::dup2(child_stdin.get(), STDIN_FILENO);
+    ::dup2(child_stdout.get(), STDOUT_FILENO);
+    ::dup2(child_stdout.get(), STDERR_FILENO);
     ::execv(args[0], args.data());
     ::_exit(127);
   }
-  ::close(in_pipe[0]);
-  ::close(out_pipe[1]);
-  int write_fd = in_pipe[1];
-  int read_fd = out_pipe[0];
+  // The child's ends close here, so the output pipe ends when the child (and whatever it started) does.
+  child_stdin.close();
+  child_stdout.close();
   // Input is small (an answer to a prompt): write it, then close so the program sees EOF.
   if (!input.empty()) {
     const sighandler_t old = ::signal(SIGPIPE, SIG_IGN);
-    [[maybe_unused]] const ssize_t n = ::write(write_fd, input.data(), input.size());
+    [[maybe_unused]] const ssize_t n = ::write(write_fd.get(), input.data(), input.size());
     ::signal(SIGPIPE, old);
   }
-  close_fd(write_fd);
+  write_fd.close();
 
   ProcessResult result;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   char buffer[4096];
-  while (read_fd >= 0) {
+  while (read_fd) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
       ::kill(pid, SIGKILL);
       break;
     }
-    pollfd p{read_fd, POLLIN, 0};
+    pollfd p{read_fd.get(), POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
-    const ssize_t n = ::read(read_fd, buffer, sizeof buffer);
+    const ssize_t n = ::read(read_fd.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     result.output.append(buffer, static_cast<size_t>(n));
   }
-  close_fd(read_fd);
+  read_fd.close();
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

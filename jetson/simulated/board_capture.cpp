@@ -21,6 +21,7 @@
 #include "sysfs/errno_name.h"
 #include "sysfs/error.h"
 #include "sysfs/injected_errors.h"
+#include "sysfs/unique_fd.h"
 
 namespace fs = std::filesystem;
 
@@ -282,14 +283,14 @@ class Capturer {
     // captured from such a tree (a real kernel has none to give).
     entry.read_error = root_.injected_error(path, sysfs::Access::kRead);
     const sysfs::Root& source = entry.read_error ? plain_root() : root_;
-    const int fd = ::open(source.resolve(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
+    const sysfs::UniqueFd fd(::open(source.resolve(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (!fd) {
       if (!entry.read_error) entry.read_error = errno;
       return;
     }
     char buffer[4096];
     for (;;) {
-      const ssize_t n = ::read(fd, buffer, sizeof buffer);
+      const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
         if (!entry.read_error) entry.read_error = errno;
@@ -304,7 +305,6 @@ class Capturer {
         break;
       }
     }
-    ::close(fd);
   }
 
   void redact(const std::string& path, Entry& entry) {

@@ -27,6 +27,8 @@
 #include "sysfs/attribute.h"
 #include "sysfs/cpu_list.h"
 #include "sysfs/injected_errors.h"
+#include "sysfs/monotonic_clock.h"
+#include "sysfs/unique_fd.h"
 
 namespace fs = std::filesystem;
 
@@ -68,21 +70,18 @@ void put(const sysfs::Root& root, const std::string& path, const std::string& va
 class InPlaceFile {
  public:
   explicit InPlaceFile(const fs::path& file) : fd_(::open(file.c_str(), O_WRONLY | O_CLOEXEC)) {
-    if (fd_ < 0) throw std::runtime_error("simulated board: cannot open " + file.string() + " for writing");
+    if (!fd_) throw std::runtime_error("simulated board: cannot open " + file.string() + " for writing");
     struct stat st {};
-    if (::fstat(fd_, &st) == 0) size_ = static_cast<std::size_t>(st.st_size);
+    if (::fstat(fd_.get(), &st) == 0) size_ = static_cast<std::size_t>(st.st_size);
   }
-  InPlaceFile(InPlaceFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)), size_(other.size_) {}
+  InPlaceFile(InPlaceFile&& other) noexcept = default;
   InPlaceFile& operator=(InPlaceFile&&) = delete;
-  ~InPlaceFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
   /// `text` includes the trailing newline.
   void write(std::string text) {
     const std::size_t length = text.size();
     if (length < size_) text.append(size_ - length, ' ');
-    if (::pwrite(fd_, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) return;
-    if (length < text.size() && ::ftruncate(fd_, static_cast<off_t>(length)) != 0) {
+    if (::pwrite(fd_.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) return;
+    if (length < text.size() && ::ftruncate(fd_.get(), static_cast<off_t>(length)) != 0) {
       size_ = text.size();
       return;
     }
@@ -90,7 +89,7 @@ class InPlaceFile {
   }
 
  private:
-  int fd_ = -1;
+  sysfs::UniqueFd fd_;
   std::size_t size_ = 0;
 };
 
@@ -133,12 +132,6 @@ sysfs::InjectedErrorTable inactive_policy_errors(const sysfs::Root& root, const 
     errors[{sysfs::Access::kRead, dir + "/scaling_available_frequencies"}] = ENODEV;
   }
   return errors;
-}
-
-std::int64_t monotonic_now_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
 std::int64_t clamp(std::int64_t v, std::int64_t lo, std::int64_t hi) { return std::max(lo, std::min(v, hi)); }
@@ -601,7 +594,7 @@ void SimulatedBoard::serve_power_trace(const std::string& rail_name, meters::Syn
     std::lock_guard lock(served_mutex_);
     served_.clear();
   }
-  trace_start_ns_ = monotonic_now_ns();
+  trace_start_ns_ = sysfs::monotonic_ns();
   serving_ = true;
   const std::int64_t period_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(period).count();
   const PowerRail rail = *found;
@@ -609,7 +602,7 @@ void SimulatedBoard::serve_power_trace(const std::string& rail_name, meters::Syn
                                mv, period_ns, rail]() mutable {
     std::int64_t deadline = trace_start_ns_;
     while (serving_.load(std::memory_order_relaxed)) {
-      const std::int64_t begin = monotonic_now_ns();
+      const std::int64_t begin = sysfs::monotonic_ns();
       const double mw = trace.power_mw(begin - trace_start_ns_);
       // The driver's integers: mA at the rail's bus voltage, and its power file's unit.
       const auto ma = static_cast<std::int64_t>(std::llround(mw * 1000.0 / static_cast<double>(mv)));
@@ -617,7 +610,7 @@ void SimulatedBoard::serve_power_trace(const std::string& rail_name, meters::Syn
       // Power first: a reader of the power file must not see it lag the current.
       if (power) power->write(power_text + "\n");
       current.write(std::to_string(ma) + "\n");
-      const std::int64_t end = monotonic_now_ns();
+      const std::int64_t end = sysfs::monotonic_ns();
       {
         std::lock_guard lock(served_mutex_);
         served_.push_back(ServedPower{begin, end,
