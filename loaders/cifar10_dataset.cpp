@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "sysfs/error.h"
+#include "sysfs/whole_file.h"
 
 namespace jetchar::loaders {
 
@@ -110,10 +109,7 @@ std::unique_ptr<Cifar10Dataset> Cifar10Dataset::open_dir(const std::filesystem::
   std::vector<std::string> classes = default_classes();
   const auto meta = dir / "batches.meta.txt";
   if (std::filesystem::exists(meta)) {
-    std::ifstream in(meta, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    classes = parse_cifar_class_names(text.str(), meta.string());
+    classes = parse_cifar_class_names(sysfs::read_whole_file(meta), meta.string());
   }
   return std::make_unique<Cifar10Dataset>(std::move(files), std::move(classes), "cifar10/" + split,
                                           std::move(transform));

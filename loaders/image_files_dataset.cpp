@@ -3,14 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "loaders/file_reader.h"
 #include "loaders/gld_csv.h"
 #include "loaders/image_decode.h"
 #include "sysfs/error.h"
+#include "sysfs/whole_file.h"
 
 namespace jetchar::loaders {
 namespace {
@@ -19,14 +18,6 @@ bool has_image_extension(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext == ".jpg" || ext == ".jpeg" || ext == ".png";
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw sysfs::IoError(path.string(), "open", errno);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -112,7 +103,7 @@ std::unique_ptr<ImageFilesDataset> ImageFilesDataset::open_gld23k(const std::fil
     }
     if (csv.parent_path().filename() == "data_user_dict") dir = csv.parent_path().parent_path();
   }
-  const std::vector<GldRecord> records = parse_gld_csv(read_text(csv), csv.string());
+  const std::vector<GldRecord> records = parse_gld_csv(sysfs::read_whole_file(csv), csv.string());
   const std::vector<std::filesystem::path> image_dirs{dir / split, dir / "images", dir};
   std::vector<Entry> entries;
   entries.reserve(records.size());

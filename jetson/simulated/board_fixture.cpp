@@ -18,6 +18,7 @@
 #include "sysfs/error.h"
 #include "sysfs/injected_errors.h"
 #include "sysfs/root.h"
+#include "sysfs/whole_file.h"
 
 namespace fs = std::filesystem;
 
@@ -175,11 +176,10 @@ class Parser {
           throw sysfs::IoError(file.string(), fmt::format("include (named at {}; a non-empty manifest file)", origin(line)),
                                regular ? EINVAL : ENOENT);
         }
-        std::ifstream in(file, std::ios::binary);
-        if (!in) throw sysfs::IoError(file.string(), fmt::format("read (included at {})", origin(line)), ENOENT);
-        std::ostringstream text_of_file;
-        text_of_file << in.rdbuf();
-        Parser(file.parent_path(), file.string(), depth_ + 1, out_).parse_text(text_of_file.str());
+        const std::string text_of_file = sysfs::read_whole_file(file, [&](const sysfs::IoError& e) {
+          return sysfs::IoError(file.string(), fmt::format("read (included at {})", origin(line)), e.error_number());
+        });
+        Parser(file.parent_path(), file.string(), depth_ + 1, out_).parse_text(text_of_file);
       } else if (keyword == "end") {
         fail(line, "'end' only after 'repeat VAR in LIST'");
       } else {
@@ -331,14 +331,6 @@ class Parser {
   std::vector<FixtureEntry>& out_;
 };
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw sysfs::IoError(file.string(), "read", errno != 0 ? errno : ENOENT);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The host path of `kernel_path` inside `root`, following symlinks of the tree inside the root
 // for every component but the last (so the last can be created, replaced or removed itself).
 fs::path host_path(const sysfs::Root& root, const std::string& kernel_path) {
@@ -443,7 +435,7 @@ void apply_modes_and_errors(const sysfs::Root& root, const std::vector<FixtureEn
 }  // namespace
 
 FixtureManifest FixtureManifest::load(const fs::path& manifest_file) {
-  return parse(read_file(manifest_file), manifest_file.parent_path(), manifest_file.string());
+  return parse(sysfs::read_whole_file(manifest_file), manifest_file.parent_path(), manifest_file.string());
 }
 
 FixtureManifest FixtureManifest::parse(std::string_view text, const fs::path& base_dir, std::string_view source) {

@@ -1,12 +1,12 @@
 #include "loaders/text/conll2003.h"
 
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "loaders/text/text_error.h"
 #include "loaders/text/utf8.h"
+#include "sysfs/errno_name.h"
+#include "sysfs/whole_file.h"
 
 namespace jetchar::loaders::text {
 namespace {
@@ -118,12 +118,10 @@ ConllCorpus parse_conll2003(std::string_view text, std::string_view source, std:
 }
 
 ConllCorpus read_conll2003(const std::filesystem::path& file, std::optional<TagScheme> declared) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw TextFormatError(fmt::format("{}: cannot open the CoNLL-2003 file", file.string()));
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw TextFormatError(fmt::format("{}: read error", file.string()));
-  return parse_conll2003(content.str(), file.string(), declared);
+  const std::string content = sysfs::read_whole_file(file, [&](const sysfs::IoError& e) {
+    return TextFormatError(fmt::format("{}: cannot read the CoNLL-2003 file: {}", file.string(), sysfs::errno_text(e.error_number())));
+  });
+  return parse_conll2003(content, file.string(), declared);
 }
 
 }  // namespace jetchar::loaders::text

@@ -1,13 +1,13 @@
 #include "loaders/text/squad.h"
 
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "loaders/text/text_error.h"
 #include "loaders/text/utf8.h"
+#include "sysfs/errno_name.h"
+#include "sysfs/whole_file.h"
 
 namespace jetchar::loaders::text {
 namespace {
@@ -153,12 +153,10 @@ SquadData parse_squad(std::string_view text, std::string_view source) {
 }
 
 SquadData read_squad(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw TextFormatError(fmt::format("{}: cannot open the SQuAD file", file.string()));
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw TextFormatError(fmt::format("{}: read error", file.string()));
-  return parse_squad(content.str(), file.string());
+  const std::string content = sysfs::read_whole_file(file, [&](const sysfs::IoError& e) {
+    return TextFormatError(fmt::format("{}: cannot read the SQuAD file: {}", file.string(), sysfs::errno_text(e.error_number())));
+  });
+  return parse_squad(content, file.string());
 }
 
 }  // namespace jetchar::loaders::text

@@ -2,13 +2,13 @@
 
 #include <unicode/uchar.h>
 
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "loaders/text/text_error.h"
 #include "loaders/text/utf8.h"
+#include "sysfs/errno_name.h"
+#include "sysfs/whole_file.h"
 
 namespace jetchar::loaders::text {
 namespace {
@@ -20,12 +20,10 @@ bool is_bracketed_special(std::string_view token) {
 }  // namespace
 
 Vocab Vocab::read(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TextFormatError(fmt::format("{}: cannot open the vocabulary file", path.string()));
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw TextFormatError(fmt::format("{}: read error", path.string()));
-  return parse(content.str(), path.string());
+  const std::string content = sysfs::read_whole_file(path, [&](const sysfs::IoError& e) {
+    return TextFormatError(fmt::format("{}: cannot read the vocabulary file: {}", path.string(), sysfs::errno_text(e.error_number())));
+  });
+  return parse(content, path.string());
 }
 
 Vocab Vocab::parse(std::string_view content, std::string_view source) {
