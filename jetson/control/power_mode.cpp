@@ -512,18 +512,11 @@ PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& di
   return plan;
 }
 
-PowerModePlan plan_nvpmodel_mode(const sysfs::Root& root, const DeviceControls& discovered, int id, bool allow_reboot) {
-  const DeviceControls controls = as_now(root, discovered);
-  if (!controls.nvpmodel) {
-    throw std::invalid_argument("this board has no /etc/nvpmodel.conf: nvpmodel power modes are not available");
-  }
-  const NvpmodelConfig& config = *controls.nvpmodel;
-  const PowerModel& model = config.mode(id);
-  PowerModePlan plan;
-  plan.description = fmt::format("nvpmodel mode {} ({})", model.id, model.name);
-  plan.nvpmodel_id = model.id;
+namespace {
 
-  // Which cores the mode leaves online (cores it does not list keep their state).
+// Which cores an nvpmodel mode leaves online: those it lists with CPU_ONLINE 1, those online now
+// that it does not list, and CPU0 always.
+std::set<int> nvpmodel_target_online(const DeviceControls& controls, const PowerModel& model) {
   std::set<int> target_online;
   for (const auto& core : controls.cores) {
     if (core.online) target_online.insert(core.cpu);
@@ -538,141 +531,184 @@ PowerModePlan plan_nvpmodel_mode(const sysfs::Root& root, const DeviceControls& 
     }
   }
   target_online.insert(0);
+  return target_online;
+}
 
-  // TPC power gating takes effect only after a reboot; nvpmodel asks before such a switch.
-  if (const ModeSetting* tpc = model.find("TPC_POWER_GATING", "TPC_PG_MASK")) {
-    const ParamArgument* argument = config.find_param(tpc->param)->find(tpc->argument);
-    const auto path = existing_param_path(root, *argument);
-    const auto current = path ? sysfs::try_read_string(root, *path) : std::nullopt;
-    if (current && *current != tpc->value) {
-      plan.reboot_required = true;
-      if (!allow_reboot) {
-        throw RebootRequired(fmt::format(
-            "power mode {} ({}) changes the GPU TPC power-gating mask from {} to {}, which takes effect only after a "
-            "reboot; pass --allow-reboot to switch anyway (on a real board nvpmodel then reboots it)",
-            model.id, model.name, *current, tpc->value));
-      }
-      plan.notes.push_back(fmt::format("TPC mask {} -> {}: needs a reboot to take effect", *current, tpc->value));
+// TPC power gating takes effect only after a reboot; nvpmodel asks before such a switch.
+void check_tpc_power_gating(const sysfs::Root& root, const NvpmodelConfig& config, const PowerModel& model,
+                            bool allow_reboot, PowerModePlan& plan) {
+  const ModeSetting* tpc = model.find("TPC_POWER_GATING", "TPC_PG_MASK");
+  if (tpc == nullptr) return;
+  const ParamArgument* argument = config.find_param(tpc->param)->find(tpc->argument);
+  const auto path = existing_param_path(root, *argument);
+  const auto current = path ? sysfs::try_read_string(root, *path) : std::nullopt;
+  if (!current || *current == tpc->value) return;
+  plan.reboot_required = true;
+  if (!allow_reboot) {
+    throw RebootRequired(fmt::format(
+        "power mode {} ({}) changes the GPU TPC power-gating mask from {} to {}, which takes effect only after a "
+        "reboot; pass --allow-reboot to switch anyway (on a real board nvpmodel then reboots it)",
+        model.id, model.name, *current, tpc->value));
+  }
+  plan.notes.push_back(fmt::format("TPC mask {} -> {}: needs a reboot to take effect", *current, tpc->value));
+}
+
+// A FILE setting: its value written where the file exists and does not hold it already.
+// `planned_files` is what the plan leaves in each file it writes (by canonical path): two settings
+// may write one file, as every mode writes the GPU's power/control "on" (GPU_POWER_CONTROL_ENABLE)
+// and later "auto" (GPU_POWER_CONTROL_DISABLE), and each compares with what the writes before it left.
+void plan_file_setting(const sysfs::Root& root, const ModeSetting& s, const ParamArgument& argument,
+                       std::map<std::string, std::string>& planned_files, PowerModePlan& plan) {
+  if (s.param == "CPU_ONLINE") {
+    const int cpu = std::atoi(s.argument.c_str() + 5);
+    if (cpu == 0 && s.value == "0") {
+      plan.notes.push_back("CPU_ONLINE CORE_0 0 ignored: CPU0 never goes offline");
+      return;
     }
   }
+  const auto path = existing_param_path(root, argument);
+  if (!path && s.param == "CPU_ONLINE" && s.argument == "CORE_0") return;  // CPU0 has no online switch
+  if (!path) {
+    plan.notes.push_back(fmt::format("{} {}: {} absent on this board; skipped", s.param, s.argument, argument.path));
+    return;
+  }
+  const std::string file = root.canonical(*path);
+  const auto planned = planned_files.find(file);
+  const std::optional<std::string> before = planned != planned_files.end()
+                                                ? std::optional<std::string>(planned->second)
+                                                : sysfs::try_read_string(root, *path);
+  if (before == s.value) return;
+  planned_files[file] = s.value;
+  plan.writes.push_back({*path, s.value + "\n", fmt::format("{} {} {}", s.param, s.argument, s.value)});
+}
+
+// The CPU cluster whose cpufreq policy holds `path`, or null.
+const CpuClusterControl* cluster_of(const sysfs::Root& root, const DeviceControls& controls, const std::string& path) {
+  const std::string canonical = root.canonical(path);
+  for (const auto& c : controls.clusters) {
+    if (canonical.starts_with(root.canonical(c.policy_path) + "/")) return &c;
+  }
+  return nullptr;
+}
+
+// A clock's FREQ_TABLE, sorted; empty when the conf names none, the board lacks it, or it cannot
+// be read now (noted in the plan).
+std::vector<std::int64_t> clock_table(const sysfs::Root& root, const ParamDefinition& param, const std::string& name,
+                                      PowerModePlan& plan) {
+  std::vector<std::int64_t> table;
+  if (const ParamArgument* table_argument = param.find("FREQ_TABLE")) {
+    if (const auto table_path = existing_param_path(root, *table_argument)) {
+      // A cluster this mode brings back online may not list its table yet (Linux 4.9 answers
+      // ENODEV while the whole cluster is offline, >= 5.19 EBUSY): the values go as the conf
+      // gives them, and cpufreq clamps them to the cluster's limits as it does nvpmodel's.
+      try {
+        table = sysfs::read_int_list(root, *table_path);
+      } catch (const sysfs::IoError& e) {
+        plan.notes.push_back(fmt::format("{}: frequency table unreadable now ({}); values written as the conf gives them",
+                                         name, e.what()));
+      }
+    }
+  }
+  std::sort(table.begin(), table.end());
+  return table;
+}
+
+// nvpmodel semantics: -1 = no cap (the table's top), other values rounded down to the table.
+std::int64_t resolve_clock(const ModeSetting& setting, const std::string& param, const std::vector<std::int64_t>& table) {
+  if (!setting.clock_value) {
+    if (!table.empty()) return table.back();
+    return param == "EMC" ? 0 : 2147483647;
+  }
+  const std::int64_t v = *setting.clock_value;
+  if (table.empty() || (param == "EMC" && v == 0)) return v;
+  std::int64_t chosen = table.front();
+  for (const auto t : table) {
+    if (t <= v) chosen = t;
+  }
+  return chosen;
+}
+
+// A CLOCK parameter's MIN_FREQ and MAX_FREQ, emitted together in a safe order.
+void plan_clock_setting(const sysfs::Root& root, const DeviceControls& controls, const PowerModel& model,
+                        const ParamDefinition& param, const ModeSetting& s, const ParamArgument& argument,
+                        const std::set<int>& target_online, PowerModePlan& plan) {
+  const bool cpu = is_cpu_cluster_param(s.param);
+  const std::int64_t units = cpu ? kKhzPerMhz : kHzPerMhz;
+  const ModeSetting* min_setting = model.find(s.param, "MIN_FREQ");
+  const ModeSetting* max_setting = model.find(s.param, "MAX_FREQ");
+  const ParamArgument* min_argument = param.find("MIN_FREQ");
+  const ParamArgument* max_argument = param.find("MAX_FREQ");
+  const auto min_path = (min_setting && min_argument) ? existing_param_path(root, *min_argument) : std::nullopt;
+  const auto max_path = (max_setting && max_argument) ? existing_param_path(root, *max_argument) : std::nullopt;
+  if (!min_path && !max_path) {
+    plan.notes.push_back(fmt::format("{}: {} absent on this board; skipped", s.param, argument.path));
+    return;
+  }
+  if (cpu) {
+    const CpuClusterControl* cluster = cluster_of(root, controls, max_path ? *max_path : *min_path);
+    if (cluster && std::none_of(cluster->cpus.begin(), cluster->cpus.end(),
+                                [&](int c) { return target_online.count(c) != 0; })) {
+      plan.notes.push_back(fmt::format("{}: all cores of {} are offline in this mode; not set", s.param, cluster->name));
+      return;
+    }
+  }
+  const std::vector<std::int64_t> table = clock_table(root, param, s.param, plan);
+  if (min_path && max_path) {
+    const std::int64_t new_min = resolve_clock(*min_setting, s.param, table);
+    const std::int64_t new_max = std::max(new_min, resolve_clock(*max_setting, s.param, table));
+    emit_min_max(plan, s.param, *min_path, *max_path, new_min, new_max, read_current(root, *min_path),
+                 read_current(root, *max_path), units);
+  } else {
+    const std::string& path = max_path ? *max_path : *min_path;
+    const std::int64_t value = resolve_clock(max_path ? *max_setting : *min_setting, s.param, table);
+    if (read_current(root, path) != value) {
+      plan.writes.push_back({path, line(value), fmt::format("{} {} {}", s.param, max_path ? "MAX_FREQ" : "MIN_FREQ",
+                                                            value)});
+    }
+  }
+}
+
+// nvpmodel's status file names the mode; nvpmodel rewrites the whole line, and the fan mode
+// (fmode:) is not a power mode's and stays.
+void plan_nvpmodel_status(const sysfs::Root& root, const DeviceControls& controls, const PowerModel& model,
+                          PowerModePlan& plan) {
+  if (!controls.nvpmodel_status_path) return;
+  const auto current = sysfs::try_read_string(root, *controls.nvpmodel_status_path);
+  const std::string status = format_nvpmodel_status(model.id, current ? nvpmodel_status_fan_mode(*current) : std::nullopt);
+  if (current.value_or("") + "\n" != status) {
+    plan.writes.push_back({*controls.nvpmodel_status_path, status, fmt::format("nvpmodel status mode {}", model.id)});
+  }
+}
+
+}  // namespace
+
+PowerModePlan plan_nvpmodel_mode(const sysfs::Root& root, const DeviceControls& discovered, int id, bool allow_reboot) {
+  const DeviceControls controls = as_now(root, discovered);
+  if (!controls.nvpmodel) {
+    throw std::invalid_argument("this board has no /etc/nvpmodel.conf: nvpmodel power modes are not available");
+  }
+  const NvpmodelConfig& config = *controls.nvpmodel;
+  const PowerModel& model = config.mode(id);
+  PowerModePlan plan;
+  plan.description = fmt::format("nvpmodel mode {} ({})", model.id, model.name);
+  plan.nvpmodel_id = model.id;
+  const std::set<int> target_online = nvpmodel_target_online(controls, model);
+  check_tpc_power_gating(root, config, model, allow_reboot, plan);
 
   std::set<std::string> clocks_done;
-  // What the plan leaves in each FILE it writes (by canonical path): two settings may write one
-  // file, as every mode writes the GPU's power/control "on" (GPU_POWER_CONTROL_ENABLE) and later
-  // "auto" (GPU_POWER_CONTROL_DISABLE), and each compares with what the writes before it left.
-  std::map<std::string, std::string> planned_files;
+  std::map<std::string, std::string> planned_files;  // plan_file_setting says why
   for (const auto& s : model.settings) {
     const ParamDefinition& param = *config.find_param(s.param);
     const ParamArgument& argument = *param.find(s.argument);
     if (param.type == ParamType::kFile) {
-      if (s.param == "CPU_ONLINE") {
-        const int cpu = std::atoi(s.argument.c_str() + 5);
-        if (cpu == 0 && s.value == "0") {
-          plan.notes.push_back("CPU_ONLINE CORE_0 0 ignored: CPU0 never goes offline");
-          continue;
-        }
-      }
-      const auto path = existing_param_path(root, argument);
-      if (!path && s.param == "CPU_ONLINE" && s.argument == "CORE_0") continue;  // CPU0 has no online switch
-      if (!path) {
-        plan.notes.push_back(fmt::format("{} {}: {} absent on this board; skipped", s.param, s.argument, argument.path));
-        continue;
-      }
-      const std::string file = root.canonical(*path);
-      const auto planned = planned_files.find(file);
-      const std::optional<std::string> before = planned != planned_files.end()
-                                                    ? std::optional<std::string>(planned->second)
-                                                    : sysfs::try_read_string(root, *path);
-      if (before == s.value) continue;
-      planned_files[file] = s.value;
-      plan.writes.push_back({*path, s.value + "\n", fmt::format("{} {} {}", s.param, s.argument, s.value)});
-      continue;
-    }
-    // CLOCK: MIN_FREQ/MAX_FREQ of one PARAM are emitted together, in a safe order.
-    if (s.argument != "MIN_FREQ" && s.argument != "MAX_FREQ") {
+      plan_file_setting(root, s, argument, planned_files, plan);
+    } else if (s.argument != "MIN_FREQ" && s.argument != "MAX_FREQ") {
       plan.notes.push_back(fmt::format("{} {}: not a MIN_FREQ/MAX_FREQ setting; skipped", s.param, s.argument));
-      continue;
-    }
-    if (!clocks_done.insert(s.param).second) continue;
-    const bool cpu = is_cpu_cluster_param(s.param);
-    const std::int64_t units = cpu ? kKhzPerMhz : kHzPerMhz;
-    const ModeSetting* min_setting = model.find(s.param, "MIN_FREQ");
-    const ModeSetting* max_setting = model.find(s.param, "MAX_FREQ");
-    const ParamArgument* min_argument = param.find("MIN_FREQ");
-    const ParamArgument* max_argument = param.find("MAX_FREQ");
-    const auto min_path = (min_setting && min_argument) ? existing_param_path(root, *min_argument) : std::nullopt;
-    const auto max_path = (max_setting && max_argument) ? existing_param_path(root, *max_argument) : std::nullopt;
-    if (!min_path && !max_path) {
-      plan.notes.push_back(fmt::format("{}: {} absent on this board; skipped", s.param, argument.path));
-      continue;
-    }
-    if (cpu) {
-      const std::string probe = max_path ? *max_path : *min_path;
-      const auto* cluster = [&]() -> const CpuClusterControl* {
-        const std::string canonical = root.canonical(probe);
-        for (const auto& c : controls.clusters) {
-          if (canonical.starts_with(root.canonical(c.policy_path) + "/")) return &c;
-        }
-        return nullptr;
-      }();
-      if (cluster && std::none_of(cluster->cpus.begin(), cluster->cpus.end(),
-                                  [&](int c) { return target_online.count(c) != 0; })) {
-        plan.notes.push_back(fmt::format("{}: all cores of {} are offline in this mode; not set", s.param, cluster->name));
-        continue;
-      }
-    }
-    std::vector<std::int64_t> table;
-    if (const ParamArgument* table_argument = param.find("FREQ_TABLE")) {
-      if (const auto table_path = existing_param_path(root, *table_argument)) {
-        // A cluster this mode brings back online may not list its table yet (Linux 4.9 answers
-        // ENODEV while the whole cluster is offline, >= 5.19 EBUSY): the values go as the conf
-        // gives them, and cpufreq clamps them to the cluster's limits as it does nvpmodel's.
-        try {
-          table = sysfs::read_int_list(root, *table_path);
-        } catch (const sysfs::IoError& e) {
-          plan.notes.push_back(fmt::format("{}: frequency table unreadable now ({}); values written as the conf gives them",
-                                           s.param, e.what()));
-        }
-      }
-    }
-    std::sort(table.begin(), table.end());
-    // nvpmodel semantics: -1 = no cap (the table's top), other values rounded down to the table.
-    auto resolve = [&](const ModeSetting& setting) -> std::int64_t {
-      if (!setting.clock_value) {
-        if (!table.empty()) return table.back();
-        return s.param == "EMC" ? 0 : 2147483647;
-      }
-      const std::int64_t v = *setting.clock_value;
-      if (table.empty() || (s.param == "EMC" && v == 0)) return v;
-      std::int64_t chosen = table.front();
-      for (const auto t : table) {
-        if (t <= v) chosen = t;
-      }
-      return chosen;
-    };
-    if (min_path && max_path) {
-      const std::int64_t new_min = resolve(*min_setting);
-      const std::int64_t new_max = std::max(new_min, resolve(*max_setting));
-      emit_min_max(plan, s.param, *min_path, *max_path, new_min, new_max, read_current(root, *min_path),
-                   read_current(root, *max_path), units);
-    } else {
-      const std::string& path = max_path ? *max_path : *min_path;
-      const std::int64_t value = resolve(max_path ? *max_setting : *min_setting);
-      if (read_current(root, path) != value) {
-        plan.writes.push_back({path, line(value), fmt::format("{} {} {}", s.param, max_path ? "MAX_FREQ" : "MIN_FREQ",
-                                                              value)});
-      }
+    } else if (clocks_done.insert(s.param).second) {
+      plan_clock_setting(root, controls, model, param, s, argument, target_online, plan);
     }
   }
-  if (controls.nvpmodel_status_path) {
-    // nvpmodel rewrites the whole line; the fan mode (fmode:) is not a power mode's and stays.
-    const auto current = sysfs::try_read_string(root, *controls.nvpmodel_status_path);
-    const std::string status =
-        format_nvpmodel_status(model.id, current ? nvpmodel_status_fan_mode(*current) : std::nullopt);
-    if (current.value_or("") + "\n" != status) {
-      plan.writes.push_back({*controls.nvpmodel_status_path, status, fmt::format("nvpmodel status mode {}", model.id)});
-    }
-  }
+  plan_nvpmodel_status(root, controls, model, plan);
   return plan;
 }
 
