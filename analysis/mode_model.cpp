@@ -121,6 +121,40 @@ Eigen::RowVectorXd voltage_row(const ModeKnobs& k, const TimeModel& time, const 
   return row;
 }
 
+// The rails form's shape: per rail (CPU, GPU, EMC) a V/f curve that is flat below a knee and
+// linear above it, V(f) = 1 + s·softplus_h(f − k) with h = 4 % of the rail's top clock (DVFS
+// tables hold the voltage at the floor for the low clocks: the tegra234 OPP tables), the slope s
+// and the knee k fitted. θ = (log s_cpu, log s_gpu, log s_emc, knee logits ×3 (k = top·logistic),
+// activity logits ×3).
+constexpr Eigen::Index kRailsShape = 9, kRailsColumns = 8;
+
+double knee_volts(double freq, double log_slope, double knee_logit, double top_ghz) {
+  const double k = top_ghz * logistic(knee_logit), h = 0.04 * top_ghz;
+  const double x = (freq - k) / h;
+  const double softplus = x > 30 ? x : std::log1p(std::exp(x));
+  return 1 + from_log(log_slope) * h * softplus;
+}
+
+// Columns: 1 (base and per-rail idle), c (per-core clock-independent power), c·V_c (per-core
+// leakage, growing with the voltage), V_g (GPU leakage), S(c)·a_c·f·V_c², a_g·g·V_g², a_m·m·V_m²
+// with a = 1 − w + w·(busy share from the time model), as in the voltage form.
+Eigen::RowVectorXd rails_row(const ModeKnobs& k, const TimeModel& time, const Eigen::VectorXd& th,
+                             const std::array<double, 3>& top) {
+  const double c = k.cores, f = k.cpu_ghz, g = k.gpu_ghz, m = k.emc_ghz;
+  ResourceTimes t = time.parts(k);
+  const double vc = knee_volts(f, th(0), th(3), top[0]), vg = knee_volts(g, th(1), th(4), top[1]),
+               vm = knee_volts(m, th(2), th(5), top[2]);
+  auto active = [](double share, double logit) {
+    const double w = logistic(logit);
+    return 1 - w + w * share;
+  };
+  const double cpu_dyn = active(t.cpu_s / t.total_s, th(6)) * f * vc * vc;
+  Eigen::RowVectorXd row(kRailsColumns);
+  row << 1, c, c * vc, vg, cpu_dyn, time.busy_cores(c) * cpu_dyn, active(t.gpu_s / t.total_s, th(7)) * g * vg * vg,
+      active(t.mem_s / t.total_s, th(8)) * m * vm * vm;
+  return row;
+}
+
 Eigen::RowVectorXd power_row(PowerForm form, const ModeKnobs& k, const TimeModel* time) {
   const double c = k.cores, f = k.cpu_ghz, g = k.gpu_ghz, m = k.emc_ghz;
   Eigen::RowVectorXd row(static_cast<Eigen::Index>(parameter_count(form)));
@@ -180,6 +214,7 @@ std::string_view to_string(PowerForm form) {
     case PowerForm::kPolynomial: return "polynomial";
     case PowerForm::kActivity: return "activity";
     case PowerForm::kVoltage: return "voltage";
+    case PowerForm::kRails: return "rails";
   }
   return "?";
 }
@@ -191,7 +226,13 @@ const std::vector<TimeForm>& all_time_forms() {
 }
 
 const std::vector<PowerForm>& all_power_forms() {
-  static const std::vector<PowerForm> forms = {PowerForm::kVoltage, PowerForm::kPolynomial, PowerForm::kActivity};
+  static const std::vector<PowerForm> forms = {PowerForm::kVoltage, PowerForm::kRails, PowerForm::kPolynomial,
+                                               PowerForm::kActivity};
+  return forms;
+}
+
+const std::vector<PowerForm>& default_power_forms() {
+  static const std::vector<PowerForm> forms = {PowerForm::kVoltage, PowerForm::kRails, PowerForm::kActivity};
   return forms;
 }
 
@@ -203,6 +244,7 @@ std::size_t parameter_count(PowerForm form) {
     case PowerForm::kPolynomial: return 11;
     case PowerForm::kActivity: return 20;
     case PowerForm::kVoltage: return 11;
+    case PowerForm::kRails: return static_cast<std::size_t>(kRailsShape + kRailsColumns);
   }
   return 0;
 }
@@ -295,6 +337,7 @@ double TimeModel::cpu_speedup(double cores) const {
   const double e1 = cpu_serial_work(), e2 = cpu_parallel_work();
   return (e1 + e2 * per_core(1, theta_, form_)) / (e1 + e2 * per_core(cores, theta_, form_));
 }
+double TimeModel::busy_cores(double cores) const { return 1 / per_core(cores, theta_, form_); }
 double TimeModel::overlap_p() const { return has_p(form_) ? exponent(theta_(5)) : 1; }
 double TimeModel::overlap_q() const { return has_q(form_) ? exponent(theta_(6)) : 1; }
 
@@ -344,6 +387,47 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
     model.time_ = *time;
     return model;
   }
+  if (form == PowerForm::kRails) {
+    // Variable projection as for the voltage form, over nine shape parameters (slope, knee and
+    // activity weight per rail) and seven NNLS coefficients. The priors centre the knees low
+    // (12 % of the top clock: the voltage form's straight line) and the weights at 1/2, so a few
+    // modes give the voltage form back and more modes can move a knee where the data bend.
+    Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(power_w.data(), n);
+    model.rail_top_ghz_ = {0, 0, 0};
+    for (const ModeKnobs& k : modes) {
+      model.rail_top_ghz_[0] = std::max(model.rail_top_ghz_[0], k.cpu_ghz);
+      model.rail_top_ghz_[1] = std::max(model.rail_top_ghz_[1], k.gpu_ghz);
+      model.rail_top_ghz_[2] = std::max(model.rail_top_ghz_[2], k.emc_ghz);
+    }
+    auto design = [&](const Eigen::VectorXd& th) {
+      Eigen::MatrixXd x(n, kRailsColumns);
+      for (Eigen::Index i = 0; i < n; ++i) {
+        x.row(i) = rails_row(modes[static_cast<std::size_t>(i)], *time, th, model.rail_top_ghz_);
+      }
+      return x;
+    };
+    Eigen::VectorXd centre(kRailsShape);
+    centre << std::log(0.5), std::log(0.5), std::log(0.1), -2, -2, -2, 0, 0, 0;
+    auto residuals = [&](const Eigen::VectorXd& th, Eigen::VectorXd& r) {
+      Eigen::MatrixXd x = design(th);
+      Eigen::VectorXd fitted = x * relative_nnls(x, y);
+      for (Eigen::Index i = 0; i < n; ++i) r(i) = std::log(std::max(fitted(i), 1e-12)) - std::log(y(i));
+      for (Eigen::Index j = 0; j < kRailsShape; ++j) r(n + j) = 1e-2 * (th(j) - centre(j));
+    };
+    double best = std::numeric_limits<double>::infinity();
+    for (double slope : {0.3, 1.5}) {
+      for (double knee : {-2.0, 0.0}) {
+        Eigen::VectorXd start = centre;
+        start.head(3).array() = std::log(slope);
+        start.segment(3, 3).array() = knee;
+        LeastSquaresResult r = minimise_least_squares(residuals, n + kRailsShape, start);
+        if (r.cost < best) best = r.cost, model.shape_ = r.theta;
+      }
+    }
+    model.coefficients_ = relative_nnls(design(*model.shape_), y);
+    model.time_ = *time;
+    return model;
+  }
   Eigen::MatrixXd x(n, static_cast<Eigen::Index>(parameter_count(form)));
   Eigen::VectorXd y(n);
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -361,6 +445,7 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
 
 double PowerModel::power_w(const ModeKnobs& mode) const {
   if (form_ == PowerForm::kVoltage) return voltage_row(mode, *time_, *shape_).dot(coefficients_);
+  if (form_ == PowerForm::kRails) return rails_row(mode, *time_, *shape_, rail_top_ghz_).dot(coefficients_);
   return power_row(form_, mode, time_ ? &*time_ : nullptr).dot(coefficients_);
 }
 

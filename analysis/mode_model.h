@@ -23,6 +23,12 @@
 //               (normalised V/f line, slope fitted), S(c) the Amdahl speedup of the time model's CPU
 //               term (cores that work), a_r = 1 − w_r + w_r·(busy share of r from the time model),
 //               w_r ∈ (0, 1) fitted: 6 shape parameters by Levenberg–Marquardt, 5 coefficients by NNLS
+//   rails       per rail a V/f curve flat below a fitted knee and linear above it (DVFS tables
+//               hold the voltage at the floor for low clocks), V = 1 + s·softplus(f − k); base
+//               power, per-core power and per-core leakage c·V_c, GPU-rail leakage V_g, and the
+//               dynamic terms a_c·f·V_c² (the launch thread) and a_c·n(c)·f·V_c² (n(c) the cores
+//               the time model keeps busy), a_g·g·V_g², a_m·m·V_m²: 9 shape parameters by
+//               Levenberg–Marquardt, 8 coefficients by NNLS
 //   activity    polynomial plus the same terms weighted by each resource's busy share of the
 //               epoch from the time model (A/t, B/t, C/t): a GPU that waits for launches draws less.
 #pragma once
@@ -51,12 +57,15 @@ struct ModeKnobs {
 std::vector<std::array<double, 4>> normalised_log_knobs(std::span<const PowerMode> modes);
 
 enum class TimeForm { kSum, kOverlap, kOverlapAll, kNested, kSaturating };
-enum class PowerForm { kVoltage, kPolynomial, kActivity };
+enum class PowerForm { kVoltage, kRails, kPolynomial, kActivity };
 
 std::string_view to_string(TimeForm form);
 std::string_view to_string(PowerForm form);
 const std::vector<TimeForm>& all_time_forms();
 const std::vector<PowerForm>& all_power_forms();
+/// The power forms the mode predictor stacks unless told: all but the polynomial, whose cubic
+/// terms follow noise more than hardware with a few modes.
+const std::vector<PowerForm>& default_power_forms();
 /// Parameters of the time form (its work coefficients and overlap exponents).
 std::size_t parameter_count(TimeForm form);
 /// Coefficients of the power form.
@@ -82,6 +91,9 @@ class TimeModel {
   double overlap_p() const, overlap_q() const;
   /// How many times faster the CPU term runs on `cores` than on one (Amdahl, with the core limit).
   double cpu_speedup(double cores) const;
+  /// How many of `cores` the CPU term's parallel part keeps busy: all of them, or about the core
+  /// limit k of the saturating form when there are more.
+  double busy_cores(double cores) const;
 
  private:
   TimeForm form_ = TimeForm::kSum;
@@ -105,6 +117,7 @@ class PowerModel {
   Eigen::VectorXd coefficients_;
   std::optional<Eigen::VectorXd> shape_;    ///< the voltage form's slopes and activity weights
   std::optional<TimeModel> time_;
+  std::array<double, 3> rail_top_ghz_{};    ///< the rails form's top CPU, GPU, EMC clocks (knee scale)
 };
 
 }  // namespace jetchar::analysis
