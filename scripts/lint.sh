@@ -8,20 +8,22 @@
 # scripts/build.sh release), -j N (parallel clang-tidy processes, default: cores), --torch (also tidy
 # translation units that include LibTorch; clang 14 cannot parse LibTorch 1.13's headers as C++20,
 # so each of them ends in clang-diagnostic-error: see loaders/CMakeLists.txt).
-# A changed header is checked through its own .cpp, or else through one .cpp that includes it; with
-# changed files, findings are reported in those files only, not in the headers they include.
+# A header is checked through its own .cpp, or else through one .cpp that includes it. For changed
+# files, findings are reported in those files only, not in unchanged headers they include.
 # Exit status: 0 no finding, 1 findings (every check is an error, .clang-tidy's WarningsAsErrors),
 # 2 bad usage, a missing tool or a build without compile_commands.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-build=build/release jobs=$(nproc) base="" base_given=0 all=0 torch=0 files=()
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
+build=build/release jobs=$(nproc) base="" base_given=0 all=0 torch=0 changed_only=0 files=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     -p) [[ $# -ge 2 ]] || usage; build=$2; shift ;;
     -j) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || { echo "lint.sh: -j needs a positive number" >&2; usage; }
         jobs=$2; shift ;;
+    -j[1-9]*) [[ ${1#-j} =~ ^[0-9]+$ ]] || { echo "lint.sh: -j needs a positive number, not '${1#-j}'" >&2; usage; }
+        jobs=${1#-j} ;;
     --base) [[ $# -ge 2 ]] || usage; base=$2; base_given=1; shift ;;
     --all) all=1 ;;
     --torch) torch=1 ;;
@@ -65,6 +67,7 @@ elif [[ ${#files[@]} -eq 0 ]]; then
       echo "lint.sh: base '$base' is not a commit of this repository" >&2; exit 2; }
     mapfile -t files < <(git diff --name-only --diff-filter=ACMR "$base" -- '*.cpp' '*.h')
     [[ ${#files[@]} -gt 0 ]] || { echo "lint.sh: no C++ file changed since $(git rev-parse --short "$base")"; exit 0; }
+    changed_only=1
   fi
 fi
 
@@ -89,8 +92,8 @@ for f in "${files[@]}"; do
       else echo "lint.sh: $f is not compiled by $build (not in its compile_commands.json); not checked" >&2; fi ;;
   esac
 done
-if [[ $all == 0 && ${#files[@]} -gt 0 ]]; then
-  # Only the named files' findings: a change is not failed for an older finding in a header it includes.
+if [[ $changed_only == 1 ]]; then
+  # Only the changed files' findings: a change is not failed for an older finding in a header it includes.
   header_filter=$(printf '%s\n' "${changed_headers[@]}" | sed 's/[.]/[.]/g; s/^/\//' | paste -sd'|')
   [[ -n $header_filter ]] || header_filter='^$'
 fi
