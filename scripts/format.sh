@@ -56,7 +56,8 @@ if [[ $base_given == 0 ]]; then
   base=$(scripts/ci-base.sh)
   if [[ -z $base ]]; then
     echo "format.sh: HEAD has no parent; checking every file" >&2
-    exec "$0" --all $([[ $apply == 1 ]] && echo --apply)
+    extra=(); [[ $apply == 1 ]] && extra=(--apply)
+    exec "$0" --all "${extra[@]}"
   fi
 fi
 git rev-parse --verify --quiet "${base}^{commit}" >/dev/null || {

@@ -13,6 +13,8 @@ packages=(
   chromium  # renders the HTML report in tests/analysis/report_browser_test.cpp
   slurm-wlm munge  # a real Slurm for the fleet test (ctest -L slurm: tests/slurm/slurm_fleet_test.sh)
   strace    # checks the units' SystemCallFilter against a traced sweep (ctest systemd.syscall_filter)
+  clang libclang-rt-14-dev  # the fuzz preset: libFuzzer and the ASan/UBSan runtimes (scripts/fuzz-smoke.sh)
+  clang-format clang-tidy   # scripts/format.sh (git clang-format) and scripts/lint.sh
 )
 
 missing=()

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the dev preset (Debug, AddressSanitizer + UBSan) test binaries and runs their unit and
+# fixture tests: what CI runs. A sanitizer report fails the test that made it (UBSan halts too).
+#   scripts/sanitize.sh [ctest args...]
+# Modules: sysfs, jetson, analysis and loaders; JETCHAR_SANITIZE_TORCH=1 adds experiments (LibTorch
+# models and training runs under ASan; docs/building.md says what it costs). The integration label
+# (whole CLI runs, sweeps) is left to the release build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+modules=(sysfs jetson analysis loaders)
+[[ ${JETCHAR_SANITIZE_TORCH:-0} == 1 ]] && modules+=(experiments)
+targets=() ; for m in "${modules[@]}"; do targets+=("${m}_tests"); done
+scripts/build.sh dev --target "${targets[@]}"
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+regex="^($(IFS='|'; echo "${modules[*]}"))[.]"
+ctest --preset dev -L '^(unit|fixture)$' -R "$regex" -j "$(nproc)" "$@"
