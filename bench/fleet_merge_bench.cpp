@@ -1,6 +1,8 @@
 // Fleet planning and merge at scale (issue 21): B boards x R runs, each board's store generated
 // synthetically (records shaped like a simulated run's: context with board identity, two epochs
-// with rails), then
+// with rails). Every board stores the same R run ids, as when each board of a kind runs the same
+// plan to measure variability across instances: the merge keeps them apart by the results
+// store's key (sweep, run id, board), so the merged store holds B x R runs. Then
 //   planning: plan_slurm_submission for B nodes and B x R runs (the sbatch scripts),
 //   merge:    merge_results of the B stores into one, timed, with its peak memory measured in a
 //             child process per size (getrusage ru_maxrss of that child alone),
@@ -31,7 +33,7 @@ namespace {
 ex::proto::RunResult synthetic_run(std::size_t board, std::size_t run) {
   ex::proto::RunResult r;
   r.set_sweep("fleet");
-  r.set_run_id(fmt::format("{:06d}-r0", board * 100000 + run));
+  r.set_run_id(fmt::format("{:04d}-r0", run));
   r.set_status(ex::proto::OK);
   r.set_duration_s(30);
   auto* c = r.mutable_context();
