@@ -21,6 +21,8 @@
 #include "experiments/inference/inference_runner.h"
 #include "experiments/meter_session.h"
 #include "experiments/mode_readback.h"
+#include "experiments/modelled_time_pacer.h"
+#include "experiments/models/model_work.h"
 #include "experiments/models/registry.h"
 #include "experiments/power_session.h"
 #include "experiments/training/precision.h"
@@ -441,6 +443,16 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   config.seed = w.seed();
   config.keep_minibatch_records = spec.measurement().minibatch_records();
 
+  // A simulated board paces each minibatch's compute to its time model (modelled_time_pacer.h),
+  // so its times follow the mode's clocks; the pacer also pins the rails' activity for the run.
+  std::unique_ptr<ModelledTimePacer> pacer;
+  std::string unpaced;
+  if (board_.sim) {
+    pacer = ModelledTimePacer::for_training(*board_.sim, info_, count_model_work(*model, model_spec, model_spec.default_input),
+                                            w.batch_size(), unpaced);
+    if (pacer) config.pace_compute = [&pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
+  }
+
   PowerSession power(*board_.root, spec.measurement().sample_rate_hz());
   for (const auto& s : power.sampler().power_monitor_settings()) {
     if (s.samples) result.mutable_context()->set_ina3221_samples(static_cast<std::uint32_t>(*s.samples));
@@ -489,6 +501,11 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   if (!trained.error.empty()) add_note(result, trained.error);
   for (const auto& note : source.notes()) add_note(result, note);
   if (adaptive) record_adaptive(*adaptive, trained.stopped_early, result);
+  if (pacer) {
+    pacer->record(result);
+  } else if (board_.sim) {
+    add_note(result, "times are this host's, not modelled: " + unpaced);
+  }
   result.set_async(!trained.synchronized);
   fill_memory(trained.memory, *result.mutable_memory());
 
@@ -566,6 +583,7 @@ void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult
   config.seed = w.seed();
   config.on_query = [this] { heartbeat(); };
   if (spec.adaptive().enabled()) add_note(result, "adaptive stopping applies to training runs only: ignored");
+  if (board_.sim) add_note(result, "latencies are this host's: the simulated board's time model paces training only");
 
   PowerSession power(*board_.root, spec.measurement().sample_rate_hz());
   const auto marker = open_marker(spec.measurement(), board_);

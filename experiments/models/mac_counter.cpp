@@ -42,7 +42,7 @@ torch::Tensor counted(torch::nn::Conv2d& conv, const torch::Tensor& input) {
   const auto output = shape ? torch::zeros(*shape, input.options()) : conv->forward(input);
   const auto& kernel = *options.kernel_size();
   const std::int64_t per_output = kernel[0] * kernel[1] * options.in_channels() / options.groups();
-  active_scope->add(output.numel() * per_output);
+  active_scope->add_layer(output.numel() * per_output, output.numel());
   return output;
 }
 
@@ -56,7 +56,7 @@ torch::Tensor counted(torch::nn::Linear& linear, const torch::Tensor& input) {
   } else {
     output = linear->forward(input);
   }
-  active_scope->add(output.numel() * linear->options.in_features());
+  active_scope->add_layer(output.numel() * linear->options.in_features(), output.numel());
   return output;
 }
 

@@ -25,12 +25,23 @@ class MacCountScope {
   MacCountScope& operator=(const MacCountScope&) = delete;
 
   std::int64_t macs() const { return macs_; }
+  /// Counted (conv/linear) layers and the elements of their outputs: the simulated board's time
+  /// model takes kernels and activation traffic from them (experiments/models/model_work.h).
+  std::int64_t layers() const { return layers_; }
+  std::int64_t output_elements() const { return output_elements_; }
   void add(std::int64_t macs) { macs_ += macs; }
+  void add_layer(std::int64_t macs, std::int64_t output_elements) {
+    macs_ += macs;
+    ++layers_;
+    output_elements_ += output_elements;
+  }
   bool shapes_only() const { return counting_ == MacCounting::kShapesOnly; }
 
  private:
   MacCounting counting_;
   std::int64_t macs_ = 0;
+  std::int64_t layers_ = 0;
+  std::int64_t output_elements_ = 0;
   MacCountScope* outer_;
 };
 

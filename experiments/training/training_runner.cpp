@@ -263,7 +263,7 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
           ++current.optimizer_steps;
         }
         if (sync) synchronize(config.device);
-        const auto compute_end = Clock::now();
+        const auto compute_end = config.pace_compute ? config.pace_compute(compute_start, batch.inputs.size(0)) : Clock::now();
 
         const auto samples = batch.inputs.size(0);
         if (result.batch_size == 0) result.batch_size = samples;

@@ -7,6 +7,7 @@
 // says so. Out of memory ends the run with status OOM; the caller goes on.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -71,6 +72,13 @@ struct TrainingConfig {
   /// does once the measurements have settled. The epoch is closed as it stands (completed =
   /// false) and no further epoch runs.
   std::function<bool(const TrainingProgress&)> stop_after;
+  /// A simulated board's time model (experiments/modelled_time_pacer.h): called when a
+  /// minibatch's compute is done (after its synchronize) with when it began and its samples;
+  /// waits until the mode's modelled compute time has passed and returns the time compute ended.
+  /// Unset: compute ends when the host is done.
+  std::function<std::chrono::steady_clock::time_point(std::chrono::steady_clock::time_point compute_start,
+                                                      std::int64_t samples)>
+      pace_compute;
 };
 
 struct MinibatchRecord {

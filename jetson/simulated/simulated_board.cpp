@@ -370,6 +370,16 @@ void SimulatedBoard::pin_host_utilization(std::optional<double> utilization) {
   pinned_utilization_ = utilization ? std::optional<double>(std::clamp(*utilization, 0.0, 1.0)) : std::nullopt;
 }
 
+void SimulatedBoard::pin_gpu_load(std::optional<double> load) {
+  std::lock_guard lock(mutex_);
+  const auto gpu = discover_gpu(*model_root_).gpu;
+  const std::optional<std::string> load_path = gpu ? gpu->load_path : std::nullopt;
+  // The file's own text comes back when the pin goes.
+  if (load && !pinned_gpu_load_ && load_path) gpu_load_before_pin_ = sysfs::try_read_string(*model_root_, *load_path);
+  if (!load && pinned_gpu_load_ && load_path && gpu_load_before_pin_) put_sensor(*model_root_, *load_path, *gpu_load_before_pin_);
+  pinned_gpu_load_ = load ? std::optional<double>(std::clamp(*load, 0.0, 1.0)) : std::nullopt;
+}
+
 SimulatedPower SimulatedBoard::power() const {
   std::lock_guard lock(mutex_);
   return last_power_;
@@ -490,7 +500,11 @@ SimulatedPower SimulatedBoard::compute_power() {
   }
   if (const auto gpu = discover_gpu(root).gpu) {
     const auto cur = read_int(root, gpu->devfreq_path + "/cur_freq");
-    const double g = gpu->load_permille ? std::clamp(static_cast<double>(*gpu->load_permille) / 1000.0, 0.0, 1.0) : 0.0;
+    double g = gpu->load_permille ? std::clamp(static_cast<double>(*gpu->load_permille) / 1000.0, 0.0, 1.0) : 0.0;
+    if (pinned_gpu_load_) {
+      g = *pinned_gpu_load_;
+      if (gpu->load_path) put_sensor(root, *gpu->load_path, std::to_string(std::llround(g * 1000.0)));
+    }
     const double f = cur ? static_cast<double>(*cur) / 1e9 : 0.0;
     const double v = 0.60 + 0.30 * f;
     p.gpu_mw = 60.0 + 5500.0 * f * v * v * (0.05 + 0.95 * g);

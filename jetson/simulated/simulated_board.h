@@ -27,7 +27,7 @@
 //   P_emc = 150 mW + 0.55 mW/MHz · f_emc,   P_soc = 1200 mW
 //   u = the host's measured CPU busy fraction (/proc/stat over windows of at least 100 ms, the
 //   first from /proc/loadavg) unless pinned, g = the GPU `load` file (per-mille) when the fixture
-//   has one, else 0.
+//   has one, else 0, unless pinned (a paced run pins both to the time model's busy shares).
 //   Rails by label: VDD_IN/POM_5V_IN = (P_cpu+P_gpu+P_emc+P_soc)/0.9; VDD_CPU_GPU_CV = P_cpu+P_gpu;
 //   VDD_SOC = P_soc+P_emc; VDD_GPU_SOC = P_gpu+P_soc; VDD_CPU_CV, CPU, POM_5V_CPU, VDD_SYS_CPU = P_cpu;
 //   GPU, POM_5V_GPU, VDD_SYS_GPU = P_gpu; SOC, VDD_SYS_SOC = P_soc+P_emc/2; VDDRQ,
@@ -92,6 +92,11 @@ class SimulatedBoard {
   /// Pins u, the host utilization of the power model, to a fraction in [0, 1] (nullopt: measure
   /// the host again): for checks of the model that must not depend on what else the host runs.
   void pin_host_utilization(std::optional<double> utilization);
+  /// Pins g, the GPU load of the power model, to a fraction in [0, 1] (nullopt: the `load` file
+  /// again) and shows it in the GPU's per-mille `load` file when the board has one: a run paced
+  /// by the time model (experiments/modelled_time_pacer.h) sets the modelled busy share here, so
+  /// the rails follow the same mode as the times.
+  void pin_gpu_load(std::optional<double> load);
 
   /// Refreshes the sensors every `period` on a background thread until stop_refresh().
   void start_refresh(std::chrono::milliseconds period);
@@ -141,6 +146,8 @@ class SimulatedBoard {
   std::optional<sysfs::ProcStat> last_host_stat_;
   double host_utilization_ = 0;
   std::optional<double> pinned_utilization_;  // guarded by mutex_
+  std::optional<double> pinned_gpu_load_;  // guarded by mutex_
+  std::optional<std::string> gpu_load_before_pin_;
   SimulatedPower last_power_;
   mutable std::mutex mutex_;
   std::atomic<bool> refreshing_{false};
