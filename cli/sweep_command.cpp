@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/adaptive_profile_sweep.h"
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "experiments/characterization_executor.h"
@@ -165,6 +166,13 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
 
   auto board = open_sweep_board(options, sweep);
   if (!options.skip_validation) check_plan(plan, board, spec_file.string());
+  if (sweep.has_adaptive_profile()) {
+    if (selection != nullptr) {
+      throw std::invalid_argument(fmt::format("{}: adaptive_profile chooses modes as it goes and runs on one board "
+                                              "(jetchar sweep run), not as fleet tasks", spec_file.string()));
+    }
+    check_adaptive_profile(sweep.adaptive_profile(), plan, spec_file.string());
+  }
   const std::string name = selection != nullptr                 ? selection->sweep_name
                            : sweep.name().empty()                ? location.directory.filename().string()
                                                                  : sweep.name();
@@ -208,7 +216,11 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   fmt::print(stderr, "sweep {}: {} runs on {}; results in {}\n", name, plan.runs.size(), board.label,
              location.directory.string());
   bool stopped = false;
-  const auto progress = ex::SweepRunner(store, journal, notifier).run(plan, executor, runner_options, &stopped);
+  // adaptive_profile runs only the modes the predictor asks for (cli/adaptive_profile_sweep.h).
+  const auto progress = sweep.has_adaptive_profile()
+                            ? run_adaptive_profile(sweep.adaptive_profile(), plan, store, journal, notifier, executor,
+                                                   runner_options, board.simulated(), &stopped)
+                            : ex::SweepRunner(store, journal, notifier).run(plan, executor, runner_options, &stopped);
   executor.restore();
   if (tty) std::fputs("\n", stderr);
 
