@@ -1,4 +1,6 @@
-// Starting an external meter named on the command line (`meter read`, `monitor --meter`).
+// Starting an external meter named on the command line (`meter read`): the library's
+// jetson::meters::start_and_await_open (jetson/meters/meter_open.h), which `monitor --meter` uses
+// through its measurement session.
 #pragma once
 
 #include <string>

@@ -19,14 +19,14 @@
 #include "experiments/device_spec.h"
 #include "experiments/epoch_instrumented_source.h"
 #include "experiments/inference/inference_runner.h"
-#include "experiments/meter_session.h"
+#include "experiments/meter_records.h"
 #include "experiments/mode_readback.h"
 #include "experiments/modelled_time_pacer.h"
 #include "experiments/models/model_work.h"
 #include "experiments/models/registry.h"
-#include "experiments/power_session.h"
 #include "experiments/training/precision.h"
 #include "experiments/training/training_runner.h"
+#include "jetson/measurement/measurement_session.h"
 #include "jetson/telemetry/gpio_marker.h"
 #include "jetson/control/power_mode.h"
 #include "jetson/discovery/thermal.h"
@@ -108,9 +108,21 @@ void record_marker(const jetson::PhaseMarker& marker, proto::RunResult& result) 
   if (m->failed() > 0) add_note(result, fmt::format("GPIO marker: {} of {} edges could not be driven", m->failed(), m->toggles()));
 }
 
+// The run's measurement session: the onboard sampler at the spec's rate and its meters, never
+// cross-correlated with a simulated board's modelled power.
+jetson::measurement::MeasurementOptions measurement_options(const proto::MeasurementSpec& measurement,
+                                                            const jetson::BoardHandle& board) {
+  jetson::measurement::MeasurementOptions options;
+  options.sample_rate_hz = measurement.sample_rate_hz();
+  options.meters = meter_specs(measurement.meters());
+  options.onboard_modelled = board.simulated();
+  return options;
+}
+
 // The run's meters over the whole run; a gap is a note, not a failure (meter_session.h says why).
-void record_meters(const MeterSession& meters, const jetson::energy::Window& run_window, proto::RunResult& result) {
-  for (auto& summary : meters.summaries(run_window.begin_ns, run_window.end_ns.value_or(run_window.begin_ns))) {
+void record_meters(const jetson::measurement::MeterSession& meters, const jetson::energy::Window& run_window,
+                   proto::RunResult& result) {
+  for (auto& summary : meter_summary_records(meters, run_window.begin_ns, run_window.end_ns.value_or(run_window.begin_ns))) {
     if (summary.readings() == 0) {
       add_note(result, fmt::format("meter {}: no readings{}", summary.meter(),
                                    summary.last_error().empty() ? "" : " (" + summary.last_error() + ")"));
@@ -175,11 +187,11 @@ void append_stored_samples(const energy::PowerTrace& trace, const energy::Window
 
 // The run's power samples for the store (measurement.power_samples): the onboard rails, then each
 // external meter as its own channel, all on the onboard clock.
-std::vector<StoredPowerSample> stored_samples(const energy::PowerTrace& onboard, const MeterSession& meters,
+std::vector<StoredPowerSample> stored_samples(const energy::PowerTrace& onboard, const jetson::measurement::MeterSession& meters,
                                               const energy::Window& run) {
   std::vector<StoredPowerSample> samples;
   append_stored_samples(onboard, run, samples);
-  for (const auto* meter : meters.traces()) append_stored_samples(*meter, run, samples);
+  for (const auto* meter : meter_traces(meters)) append_stored_samples(*meter, run, samples);
   return samples;
 }
 
@@ -267,7 +279,7 @@ void CharacterizationExecutor::enter_mode(const PlannedRun& run) {
 
   const double baseload_s = run.spec.measurement().baseload_s();
   if (baseload_s > 0) {
-    PowerSession session(*board_.root, resolve_defaults(run.spec).measurement().sample_rate_hz());
+    jetson::measurement::PowerSession session(*board_.root, resolve_defaults(run.spec).measurement().sample_rate_hz());
     if (session.has_power()) {
       session.start();
       baseload_ = session.measure_baseload(baseload_s);
@@ -453,15 +465,16 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
     if (pacer) config.pace_compute = [&pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
   }
 
-  PowerSession power(*board_.root, spec.measurement().sample_rate_hz());
+  jetson::measurement::MeasurementSession session(*board_.root, measurement_options(spec.measurement(), board_));
+  auto& power = session.onboard();
+  const auto& meters = session.meters();
   for (const auto& s : power.sampler().power_monitor_settings()) {
     if (s.samples) result.mutable_context()->set_ina3221_samples(static_cast<std::uint32_t>(*s.samples));
     if (s.update_interval_ms) result.mutable_context()->set_ina3221_update_interval_ms(*s.update_interval_ms);
   }
   EpochInstrumentedSource source(pipeline, spec.cache(), files, &power.windows());
   const auto marker = open_marker(spec.measurement(), board_);
-  if (marker) power.windows().add_observer(jetson::marker_observer(*marker, {energy::WindowKind::kRun, energy::WindowKind::kEpoch}));
-  MeterSession meters(spec.measurement().meters());
+  if (marker) session.set_marker(*marker, {energy::WindowKind::kRun, energy::WindowKind::kEpoch});
 
   // Adaptive profiling: after every minibatch, its time (stall + compute) and, once the trace
   // covers it, its mean power feed the stopping rule; the run ends when both have settled.
@@ -486,14 +499,12 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   }
 
   config.on_batch = [this](const TrainingProgress&) { heartbeat(); };
-  meters.start();
-  power.start();
+  session.start();
   const auto run_window = power.windows().begin("run", energy::WindowKind::kRun);
   const auto trained = train(*model, source, config, *board_.root, model_spec.name);
   source.finish();
   power.windows().end("run");
-  power.stop();
-  meters.stop(marker ? marker->edge_times_ns() : std::vector<std::int64_t>{});
+  session.stop();
   if (marker) record_marker(*marker, result);
   if (!meters.empty()) record_meters(meters, power.windows().windows()[run_window], result);
 
@@ -527,7 +538,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
       e->set_start_s(static_cast<double>(window.begin_ns - power.windows().windows()[run_window].begin_ns) / 1e9);
       if (power.has_power()) fill_energy(power.energy(window, baseload), *e);
       if (window.end_ns) {
-        for (auto& meter : meters.energy(window.begin_ns, *window.end_ns)) *e->add_meters() = std::move(meter);
+        for (auto& meter : meter_energy_records(meters, window.begin_ns, *window.end_ns)) *e->add_meters() = std::move(meter);
       }
       if (const auto& dp = recorded[i].stats.data_path) {
         if (dp->residency_before) e->set_residency_before(*dp->residency_before);
@@ -585,17 +596,16 @@ void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult
   if (spec.adaptive().enabled()) add_note(result, "adaptive stopping applies to training runs only: ignored");
   if (board_.sim) add_note(result, "latencies are this host's: the simulated board's time model paces training only");
 
-  PowerSession power(*board_.root, spec.measurement().sample_rate_hz());
+  jetson::measurement::MeasurementSession session(*board_.root, measurement_options(spec.measurement(), board_));
+  auto& power = session.onboard();
+  const auto& meters = session.meters();
   const auto marker = open_marker(spec.measurement(), board_);
-  if (marker) power.windows().add_observer(jetson::marker_observer(*marker, {energy::WindowKind::kRun}));
-  MeterSession meters(spec.measurement().meters());
-  meters.start();
-  power.start();
+  if (marker) session.set_marker(*marker, {energy::WindowKind::kRun});
+  session.start();
   const auto window = power.windows().begin("run", energy::WindowKind::kRun);
   const auto inferred = experiments::run_inference(*model, model_spec, config, *board_.root);
   power.windows().end("run");
-  power.stop();
-  meters.stop(marker ? marker->edge_times_ns() : std::vector<std::int64_t>{});
+  session.stop();
   if (marker) record_marker(*marker, result);
   if (!meters.empty()) record_meters(meters, power.windows().windows()[window], result);
 

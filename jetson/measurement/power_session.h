@@ -1,10 +1,12 @@
-// A power session: the onboard sampler running around a workload, its samples gathered into a
-// power trace by a drain thread, and named windows (run, epochs, baseload) whose energy is
+// A power session: the onboard sampler running around the measured work, its samples gathered into
+// a power trace by a drain thread, and named windows (run, epochs, baseload) whose energy is
 // integrated from that trace. GPIO phase markers, when configured, toggle at window boundaries.
+// A listener sees every sample as it is drained (the monitor's display and sample log).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -19,7 +21,7 @@
 #include "jetson/telemetry/telemetry_sampler.h"
 #include "sysfs/root.h"
 
-namespace jetchar::experiments {
+namespace jetchar::jetson::measurement {
 
 class PowerSession {
  public:
@@ -29,15 +31,21 @@ class PowerSession {
   PowerSession(const PowerSession&) = delete;
   PowerSession& operator=(const PowerSession&) = delete;
 
+  /// Called with every sample as it is drained, in order, on the draining thread (the session's
+  /// own or a caller's), never two at a time. Set before start().
+  using SampleListener = std::function<void(const TelemetrySample&)>;
+  void set_sample_listener(SampleListener listener) { listener_ = std::move(listener); }
+
   void start();
   void stop();
+  bool running() const { return draining_.load(); }
 
-  jetson::energy::WindowRecorder& windows() { return windows_; }
+  energy::WindowRecorder& windows() { return windows_; }
   /// Measures idle power for `seconds` now (the sampler must be running).
-  jetson::energy::Baseload measure_baseload(double seconds);
+  energy::Baseload measure_baseload(double seconds);
   /// Energy of a closed window, against `baseload` when given. Takes what the sampler has so far.
-  jetson::energy::WindowEnergy energy(const jetson::energy::Window& window,
-                                      const jetson::energy::Baseload* baseload = nullptr);
+  energy::WindowEnergy energy(const energy::Window& window,
+                                      const energy::Baseload* baseload = nullptr);
   /// Mean board power over [begin_ns, end_ns] (the window's total, as epochs use it), for
   /// adaptive stopping's per-minibatch power. `covered` is false while the trace has not yet
   /// reached end_ns (ask again later); `watts` is nullopt when it has but the total is undefined.
@@ -49,21 +57,22 @@ class PowerSession {
   /// True when the trace has at least one power channel (a host without RAPL/INA has none).
   bool has_power() const { return trace_.channel_count() > 0; }
   /// A copy of the power trace gathered so far.
-  jetson::energy::PowerTrace trace();
-  const jetson::TelemetrySampler& sampler() const { return *sampler_; }
-  jetson::SamplerStats stats() const { return sampler_->stats(); }
+  energy::PowerTrace trace();
+  const TelemetrySampler& sampler() const { return *sampler_; }
+  SamplerStats stats() const { return sampler_->stats(); }
 
  private:
   void drain_once();
   /// Drains until the trace reaches `end_ns` (bounded by a few sample periods).
   void drain_until_covered(std::int64_t end_ns);
 
-  std::unique_ptr<jetson::TelemetrySampler> sampler_;
-  jetson::energy::WindowRecorder windows_;
+  std::unique_ptr<TelemetrySampler> sampler_;
+  energy::WindowRecorder windows_;
   std::mutex mutex_;  // guards trace_ and the sampler's consumer side
-  jetson::energy::PowerTrace trace_;
+  energy::PowerTrace trace_;
+  SampleListener listener_;
   std::atomic<bool> draining_{false};
   std::thread drainer_;
 };
 
-}  // namespace jetchar::experiments
+}  // namespace jetchar::jetson::measurement

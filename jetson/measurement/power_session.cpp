@@ -1,20 +1,18 @@
-#include "experiments/power_session.h"
+#include "jetson/measurement/power_session.h"
 
 #include <algorithm>
 #include <chrono>
 
 #include "jetson/telemetry/telemetry_discovery.h"
 
-namespace jetchar::experiments {
-
-namespace energy = jetson::energy;
+namespace jetchar::jetson::measurement {
 
 PowerSession::PowerSession(const sysfs::Root& root, double rate_hz) {
-  jetson::SamplerOptions options;
+  SamplerOptions options;
   options.rate_hz = rate_hz;
   // Room for two seconds of samples between drains at any rate.
   options.ring_capacity = std::max<std::size_t>(4096, static_cast<std::size_t>(rate_hz * 2));
-  sampler_ = std::make_unique<jetson::TelemetrySampler>(root, jetson::discover_telemetry_sources(root), options);
+  sampler_ = std::make_unique<TelemetrySampler>(root, discover_telemetry_sources(root), options);
   trace_ = energy::PowerTrace(sampler_->layout().power_channels());
 }
 
@@ -56,11 +54,12 @@ void PowerSession::stop() {
 void PowerSession::drain_once() {
   // One consumer at a time: the sampler's ring is single-producer/single-consumer.
   std::lock_guard lock(mutex_);
-  std::vector<jetson::TelemetrySample> fresh;
+  std::vector<TelemetrySample> fresh;
   sampler_->drain(fresh);
   for (const auto& sample : fresh) {
     if (!trace_.empty() && sample.time_ns <= trace_.times_ns().back()) continue;
-    jetson::append_power(sampler_->layout(), sample, trace_);
+    append_power(sampler_->layout(), sample, trace_);
+    if (listener_) listener_(sample);
   }
 }
 
@@ -121,4 +120,4 @@ energy::PowerTrace PowerSession::trace() {
   return trace_;
 }
 
-}  // namespace jetchar::experiments
+}  // namespace jetchar::jetson::measurement
