@@ -107,6 +107,12 @@ struct CpuTimes {
   bool present = false;
 };
 
+// A field's value, valid, with extra flags (repeated, carried).
+void set_value(std::vector<FieldValue>& values, std::size_t field, double value, std::uint8_t extra = 0) {
+  values[field].value = value;
+  values[field].flags = field_flags::kValid | extra;
+}
+
 }  // namespace
 
 struct TelemetrySampler::Source {
@@ -163,6 +169,16 @@ struct TelemetrySampler::Source {
   std::vector<std::size_t> slow_fields;
   std::vector<FieldValue> slow_last;  // indexed like slow_fields
   std::int64_t slow_read_ns = INT64_MIN / 2;
+
+  // What read_into reads, one concern each (they write into a sample's values).
+  void read_rails(std::vector<FieldValue>& values, std::int64_t t_ns);
+  void read_energy_counters(std::vector<FieldValue>& values, std::int64_t t_ns);
+  void read_nvml_power(std::vector<FieldValue>& values, std::int64_t t_ns);
+  void read_scalars(std::vector<FieldValue>& values);
+  void read_nvml_sub_rate(std::vector<FieldValue>& values);
+  void read_emc_utilisation(std::vector<FieldValue>& values);
+  void read_cpu_load(std::vector<FieldValue>& values);
+  void read_memory(std::vector<FieldValue>& values);
 };
 
 TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySources& sources, SamplerOptions options)
@@ -367,19 +383,9 @@ TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySourc
 
 TelemetrySampler::~TelemetrySampler() { stop(); }
 
-void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
-  auto& src = *source_;
-  auto& values = sample.values;
-  for (auto& v : values) v.flags = 0;
-  auto set = [&](std::size_t field, double value, std::uint8_t extra = 0) {
-    values[field].value = value;
-    values[field].flags = field_flags::kValid | extra;
-  };
-  // Due a little early (1 % of the period), so that a sample a few microseconds before the mark
-  // does not push the read a whole sampling period later.
-  const bool slow_due = t_ns - src.slow_read_ns >= src.slow_period_ns - src.slow_period_ns / 100;
-
-  for (auto& rail : src.rails) {
+// Rails: V, I and P each sample, with repeated register reads flagged.
+void TelemetrySampler::Source::read_rails(std::vector<FieldValue>& values, std::int64_t t_ns) {
+  for (auto& rail : rails) {
     double v = 0, i = 0, p = 0;
     const bool have_v = rail.voltage.ok() && rail.voltage.read_int(v);
     const bool have_i = rail.current.ok() && rail.current.read_int(i);
@@ -404,26 +410,34 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
       rail.last_p = p;
       rail.last_change_ns = t_ns;
     }
-    if (have_v && rail.fields.voltage_mv) set(*rail.fields.voltage_mv, v, repeated);
-    if (have_i && rail.fields.current_ma) set(*rail.fields.current_ma, i, repeated);
-    if (have_p) set(rail.fields.power_mw, p, repeated);
+    if (have_v && rail.fields.voltage_mv) set_value(values, *rail.fields.voltage_mv, v, repeated);
+    if (have_i && rail.fields.current_ma) set_value(values, *rail.fields.current_ma, i, repeated);
+    if (have_p) set_value(values, rail.fields.power_mw, p, repeated);
   }
-  for (auto& counter : src.counters) {
+}
+
+// Energy counters (RAPL): the power since the previous sample.
+void TelemetrySampler::Source::read_energy_counters(std::vector<FieldValue>& values, std::int64_t t_ns) {
+  for (auto& counter : counters) {
     double uj = 0;
     if (!counter.energy.read_int(uj)) continue;
     if (counter.last_uj >= 0 && t_ns > counter.last_ns) {
       double delta = uj - counter.last_uj;
       if (delta < 0 && counter.max_range_uj) delta += static_cast<double>(*counter.max_range_uj);
-      if (delta >= 0) set(counter.field, delta / 1000.0 / (static_cast<double>(t_ns - counter.last_ns) / 1e9));
+      if (delta >= 0) set_value(values, counter.field, delta / 1000.0 / (static_cast<double>(t_ns - counter.last_ns) / 1e9));
     }
     counter.last_uj = uj;
     counter.last_ns = t_ns;
   }
-  for (auto& gpu : src.nvml_gpus) {
-    const auto& fn = src.nvml->functions();
+}
+
+// NVML GPUs' power and energy counter, every sample.
+void TelemetrySampler::Source::read_nvml_power(std::vector<FieldValue>& values, std::int64_t t_ns) {
+  for (auto& gpu : nvml_gpus) {
+    const auto& fn = nvml->functions();
     if (gpu.power) {
       unsigned int mw = 0;
-      if (fn.power_usage(gpu.device, &mw) == nvml_abi::NVML_SUCCESS) set(*gpu.power, static_cast<double>(mw));
+      if (fn.power_usage(gpu.device, &mw) == nvml_abi::NVML_SUCCESS) set_value(values, *gpu.power, static_cast<double>(mw));
     }
     if (gpu.energy) {
       unsigned long long mj = 0;
@@ -431,35 +445,34 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
         const auto now_mj = static_cast<double>(mj);
         // mJ per second is mW. The counter is 64-bit: no wrap to undo.
         if (gpu.last_mj >= 0 && t_ns > gpu.last_ns && now_mj >= gpu.last_mj) {
-          set(*gpu.energy, (now_mj - gpu.last_mj) / (static_cast<double>(t_ns - gpu.last_ns) / 1e9));
+          set_value(values, *gpu.energy, (now_mj - gpu.last_mj) / (static_cast<double>(t_ns - gpu.last_ns) / 1e9));
         }
         gpu.last_mj = now_mj;
         gpu.last_ns = t_ns;
       }
     }
   }
-  if (!slow_due) {
-    for (std::size_t k = 0; k < src.slow_fields.size(); ++k) {
-      FieldValue carried = src.slow_last[k];
-      if (carried.valid()) carried.flags |= field_flags::kCarried;
-      values[src.slow_fields[k]] = carried;
-    }
-    sample.sub_rate_time_ns = src.slow_read_ns;
-    return;
-  }
-  for (auto& scalar : src.scalars) {
+}
+
+// Sub-rate: clocks, temperatures and other single-number files, and the GPU load.
+void TelemetrySampler::Source::read_scalars(std::vector<FieldValue>& values) {
+  for (auto& scalar : scalars) {
     double value = 0;
-    if (scalar.file.read_int(value)) set(scalar.field, value * scalar.scale);
+    if (scalar.file.read_int(value)) set_value(values, scalar.field, value * scalar.scale);
   }
-  if (src.gpu_load) {
+  if (gpu_load) {
     double value = 0;
-    if (src.gpu_load->file.read_int(value)) set(src.gpu_load->field, value * src.gpu_load->scale);
+    if (gpu_load->file.read_int(value)) set_value(values, gpu_load->field, value * gpu_load->scale);
   }
-  for (auto& gpu : src.nvml_gpus) {
-    const auto& fn = src.nvml->functions();
+}
+
+// Sub-rate: NVML GPUs' clocks, utilisation, memory and temperature.
+void TelemetrySampler::Source::read_nvml_sub_rate(std::vector<FieldValue>& values) {
+  for (auto& gpu : nvml_gpus) {
+    const auto& fn = nvml->functions();
     unsigned int value = 0;
     const auto clock = [&](const std::optional<std::size_t>& field, nvml_abi::nvmlClockType_t type) {
-      if (field && fn.clock_info(gpu.device, type, &value) == nvml_abi::NVML_SUCCESS) set(*field, value);
+      if (field && fn.clock_info(gpu.device, type, &value) == nvml_abi::NVML_SUCCESS) set_value(values, *field, value);
     };
     clock(gpu.graphics_clock, nvml_abi::NVML_CLOCK_GRAPHICS);
     clock(gpu.sm_clock, nvml_abi::NVML_CLOCK_SM);
@@ -467,29 +480,37 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
     if (gpu.util || gpu.memory_util) {
       nvml_abi::nvmlUtilization_t utilization{};
       if (fn.utilization(gpu.device, &utilization) == nvml_abi::NVML_SUCCESS) {
-        if (gpu.util) set(*gpu.util, utilization.gpu);
-        if (gpu.memory_util) set(*gpu.memory_util, utilization.memory);
+        if (gpu.util) set_value(values, *gpu.util, utilization.gpu);
+        if (gpu.memory_util) set_value(values, *gpu.memory_util, utilization.memory);
       }
     }
     if (gpu.memory_used) {
       nvml_abi::nvmlMemory_t memory{};
-      if (fn.memory(gpu.device, &memory) == nvml_abi::NVML_SUCCESS) set(*gpu.memory_used, static_cast<double>(memory.used) / 1024.0);
+      if (fn.memory(gpu.device, &memory) == nvml_abi::NVML_SUCCESS) set_value(values, *gpu.memory_used, static_cast<double>(memory.used) / 1024.0);
     }
     if (gpu.temperature && fn.temperature(gpu.device, nvml_abi::NVML_TEMPERATURE_GPU, &value) == nvml_abi::NVML_SUCCESS) {
-      set(*gpu.temperature, value * 1000.0);
+      set_value(values, *gpu.temperature, value * 1000.0);
     }
   }
-  if (src.emc_activity && src.emc_freq_field && values[*src.emc_freq_field].valid()) {
+}
+
+// Sub-rate: EMC utilisation from its activity counter and the clock just read.
+void TelemetrySampler::Source::read_emc_utilisation(std::vector<FieldValue>& values) {
+  if (emc_activity && emc_freq_field && values[*emc_freq_field].valid()) {
     double activity = 0;
-    const double rate_khz = values[*src.emc_freq_field].value / 1000.0;
-    if (src.emc_activity->file.read_int(activity) && rate_khz > 0) set(*src.emc_util_field, activity / rate_khz * 100.0);
+    const double rate_khz = values[*emc_freq_field].value / 1000.0;
+    if (emc_activity->file.read_int(activity) && rate_khz > 0) set_value(values, *emc_util_field, activity / rate_khz * 100.0);
   }
 
-  if (!src.cpus.empty()) {
-    const ssize_t n = src.proc_stat.read(src.big_buffer.data(), src.big_buffer.size());
-    for (auto& t : src.cpu_now) t.present = false;
+}
+
+// Sub-rate: per-core load from /proc/stat against the previous reading.
+void TelemetrySampler::Source::read_cpu_load(std::vector<FieldValue>& values) {
+  if (!cpus.empty()) {
+    const ssize_t n = proc_stat.read(big_buffer.data(), big_buffer.size());
+    for (auto& t : cpu_now) t.present = false;
     if (n > 0) {
-      const char* p = src.big_buffer.data();
+      const char* p = big_buffer.data();
       const char* end = p + n;
       while (p < end) {
         const char* eol = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
@@ -497,7 +518,7 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
         if (eol - p > 4 && p[0] == 'c' && p[1] == 'p' && p[2] == 'u' && p[3] >= '0' && p[3] <= '9') {
           int cpu = 0;
           auto [q, ec] = std::from_chars(p + 3, eol, cpu);
-          if (ec == std::errc() && cpu >= 0 && static_cast<std::size_t>(cpu) < src.cpu_now.size()) {
+          if (ec == std::errc() && cpu >= 0 && static_cast<std::size_t>(cpu) < cpu_now.size()) {
             std::uint64_t fields[10] = {};
             int count = 0;
             while (q < eol && count < 10) {
@@ -512,7 +533,7 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
               std::uint64_t total = 0;
               for (int k = 0; k < std::min(count, 8); ++k) total += fields[k];
               const std::uint64_t idle = fields[3] + (count > 4 ? fields[4] : 0);
-              src.cpu_now[static_cast<std::size_t>(cpu)] = CpuTimes{total - idle, total, true};
+              cpu_now[static_cast<std::size_t>(cpu)] = CpuTimes{total - idle, total, true};
             }
           }
         }
@@ -520,31 +541,35 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
         p = eol + 1;
       }
     }
-    for (std::size_t k = 0; k < src.cpus.size(); ++k) {
-      const auto cpu = static_cast<std::size_t>(src.cpus[k]);
-      const CpuTimes& now = src.cpu_now[cpu];
-      CpuTimes& prev = src.cpu_prev[cpu];
+    for (std::size_t k = 0; k < cpus.size(); ++k) {
+      const auto cpu = static_cast<std::size_t>(cpus[k]);
+      const CpuTimes& now = cpu_now[cpu];
+      CpuTimes& prev = cpu_prev[cpu];
       // An offline core has no line: absent, not 0 %. The first sample has no interval yet.
       if (now.present && prev.present) {
         if (now.total > prev.total) {
           const double util = 100.0 * static_cast<double>(now.busy - prev.busy) / static_cast<double>(now.total - prev.total);
-          set(src.cpu_fields[k], util);
-          src.cpu_last_util[k] = util;
+          set_value(values, cpu_fields[k], util);
+          cpu_last_util[k] = util;
           prev = now;
-        } else if (src.cpu_last_util[k] >= 0) {
+        } else if (cpu_last_util[k] >= 0) {
           // No tick elapsed (sampling faster than USER_HZ): the last figure still stands.
-          set(src.cpu_fields[k], src.cpu_last_util[k], field_flags::kRepeated);
+          set_value(values, cpu_fields[k], cpu_last_util[k], field_flags::kRepeated);
         }
       } else {
         prev = now;
-        src.cpu_last_util[k] = -1;
+        cpu_last_util[k] = -1;
       }
     }
   }
-  if (src.mem_field) {
-    const ssize_t n = src.meminfo.read(src.big_buffer.data(), src.big_buffer.size());
+}
+
+// Sub-rate: memory in use (MemTotal - MemAvailable) from /proc/meminfo.
+void TelemetrySampler::Source::read_memory(std::vector<FieldValue>& values) {
+  if (mem_field) {
+    const ssize_t n = meminfo.read(big_buffer.data(), big_buffer.size());
     if (n > 0) {
-      const std::string_view text(src.big_buffer.data(), static_cast<std::size_t>(n));
+      const std::string_view text(big_buffer.data(), static_cast<std::size_t>(n));
       auto value_of = [&](std::string_view key) -> std::optional<std::int64_t> {
         const std::size_t at = text.find(key);
         if (at == std::string_view::npos) return std::nullopt;
@@ -557,9 +582,36 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
       };
       const auto total = value_of("MemTotal:");
       const auto available = value_of("MemAvailable:");
-      if (total && available) set(*src.mem_field, static_cast<double>(*total - *available));
+      if (total && available) set_value(values, *mem_field, static_cast<double>(*total - *available));
     }
   }
+}
+
+void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
+  auto& src = *source_;
+  auto& values = sample.values;
+  for (auto& v : values) v.flags = 0;
+  // Due a little early (1 % of the period), so that a sample a few microseconds before the mark
+  // does not push the read a whole sampling period later.
+  const bool slow_due = t_ns - src.slow_read_ns >= src.slow_period_ns - src.slow_period_ns / 100;
+
+  src.read_rails(values, t_ns);
+  src.read_energy_counters(values, t_ns);
+  src.read_nvml_power(values, t_ns);
+  if (!slow_due) {
+    for (std::size_t k = 0; k < src.slow_fields.size(); ++k) {
+      FieldValue carried = src.slow_last[k];
+      if (carried.valid()) carried.flags |= field_flags::kCarried;
+      values[src.slow_fields[k]] = carried;
+    }
+    sample.sub_rate_time_ns = src.slow_read_ns;
+    return;
+  }
+  src.read_scalars(values);
+  src.read_nvml_sub_rate(values);
+  src.read_emc_utilisation(values);
+  src.read_cpu_load(values);
+  src.read_memory(values);
   src.slow_read_ns = t_ns;
   sample.sub_rate_time_ns = t_ns;
   for (std::size_t k = 0; k < src.slow_fields.size(); ++k) src.slow_last[k] = values[src.slow_fields[k]];
