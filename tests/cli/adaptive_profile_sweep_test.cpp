@@ -1,0 +1,134 @@
+// `adaptive_profile { ... }` sweeps through the real jetchar on a simulated AGX Orin: the board
+// paces each minibatch to its time model, so epoch times follow the clocks, and the adaptive loop
+// reaches its error target from a few of the 81 modes, stores a prediction for every mode and
+// prints the profiling time against the study's; specs the predictor cannot use are refused
+// before anything runs, naming the run and the setting.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/exit_code.h"
+#include "tests/support/jetchar_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// 3 core counts x 3 CPU x 3 GPU x 3 EMC clocks of the AGX Orin fixture: 81 modes.
+constexpr const char* kGridAxes =
+    "axes { field: \"device.cpu_cores\" values: [\"4\", \"8\", \"12\"] }\n"
+    "axes { field: \"device.cpu_freq_mhz\" values: [\"729.6\", \"1344\", \"2201.6\"] }\n"
+    "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"714\", \"1300.5\"] }\n"
+    "axes { field: \"device.emc_freq_mhz\" values: [\"665.6\", \"2133\", \"3199\"] }\n";
+
+std::string spec(const std::string& adaptive, const std::string& axes) {
+  return "name: \"ap\"\nboard: \"sim:agx-orin-r36\"\nadaptive_profile { " + adaptive +
+         " }\nbase {\n"
+         "  workload { model: \"lenet5\" dataset: \"synthetic:1x28x28?samples=2048&classes=10\" batch_size: 1 "
+         "max_minibatches: 300 device: \"cpu\" }\n"
+         "  loader { workers: 1 }\n"
+         "  device { dvfs: OFF }\n"
+         "  measurement { sample_rate_hz: 200 }\n}\n" +
+         axes;
+}
+
+class AdaptiveProfileSweepTest : public ::testing::Test {
+ protected:
+  int sweep(const std::string& text) {
+    std::ofstream(dir_.path() / "sweep.textproto") << text;
+    return testing::run_jetchar({"sweep", "run", (dir_.path() / "sweep.textproto").string(), "--results",
+                                 (dir_.path() / "results").string()},
+                                dir_.path() / "out.txt", dir_.path() / "err.txt");
+  }
+  std::string out() const { return read(dir_.path() / "out.txt"); }
+  std::string err() const { return read(dir_.path() / "err.txt"); }
+
+  testing::TempDir dir_;
+};
+
+TEST_F(AdaptiveProfileSweepTest, ReachesItsTargetFromAFewModesAndPredictsEveryMode) {
+  ASSERT_EQ(sweep(spec("target_mape_pct: 10 max_modes: 15 initial_modes: 6", kGridAxes)), kOk) << out() << err();
+  const std::string text = out();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(adaptive profiling: (\d+) of 81 power modes profiled \(81 candidates\); stopped: (.*))")))
+      << text;
+  const int profiled = std::stoi(m[1]);
+  EXPECT_EQ(m[2], "target reached") << text;
+  EXPECT_GE(profiled, 6);
+  EXPECT_LT(profiled, 15);
+  EXPECT_NE(text.find("predictions for all 81 modes stored in"), std::string::npos) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(profiling time: .* paced to the simulated board's time model: MODELLED\); the study profiled about 2 h per workload)")))
+      << text;
+  // Only the profiled modes ran: one stored run each.
+  EXPECT_NE(text.find(std::to_string(profiled) + " of " + std::to_string(profiled) + " runs stored"), std::string::npos)
+      << text;
+  // Epoch times follow the clocks: the profiled modes' E2E times (the run table) spread widely,
+  // where the host alone would give nearly the same time in every mode.
+  std::vector<double> e2e;
+  const std::regex row(R"(^\d{4}-r0 +OK +.*? +1 +1 +([0-9.]+)\*? )");
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (std::regex_search(line, m, row)) e2e.push_back(std::stod(m[1]));
+  }
+  ASSERT_EQ(static_cast<int>(e2e.size()), profiled) << text;
+  const auto [lo, hi] = std::minmax_element(e2e.begin(), e2e.end());
+  EXPECT_GT(*hi / *lo, 1.5) << text;
+  // The fit follows each profiled mode's measured time.
+  const std::regex profiled_row(R"(^(\S+) +profiled +([0-9.]+) \[([0-9.]+), ([0-9.]+)\] .* ([0-9.]+) s$)");
+  int rows = 0;
+  lines = std::istringstream(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!std::regex_search(line, m, profiled_row)) continue;
+    ++rows;
+    const double predicted = std::stod(m[2]);
+    const double measured = std::stod(m[5]);
+    EXPECT_NEAR(predicted / measured, 1.0, 0.25) << line;
+  }
+  EXPECT_EQ(rows, profiled) << text;
+}
+
+TEST_F(AdaptiveProfileSweepTest, AnAxisOtherThanThePowerModeIsRefusedBeforeAnythingRuns) {
+  EXPECT_EQ(sweep(spec("target_mape_pct: 5", std::string(kGridAxes) + "axes { field: \"workload.batch_size\" values: [\"8\", \"16\"] }\n")),
+            kBadInput);
+  EXPECT_TRUE(std::regex_search(
+      err(), std::regex(R"(adaptive_profile: run \d{4}-r0 sweeps workload\.batch_size=(8|16); only power-mode axes \(device\.\*\))")))
+      << err();
+  EXPECT_FALSE(fs::exists(dir_.path() / "results" / "results.db"));
+}
+
+TEST_F(AdaptiveProfileSweepTest, AModeWithoutAllFourKnobsIsRefused) {
+  const std::string axes = "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"714\", \"1300.5\"] }\n"
+                           "axes { field: \"device.cpu_cores\" values: [\"4\", \"8\", \"12\"] }\n";
+  EXPECT_EQ(sweep(spec("max_modes: 6 initial_modes: 3", axes)), kBadInput);
+  EXPECT_NE(err().find("has no device.cpu_freq_mhz, device.emc_freq_mhz: the predictor needs every mode's cores and CPU, "
+                       "GPU and EMC clocks"),
+            std::string::npos)
+      << err();
+}
+
+TEST_F(AdaptiveProfileSweepTest, OptionsOutOfRangeAreRefusedByName) {
+  EXPECT_EQ(sweep(spec("max_modes: 4 initial_modes: 6", kGridAxes)), kBadInput);
+  EXPECT_NE(err().find("adaptive_profile: max_modes 4 must be at least initial_modes 6"), std::string::npos) << err();
+  EXPECT_EQ(sweep(spec("target_mape_pct: -1", kGridAxes)), kBadInput);
+  EXPECT_NE(err().find("target_mape_pct -1 must be a positive percentage"), std::string::npos) << err();
+  EXPECT_EQ(sweep(spec("level: 1.5", kGridAxes)), kBadInput);
+  EXPECT_NE(err().find("level 1.5 must be in (0, 1)"), std::string::npos) << err();
+}
+
+}  // namespace
+}  // namespace jetchar::cli
