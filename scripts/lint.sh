@@ -94,8 +94,10 @@ for f in "${files[@]}"; do
 done
 if [[ $changed_only == 1 ]]; then
   # Only the changed files' findings: a change is not failed for an older finding in a header it includes.
-  header_filter=$(printf '%s\n' "${changed_headers[@]}" | sed 's/[.]/[.]/g; s/^/\//' | paste -sd'|')
-  [[ -n $header_filter ]] || header_filter='^$'
+  header_filter='^$'
+  if [[ ${#changed_headers[@]} -gt 0 ]]; then
+    header_filter=$(printf '%s\n' "${changed_headers[@]}" | sed 's/[.]/[.]/g; s/^/\//' | paste -sd'|')
+  fi
 fi
 
 # LibTorch translation units: those that precompile LibTorch's header (jetchar_use_torch), and
