@@ -127,6 +127,7 @@ Eigen::RowVectorXd voltage_row(const ModeKnobs& k, const TimeModel& time, const 
 // and the knee k fitted. θ = (log s_cpu, log s_gpu, log s_emc, knee logits ×3 (k = top·logistic),
 // activity logits ×3).
 constexpr Eigen::Index kRailsShape = 9, kRailsColumns = 8;
+constexpr double kRailsPrior = 2e-2;      // per shape parameter: weaker lets a knee follow noise
 
 double knee_volts(double freq, double log_slope, double knee_logit, double top_ghz) {
   const double k = top_ghz * logistic(knee_logit), h = 0.04 * top_ghz;
@@ -232,7 +233,7 @@ const std::vector<PowerForm>& all_power_forms() {
 }
 
 const std::vector<PowerForm>& default_power_forms() {
-  static const std::vector<PowerForm> forms = {PowerForm::kVoltage, PowerForm::kRails, PowerForm::kActivity};
+  static const std::vector<PowerForm> forms = {PowerForm::kVoltage, PowerForm::kRails};
   return forms;
 }
 
@@ -327,6 +328,37 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
   return best;
 }
 
+TimeModel TimeModel::refit(const TimeModel& reference, std::span<const ModeKnobs> modes, std::span<const double> time_s,
+                           double prior_weight) {
+  check_sizes("time", modes.size(), time_s.size(), 1, to_string(reference.form_));
+  const auto n = static_cast<Eigen::Index>(modes.size());
+  Eigen::VectorXd log_y(n);
+  double shift = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double t = time_s[static_cast<std::size_t>(i)];
+    if (!(t > 0) || !std::isfinite(t)) {
+      throw std::invalid_argument(fmt::format("time model: measured time {} s of mode {} is not a positive number", t, i));
+    }
+    log_y(i) = std::log(t);
+    shift += (log_y(i) - std::log(reference.time_s(modes[static_cast<std::size_t>(i)]))) / static_cast<double>(n);
+  }
+  // The prior's centre is the reference scaled to the new workload's level (every work times the
+  // mean ratio), so the prior holds the shape, not the scale.
+  Eigen::VectorXd centre = reference.theta_;
+  centre.head(5).array() += shift;
+  const auto np = centre.size();
+  auto residuals = [&](const Eigen::VectorXd& th, Eigen::VectorXd& r) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      r(i) = std::log(evaluate(reference.form_, th, modes[static_cast<std::size_t>(i)]).total_s) - log_y(i);
+    }
+    for (Eigen::Index j = 0; j < np; ++j) r(n + j) = prior_weight * (th(j) - centre(j));
+  };
+  TimeModel out;
+  out.form_ = reference.form_;
+  out.theta_ = minimise_least_squares(residuals, n + np, centre).theta;
+  return out;
+}
+
 ResourceTimes TimeModel::parts(const ModeKnobs& mode) const { return evaluate(form_, theta_, mode); }
 double TimeModel::fixed_s() const { return from_log(theta_(0)); }
 double TimeModel::gpu_work() const { return from_log(theta_(1)); }
@@ -412,7 +444,7 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
       Eigen::MatrixXd x = design(th);
       Eigen::VectorXd fitted = x * relative_nnls(x, y);
       for (Eigen::Index i = 0; i < n; ++i) r(i) = std::log(std::max(fitted(i), 1e-12)) - std::log(y(i));
-      for (Eigen::Index j = 0; j < kRailsShape; ++j) r(n + j) = 1e-2 * (th(j) - centre(j));
+      for (Eigen::Index j = 0; j < kRailsShape; ++j) r(n + j) = kRailsPrior * (th(j) - centre(j));
     };
     double best = std::numeric_limits<double>::infinity();
     for (double slope : {0.3, 1.5}) {
@@ -441,6 +473,35 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
   model.coefficients_ = relative_nnls(x, y);
   if (form == PowerForm::kActivity) model.time_ = *time;
   return model;
+}
+
+PowerModel PowerModel::refit(const PowerModel& reference, std::span<const ModeKnobs> modes,
+                             std::span<const double> power_w, const TimeModel* time) {
+  check_sizes("power", modes.size(), power_w.size(), 1, to_string(reference.form_));
+  if (reference.form_ != PowerForm::kPolynomial && time == nullptr) {
+    throw std::invalid_argument(
+        fmt::format("the {} power model needs the time model of the same modes", to_string(reference.form_)));
+  }
+  if (reference.form_ != PowerForm::kVoltage && reference.form_ != PowerForm::kRails) {
+    return fit(reference.form_, modes, power_w, time);  // no shape to keep: a plain refit
+  }
+  PowerModel out = reference;
+  out.time_ = *time;
+  const auto n = static_cast<Eigen::Index>(modes.size());
+  Eigen::MatrixXd x(n, reference.coefficients_.size());
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double p = power_w[static_cast<std::size_t>(i)];
+    if (!(p > 0) || !std::isfinite(p)) {
+      throw std::invalid_argument(fmt::format("power model: measured power {} W of mode {} is not a positive number", p, i));
+    }
+    const ModeKnobs& k = modes[static_cast<std::size_t>(i)];
+    x.row(i) = reference.form_ == PowerForm::kVoltage ? voltage_row(k, *time, *reference.shape_)
+                                                      : rails_row(k, *time, *reference.shape_, reference.rail_top_ghz_);
+    y(i) = p;
+  }
+  out.coefficients_ = relative_nnls(x, y);
+  return out;
 }
 
 double PowerModel::power_w(const ModeKnobs& mode) const {

@@ -83,6 +83,8 @@ class ModePredictor {
   double level() const { return level_; }
   std::size_t profiled() const { return profiled_; }
   const TimeModel& time_model() const { return time_full_; }
+  /// The heaviest power form's fit on every profiled mode; nullptr without power.
+  const PowerModel* power_model() const;
 
  private:
   struct TimeMember {

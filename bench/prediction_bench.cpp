@@ -5,6 +5,10 @@
 //   auto/random     the mode predictor (CV-chosen physical forms) on random modes
 //   auto/space      the mode predictor on the space-filling design alone
 //   auto/adaptive   the mode predictor, space-filling start then most-uncertain-next
+//   transfer/space  a reference (another workload on the same board: gpu_bound's work, or
+//                   balanced's for gpu_bound itself, with the truth's V/f curves and leakage)
+//                   profiled on 50 space-filling modes, transferred with the space-filling modes
+//                   (analysis/mode_transfer.h); forms column: the scaled/refitted/own weights
 // and, for the mode predictor, how often the stated 90 % interval holds the measured time and power
 // of the modes not profiled. Ground truths: tests/analysis/ground_truths.h (none is a predictor's form).
 // Medians over seeds (each seed: another noise draw and another random choice).
@@ -27,6 +31,7 @@
 #include "analysis/adaptive_profile.h"
 #include "analysis/cross_validation.h"
 #include "analysis/mode_predictor.h"
+#include "analysis/mode_transfer.h"
 #include "analysis/predictor.h"
 #include "analysis/profile_design.h"
 #include "analysis/statistics.h"
@@ -68,7 +73,16 @@ Score score_old(ModelKind kind, const std::vector<ConfigPoint>& pts, const std::
   return {100 * t / n, 100 * p / n, 100 * e / n, -1, -1, -1, -1, ""};
 }
 
-Score score_new(const ModePredictor& model, const std::vector<ConfigPoint>& pts, const std::vector<std::size_t>& picked,
+std::string forms_of(const ModePredictor& m) {
+  return fmt::format("{}/{}", to_string(m.time_form()), to_string(*m.power_form()));
+}
+std::string forms_of(const ModeTransfer& t) {
+  return fmt::format("w_t {:.2f}/{:.2f}/{:.2f} w_p {:.2f}/{:.2f}/{:.2f}", t.time_weights()[0], t.time_weights()[1],
+                     t.time_weights()[2], t.power_weights()[0], t.power_weights()[1], t.power_weights()[2]);
+}
+
+template <typename Model>
+Score score_new(const Model& model, const std::vector<ConfigPoint>& pts, const std::vector<std::size_t>& picked,
                 const jetchar::analysis::testing::Truth& truth) {
   auto in = mask(pts.size(), picked);
   double t = 0, p = 0, e = 0, tc = 0, pc = 0, n = 0, tt = 0, pt_true = 0;
@@ -86,7 +100,7 @@ Score score_new(const ModePredictor& model, const std::vector<ConfigPoint>& pts,
     ++n;
   }
   return {100 * t / n, 100 * p / n, 100 * e / n, 100 * tt / n, 100 * pt_true / n, tc / n, pc / n,
-          fmt::format("{}/{}", to_string(model.time_form()), to_string(*model.power_form()))};
+          forms_of(model)};
 }
 
 std::vector<ConfigPoint> subset(const std::vector<ConfigPoint>& pts, const std::vector<std::size_t>& picked) {
@@ -124,7 +138,7 @@ int main(int argc, char** argv) {
   app.add_option("--budgets", budgets, "profiled modes")->delimiter(',');
   app.add_option("--truth", only, "only these ground truths")->delimiter(',');
   app.add_option("--methods", methods, "only these methods (linear/random, nnls/spread, auto/random, auto/space, "
-                                       "auto/adaptive)")->delimiter(',');
+                                       "auto/adaptive, transfer/space)")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   auto wanted = [&](const char* method) {
     return methods.empty() || std::find(methods.begin(), methods.end(), method) != methods.end();
@@ -142,7 +156,7 @@ int main(int argc, char** argv) {
   for (const auto& truth : truths) {
     if (!only.empty() && std::find(only.begin(), only.end(), truth.name) == only.end()) continue;
     for (std::size_t budget : budgets) {
-      std::vector<Score> lin, nn, rnd, spc, ada;
+      std::vector<Score> lin, nn, rnd, spc, ada, tra;
       for (int s = 0; s < seeds; ++s) {
         auto pts = gt::measure(modes, truth, 1000 + static_cast<std::uint64_t>(s), noise);
         std::mt19937_64 rng(77 + static_cast<std::uint64_t>(s));
@@ -158,6 +172,14 @@ int main(int argc, char** argv) {
         if (wanted("auto/space")) {
           auto space = space_filling_design(modes, budget);
           spc.push_back(score_new(ModePredictor::fit(subset(pts, space)), pts, space, truth));
+        }
+        if (wanted("transfer/space")) {
+          const gt::Truth reference_truth =
+              gt::on_board_of(truth.name == "gpu_bound" ? gt::balanced() : gt::gpu_bound(), truth);
+          const auto reference_pts = gt::measure(modes, reference_truth, 500 + static_cast<std::uint64_t>(s), noise);
+          const ModePredictor reference = ModePredictor::fit(subset(reference_pts, space_filling_design(modes, 50)));
+          auto space = space_filling_design(modes, budget);
+          tra.push_back(score_new(ModeTransfer::fit(reference, subset(pts, space)), pts, space, truth));
         }
         if (wanted("auto/adaptive")) {
           AdaptiveProfileOptions options;
@@ -186,6 +208,7 @@ int main(int argc, char** argv) {
       row("auto/random", rnd);
       row("auto/space", spc);
       row("auto/adaptive", ada);
+      row("transfer/space", tra);
     }
   }
   fmt::print("elapsed {:.1f} s\n",

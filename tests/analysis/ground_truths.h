@@ -227,6 +227,17 @@ inline Truth emc_heavy() {
   return g;
 }
 
+/// `workload`'s work and activity on `board`'s silicon: its V/f curves, idle power and leakage
+/// (what transfer between workloads on one board kind may reuse).
+inline Truth on_board_of(Truth workload, const Truth& board) {
+  workload.name += "_on_" + board.name;
+  workload.cpu_vf = board.cpu_vf, workload.gpu_vf = board.gpu_vf, workload.emc_vf = board.emc_vf;
+  workload.idle_w = board.idle_w, workload.leak_w_per_core = board.leak_w_per_core;
+  workload.gpu_leak_w = board.gpu_leak_w, workload.emc_idle_w = board.emc_idle_w;
+  workload.leak_growth = board.leak_growth, workload.thermal_w = board.thermal_w;
+  return workload;
+}
+
 inline std::vector<Truth> power_shape_truths() { return {curved_leaky(), hot_launch(), emc_heavy()}; }
 
 /// An Orin-Nano-like grid of a third shape: 4 core counts × 7 CPU × 5 GPU × 3 EMC = 420 modes.
