@@ -24,7 +24,7 @@ constexpr std::string_view kStoreName = "results.db";
 constexpr std::string_view kWhatIsValid =
     "expected a results directory or results.db written by `jetchar sweep run`, or a CSV/JSONL export";
 
-// The columns read here, per table (experiments/results_store.cpp, schema versions 1 to 5). A store
+// The columns read here, per table (experiments/proto/results_store_schema.h, versions 1 to 5). A store
 // without one of them is not one this reader understands; epochs.start_s (version 3) and
 // runs.device_id (version 4) are used when present; from version 5 a run is (sweep, run_id,
 // device_id) and every table's rows are joined on all three.

@@ -15,66 +15,14 @@
 #include <system_error>
 
 #include "experiments/epoch_medians.h"
+#include "experiments/proto/results_store_schema.h"
+#include "sysfs/unique_fd.h"
 
 namespace jetchar::experiments {
 namespace {
 
-// Schema version 5: a run is identified by (sweep, run_id, device_id), so one run id measured on
-// two boards of a fleet is two records (two devices), and every table carries device_id ('' for
-// a run that recorded no board). Version 4 added runs.device_id (nullable, outside the key);
-// version 3 added epochs.start_s; version 2 the adaptive/marker runs columns and the epoch_meters
-// table. Older stores are migrated in place when opened (4 -> 5 rebuilds each table with the
-// new key; a v4 row's device_id comes from its run, NULL becoming ''). Readers (analysis/) may
-// rely on:
-//   runs          one row per stored run and board; `result` is the whole RunResult (Protobuf),
-//                 the other columns are flat copies for SQL. adaptive_minibatches: minibatches run
-//                 when adaptive stopping ended the run early, NULL otherwise; gpio_marker: the
-//                 phase-marker line, '' when none. device_id: the physical board
-//                 (context.device_id, experiments/device_identity.h; '' when none was recorded).
-//   epochs        one row per epoch of a run (absent measurements are NULL, never 0). start_s:
-//                 when the epoch began, seconds after the run began (NULL in migrated rows).
-//   epoch_meters  one row per (epoch, external meter): energy_j NULL when a gap touched the epoch
-//                 or the meter did not cover it; gap_s = time of the epoch without meter data.
-//   minibatches   per-minibatch records when the spec asked for them; energy_j is the board total
-//                 over the minibatch's fetch and compute.
-//   power_samples every power sample of the run when the spec asked for them: t_s in seconds
-//                 after the run began (onboard clock), one row per channel and sample (a failed
-//                 read has none); onboard rails by name, external meters as "protocol:device".
-// A child row belongs to the run with the same (sweep, run_id, device_id).
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS runs (
-  sweep TEXT NOT NULL, run_id TEXT NOT NULL, repetition INTEGER NOT NULL,
-  status TEXT NOT NULL, reason TEXT NOT NULL,
-  model TEXT, dataset TEXT, task TEXT, batch_size INTEGER, accumulate INTEGER, workers INTEGER,
-  cache TEXT, power_mode TEXT, cpu_cores INTEGER, cpu_freq_mhz REAL, gpu_freq_mhz REAL, emc_freq_mhz REAL,
-  board_kind TEXT, board_model TEXT, simulated INTEGER, medium TEXT, energy_source TEXT,
-  started_utc TEXT, duration_s REAL,
-  result BLOB NOT NULL,
-  adaptive_minibatches INTEGER, gpio_marker TEXT, device_id TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (sweep, run_id, device_id));
-CREATE TABLE IF NOT EXISTS epochs (
-  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL,
-  stall_s REAL, compute_s REAL, e2e_s REAL, samples INTEGER, minibatches INTEGER,
-  loss REAL, accuracy REAL, energy_j REAL, incremental_energy_j REAL, energy_per_sample_j REAL,
-  average_power_w REAL, residency_before REAL, residency_after REAL, read_bytes INTEGER, read_ios INTEGER,
-  start_s REAL, device_id TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (sweep, run_id, device_id, epoch));
-CREATE TABLE IF NOT EXISTS epoch_meters (
-  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, meter TEXT NOT NULL,
-  energy_j REAL, average_power_w REAL, readings INTEGER NOT NULL, gap_s REAL NOT NULL,
-  device_id TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (sweep, run_id, device_id, epoch, meter));
-CREATE TABLE IF NOT EXISTS minibatches (
-  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, idx INTEGER NOT NULL,
-  stall_s REAL, compute_s REAL, energy_j REAL, loss REAL, device_id TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (sweep, run_id, device_id, epoch, idx));
-CREATE TABLE IF NOT EXISTS power_samples (
-  sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL,
-  device_id TEXT NOT NULL DEFAULT '');
-CREATE INDEX IF NOT EXISTS power_samples_run ON power_samples (sweep, run_id, device_id);
-)sql";
-
-constexpr std::array<const char*, 5> kTables = {"runs", "epochs", "epoch_meters", "minibatches", "power_samples"};
+constexpr const char* kSchema = proto::kResultsStoreSchema;
+constexpr const auto& kTables = proto::kResultsStoreTables;
 
 // Version 4 -> 5: SQLite cannot change a table's primary key, so each table is rebuilt (renamed,
 // created anew from kSchema, copied, dropped) inside the caller's transaction. A child row takes
@@ -127,6 +75,139 @@ proto::RunResult parse_blob(const SQLite::Column& column, const std::string& whe
   return result;
 }
 
+// One function per table that write_run fills: every row of a run is keyed by (sweep, run_id,
+// the run's board), and a run stored again replaces all of them.
+void erase_run_rows(SQLite::Database& db, const proto::RunResult& result) {
+  for (const char* table : kTables) {
+    SQLite::Statement erase(db, fmt::format("DELETE FROM {} WHERE sweep = ? AND run_id = ? AND device_id = ?", table));
+    erase.bind(1, result.sweep());
+    erase.bind(2, result.run_id());
+    erase.bind(3, result.context().device_id());
+    erase.exec();
+  }
+}
+
+void insert_run_row(SQLite::Database& db, const proto::RunResult& result) {
+  std::string blob;
+  result.SerializeToString(&blob);
+  const auto& requested = result.resolved().has_workload() ? result.resolved() : result.requested();
+  const auto& device = requested.device();
+  SQLite::Statement run(db, "INSERT INTO runs VALUES (?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?, ?,?, ?, ?,?,?)");
+  int i = 0;
+  run.bind(++i, result.sweep());
+  run.bind(++i, result.run_id());
+  run.bind(++i, static_cast<int64_t>(result.repetition()));
+  run.bind(++i, proto::RunStatus_Name(result.status()));
+  run.bind(++i, result.reason());
+  run.bind(++i, requested.workload().model());
+  run.bind(++i, requested.workload().dataset());
+  run.bind(++i, proto::Task_Name(requested.workload().task()));
+  run.bind(++i, static_cast<int64_t>(requested.workload().batch_size()));
+  run.bind(++i, static_cast<int64_t>(std::max<std::uint32_t>(1, requested.workload().accumulate())));
+  run.bind(++i, static_cast<int64_t>(requested.loader().workers()));
+  run.bind(++i, proto::CachePolicy_Name(requested.cache()));
+  run.bind(++i, result.context().power_mode());
+  bind_optional(run, ++i, device.has_cpu_cores(), static_cast<int64_t>(device.cpu_cores()));
+  bind_optional(run, ++i, device.has_cpu_freq_mhz(), device.cpu_freq_mhz());
+  bind_optional(run, ++i, device.has_gpu_freq_mhz(), device.gpu_freq_mhz());
+  bind_optional(run, ++i, device.has_emc_freq_mhz(), device.emc_freq_mhz());
+  run.bind(++i, result.context().board_kind());
+  run.bind(++i, result.context().board_model());
+  run.bind(++i, result.context().simulated() ? 1 : 0);
+  run.bind(++i, result.context().dataset_medium());
+  run.bind(++i, result.context().energy_source());
+  run.bind(++i, result.context().started_utc());
+  run.bind(++i, result.duration_s());
+  run.bind(++i, blob.data(), static_cast<int>(blob.size()));
+  bind_optional(run, ++i, result.adaptive_minibatches() > 0, static_cast<int64_t>(result.adaptive_minibatches()));
+  run.bind(++i, result.context().gpio_marker());
+  run.bind(++i, result.context().device_id());
+  run.exec();
+}
+
+void insert_epoch_rows(SQLite::Database& db, const proto::RunResult& result) {
+  SQLite::Statement epoch(db, "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?)");
+  for (const auto& e : result.epochs()) {
+    epoch.reset();
+    epoch.clearBindings();
+    int k = 0;
+    epoch.bind(++k, result.sweep());
+    epoch.bind(++k, result.run_id());
+    epoch.bind(++k, static_cast<int64_t>(e.epoch()));
+    epoch.bind(++k, e.stall_s());
+    epoch.bind(++k, e.compute_s());
+    epoch.bind(++k, e.e2e_s());
+    epoch.bind(++k, static_cast<int64_t>(e.samples()));
+    epoch.bind(++k, static_cast<int64_t>(e.minibatches()));
+    bind_optional(epoch, ++k, e.has_loss(), e.loss());
+    bind_optional(epoch, ++k, e.has_accuracy(), e.accuracy());
+    bind_optional(epoch, ++k, e.has_energy_j(), e.energy_j());
+    bind_optional(epoch, ++k, e.has_incremental_energy_j(), e.incremental_energy_j());
+    bind_optional(epoch, ++k, e.has_energy_per_sample_j(), e.energy_per_sample_j());
+    bind_optional(epoch, ++k, e.has_average_power_w(), e.average_power_w());
+    bind_optional(epoch, ++k, e.has_residency_before(), e.residency_before());
+    bind_optional(epoch, ++k, e.has_residency_after(), e.residency_after());
+    bind_optional(epoch, ++k, e.has_read_bytes(), static_cast<int64_t>(e.read_bytes()));
+    bind_optional(epoch, ++k, e.has_read_ios(), static_cast<int64_t>(e.read_ios()));
+    bind_optional(epoch, ++k, e.has_start_s(), e.start_s());
+    epoch.bind(++k, result.context().device_id());
+    epoch.exec();
+  }
+}
+
+void insert_meter_rows(SQLite::Database& db, const proto::RunResult& result) {
+  SQLite::Statement meter(db, "INSERT INTO epoch_meters VALUES (?,?,?,?,?,?,?,?,?)");
+  for (const auto& e : result.epochs()) {
+    for (const auto& m : e.meters()) {
+      meter.reset();
+      meter.clearBindings();
+      meter.bind(1, result.sweep());
+      meter.bind(2, result.run_id());
+      meter.bind(3, static_cast<int64_t>(e.epoch()));
+      meter.bind(4, m.meter());
+      bind_optional(meter, 5, m.has_energy_j(), m.energy_j());
+      bind_optional(meter, 6, m.has_average_power_w(), m.average_power_w());
+      meter.bind(7, static_cast<int64_t>(m.readings()));
+      meter.bind(8, m.gap_s());
+      meter.bind(9, result.context().device_id());
+      meter.exec();
+    }
+  }
+}
+
+void insert_minibatch_rows(SQLite::Database& db, const proto::RunResult& result) {
+  SQLite::Statement minibatch(db, "INSERT INTO minibatches VALUES (?,?,?,?,?,?,?,?,?)");
+  for (const auto& m : result.minibatches()) {
+    minibatch.reset();
+    minibatch.clearBindings();
+    minibatch.bind(1, result.sweep());
+    minibatch.bind(2, result.run_id());
+    minibatch.bind(3, static_cast<int64_t>(m.epoch()));
+    minibatch.bind(4, static_cast<int64_t>(m.index()));
+    minibatch.bind(5, m.stall_s());
+    minibatch.bind(6, m.compute_s());
+    bind_optional(minibatch, 7, m.has_energy_j(), m.energy_j());
+    bind_optional(minibatch, 8, m.has_loss(), m.loss());
+    minibatch.bind(9, result.context().device_id());
+    minibatch.exec();
+  }
+}
+
+void insert_power_samples(SQLite::Database& db, const proto::RunResult& result,
+                          const std::vector<StoredPowerSample>& samples) {
+  SQLite::Statement sample(db, "INSERT INTO power_samples VALUES (?,?,?,?,?,?)");
+  for (const auto& s : samples) {
+    sample.reset();
+    sample.bind(1, result.sweep());
+    sample.bind(2, result.run_id());
+    sample.bind(3, s.t_s);
+    sample.bind(4, s.channel);
+    sample.bind(5, s.power_w);
+    sample.bind(6, result.context().device_id());
+    sample.exec();
+  }
+}
+
 // "file:" URI of `file` for SQLite (SQLITE_OPEN_URI) with `query`: every byte but unreserved
 // ones and '/' is percent-encoded, so that '?', '#' and '%' in a path stay part of it.
 std::string file_uri(const std::filesystem::path& file, std::string_view query) {
@@ -156,13 +237,11 @@ std::unique_ptr<SQLite::Database> open_read_only(const std::filesystem::path& fi
   if (!std::filesystem::is_regular_file(file, ec)) {
     throw std::invalid_argument(fmt::format("results store {} is not a file", name));
   }
-  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), fmt::format("results store {}", name));
+  const sysfs::UniqueFd fd(::open(name.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw std::system_error(errno, std::generic_category(), fmt::format("results store {}", name));
   std::array<char, 16> header{};
-  const ssize_t got = ::read(fd, header.data(), header.size());
-  const int read_error = errno;
-  ::close(fd);
-  if (got < 0) throw std::system_error(read_error, std::generic_category(), fmt::format("results store {}", name));
+  const ssize_t got = ::read(fd.get(), header.data(), header.size());
+  if (got < 0) throw std::system_error(errno, std::generic_category(), fmt::format("results store {}", name));
   if (got == 0) {
     throw std::invalid_argument(fmt::format(
         "results store {} is empty (0 bytes): not a results store (`jetchar sweep run` writes one)", name));
@@ -209,7 +288,7 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access) : f
     db_->exec("PRAGMA journal_mode=WAL");
     db_->exec("PRAGMA synchronous=FULL");  // a committed run survives power loss
     SQLite::Transaction create(*db_);
-    db_->exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    db_->exec(std::string(proto::kResultsStoreMetaTable));
     SQLite::Statement version(*db_, "SELECT value FROM meta WHERE key = 'schema_version'");
     if (version.executeStep()) {
       int found = std::stoi(version.getColumn(0).getString());
@@ -300,126 +379,12 @@ void ResultsStore::save_run(const proto::RunResult& result, const std::vector<St
 }
 
 void ResultsStore::write_run(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples) {
-  std::string blob;
-  result.SerializeToString(&blob);
-  const auto& requested = result.resolved().has_workload() ? result.resolved() : result.requested();
-  const auto& device = requested.device();
-
-  const std::string& device_id = result.context().device_id();
-  for (const char* table : kTables) {
-    SQLite::Statement erase(*db_, fmt::format("DELETE FROM {} WHERE sweep = ? AND run_id = ? AND device_id = ?", table));
-    erase.bind(1, result.sweep());
-    erase.bind(2, result.run_id());
-    erase.bind(3, device_id);
-    erase.exec();
-  }
-
-  SQLite::Statement run(*db_,
-                        "INSERT INTO runs VALUES (?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?, ?,?, ?, ?,?,?)");
-  int i = 0;
-  run.bind(++i, result.sweep());
-  run.bind(++i, result.run_id());
-  run.bind(++i, static_cast<int64_t>(result.repetition()));
-  run.bind(++i, proto::RunStatus_Name(result.status()));
-  run.bind(++i, result.reason());
-  run.bind(++i, requested.workload().model());
-  run.bind(++i, requested.workload().dataset());
-  run.bind(++i, proto::Task_Name(requested.workload().task()));
-  run.bind(++i, static_cast<int64_t>(requested.workload().batch_size()));
-  run.bind(++i, static_cast<int64_t>(std::max<std::uint32_t>(1, requested.workload().accumulate())));
-  run.bind(++i, static_cast<int64_t>(requested.loader().workers()));
-  run.bind(++i, proto::CachePolicy_Name(requested.cache()));
-  run.bind(++i, result.context().power_mode());
-  bind_optional(run, ++i, device.has_cpu_cores(), static_cast<int64_t>(device.cpu_cores()));
-  bind_optional(run, ++i, device.has_cpu_freq_mhz(), device.cpu_freq_mhz());
-  bind_optional(run, ++i, device.has_gpu_freq_mhz(), device.gpu_freq_mhz());
-  bind_optional(run, ++i, device.has_emc_freq_mhz(), device.emc_freq_mhz());
-  run.bind(++i, result.context().board_kind());
-  run.bind(++i, result.context().board_model());
-  run.bind(++i, result.context().simulated() ? 1 : 0);
-  run.bind(++i, result.context().dataset_medium());
-  run.bind(++i, result.context().energy_source());
-  run.bind(++i, result.context().started_utc());
-  run.bind(++i, result.duration_s());
-  run.bind(++i, blob.data(), static_cast<int>(blob.size()));
-  bind_optional(run, ++i, result.adaptive_minibatches() > 0, static_cast<int64_t>(result.adaptive_minibatches()));
-  run.bind(++i, result.context().gpio_marker());
-  run.bind(++i, device_id);
-  run.exec();
-
-  SQLite::Statement epoch(*db_, "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?)");
-  for (const auto& e : result.epochs()) {
-    epoch.reset();
-    epoch.clearBindings();
-    int k = 0;
-    epoch.bind(++k, result.sweep());
-    epoch.bind(++k, result.run_id());
-    epoch.bind(++k, static_cast<int64_t>(e.epoch()));
-    epoch.bind(++k, e.stall_s());
-    epoch.bind(++k, e.compute_s());
-    epoch.bind(++k, e.e2e_s());
-    epoch.bind(++k, static_cast<int64_t>(e.samples()));
-    epoch.bind(++k, static_cast<int64_t>(e.minibatches()));
-    bind_optional(epoch, ++k, e.has_loss(), e.loss());
-    bind_optional(epoch, ++k, e.has_accuracy(), e.accuracy());
-    bind_optional(epoch, ++k, e.has_energy_j(), e.energy_j());
-    bind_optional(epoch, ++k, e.has_incremental_energy_j(), e.incremental_energy_j());
-    bind_optional(epoch, ++k, e.has_energy_per_sample_j(), e.energy_per_sample_j());
-    bind_optional(epoch, ++k, e.has_average_power_w(), e.average_power_w());
-    bind_optional(epoch, ++k, e.has_residency_before(), e.residency_before());
-    bind_optional(epoch, ++k, e.has_residency_after(), e.residency_after());
-    bind_optional(epoch, ++k, e.has_read_bytes(), static_cast<int64_t>(e.read_bytes()));
-    bind_optional(epoch, ++k, e.has_read_ios(), static_cast<int64_t>(e.read_ios()));
-    bind_optional(epoch, ++k, e.has_start_s(), e.start_s());
-    epoch.bind(++k, device_id);
-    epoch.exec();
-  }
-
-  SQLite::Statement meter(*db_, "INSERT INTO epoch_meters VALUES (?,?,?,?,?,?,?,?,?)");
-  for (const auto& e : result.epochs()) {
-    for (const auto& m : e.meters()) {
-      meter.reset();
-      meter.clearBindings();
-      meter.bind(1, result.sweep());
-      meter.bind(2, result.run_id());
-      meter.bind(3, static_cast<int64_t>(e.epoch()));
-      meter.bind(4, m.meter());
-      bind_optional(meter, 5, m.has_energy_j(), m.energy_j());
-      bind_optional(meter, 6, m.has_average_power_w(), m.average_power_w());
-      meter.bind(7, static_cast<int64_t>(m.readings()));
-      meter.bind(8, m.gap_s());
-      meter.bind(9, device_id);
-      meter.exec();
-    }
-  }
-
-  SQLite::Statement minibatch(*db_, "INSERT INTO minibatches VALUES (?,?,?,?,?,?,?,?,?)");
-  for (const auto& m : result.minibatches()) {
-    minibatch.reset();
-    minibatch.clearBindings();
-    minibatch.bind(1, result.sweep());
-    minibatch.bind(2, result.run_id());
-    minibatch.bind(3, static_cast<int64_t>(m.epoch()));
-    minibatch.bind(4, static_cast<int64_t>(m.index()));
-    minibatch.bind(5, m.stall_s());
-    minibatch.bind(6, m.compute_s());
-    bind_optional(minibatch, 7, m.has_energy_j(), m.energy_j());
-    bind_optional(minibatch, 8, m.has_loss(), m.loss());
-    minibatch.bind(9, device_id);
-    minibatch.exec();
-  }
-
-  SQLite::Statement sample(*db_, "INSERT INTO power_samples VALUES (?,?,?,?,?,?)");
-  for (const auto& s : samples) {
-    sample.reset();
-    sample.bind(1, result.sweep());
-    sample.bind(2, result.run_id());
-    sample.bind(3, s.t_s);
-    sample.bind(4, s.channel);
-    sample.bind(5, s.power_w);
-    sample.bind(6, device_id);
-    sample.exec();
-  }
+  erase_run_rows(*db_, result);
+  insert_run_row(*db_, result);
+  insert_epoch_rows(*db_, result);
+  insert_meter_rows(*db_, result);
+  insert_minibatch_rows(*db_, result);
+  insert_power_samples(*db_, result, samples);
 }
 
 std::vector<std::string> ResultsStore::devices_of(const std::string& sweep, const std::string& run_id) const {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/proto/results_store_schema.h"
 #include "experiments/proto/run_result.pb.h"
 
 namespace SQLite {
@@ -87,9 +88,9 @@ class ResultsStore {
 
   const std::filesystem::path& file() const { return file_; }
 
-  /// The SQLite schema's version (results_store.cpp documents the tables); older stores are
-  /// migrated when opened.
-  static constexpr int kSchemaVersion = 5;
+  /// The SQLite schema's version (experiments/proto/results_store_schema.h documents the
+  /// tables); older stores are migrated when opened.
+  static constexpr int kSchemaVersion = proto::kResultsStoreSchemaVersion;
 
  private:
   /// `device_id`, or the one board that stored the run (nullopt: none did; several: throws).

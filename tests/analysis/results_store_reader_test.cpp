@@ -1,6 +1,6 @@
-// The results-store reader on real SQLite files created with the schema that
-// experiments/results_store.cpp itself executes (read from its source, so a schema change there
-// that the reader does not follow fails here).
+// The results-store reader on real SQLite files created with the schema the store's writer
+// executes (experiments/proto/results_store_schema.h), so a schema change the reader does not
+// follow fails here.
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -19,7 +19,7 @@
 #include "analysis/input_error.h"
 #include "analysis/results_file.h"
 #include "analysis/results_store_reader.h"
-#include "tests/support/build_tree.h"
+#include "experiments/proto/results_store_schema.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::analysis {
@@ -28,31 +28,12 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string source_text(const fs::path& relative) {
-  std::ifstream in(jetchar::testing::source_dir() / relative);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// The schema version the store's writer stamps.
+int writer_version() { return experiments::proto::kResultsStoreSchemaVersion; }
 
-// The schema version the store's writer stamps (experiments/results_store.h).
-int writer_version() {
-  const std::string header = source_text("experiments/results_store.h");
-  const auto at = header.find("kSchemaVersion = ");
-  EXPECT_NE(at, std::string::npos);
-  return std::stoi(header.substr(at + 17));
-}
-
-// The DDL between R"sql( and )sql" in the store's writer (the meta table too, which the writer
-// may create on its own).
+// The schema the store's writer executes (the meta table too, which the writer creates on its own).
 std::string writer_schema() {
-  const std::string source = source_text("experiments/results_store.cpp");
-  const auto begin = source.find("R\"sql(");
-  const auto end = source.find(")sql\"", begin);
-  EXPECT_NE(begin, std::string::npos);
-  EXPECT_NE(end, std::string::npos);
-  return "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n" +
-         source.substr(begin + 6, end - begin - 6);
+  return std::string(experiments::proto::kResultsStoreMetaTable) + ";\n" + experiments::proto::kResultsStoreSchema;
 }
 
 struct Store {

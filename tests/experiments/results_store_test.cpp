@@ -13,6 +13,7 @@
 #include <iterator>
 #include <thread>
 
+#include "experiments/proto/results_store_schema.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -209,6 +210,46 @@ TEST(ResultsStoreTest, ReadOnlySeesRunsAWriterHasNotCheckpointed) {
   EXPECT_EQ(ResultsStore(file, ResultsStore::Access::kReadOnly).list().size(), 2u);
 }
 
+// Each table's columns as SQLite reports them (name, type, NOT NULL, default, place in the key),
+// and the indexes, in a form two stores can be compared by.
+std::vector<std::string> layout_of(SQLite::Database& db) {
+  std::vector<std::string> layout;
+  for (const char* table : proto::kResultsStoreTables) {
+    if (!db.tableExists(table)) {
+      layout.push_back(std::string(table) + ": absent");
+      continue;
+    }
+    SQLite::Statement info(db, std::string("PRAGMA table_info(") + table + ")");
+    while (info.executeStep()) {
+      layout.push_back(std::string(table) + "." + info.getColumn(1).getString() + " " + info.getColumn(2).getString() +
+                       (info.getColumn(3).getInt() ? " NOT NULL" : "") + " default " + info.getColumn(4).getString() +
+                       " key " + std::to_string(info.getColumn(5).getInt()));
+    }
+  }
+  SQLite::Statement indexes(db, "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name");
+  while (indexes.executeStep()) layout.push_back("index " + indexes.getColumn(0).getString() + " on " + indexes.getColumn(1).getString());
+  return layout;
+}
+
+// The layout kResultsStoreSchema creates (experiments/proto/results_store_schema.h): what every
+// store the writer opens must have, new or migrated.
+std::vector<std::string> schema_layout(const std::filesystem::path& dir) {
+  SQLite::Database db((dir / "schema.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  db.exec(std::string(proto::kResultsStoreMetaTable));
+  db.exec(proto::kResultsStoreSchema);
+  return layout_of(db);
+}
+
+TEST(ResultsStoreTest, ANewStoreHasTheOneSchema) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "results.db";
+  { ResultsStore store(file); }
+  SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(layout_of(db), schema_layout(dir.path()));
+  EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(),
+            std::to_string(proto::kResultsStoreSchemaVersion));
+}
+
 // A store written by version 1 (no adaptive/marker columns, no epoch_meters, no epochs.start_s)
 // is migrated in place to the current version when opened: its runs stay, new runs store every
 // column.
@@ -264,6 +305,7 @@ CREATE TABLE power_samples (
   EXPECT_TRUE(db.execAndGet("SELECT start_s FROM epochs WHERE run_id = 'new' AND epoch = 0").isNull());
   EXPECT_TRUE(db.execAndGet("SELECT start_s FROM epochs WHERE run_id = 'old'").isNull());
   EXPECT_TRUE(db.tableExists("epoch_meters"));
+  EXPECT_EQ(layout_of(db), schema_layout(dir.path()));  // migrated to the one schema, column for column
 }
 
 // A version 4 store (device_id in runs, nullable and outside the key) is rebuilt with the board in
@@ -347,6 +389,7 @@ CREATE INDEX power_samples_run ON power_samples (sweep, run_id);
   EXPECT_EQ(db.execAndGet("SELECT sql FROM sqlite_master WHERE name = 'power_samples_run'").getString().find("device_id") !=
                 std::string::npos,
             true);
+  EXPECT_EQ(layout_of(db), schema_layout(dir.path()));  // migrated to the one schema, column for column
 }
 
 // A process killed while saving leaves either the whole run or nothing.

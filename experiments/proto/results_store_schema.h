@@ -1,0 +1,80 @@
+// The SQLite schema of the results store (results.db), written once: the store's writer
+// (experiments/results_store.cpp) creates and migrates to it, the analysis reader
+// (analysis/results_store_reader.cpp) reads stores of it and of older versions, and the tests
+// build stores from it. It lives beside the Protobuf schemas because it is the other half of what
+// a result is recorded as, and because both experiments/ and analysis/ link this target.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace jetchar::experiments::proto {
+
+/// The version the writer stamps into meta.schema_version; older stores are migrated when opened.
+inline constexpr int kResultsStoreSchemaVersion = 5;
+
+/// Table meta: key/value pairs, among them schema_version. Created first, on its own, so that a
+/// store's version can be read before the rest of the schema is created or migrated.
+inline constexpr std::string_view kResultsStoreMetaTable =
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)";
+
+// Schema version 5: a run is identified by (sweep, run_id, device_id), so one run id measured on
+// two boards of a fleet is two records (two devices), and every table carries device_id ('' for
+// a run that recorded no board). Version 4 added runs.device_id (nullable, outside the key);
+// version 3 added epochs.start_s; version 2 the adaptive/marker runs columns and the epoch_meters
+// table. Older stores are migrated in place when opened (4 -> 5 rebuilds each table with the
+// new key; a v4 row's device_id comes from its run, NULL becoming ''). Readers (analysis/) may
+// rely on:
+//   runs          one row per stored run and board; `result` is the whole RunResult (Protobuf),
+//                 the other columns are flat copies for SQL. adaptive_minibatches: minibatches run
+//                 when adaptive stopping ended the run early, NULL otherwise; gpio_marker: the
+//                 phase-marker line, '' when none. device_id: the physical board
+//                 (context.device_id, experiments/device_identity.h; '' when none was recorded).
+//   epochs        one row per epoch of a run (absent measurements are NULL, never 0). start_s:
+//                 when the epoch began, seconds after the run began (NULL in migrated rows).
+//   epoch_meters  one row per (epoch, external meter): energy_j NULL when a gap touched the epoch
+//                 or the meter did not cover it; gap_s = time of the epoch without meter data.
+//   minibatches   per-minibatch records when the spec asked for them; energy_j is the board total
+//                 over the minibatch's fetch and compute.
+//   power_samples every power sample of the run when the spec asked for them: t_s in seconds
+//                 after the run began (onboard clock), one row per channel and sample (a failed
+//                 read has none); onboard rails by name, external meters as "protocol:device".
+// A child row belongs to the run with the same (sweep, run_id, device_id).
+inline constexpr const char* kResultsStoreSchema = R"sql(
+CREATE TABLE IF NOT EXISTS runs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, repetition INTEGER NOT NULL,
+  status TEXT NOT NULL, reason TEXT NOT NULL,
+  model TEXT, dataset TEXT, task TEXT, batch_size INTEGER, accumulate INTEGER, workers INTEGER,
+  cache TEXT, power_mode TEXT, cpu_cores INTEGER, cpu_freq_mhz REAL, gpu_freq_mhz REAL, emc_freq_mhz REAL,
+  board_kind TEXT, board_model TEXT, simulated INTEGER, medium TEXT, energy_source TEXT,
+  started_utc TEXT, duration_s REAL,
+  result BLOB NOT NULL,
+  adaptive_minibatches INTEGER, gpio_marker TEXT, device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id));
+CREATE TABLE IF NOT EXISTS epochs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL,
+  stall_s REAL, compute_s REAL, e2e_s REAL, samples INTEGER, minibatches INTEGER,
+  loss REAL, accuracy REAL, energy_j REAL, incremental_energy_j REAL, energy_per_sample_j REAL,
+  average_power_w REAL, residency_before REAL, residency_after REAL, read_bytes INTEGER, read_ios INTEGER,
+  start_s REAL, device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id, epoch));
+CREATE TABLE IF NOT EXISTS epoch_meters (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, meter TEXT NOT NULL,
+  energy_j REAL, average_power_w REAL, readings INTEGER NOT NULL, gap_s REAL NOT NULL,
+  device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id, epoch, meter));
+CREATE TABLE IF NOT EXISTS minibatches (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, idx INTEGER NOT NULL,
+  stall_s REAL, compute_s REAL, energy_j REAL, loss REAL, device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id, epoch, idx));
+CREATE TABLE IF NOT EXISTS power_samples (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL,
+  device_id TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS power_samples_run ON power_samples (sweep, run_id, device_id);
+)sql";
+
+/// The tables kResultsStoreSchema creates, parents first.
+inline constexpr std::array<const char*, 5> kResultsStoreTables = {"runs", "epochs", "epoch_meters", "minibatches",
+                                                                   "power_samples"};
+
+}  // namespace jetchar::experiments::proto
