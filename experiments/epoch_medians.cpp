@@ -4,16 +4,13 @@
 #include <vector>
 
 namespace jetchar::experiments {
-namespace {
 
-std::optional<double> median_of(std::vector<double> values) {
+std::optional<double> median(std::vector<double> values) {
   if (values.empty()) return std::nullopt;
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
-
-}  // namespace
 
 EpochMedians warm_epoch_medians(const proto::RunResult& result) {
   EpochMedians medians;
@@ -31,10 +28,10 @@ EpochMedians warm_epoch_medians(const proto::RunResult& result) {
       energy.push_back(e.average_power_w() * e.e2e_s());
     }
   }
-  medians.e2e_s = median_of(e2e);
-  medians.stall_s = median_of(stall);
-  medians.compute_s = median_of(compute);
-  medians.energy_j = median_of(energy);
+  medians.e2e_s = median(e2e);
+  medians.stall_s = median(stall);
+  medians.compute_s = median(compute);
+  medians.energy_j = median(energy);
   medians.epochs = e2e.size();
   medians.cold_only = !has_warm && !e2e.empty();
   return medians;

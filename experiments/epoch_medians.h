@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "experiments/proto/run_result.pb.h"
 
@@ -22,6 +23,11 @@ struct EpochMedians {
 };
 
 EpochMedians warm_epoch_medians(const proto::RunResult& result);
+
+/// The median of `values`: the middle value, or the mean of the two middle ones for an even count
+/// (as analysis/statistics.h's median); nullopt when there are none. The training runner's
+/// later-epoch medians use it too.
+std::optional<double> median(std::vector<double> values);
 
 /// The header note every output that prints these gives: "medians over warm epochs (...)".
 inline constexpr const char* kWarmEpochsNote =

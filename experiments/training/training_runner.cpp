@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "experiments/epoch_medians.h"
 #include "experiments/torch_device.h"
 #include "experiments/training/entity_scoring.h"
 #include "experiments/training/grad_scaler.h"
@@ -20,13 +21,6 @@ using Clock = std::chrono::steady_clock;
 
 std::int64_t elapsed_ns(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(to - from).count();
-}
-
-std::optional<double> median(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const auto middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(Network& model, OptimizerKind kind, double learning_rate,
@@ -169,14 +163,11 @@ EvalResult evaluate(Network& model, loaders::BatchSource& source, const torch::D
   return result;
 }
 
-TrainingResult train(Network& model, loaders::BatchSource& source, const TrainingConfig& config,
-                     const sysfs::Root& root, std::string model_name) {
-  validate(config);
-  const bool token_task = model.task() != Task::kImageClassification;
-  const auto optimizer_kind = config.optimizer.value_or(token_task ? OptimizerKind::kAdamW : OptimizerKind::kSgd);
-  const double learning_rate =
-      config.learning_rate.value_or(optimizer_kind == OptimizerKind::kSgd ? 0.01 : 5e-5);
+namespace {
 
+// The run's settings as resolved, before any epoch.
+TrainingResult describe_training(Network& model, const TrainingConfig& config, OptimizerKind optimizer_kind,
+                                 double learning_rate, std::string model_name) {
   TrainingResult result;
   result.model = std::move(model_name);
   result.task = model.task();
@@ -190,126 +181,194 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
   result.seed = config.seed;
   result.threads = torch::get_num_threads();
   result.max_batches = config.max_batches;
+  return result;
+}
+
+// The minibatches an epoch runs: the source's, cut at max_batches.
+std::int64_t planned_batches(const TrainingConfig& config, const loaders::BatchSource& source) {
+  return config.max_batches ? std::min(*config.max_batches, source.batches_per_epoch()) : source.batches_per_epoch();
+}
+
+// The optimizer with its learning-rate schedule and loss scaler: what an optimizer step needs.
+class OptimizerStep {
+ public:
+  OptimizerStep(Network& model, OptimizerKind kind, double learning_rate, const TrainingConfig& config,
+                const loaders::BatchSource& source)
+      : optimizer_(make_optimizer(model, kind, learning_rate, config)),
+        learning_rate_(learning_rate),
+        scaled_(config.precision == Precision::kAmpFp16),
+        parameters_(model.parameters()) {
+    if (config.warmup_proportion) {
+      const std::int64_t steps_per_epoch = (planned_batches(config, source) + config.accumulate - 1) / config.accumulate;
+      schedule_ = LinearSchedule::from_proportion(*config.warmup_proportion,
+                                                  std::max<std::int64_t>(1, steps_per_epoch * config.epochs));
+    }
+  }
+
+  const std::optional<LinearSchedule>& schedule() const { return schedule_; }
+  bool scaled() const { return scaled_; }
+  const GradScaler& scaler() const { return scaler_; }
+
+  void zero_grad() { optimizer_->zero_grad(); }
+  /// Backward of `loss` (scaled for FP16 autocast).
+  void backward(const torch::Tensor& loss) { (scaled_ ? scaler_.scale(loss) : loss).backward(); }
+  /// One optimizer step at the schedule's learning rate; with FP16 loss scaling, skipped when a
+  /// gradient is not finite.
+  void step() {
+    if (schedule_) {
+      for (auto& group : optimizer_->param_groups()) group.options().set_lr(learning_rate_ * schedule_->factor(steps_taken_));
+      ++steps_taken_;
+    }
+    if (scaled_) {
+      const bool finite = scaler_.unscale(parameters_);
+      if (finite) optimizer_->step();
+      scaler_.update(finite);
+    } else {
+      optimizer_->step();
+    }
+  }
+
+ private:
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  double learning_rate_;
+  std::optional<LinearSchedule> schedule_;
+  std::int64_t steps_taken_ = 0;
+  bool scaled_;
+  GradScaler scaler_;
+  std::vector<torch::Tensor> parameters_;
+};
+
+// An epoch's loss and scores, summed on the device: read once at the end of the epoch, since
+// reading each minibatch's would sync.
+struct EpochSums {
+  explicit EpochSums(const torch::Device& device)
+      : loss(torch::zeros({}, torch::TensorOptions().device(device))),
+        correct(torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device))),
+        scored(torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device))) {}
+  torch::Tensor loss, correct, scored;
+  std::vector<torch::Tensor> minibatch_losses;  ///< kept records' losses, in order
+};
+
+// The epoch's mean loss and accuracy, and each kept minibatch record's loss, from the device sums.
+void read_epoch_sums(const EpochSums& sums, std::size_t first_record, EpochResult& epoch, TrainingResult& result) {
+  if (epoch.samples > 0) {
+    epoch.mean_loss = sums.loss.item<double>() / static_cast<double>(epoch.samples);
+    const auto scored = sums.scored.item<std::int64_t>();
+    if (scored > 0) epoch.train_accuracy = static_cast<double>(sums.correct.item<std::int64_t>()) / scored;
+  }
+  for (std::size_t i = 0; i < sums.minibatch_losses.size(); ++i) {
+    result.minibatches[first_record + i].loss = sums.minibatch_losses[i].item<double>();
+  }
+}
+
+// One epoch: each minibatch timed as fetch stall (waiting for it, including the copy to the
+// device) and compute (zero_grad .. optimizer step, ended by a synchronize when sync_per_batch),
+// and the whole epoch loop as e2e. Sets result.stopped_early when config.stop_after says so.
+void train_epoch(Network& model, loaders::BatchSource& source, const TrainingConfig& config, OptimizerStep& optimizer,
+                 std::int64_t epoch, TrainingResult& result) {
+  EpochResult& current = result.epochs.emplace_back();
+  current.epoch = epoch;
+  source.start_epoch(epoch);
+  const std::int64_t planned = planned_batches(config, source);
+  EpochSums sums(config.device);
+  const std::size_t first_record = result.minibatches.size();
+  const bool sync = config.sync_per_batch;
+
+  synchronize(config.device);
+  const auto epoch_start = Clock::now();
+  auto fetch_start = epoch_start;
+  for (std::int64_t index = 0; index < planned; ++index) {
+    auto next = source.next();
+    if (!next) break;
+    auto batch = to_device(*next, config.device);
+    next.reset();
+    if (sync) synchronize(config.device);
+    const auto compute_start = Clock::now();
+
+    if (index % config.accumulate == 0) optimizer.zero_grad();
+    torch::Tensor logits, loss;
+    {
+      AutocastScope autocast(config.precision, config.device);
+      logits = model.forward_batch(batch);
+      loss = task_loss(model.task(), logits, batch);
+    }
+    optimizer.backward(config.accumulate > 1 ? loss / static_cast<double>(config.accumulate) : loss);
+    // Step after every `accumulate` minibatches, and after the epoch's last one.
+    if ((index + 1) % config.accumulate == 0 || index + 1 == planned) {
+      optimizer.step();
+      ++current.optimizer_steps;
+    }
+    if (sync) synchronize(config.device);
+    const auto compute_end = config.pace_compute ? config.pace_compute(compute_start, batch.inputs.size(0)) : Clock::now();
+
+    const auto samples = batch.inputs.size(0);
+    if (result.batch_size == 0) result.batch_size = samples;
+    sums.loss += loss.detach().to(torch::kFloat) * static_cast<double>(samples);
+    auto score = score_tensors(model.task(), logits.detach(), batch);
+    sums.correct += score.correct;
+    sums.scored += score.total;
+    const auto stall_ns = elapsed_ns(fetch_start, compute_start);
+    const auto compute_ns = elapsed_ns(compute_start, compute_end);
+    current.stall_ns += stall_ns;
+    current.compute_ns += compute_ns;
+    current.samples += samples;
+    ++current.batches;
+    if (config.keep_minibatch_records) {
+      const auto start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(fetch_start.time_since_epoch()).count();
+      result.minibatches.push_back({epoch, index, samples, start_ns, stall_ns, compute_ns, std::nullopt});
+      sums.minibatch_losses.push_back(loss.detach().to(torch::kFloat));
+    }
+    const TrainingProgress progress{epoch, index + 1, planned, stall_ns, compute_ns};
+    if (config.on_batch) config.on_batch(progress);
+    if (config.stop_after && config.stop_after(progress)) {
+      result.stopped_early = true;
+      break;
+    }
+    // The next fetch stall starts here: bookkeeping above counts as neither stall nor compute.
+    fetch_start = Clock::now();
+  }
+  synchronize(config.device);
+  current.e2e_ns = elapsed_ns(epoch_start, Clock::now());
+  current.completed = !result.stopped_early;
+  read_epoch_sums(sums, first_record, current, result);
+}
+
+void record_evaluation(const EvalResult& eval, EpochResult& epoch) {
+  epoch.eval_loss = eval.mean_loss;
+  epoch.eval_accuracy = eval.accuracy;
+  epoch.eval_entity_precision = eval.entity_precision;
+  epoch.eval_entity_recall = eval.entity_recall;
+  epoch.eval_entity_f1 = eval.entity_f1;
+}
+
+}  // namespace
+
+TrainingResult train(Network& model, loaders::BatchSource& source, const TrainingConfig& config,
+                     const sysfs::Root& root, std::string model_name) {
+  validate(config);
+  const bool token_task = model.task() != Task::kImageClassification;
+  const auto optimizer_kind = config.optimizer.value_or(token_task ? OptimizerKind::kAdamW : OptimizerKind::kSgd);
+  const double learning_rate =
+      config.learning_rate.value_or(optimizer_kind == OptimizerKind::kSgd ? 0.01 : 5e-5);
+  TrainingResult result = describe_training(model, config, optimizer_kind, learning_rate, std::move(model_name));
 
   torch::manual_seed(config.seed);  // seeds the CPU and every CUDA generator
   model.to(config.device);
   model.train();
-  auto optimizer = make_optimizer(model, optimizer_kind, learning_rate, config);
-  std::optional<LinearSchedule> schedule;
-  std::int64_t steps_taken = 0;
-  if (config.warmup_proportion) {
-    const std::int64_t batches = config.max_batches ? std::min(*config.max_batches, source.batches_per_epoch())
-                                                    : source.batches_per_epoch();
-    const std::int64_t steps_per_epoch = (batches + config.accumulate - 1) / config.accumulate;
-    schedule = LinearSchedule::from_proportion(*config.warmup_proportion, std::max<std::int64_t>(1, steps_per_epoch * config.epochs));
-    result.warmup_steps = schedule->warmup_steps;
-    result.schedule_steps = schedule->total_steps;
+  OptimizerStep optimizer(model, optimizer_kind, learning_rate, config, source);
+  if (optimizer.schedule()) {
+    result.warmup_steps = optimizer.schedule()->warmup_steps;
+    result.schedule_steps = optimizer.schedule()->total_steps;
   }
-  const bool scaled = config.precision == Precision::kAmpFp16;
-  GradScaler scaler;
   Tf32Scope tf32(config.precision == Precision::kTf32);
-  const auto parameters = model.parameters();
-
   MemoryMonitor monitor(root, config.device);
-  const bool sync = config.sync_per_batch;
   try {
     for (std::int64_t epoch = 0; epoch < config.epochs; ++epoch) {
-      EpochResult& current = result.epochs.emplace_back();
-      current.epoch = epoch;
-      source.start_epoch(epoch);
-      const std::int64_t planned = config.max_batches
-                                       ? std::min(*config.max_batches, source.batches_per_epoch())
-                                       : source.batches_per_epoch();
-      torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(config.device));
-      torch::Tensor correct_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(config.device));
-      torch::Tensor scored_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(config.device));
-      // Per-minibatch losses stay on the device until the epoch ends: reading each one would sync.
-      std::vector<torch::Tensor> minibatch_losses;
-      const std::size_t first_record = result.minibatches.size();
-
-      synchronize(config.device);
-      const auto epoch_start = Clock::now();
-      auto fetch_start = epoch_start;
-      for (std::int64_t index = 0; index < planned; ++index) {
-        auto next = source.next();
-        if (!next) break;
-        auto batch = to_device(*next, config.device);
-        next.reset();
-        if (sync) synchronize(config.device);
-        const auto compute_start = Clock::now();
-
-        if (index % config.accumulate == 0) optimizer->zero_grad();
-        torch::Tensor logits, loss;
-        {
-          AutocastScope autocast(config.precision, config.device);
-          logits = model.forward_batch(batch);
-          loss = task_loss(model.task(), logits, batch);
-        }
-        auto scaled_loss = config.accumulate > 1 ? loss / static_cast<double>(config.accumulate) : loss;
-        (scaled ? scaler.scale(scaled_loss) : scaled_loss).backward();
-        // Step after every `accumulate` minibatches, and after the epoch's last one.
-        if ((index + 1) % config.accumulate == 0 || index + 1 == planned) {
-          if (schedule) {
-            for (auto& group : optimizer->param_groups()) group.options().set_lr(learning_rate * schedule->factor(steps_taken));
-            ++steps_taken;
-          }
-          if (scaled) {
-            const bool finite = scaler.unscale(parameters);
-            if (finite) optimizer->step();
-            scaler.update(finite);
-          } else {
-            optimizer->step();
-          }
-          ++current.optimizer_steps;
-        }
-        if (sync) synchronize(config.device);
-        const auto compute_end = config.pace_compute ? config.pace_compute(compute_start, batch.inputs.size(0)) : Clock::now();
-
-        const auto samples = batch.inputs.size(0);
-        if (result.batch_size == 0) result.batch_size = samples;
-        loss_sum += loss.detach().to(torch::kFloat) * static_cast<double>(samples);
-        auto score = score_tensors(model.task(), logits.detach(), batch);
-        correct_sum += score.correct;
-        scored_sum += score.total;
-        const auto stall_ns = elapsed_ns(fetch_start, compute_start);
-        const auto compute_ns = elapsed_ns(compute_start, compute_end);
-        current.stall_ns += stall_ns;
-        current.compute_ns += compute_ns;
-        current.samples += samples;
-        ++current.batches;
-        if (config.keep_minibatch_records) {
-          const auto start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(fetch_start.time_since_epoch()).count();
-          result.minibatches.push_back({epoch, index, samples, start_ns, stall_ns, compute_ns, std::nullopt});
-          minibatch_losses.push_back(loss.detach().to(torch::kFloat));
-        }
-        const TrainingProgress progress{epoch, index + 1, planned, stall_ns, compute_ns};
-        if (config.on_batch) config.on_batch(progress);
-        if (config.stop_after && config.stop_after(progress)) {
-          result.stopped_early = true;
-          break;
-        }
-        // The next fetch stall starts here: bookkeeping above counts as neither stall nor compute.
-        fetch_start = Clock::now();
-      }
-      synchronize(config.device);
-      current.e2e_ns = elapsed_ns(epoch_start, Clock::now());
-      current.completed = !result.stopped_early;
-      if (current.samples > 0) {
-        current.mean_loss = loss_sum.item<double>() / static_cast<double>(current.samples);
-        const auto scored = scored_sum.item<std::int64_t>();
-        if (scored > 0) current.train_accuracy = static_cast<double>(correct_sum.item<std::int64_t>()) / scored;
-      }
-      for (std::size_t i = 0; i < minibatch_losses.size(); ++i) {
-        result.minibatches[first_record + i].loss = minibatch_losses[i].item<double>();
-      }
+      train_epoch(model, source, config, optimizer, epoch, result);
       monitor.sample();
       if (config.eval_source != nullptr) {
-        auto eval = evaluate(model, *config.eval_source, config.device, std::nullopt, config.eval_labels);
-        current.eval_loss = eval.mean_loss;
-        current.eval_accuracy = eval.accuracy;
-        current.eval_entity_precision = eval.entity_precision;
-        current.eval_entity_recall = eval.entity_recall;
-        current.eval_entity_f1 = eval.entity_f1;
+        record_evaluation(evaluate(model, *config.eval_source, config.device, std::nullopt, config.eval_labels),
+                          result.epochs.back());
       }
       if (result.stopped_early) break;
     }
@@ -319,9 +378,9 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
     release_gradients(model);
     release_cached_memory(config.device);
   }
-  if (scaled) {
-    result.final_loss_scale = scaler.scale_value();
-    result.skipped_steps = scaler.skipped_steps();
+  if (optimizer.scaled()) {
+    result.final_loss_scale = optimizer.scaler().scale_value();
+    result.skipped_steps = optimizer.scaler().skipped_steps();
   }
   result.memory = monitor.stop();
   return result;
