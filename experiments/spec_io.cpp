@@ -6,9 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <optional>
-#include <sstream>
+
+#include "sysfs/errno_name.h"
+#include "sysfs/whole_file.h"
 
 namespace jetchar::experiments {
 namespace {
@@ -242,11 +243,9 @@ Spec parse_text(std::string_view text, std::string_view source, pb::TextFormat::
 }
 
 std::string read_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw SpecError(file.string(), 0, 0, "", "cannot read the spec file (does it exist?)");
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
+  return sysfs::read_whole_file(file, [&](const sysfs::IoError& e) {
+    return SpecError(file.string(), 0, 0, "", "cannot read the spec file: " + sysfs::errno_text(e.error_number()));
+  });
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <system_error>
 
+#include "sysfs/unique_fd.h"
+
 namespace jetchar::experiments {
 
 SweepJournal::SweepJournal(std::filesystem::path file) : file_(std::move(file)) {
@@ -24,13 +26,13 @@ SweepJournal::SweepJournal(std::filesystem::path file) : file_(std::move(file)) 
 }
 
 void SweepJournal::append(const std::string& line) {
-  const int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), "cannot write sweep journal " + file_.string());
+  sysfs::UniqueFd fd(::open(file_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (!fd) throw std::system_error(errno, std::generic_category(), "cannot write sweep journal " + file_.string());
   const std::string record = line + "\n";
-  const ssize_t written = ::write(fd, record.data(), record.size());
+  const ssize_t written = ::write(fd.get(), record.data(), record.size());
   const int error = written < 0 ? errno : 0;
-  ::fsync(fd);
-  ::close(fd);
+  ::fsync(fd.get());
+  fd.close();
   if (error != 0 || static_cast<size_t>(written) != record.size()) {
     throw std::system_error(error != 0 ? error : EIO, std::generic_category(), "cannot write sweep journal " + file_.string());
   }

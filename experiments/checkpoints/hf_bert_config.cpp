@@ -1,12 +1,12 @@
 #include "experiments/checkpoints/hf_bert_config.h"
 
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "experiments/checkpoints/checkpoint_error.h"
+#include "sysfs/errno_name.h"
+#include "sysfs/whole_file.h"
 
 namespace jetchar::experiments {
 
@@ -100,15 +100,12 @@ HfBertConfig parse_hf_bert_config(std::string_view json_text, std::string_view s
 
 HfBertConfig read_hf_bert_config(const std::filesystem::path& model_dir) {
   const auto path = model_dir / "config.json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw CheckpointError(fmt::format("{} cannot be read; a Hugging Face model folder holds config.json, vocab.txt "
-                                      "and model.safetensors or pytorch_model.bin",
-                                      path.string()));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_hf_bert_config(text.str(), path.string());
+  const std::string text = sysfs::read_whole_file(path, [&](const sysfs::IoError& e) {
+    return CheckpointError(fmt::format("{} cannot be read ({}); a Hugging Face model folder holds config.json, "
+                                       "vocab.txt and model.safetensors or pytorch_model.bin",
+                                       path.string(), sysfs::errno_text(e.error_number())));
+  });
+  return parse_hf_bert_config(text, path.string());
 }
 
 }  // namespace jetchar::experiments
