@@ -1,6 +1,7 @@
 // `jetchar sweep plan|run|resume`: the main job — power-mode sweeps that survive anything; and
 // `sweep submit|task|status`: the same sweep as Slurm jobs across a fleet of boards.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -10,7 +11,6 @@
 #include <fstream>
 #include <iostream>
 #include <chrono>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,10 +22,15 @@
 #include "cli/adaptive_profile_sweep.h"
 #include "cli/command.h"
 #include "cli/exit_code.h"
+#include "experiments/board_kinds.h"
 #include "experiments/characterization_executor.h"
 #include "experiments/epoch_medians.h"
+#include "experiments/fleet_node.h"
+#include "experiments/fleet_status.h"
+#include "experiments/fleet_submission.h"
 #include "experiments/results_location.h"
 #include "experiments/results_store.h"
+#include "experiments/slurm_client.h"
 #include "experiments/slurm_submission.h"
 #include "experiments/spec_io.h"
 #include "experiments/sweep_journal.h"
@@ -34,8 +39,6 @@
 #include "experiments/sweep_validation.h"
 #include "experiments/systemd_notifier.h"
 #include "jetson/discovery/board_handle.h"
-#include "jetson/control/nvpmodel_tool.h"
-#include "sysfs/change_journal.h"
 
 namespace jetchar::cli {
 namespace {
@@ -49,6 +52,7 @@ struct SweepOptions {
   std::string board;
   std::string root;
   std::string state_dir;
+  std::string kind;  ///< the spec's board kind to plan (a spec with kinds needs one)
   bool skip_validation = false;
   bool redact_serial = false;
 };
@@ -73,7 +77,12 @@ std::string duration_text(double seconds) {
 }
 
 jetson::BoardHandle open_sweep_board(const SweepOptions& options, const ex::proto::SweepSpec& sweep) {
-  const std::string board = !options.board.empty() ? options.board : !sweep.board().empty() ? sweep.board() : "auto";
+  // A kind's board (a spec with board kinds) before the sweep's.
+  std::string spec_board = sweep.board();
+  for (const auto& kind : sweep.kinds()) {
+    if (kind.name() == options.kind && !kind.board().empty()) spec_board = kind.board();
+  }
+  const std::string board = !options.board.empty() ? options.board : !spec_board.empty() ? spec_board : "auto";
   return jetson::open_board(board, options.root.empty() ? std::nullopt : std::optional<fs::path>(options.root),
                             options.state_dir.empty() ? std::nullopt : std::optional<fs::path>(options.state_dir));
 }
@@ -99,7 +108,7 @@ void check_plan(const ex::SweepPlan& plan, const jetson::BoardHandle& board, con
 
 void run_plan_command(const SweepOptions& options) {
   const auto sweep = ex::load_sweep_spec(options.spec);
-  const auto plan = ex::plan_sweep(sweep, options.spec);
+  const auto plan = ex::plan_board_kind(sweep, options.kind, options.spec);
   auto board = open_sweep_board(options, sweep);
   print_plan(plan);
   check_plan(plan, board, options.spec);
@@ -148,7 +157,7 @@ std::string not_ok_counts(const std::vector<ex::proto::RunResult>& results) {
 void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs::path& results_dir,
                const RunSelection* selection = nullptr) {
   const auto sweep = ex::load_sweep_spec(spec_file);
-  auto plan = ex::plan_sweep(sweep, spec_file.string());
+  auto plan = ex::plan_board_kind(sweep, options.kind, spec_file.string());
   if (selection != nullptr) {
     std::erase_if(plan.runs, [&](const ex::PlannedRun& run) { return selection->run_ids.count(run.run_id) == 0; });
   }
@@ -271,7 +280,7 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   }
 }
 
-// ---- fleets through Slurm (experiments/slurm_submission.h) ----------------------------------
+// ---- fleets through Slurm: experiments/fleet_submission.h, fleet_node.h, fleet_status.h ------
 
 struct FleetOptions {
   bool slurm = false;
@@ -286,40 +295,8 @@ struct FleetOptions {
   std::string results;
   long chunk = -1;
   std::string node;
+  bool restore_only = false;
 };
-
-// `program` from PATH, as an absolute path (run_process executes no shell and searches nothing).
-std::optional<std::string> find_program(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (dir.empty()) continue;
-    const fs::path candidate = fs::path(dir) / program;
-    if (::access(candidate.c_str(), X_OK) == 0) return fs::absolute(candidate).string();
-  }
-  return std::nullopt;
-}
-
-jetson::ProcessResult run_slurm_program(const std::string& program, std::vector<std::string> arguments) {
-  const auto found = find_program(program);
-  if (!found) {
-    throw std::runtime_error(fmt::format("{} is not on PATH: this machine is not a Slurm client (Debian: slurm-client)",
-                                         program));
-  }
-  arguments.insert(arguments.begin(), *found);
-  return jetson::run_process(arguments, {}, std::chrono::seconds(60));
-}
-
-// The sweep's name as every node's store files its runs: the spec's, else the results directory's.
-std::string fleet_sweep_name(const ex::proto::SweepSpec& sweep, const fs::path& results) {
-  return sweep.name().empty() ? results.filename().string() : sweep.name();
-}
-
-fs::path fleet_results_dir(const ex::proto::SweepSpec& sweep, const std::string& option) {
-  fs::path results = option;
-  if (results.empty()) results = !sweep.results().empty() ? fs::path(sweep.results()) : fs::path("results") / sweep.name();
-  return fs::absolute(results).lexically_normal();
-}
 
 std::string this_executable() {
   std::error_code ec;
@@ -331,31 +308,28 @@ void submit_sweep(const FleetOptions& fleet, const SweepOptions& options) {
   if (!fleet.slurm) {
     throw cli::UsageError("sweep submit needs a scheduler: --slurm (the only one jetchar submits to)");
   }
-  const auto sweep = ex::load_sweep_spec(options.spec);
-  const auto plan = ex::plan_sweep(sweep, options.spec);
-  ex::SlurmSubmitOptions submit;
-  submit.results = fleet_results_dir(sweep, options.results);
-  submit.sweep_name = fleet_sweep_name(sweep, submit.results);
-  submit.jetchar = fleet.jetchar.empty() ? this_executable() : fleet.jetchar;
-  submit.partition = fleet.partition;
-  submit.constraint = fleet.constraint;
-  submit.runs_per_task = fleet.runs_per_task;
-  submit.node_config = fleet.node_config;
-  submit.redact_serial = options.redact_serial;
-  if (!fleet.nodes.empty()) {
-    if (fleet.nodes.find_first_not_of("0123456789") == std::string::npos) {
-      if (fleet.nodes.size() > 6) throw std::invalid_argument(fmt::format("--nodes {}: too many nodes", fleet.nodes));
-      submit.node_count = static_cast<unsigned>(std::stoul(fleet.nodes));
-    } else {
-      submit.nodes = ex::parse_node_names(fleet.nodes, "--nodes");
-    }
-  }
-  const auto submission = ex::plan_slurm_submission(plan.runs.size(), submit);
-  const fs::path slurm_dir = submit.results / "slurm";
+  ex::FleetSubmitRequest request;
+  request.spec = options.spec;
+  request.results = options.results;
+  request.jetchar = fleet.jetchar.empty() ? this_executable() : fleet.jetchar;
+  request.partition = fleet.partition;
+  request.nodes = fleet.nodes;
+  request.constraint = fleet.constraint;
+  request.node_config = fleet.node_config;
+  request.runs_per_task = fleet.runs_per_task;
+  request.redact_serial = options.redact_serial;
+  const auto plan = ex::plan_fleet(request);
+  const auto& submission = plan.submission;
+  const fs::path slurm_dir = plan.options.results / "slurm";
 
   if (fleet.dry_run) {
-    fmt::print("# sweep {}: {} runs in {} task(s) of up to {} run(s); results in {}\n", submit.sweep_name,
-               submission.runs, submission.chunks, submit.runs_per_task, submit.results.string());
+    fmt::print("# sweep {}: {} runs in {} task(s) of up to {} run(s); results in {}\n", plan.options.sweep_name,
+               submission.runs, submission.chunks, plan.options.runs_per_task, plan.options.results.string());
+    for (const auto& kind : plan.kinds) {
+      if (kind.kind.empty()) continue;
+      fmt::print("# kind {}: {} runs on nodes with feature {}{}\n", kind.kind, kind.run_count, kind.constraint,
+                 kind.nodes.empty() ? "" : fmt::format(" (pinned to {})", fmt::join(kind.nodes, ",")));
+    }
     for (const auto& script : submission.arrays) {
       fmt::print("# ---- {} (sbatch --parsable {})\n{}", (slurm_dir / script.name).string(),
                  (slurm_dir / script.name).string(), script.text);
@@ -367,117 +341,48 @@ void submit_sweep(const FleetOptions& fleet, const SweepOptions& options) {
     return;
   }
 
-  // The shared directory belongs to one sweep, as with `sweep run`.
-  const ex::ResultsLocation location{submit.results};
-  const std::string spec_text = read_text(options.spec);
-  if (fs::exists(location.spec()) && read_text(location.spec()) != spec_text) {
-    throw std::invalid_argument(fmt::format("{} holds results of a different sweep spec; use another --results directory",
-                                            submit.results.string()));
+  const auto submitted = ex::submit_fleet(plan, options.spec);
+  for (std::size_t i = 0; i < submission.arrays.size(); ++i) {
+    const auto& script = submission.arrays[i];
+    fmt::print("submitted array job {} ({} task(s){}{})\n", submitted.array_jobs[i], script.chunks.size(),
+               script.kind.empty() ? "" : " of kind " + script.kind, script.node.empty() ? "" : " on " + script.node);
   }
-  fs::create_directories(slurm_dir);
-  if (!fs::exists(location.spec())) {
-    const fs::path temporary = location.spec().string() + ".tmp";
-    {
-      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-      out << spec_text;
-      if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-    }
-    fs::rename(temporary, location.spec());
-  }
-  const auto write_script = [&](const ex::SlurmScript& script) {
-    const fs::path file = slurm_dir / script.name;
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out << script.text;
-    if (!out.flush()) throw std::runtime_error("cannot write " + file.string());
-    return file;
-  };
-  const auto sbatch = [&](std::vector<std::string> arguments) {
-    arguments.insert(arguments.begin(), "--parsable");
-    const auto result = run_slurm_program("sbatch", arguments);
-    std::string id = result.output.substr(0, result.output.find_first_of(";\n"));
-    if (result.exit_code != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
-      throw std::runtime_error(fmt::format("sbatch {} failed (exit {}): {}", arguments.back(), result.exit_code,
-                                           result.output));
-    }
-    return id;
-  };
-  std::string jobs;
-  std::string dependency = "afterany";
-  for (const auto& script : submission.arrays) {
-    const std::string id = sbatch({write_script(script).string()});
-    dependency += ":" + id;
-    jobs += fmt::format("array {} {}\n", id, script.node.empty() ? "-" : script.node);
-    fmt::print("submitted array job {} ({} task(s){})\n", id, script.chunks.size(),
-               script.node.empty() ? "" : " on " + script.node);
-  }
-  const std::string merge_id = sbatch({"--dependency=" + dependency, write_script(submission.merge).string()});
-  jobs += fmt::format("merge {} -\n", merge_id);
-  std::ofstream(slurm_dir / "jobs", std::ios::app) << jobs;
-  fmt::print("submitted merge job {} (after every task ends: results merge + report into {})\n", merge_id,
-             submit.results.string());
-  fmt::print("status: jetchar sweep status {}\n", submit.results.string());
-}
-
-// The node's board may be left changed by a task that died with its node: restore it from its
-// change journal before anything else. A board that cannot be restored must take no more runs:
-// the node drains itself (Slurm then schedules nothing more on it) and the task fails.
-void restore_or_drain(const SweepOptions& options, const ex::proto::SweepSpec& sweep, const std::string& node) {
-  try {
-    auto board = open_sweep_board(options, sweep);
-    if (!sysfs::find_pending_journal(board.state_dir)) return;
-    sysfs::ChangeJournal journal(*board.root, board.state_dir);
-    const std::size_t count = journal.restore();
-    if (board.sim) board.sim->update();
-    fmt::print(stderr, "node {}: restored {} attribute(s) from the change journal a killed task left in {}\n", node,
-               count, board.state_dir.string());
-  } catch (const std::exception& e) {
-    const std::string reason = fmt::format("jetchar: device restore failed: {}", e.what()).substr(0, 200);
-    std::string drained;
-    try {
-      const auto result = run_slurm_program("scontrol", {"update", "nodename=" + node, "state=drain", "reason=" + reason});
-      drained = result.exit_code == 0 ? fmt::format("node {} drained", node)
-                                      : fmt::format("draining node {} failed: {}", node, result.output);
-    } catch (const std::exception& drain_error) {
-      drained = fmt::format("draining node {} failed: {}", node, drain_error.what());
-    }
-    throw std::runtime_error(fmt::format("node {}: the board's change journal cannot be restored ({}); {}", node, e.what(),
-                                         drained));
-  }
+  fmt::print("submitted merge job {} (after every task ends: board restores, results merge + report into {})\n",
+             submitted.merge_job, plan.options.results.string());
+  fmt::print("status: jetchar sweep status {}\n", plan.options.results.string());
 }
 
 void run_task(const FleetOptions& fleet, SweepOptions options) {
-  if (fleet.chunk < 0) throw cli::UsageError("sweep task needs --chunk (Slurm's $SLURM_ARRAY_TASK_ID)");
+  if (fleet.chunk < 0 && !fleet.restore_only) {
+    throw cli::UsageError("sweep task needs --chunk (Slurm's $SLURM_ARRAY_TASK_ID), or --restore-only");
+  }
   if (fleet.runs_per_task == 0) throw std::invalid_argument("--runs-per-task 0: give 1 or more runs per task");
-  std::string node = fleet.node;
-  if (node.empty()) {
-    if (const char* env = std::getenv("SLURMD_NODENAME"); env != nullptr) node = env;
-  }
-  if (node.empty()) {
-    char host[256] = {};
-    ::gethostname(host, sizeof host - 1);
-    node = host;
-  }
+  const std::string node = ex::fleet_node_name(fleet.node);
   const fs::path results = fs::absolute(fleet.results).lexically_normal();
   const ex::ResultsLocation location{results};
   if (!fs::exists(location.spec())) {
     throw std::invalid_argument(fmt::format("{} has no sweep.textproto: not a submitted sweep's results directory",
                                             results.string()));
   }
-  const std::string config_file = ex::node_config_path(fleet.node_config, node);
-  if (!fs::exists(config_file)) {
-    throw std::invalid_argument(fmt::format("--node-config {}: no such file for node {} (it names the node's board: "
-                                            "board: \"jetson\")",
-                                            config_file, node));
-  }
-  const auto config = ex::load_node_config(config_file);
+  const auto config = ex::load_fleet_node_config(fleet.node_config, node);
   if (options.board.empty()) options.board = config.board();
   if (options.root.empty()) options.root = config.root();
   if (options.state_dir.empty()) options.state_dir = config.state_dir();
 
   const auto sweep = ex::load_sweep_spec(location.spec());
-  restore_or_drain(options, sweep, node);
+  // A node of the sweep: the final job restores its board if a task left it changed (slurm_submission.h).
+  fs::create_directories(results / "nodes" / node);
+  // A board left changed by a task that died with its node is restored before anything else.
+  const std::size_t restored = ex::restore_node_board([&] { return open_sweep_board(options, sweep); }, node);
+  if (restored > 0) {
+    fmt::print(stderr, "node {}: restored {} attribute(s) from the change journal a killed task left\n", node, restored);
+  }
+  if (fleet.restore_only) {
+    if (restored == 0) fmt::print("node {}: no change pending on its board\n", node);
+    return;
+  }
 
-  const auto plan = ex::plan_sweep(sweep, location.spec().string());
+  const auto plan = ex::plan_board_kind(sweep, options.kind, location.spec().string());
   const auto range = ex::chunk_range(static_cast<std::size_t>(fleet.chunk), fleet.runs_per_task, plan.runs.size());
   if (range.first == range.last) {
     throw std::invalid_argument(fmt::format("--chunk {}: the plan's {} runs make only {} chunk(s) of {}", fleet.chunk,
@@ -485,129 +390,50 @@ void run_task(const FleetOptions& fleet, SweepOptions options) {
                                             fleet.runs_per_task));
   }
   RunSelection selection;
-  selection.sweep_name = fleet_sweep_name(sweep, results);
+  selection.sweep_name = ex::fleet_sweep_name(sweep, results);
   for (std::size_t i = range.first; i < range.last; ++i) selection.run_ids.insert(plan.runs[i].run_id);
   // A task requeued onto another node must not run again what its first node stored.
-  const fs::path own = results / "nodes" / node;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(results / "nodes", ec)) {
-    if (entry.path() == own || !fs::exists(entry.path() / "results.db")) continue;
-    std::optional<ex::ResultsStore> other;
-    try {
-      other.emplace(entry.path() / "results.db", ex::ResultsStore::Access::kReadOnly);
-    } catch (const std::invalid_argument& e) {
-      // A node whose first task is creating its store right now: it holds no runs yet.
-      fmt::print(stderr, "node {}'s store is not readable yet ({}); taken as holding no runs\n",
-                 entry.path().filename().string(), e.what());
-      continue;
-    }
-    for (auto it = selection.run_ids.begin(); it != selection.run_ids.end();) {
-      if (other->contains(selection.sweep_name, *it)) {
-        fmt::print(stderr, "run {} is stored by node {} already; skipped\n", *it, entry.path().filename().string());
-        it = selection.run_ids.erase(it);
-      } else {
-        ++it;
-      }
-    }
+  for (const auto& [run, other] : ex::runs_stored_by_other_nodes(results, node, selection.sweep_name, selection.run_ids)) {
+    fmt::print(stderr, "run {} is stored by node {} already; skipped\n", run, other);
+    selection.run_ids.erase(run);
   }
-  run_sweep(options, location.spec(), own, &selection);
-}
-
-// `sweep status DIR|JOBID`: what each node of a submitted sweep has done (its store and journal)
-// and what Slurm says of the jobs (sacct; squeue and scontrol when the cluster keeps no accounting).
-fs::path results_of_job(const std::string& job) {
-  const auto shown = run_slurm_program("scontrol", {"show", "job", job});
-  if (shown.exit_code != 0) {
-    throw std::invalid_argument(fmt::format(
-        "job {}: slurmctld does not know it ({}); name the sweep's results directory instead", job,
-        shown.output.substr(0, shown.output.find('\n'))));
-  }
-  const std::size_t at = shown.output.find("Command=");
-  const std::string command =
-      at == std::string::npos ? std::string() : shown.output.substr(at + 8, shown.output.find_first_of(" \n", at + 8) - at - 8);
-  const fs::path script(command);
-  if (script.parent_path().filename() != "slurm" || !fs::exists(script.parent_path().parent_path() / "sweep.textproto")) {
-    throw std::invalid_argument(fmt::format("job {} (command '{}') is not a job `jetchar sweep submit` made", job, command));
-  }
-  return script.parent_path().parent_path();
+  run_sweep(options, location.spec(), results / "nodes" / node, &selection);
 }
 
 void sweep_status(const std::string& target) {
   const fs::path results =
-      target.find_first_not_of("0123456789") == std::string::npos ? results_of_job(target) : fs::path(target);
-  const ex::ResultsLocation location{results};
-  if (!fs::exists(location.spec())) {
-    throw std::invalid_argument(fmt::format("{} has no sweep.textproto: not a submitted sweep's results directory",
-                                            results.string()));
-  }
-  const auto sweep = ex::load_sweep_spec(location.spec());
-  const auto plan = ex::plan_sweep(sweep, location.spec().string());
-  const std::string name = fleet_sweep_name(sweep, fs::absolute(results).lexically_normal());
-  std::set<std::string> planned;
-  for (const auto& run : plan.runs) planned.insert(run.run_id);
-
+      target.find_first_not_of("0123456789") == std::string::npos ? ex::results_of_job(target) : fs::path(target);
+  const auto status = ex::fleet_status(results);
   fmt::print("{:<12} {:<40} {:>6} {:>7} {}\n", "node", "board (device id)", "done", "failed", "running");
-  std::set<std::string> stored;
-  std::error_code ec;
-  std::vector<fs::path> nodes;
-  for (const auto& entry : fs::directory_iterator(results / "nodes", ec)) nodes.push_back(entry.path());
-  std::sort(nodes.begin(), nodes.end());
-  for (const auto& node : nodes) {
-    std::size_t done = 0, failed = 0;
-    std::set<std::string> devices;
-    if (fs::exists(node / "results.db")) {
-      const ex::ResultsStore store(node / "results.db", ex::ResultsStore::Access::kReadOnly);
-      for (const auto& result : store.load_all(name)) {
-        stored.insert(result.run_id());
-        devices.insert(result.context().device_id().empty() ? "-" : result.context().device_id());
-        ++(result.status() == ex::proto::OK ? done : failed);
-      }
-    }
-    // Started and not finished: the run a live task is in, or one a killed task left (re-run on requeue).
-    std::string running;
-    if (fs::exists(node / "journal")) {
-      const ex::SweepJournal journal(node / "journal");
-      for (const auto& run : journal.interrupted()) running += (running.empty() ? "" : ",") + run;
-    }
-    std::string device;
-    for (const auto& d : devices) device += (device.empty() ? "" : ",") + d;
-    fmt::print("{:<12} {:<40} {:>6} {:>7} {}\n", node.filename().string(), device.empty() ? "-" : device, done, failed,
-               running.empty() ? "-" : running);
+  for (const auto& node : status.nodes) {
+    fmt::print("{:<12} {:<40} {:>6} {:>7} {}\n", node.node, node.devices.empty() ? "-" : fmt::format("{}", fmt::join(node.devices, ",")),
+               node.done, node.failed, node.running.empty() ? "-" : fmt::format("{}", fmt::join(node.running, ",")));
   }
-  std::size_t missing = 0;
-  for (const auto& run : planned) missing += stored.count(run) == 0 ? 1 : 0;
-  fmt::print("{} of {} planned runs stored by the nodes, {} not yet\n", planned.size() - missing, planned.size(), missing);
-  if (fs::exists(location.store())) {
-    const ex::ResultsStore merged(location.store(), ex::ResultsStore::Access::kReadOnly);
-    fmt::print("merged store {}: {} runs\n", location.store().string(), merged.load_all(name).size());
+  fmt::print("{} of {} planned runs stored by the nodes, {} not yet\n", status.planned_stored, status.planned,
+             status.planned - status.planned_stored);
+  if (status.merged_runs) {
+    fmt::print("merged store {}: {} runs\n", status.merged_store.string(), *status.merged_runs);
   } else {
     fmt::print("merged store: not yet written (the merge job runs after every task)\n");
   }
-
-  // Slurm's view of the jobs submit recorded.
-  std::ifstream jobs_file(results / "slurm" / "jobs");
-  std::vector<std::string> ids;
-  for (std::string kind, id, node; jobs_file >> kind >> id >> node;) ids.push_back(id);
-  if (ids.empty()) return;
-  std::string list;
-  for (const auto& id : ids) list += (list.empty() ? "" : ",") + id;
-  try {
-    const auto sacct = run_slurm_program("sacct", {"-n", "-P", "-X", "-j", list, "-o", "JobID,JobName,State,NodeList"});
-    if (sacct.exit_code == 0 && sacct.output.find("disabled") == std::string::npos) {
-      fmt::print("jobs (sacct):\n{}", sacct.output);
-      return;
-    }
-    fmt::print("sacct: {} -- states from squeue (pending and running jobs; an ended job is no longer listed)\n",
-               sacct.output.substr(0, sacct.output.find('\n')));
-    const auto squeue = run_slurm_program("squeue", {"-h", "-j", list, "-o", "%i|%j|%T|%N|%r"});
-    if (squeue.exit_code != 0) {
-      fmt::print("squeue failed too ({}); the counts above come from the stores\n",
-                 squeue.output.substr(0, squeue.output.find('\n')));
-      return;
-    }
-    fmt::print("jobs (squeue):\n{}", squeue.output.empty() ? "(none pending or running)\n" : squeue.output);
-  } catch (const std::exception& e) {
-    fmt::print("Slurm not reachable from here ({}); the counts above come from the stores\n", e.what());
+  const auto view = ex::slurm_jobs_view(status.job_ids);
+  switch (view.source) {
+    case ex::SlurmJobsView::Source::kSacct:
+      // Array tasks per node and state (a requeued task counts once, in its latest state).
+      fmt::print("jobs (sacct), array tasks and jobs per node:\n");
+      for (const auto& [node, states] : view.by_node) {
+        std::string counts;
+        for (const auto& [state, count] : states) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", count, state);
+        fmt::print("  {:<12} {}\n", node, counts);
+      }
+      break;
+    case ex::SlurmJobsView::Source::kSqueue:
+      fmt::print("{} -- states from squeue (pending and running jobs; an ended job is no longer listed)\n", view.note);
+      fmt::print("jobs (squeue):\n{}", view.squeue.empty() ? "(none pending or running)\n" : view.squeue);
+      break;
+    case ex::SlurmJobsView::Source::kNone:
+      if (!view.note.empty()) fmt::print("{}; the counts above come from the stores\n", view.note);
+      break;
   }
 }
 
@@ -651,6 +477,9 @@ void add_sweep_command(CLI::App& app) {
     command->add_flag("--redact-serial", options->redact_serial,
                       "Store the board's serial number (and a serial-less host's name) as a SHA-256 hash");
   }
+  for (auto* command : {plan, run, resume}) {
+    command->add_option("--kind", options->kind, "The spec's board kind to plan and run (a spec with `kinds` needs one)");
+  }
   resume->callback([options] {
     const auto location = ex::ResultsLocation::from(options->results, false);
     if (!fs::exists(location.spec())) {
@@ -669,23 +498,30 @@ void add_sweep_command(CLI::App& app) {
   submit->add_option("--partition", fleet->partition, "Slurm partition (default: the cluster's default)");
   submit->add_option("--nodes", fleet->nodes,
                      "Node names (b1,b2,b3: chunks dealt round-robin, each node's array pinned to it, so a requeued "
-                     "task returns to its board) or a count N (one array, at most N tasks at a time)");
+                     "task returns to its board) or a count N (one array, at most N tasks at a time; per kind with "
+                     "`kinds`)");
   submit->add_option("--runs-per-task", fleet->runs_per_task, "Runs per array task")->capture_default_str();
-  submit->add_option("--constraint", fleet->constraint, "Slurm node feature naming the board kind (e.g. agx-orin)");
+  submit->add_option("--constraint", fleet->constraint,
+                     "Slurm node feature naming the board kind (e.g. agx-orin); a spec with `kinds` names one per kind");
   submit->add_option("--node-config", fleet->node_config,
                      "Each node's board config as the nodes see it; %n is the node's name")->capture_default_str();
   submit->add_option("--jetchar", fleet->jetchar, "The jetchar executable as the nodes see it (default: this one)");
   submit->add_flag("--redact-serial", options->redact_serial, "Store board serial numbers as SHA-256 hashes");
   submit->add_flag("--dry-run", fleet->dry_run, "Print the sbatch scripts; write and submit nothing");
   jetchar::cli::add_examples(*submit,
-      "Examples (the scripts for three boards, b1 to b3, four runs per task):\n"
-      "  jetchar sweep submit examples/sim-agx-orin-power-modes.textproto --slurm --nodes b1,b2,b3 --runs-per-task 4 --dry-run");
+      "Examples (the scripts for three boards, b1 to b3, four runs per task; then a spec of two board kinds, one\n"
+      "array per kind routed by its Slurm feature):\n"
+      "  jetchar sweep submit examples/sim-agx-orin-power-modes.textproto --slurm --nodes b1,b2,b3 --runs-per-task 4 --dry-run\n"
+      "  jetchar sweep submit examples/fleet-board-kinds.textproto --slurm --results /nfs/jetchar/kinds --runs-per-task 4 --dry-run");
   submit->callback([options, fleet] { submit_sweep(*fleet, *options); });
 
   auto* task = group.add_subcommand(
       "task", "One array task of a submitted sweep (what the sbatch script runs): its chunk of runs on this node's board");
   task->add_option("results", fleet->results, "The sweep's shared results directory")->required();
-  task->add_option("--chunk", fleet->chunk, "Chunk number ($SLURM_ARRAY_TASK_ID)")->required();
+  task->add_option("--chunk", fleet->chunk, "Chunk number ($SLURM_ARRAY_TASK_ID)");
+  task->add_option("--kind", options->kind, "The board kind whose plan the chunk is of (a spec with `kinds`)");
+  task->add_flag("--restore-only", fleet->restore_only,
+                 "Only restore this node's board from a change journal a killed task left (what the final job runs)");
   task->add_option("--runs-per-task", fleet->runs_per_task, "Runs per chunk")->capture_default_str();
   task->add_option("--node-config", fleet->node_config, "This node's board config; %n is the node's name")
       ->capture_default_str();

@@ -1,7 +1,9 @@
 # A private Slurm cluster on this machine for tests: a munged with its own socket and key,
 # slurmctld and one slurmd per node (`slurmd -N bN`, Slurm's multiple-slurmd setup: every node
 # has NodeHostname=<this host> and its own Port), all from one slurm.conf in a temporary
-# directory. Source it, then: cluster_start DIR NODE...; cluster_stop (also on EXIT).
+# directory. Source it, then: cluster_start DIR NODE...; cluster_stop (also on EXIT). A node's
+# Slurm features (slurm.conf Features=, what `sbatch --constraint` matches) come from the
+# associative array CLUSTER_FEATURES, when the caller declares it: CLUSTER_FEATURES[b1]=agx-orin.
 # Daemons run in the foreground (-D/-F) as children of this shell, so that their ids are known
 # and every one is ended, whatever ends the test.
 
@@ -79,7 +81,11 @@ cluster_start() {  # cluster_start DIR NODE... (exports SLURM_CONF)
     port=$((base + 1))
     for node in "${CLUSTER_NODES[@]}"; do
       port=$(cluster_free_port "$port")
-      echo "NodeName=$node NodeHostname=$host Port=$port CPUs=1 RealMemory=500 State=UNKNOWN"
+      local features=""
+      if declare -p CLUSTER_FEATURES >/dev/null 2>&1 && [ -n "${CLUSTER_FEATURES[$node]:-}" ]; then
+        features=" Features=${CLUSTER_FEATURES[$node]}"
+      fi
+      echo "NodeName=$node NodeHostname=$host Port=$port CPUs=1 RealMemory=500$features State=UNKNOWN"
       port=$((port + 1))
     done
     echo "PartitionName=boards Nodes=$(IFS=,; echo "${CLUSTER_NODES[*]}") Default=YES MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE"
