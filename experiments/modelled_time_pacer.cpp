@@ -51,6 +51,8 @@ ModelledTimePacer::ModelledTimePacer(jetson::SimulatedBoard& board, const jetson
       full_(jetson::modelled_minibatch_time(jetson::training_work(work, static_cast<double>(batch)), soc, clocks)) {
   board_.pin_host_utilization(full_.cpu_busy);
   board_.pin_gpu_load(full_.gpu_busy);
+  // At once, not at the next background refresh: the run's power must not step inside it.
+  board_.update_sensors();
 }
 
 ModelledTimePacer::~ModelledTimePacer() {
