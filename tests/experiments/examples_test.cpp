@@ -34,6 +34,7 @@ const Example kExamples[] = {
     {"agx-xavier-study-modes", "sim:agx-xavier-r32", true},
     {"sim-agx-orin-power-modes", "sim:agx-orin-r36", false},
     {"sim-agx-orin-adaptive", "sim:agx-orin-r36", false},
+    {"sim-agx-orin-adaptive-profile", "sim:agx-orin-r36", false},
 };
 
 SweepPlan plan_example(const std::string& name) {
