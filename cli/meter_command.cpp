@@ -5,60 +5,42 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <signal.h>
-#include <time.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "cli/meter_start.h"
 #include "cli/option_checks.h"
+#include "jetson/control/control_interrupt.h"
 #include "jetson/energy/energy_integrator.h"
 #include "jetson/meters/meter_protocol.h"
 #include "jetson/meters/meter_simulator.h"
 #include "jetson/meters/serial_meter_reader.h"
+#include "sysfs/monotonic_clock.h"
 
 namespace {
 
 using namespace jetchar::jetson;
 
-std::atomic<int> g_signal{0};  // the SIGINT/SIGTERM that ends the command, 0 until one arrives
-
-void on_signal(int signal) { g_signal.store(signal); }
-
-void install_signal_handlers() {
-  struct sigaction action {};
-  action.sa_handler = on_signal;
-  sigemptyset(&action.sa_mask);
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
-}
-
-std::int64_t monotonic_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 // After a signal the command has reported what it read; its status says that it was stopped.
-void throw_if_interrupted() {
-  if (const int signal = g_signal.load(); signal != 0) {
+void throw_if_interrupted(const ControlInterrupt& interrupt) {
+  if (const int signal = interrupt.signal(); signal != 0) {
     throw jetchar::cli::CommandExit(jetchar::cli::kInterrupted, fmt::format("stopped by {}", signal == SIGINT ? "SIGINT" : "SIGTERM"));
   }
 }
 
-// Runs until the duration passed or SIGINT/SIGTERM; duration <= 0 means until a signal.
-void wait_until_done(double duration_s, const std::function<void()>& tick) {
-  const std::int64_t end = duration_s > 0 ? monotonic_ns() + static_cast<std::int64_t>(duration_s * 1e9) : INT64_MAX;
-  while (g_signal.load() == 0 && monotonic_ns() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+// Runs until the duration passed or SIGINT/SIGTERM (duration <= 0: until a signal), calling
+// `tick` about every 100 ms.
+void wait_until_done(const ControlInterrupt& interrupt, double duration_s, const std::function<void()>& tick) {
+  const std::int64_t end = duration_s > 0 ? jetchar::sysfs::monotonic_ns() + static_cast<std::int64_t>(duration_s * 1e9) : INT64_MAX;
+  while (interrupt.signal() == 0 && jetchar::sysfs::monotonic_ns() < end) {
+    interrupt.wait(std::chrono::milliseconds(100));
     if (tick) tick();
   }
 }
@@ -88,7 +70,7 @@ void run_simulate(const SimulateOptions& o) {
   options.link_path = o.link;
   options.fragment = o.fragment;
   meters::MeterSimulator simulator(o.protocol, std::move(trace), options);
-  install_signal_handlers();
+  const ControlInterrupt interrupt;  // SIGINT/SIGTERM end the command; the handlers go with it
   simulator.start();
   std::printf("%s\n", simulator.device_path().c_str());
   std::fflush(stdout);
@@ -96,9 +78,9 @@ void run_simulate(const SimulateOptions& o) {
                "jetchar: simulating a %s meter on %s (trace period %.3f s, %.0f mV); stop with Ctrl-C\n",
                o.protocol.c_str(), simulator.slave_path().c_str(), static_cast<double>(simulator.trace().period_ns()) / 1e9,
                voltage);
-  wait_until_done(o.duration_s, {});
+  wait_until_done(interrupt, o.duration_s, {});
   simulator.stop();
-  throw_if_interrupted();
+  throw_if_interrupted(interrupt);
 }
 
 struct ReadOptions {
@@ -115,11 +97,11 @@ void run_read(const ReadOptions& o) {
   meters::SerialReaderOptions options;
   options.device = o.device;
   meters::SerialMeterReader reader(std::move(protocol), options);
-  install_signal_handlers();
+  const ControlInterrupt interrupt;  // SIGINT/SIGTERM end the command; the handlers go with it
   const bool averages = reader.protocol().reports_averages();
   energy::PowerTrace trace({{o.protocol, energy::RailRole::kBoardInput}});
   std::vector<meters::MeterReading> readings;
-  const std::int64_t t0 = monotonic_ns();
+  const std::int64_t t0 = jetchar::sysfs::monotonic_ns();
   jetchar::cli::start_meter(reader, o.device);
   std::printf("time_s,power_mw,voltage_mv,current_ma\n");
   auto flush = [&] {
@@ -133,7 +115,7 @@ void run_read(const ReadOptions& o) {
     }
     std::fflush(stdout);
   };
-  wait_until_done(o.duration_s, flush);
+  wait_until_done(interrupt, o.duration_s, flush);
   reader.stop();
   flush();
   const auto status = reader.status();
@@ -153,7 +135,7 @@ void run_read(const ReadOptions& o) {
     std::fprintf(stderr, "jetchar: %llu readings from %s (%s)\n", static_cast<unsigned long long>(status.readings),
                  o.device.c_str(), status.last_error.empty() ? "no error" : status.last_error.c_str());
   }
-  throw_if_interrupted();
+  throw_if_interrupted(interrupt);
 }
 
 void add_meter_command(CLI::App& app) {

@@ -1,6 +1,7 @@
-// SIGINT/SIGTERM while the board is being controlled. The handler only records the signal (an
-// atomic flag and a byte on a self-pipe — both async-signal-safe); the restore itself runs on the
-// main path, which checks the flag between writes and while waiting.
+// SIGINT/SIGTERM for a command that runs until it is stopped: while the board is being controlled
+// (the restore runs on the main path, which checks the flag between writes and while waiting), and
+// while a meter is read or simulated (cli/meter_command.cpp). The handler only records the signal
+// (an atomic flag and a byte on a self-pipe — both async-signal-safe).
 #pragma once
 
 #include <chrono>
