@@ -2,12 +2,14 @@
 # Builds the dev preset (Debug, AddressSanitizer + UBSan) test binaries and runs their unit and
 # fixture tests: what CI runs. A sanitizer report fails the test that made it (UBSan halts too).
 #   scripts/sanitize.sh [ctest args...]
-# Modules: sysfs, jetson, analysis and loaders, or those named in $JETCHAR_SANITIZE_MODULES;
-# JETCHAR_SANITIZE_TORCH=1 adds experiments (LibTorch models and training runs under ASan). The
-# integration label (whole CLI runs, sweeps) is left to the release build.
+# Modules: sysfs, jetson and loaders (parsers, I/O, threads), or those named in
+# $JETCHAR_SANITIZE_MODULES; JETCHAR_SANITIZE_TORCH=1 adds experiments (LibTorch models and training
+# runs under ASan). analysis is left out by default: its predictor fits run unoptimised here (one
+# adaptive-profile test took 311 s), which CI's budget cannot carry. The integration label (whole
+# CLI runs, sweeps) is left to the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-read -r -a modules <<<"${JETCHAR_SANITIZE_MODULES:-sysfs jetson analysis loaders}"
+read -r -a modules <<<"${JETCHAR_SANITIZE_MODULES:-sysfs jetson loaders}"
 [[ ${JETCHAR_SANITIZE_TORCH:-0} == 1 ]] && modules+=(experiments)
 for m in "${modules[@]}"; do
   [[ -d tests/$m ]] || { echo "sanitize.sh: '$m' is not a tested module (a folder of tests/)" >&2; exit 2; }

@@ -7,7 +7,7 @@
 #   5. the amd64 .deb (scripts/package.sh native: contents, Depends, dpkg --dry-run -i, the packaged
 #      jetchar runs; nothing is installed);
 #   6. scripts/sanitize.sh: the dev preset (ASan + UBSan) and its unit and fixture tests of sysfs,
-#      jetson, analysis and loaders (JETCHAR_SANITIZE_TORCH=1 adds experiments);
+#      jetson and loaders (JETCHAR_SANITIZE_MODULES names others; JETCHAR_SANITIZE_TORCH=1 adds experiments);
 #   7. scripts/fuzz-smoke.sh: every fuzz target for $JETCHAR_FUZZ_SECONDS (default 4) s from its seeds;
 #   8. the aarch64 cross build of jetchar, a smoke of it under QEMU and the arm64 .deb
 #      (scripts/cross-test.sh --ci; JETCHAR_CROSS_TESTS=1 adds the cross build of every test and the
