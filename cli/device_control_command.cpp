@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iterator>
 #include <memory>
@@ -21,12 +20,14 @@
 #include "cli/option_checks.h"
 #include "jetson/discovery/board_handle.h"
 #include "jetson/control/control_session.h"
+#include "jetson/control/control_snapshot.h"
 #include "jetson/nvml/nvml_control.h"
 #include "jetson/control/nvpmodel_tool.h"
 #include "jetson/control/power_mode.h"
 #include "jetson/simulated/simulated_board.h"
 #include "sysfs/change_journal.h"
 #include "sysfs/root.h"
+#include "sysfs/whole_file.h"
 
 namespace {
 
@@ -348,33 +349,14 @@ void run_snapshot(const BoardOptions& options, const std::string& output) {
         options.board, options.board));
   }
   warn_pending(board);
-  const auto controls = jetson::discover_device_controls(*board.root);
-  std::vector<sysfs::JournalEntry> entries;
-  // Core hot-plug first: restore runs in reverse, so frequencies go back before cores go offline
-  // and the restore's retry passes handle cores that must come online first.
-  for (const auto& core : controls.cores) {
-    if (core.online_path) entries.push_back({board.root->canonical(*core.online_path), ""});
-  }
-  for (const auto& path : controls.allowlist) {
-    if (std::none_of(entries.begin(), entries.end(), [&](const auto& e) { return e.path == path; })) {
-      entries.push_back({path, ""});
-    }
-  }
-  std::vector<sysfs::JournalEntry> readable;
-  for (auto& entry : entries) {
-    try {
-      entry.original = sysfs::read_raw_attribute(*board.root, entry.path);
-      readable.push_back(std::move(entry));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "jetchar: warning: not in the snapshot: %s\n", e.what());
-    }
-  }
+  const auto snapshot = jetson::snapshot_controls(*board.root);
+  for (const auto& reason : snapshot.left_out) std::fprintf(stderr, "jetchar: warning: not in the snapshot: %s\n", reason.c_str());
+  const auto& readable = snapshot.entries;
   if (output.empty() || output == "-") {
     const fs::path temporary = board.state_dir / "snapshot.tmp-stdout";
     fs::create_directories(board.state_dir);
     sysfs::write_journal_file(temporary, board.root->prefix(), readable);
-    std::ifstream in(temporary, std::ios::binary);
-    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string content = sysfs::read_whole_file(temporary);
     fs::remove(temporary);
     std::fwrite(content.data(), 1, content.size(), stdout);
     return;
@@ -462,7 +444,7 @@ void add_device_control_commands(CLI::App& app) {
   auto snapshot_file = std::make_shared<std::string>();
   CLI::App* snapshot = device.add_subcommand(
       "snapshot", "Record every control of the board (cores, cpufreq, GPU devfreq, EMC cap/lock/rate, fan, nvpmodel "
-                  "attributes) for `jetchar device restore FILE`");
+                  "attributes and, on this host, each NVML GPU's power limit) for `jetchar device restore FILE`");
   add_board_options(snapshot, *snapshot_options);
   snapshot->add_option("-o,--output", *snapshot_file, "File to write (default: standard output)");
   jetchar::cli::add_examples(*snapshot,

@@ -48,6 +48,18 @@ std::vector<ClockLimits> clock_limits(const jetson::BoardInfo& board) {
   return clocks;
 }
 
+// The NVML GPU that a spec's GPU knobs act on (DeviceSpec.nvml_gpu), as discovery read it; null
+// when discovery did not open NVML (a board other than this host) or has no GPU at that index.
+const jetson::NvmlGpu* nvml_gpu(const jetson::BoardInfo& board, std::uint32_t index) {
+  if (!board.nvml) return nullptr;
+  for (const auto& gpu : board.nvml->gpus) {
+    if (gpu.index == index) return &gpu;
+  }
+  return nullptr;
+}
+
+std::string watts(std::uint64_t milliwatts) { return fmt::format("{:g} W", milliwatts / 1e3); }
+
 }  // namespace
 
 void record_resolved_knobs(const jetson::BoardInfo& board, proto::DeviceSpec& resolved) {
@@ -60,6 +72,17 @@ void record_resolved_knobs(const jetson::BoardInfo& board, proto::DeviceSpec& re
   if (cpu_khz) resolved.set_cpu_freq_mhz(*cpu_khz / 1e3);
   if (const auto& gpu = board.gpu.gpu; gpu && gpu->max_freq_hz) resolved.set_gpu_freq_mhz(*gpu->max_freq_hz / 1e6);
   if (board.emc.cur_rate_hz) resolved.set_emc_freq_mhz(*board.emc.cur_rate_hz / 1e6);
+  // A discrete GPU's power limit is a knob the analysis fits over like a clock: record the limit
+  // NVML reports for the GPU the spec's NVML knobs act on (locked clocks cannot be read: nvml.h
+  // has no getter for them).
+  if (resolved.has_gpu_power_limit_w()) {
+    const auto* gpu = nvml_gpu(board, resolved.nvml_gpu());
+    if (gpu && gpu->power_limit_mw.value) {
+      resolved.set_gpu_power_limit_w(*gpu->power_limit_mw.value / 1e3);
+    } else {
+      resolved.clear_gpu_power_limit_w();
+    }
+  }
 }
 
 std::vector<std::string> differences_from_request(const proto::DeviceSpec& requested, const jetson::BoardInfo& board,
@@ -117,6 +140,21 @@ std::vector<std::string> differences_from_request(const proto::DeviceSpec& reque
                                         mhz(asked, 1e6)));
     }
   }
+  if (requested.has_gpu_power_limit_w() && board.nvml) {
+    // NVML takes the limit in whole milliwatts (nvmlDeviceSetPowerManagementLimit), so that is the
+    // precision it reads back in.
+    const auto asked = static_cast<std::uint64_t>(std::llround(requested.gpu_power_limit_w() * 1e3));
+    const auto* gpu = nvml_gpu(board, requested.nvml_gpu());
+    if (!gpu) {
+      differences.push_back(fmt::format("NVML GPU {} absent ({}), power limit {} requested", requested.nvml_gpu(),
+                                        board.nvml->absent.value_or("NVML lists no GPU with that index"), watts(asked)));
+    } else if (gpu->power_limit_mw.value != asked) {
+      differences.push_back(fmt::format("GPU {} power limit {}, {} requested", gpu->index,
+                                        gpu->power_limit_mw.value ? watts(*gpu->power_limit_mw.value)
+                                                                  : gpu->power_limit_mw.absent.value_or("unreadable"),
+                                        watts(asked)));
+    }
+  }
   return differences;
 }
 
@@ -160,6 +198,16 @@ std::vector<std::string> changes_between(const jetson::BoardInfo& before, const 
   if (e0.rate_locked != e1.rate_locked) changes.push_back("EMC rate lock changed");
   if (e0.rate_locked == true && e1.rate_locked == true && e0.cur_rate_hz != e1.cur_rate_hz) {
     changes.push_back(fmt::format("locked EMC rate {} became {}", mhz(e0.cur_rate_hz, 1e6), mhz(e1.cur_rate_hz, 1e6)));
+  }
+  if (before.nvml && after.nvml) {
+    for (const auto& gpu : before.nvml->gpus) {
+      const auto* now = nvml_gpu(after, gpu.index);
+      const auto limit = now ? now->power_limit_mw.value : std::nullopt;
+      if (gpu.power_limit_mw.value && limit != gpu.power_limit_mw.value) {
+        changes.push_back(fmt::format("GPU {} power limit {} became {}", gpu.index, watts(*gpu.power_limit_mw.value),
+                                      limit ? watts(*limit) : std::string("unreadable")));
+      }
+    }
   }
   return changes;
 }

@@ -130,5 +130,52 @@ TEST(ModeReadback, ChangesDuringARunAreNamedAndMovingRatesAreNot) {
   EXPECT_THAT(changes_between(before, unreadable), ElementsAre(HasSubstr("GPU became unreadable")));
 }
 
+// A discrete GPU as NVML discovery reports it (jetson/nvml/nvml_gpus.h).
+jetson::BoardInfo with_nvml_gpu(jetson::BoardInfo info, unsigned index, std::optional<std::uint64_t> limit_mw) {
+  jetson::NvmlGpu gpu;
+  gpu.index = index;
+  gpu.uuid = "GPU-5e0f7a1c-0000-0000-0000-000000000001";
+  gpu.power_limit_mw.value = limit_mw;
+  if (!limit_mw) gpu.power_limit_mw.absent = "nvmlDeviceGetPowerManagementLimit: Not Supported (NVML_ERROR_NOT_SUPPORTED, 3)";
+  info.nvml.emplace();
+  info.nvml->gpus.push_back(gpu);
+  return info;
+}
+
+TEST(ModeReadback, AnNvmlPowerLimitIsResolvedFromNvmlAndCheckedAgainstTheRequest) {
+  const auto host = with_nvml_gpu(board({0, 1, 2, 3}, 729600, 2201600, 306000000, 1300500000), 1, 200000);
+  proto::DeviceSpec asked;
+  asked.set_nvml_gpu(1);
+  asked.set_gpu_power_limit_w(200);
+  EXPECT_TRUE(differences_from_request(asked, host).empty());
+  proto::DeviceSpec resolved = asked;
+  resolved.set_gpu_power_limit_w(999);  // what the spec said is replaced by what NVML reports
+  record_resolved_knobs(host, resolved);
+  EXPECT_DOUBLE_EQ(resolved.gpu_power_limit_w(), 200);
+
+  asked.set_gpu_power_limit_w(150.5);
+  EXPECT_THAT(differences_from_request(asked, host), ElementsAre("GPU 1 power limit 200 W, 150.5 W requested"));
+  asked.set_nvml_gpu(0);
+  EXPECT_THAT(differences_from_request(asked, host),
+              ElementsAre("NVML GPU 0 absent (NVML lists no GPU with that index), power limit 150.5 W requested"));
+
+  const auto unreadable = with_nvml_gpu(board({0, 1, 2, 3}, 729600, 2201600, 306000000, 1300500000), 0, std::nullopt);
+  EXPECT_THAT(differences_from_request(asked, unreadable), ElementsAre(HasSubstr("GPU 0 power limit nvmlDeviceGetPowerManagementLimit: Not Supported")));
+  resolved = asked;
+  record_resolved_knobs(unreadable, resolved);
+  EXPECT_FALSE(resolved.has_gpu_power_limit_w()) << "a limit NVML cannot report is not recorded as what ran";
+  // A board whose discovery did not open NVML (a simulated or remote board) is not checked.
+  EXPECT_TRUE(differences_from_request(asked, board({0, 1, 2, 3}, 729600, 2201600, 306000000, 1300500000)).empty());
+}
+
+TEST(ModeReadback, AnNvmlPowerLimitChangedDuringARunIsNamed) {
+  const auto base = board({0, 1, 2, 3}, 729600, 2201600, 306000000, 1300500000);
+  const auto before = with_nvml_gpu(base, 0, 250000);
+  EXPECT_TRUE(changes_between(before, before).empty());
+  EXPECT_THAT(changes_between(before, with_nvml_gpu(base, 0, 180000)), ElementsAre("GPU 0 power limit 250 W became 180 W"));
+  EXPECT_THAT(changes_between(before, with_nvml_gpu(base, 0, std::nullopt)),
+              ElementsAre("GPU 0 power limit 250 W became unreadable"));
+}
+
 }  // namespace
 }  // namespace jetchar::experiments

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "jetson/control/nvpmodel_tool.h"
+#include "sysfs/change_journal.h"
 #include "tests/jetson/fake_nvml/fake_nvml_env.h"
 #include "tests/support/jetchar_cli.h"
 
@@ -109,6 +111,32 @@ TEST_F(NvmlCliIntegration, ASigkilledPowerLimitAndClockLockAreRestoredExactlyByT
   EXPECT_THAT(env.state(), HasSubstr("gpu0.power_limit_mw 350000"));
   EXPECT_THAT(env.state(), HasSubstr("gpu0.gpu_locked 0 0"));
   EXPECT_FALSE(fs::exists(fs::path(state_dir) / "change-journal"));
+}
+
+// `device snapshot` records each GPU's power limit beside the sysfs controls, and `device restore
+// FILE` puts it back (locked clocks are not in it: NVML cannot report them).
+TEST_F(NvmlCliIntegration, ASnapshotRecordsEachGpusPowerLimitAndRestoringTheFilePutsItBack) {
+  const std::string state_dir = (dir.path() / "state").string();
+  const std::string file = (dir.path() / "snapshot").string();
+  const auto taken = jetchar({"device", "snapshot", "--board", "host", "--state-dir", state_dir, "-o", file});
+  ASSERT_EQ(taken.exit_code, 0) << taken.output;
+  const auto contents = sysfs::read_journal(file);
+  std::vector<std::string> nvml_entries;
+  for (const auto& entry : contents.entries) {
+    if (entry.path.rfind("nvml:", 0) == 0) nvml_entries.push_back(entry.path + "=" + entry.original);
+  }
+  ASSERT_EQ(nvml_entries.size(), 1u) << taken.output;
+  EXPECT_THAT(nvml_entries[0], ::testing::MatchesRegex("nvml:GPU-[0-9a-f-]+/power_limit_mw=350000\\n?"));
+
+  // Only the NVML entry is restored here: this machine's own sysfs controls are not the test's to write.
+  sysfs::write_journal_file(file, contents.root_prefix,
+                            {*std::find_if(contents.entries.begin(), contents.entries.end(),
+                                           [](const sysfs::JournalEntry& e) { return e.path.rfind("nvml:", 0) == 0; })});
+  env.set_state("gpu0.power_limit_mw", "200000");
+  const auto restored = jetchar({"device", "restore", file, "--board", "host", "--state-dir", state_dir});
+  ASSERT_EQ(restored.exit_code, 0) << restored.output;
+  EXPECT_THAT(restored.output, HasSubstr("restored 1 attributes from snapshot"));
+  EXPECT_THAT(env.state(), HasSubstr("gpu0.power_limit_mw 350000"));
 }
 
 TEST_F(NvmlCliIntegration, WithoutRootTheErrorSaysSoAndNothingChanges) {
