@@ -499,6 +499,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   }
 
   config.on_batch = [this](const TrainingProgress&) { heartbeat(); };
+  config.on_epoch_end = [&source] { source.end_epoch(); };
   session.start();
   const auto run_window = power.windows().begin("run", energy::WindowKind::kRun);
   const auto trained = train(*model, source, config, *board_.root, model_spec.name);

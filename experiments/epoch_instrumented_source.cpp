@@ -16,8 +16,9 @@ void EpochInstrumentedSource::close_epoch() {
   open_ = false;
   auto& epoch = epochs_.back();
   epoch.stats = pipeline_.epoch_stats();
-  // The trainer asks for the next epoch (or returns) right after its last minibatch's compute,
-  // also when it stops early at a bound, so "now" is the end of the epoch.
+  // Called through the trainer's on_epoch_end, right after it takes the epoch's E2E time (also
+  // when it stops early at a bound), so the window ends with the E2E interval; reading the
+  // epoch's sums and evaluating come after and belong to neither.
   if (windows_ != nullptr) windows_->end("epoch", std::nullopt, batches_, samples_);
 }
 
@@ -41,10 +42,11 @@ void EpochInstrumentedSource::start_epoch(std::int64_t epoch) {
   InstrumentedEpoch record;
   record.epoch = epoch;
   batches_ = samples_ = 0;
+  pipeline_.start_epoch(epoch);
+  // The window opens where the trainer's E2E clock starts: once the pipeline is started.
   if (windows_ != nullptr) record.window = windows_->begin("epoch", energy::WindowKind::kEpoch);
   epochs_.push_back(std::move(record));
   open_ = true;
-  pipeline_.start_epoch(epoch);
 }
 
 std::optional<loaders::Batch> EpochInstrumentedSource::next() {

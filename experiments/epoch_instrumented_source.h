@@ -35,7 +35,9 @@ class EpochInstrumentedSource : public loaders::BatchSource {
   std::int64_t batches_per_epoch() const override { return pipeline_.batches_per_epoch(); }
   std::int64_t samples_per_epoch() const override { return pipeline_.samples_per_epoch(); }
 
-  /// Closes the last epoch's window; call once training has returned.
+  /// Closes the current epoch's window (TrainingConfig::on_epoch_end: when its E2E time is taken).
+  void end_epoch() { close_epoch(); }
+  /// Closes the last epoch's window if it is still open; call once training has returned.
   void finish();
   const std::vector<InstrumentedEpoch>& epochs() const { return epochs_; }
   /// Problems applying the cache policy (e.g. drop_caches without root), for the run's reason.

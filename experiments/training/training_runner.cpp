@@ -329,6 +329,7 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
   }
   synchronize(config.device);
   current.e2e_ns = elapsed_ns(epoch_start, Clock::now());
+  if (config.on_epoch_end) config.on_epoch_end();
   current.completed = !result.stopped_early;
   read_epoch_sums(sums, first_record, current, result);
 }

@@ -79,6 +79,9 @@ struct TrainingConfig {
   std::function<std::chrono::steady_clock::time_point(std::chrono::steady_clock::time_point compute_start,
                                                       std::int64_t samples)>
       pace_compute;
+  /// Called when an epoch's E2E time has been taken (after its final synchronize), before its
+  /// sums are read or it is evaluated: an energy window that ends here covers the E2E interval.
+  std::function<void()> on_epoch_end;
 };
 
 struct MinibatchRecord {
