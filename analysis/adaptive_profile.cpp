@@ -94,42 +94,16 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
     return p.loo_time_mape() <= *options.target_mape_pct && p.loo_power_mape().value_or(0) <= *options.target_mape_pct;
   };
 
-  // Each mode chosen after the start is predicted before it is measured: how far outside its
-  // interval the measured value falls (log distance over the interval's log half-width on that
-  // side) is an honest, out-of-sample check at exactly the modes the design chose, which are not
-  // exchangeable with the others (they were picked for being uncertain).
-  std::vector<double> time_ratio, power_ratio;
-  auto ratio = [](const Interval& i, double measured) {
-    const double d = std::log(measured / i.value);
-    const double half = d >= 0 ? std::log(i.high / i.value) : std::log(i.value / i.low);
-    return half > 0 ? std::abs(d) / half : (d == 0 ? 0.0 : std::numeric_limits<double>::infinity());
-  };
-  auto calibrated = [&]() -> AdaptiveProfileResult& {
-    if (!out.predictor) return out;
-    const double level = out.predictor->level();
-    auto factor = [&](std::vector<double> r) {
-      if (r.empty()) return 1.0;
-      std::sort(r.begin(), r.end());
-      const auto rank = static_cast<std::size_t>(std::ceil(level * static_cast<double>(r.size() + 1)));
-      const double q = r[std::min(rank, r.size()) - 1];
-      return std::isfinite(q) ? std::max(1.0, q) : 1.0;
-    };
-    out.time_interval_factor = factor(time_ratio);
-    out.power_interval_factor = factor(power_ratio);
-    out.predictor->widen_intervals(out.time_interval_factor, out.power_interval_factor);
-    return out;
-  };
-
   for (std::size_t i : space_filling_design(candidates, options.initial_modes)) run(i);
   refit();
   while (true) {
     if (reached()) {
       out.stop_reason = "target reached";
-      return calibrated();
+      return out;
     }
     if (out.profiled.size() >= options.max_modes) {
       out.stop_reason = "budget spent";
-      return calibrated();
+      return out;
     }
     std::size_t next = candidates.size();
     if (out.predictor) {
@@ -154,17 +128,9 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
     }
     if (next == candidates.size()) {
       out.stop_reason = "no candidates left";
-      return calibrated();
+      return out;
     }
-    std::optional<ModePrediction> before;
-    if (out.predictor) before = out.predictor->predict(candidates[next]);
-    const std::size_t measured_before = out.points.size();
     run(next);
-    if (before && out.points.size() > measured_before) {
-      const ConfigPoint& p = out.points.back();
-      time_ratio.push_back(ratio(before->time_s, p.time_s));
-      if (before->power_w && p.power_w) power_ratio.push_back(ratio(*before->power_w, *p.power_w));
-    }
     refit();
   }
 }

@@ -1,7 +1,7 @@
 // Choosing which power modes to profile: a space-filling start that is not corner-heavy, then
 // active learning — profile next the candidate whose prediction the left-out fits disagree on most
 // (ModePredictor::uncertainty), refit, until the estimated error is below a target or the budget
-// of modes is spent. The intervals are then calibrated for the design: see AdaptiveProfileResult.
+// of modes is spent.
 #pragma once
 
 #include <cstddef>
@@ -42,10 +42,6 @@ struct AdaptiveProfileResult {
   std::vector<ConfigPoint> points;          ///< the measured points, in the order measured
   std::optional<ModePredictor> predictor;   ///< fitted on `points`; nullopt with fewer than 3
   std::string stop_reason;                  ///< "target reached", "budget spent", "no candidates left"
-  /// How much the predictor's intervals were widened (ModePredictor::widen_intervals): the
-  /// level-quantile of how far each mode chosen after the start fell from the interval predicted
-  /// for it before it was measured, relative to that interval's half-width; 1 when all fell inside.
-  double time_interval_factor = 1, power_interval_factor = 1;
 };
 
 /// Throws std::invalid_argument when initial_modes < 3 or max_modes < initial_modes, or a

@@ -121,41 +121,6 @@ Eigen::RowVectorXd voltage_row(const ModeKnobs& k, const TimeModel& time, const 
   return row;
 }
 
-// The rails form's shape: per rail (CPU, GPU, EMC) a V/f curve that is flat below a knee and
-// linear above it, V(f) = 1 + s·softplus_h(f − k) with h = 4 % of the rail's top clock (DVFS
-// tables hold the voltage at the floor for the low clocks: the tegra234 OPP tables), the slope s
-// and the knee k fitted. θ = (log s_cpu, log s_gpu, log s_emc, knee logits ×3 (k = top·logistic),
-// activity logits ×3).
-constexpr Eigen::Index kRailsShape = 9, kRailsColumns = 8;
-constexpr double kRailsPrior = 2e-2;      // per shape parameter: weaker lets a knee follow noise
-
-double knee_volts(double freq, double log_slope, double knee_logit, double top_ghz) {
-  const double k = top_ghz * logistic(knee_logit), h = 0.04 * top_ghz;
-  const double x = (freq - k) / h;
-  const double softplus = x > 30 ? x : std::log1p(std::exp(x));
-  return 1 + from_log(log_slope) * h * softplus;
-}
-
-// Columns: 1 (base and per-rail idle), c (per-core clock-independent power), c·V_c (per-core
-// leakage, growing with the voltage), V_g (GPU leakage), S(c)·a_c·f·V_c², a_g·g·V_g², a_m·m·V_m²
-// with a = 1 − w + w·(busy share from the time model), as in the voltage form.
-Eigen::RowVectorXd rails_row(const ModeKnobs& k, const TimeModel& time, const Eigen::VectorXd& th,
-                             const std::array<double, 3>& top) {
-  const double c = k.cores, f = k.cpu_ghz, g = k.gpu_ghz, m = k.emc_ghz;
-  ResourceTimes t = time.parts(k);
-  const double vc = knee_volts(f, th(0), th(3), top[0]), vg = knee_volts(g, th(1), th(4), top[1]),
-               vm = knee_volts(m, th(2), th(5), top[2]);
-  auto active = [](double share, double logit) {
-    const double w = logistic(logit);
-    return 1 - w + w * share;
-  };
-  const double cpu_dyn = active(t.cpu_s / t.total_s, th(6)) * f * vc * vc;
-  Eigen::RowVectorXd row(kRailsColumns);
-  row << 1, c, c * vc, vg, cpu_dyn, time.busy_cores(c) * cpu_dyn, active(t.gpu_s / t.total_s, th(7)) * g * vg * vg,
-      active(t.mem_s / t.total_s, th(8)) * m * vm * vm;
-  return row;
-}
-
 Eigen::RowVectorXd power_row(PowerForm form, const ModeKnobs& k, const TimeModel* time) {
   const double c = k.cores, f = k.cpu_ghz, g = k.gpu_ghz, m = k.emc_ghz;
   Eigen::RowVectorXd row(static_cast<Eigen::Index>(parameter_count(form)));
@@ -215,7 +180,6 @@ std::string_view to_string(PowerForm form) {
     case PowerForm::kPolynomial: return "polynomial";
     case PowerForm::kActivity: return "activity";
     case PowerForm::kVoltage: return "voltage";
-    case PowerForm::kRails: return "rails";
   }
   return "?";
 }
@@ -227,13 +191,7 @@ const std::vector<TimeForm>& all_time_forms() {
 }
 
 const std::vector<PowerForm>& all_power_forms() {
-  static const std::vector<PowerForm> forms = {PowerForm::kVoltage, PowerForm::kRails, PowerForm::kPolynomial,
-                                               PowerForm::kActivity};
-  return forms;
-}
-
-const std::vector<PowerForm>& default_power_forms() {
-  static const std::vector<PowerForm> forms = {PowerForm::kVoltage, PowerForm::kRails};
+  static const std::vector<PowerForm> forms = {PowerForm::kVoltage, PowerForm::kPolynomial, PowerForm::kActivity};
   return forms;
 }
 
@@ -245,7 +203,6 @@ std::size_t parameter_count(PowerForm form) {
     case PowerForm::kPolynomial: return 11;
     case PowerForm::kActivity: return 20;
     case PowerForm::kVoltage: return 11;
-    case PowerForm::kRails: return static_cast<std::size_t>(kRailsShape + kRailsColumns);
   }
   return 0;
 }
@@ -328,37 +285,6 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
   return best;
 }
 
-TimeModel TimeModel::refit(const TimeModel& reference, std::span<const ModeKnobs> modes, std::span<const double> time_s,
-                           double prior_weight) {
-  check_sizes("time", modes.size(), time_s.size(), 1, to_string(reference.form_));
-  const auto n = static_cast<Eigen::Index>(modes.size());
-  Eigen::VectorXd log_y(n);
-  double shift = 0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double t = time_s[static_cast<std::size_t>(i)];
-    if (!(t > 0) || !std::isfinite(t)) {
-      throw std::invalid_argument(fmt::format("time model: measured time {} s of mode {} is not a positive number", t, i));
-    }
-    log_y(i) = std::log(t);
-    shift += (log_y(i) - std::log(reference.time_s(modes[static_cast<std::size_t>(i)]))) / static_cast<double>(n);
-  }
-  // The prior's centre is the reference scaled to the new workload's level (every work times the
-  // mean ratio), so the prior holds the shape, not the scale.
-  Eigen::VectorXd centre = reference.theta_;
-  centre.head(5).array() += shift;
-  const auto np = centre.size();
-  auto residuals = [&](const Eigen::VectorXd& th, Eigen::VectorXd& r) {
-    for (Eigen::Index i = 0; i < n; ++i) {
-      r(i) = std::log(evaluate(reference.form_, th, modes[static_cast<std::size_t>(i)]).total_s) - log_y(i);
-    }
-    for (Eigen::Index j = 0; j < np; ++j) r(n + j) = prior_weight * (th(j) - centre(j));
-  };
-  TimeModel out;
-  out.form_ = reference.form_;
-  out.theta_ = minimise_least_squares(residuals, n + np, centre).theta;
-  return out;
-}
-
 ResourceTimes TimeModel::parts(const ModeKnobs& mode) const { return evaluate(form_, theta_, mode); }
 double TimeModel::fixed_s() const { return from_log(theta_(0)); }
 double TimeModel::gpu_work() const { return from_log(theta_(1)); }
@@ -369,7 +295,6 @@ double TimeModel::cpu_speedup(double cores) const {
   const double e1 = cpu_serial_work(), e2 = cpu_parallel_work();
   return (e1 + e2 * per_core(1, theta_, form_)) / (e1 + e2 * per_core(cores, theta_, form_));
 }
-double TimeModel::busy_cores(double cores) const { return 1 / per_core(cores, theta_, form_); }
 double TimeModel::overlap_p() const { return has_p(form_) ? exponent(theta_(5)) : 1; }
 double TimeModel::overlap_q() const { return has_q(form_) ? exponent(theta_(6)) : 1; }
 
@@ -419,47 +344,6 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
     model.time_ = *time;
     return model;
   }
-  if (form == PowerForm::kRails) {
-    // Variable projection as for the voltage form, over nine shape parameters (slope, knee and
-    // activity weight per rail) and seven NNLS coefficients. The priors centre the knees low
-    // (12 % of the top clock: the voltage form's straight line) and the weights at 1/2, so a few
-    // modes give the voltage form back and more modes can move a knee where the data bend.
-    Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(power_w.data(), n);
-    model.rail_top_ghz_ = {0, 0, 0};
-    for (const ModeKnobs& k : modes) {
-      model.rail_top_ghz_[0] = std::max(model.rail_top_ghz_[0], k.cpu_ghz);
-      model.rail_top_ghz_[1] = std::max(model.rail_top_ghz_[1], k.gpu_ghz);
-      model.rail_top_ghz_[2] = std::max(model.rail_top_ghz_[2], k.emc_ghz);
-    }
-    auto design = [&](const Eigen::VectorXd& th) {
-      Eigen::MatrixXd x(n, kRailsColumns);
-      for (Eigen::Index i = 0; i < n; ++i) {
-        x.row(i) = rails_row(modes[static_cast<std::size_t>(i)], *time, th, model.rail_top_ghz_);
-      }
-      return x;
-    };
-    Eigen::VectorXd centre(kRailsShape);
-    centre << std::log(0.5), std::log(0.5), std::log(0.1), -2, -2, -2, 0, 0, 0;
-    auto residuals = [&](const Eigen::VectorXd& th, Eigen::VectorXd& r) {
-      Eigen::MatrixXd x = design(th);
-      Eigen::VectorXd fitted = x * relative_nnls(x, y);
-      for (Eigen::Index i = 0; i < n; ++i) r(i) = std::log(std::max(fitted(i), 1e-12)) - std::log(y(i));
-      for (Eigen::Index j = 0; j < kRailsShape; ++j) r(n + j) = kRailsPrior * (th(j) - centre(j));
-    };
-    double best = std::numeric_limits<double>::infinity();
-    for (double slope : {0.3, 1.5}) {
-      for (double knee : {-2.0, 0.0}) {
-        Eigen::VectorXd start = centre;
-        start.head(3).array() = std::log(slope);
-        start.segment(3, 3).array() = knee;
-        LeastSquaresResult r = minimise_least_squares(residuals, n + kRailsShape, start);
-        if (r.cost < best) best = r.cost, model.shape_ = r.theta;
-      }
-    }
-    model.coefficients_ = relative_nnls(design(*model.shape_), y);
-    model.time_ = *time;
-    return model;
-  }
   Eigen::MatrixXd x(n, static_cast<Eigen::Index>(parameter_count(form)));
   Eigen::VectorXd y(n);
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -475,38 +359,8 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
   return model;
 }
 
-PowerModel PowerModel::refit(const PowerModel& reference, std::span<const ModeKnobs> modes,
-                             std::span<const double> power_w, const TimeModel* time) {
-  check_sizes("power", modes.size(), power_w.size(), 1, to_string(reference.form_));
-  if (reference.form_ != PowerForm::kPolynomial && time == nullptr) {
-    throw std::invalid_argument(
-        fmt::format("the {} power model needs the time model of the same modes", to_string(reference.form_)));
-  }
-  if (reference.form_ != PowerForm::kVoltage && reference.form_ != PowerForm::kRails) {
-    return fit(reference.form_, modes, power_w, time);  // no shape to keep: a plain refit
-  }
-  PowerModel out = reference;
-  out.time_ = *time;
-  const auto n = static_cast<Eigen::Index>(modes.size());
-  Eigen::MatrixXd x(n, reference.coefficients_.size());
-  Eigen::VectorXd y(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double p = power_w[static_cast<std::size_t>(i)];
-    if (!(p > 0) || !std::isfinite(p)) {
-      throw std::invalid_argument(fmt::format("power model: measured power {} W of mode {} is not a positive number", p, i));
-    }
-    const ModeKnobs& k = modes[static_cast<std::size_t>(i)];
-    x.row(i) = reference.form_ == PowerForm::kVoltage ? voltage_row(k, *time, *reference.shape_)
-                                                      : rails_row(k, *time, *reference.shape_, reference.rail_top_ghz_);
-    y(i) = p;
-  }
-  out.coefficients_ = relative_nnls(x, y);
-  return out;
-}
-
 double PowerModel::power_w(const ModeKnobs& mode) const {
   if (form_ == PowerForm::kVoltage) return voltage_row(mode, *time_, *shape_).dot(coefficients_);
-  if (form_ == PowerForm::kRails) return rails_row(mode, *time_, *shape_, rail_top_ghz_).dot(coefficients_);
   return power_row(form_, mode, time_ ? &*time_ : nullptr).dot(coefficients_);
 }
 

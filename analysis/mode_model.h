@@ -23,12 +23,6 @@
 //               (normalised V/f line, slope fitted), S(c) the Amdahl speedup of the time model's CPU
 //               term (cores that work), a_r = 1 − w_r + w_r·(busy share of r from the time model),
 //               w_r ∈ (0, 1) fitted: 6 shape parameters by Levenberg–Marquardt, 5 coefficients by NNLS
-//   rails       per rail a V/f curve flat below a fitted knee and linear above it (DVFS tables
-//               hold the voltage at the floor for low clocks), V = 1 + s·softplus(f − k); base
-//               power, per-core power and per-core leakage c·V_c, GPU-rail leakage V_g, and the
-//               dynamic terms a_c·f·V_c² (the launch thread) and a_c·n(c)·f·V_c² (n(c) the cores
-//               the time model keeps busy), a_g·g·V_g², a_m·m·V_m²: 9 shape parameters by
-//               Levenberg–Marquardt, 8 coefficients by NNLS
 //   activity    polynomial plus the same terms weighted by each resource's busy share of the
 //               epoch from the time model (A/t, B/t, C/t): a GPU that waits for launches draws less.
 #pragma once
@@ -57,16 +51,12 @@ struct ModeKnobs {
 std::vector<std::array<double, 4>> normalised_log_knobs(std::span<const PowerMode> modes);
 
 enum class TimeForm { kSum, kOverlap, kOverlapAll, kNested, kSaturating };
-enum class PowerForm { kVoltage, kRails, kPolynomial, kActivity };
+enum class PowerForm { kVoltage, kPolynomial, kActivity };
 
 std::string_view to_string(TimeForm form);
 std::string_view to_string(PowerForm form);
 const std::vector<TimeForm>& all_time_forms();
 const std::vector<PowerForm>& all_power_forms();
-/// The power forms the mode predictor stacks unless told: voltage and rails. The polynomial's
-/// cubic terms and the activity form's nine follow noise more than hardware with 15 noisy modes
-/// (stacking them raised the power MAPE on the tests' truths by up to 0.6 points).
-const std::vector<PowerForm>& default_power_forms();
 /// Parameters of the time form (its work coefficients and overlap exponents).
 std::size_t parameter_count(TimeForm form);
 /// Coefficients of the power form.
@@ -83,12 +73,6 @@ class TimeModel {
   /// differ, a time is not positive, or there are fewer than 2 modes (weak priors on the
   /// parameters keep fewer modes than parameters determined).
   static TimeModel fit(TimeForm form, std::span<const ModeKnobs> modes, std::span<const double> time_s);
-  /// Refits `reference`'s parameters to another workload's (or board's) measured times, with a
-  /// prior of weight `prior_weight` per log parameter pulling them towards the reference's: a few
-  /// modes move the works the data see and keep the reference's shape elsewhere (transfer,
-  /// analysis/mode_transfer.h). Throws as fit does (at least 1 mode).
-  static TimeModel refit(const TimeModel& reference, std::span<const ModeKnobs> modes, std::span<const double> time_s,
-                         double prior_weight);
 
   TimeForm form() const { return form_; }
   ResourceTimes parts(const ModeKnobs& mode) const;
@@ -98,9 +82,6 @@ class TimeModel {
   double overlap_p() const, overlap_q() const;
   /// How many times faster the CPU term runs on `cores` than on one (Amdahl, with the core limit).
   double cpu_speedup(double cores) const;
-  /// How many of `cores` the CPU term's parallel part keeps busy: all of them, or about the core
-  /// limit k of the saturating form when there are more.
-  double busy_cores(double cores) const;
 
  private:
   TimeForm form_ = TimeForm::kSum;
@@ -115,12 +96,6 @@ class PowerModel {
   static PowerModel fit(PowerForm form, std::span<const ModeKnobs> modes, std::span<const double> power_w,
                         const TimeModel* time);
 
-  /// Keeps `reference`'s shape (the voltage and rails forms' V/f curves and activity weights: the
-  /// board's, the same for every workload on it) and refits its coefficients by NNLS to another
-  /// workload's powers, with `time` (that workload's time model) for the activity. Throws as fit does.
-  static PowerModel refit(const PowerModel& reference, std::span<const ModeKnobs> modes,
-                          std::span<const double> power_w, const TimeModel* time);
-
   PowerForm form() const { return form_; }
   double power_w(const ModeKnobs& mode) const;
   const Eigen::VectorXd& coefficients() const { return coefficients_; }
@@ -130,7 +105,6 @@ class PowerModel {
   Eigen::VectorXd coefficients_;
   std::optional<Eigen::VectorXd> shape_;    ///< the voltage form's slopes and activity weights
   std::optional<TimeModel> time_;
-  std::array<double, 3> rail_top_ghz_{};    ///< the rails form's top CPU, GPU, EMC clocks (knee scale)
 };
 
 }  // namespace jetchar::analysis

@@ -74,13 +74,4 @@ Summary summarize(std::span<const double> values) {
   return s;
 }
 
-double normal_quantile(double p) {
-  double lo = -10, hi = 10;
-  for (int i = 0; i < 80; ++i) {
-    const double mid = (lo + hi) / 2;
-    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
-}
-
 }  // namespace jetchar::analysis

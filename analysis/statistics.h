@@ -20,8 +20,6 @@ std::optional<double> coefficient_of_variation(std::span<const double> values);
 std::optional<double> olympic_mean(std::span<const double> values);
 /// Linear-interpolation quantile (R type 7) of `values`, q in [0, 1].
 double quantile(std::span<const double> values, double q);
-/// The standard normal distribution's quantile at p in (0, 1) (by bisection on erfc).
-double normal_quantile(double p);
 
 struct Summary {
   std::size_t n = 0;

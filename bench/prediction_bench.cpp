@@ -5,10 +5,6 @@
 //   auto/random     the mode predictor (CV-chosen physical forms) on random modes
 //   auto/space      the mode predictor on the space-filling design alone
 //   auto/adaptive   the mode predictor, space-filling start then most-uncertain-next
-//   transfer/space  a reference (another workload on the same board: gpu_bound's work, or
-//                   balanced's for gpu_bound itself, with the truth's V/f curves and leakage)
-//                   profiled on 50 space-filling modes, transferred with the space-filling modes
-//                   (analysis/mode_transfer.h); forms column: the scaled/refitted/own weights
 // and, for the mode predictor, how often the stated 90 % interval holds the measured time and power
 // of the modes not profiled. Ground truths: tests/analysis/ground_truths.h (none is a predictor's form).
 // Medians over seeds (each seed: another noise draw and another random choice).
@@ -31,7 +27,6 @@
 #include "analysis/adaptive_profile.h"
 #include "analysis/cross_validation.h"
 #include "analysis/mode_predictor.h"
-#include "analysis/mode_transfer.h"
 #include "analysis/predictor.h"
 #include "analysis/profile_design.h"
 #include "analysis/statistics.h"
@@ -43,9 +38,7 @@ using namespace jetchar::analysis;
 
 struct Score {
   double time_mape = 0, power_mape = 0, energy_mape = 0;
-  double time_true = -1, power_true = -1;    // MAPE against the noise-free truth
   double time_cover = -1, power_cover = -1;  // fraction of held-out modes inside the 90 % interval
-
   std::string forms;
 };
 
@@ -60,7 +53,7 @@ Score score_old(ModelKind kind, const std::vector<ConfigPoint>& pts, const std::
   std::vector<ConfigPoint> train, test;
   for (std::size_t i = 0; i < pts.size(); ++i) (in[i] ? train : test).push_back(pts[i]);
   Score s;
-  if (train.size() < TimeEnergyModel::coefficient_count(kind)) return {-1, -1, -1, -1, -1, -1, -1, ""};
+  if (train.size() < TimeEnergyModel::coefficient_count(kind)) return {-1, -1, -1, -1, -1, ""};
   auto model = TimeEnergyModel::fit(kind, train);
   double t = 0, p = 0, e = 0;
   for (const auto& pt : test) {
@@ -70,28 +63,16 @@ Score score_old(ModelKind kind, const std::vector<ConfigPoint>& pts, const std::
     e += std::abs(*pr.energy_j / *pt.energy_j - 1);
   }
   const double n = static_cast<double>(test.size());
-  return {100 * t / n, 100 * p / n, 100 * e / n, -1, -1, -1, -1, ""};
+  return {100 * t / n, 100 * p / n, 100 * e / n, -1, -1, ""};
 }
 
-std::string forms_of(const ModePredictor& m) {
-  return fmt::format("{}/{}", to_string(m.time_form()), to_string(*m.power_form()));
-}
-std::string forms_of(const ModeTransfer& t) {
-  return fmt::format("w_t {:.2f}/{:.2f}/{:.2f} w_p {:.2f}/{:.2f}/{:.2f}", t.time_weights()[0], t.time_weights()[1],
-                     t.time_weights()[2], t.power_weights()[0], t.power_weights()[1], t.power_weights()[2]);
-}
-
-template <typename Model>
-Score score_new(const Model& model, const std::vector<ConfigPoint>& pts, const std::vector<std::size_t>& picked,
-                const jetchar::analysis::testing::Truth& truth) {
+Score score_new(const ModePredictor& model, const std::vector<ConfigPoint>& pts, const std::vector<std::size_t>& picked) {
   auto in = mask(pts.size(), picked);
-  double t = 0, p = 0, e = 0, tc = 0, pc = 0, n = 0, tt = 0, pt_true = 0;
+  double t = 0, p = 0, e = 0, tc = 0, pc = 0, n = 0;
   for (std::size_t i = 0; i < pts.size(); ++i) {
     if (in[i]) continue;
     const auto& pt = pts[i];
     auto pr = model.predict(pt.key.mode);
-    tt += std::abs(pr.time_s.value / jetchar::analysis::testing::truth_time_s(pt.key.mode, truth) - 1);
-    pt_true += std::abs(pr.power_w->value / jetchar::analysis::testing::truth_power_w(pt.key.mode, truth) - 1);
     t += std::abs(pr.time_s.value / pt.time_s - 1);
     p += std::abs(pr.power_w->value / *pt.power_w - 1);
     e += std::abs(pr.energy_j->value / *pt.energy_j - 1);
@@ -99,8 +80,8 @@ Score score_new(const Model& model, const std::vector<ConfigPoint>& pts, const s
     pc += *pt.power_w >= pr.power_w->low && *pt.power_w <= pr.power_w->high;
     ++n;
   }
-  return {100 * t / n, 100 * p / n, 100 * e / n, 100 * tt / n, 100 * pt_true / n, tc / n, pc / n,
-          forms_of(model)};
+  return {100 * t / n, 100 * p / n, 100 * e / n, tc / n, pc / n,
+          fmt::format("{}/{}", to_string(model.time_form()), to_string(*model.power_form()))};
 }
 
 std::vector<ConfigPoint> subset(const std::vector<ConfigPoint>& pts, const std::vector<std::size_t>& picked) {
@@ -115,8 +96,8 @@ Score median_score(const std::vector<Score>& v) {
     for (const auto& s : v) x.push_back(s.*field);
     return median(x);
   };
-  Score s{med(&Score::time_mape), med(&Score::power_mape), med(&Score::energy_mape), med(&Score::time_true),
-          med(&Score::power_true), med(&Score::time_cover), med(&Score::power_cover), ""};
+  Score s{med(&Score::time_mape), med(&Score::power_mape), med(&Score::energy_mape), med(&Score::time_cover),
+          med(&Score::power_cover), ""};
   // The forms chosen, one per seed.
   for (const auto& x : v) s.forms += (s.forms.empty() ? "" : " ") + x.forms;
   return s;
@@ -125,90 +106,64 @@ Score median_score(const std::vector<Score>& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  namespace gt = jetchar::analysis::testing;
   CLI::App app{"Mode prediction accuracy per ground truth and profiling budget"};
   int seeds = 3;
   double noise = 0.02;
   std::string grid = "orin";
   std::vector<std::size_t> budgets = {5, 10, 15, 25, 50};
-  std::vector<std::string> only, methods;
+  std::vector<std::string> only;
   app.add_option("--seeds", seeds, "noise draws / random choices per cell")->capture_default_str();
   app.add_option("--noise", noise, "relative measurement noise")->capture_default_str();
-  app.add_option("--grid", grid, "orin (1,440 modes), nx (360) or nano (420)")->capture_default_str();
+  app.add_option("--grid", grid, "orin (1,440 modes) or nx (360)")->capture_default_str();
   app.add_option("--budgets", budgets, "profiled modes")->delimiter(',');
   app.add_option("--truth", only, "only these ground truths")->delimiter(',');
-  app.add_option("--methods", methods, "only these methods (linear/random, nnls/spread, auto/random, auto/space, "
-                                       "auto/adaptive, transfer/space)")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
-  auto wanted = [&](const char* method) {
-    return methods.empty() || std::find(methods.begin(), methods.end(), method) != methods.end();
-  };
 
-  const auto modes = grid == "nx" ? gt::xavier_nx_grid_360() : grid == "nano" ? gt::orin_nano_grid_420() : gt::orin_grid_1440();
-  fmt::print("grid {} ({} modes), noise {:.1f} %, {} seeds; MAPE % over the modes not profiled (medians over seeds), "
-             "against the measured values and (t*, p*) against the noise-free truth; "
-             "cover = share of measured values inside the 90 % interval\n", grid, modes.size(), 100 * noise, seeds);
-  fmt::print("{:<13} {:>4}  {:<14} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}  {}\n", "truth", "n", "method", "time",
-             "power", "energy", "t*", "p*", "tcov", "pcov", "forms (time/power)");
+  const auto modes = grid == "nx" ? jetchar::analysis::testing::xavier_nx_grid_360()
+                                  : jetchar::analysis::testing::orin_grid_1440();
+  fmt::print("grid {} ({} modes), noise {:.1f} %, {} seeds; MAPE % over the modes not profiled (medians over seeds); "
+             "cover = share inside the 90 % interval\n", grid, modes.size(), 100 * noise, seeds);
+  fmt::print("{:<13} {:>4}  {:<14} {:>7} {:>7} {:>7} {:>6} {:>6}  {}\n", "truth", "n", "method", "time", "power",
+             "energy", "tcov", "pcov", "forms (time/power)");
   auto start = std::chrono::steady_clock::now();
-  auto truths = gt::all_truths();
-  for (const auto& t : gt::power_shape_truths()) truths.push_back(t);
-  for (const auto& truth : truths) {
+  for (const auto& truth : jetchar::analysis::testing::all_truths()) {
     if (!only.empty() && std::find(only.begin(), only.end(), truth.name) == only.end()) continue;
     for (std::size_t budget : budgets) {
-      std::vector<Score> lin, nn, rnd, spc, ada, tra;
+      std::vector<Score> lin, nn, rnd, spc, ada;
       for (int s = 0; s < seeds; ++s) {
-        auto pts = gt::measure(modes, truth, 1000 + static_cast<std::uint64_t>(s), noise);
+        auto pts = jetchar::analysis::testing::measure(modes, truth, 1000 + static_cast<std::uint64_t>(s), noise);
         std::mt19937_64 rng(77 + static_cast<std::uint64_t>(s));
         std::vector<std::size_t> order(pts.size());
         std::iota(order.begin(), order.end(), 0);
         std::shuffle(order.begin(), order.end(), rng);
         std::vector<std::size_t> random_pick(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(budget));
-        if (wanted("linear/random")) lin.push_back(score_old(ModelKind::kLinear, pts, random_pick));
-        if (wanted("nnls/spread")) nn.push_back(score_old(ModelKind::kNnls, pts, spread_design(modes, budget)));
-        if (wanted("auto/random")) {
-          rnd.push_back(score_new(ModePredictor::fit(subset(pts, random_pick)), pts, random_pick, truth));
-        }
-        if (wanted("auto/space")) {
-          auto space = space_filling_design(modes, budget);
-          spc.push_back(score_new(ModePredictor::fit(subset(pts, space)), pts, space, truth));
-        }
-        if (wanted("transfer/space")) {
-          const gt::Truth reference_truth =
-              gt::on_board_of(truth.name == "gpu_bound" ? gt::balanced() : gt::gpu_bound(), truth);
-          const auto reference_pts = gt::measure(modes, reference_truth, 500 + static_cast<std::uint64_t>(s), noise);
-          const ModePredictor reference = ModePredictor::fit(subset(reference_pts, space_filling_design(modes, 50)));
-          auto space = space_filling_design(modes, budget);
-          tra.push_back(score_new(ModeTransfer::fit(reference, subset(pts, space)), pts, space, truth));
-        }
-        if (wanted("auto/adaptive")) {
-          AdaptiveProfileOptions options;
-          options.initial_modes = std::min<std::size_t>(budget, std::max<std::size_t>(5, budget / 2));
-          options.max_modes = budget;
-          auto result = adaptive_profile(
-              modes, [&](const PowerMode& m) -> std::optional<ConfigPoint> {
-                auto it = std::find(modes.begin(), modes.end(), m);
-                return pts[static_cast<std::size_t>(it - modes.begin())];
-              },
-              options);
-          ada.push_back(score_new(*result.predictor, pts, result.profiled, truth));
-        }
+        lin.push_back(score_old(ModelKind::kLinear, pts, random_pick));
+        nn.push_back(score_old(ModelKind::kNnls, pts, spread_design(modes, budget)));
+        rnd.push_back(score_new(ModePredictor::fit(subset(pts, random_pick)), pts, random_pick));
+        auto space = space_filling_design(modes, budget);
+        spc.push_back(score_new(ModePredictor::fit(subset(pts, space)), pts, space));
+        AdaptiveProfileOptions options;
+        options.initial_modes = std::min<std::size_t>(budget, std::max<std::size_t>(5, budget / 2));
+        options.max_modes = budget;
+        auto result = adaptive_profile(
+            modes, [&](const PowerMode& m) -> std::optional<ConfigPoint> {
+              auto it = std::find(modes.begin(), modes.end(), m);
+              return pts[static_cast<std::size_t>(it - modes.begin())];
+            },
+            options);
+        ada.push_back(score_new(*result.predictor, pts, result.profiled));
       }
       auto row = [&](const char* name, const std::vector<Score>& v) {
-        if (v.empty()) return;
         Score m = median_score(v);
-        auto num = [](double c, const char* f) { return c < 0 ? std::string("-") : fmt::format(fmt::runtime(f), c); };
-        fmt::print("{:<13} {:>4}  {:<14} {:>7.2f} {:>7.2f} {:>7.2f} {:>7} {:>7} {:>6} {:>6}  {}\n", truth.name, budget,
-                   name, m.time_mape, m.power_mape, m.energy_mape, num(m.time_true, "{:.2f}"),
-                   num(m.power_true, "{:.2f}"), num(m.time_cover, "{:.2f}"), num(m.power_cover, "{:.2f}"), m.forms);
-        std::fflush(stdout);
+        auto cov = [](double c) { return c < 0 ? std::string("-") : fmt::format("{:.2f}", c); };
+        fmt::print("{:<13} {:>4}  {:<14} {:>7.2f} {:>7.2f} {:>7.2f} {:>6} {:>6}  {}\n", truth.name, budget, name,
+                   m.time_mape, m.power_mape, m.energy_mape, cov(m.time_cover), cov(m.power_cover), m.forms);
       };
       row("linear/random", lin);
       row("nnls/spread", nn);
       row("auto/random", rnd);
       row("auto/space", spc);
       row("auto/adaptive", ada);
-      row("transfer/space", tra);
     }
   }
   fmt::print("elapsed {:.1f} s\n",

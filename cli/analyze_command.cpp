@@ -21,7 +21,6 @@
 #include "analysis/cross_validation.h"
 #include "analysis/mode_choice.h"
 #include "analysis/mode_predictor.h"
-#include "analysis/mode_transfer.h"
 #include "analysis/modes_file.h"
 #include "analysis/pareto.h"
 #include "analysis/predictor.h"
@@ -53,7 +52,6 @@ struct AnalyzeOptions {
   bool json = false;
   double interval_level = 0.9;
   std::string modes;
-  std::string reference;                    ///< predict --reference: results to transfer from
 };
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
@@ -244,9 +242,7 @@ nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohma
 
 nlohmann::json scores_json(const std::vector<FormScore>& scores) {
   auto out = nlohmann::json::array();
-  for (const auto& s : scores) {
-    out.push_back({{"form", s.form}, {"loo_mape_pct", optional_json(s.loo_mape)}, {"weight", s.weight}});
-  }
+  for (const auto& s : scores) out.push_back({{"form", s.form}, {"loo_mape_pct", optional_json(s.loo_mape)}});
   return out;
 }
 
@@ -298,7 +294,7 @@ void run_fit(const AnalyzeOptions& o) {
                        fmt::format("{}-fold time %", o.folds), fmt::format("{}-fold energy %", o.folds));
     if (with_auto(o.model) && g.points.size() >= 3) {
       ModePredictor m = ModePredictor::fit(g.points);
-      out += fmt::format("  {:<9} {:>14.2f} {:>14} {:>18} {:>18}   heaviest of the forms stacked by LOO: time {}, power {} (LOO power % {})\n",
+      out += fmt::format("  {:<9} {:>14.2f} {:>14} {:>18} {:>18}   forms chosen by LOO: time {}, power {} (LOO power % {})\n",
                          kAuto, m.loo_time_mape(), opt(m.loo_energy_mape(), "{:.2f}"), "-", "-", to_string(m.time_form()),
                          m.power_form() ? to_string(*m.power_form()) : "-", opt(m.loo_power_mape(), "{:.2f}"));
     }
@@ -348,28 +344,6 @@ void run_predict(const AnalyzeOptions& o) {
   auto doc = nlohmann::json::object({{"epochs", kWarmEpochs}, {"knobs", kResolvedKnobs}, {"predictions", nlohmann::json::array()}});
   if (automatic) doc["interval_level"] = o.interval_level;
   auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : std::string(); };
-  // --reference: the widest-profiled configuration of those results is the reference every group
-  // here is transferred from (analysis/mode_transfer.h).
-  std::optional<ModePredictor> reference;
-  std::string reference_name;
-  if (!o.reference.empty()) {
-    if (!automatic) {
-      throw std::invalid_argument(fmt::format("--reference works with --model auto; got --model {}", o.model));
-    }
-    auto ref_groups = mode_groups(load_points(o.reference));
-    auto widest = std::max_element(ref_groups.begin(), ref_groups.end(),
-                                   [](const auto& a, const auto& b) { return a.points.size() < b.points.size(); });
-    if (widest == ref_groups.end() || widest->points.size() < 3) {
-      throw std::invalid_argument(fmt::format(
-          "--reference {}: no configuration has 3 or more power modes with all four knobs to transfer from", o.reference));
-    }
-    ModePredictorOptions options;
-    options.level = o.interval_level;
-    reference = ModePredictor::fit(widest->points, options);
-    reference_name = fmt::format("{} ({} modes)", widest->label(), widest->points.size());
-    doc["reference"] = {{"configuration", widest->label()}, {"power_modes", widest->points.size()},
-                        {"time_form", to_string(reference->time_form())}};
-  }
   for (const auto& g : groups) {
     std::vector<ConfigPoint> train = g.points;
     if (o.profile) {
@@ -383,12 +357,8 @@ void run_predict(const AnalyzeOptions& o) {
     }
     std::optional<TimeEnergyModel> fixed;
     std::optional<ModePredictor> predictor;
-    std::optional<ModeTransfer> transfer;
     std::string model_name;
-    if (reference) {
-      transfer = ModeTransfer::fit(*reference, train, o.interval_level);
-      model_name = fmt::format("transfer:{}", reference_name);
-    } else if (automatic) {
+    if (automatic) {
       ModePredictorOptions options;
       options.level = o.interval_level;
       predictor = ModePredictor::fit(train, options);
@@ -402,8 +372,8 @@ void run_predict(const AnalyzeOptions& o) {
     for (const PowerMode& m : modes) {
       std::optional<double> power, energy, t_lo, t_hi, p_lo, p_hi, e_lo, e_hi;
       double time = 0;
-      if (predictor || transfer) {
-        ModePrediction p = predictor ? predictor->predict(m) : transfer->predict(m);
+      if (predictor) {
+        ModePrediction p = predictor->predict(m);
         time = p.time_s.value, t_lo = p.time_s.low, t_hi = p.time_s.high;
         if (p.power_w) power = p.power_w->value, p_lo = p.power_w->low, p_hi = p.power_w->high;
         if (p.energy_j) energy = p.energy_j->value, e_lo = p.energy_j->low, e_hi = p.energy_j->high;
@@ -495,10 +465,6 @@ void add_analyze_command(CLI::App& app) {
   predict->add_option("--profile", o->profile,
                       "Fit on N of the measured modes only: a space-filling design for auto, the spread design otherwise")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
-  predict->add_option("--reference", o->reference,
-                      "Results of a reference profiled widely (another workload, or this one on another board kind): "
-                      "keep its shape and refit from this workload's few modes (transfer)")
-      ->check(CLI::ExistingPath);
   predict->callback([o] { run_predict(*o); });
 }
 

@@ -106,34 +106,7 @@ TEST(ModeModel, FittedModelsAreMonotoneInEveryClock) {
     ModeKnobs more_gpu = base;
     more_gpu.gpu_ghz *= 1.5;
     EXPECT_GT(pm.power_w(more_gpu), pm.power_w(base) * 0.999) << to_string(tf);
-    auto rails = PowerModel::fit(PowerForm::kRails, k, p, &tm);
-    EXPECT_GT(rails.power_w(more_gpu), rails.power_w(base) * 0.999) << to_string(tf);
   }
-}
-
-TEST(ModeModel, RailsFormFollowsKneedAndLeakyPowerWhereTheStraightVoltageLineCannot) {
-  // V/f curves flat below a knee and bending upwards above it, GPU leakage growing with voltage
-  // (tests/analysis/ground_truths.h, curved_leaky): fitted on 63 noise-free modes (every 23rd, so
-  // every knob varies), scored on all.
-  const auto truth = testing::curved_leaky();
-  const auto modes = testing::orin_grid_1440();
-  std::vector<ModeKnobs> k;
-  std::vector<double> t, p;
-  for (std::size_t i = 0; i < modes.size(); i += 23) {
-    k.push_back(ModeKnobs::of(modes[i]));
-    t.push_back(testing::truth_time_s(modes[i], truth));
-    p.push_back(testing::truth_power_w(modes[i], truth));
-  }
-  auto tm = TimeModel::fit(TimeForm::kSaturating, k, t);
-  auto mape = [&](const PowerModel& pm) {
-    double e = 0;
-    for (const auto& m : modes) e += std::abs(pm.power_w(ModeKnobs::of(m)) / testing::truth_power_w(m, truth) - 1);
-    return 100 * e / static_cast<double>(modes.size());
-  };
-  const double rails = mape(PowerModel::fit(PowerForm::kRails, k, p, &tm));
-  const double voltage = mape(PowerModel::fit(PowerForm::kVoltage, k, p, &tm));
-  EXPECT_LT(rails, 1.5);
-  EXPECT_LT(rails, voltage / 2) << "voltage form " << voltage << " %";
 }
 
 TEST(ModeModel, BadInputIsNamed) {
