@@ -231,6 +231,9 @@ void run_monitor(MonitorOptions o) {
     if (log) log->sample(s);
     display.sample(s);
   });
+  // --duration counts from here, where sampling starts (the meters, already reporting, were
+  // waited for above; starting the sampler and printing the header count as monitoring time).
+  const std::int64_t begin = monotonic_ns();
   session.start();
 
   // From here on a signal ends the monitor with its summary (and status 130), not mid-sample.
@@ -242,7 +245,6 @@ void run_monitor(MonitorOptions o) {
   print_header(board_label, o.rate_hz, session.onboard().sampler());
 
   const double duration_s = o.baseload_s > 0 ? o.baseload_s : o.duration_s;
-  const std::int64_t begin = monotonic_ns();
   const std::int64_t end = duration_s > 0 ? begin + static_cast<std::int64_t>(duration_s * 1e9) : INT64_MAX;
   const auto display_period_ns = std::max<std::int64_t>(static_cast<std::int64_t>(1e9 / o.rate_hz), 200'000'000);
   std::vector<std::vector<meters::MeterReading>> readings;
