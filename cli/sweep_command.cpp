@@ -409,6 +409,11 @@ void sweep_status(const std::string& target) {
     fmt::print("{:<12} {:<40} {:>6} {:>7} {}\n", node.node, node.devices.empty() ? "-" : fmt::format("{}", fmt::join(node.devices, ",")),
                node.done, node.failed, node.running.empty() ? "-" : fmt::format("{}", fmt::join(node.running, ",")));
   }
+  for (const auto& node : status.nodes) {
+    if (node.interrupted_rerun.empty()) continue;
+    fmt::print("{}: interrupted by a killed task and stored since by its requeued task: {}\n", node.node,
+               fmt::join(node.interrupted_rerun, ","));
+  }
   fmt::print("{} of {} planned runs stored by the nodes, {} not yet\n", status.planned_stored, status.planned,
              status.planned - status.planned_stored);
   if (status.merged_runs) {

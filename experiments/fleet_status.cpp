@@ -59,6 +59,12 @@ FleetStatus fleet_status(const fs::path& results) {
     }
     status.nodes.push_back(std::move(row));
   }
+  for (auto& row : status.nodes) {
+    const auto rerun = std::stable_partition(row.running.begin(), row.running.end(),
+                                             [&](const std::string& run) { return stored.count(run) == 0; });
+    row.interrupted_rerun.assign(rerun, row.running.end());
+    row.running.erase(rerun, row.running.end());
+  }
   for (const auto& run : planned) status.planned_stored += stored.count(run);
   status.merged_store = location.store();
   if (fs::exists(location.store())) {

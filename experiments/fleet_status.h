@@ -17,7 +17,10 @@ struct FleetNodeStatus {
   std::vector<std::string> devices;  ///< the boards (device ids) its runs recorded
   std::size_t done = 0;              ///< runs stored OK
   std::size_t failed = 0;            ///< runs stored with another status
-  std::vector<std::string> running;  ///< started, not finished: a live task's run, or one a killed task left
+  std::vector<std::string> running;  ///< started, not finished, and stored by no node: a live task's run
+  /// Started here by a task that was killed, and stored since (by the requeued task, here or on
+  /// another node): not running any more.
+  std::vector<std::string> interrupted_rerun;
 };
 
 struct FleetStatus {

@@ -160,6 +160,10 @@ cat "$T/status.out"
 grep -q "^$(wc -l <"$T/planned") of $(wc -l <"$T/planned") planned runs stored by the nodes, 0 not yet$" "$T/status.out" ||
   fail "sweep status does not count every run stored"
 grep -q "accounting storage is disabled.*states from squeue" "$T/status.out" || fail "sweep status does not say it fell back to squeue"
+# Every run is stored: none is still "running", and the run the crash interrupted is named as re-run.
+[ "$(awk '$1 ~ /^b[0-9]$/ && $NF != "-"' "$T/status.out" | wc -l)" = 0 ] || fail "sweep status lists a stored run as running"
+grep -q "^b2: interrupted by a killed task and stored since by its requeued task: .*$interrupted" "$T/status.out" ||
+  fail "sweep status does not name the run the crash interrupted"
 # Three boards, two of one kind: three devices, each named by its module and hashed serial number.
 [ "$(awk '$1 ~ /^b[0-9]$/ {print $2}' "$T/status.out" | sort -u | wc -l)" = 3 ] || fail "not three devices in the status"
 "$JETCHAR" sweep status "$merge_job" >"$T/status-job.out" 2>&1 || { cat "$T/status-job.out"; fail "sweep status JOBID failed"; }
