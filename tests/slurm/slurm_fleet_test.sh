@@ -126,6 +126,12 @@ merge_done() { ! squeue -h -j "$merge_job" 2>/dev/null | grep -q .; }
 cluster_wait 420 merge_done || fail "the merge job did not finish: $(squeue 2>&1)"
 [ -f "$T/results/report.html" ] || fail "the merge job wrote no report"
 grep -q 'id="fleet"' "$T/results/report.html" || fail "the report has no fleet page"
+# analyze reads the merged store: one Pareto front per board kind, and the spread across boards.
+"$JETCHAR" analyze pareto "$T/results" >"$T/pareto.out" 2>&1 || fail "analyze pareto failed: $(cat "$T/pareto.out")"
+[ "$(grep -c '^lenet5/synthetic board=.*configurations on the time-energy Pareto front$' "$T/pareto.out")" = 2 ] ||
+  fail "analyze pareto does not give one front per board kind: $(cat "$T/pareto.out")"
+"$JETCHAR" analyze stats "$T/results" --level devices >"$T/devices.out" 2>&1 || fail "analyze stats failed: $(cat "$T/devices.out")"
+grep -q '^across devices' "$T/devices.out" || fail "analyze stats gives no spread across devices: $(cat "$T/devices.out")"
 
 # Every planned run of both kinds exactly once in the merged store.
 { "$JETCHAR" sweep plan fleet.textproto --kind agx-orin --board "sim:${KIND[b1]}"
