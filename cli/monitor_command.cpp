@@ -11,7 +11,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -19,12 +18,12 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "cli/option_checks.h"
+#include "jetson/control/control_interrupt.h"
 #include "jetson/discovery/board_handle.h"
 #include "jetson/energy/baseload.h"
 #include "jetson/measurement/measurement_session.h"
@@ -36,9 +35,6 @@ namespace {
 
 using namespace jetchar::jetson;
 using jetchar::sysfs::monotonic_ns;
-
-std::atomic<int> g_signal{0};  // the SIGINT/SIGTERM that ends the monitor, 0 until one arrives
-void on_signal(int signal) { g_signal.store(signal); }
 
 struct MonitorOptions {
   double rate_hz = 0;  // 0: 2 Hz on a terminal, 10 Hz otherwise
@@ -237,11 +233,7 @@ void run_monitor(MonitorOptions o) {
   session.start();
 
   // From here on a signal ends the monitor with its summary (and status 130), not mid-sample.
-  struct sigaction action {};
-  action.sa_handler = on_signal;
-  sigemptyset(&action.sa_mask);
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
+  const ControlInterrupt interrupt;
   print_header(board_label, o.rate_hz, session.onboard().sampler());
 
   const double duration_s = o.baseload_s > 0 ? o.baseload_s : o.duration_s;
@@ -257,8 +249,9 @@ void run_monitor(MonitorOptions o) {
     }
     display.show(final);
   };
-  while (g_signal.load() == 0 && monotonic_ns() < end) {
-    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<std::int64_t>(display_period_ns, std::max<std::int64_t>(end - monotonic_ns(), 0))));
+  while (interrupt.signal() == 0 && monotonic_ns() < end) {
+    const auto wait_ns = std::min<std::int64_t>(display_period_ns, std::max<std::int64_t>(end - monotonic_ns(), 0));
+    interrupt.wait(std::chrono::ceil<std::chrono::milliseconds>(std::chrono::nanoseconds(wait_ns)));
     pump(false);
   }
   pump(false);
@@ -277,7 +270,7 @@ void run_monitor(MonitorOptions o) {
   }
   print_meter_status(session.meters());
   print_sampler_cost(session.onboard().stats(), o.rate_hz);
-  if (const int signal = g_signal.load(); signal != 0) {
+  if (const int signal = interrupt.signal(); signal != 0) {
     throw jetchar::cli::CommandExit(jetchar::cli::kInterrupted,
                                     fmt::format("stopped by {}", signal == SIGINT ? "SIGINT" : "SIGTERM"));
   }
