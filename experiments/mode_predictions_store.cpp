@@ -4,16 +4,12 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <string>
+
+#include "experiments/proto/results_store_schema.h"
 
 namespace jetchar::experiments {
 namespace {
-
-constexpr const char* kCreate =
-    "CREATE TABLE IF NOT EXISTS mode_predictions (sweep TEXT NOT NULL, mode TEXT NOT NULL, cpu_cores INTEGER, "
-    "cpu_freq_khz INTEGER, gpu_freq_khz INTEGER, emc_freq_khz INTEGER, profiled INTEGER NOT NULL, time_s REAL NOT NULL, "
-    "time_low_s REAL NOT NULL, time_high_s REAL NOT NULL, power_w REAL, power_low_w REAL, power_high_w REAL, "
-    "energy_j REAL, energy_low_j REAL, energy_high_j REAL, measured_time_s REAL, measured_power_w REAL, "
-    "level REAL NOT NULL, time_form TEXT, power_form TEXT, modelled INTEGER NOT NULL, PRIMARY KEY (sweep, mode))";
 
 void bind_optional(SQLite::Statement& statement, int index, const std::optional<double>& value) {
   if (value) {
@@ -36,7 +32,7 @@ void save_mode_predictions(const std::filesystem::path& store, const std::string
     SQLite::Database db(store.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db.setBusyTimeout(5000);
     SQLite::Transaction transaction(db);
-    db.exec(kCreate);
+    db.exec(std::string(proto::kModePredictionsTable));
     SQLite::Statement clear(db, "DELETE FROM mode_predictions WHERE sweep = ?");
     clear.bind(1, sweep);
     clear.exec();

@@ -73,6 +73,18 @@ CREATE TABLE IF NOT EXISTS power_samples (
 CREATE INDEX IF NOT EXISTS power_samples_run ON power_samples (sweep, run_id, device_id);
 )sql";
 
+/// Table mode_predictions: an adaptive-profiling sweep's predicted time, power and energy for every
+/// power mode of the sweep, with interval bounds (experiments/mode_predictions_store.h documents
+/// the columns). Created by the first sweep that stores predictions; stores without it read as
+/// before, so it does not change the schema version.
+inline constexpr std::string_view kModePredictionsTable =
+    "CREATE TABLE IF NOT EXISTS mode_predictions (sweep TEXT NOT NULL, mode TEXT NOT NULL, cpu_cores INTEGER, "
+    "cpu_freq_khz INTEGER, gpu_freq_khz INTEGER, emc_freq_khz INTEGER, profiled INTEGER NOT NULL, "
+    "time_s REAL NOT NULL, time_low_s REAL NOT NULL, time_high_s REAL NOT NULL, "
+    "power_w REAL, power_low_w REAL, power_high_w REAL, "
+    "energy_j REAL, energy_low_j REAL, energy_high_j REAL, measured_time_s REAL, measured_power_w REAL, "
+    "level REAL NOT NULL, time_form TEXT, power_form TEXT, modelled INTEGER NOT NULL, PRIMARY KEY (sweep, mode))";
+
 /// The tables kResultsStoreSchema creates, parents first.
 inline constexpr std::array<const char*, 5> kResultsStoreTables = {"runs", "epochs", "epoch_meters", "minibatches",
                                                                    "power_samples"};
