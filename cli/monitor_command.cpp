@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -223,7 +225,11 @@ void run_monitor(MonitorOptions o) {
   auto log = open_log(o, layout, session.meters().size());
   if (log) log->set_origin_ns(t0);
   LiveDisplay display(layout, tty, o.baseload_s > 0 || (!tty && log), t0);
+  // The session samples on while it stops (it drains until its trace covers the stop): samples
+  // after the monitored span are not the monitor's to log or show.
+  std::atomic<std::int64_t> last_ns{INT64_MAX};
   session.onboard().set_sample_listener([&](const TelemetrySample& s) {
+    if (s.time_ns > last_ns.load()) return;
     if (log) log->sample(s);
     display.sample(s);
   });
@@ -254,6 +260,7 @@ void run_monitor(MonitorOptions o) {
     interrupt.wait(std::chrono::ceil<std::chrono::milliseconds>(std::chrono::nanoseconds(wait_ns)));
     pump(false);
   }
+  last_ns.store(std::min(end, monotonic_ns()));
   pump(false);
   session.stop();
   pump(true);
