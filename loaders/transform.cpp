@@ -545,8 +545,8 @@ TransformPlan Transform::plan(int src_height, int src_width, Rng& rng) const {
       case Kind::kHorizontalFlip:
         if (rng.uniform() < step.probability) g.flip();
         break;
-      case Kind::kNormalize: break;
-      case Kind::kCutout: break;  // drawn below, on the output size
+      case Kind::kNormalize:
+      case Kind::kCutout: break;  // normalised on the tensor; cutout drawn below, on the output size
     }
   }
   TransformPlan plan;

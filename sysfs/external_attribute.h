@@ -1,6 +1,6 @@
 // Controls that are not kernel files but go through the change journal like them: a path
 // "<scheme>:<rest>" (no leading '/') whose scheme a library registered, read and written through
-// that library (jetson/nvml/nvml_attributes.h registers "nvml:" for NVML's power limit and locked
+// that library (jetson/nvml/nvml_control.h registers "nvml:" for NVML's power limit and locked
 // clocks). The journal records such a path and its original text as it does a sysfs attribute,
 // so `jetchar device restore` after a SIGKILL puts them back the same way. A journal entry whose
 // scheme nobody registered cannot be restored and is reported, never skipped.

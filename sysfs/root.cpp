@@ -51,7 +51,7 @@ std::set<std::string> AccessLog::listings() const {
   return listings_;
 }
 
-Root::Root(fs::path prefix) {
+Root::Root(const fs::path& prefix) {
   std::error_code ec;
   if (!fs::is_directory(prefix, ec)) {
     throw IoError(prefix.string(), "use as root directory", ec ? ec.value() : ENOTDIR);

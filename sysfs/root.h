@@ -36,7 +36,7 @@ class AccessLog {
 class Root {
  public:
   /// `prefix` must be an existing directory; throws IoError otherwise.
-  explicit Root(std::filesystem::path prefix = "/");
+  explicit Root(const std::filesystem::path& prefix = "/");
 
   const std::filesystem::path& prefix() const { return prefix_; }
   bool is_host_root() const { return prefix_ == "/"; }
