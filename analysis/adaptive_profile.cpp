@@ -66,8 +66,8 @@ std::vector<std::size_t> space_filling_design(std::span<const PowerMode> candida
 AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, const MeasureMode& measure,
                                        const AdaptiveProfileOptions& options) {
   if (options.initial_modes < 3) {
-    throw std::invalid_argument(fmt::format("adaptive profiling starts from at least 3 modes; initial_modes is {}",
-                                            options.initial_modes));
+    throw std::invalid_argument(
+        fmt::format("adaptive profiling starts from at least 3 modes; initial_modes is {}", options.initial_modes));
   }
   if (options.max_modes < options.initial_modes) {
     throw std::invalid_argument(fmt::format("adaptive profiling: max_modes {} is below initial_modes {}",

@@ -25,8 +25,8 @@ namespace jetchar::analysis {
 std::vector<std::size_t> space_filling_design(std::span<const PowerMode> candidates, std::size_t count);
 
 struct AdaptiveProfileOptions {
-  std::size_t initial_modes = 8;            ///< space-filling start (at least 3)
-  std::size_t max_modes = 15;               ///< budget: never profile more
+  std::size_t initial_modes = 8;  ///< space-filling start (at least 3)
+  std::size_t max_modes = 15;     ///< budget: never profile more
   /// Stop once the chosen forms' leave-one-out MAPE of time and of power (%) are both at or
   /// below this (checked from initial_modes on). Without it the whole budget is spent.
   std::optional<double> target_mape_pct;
@@ -37,11 +37,11 @@ struct AdaptiveProfileOptions {
 using MeasureMode = std::function<std::optional<ConfigPoint>(const PowerMode& mode)>;
 
 struct AdaptiveProfileResult {
-  std::vector<std::size_t> profiled;        ///< indices into the candidates, in the order measured
-  std::vector<std::size_t> failed;          ///< measured but nothing came back
-  std::vector<ConfigPoint> points;          ///< the measured points, in the order measured
-  std::optional<ModePredictor> predictor;   ///< fitted on `points`; nullopt with fewer than 3
-  std::string stop_reason;                  ///< "target reached", "budget spent", "no candidates left"
+  std::vector<std::size_t> profiled;       ///< indices into the candidates, in the order measured
+  std::vector<std::size_t> failed;         ///< measured but nothing came back
+  std::vector<ConfigPoint> points;         ///< the measured points, in the order measured
+  std::optional<ModePredictor> predictor;  ///< fitted on `points`; nullopt with fewer than 3
+  std::string stop_reason;                 ///< "target reached", "budget spent", "no candidates left"
 };
 
 /// Throws std::invalid_argument when initial_modes < 3 or max_modes < initial_modes, or a

@@ -8,7 +8,7 @@ namespace jetchar::analysis {
 namespace {
 
 std::optional<double> median_of(const std::vector<const RunRecord*>& rows,
-                                 std::optional<double> (*get)(const RunRecord&)) {
+                                std::optional<double> (*get)(const RunRecord&)) {
   std::vector<double> values;
   for (const RunRecord* r : rows) {
     if (auto v = get(*r)) values.push_back(*v);

@@ -12,14 +12,14 @@ namespace jetchar::analysis {
 
 struct ConfigPoint {
   ConfigKey key;
-  double time_s = 0;                        ///< median epoch time
-  std::optional<double> energy_j;           ///< median epoch energy (or power × time per sample)
-  std::optional<double> power_w;            ///< median average power
+  double time_s = 0;               ///< median epoch time
+  std::optional<double> energy_j;  ///< median epoch energy (or power × time per sample)
+  std::optional<double> power_w;   ///< median average power
   std::optional<double> stall_s;
   std::optional<double> compute_s;
-  LatencyMs latency;                        ///< medians of each percentile column
+  LatencyMs latency;  ///< medians of each percentile column
   std::optional<double> throughput_samples_per_s;
-  std::size_t samples = 0;                  ///< records that went into the medians
+  std::size_t samples = 0;  ///< records that went into the medians
 };
 
 struct AggregateOptions {

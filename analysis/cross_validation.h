@@ -18,7 +18,7 @@ namespace jetchar::analysis {
 struct ModeGroup {
   std::string workload;
   std::map<std::string, std::string> axes;
-  std::vector<ConfigPoint> points;          ///< only points whose mode has all four knobs
+  std::vector<ConfigPoint> points;  ///< only points whose mode has all four knobs
 
   std::string label() const;
 };
@@ -44,7 +44,7 @@ struct Validation {
   std::optional<double> loo_time_mape, loo_energy_mape;
   std::optional<double> kfold_time_mape, kfold_energy_mape;
   int folds = 0;
-  std::vector<PredictedVsMeasured> loo;     ///< one row per point, predicted without it
+  std::vector<PredictedVsMeasured> loo;  ///< one row per point, predicted without it
 };
 
 /// LOO and k-fold (seeded shuffle) validation of `kind` on `points`. Folds whose training part is

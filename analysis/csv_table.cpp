@@ -54,7 +54,10 @@ CsvTable parse_csv(const std::string& text, const std::filesystem::path& file) {
         while (pos < text.size() && text[pos] != '\n') ++pos;
       }
       if (pos < text.size() && text[pos] == '\r') ++pos;
-      if (pos < text.size() && text[pos] == '\n') { ++pos; ++line; }
+      if (pos < text.size() && text[pos] == '\n') {
+        ++pos;
+        ++line;
+      }
       continue;
     }
     CsvRow row;
@@ -72,8 +75,10 @@ CsvTable parse_csv(const std::string& text, const std::filesystem::path& file) {
       char c = text[pos++];
       if (quoted) {
         if (c == '"') {
-          if (pos < text.size() && text[pos] == '"') { field += '"'; ++pos; }
-          else quoted = false;
+          if (pos < text.size() && text[pos] == '"') {
+            field += '"';
+            ++pos;
+          } else quoted = false;
         } else {
           if (c == '\n') ++line;
           field += c;
@@ -105,8 +110,10 @@ CsvTable parse_csv(const std::string& text, const std::filesystem::path& file) {
   std::set<std::string> seen;
   for (std::size_t i = 0; i < records.front().fields.size(); ++i) {
     std::string name = normalise_name(records.front().fields[i]);
-    if (name.empty()) throw InputError({file, records.front().line}, fmt::format("column {} of the header has no name", i + 1));
-    if (!seen.insert(name).second) throw InputError({file, records.front().line}, fmt::format("column '{}' appears twice", name));
+    if (name.empty())
+      throw InputError({file, records.front().line}, fmt::format("column {} of the header has no name", i + 1));
+    if (!seen.insert(name).second)
+      throw InputError({file, records.front().line}, fmt::format("column '{}' appears twice", name));
     table.header.push_back(std::move(name));
   }
   for (std::size_t r = 1; r < records.size(); ++r) {

@@ -10,13 +10,13 @@
 namespace jetchar::analysis {
 
 struct CsvRow {
-  std::size_t line = 0;                      ///< 1-based line where the row starts
+  std::size_t line = 0;  ///< 1-based line where the row starts
   std::vector<std::string> fields;
 };
 
 struct CsvTable {
   std::filesystem::path file;
-  std::vector<std::string> header;           ///< trimmed, lower-case column names
+  std::vector<std::string> header;  ///< trimmed, lower-case column names
   std::vector<CsvRow> rows;
 
   /// Index of `column` in the header, or -1.

@@ -18,8 +18,8 @@ struct InputLocation {
       : file(std::move(file_path)), line(line_number), column(std::move(column_name)) {}
 
   std::filesystem::path file;
-  std::size_t line = 0;                     ///< 1-based; 0 when the error concerns the whole file
-  std::optional<std::string> column;        ///< column (CSV header name) or key (JSONL)
+  std::size_t line = 0;               ///< 1-based; 0 when the error concerns the whole file
+  std::optional<std::string> column;  ///< column (CSV header name) or key (JSONL)
 };
 
 class InputError : public std::invalid_argument {

@@ -23,15 +23,15 @@ struct Budget {
       : kind(budget_kind), value(budget_value), max_power_w(zeus_max_power_w) {}
 
   Kind kind = Kind::kMaxTime;
-  double value = 0;                        ///< seconds, watts, joules, or eta in [0, 1]
-  std::optional<double> max_power_w;       ///< Zeus P_max; default: the largest power among the points
+  double value = 0;                   ///< seconds, watts, joules, or eta in [0, 1]
+  std::optional<double> max_power_w;  ///< Zeus P_max; default: the largest power among the points
 
   std::string describe() const;
 };
 
 struct Choice {
-  std::size_t index = 0;                   ///< into the points given
-  double objective = 0;                    ///< energy (J), time (s), or Zeus cost (J)
+  std::size_t index = 0;  ///< into the points given
+  double objective = 0;   ///< energy (J), time (s), or Zeus cost (J)
 };
 
 /// The best point under `budget`, or nullopt when no point meets it. Points without energy (and

@@ -14,7 +14,7 @@
 namespace jetchar::analysis {
 namespace {
 
-constexpr double kMaxLog = 40;              // e^40: far beyond any physical work coefficient
+constexpr double kMaxLog = 40;                   // e^40: far beyond any physical work coefficient
 constexpr double kMinShape = -8, kMaxShape = 5;  // p − 1 in [3e-4, 148]: from a sum to a max
 
 double from_log(double theta) { return std::exp(std::clamp(theta, -kMaxLog, kMaxLog)); }
@@ -69,8 +69,8 @@ void check_sizes(std::string_view what, std::size_t modes, std::size_t values, s
     throw std::invalid_argument(fmt::format("{} model: {} modes but {} measured values", what, modes, values));
   }
   if (modes < minimum) {
-    throw std::invalid_argument(fmt::format("the {} {} model needs at least {} profiled modes; got {}", form, what,
-                                            minimum, modes));
+    throw std::invalid_argument(
+        fmt::format("the {} {} model needs at least {} profiled modes; got {}", form, what, minimum, modes));
   }
 }
 
@@ -218,7 +218,8 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
   for (Eigen::Index i = 0; i < n; ++i) {
     const double t = time_s[static_cast<std::size_t>(i)];
     if (!(t > 0) || !std::isfinite(t)) {
-      throw std::invalid_argument(fmt::format("time model: measured time {} s of mode {} is not a positive number", t, i));
+      throw std::invalid_argument(
+          fmt::format("time model: measured time {} s of mode {} is not a positive number", t, i));
     }
     auto row = sum_features(modes[static_cast<std::size_t>(i)]);
     for (Eigen::Index j = 0; j < 5; ++j) x(i, j) = row[static_cast<std::size_t>(j)];
@@ -304,7 +305,8 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
   // and the minimum-norm solution keep an under-determined fit bounded, so only one mode is required.
   check_sizes("power", modes.size(), power_w.size(), 1, to_string(form));
   if (form != PowerForm::kPolynomial && time == nullptr) {
-    throw std::invalid_argument(fmt::format("the {} power model needs the time model of the same modes", to_string(form)));
+    throw std::invalid_argument(
+        fmt::format("the {} power model needs the time model of the same modes", to_string(form)));
   }
   const auto n = static_cast<Eigen::Index>(modes.size());
   for (double p : power_w) {
@@ -349,7 +351,8 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
   for (Eigen::Index i = 0; i < n; ++i) {
     const double p = power_w[static_cast<std::size_t>(i)];
     if (!(p > 0) || !std::isfinite(p)) {
-      throw std::invalid_argument(fmt::format("power model: measured power {} W of mode {} is not a positive number", p, i));
+      throw std::invalid_argument(
+          fmt::format("power model: measured power {} W of mode {} is not a positive number", p, i));
     }
     x.row(i) = power_row(form, modes[static_cast<std::size_t>(i)], time);
     y(i) = p;

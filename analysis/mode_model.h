@@ -85,7 +85,7 @@ class TimeModel {
 
  private:
   TimeForm form_ = TimeForm::kSum;
-  Eigen::VectorXd theta_;                   ///< log d, log a, log b, log e1, log e2, log(p−1), log(q−1), log k
+  Eigen::VectorXd theta_;  ///< log d, log a, log b, log e1, log e2, log(p−1), log(q−1), log k
 };
 
 class PowerModel {
@@ -103,7 +103,7 @@ class PowerModel {
  private:
   PowerForm form_ = PowerForm::kPolynomial;
   Eigen::VectorXd coefficients_;
-  std::optional<Eigen::VectorXd> shape_;    ///< the voltage form's slopes and activity weights
+  std::optional<Eigen::VectorXd> shape_;  ///< the voltage form's slopes and activity weights
   std::optional<TimeModel> time_;
 };
 

@@ -73,7 +73,8 @@ ModePredictor ModePredictor::fit(std::span<const ConfigPoint> profiled, const Mo
     throw std::invalid_argument(fmt::format("interval level {} is outside (0, 1)", options.level));
   }
   if (profiled.size() < 3) {
-    throw std::invalid_argument(fmt::format("the mode predictor needs at least 3 profiled modes; got {}", profiled.size()));
+    throw std::invalid_argument(
+        fmt::format("the mode predictor needs at least 3 profiled modes; got {}", profiled.size()));
   }
   if (options.time_forms.empty()) throw std::invalid_argument("the mode predictor needs at least one time form");
   const std::size_t n = profiled.size();
@@ -124,7 +125,8 @@ ModePredictor ModePredictor::fit(std::span<const ConfigPoint> profiled, const Mo
     mape[f] = mean_abs_relative(residuals);
     cv_residuals[f] = std::move(residuals);
   }
-  for (std::size_t f = 0; f < forms.size(); ++f) out.time_scores_.push_back({std::string(to_string(forms[f])), mape[f]});
+  for (std::size_t f = 0; f < forms.size(); ++f)
+    out.time_scores_.push_back({std::string(to_string(forms[f])), mape[f]});
   std::size_t chosen = pick(forms, mape);
   if (chosen == forms.size()) {
     throw std::invalid_argument(fmt::format("{} profiled modes are too few for any of the time forms asked for", n));

@@ -11,9 +11,9 @@
 // residuals Rᵢ = |log yᵢ − log ŷ₋ᵢ(xᵢ)|, the interval at x runs from the ⌊α(n+1)⌋-th smallest
 // log ŷ₋ᵢ(x) − Rᵢ to the ⌈(1−α)(n+1)⌉-th smallest log ŷ₋ᵢ(x) + Rᵢ (the extreme one when that rank
 // exceeds n). Beyond 40 profiled modes the left-out fits are those of 20 interleaved folds (CV+,
-// the same paper), so a predictor fitted on a whole sweep stays fast. It widens where the left-out fits disagree (far from the profiled modes) and covers
-// measurement noise, since the residuals are against measured values. Energy = time × power gets
-// its own interval from the left-out fits' products.
+// the same paper), so a predictor fitted on a whole sweep stays fast. It widens where the left-out fits disagree (far
+// from the profiled modes) and covers measurement noise, since the residuals are against measured values. Energy = time
+// × power gets its own interval from the left-out fits' products.
 #pragma once
 
 #include <cstddef>
@@ -28,8 +28,8 @@
 namespace jetchar::analysis {
 
 struct Interval {
-  double value = 0;                         ///< the fit on every profiled mode
-  double low = 0, high = 0;                 ///< the interval at the predictor's level
+  double value = 0;          ///< the fit on every profiled mode
+  double low = 0, high = 0;  ///< the interval at the predictor's level
 };
 
 struct ModePrediction {
@@ -39,11 +39,11 @@ struct ModePrediction {
 
 struct FormScore {
   std::string form;
-  std::optional<double> loo_mape;           ///< nullopt when the form has too many parameters
+  std::optional<double> loo_mape;  ///< nullopt when the form has too many parameters
 };
 
 struct ModePredictorOptions {
-  double level = 0.9;                       ///< coverage the intervals aim at, in (0, 1)
+  double level = 0.9;  ///< coverage the intervals aim at, in (0, 1)
   std::vector<TimeForm> time_forms = all_time_forms();
   std::vector<PowerForm> power_forms = all_power_forms();
 };
@@ -83,10 +83,10 @@ class ModePredictor {
   std::optional<double> loo_power_mape_, loo_energy_mape_;
   TimeModel time_full_;
   std::optional<PowerModel> power_full_;
-  std::vector<std::size_t> fold_of_;        ///< each profiled mode's fold
-  std::vector<TimeModel> time_loo_;         ///< one per fold, fitted without it
-  std::vector<double> time_residual_;       ///< per mode: |log measured − log its fold's prediction|
-  std::vector<PowerModel> power_loo_;       ///< one per fold
+  std::vector<std::size_t> fold_of_;          ///< each profiled mode's fold
+  std::vector<TimeModel> time_loo_;           ///< one per fold, fitted without it
+  std::vector<double> time_residual_;         ///< per mode: |log measured − log its fold's prediction|
+  std::vector<PowerModel> power_loo_;         ///< one per fold
   std::vector<std::size_t> power_loo_point_;  ///< the profiled modes with a power
   std::vector<double> power_residual_, energy_residual_;
 };

@@ -73,7 +73,8 @@ NnlsResult nnls(const Eigen::MatrixXd& a, const Eigen::VectorXd& b, double toler
       }
       result.x += alpha * (s - result.x);
       for (Eigen::Index j = 0; j < n; ++j) {
-        if (passive[static_cast<std::size_t>(j)] && result.x(j) <= 1e-14 * std::max(1.0, result.x.cwiseAbs().maxCoeff())) {
+        if (passive[static_cast<std::size_t>(j)] &&
+            result.x(j) <= 1e-14 * std::max(1.0, result.x.cwiseAbs().maxCoeff())) {
           passive[static_cast<std::size_t>(j)] = false;
           result.x(j) = 0;
         }

@@ -10,7 +10,7 @@ namespace jetchar::analysis {
 struct NnlsResult {
   Eigen::VectorXd x;
   int iterations = 0;
-  bool converged = false;                   ///< false only if the iteration cap was hit
+  bool converged = false;  ///< false only if the iteration cap was hit
 };
 
 /// Throws std::invalid_argument when A's rows differ from b's size or a value is not finite.

@@ -14,8 +14,8 @@ using ResidualFunction = std::function<void(const Eigen::VectorXd& theta, Eigen:
 
 struct LeastSquaresResult {
   Eigen::VectorXd theta;
-  double cost = 0;                          ///< Σ r_i² at theta
-  bool converged = false;                   ///< false when the evaluation cap stopped it
+  double cost = 0;         ///< Σ r_i² at theta
+  bool converged = false;  ///< false when the evaluation cap stopped it
 };
 
 /// Minimises from `start`; `residual_count` must be at least the parameter count (add prior

@@ -37,6 +37,7 @@ struct ParetoGroup {
 
 /// Groups `points` by workload and by the values of the axes named in `per` (an axis a point lacks
 /// counts as the value ""). Points without energy are left out.
-std::vector<ParetoGroup> pareto_groups(const std::vector<ConfigPoint>& points, const std::vector<std::string>& per = {});
+std::vector<ParetoGroup> pareto_groups(const std::vector<ConfigPoint>& points,
+                                       const std::vector<std::string>& per = {});
 
 }  // namespace jetchar::analysis

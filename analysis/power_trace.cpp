@@ -19,16 +19,22 @@ std::vector<TraceSample> parse_power_trace(const std::string& text, const std::f
     auto value = [&](int col, const char* what) {
       const std::string& cell = row.fields[static_cast<std::size_t>(col)];
       auto v = parse_number(cell);
-      if (!v) throw InputError({file, row.line, table.header[static_cast<std::size_t>(col)]}, fmt::format("'{}' is not a number; expected {}", cell, what));
+      if (!v)
+        throw InputError({file, row.line, table.header[static_cast<std::size_t>(col)]},
+                         fmt::format("'{}' is not a number; expected {}", cell, what));
       return *v;
     };
     TraceSample s{value(t_col, "seconds"), value(p_col, "watts >= 0"), std::nullopt};
-    if (s.power_w < 0) throw InputError({file, row.line, std::string("power_w")}, fmt::format("{} is negative; expected watts >= 0", s.power_w));
+    if (s.power_w < 0)
+      throw InputError({file, row.line, std::string("power_w")},
+                       fmt::format("{} is negative; expected watts >= 0", s.power_w));
     if (!samples.empty() && s.t_s < samples.back().t_s) {
       throw InputError({file, row.line, std::string("t_s")},
-                       fmt::format("{} is earlier than the previous sample ({}); times must not decrease", s.t_s, samples.back().t_s));
+                       fmt::format("{} is earlier than the previous sample ({}); times must not decrease", s.t_s,
+                                   samples.back().t_s));
     }
-    if (m_col >= 0 && !row.fields[static_cast<std::size_t>(m_col)].empty()) s.marker = row.fields[static_cast<std::size_t>(m_col)];
+    if (m_col >= 0 && !row.fields[static_cast<std::size_t>(m_col)].empty())
+      s.marker = row.fields[static_cast<std::size_t>(m_col)];
     samples.push_back(std::move(s));
   }
   if (samples.empty()) throw InputError({file}, "has no samples");

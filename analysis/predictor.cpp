@@ -32,7 +32,8 @@ Eigen::VectorXd solve(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, bool n
     scale(j) = m > 0 ? 1 / m : 1;
   }
   Eigen::MatrixXd scaled = x * scale.asDiagonal();
-  Eigen::VectorXd beta = non_negative ? nnls(scaled, y).x : Eigen::VectorXd(scaled.completeOrthogonalDecomposition().solve(y));
+  Eigen::VectorXd beta =
+      non_negative ? nnls(scaled, y).x : Eigen::VectorXd(scaled.completeOrthogonalDecomposition().solve(y));
   return beta.cwiseProduct(scale);
 }
 
@@ -102,8 +103,9 @@ std::size_t TimeEnergyModel::coefficient_count(ModelKind kind) {
 TimeEnergyModel TimeEnergyModel::fit(ModelKind kind, std::span<const ConfigPoint> profiled) {
   const std::size_t p = coefficient_count(kind);
   if (profiled.size() < p) {
-    throw std::invalid_argument(fmt::format("the {} model has {} coefficients and needs at least {} profiled modes; got {}",
-                                            to_string(kind), p, p, profiled.size()));
+    throw std::invalid_argument(
+        fmt::format("the {} model has {} coefficients and needs at least {} profiled modes; got {}", to_string(kind), p,
+                    p, profiled.size()));
   }
   const auto n = static_cast<Eigen::Index>(profiled.size());
   Eigen::MatrixXd x(n, static_cast<Eigen::Index>(p));

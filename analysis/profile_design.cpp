@@ -55,7 +55,10 @@ std::vector<std::size_t> spread_design(std::span<const PowerMode> candidates, st
     }
     if (farthest <= 0) {  // duplicates only: take the first not yet chosen
       for (std::size_t i = 0; i < n; ++i) {
-        if (std::find(chosen.begin(), chosen.end(), i) == chosen.end()) { next = i; break; }
+        if (std::find(chosen.begin(), chosen.end(), i) == chosen.end()) {
+          next = i;
+          break;
+        }
       }
     }
     chosen.push_back(next);
@@ -69,8 +72,8 @@ ProfileEvaluation evaluate_profile_choice(ModelKind kind, std::span<const Config
   ProfileEvaluation out;
   out.profiled = count;
   if (count >= points.size()) {
-    throw std::invalid_argument(fmt::format("cannot profile {} of {} modes and keep some to evaluate on", count,
-                                            points.size()));
+    throw std::invalid_argument(
+        fmt::format("cannot profile {} of {} modes and keep some to evaluate on", count, points.size()));
   }
   out.evaluated = points.size() - count;
   auto split = [&](const std::vector<std::size_t>& picked) {

@@ -56,8 +56,8 @@ bool set_frequency(std::optional<std::int64_t>& target, std::string_view column,
   return true;
 }
 
-constexpr std::array kUnitSuffixes = {"_s", "_ms", "_us", "_ns", "_j", "_mj", "_w", "_mw", "_bytes", "_pct",
-                                      "_ratio", "_per_s", "_c"};
+constexpr std::array kUnitSuffixes = {"_s",  "_ms",    "_us",  "_ns",    "_j",     "_mj", "_w",
+                                      "_mw", "_bytes", "_pct", "_ratio", "_per_s", "_c"};
 
 bool has_unit_suffix(std::string_view column) {
   for (std::string_view suffix : kUnitSuffixes) {
@@ -81,11 +81,32 @@ bool is_informational_column(std::string_view column) {
   // model, dataset and task are part of the workload name in `jetchar results export`. How many
   // minibatches an adaptive run measured differs from run to run: as an axis it would split one
   // configuration into one per run.
-  constexpr std::array kInfo = {"sweep", "reason", "started_utc", "hostname", "board", "board_kind", "simulated",
-                                "model", "dataset", "task",
-                                "energy_source", "l4t", "jetpack", "module", "family", "samples", "minibatches",
-                                "loss", "accuracy", "async", "governor", "epoch_start_s",
-                                "adaptive_minibatches", "adaptive_basis", "gpio_marker", "meter"};
+  constexpr std::array kInfo = {"sweep",
+                                "reason",
+                                "started_utc",
+                                "hostname",
+                                "board",
+                                "board_kind",
+                                "simulated",
+                                "model",
+                                "dataset",
+                                "task",
+                                "energy_source",
+                                "l4t",
+                                "jetpack",
+                                "module",
+                                "family",
+                                "samples",
+                                "minibatches",
+                                "loss",
+                                "accuracy",
+                                "async",
+                                "governor",
+                                "epoch_start_s",
+                                "adaptive_minibatches",
+                                "adaptive_basis",
+                                "gpio_marker",
+                                "meter"};
   for (std::string_view name : kInfo) {
     if (column == name) return true;
   }
@@ -100,20 +121,26 @@ void set_record_field(RunRecord& record, std::string_view column, std::string_vi
 
   if (column == "workload") record.workload = std::string(text);
   else if (column == "mode" || column == "power_mode") record.mode.name = std::string(text);
-  else if (column == "cpu_cores") record.mode.cpu_cores = static_cast<int>(whole(text, where, "a core count from 1 to 4096", 1, 4096));
-  else if (set_frequency(record.mode.cpu_freq_khz, column, "cpu_freq_", text, where)) {}
-  else if (set_frequency(record.mode.gpu_freq_khz, column, "gpu_freq_", text, where)) {}
-  else if (set_frequency(record.mode.emc_freq_khz, column, "emc_freq_", text, where)) {}
-  else if (column == "device") record.device = std::string(text);
+  else if (column == "cpu_cores")
+    record.mode.cpu_cores = static_cast<int>(whole(text, where, "a core count from 1 to 4096", 1, 4096));
+  else if (set_frequency(record.mode.cpu_freq_khz, column, "cpu_freq_", text, where)) {
+  } else if (set_frequency(record.mode.gpu_freq_khz, column, "gpu_freq_", text, where)) {
+  } else if (set_frequency(record.mode.emc_freq_khz, column, "emc_freq_", text, where)) {
+  } else if (column == "device") record.device = std::string(text);
   else if (column == "run_id") record.run_id = std::string(text);
-  else if (column == "repetition") record.repetition = static_cast<int>(whole(text, where, "an integer from 0 to 2^31-1", 0, 2147483647.0));
-  else if (column == "epoch") record.epoch = static_cast<int>(whole(text, where, "an epoch index from 0 to 2^31-1", 0, 2147483647.0));
+  else if (column == "repetition")
+    record.repetition = static_cast<int>(whole(text, where, "an integer from 0 to 2^31-1", 0, 2147483647.0));
+  else if (column == "epoch")
+    record.epoch = static_cast<int>(whole(text, where, "an epoch index from 0 to 2^31-1", 0, 2147483647.0));
   else if (column == "epoch_time_s" || column == "e2e_s") record.epoch_time_s = seconds();
-  else if (column == "epoch_energy_j" || column == "energy_j") record.epoch_energy_j = non_negative(text, where, "joules >= 0");
-  else if (column == "avg_power_w" || column == "average_power_w") record.avg_power_w = non_negative(text, where, "watts >= 0");
+  else if (column == "epoch_energy_j" || column == "energy_j")
+    record.epoch_energy_j = non_negative(text, where, "joules >= 0");
+  else if (column == "avg_power_w" || column == "average_power_w")
+    record.avg_power_w = non_negative(text, where, "watts >= 0");
   else if (column == "stall_s") record.stall_s = seconds();
   else if (column == "compute_s") record.compute_s = seconds();
-  else if (column == "throughput_samples_per_s") record.throughput_samples_per_s = non_negative(text, where, "samples/s >= 0");
+  else if (column == "throughput_samples_per_s")
+    record.throughput_samples_per_s = non_negative(text, where, "samples/s >= 0");
   else if (column.starts_with("latency_") && column.ends_with("_ms")) {
     std::string_view which = column.substr(8, column.size() - 11);
     double ms = non_negative(text, where, "milliseconds >= 0");
@@ -126,7 +153,8 @@ void set_record_field(RunRecord& record, std::string_view column, std::string_vi
     else record.metrics[std::string(column)] = ms;
   } else if (column == "status") {
     auto status = parse_run_status(text);
-    if (!status) throw InputError(where, fmt::format("'{}' is not a run status; expected OK, OOM, FAILED or INVALID", text));
+    if (!status)
+      throw InputError(where, fmt::format("'{}' is not a run status; expected OK, OOM, FAILED or INVALID", text));
     record.status = *status;
   } else if (is_informational_column(column)) {
     // Describes the run; nothing in the analysis depends on it.

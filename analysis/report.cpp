@@ -9,8 +9,8 @@
 #include "analysis/config_point.h"
 #include "analysis/cross_validation.h"
 #include "analysis/pareto.h"
-#include "analysis/statistics.h"
 #include "analysis/report_assets.h"
+#include "analysis/statistics.h"
 #include "analysis/variability.h"
 
 namespace jetchar::analysis {
@@ -49,7 +49,8 @@ std::string table(const json& rows, const std::vector<std::pair<std::string, std
   out += "</tr></thead><tbody>";
   for (const json& row : rows) {
     out += "<tr>";
-    for (const auto& [key, heading] : columns) out += "<td>" + cell(row.contains(key) ? row.at(key) : json(nullptr)) + "</td>";
+    for (const auto& [key, heading] : columns)
+      out += "<td>" + cell(row.contains(key) ? row.at(key) : json(nullptr)) + "</td>";
     out += "</tr>";
   }
   return out + "</tbody></table>\n";
@@ -59,14 +60,20 @@ json pareto_section(const std::vector<ConfigPoint>& points) {
   json groups = json::array();
   // A fleet of several kinds (records with the axis "board", analysis/results_store_reader.h):
   // one front per kind, side by side.
-  const bool kinds = std::any_of(points.begin(), points.end(), [](const ConfigPoint& p) { return p.key.axes.count("board") > 0; });
-  for (const ParetoGroup& g : pareto_groups(points, kinds ? std::vector<std::string>{"board"} : std::vector<std::string>{})) {
+  const bool kinds =
+      std::any_of(points.begin(), points.end(), [](const ConfigPoint& p) { return p.key.axes.count("board") > 0; });
+  for (const ParetoGroup& g :
+       pareto_groups(points, kinds ? std::vector<std::string>{"board"} : std::vector<std::string>{})) {
     std::set<std::size_t> front(g.front.begin(), g.front.end());
     json rows = json::array();
     for (std::size_t i = 0; i < g.points.size(); ++i) {
       const ConfigPoint& p = g.points[i];
-      rows.push_back({{"mode", p.key.mode.label()}, {"axes", p.key.axes_label()}, {"time_s", p.time_s},
-                      {"energy_j", *p.energy_j}, {"power_w", optional_json(p.power_w)}, {"front", front.count(i) > 0},
+      rows.push_back({{"mode", p.key.mode.label()},
+                      {"axes", p.key.axes_label()},
+                      {"time_s", p.time_s},
+                      {"energy_j", *p.energy_j},
+                      {"power_w", optional_json(p.power_w)},
+                      {"front", front.count(i) > 0},
                       {"samples", p.samples}});
     }
     groups.push_back({{"label", g.label()}, {"points", rows}});
@@ -103,14 +110,15 @@ json stall_section(const std::vector<ConfigPoint>& points) {
       return out.empty() ? p.key.axes_label() : out;
     };
     std::sort(members.begin(), members.end(), [&](const ConfigPoint* a, const ConfigPoint* b) {
-      auto wa = a->key.axes.count("workers") ? a->key.axes.at("workers") : "", wb = b->key.axes.count("workers") ? b->key.axes.at("workers") : "";
+      auto wa = a->key.axes.count("workers") ? a->key.axes.at("workers") : "",
+           wb = b->key.axes.count("workers") ? b->key.axes.at("workers") : "";
       if (wa.size() != wb.size()) return wa.size() < wb.size();  // numeric order for integers
       return std::tie(wa, a->key.axes) < std::tie(wb, b->key.axes);
     });
     json rows = json::array();
     for (const ConfigPoint* p : members) {
-      rows.push_back({{"setting", setting(*p)}, {"stall_s", *p->stall_s}, {"compute_s", *p->compute_s},
-                      {"time_s", p->time_s}});
+      rows.push_back(
+          {{"setting", setting(*p)}, {"stall_s", *p->stall_s}, {"compute_s", *p->compute_s}, {"time_s", p->time_s}});
     }
     groups.push_back({{"label", workload + " | " + best->first.label()}, {"rows", rows}});
   }
@@ -124,12 +132,17 @@ json prediction_section(const std::vector<ConfigPoint>& points, ModelKind kind) 
     Validation v = cross_validate(kind, g.points);
     json rows = json::array();
     for (const auto& r : v.loo) {
-      rows.push_back({{"mode", r.mode.label()}, {"measured_time_s", r.measured_time_s}, {"predicted_time_s", r.predicted_time_s},
+      rows.push_back({{"mode", r.mode.label()},
+                      {"measured_time_s", r.measured_time_s},
+                      {"predicted_time_s", r.predicted_time_s},
                       {"measured_energy_j", optional_json(r.measured_energy_j)},
                       {"predicted_energy_j", optional_json(r.predicted_energy_j)}});
     }
-    groups.push_back({{"label", g.label()}, {"model", to_string(kind)}, {"loo_time_mape", optional_json(v.loo_time_mape)},
-                      {"loo_energy_mape", optional_json(v.loo_energy_mape)}, {"kfold_time_mape", optional_json(v.kfold_time_mape)},
+    groups.push_back({{"label", g.label()},
+                      {"model", to_string(kind)},
+                      {"loo_time_mape", optional_json(v.loo_time_mape)},
+                      {"loo_energy_mape", optional_json(v.loo_energy_mape)},
+                      {"kfold_time_mape", optional_json(v.kfold_time_mape)},
                       {"rows", rows}});
   }
   return groups;
@@ -166,8 +179,12 @@ json latency_section(const std::vector<RunRecord>& records) {
 json stats_section(const std::vector<RunRecord>& records) {
   json rows = json::array();
   for (const VariabilityRow& r : variability(records, VariabilityLevel::kRepetitions)) {
-    rows.push_back({{"config", r.key.label()}, {"group", r.group}, {"n", r.time_s.n}, {"median_s", r.time_s.median},
-                    {"mean_s", r.time_s.mean}, {"cv_pct", r.time_s.cv ? json(100 * *r.time_s.cv) : json(nullptr)},
+    rows.push_back({{"config", r.key.label()},
+                    {"group", r.group},
+                    {"n", r.time_s.n},
+                    {"median_s", r.time_s.median},
+                    {"mean_s", r.time_s.mean},
+                    {"cv_pct", r.time_s.cv ? json(100 * *r.time_s.cv) : json(nullptr)},
                     {"olympic_s", optional_json(r.time_s.olympic_mean)},
                     {"ci_low_s", r.time_median_ci ? json(r.time_median_ci->low) : json(nullptr)},
                     {"ci_high_s", r.time_median_ci ? json(r.time_median_ci->high) : json(nullptr)},
@@ -203,9 +220,12 @@ json fleet_section(const std::vector<RunRecord>& records) {
   json spread = json::array();
   for (const VariabilityRow& r : variability(records, VariabilityLevel::kDevices)) {
     if (r.time_s.n < 2) continue;
-    spread.push_back({{"config", r.key.label()}, {"n", r.time_s.n}, {"median_s", r.time_s.median},
+    spread.push_back({{"config", r.key.label()},
+                      {"n", r.time_s.n},
+                      {"median_s", r.time_s.median},
                       {"cv_pct", r.time_s.cv ? json(100 * *r.time_s.cv) : json(nullptr)},
-                      {"min_s", r.time_s.min}, {"max_s", r.time_s.max},
+                      {"min_s", r.time_s.min},
+                      {"max_s", r.time_s.max},
                       {"energy_median_j", r.energy_j ? json(r.energy_j->median) : json(nullptr)},
                       {"energy_cv_pct", r.energy_j && r.energy_j->cv ? json(100 * *r.energy_j->cv) : json(nullptr)}});
   }
@@ -226,7 +246,10 @@ json report_data(const std::vector<RunRecord>& records, const ReportOptions& opt
   auto points = aggregate(records);
   std::map<std::string, std::size_t> statuses;
   for (const RunRecord& r : records) ++statuses[std::string(to_string(r.status))];
-  json data = {{"title", options.title}, {"source", options.source}, {"rows", records.size()}, {"statuses", statuses},
+  json data = {{"title", options.title},
+               {"source", options.source},
+               {"rows", records.size()},
+               {"statuses", statuses},
                {"configurations", points.size()}};
   data["pareto"] = pareto_section(points);
   data["stall"] = stall_section(points);
@@ -254,43 +277,60 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
   for (const auto& [status, count] : data["statuses"].items()) {
     status_line += fmt::format("{}{} {}", status_line.empty() ? "" : ", ", count.get<std::size_t>(), status);
   }
-  body += fmt::format("<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p><p>Epoch times and energies are "
-                      "medians over warm epochs: every epoch after epoch 0, which runs on a cold cache (epoch 0 only where "
-                      "a configuration has no other), as in <code>jetchar results list</code> and <code>jetchar analyze</code>."
-                      "</p></header>\n",
-                      escape_html(options.title), escape_html(options.source), data["rows"].get<std::size_t>(),
-                      escape_html(status_line), data["configurations"].get<std::size_t>());
+  body += fmt::format(
+      "<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p><p>Epoch times and energies are "
+      "medians over warm epochs: every epoch after epoch 0, which runs on a cold cache (epoch 0 only where "
+      "a configuration has no other), as in <code>jetchar results list</code> and <code>jetchar analyze</code>."
+      "</p></header>\n",
+      escape_html(options.title), escape_html(options.source), data["rows"].get<std::size_t>(),
+      escape_html(status_line), data["configurations"].get<std::size_t>());
 
   int chart = 0;
   auto canvas = [&](const std::string& kind, const std::string& caption) {
-    return fmt::format("<figure><canvas id=\"chart-{}\" data-chart=\"{}\" width=\"1000\" height=\"420\"></canvas><figcaption>{}</figcaption></figure>\n",
-                       chart++, kind, escape_html(caption));
+    return fmt::format(
+        "<figure><canvas id=\"chart-{}\" data-chart=\"{}\" width=\"1000\" "
+        "height=\"420\"></canvas><figcaption>{}</figcaption></figure>\n",
+        chart++, kind, escape_html(caption));
   };
 
   if (!data["pareto"].empty()) {
-    body += "<section id=\"pareto\"><h2>Time vs energy per power mode</h2><p>Each point is one configuration (median over warm epochs, repetitions and devices); the line joins the Pareto front: no other configuration is both faster and cheaper.</p>\n";
+    body +=
+        "<section id=\"pareto\"><h2>Time vs energy per power mode</h2><p>Each point is one configuration (median over "
+        "warm epochs, repetitions and devices); the line joins the Pareto front: no other configuration is both faster "
+        "and cheaper.</p>\n";
     for (std::size_t g = 0; g < data["pareto"].size(); ++g) {
       const json& group = data["pareto"][g];
       body += fmt::format("<h3>{}</h3>", escape_html(group["label"].get<std::string>()));
       body += canvas("pareto:" + std::to_string(g), "Epoch time (s) vs epoch energy (J); Pareto front highlighted");
       body += "<details><summary>Table</summary>" +
-              table(group["points"], {{"mode", "power mode"}, {"axes", "axes"}, {"time_s", "time (s)"}, {"energy_j", "energy (J)"},
-                                      {"power_w", "power (W)"}, {"front", "on front"}, {"samples", "samples"}},
+              table(group["points"],
+                    {{"mode", "power mode"},
+                     {"axes", "axes"},
+                     {"time_s", "time (s)"},
+                     {"energy_j", "energy (J)"},
+                     {"power_w", "power (W)"},
+                     {"front", "on front"},
+                     {"samples", "samples"}},
                     fmt::format("table-pareto-{}", g)) +
               "</details>\n";
     }
     body += "</section>\n";
   }
   if (!data["stall"].empty()) {
-    body += "<section id=\"stall\"><h2>Fetch stall vs compute</h2><p>Per epoch, by data-loader workers and storage medium, in one power mode per workload.</p>\n";
+    body +=
+        "<section id=\"stall\"><h2>Fetch stall vs compute</h2><p>Per epoch, by data-loader workers and storage medium, "
+        "in one power mode per workload.</p>\n";
     for (std::size_t g = 0; g < data["stall"].size(); ++g) {
       const json& group = data["stall"][g];
       body += fmt::format("<h3>{}</h3>", escape_html(group["label"].get<std::string>()));
       body += canvas("stall:" + std::to_string(g), "Stall and compute seconds per epoch");
-      body += "<details><summary>Table</summary>" +
-              table(group["rows"], {{"setting", "setting"}, {"stall_s", "stall (s)"}, {"compute_s", "compute (s)"}, {"time_s", "epoch (s)"}},
-                    fmt::format("table-stall-{}", g)) +
-              "</details>\n";
+      body +=
+          "<details><summary>Table</summary>" +
+          table(
+              group["rows"],
+              {{"setting", "setting"}, {"stall_s", "stall (s)"}, {"compute_s", "compute (s)"}, {"time_s", "epoch (s)"}},
+              fmt::format("table-stall-{}", g)) +
+          "</details>\n";
     }
     body += "</section>\n";
   }
@@ -299,21 +339,33 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
     if (!options.trace_caption.empty()) body += "<p>" + escape_html(options.trace_caption) + "</p>\n";
     body += canvas("trace", "Power (W) over time (s); dashed lines mark phases");
     body += "<details><summary>Markers</summary>" +
-            table(data["trace"]["markers"], {{"t_s", "t (s)"}, {"label", "phase"}, {"power_w", "power (W)"}}, "table-trace") + "</details>\n";
+            table(data["trace"]["markers"], {{"t_s", "t (s)"}, {"label", "phase"}, {"power_w", "power (W)"}},
+                  "table-trace") +
+            "</details>\n";
     body += "</section>\n";
   }
   if (!data["prediction"].empty()) {
-    body += fmt::format("<section id=\"prediction\"><h2>Predicted vs measured</h2><p>Model <code>{}</code>, each mode predicted by a fit that left it out (leave-one-out).</p>\n",
-                        to_string(options.model));
+    body += fmt::format(
+        "<section id=\"prediction\"><h2>Predicted vs measured</h2><p>Model <code>{}</code>, each mode predicted by a "
+        "fit that left it out (leave-one-out).</p>\n",
+        to_string(options.model));
     for (std::size_t g = 0; g < data["prediction"].size(); ++g) {
       const json& group = data["prediction"][g];
-      auto pct = [](const json& v) { return v.is_null() ? std::string("–") : fmt::format("{:.2f} %", v.get<double>()); };
-      body += fmt::format("<h3>{}</h3><p>LOO MAPE: time {}, energy {}; 5-fold time {}.</p>", escape_html(group["label"].get<std::string>()),
-                          pct(group["loo_time_mape"]), pct(group["loo_energy_mape"]), pct(group["kfold_time_mape"]));
-      body += canvas("prediction:" + std::to_string(g), "Predicted vs measured epoch time (s); the diagonal is a perfect prediction");
+      auto pct = [](const json& v) {
+        return v.is_null() ? std::string("–") : fmt::format("{:.2f} %", v.get<double>());
+      };
+      body += fmt::format("<h3>{}</h3><p>LOO MAPE: time {}, energy {}; 5-fold time {}.</p>",
+                          escape_html(group["label"].get<std::string>()), pct(group["loo_time_mape"]),
+                          pct(group["loo_energy_mape"]), pct(group["kfold_time_mape"]));
+      body += canvas("prediction:" + std::to_string(g),
+                     "Predicted vs measured epoch time (s); the diagonal is a perfect prediction");
       body += "<details><summary>Table</summary>" +
-              table(group["rows"], {{"mode", "power mode"}, {"measured_time_s", "time (s)"}, {"predicted_time_s", "predicted (s)"},
-                                    {"measured_energy_j", "energy (J)"}, {"predicted_energy_j", "predicted (J)"}},
+              table(group["rows"],
+                    {{"mode", "power mode"},
+                     {"measured_time_s", "time (s)"},
+                     {"predicted_time_s", "predicted (s)"},
+                     {"measured_energy_j", "energy (J)"},
+                     {"predicted_energy_j", "predicted (J)"}},
                     fmt::format("table-prediction-{}", g)) +
               "</details>\n";
     }
@@ -322,32 +374,54 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
   if (!data["latency"].empty()) {
     body += "<section id=\"latency\"><h2>Inference latency distribution</h2>\n";
     body += canvas("latency", "Latency percentiles per configuration (ms)");
-    body += table(data["latency"], {{"config", "configuration"}, {"avg", "avg (ms)"}, {"p50", "p50"}, {"p90", "p90"}, {"p95", "p95"},
-                                    {"p99", "p99"}, {"max", "max"}, {"throughput", "samples/s"}},
+    body += table(data["latency"],
+                  {{"config", "configuration"},
+                   {"avg", "avg (ms)"},
+                   {"p50", "p50"},
+                   {"p90", "p90"},
+                   {"p95", "p95"},
+                   {"p99", "p99"},
+                   {"max", "max"},
+                   {"throughput", "samples/s"}},
                   "table-latency");
     body += "</section>\n";
   }
   if (!data["stats"].empty()) {
     body += "<section id=\"stats\"><h2>Variability across repetitions</h2>\n";
-    body += table(data["stats"], {{"config", "configuration"}, {"group", "group"}, {"n", "runs"}, {"median_s", "median (s)"},
-                                  {"mean_s", "mean (s)"}, {"cv_pct", "CV (%)"}, {"olympic_s", "olympic mean (s)"},
-                                  {"ci_low_s", "95% CI low"}, {"ci_high_s", "95% CI high"}, {"energy_median_j", "energy (J)"}},
+    body += table(data["stats"],
+                  {{"config", "configuration"},
+                   {"group", "group"},
+                   {"n", "runs"},
+                   {"median_s", "median (s)"},
+                   {"mean_s", "mean (s)"},
+                   {"cv_pct", "CV (%)"},
+                   {"olympic_s", "olympic mean (s)"},
+                   {"ci_low_s", "95% CI low"},
+                   {"ci_high_s", "95% CI high"},
+                   {"energy_median_j", "energy (J)"}},
                   "table-stats");
     body += "</section>\n";
   }
 
   if (!data["fleet"].is_null()) {
-    body += "<section id=\"fleet\"><h2>Fleet: boards and variability across instances</h2><p>Every physical board "
-            "(device-tree serial number and module, or host) that ran part of these results. A configuration measured on "
-            "several boards of one kind shows how much instances of that kind differ: the per-board medians' spread.</p>\n";
-    body += table(data["fleet"]["boards"], {{"device", "board (device id)"}, {"kind", "kind"}, {"runs", "runs"}, {"ok", "OK"}},
+    body +=
+        "<section id=\"fleet\"><h2>Fleet: boards and variability across instances</h2><p>Every physical board "
+        "(device-tree serial number and module, or host) that ran part of these results. A configuration measured on "
+        "several boards of one kind shows how much instances of that kind differ: the per-board medians' spread.</p>\n";
+    body += table(data["fleet"]["boards"],
+                  {{"device", "board (device id)"}, {"kind", "kind"}, {"runs", "runs"}, {"ok", "OK"}},
                   "table-fleet-boards");
     if (!data["fleet"]["variability"].empty()) {
-      body += "<h3>Across boards of one kind</h3>" +
-              table(data["fleet"]["variability"], {{"config", "configuration"}, {"n", "boards"}, {"median_s", "median (s)"},
-                                                   {"cv_pct", "CV (%)"}, {"min_s", "min (s)"}, {"max_s", "max (s)"},
-                                                   {"energy_median_j", "energy (J)"}, {"energy_cv_pct", "energy CV (%)"}},
-                    "table-fleet-variability");
+      body += "<h3>Across boards of one kind</h3>" + table(data["fleet"]["variability"],
+                                                           {{"config", "configuration"},
+                                                            {"n", "boards"},
+                                                            {"median_s", "median (s)"},
+                                                            {"cv_pct", "CV (%)"},
+                                                            {"min_s", "min (s)"},
+                                                            {"max_s", "max (s)"},
+                                                            {"energy_median_j", "energy (J)"},
+                                                            {"energy_cv_pct", "energy CV (%)"}},
+                                                           "table-fleet-variability");
     } else {
       body += "<p>No configuration was measured on more than one board of a kind.</p>\n";
     }

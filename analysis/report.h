@@ -18,10 +18,10 @@ namespace jetchar::analysis {
 
 struct ReportOptions {
   std::string title = "jetchar report";
-  std::string source;                              ///< shown in the header (the results file)
-  std::optional<std::vector<TraceSample>> trace;   ///< power over time within an epoch
-  std::string trace_caption;                       ///< where the trace comes from (run, data source)
-  ModelKind model = ModelKind::kNnls;              ///< predictor for predicted vs measured (LOO)
+  std::string source;                             ///< shown in the header (the results file)
+  std::optional<std::vector<TraceSample>> trace;  ///< power over time within an epoch
+  std::string trace_caption;                      ///< where the trace comes from (run, data source)
+  ModelKind model = ModelKind::kNnls;             ///< predictor for predicted vs measured (LOO)
 };
 
 /// The data behind every chart, as the page embeds it (also useful to test what a report shows).

@@ -57,7 +57,9 @@ std::vector<RunRecord> parse_results_jsonl(const std::string& text, const std::f
       if (value.is_string()) text_value = value.get<std::string>();
       else if (value.is_number()) text_value = value.dump();
       else if (value.is_boolean()) text_value = value.get<bool>() ? "true" : "false";
-      else throw InputError({file, line, key}, fmt::format("{} is not a plain value; expected a string or a number", value.dump()));
+      else
+        throw InputError({file, line, key},
+                         fmt::format("{} is not a plain value; expected a string or a number", value.dump()));
       set_record_field(record, key, text_value, {file, line});
     }
     check_record(record, {file, line, std::string("workload")});

@@ -30,10 +30,10 @@ constexpr std::string_view kWhatIsValid =
 // device_id) and every table's rows are joined on all three.
 const std::map<std::string, std::vector<std::string>>& required_columns() {
   static const std::map<std::string, std::vector<std::string>> columns = {
-      {"runs",
-       {"sweep", "run_id", "repetition", "status", "reason", "model", "dataset", "task", "batch_size", "accumulate",
-        "workers", "cache", "power_mode", "cpu_cores", "cpu_freq_mhz", "gpu_freq_mhz", "emc_freq_mhz", "board_kind",
-        "board_model", "simulated", "medium", "energy_source"}},
+      {"runs", {"sweep",       "run_id",    "repetition",   "status",       "reason",       "model",
+                "dataset",     "task",      "batch_size",   "accumulate",   "workers",      "cache",
+                "power_mode",  "cpu_cores", "cpu_freq_mhz", "gpu_freq_mhz", "emc_freq_mhz", "board_kind",
+                "board_model", "simulated", "medium",       "energy_source"}},
       {"epochs",
        {"sweep", "run_id", "epoch", "stall_s", "compute_s", "e2e_s", "samples", "loss", "accuracy", "energy_j",
         "incremental_energy_j", "energy_per_sample_j", "average_power_w", "residency_before", "residency_after",
@@ -132,21 +132,30 @@ struct StoreLayout {
 // the richest power data, so the same store always gives the same plot.
 std::vector<RunRow> ok_runs(SQLite::Database& db, const StoreLayout& layout) {
   std::vector<RunRow> runs;
-  SQLite::Statement query(db, fmt::format(R"sql(
+  SQLite::Statement query(
+      db, fmt::format(R"sql(
 SELECT r.sweep, r.run_id, r.model, r.dataset, r.power_mode, r.batch_size, r.workers, e.epoch, e.e2e_s,
        COALESCE(e.average_power_w, e.energy_j / NULLIF(e.e2e_s, 0)), {}, r.energy_source, {}
 FROM runs r JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id{}
-WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, 13, e.epoch)sql", layout.epoch_start ? "e.start_s" : "NULL",
-                                          layout.keyed_by_device ? "r.device_id" : "''",
-                                          layout.keyed_by_device ? " AND e.device_id = r.device_id" : ""));
+WHERE r.status = 'OK' ORDER BY r.sweep, r.run_id, 13, e.epoch)sql",
+                      layout.epoch_start ? "e.start_s" : "NULL", layout.keyed_by_device ? "r.device_id" : "''",
+                      layout.keyed_by_device ? " AND e.device_id = r.device_id" : ""));
   while (query.executeStep()) {
     const std::string sweep = query.getColumn(0).getString(), run_id = query.getColumn(1).getString();
     const std::string device_id = query.getColumn(12).getString();
-    if (runs.empty() || runs.back().sweep != sweep || runs.back().run_id != run_id || runs.back().device_id != device_id) {
-      runs.push_back({sweep, run_id, device_id,
-                      fmt::format("{} | {} | batch={} workers={}", workload_name(query.getColumn(2).getString(), query.getColumn(3).getString()),
-                                  query.getColumn(4).getString(), text_of(query.getColumn(5)), text_of(query.getColumn(6))),
-                      query.getColumn(11).getString(), {}, {}, {}});
+    if (runs.empty() || runs.back().sweep != sweep || runs.back().run_id != run_id ||
+        runs.back().device_id != device_id) {
+      runs.push_back(
+          {sweep,
+           run_id,
+           device_id,
+           fmt::format("{} | {} | batch={} workers={}",
+                       workload_name(query.getColumn(2).getString(), query.getColumn(3).getString()),
+                       query.getColumn(4).getString(), text_of(query.getColumn(5)), text_of(query.getColumn(6))),
+           query.getColumn(11).getString(),
+           {},
+           {},
+           {}});
     }
     runs.back().epochs.push_back(query.getColumn(7).getInt());
     runs.back().epoch_e2e_power.emplace_back(query.getColumn(8).getDouble(), or_nan(query.getColumn(9)));
@@ -175,8 +184,10 @@ struct Minibatch {
 std::vector<Minibatch> minibatches_of(SQLite::Database& db, const StoreLayout& layout, const RunRow& run, int epoch) {
   std::vector<Minibatch> out;
   if (!layout.minibatches) return out;
-  SQLite::Statement query(db, fmt::format("SELECT stall_s, compute_s, energy_j FROM minibatches WHERE sweep = ? AND run_id = ? "
-                                          "AND epoch = ?{} ORDER BY idx", layout.keyed_by_device ? " AND device_id = ?" : ""));
+  SQLite::Statement query(
+      db, fmt::format("SELECT stall_s, compute_s, energy_j FROM minibatches WHERE sweep = ? AND run_id = ? "
+                      "AND epoch = ?{} ORDER BY idx",
+                      layout.keyed_by_device ? " AND device_id = ?" : ""));
   query.bind(1, run.sweep);
   query.bind(2, run.run_id);
   query.bind(3, epoch);
@@ -203,7 +214,8 @@ void add_phase_markers(int epoch, const std::vector<Minibatch>& batches, std::ve
 // Samples in time order, each marker with the power of the sample at or before it (markers carry
 // no power of their own; one before the first sample takes the first sample's power).
 std::vector<TraceSample> in_time_order(std::vector<TraceSample> samples) {
-  std::stable_sort(samples.begin(), samples.end(), [](const TraceSample& a, const TraceSample& b) { return a.t_s < b.t_s; });
+  std::stable_sort(samples.begin(), samples.end(),
+                   [](const TraceSample& a, const TraceSample& b) { return a.t_s < b.t_s; });
   std::optional<double> last;
   for (const auto& s : samples) {
     if (!std::isnan(s.power_w)) {
@@ -222,14 +234,17 @@ std::vector<TraceSample> in_time_order(std::vector<TraceSample> samples) {
 std::map<std::string, std::vector<std::pair<double, double>>> samples_by_channel(SQLite::Database& db,
                                                                                  const StoreLayout& layout,
                                                                                  const RunRow& run) {
-  SQLite::Statement query(db, fmt::format("SELECT t_s, channel, power_w FROM power_samples WHERE sweep = ? AND run_id = ?{} "
-                                          "ORDER BY t_s, rowid", layout.keyed_by_device ? " AND device_id = ?" : ""));
+  SQLite::Statement query(
+      db, fmt::format("SELECT t_s, channel, power_w FROM power_samples WHERE sweep = ? AND run_id = ?{} "
+                      "ORDER BY t_s, rowid",
+                      layout.keyed_by_device ? " AND device_id = ?" : ""));
   query.bind(1, run.sweep);
   query.bind(2, run.run_id);
   if (layout.keyed_by_device) query.bind(3, run.device_id);
   std::map<std::string, std::vector<std::pair<double, double>>> by_channel;
   while (query.executeStep()) {
-    by_channel[query.getColumn(1).getString()].emplace_back(query.getColumn(0).getDouble(), query.getColumn(2).getDouble());
+    by_channel[query.getColumn(1).getString()].emplace_back(query.getColumn(0).getDouble(),
+                                                            query.getColumn(2).getDouble());
   }
   return by_channel;
 }
@@ -238,8 +253,9 @@ std::map<std::string, std::vector<std::pair<double, double>>> samples_by_channel
 // module rails at each sample time (a sub-rail such as AGX Orin's VDDQ_VDD2_1V8AO is already
 // inside another rail and never added). Stores without that label: VDD_IN or POM_5V_IN when
 // stored, else every channel. `channel_text` names the channels summed.
-std::vector<std::pair<double, double>> board_total(const std::map<std::string, std::vector<std::pair<double, double>>>& by_channel,
-                                                   const std::string& energy_source, std::string& channel_text) {
+std::vector<std::pair<double, double>> board_total(
+    const std::map<std::string, std::vector<std::pair<double, double>>>& by_channel, const std::string& energy_source,
+    std::string& channel_text) {
   std::vector<std::string> channels = total_channels(energy_source);
   if (channels.empty()) {
     for (const char* input : {"VDD_IN", "POM_5V_IN"}) {
@@ -282,10 +298,11 @@ std::optional<StoredPowerTrace> trace_from_power_samples(SQLite::Database& db, c
     }
     if (samples.size() < 2) continue;
     add_phase_markers(run.epochs[k], minibatches_of(db, layout, run, run.epochs[k]), samples);
-    return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
-                            fmt::format("stored power samples ({}), epoch {}{}", channel_text, run.epochs[k],
-                                        std::isnan(run.epoch_start_s[k]) ? "; its start is estimated from the epoch times" : ""),
-                            in_time_order(std::move(samples))};
+    return StoredPowerTrace{
+        run.sweep + "/" + run.run_id, run.config,
+        fmt::format("stored power samples ({}), epoch {}{}", channel_text, run.epochs[k],
+                    std::isnan(run.epoch_start_s[k]) ? "; its start is estimated from the epoch times" : ""),
+        in_time_order(std::move(samples))};
   }
   return std::nullopt;
 }
@@ -296,7 +313,9 @@ std::optional<StoredPowerTrace> trace_from_minibatch_energies(SQLite::Database& 
   for (const RunRow& run : runs) {
     const std::size_t k = shown_epoch(run);
     auto batches = minibatches_of(db, layout, run, run.epochs[k]);
-    if (batches.empty() || std::any_of(batches.begin(), batches.end(), [](const Minibatch& m) { return std::isnan(m.energy_j); })) continue;
+    if (batches.empty() ||
+        std::any_of(batches.begin(), batches.end(), [](const Minibatch& m) { return std::isnan(m.energy_j); }))
+      continue;
     std::vector<TraceSample> samples;
     double t = 0;
     for (const Minibatch& m : batches) {
@@ -308,9 +327,10 @@ std::optional<StoredPowerTrace> trace_from_minibatch_energies(SQLite::Database& 
     }
     if (samples.empty()) continue;
     add_phase_markers(run.epochs[k], batches, samples);
-    return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
-                            fmt::format("average power of each minibatch (its energy / its time), epoch {}", run.epochs[k]),
-                            in_time_order(std::move(samples))};
+    return StoredPowerTrace{
+        run.sweep + "/" + run.run_id, run.config,
+        fmt::format("average power of each minibatch (its energy / its time), epoch {}", run.epochs[k]),
+        in_time_order(std::move(samples))};
   }
   return std::nullopt;
 }
@@ -329,13 +349,13 @@ std::optional<StoredPowerTrace> trace_from_epoch_averages(const std::vector<RunR
       t += e2e;
     }
     if (samples.empty()) continue;
-    return StoredPowerTrace{run.sweep + "/" + run.run_id, run.config,
-                            "average power of each epoch (the store has no power samples or minibatch energies for this sweep)",
-                            in_time_order(std::move(samples))};
+    return StoredPowerTrace{
+        run.sweep + "/" + run.run_id, run.config,
+        "average power of each epoch (the store has no power samples or minibatch energies for this sweep)",
+        in_time_order(std::move(samples))};
   }
   return std::nullopt;
 }
-
 
 }  // namespace
 
@@ -382,7 +402,8 @@ ResultsStoreReader::ResultsStoreReader(const fs::path& path) : file_(store_file(
       const bool optional_table = table == "minibatches" || table == "power_samples";
       if (!db_->tableExists(table)) {
         if (optional_table) continue;
-        throw InputError({file_}, fmt::format("schema version {} but no table '{}'; the store is damaged", schema_version_, table));
+        throw InputError(
+            {file_}, fmt::format("schema version {} but no table '{}'; the store is damaged", schema_version_, table));
       }
       std::set<std::string> present;
       SQLite::Statement info(*db_, fmt::format("PRAGMA table_info({})", table));
@@ -393,7 +414,8 @@ ResultsStoreReader::ResultsStoreReader(const fs::path& path) : file_(store_file(
       }
       if (!missing.empty()) {
         throw InputError({file_}, fmt::format("table '{}' lacks column(s) {}; not the results store schema version {} "
-                                              "this jetchar reads", table, missing, schema_version_));
+                                              "this jetchar reads",
+                                              table, missing, schema_version_));
       }
       if (table == "minibatches") has_minibatches_ = true;
       if (table == "power_samples") has_power_samples_ = true;
@@ -410,18 +432,31 @@ ResultsStoreReader::~ResultsStoreReader() = default;
 std::vector<RunRecord> ResultsStoreReader::records() const {
   // Column names are the export's (experiments/results_export.cpp), so record_fields.cpp maps both.
   static constexpr std::array<const char*, 22> kRunColumns = {
-      "sweep", "run_id", "repetition", "status", "reason", "model", "dataset", "task", "batch", "accumulate", "workers",
-      "cache", "mode", "cpu_cores", "cpu_freq_mhz", "gpu_freq_mhz", "emc_freq_mhz", "board_kind", "device", "simulated",
-      "medium", "energy_source"};
-  static constexpr std::array<const char*, 14> kEpochColumns = {
-      "epoch", "e2e_s", "stall_s", "compute_s", "samples", "energy_j", "incremental_energy_j", "energy_per_sample_j",
-      "avg_power_w", "loss", "accuracy", "residency_before_ratio", "residency_after_ratio", "read_bytes"};
+      "sweep",        "run_id",     "repetition", "status",    "reason", "model",        "dataset",      "task",
+      "batch",        "accumulate", "workers",    "cache",     "mode",   "cpu_cores",    "cpu_freq_mhz", "gpu_freq_mhz",
+      "emc_freq_mhz", "board_kind", "device",     "simulated", "medium", "energy_source"};
+  static constexpr std::array<const char*, 14> kEpochColumns = {"epoch",
+                                                                "e2e_s",
+                                                                "stall_s",
+                                                                "compute_s",
+                                                                "samples",
+                                                                "energy_j",
+                                                                "incremental_energy_j",
+                                                                "energy_per_sample_j",
+                                                                "avg_power_w",
+                                                                "loss",
+                                                                "accuracy",
+                                                                "residency_before_ratio",
+                                                                "residency_after_ratio",
+                                                                "read_bytes"};
   std::vector<RunRecord> records;
   try {
     // Several board models in one store (a merged fleet of several kinds): each record names its kind.
     SQLite::Statement models(*db_, "SELECT COUNT(DISTINCT board_model) FROM runs");
     const bool several_kinds = models.executeStep() && models.getColumn(0).getInt64() > 1;
-    SQLite::Statement query(*db_, fmt::format(R"sql(
+    SQLite::Statement query(
+        *db_,
+        fmt::format(R"sql(
 SELECT r.sweep, r.run_id, r.repetition, r.status, r.reason, r.model, r.dataset, r.task, r.batch_size, r.accumulate,
        r.workers, r.cache, r.power_mode, r.cpu_cores, r.cpu_freq_mhz, r.gpu_freq_mhz, r.emc_freq_mhz, r.board_kind,
        {}, r.simulated, r.medium, r.energy_source,
@@ -430,15 +465,14 @@ SELECT r.sweep, r.run_id, r.repetition, r.status, r.reason, r.model, r.dataset, 
        , {}
 FROM runs r LEFT JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id{}
 ORDER BY r.sweep, r.run_id, {}, e.epoch)sql",
-                                              has_device_id_ ? "COALESCE(NULLIF(r.device_id, ''), r.board_model)"
-                                                             : "r.board_model",
-                                              has_device_id_ ? "COALESCE(r.device_id, '')" : "''",
-                                              keyed_by_device_ ? " AND e.device_id = r.device_id" : "",
-                                              has_device_id_ ? "r.device_id" : "1"));
+                    has_device_id_ ? "COALESCE(NULLIF(r.device_id, ''), r.board_model)" : "r.board_model",
+                    has_device_id_ ? "COALESCE(r.device_id, '')" : "''",
+                    keyed_by_device_ ? " AND e.device_id = r.device_id" : "", has_device_id_ ? "r.device_id" : "1"));
     while (query.executeStep()) {
       RunRecord record;
       // One run id of two boards is two runs (schema 5): the board names which.
-      const std::string device_id = query.getColumn(static_cast<int>(kRunColumns.size() + kEpochColumns.size() + 1)).getString();
+      const std::string device_id =
+          query.getColumn(static_cast<int>(kRunColumns.size() + kEpochColumns.size() + 1)).getString();
       const std::string run = query.getColumn(0).getString() + "/" + query.getColumn(1).getString() +
                               (keyed_by_device_ && !device_id.empty() ? " on " + device_id : "");
       const std::string epoch = text_of(query.getColumn(22));
@@ -451,7 +485,8 @@ ORDER BY r.sweep, r.run_id, {}, e.epoch)sql",
           set_record_field(record, kRunColumns[i], text, where);
         }
         for (std::size_t i = 0; i < kEpochColumns.size(); ++i) {
-          set_record_field(record, kEpochColumns[i], text_of(query.getColumn(static_cast<int>(kRunColumns.size() + i))), where);
+          set_record_field(record, kEpochColumns[i], text_of(query.getColumn(static_cast<int>(kRunColumns.size() + i))),
+                           where);
         }
       } catch (const InputError& e) {
         // Name the run: a store has no line numbers.

@@ -27,9 +27,9 @@ bool is_results_store(const std::filesystem::path& path);
 
 /// Power over time from one run of the store, for the report.
 struct StoredPowerTrace {
-  std::string run;                 ///< "sweep/run_id"
-  std::string config;              ///< the run's configuration label
-  std::string source;              ///< what the samples are: stored samples, minibatch energy, epoch averages
+  std::string run;     ///< "sweep/run_id"
+  std::string config;  ///< the run's configuration label
+  std::string source;  ///< what the samples are: stored samples, minibatch energy, epoch averages
   std::vector<TraceSample> samples;
 };
 

@@ -23,7 +23,7 @@ std::optional<RunStatus> parse_run_status(std::string_view text);
 /// The knobs the study's predictor uses. Frequencies are stored in kHz whatever unit the input
 /// used (cpufreq reports kHz, devfreq and the EMC clock Hz).
 struct PowerMode {
-  std::string name;                          ///< preset name ("MAXN", "15W") or "" when unnamed
+  std::string name;  ///< preset name ("MAXN", "15W") or "" when unnamed
   std::optional<int> cpu_cores;
   std::optional<std::int64_t> cpu_freq_khz;
   std::optional<std::int64_t> gpu_freq_khz;
@@ -47,10 +47,10 @@ struct RunRecord {
   PowerMode mode;
   /// Other swept axes (batch, workers, medium, cache, ...), as written in the input.
   std::map<std::string, std::string> axes;
-  std::optional<std::string> device;         ///< board or host, for variability across devices
+  std::optional<std::string> device;  ///< board or host, for variability across devices
   std::optional<std::string> run_id;
   std::optional<int> repetition;
-  std::optional<int> epoch;                  ///< set when the row is one epoch, not a run summary
+  std::optional<int> epoch;  ///< set when the row is one epoch, not a run summary
 
   std::optional<double> epoch_time_s;
   std::optional<double> epoch_energy_j;
@@ -63,7 +63,7 @@ struct RunRecord {
   std::map<std::string, double> metrics;
   RunStatus status = RunStatus::kOk;
 
-  std::string source;                        ///< "file:line", for messages
+  std::string source;  ///< "file:line", for messages
 
   /// Average power: the measured one, else energy / time; nullopt when neither is known.
   std::optional<double> power_w() const;

@@ -53,7 +53,8 @@ VariabilityRow summarise(const ConfigKey& key, std::string group, const std::vec
   VariabilityRow row{key, std::move(group), summarize(times), std::nullopt, std::nullopt};
   if (energies.size() == samples.size()) row.energy_j = summarize(energies);
   if (times.size() >= 2) {
-    row.time_median_ci = bootstrap_ci(times, [](std::span<const double> v) { return median(v); }, bootstrap);
+    row.time_median_ci = bootstrap_ci(
+        times, [](std::span<const double> v) { return median(v); }, bootstrap);
   }
   return row;
 }
@@ -78,8 +79,8 @@ std::vector<VariabilityRow> variability(const std::vector<RunRecord>& records, V
       std::vector<Sample> samples;
       for (const RunRecord* r : run_rows) samples.push_back({*r->epoch_time_s, record_energy_j(*r)});
       const auto& [config, device, rep] = key;
-      rows.push_back(summarise(config, fmt::format("device={} rep={}", device.empty() ? "-" : device, rep), samples,
-                               bootstrap));
+      rows.push_back(
+          summarise(config, fmt::format("device={} rep={}", device.empty() ? "-" : device, rep), samples, bootstrap));
     }
     return rows;
   }
@@ -91,8 +92,8 @@ std::vector<VariabilityRow> variability(const std::vector<RunRecord>& records, V
   }
   if (level == VariabilityLevel::kRepetitions) {
     for (const auto& [key, samples] : per_device) {
-      rows.push_back(summarise(key.first, fmt::format("device={}", key.second.empty() ? "-" : key.second), samples,
-                               bootstrap));
+      rows.push_back(
+          summarise(key.first, fmt::format("device={}", key.second.empty() ? "-" : key.second), samples, bootstrap));
     }
     return rows;
   }

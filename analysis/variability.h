@@ -22,7 +22,7 @@ std::string_view to_string(VariabilityLevel level);
 
 struct VariabilityRow {
   ConfigKey key;
-  std::string group;                        ///< "device=a rep=1" for epochs, "device=a" for repetitions, "" for devices
+  std::string group;  ///< "device=a rep=1" for epochs, "device=a" for repetitions, "" for devices
   Summary time_s;
   std::optional<Summary> energy_j;
   std::optional<ConfidenceInterval> time_median_ci;  ///< bootstrap CI of the median, n >= 2

@@ -40,8 +40,8 @@ void write_file(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
 void generate(const fs::path& dir, int jpeg_images) {
   // Fashion-MNIST as torchvision expects it: decompressed IDX files in FashionMNIST/raw.
   const fs::path debian = "/usr/share/datasets/fashion-mnist";
-  for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
-                           "t10k-labels-idx1-ubyte"}) {
+  for (const char* name :
+       {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
     write_file(dir / "FashionMNIST" / "raw" / name, read_maybe_gzip(debian / (std::string(name) + ".gz")));
   }
   // CIFAR-10 format: one 10,000-record batch of random pixels (content does not change the work).
@@ -108,8 +108,9 @@ int main(int argc, char** argv) {
         pos = comma + 1;
       }
     } else {
-      std::fprintf(stderr, "usage: loaders_bench --generate DIR | --data DIR [--workers 0,1,2] [--batch 16] "
-                           "[--epochs 1] [--only fashion-mnist|cifar10|jpeg]\n");
+      std::fprintf(stderr,
+                   "usage: loaders_bench --generate DIR | --data DIR [--workers 0,1,2] [--batch 16] "
+                   "[--epochs 1] [--only fashion-mnist|cifar10|jpeg]\n");
       return 2;
     }
   }
@@ -148,9 +149,10 @@ int main(int argc, char** argv) {
         wall += stats.wall_ns;
         (void)checksum;
       }
-      fmt::print("{{\"impl\": \"jetchar\", \"dataset\": \"{}\", \"workers\": {}, \"batch\": {}, \"samples\": {}, "
-                 "\"seconds\": {:.4f}, \"samples_per_s\": {:.1f}, \"stall_s\": {:.4f}}}\n",
-                 c.kind, w, batch, samples, wall / 1e9, samples * 1e9 / wall, stall / 1e9);
+      fmt::print(
+          "{{\"impl\": \"jetchar\", \"dataset\": \"{}\", \"workers\": {}, \"batch\": {}, \"samples\": {}, "
+          "\"seconds\": {:.4f}, \"samples_per_s\": {:.1f}, \"stall_s\": {:.4f}}}\n",
+          c.kind, w, batch, samples, wall / 1e9, samples * 1e9 / wall, stall / 1e9);
       std::fflush(stdout);
     }
   }

@@ -14,8 +14,8 @@
 // Slow at large budgets: the adaptive method refits (with every form's cross-validation) after each
 // mode it adds. On the shared 2-core development machine, budget 15 for all four truths with 3 seeds
 // took 79 s; budgets 5–25 of one truth with 2 seeds about 20 min.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -66,7 +66,8 @@ Score score_old(ModelKind kind, const std::vector<ConfigPoint>& pts, const std::
   return {100 * t / n, 100 * p / n, 100 * e / n, -1, -1, ""};
 }
 
-Score score_new(const ModePredictor& model, const std::vector<ConfigPoint>& pts, const std::vector<std::size_t>& picked) {
+Score score_new(const ModePredictor& model, const std::vector<ConfigPoint>& pts,
+                const std::vector<std::size_t>& picked) {
   auto in = mask(pts.size(), picked);
   double t = 0, p = 0, e = 0, tc = 0, pc = 0, n = 0;
   for (std::size_t i = 0; i < pts.size(); ++i) {
@@ -80,8 +81,8 @@ Score score_new(const ModePredictor& model, const std::vector<ConfigPoint>& pts,
     pc += *pt.power_w >= pr.power_w->low && *pt.power_w <= pr.power_w->high;
     ++n;
   }
-  return {100 * t / n, 100 * p / n, 100 * e / n, tc / n, pc / n,
-          fmt::format("{}/{}", to_string(model.time_form()), to_string(*model.power_form()))};
+  return {100 * t / n, 100 * p / n, 100 * e / n,
+          tc / n,      pc / n,      fmt::format("{}/{}", to_string(model.time_form()), to_string(*model.power_form()))};
 }
 
 std::vector<ConfigPoint> subset(const std::vector<ConfigPoint>& pts, const std::vector<std::size_t>& picked) {
@@ -96,8 +97,8 @@ Score median_score(const std::vector<Score>& v) {
     for (const auto& s : v) x.push_back(s.*field);
     return median(x);
   };
-  Score s{med(&Score::time_mape), med(&Score::power_mape), med(&Score::energy_mape), med(&Score::time_cover),
-          med(&Score::power_cover), ""};
+  Score s{med(&Score::time_mape),  med(&Score::power_mape),  med(&Score::energy_mape),
+          med(&Score::time_cover), med(&Score::power_cover), ""};
   // The forms chosen, one per seed.
   for (const auto& x : v) s.forms += (s.forms.empty() ? "" : " ") + x.forms;
   return s;
@@ -119,10 +120,12 @@ int main(int argc, char** argv) {
   app.add_option("--truth", only, "only these ground truths")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
 
-  const auto modes = grid == "nx" ? jetchar::analysis::testing::xavier_nx_grid_360()
-                                  : jetchar::analysis::testing::orin_grid_1440();
-  fmt::print("grid {} ({} modes), noise {:.1f} %, {} seeds; MAPE % over the modes not profiled (medians over seeds); "
-             "cover = share inside the 90 % interval\n", grid, modes.size(), 100 * noise, seeds);
+  const auto modes =
+      grid == "nx" ? jetchar::analysis::testing::xavier_nx_grid_360() : jetchar::analysis::testing::orin_grid_1440();
+  fmt::print(
+      "grid {} ({} modes), noise {:.1f} %, {} seeds; MAPE % over the modes not profiled (medians over seeds); "
+      "cover = share inside the 90 % interval\n",
+      grid, modes.size(), 100 * noise, seeds);
   fmt::print("{:<13} {:>4}  {:<14} {:>7} {:>7} {:>7} {:>6} {:>6}  {}\n", "truth", "n", "method", "time", "power",
              "energy", "tcov", "pcov", "forms (time/power)");
   auto start = std::chrono::steady_clock::now();
@@ -146,7 +149,8 @@ int main(int argc, char** argv) {
         options.initial_modes = std::min<std::size_t>(budget, std::max<std::size_t>(5, budget / 2));
         options.max_modes = budget;
         auto result = adaptive_profile(
-            modes, [&](const PowerMode& m) -> std::optional<ConfigPoint> {
+            modes,
+            [&](const PowerMode& m) -> std::optional<ConfigPoint> {
               auto it = std::find(modes.begin(), modes.end(), m);
               return pts[static_cast<std::size_t>(it - modes.begin())];
             },
@@ -166,7 +170,6 @@ int main(int argc, char** argv) {
       row("auto/adaptive", ada);
     }
   }
-  fmt::print("elapsed {:.1f} s\n",
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  fmt::print("elapsed {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return 0;
 }

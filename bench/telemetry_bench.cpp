@@ -7,11 +7,11 @@
 //
 //   telemetry_bench [--fixture agx-orin-r36] [--rate 1000] [--seconds 5] [--rails-only]
 //                   [--sub-rate-ms 10] [--refresh-ms 0] [--realtime PRIO] [--json]
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/prctl.h>
 #include <time.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -77,8 +77,7 @@ int main(int argc, char** argv) {
   app.add_option("--rate", rate, "Sampling rate in Hz (1..1000)")->capture_default_str();
   app.add_option("--seconds", seconds, "Duration")->capture_default_str();
   app.add_flag("--rails-only", rails_only, "Sample only the INA3221 rails (no CPU/GPU/EMC/thermal/memory fields)");
-  app.add_option("--sub-rate-ms", sub_rate_ms,
-                 "Read period of the non-rail fields (0 = read every field every sample)")
+  app.add_option("--sub-rate-ms", sub_rate_ms, "Read period of the non-rail fields (0 = read every field every sample)")
       ->capture_default_str();
   app.add_option("--refresh-ms", refresh_ms,
                  "Let the simulated board refresh its sensors at this period meanwhile (0 = static values)")
@@ -116,7 +115,8 @@ int main(int argc, char** argv) {
   // sampler's wait is interrupted (it never waits for the next deadline).
   const auto stop_begin = std::chrono::steady_clock::now();
   sampler.stop();
-  const double stop_latency_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - stop_begin).count();
+  const double stop_latency_us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - stop_begin).count();
   sampler.drain(samples);
   board.stop_refresh();
   const SamplerStats stats = sampler.stats();
@@ -131,7 +131,8 @@ int main(int argc, char** argv) {
     read_wall.push_back(samples[i].read_ns);
     if (i > 0) intervals_dev.push_back(std::llabs(samples[i].time_ns - samples[i - 1].time_ns - period_ns));
   }
-  const double achieved = stats.elapsed_ns > 0 ? static_cast<double>(stats.samples) * 1e9 / static_cast<double>(stats.elapsed_ns) : 0;
+  const double achieved =
+      stats.elapsed_ns > 0 ? static_cast<double>(stats.samples) * 1e9 / static_cast<double>(stats.elapsed_ns) : 0;
   const double core_pct = 100.0 * stats.cpu_fraction();
   const double p99_us = percentile(lateness, 99) / 1e3;
   std::size_t rails = sampler.layout().rails.size();
@@ -169,9 +170,10 @@ int main(int argc, char** argv) {
     std::printf("%s\n", result.dump(2).c_str());
     return 0;
   }
-  std::printf("telemetry_bench: simulated %s, %zu fields (%zu rails; %zu others read every %.3g ms), %.0f Hz for %.1f s, %s\n",
-              board.fixture().c_str(), sampler.layout().fields.size(), rails, sub_rate_fields, sub_rate_ms, rate, seconds,
-              realtime > 0 ? fmt::format("SCHED_FIFO {}", realtime).c_str() : "normal scheduler");
+  std::printf(
+      "telemetry_bench: simulated %s, %zu fields (%zu rails; %zu others read every %.3g ms), %.0f Hz for %.1f s, %s\n",
+      board.fixture().c_str(), sampler.layout().fields.size(), rails, sub_rate_fields, sub_rate_ms, rate, seconds,
+      realtime > 0 ? fmt::format("SCHED_FIFO {}", realtime).c_str() : "normal scheduler");
   std::printf("  achieved rate        %.2f Hz (%llu samples, %llu missed deadlines, %llu dropped)\n", achieved,
               static_cast<unsigned long long>(stats.samples), static_cast<unsigned long long>(stats.missed_deadlines),
               static_cast<unsigned long long>(stats.dropped));
@@ -180,13 +182,15 @@ int main(int argc, char** argv) {
               result["cpu_us_per_sample_p99"].get<double>());
   std::printf("  read time per sample p50 %.1f us, p99 %.1f us (wall)\n", result["read_wall_us_p50"].get<double>(),
               result["read_wall_us_p99"].get<double>());
-  std::printf("  sampler thread CPU   %.3f %% of one core (target <= 2 %%: %s)\n", core_pct, core_pct <= 2.0 ? "met" : "MISSED");
+  std::printf("  sampler thread CPU   %.3f %% of one core (target <= 2 %%: %s)\n", core_pct,
+              core_pct <= 2.0 ? "met" : "MISSED");
   std::printf("  timestamp jitter     lateness p50 %.1f us, p99 %.1f us, max %.1f us (target p99 <= 200 us: %s)\n",
               result["lateness_us_p50"].get<double>(), p99_us, result["lateness_us_max"].get<double>(),
               p99_us <= 200.0 ? "met" : "MISSED");
   std::printf("  interval deviation   p99 %.1f us\n", result["interval_deviation_us_p99"].get<double>());
   std::printf("  stop() returned in   %.1f us (period %.1f us)\n", stop_latency_us, 1e6 / rate);
-  std::printf("  wake-up floor        %.3f %% of one core (an empty %.0f Hz sleep loop on this machine)\n", floor_pct, rate);
+  std::printf("  wake-up floor        %.3f %% of one core (an empty %.0f Hz sleep loop on this machine)\n", floor_pct,
+              rate);
   for (const auto& note : sampler.notes()) std::printf("  absent: %s\n", note.c_str());
   return 0;
 }

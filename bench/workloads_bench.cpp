@@ -2,10 +2,10 @@
 // both and prints the ratios). For each workload: training steps/s (zero_grad, forward, loss,
 // backward, optimizer step on one fixed synthetic batch, as the Python side does) and inference
 // latency p50 (eval, no_grad). Same models, batch and thread count on both sides.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -26,9 +26,7 @@ struct Workload {
   std::vector<std::int64_t> input;
 };
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 nlohmann::json run(const Workload& workload, int steps, int queries, int warmup) {
   const auto& spec = find_model(workload.model);
@@ -38,8 +36,8 @@ nlohmann::json run(const Workload& workload, int steps, int queries, int warmup)
   const bool token = spec.token_input();
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   if (token) {
-    optimizer = std::make_unique<torch::optim::AdamW>(model->parameters(),
-                                                      torch::optim::AdamWOptions(5e-5).weight_decay(0.01));
+    optimizer =
+        std::make_unique<torch::optim::AdamW>(model->parameters(), torch::optim::AdamWOptions(5e-5).weight_decay(0.01));
   } else {
     optimizer = std::make_unique<torch::optim::SGD>(model->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
   }
@@ -100,8 +98,11 @@ int main(int argc, char** argv) {
     if (!only.empty() && std::find(only.begin(), only.end(), workload.model) == only.end()) continue;
     results.push_back(run(workload, steps, queries, warmup));
   }
-  fmt::print("{}\n", nlohmann::json{{"side", "libtorch"}, {"threads", torch::get_num_threads()},
-                                    {"version", fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH)}, {"results", results}}
+  fmt::print("{}\n", nlohmann::json{{"side", "libtorch"},
+                                    {"threads", torch::get_num_threads()},
+                                    {"version", fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR,
+                                                            TORCH_VERSION_PATCH)},
+                                    {"results", results}}
                          .dump(2));
   return 0;
 }

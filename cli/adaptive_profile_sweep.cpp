@@ -40,7 +40,9 @@ analysis::PowerMode power_mode_of(const ex::proto::DeviceSpec& device) {
   return mode;
 }
 
-std::uint32_t max_modes(const ex::proto::AdaptiveProfileSpec& spec) { return spec.max_modes() > 0 ? spec.max_modes() : 15; }
+std::uint32_t max_modes(const ex::proto::AdaptiveProfileSpec& spec) {
+  return spec.max_modes() > 0 ? spec.max_modes() : 15;
+}
 std::uint32_t initial_modes(const ex::proto::AdaptiveProfileSpec& spec) {
   return spec.initial_modes() > 0 ? spec.initial_modes() : std::min<std::uint32_t>(8, max_modes(spec));
 }
@@ -61,7 +63,8 @@ std::vector<ModeGroup> group_modes(const ex::SweepPlan& plan) {
 
 std::string run_values(const ex::PlannedRun& run) {
   std::string text;
-  for (const auto& [field, value] : run.axis_values) text += fmt::format("{}{}={}", text.empty() ? "" : " ", field, value);
+  for (const auto& [field, value] : run.axis_values)
+    text += fmt::format("{}{}={}", text.empty() ? "" : " ", field, value);
   return text.empty() ? "base" : text;
 }
 
@@ -103,7 +106,8 @@ std::string duration_text(double seconds) {
 
 }  // namespace
 
-void check_adaptive_profile(const ex::proto::AdaptiveProfileSpec& spec, const ex::SweepPlan& plan, const std::string& source) {
+void check_adaptive_profile(const ex::proto::AdaptiveProfileSpec& spec, const ex::SweepPlan& plan,
+                            const std::string& source) {
   const auto bad = [&](const std::string& what) {
     return std::invalid_argument(fmt::format("{}: adaptive_profile: {}", source, what));
   };
@@ -121,13 +125,15 @@ void check_adaptive_profile(const ex::proto::AdaptiveProfileSpec& spec, const ex
   if (spec.max_minutes() < 0 || !std::isfinite(spec.max_minutes())) {
     throw bad(fmt::format("max_minutes {} must be 0 (no limit) or positive", spec.max_minutes()));
   }
-  if (!(level(spec) > 0 && level(spec) < 1)) throw bad(fmt::format("level {} must be in (0, 1), e.g. 0.9", spec.level()));
+  if (!(level(spec) > 0 && level(spec) < 1))
+    throw bad(fmt::format("level {} must be in (0, 1), e.g. 0.9", spec.level()));
   for (const auto& run : plan.runs) {
     for (const auto& [field, value] : run.axis_values) {
       if (field.rfind("device.", 0) != 0) {
-        throw bad(fmt::format("run {} sweeps {}={}; only power-mode axes (device.*) can be predicted across, so every "
-                              "other setting must be the same in every run",
-                              run.run_id, field, value));
+        throw bad(
+            fmt::format("run {} sweeps {}={}; only power-mode axes (device.*) can be predicted across, so every "
+                        "other setting must be the same in every run",
+                        run.run_id, field, value));
       }
     }
     const auto& d = run.spec.device();
@@ -146,15 +152,16 @@ void check_adaptive_profile(const ex::proto::AdaptiveProfileSpec& spec, const ex
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const auto [it, added] = seen.emplace(groups[g].mode, g);
     if (!added) {
-      throw bad(fmt::format("runs {} and {} have the same cores and clocks ({}) but other device settings differ; the "
-                            "predictor tells modes apart by those four knobs only",
-                            plan.runs[groups[it->second].runs.front()].run_id, plan.runs[groups[g].runs.front()].run_id,
-                            groups[g].mode.label()));
+      throw bad(
+          fmt::format("runs {} and {} have the same cores and clocks ({}) but other device settings differ; the "
+                      "predictor tells modes apart by those four knobs only",
+                      plan.runs[groups[it->second].runs.front()].run_id, plan.runs[groups[g].runs.front()].run_id,
+                      groups[g].mode.label()));
     }
   }
   if (groups.size() < initial_modes(spec)) {
-    throw bad(fmt::format("the sweep has {} power mode(s); adaptive profiling starts from initial_modes = {}", groups.size(),
-                          initial_modes(spec)));
+    throw bad(fmt::format("the sweep has {} power mode(s); adaptive profiling starts from initial_modes = {}",
+                          groups.size(), initial_modes(spec)));
   }
 }
 
@@ -220,7 +227,8 @@ ex::SweepProgress run_adaptive_profile(const ex::proto::AdaptiveProfileSpec& spe
       points.push_back(*point);
       measured[mode] = *point;
     }
-    fmt::print(stderr, "adaptive profiling: mode {} ({}/{}): {}\n", mode.label(), measured.size(), options_profile.max_modes,
+    fmt::print(stderr, "adaptive profiling: mode {} ({}/{}): {}\n", mode.label(), measured.size(),
+               options_profile.max_modes,
                point ? fmt::format("epoch {:.3f} s{}", point->time_s,
                                    point->power_w ? fmt::format(", {:.2f} W", *point->power_w) : std::string())
                      : std::string("no OK run: left out"));
@@ -235,7 +243,8 @@ ex::SweepProgress run_adaptive_profile(const ex::proto::AdaptiveProfileSpec& spe
     predictor = std::move(outcome.predictor);
     stop_reason = outcome.stop_reason;
   } catch (const TimeBudgetSpent&) {
-    stop_reason = fmt::format("time budget spent ({} of max_minutes {})", duration_text(profiling_s), spec.max_minutes());
+    stop_reason =
+        fmt::format("time budget spent ({} of max_minutes {})", duration_text(profiling_s), spec.max_minutes());
     if (points.size() >= 3) predictor = analysis::ModePredictor::fit(points, options_profile.predictor);
   } catch (const SweepStopped&) {
     was_stopped = true;
@@ -252,10 +261,11 @@ ex::SweepProgress run_adaptive_profile(const ex::proto::AdaptiveProfileSpec& spe
     fmt::print("no predictions: fewer than 3 modes gave an OK run\n");
     return total;
   }
-  fmt::print("predictor: time form {}{}; leave-one-out MAPE time {:.1f} %{}\n", analysis::to_string(predictor->time_form()),
-             predictor->power_form() ? fmt::format(", power form {}", analysis::to_string(*predictor->power_form())) : "",
-             predictor->loo_time_mape(),
-             predictor->loo_power_mape() ? fmt::format(", power {:.1f} %", *predictor->loo_power_mape()) : "");
+  fmt::print(
+      "predictor: time form {}{}; leave-one-out MAPE time {:.1f} %{}\n", analysis::to_string(predictor->time_form()),
+      predictor->power_form() ? fmt::format(", power form {}", analysis::to_string(*predictor->power_form())) : "",
+      predictor->loo_time_mape(),
+      predictor->loo_power_mape() ? fmt::format(", power {:.1f} %", *predictor->loo_power_mape()) : "");
 
   std::vector<ex::StoredModePrediction> stored;
   for (const auto& mode : all_modes) {
@@ -307,11 +317,12 @@ ex::SweepProgress run_adaptive_profile(const ex::proto::AdaptiveProfileSpec& spe
   });
   const std::size_t predicted_shown = std::min<std::size_t>(predicted.size(), 20);
   shown.insert(shown.end(), predicted.begin(), predicted.begin() + static_cast<std::ptrdiff_t>(predicted_shown));
-  fmt::print("{:<30} {:<9} {:>26} {:>24} {:>10}\n", "mode", "", fmt::format("epoch s [{:.0f} % interval]", 100 * level(spec)),
-             "power W [interval]", "measured");
+  fmt::print("{:<30} {:<9} {:>26} {:>24} {:>10}\n", "mode", "",
+             fmt::format("epoch s [{:.0f} % interval]", 100 * level(spec)), "power W [interval]", "measured");
   for (const auto* s : shown) {
-    const std::string power = s->power_w ? fmt::format("{:.2f} [{:.2f}, {:.2f}]", *s->power_w, *s->power_low_w, *s->power_high_w)
-                                         : std::string("-");
+    const std::string power =
+        s->power_w ? fmt::format("{:.2f} [{:.2f}, {:.2f}]", *s->power_w, *s->power_low_w, *s->power_high_w)
+                   : std::string("-");
     fmt::print("{:<30} {:<9} {:>26} {:>24} {:>10}\n", s->mode, s->profiled ? "profiled" : "predicted",
                fmt::format("{:.3f} [{:.3f}, {:.3f}]", s->time_s, s->time_low_s, s->time_high_s), power,
                s->measured_time_s ? fmt::format("{:.3f} s", *s->measured_time_s) : std::string("-"));
@@ -319,7 +330,8 @@ ex::SweepProgress run_adaptive_profile(const ex::proto::AdaptiveProfileSpec& spe
   if (predicted.size() > predicted_shown) {
     fmt::print("... {} more predicted modes (the lowest predicted energy shown)\n", predicted.size() - predicted_shown);
   }
-  fmt::print("predictions for all {} modes stored in {} (table mode_predictions)\n", stored.size(), store.file().string());
+  fmt::print("predictions for all {} modes stored in {} (table mode_predictions)\n", stored.size(),
+             store.file().string());
   return total;
 }
 

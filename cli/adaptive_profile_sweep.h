@@ -29,12 +29,9 @@ void check_adaptive_profile(const experiments::proto::AdaptiveProfileSpec& spec,
 /// Runs the adaptive loop (runs through `runner`'s store and journal, skipping stored runs),
 /// prints its outcome and the predictions, and stores them in `store_file` under the sweep's
 /// name. Returns the sweep's progress over the runs it profiled; `stopped` as SweepRunner::run.
-experiments::SweepProgress run_adaptive_profile(const experiments::proto::AdaptiveProfileSpec& spec,
-                                                const experiments::SweepPlan& plan, experiments::ResultsStore& store,
-                                                experiments::SweepJournal& journal,
-                                                const experiments::SystemdNotifier& notifier,
-                                                experiments::RunExecutor& executor,
-                                                const experiments::SweepRunnerOptions& options, bool simulated,
-                                                bool* stopped);
+experiments::SweepProgress run_adaptive_profile(
+    const experiments::proto::AdaptiveProfileSpec& spec, const experiments::SweepPlan& plan,
+    experiments::ResultsStore& store, experiments::SweepJournal& journal, const experiments::SystemdNotifier& notifier,
+    experiments::RunExecutor& executor, const experiments::SweepRunnerOptions& options, bool simulated, bool* stopped);
 
 }  // namespace jetchar::cli

@@ -1,8 +1,8 @@
 // `jetchar analyze stats|pareto|choose|fit|predict RESULTS`: statistics, Pareto fronts, power-mode
 // choice and time/energy prediction over a sweep's results: its results directory, its results.db,
 // or a CSV/JSONL export (layout in analysis/README.md).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -88,19 +88,24 @@ void run_stats(const AnalyzeOptions& o) {
   for (const auto& [status, count] : by_status) out += fmt::format(", {} {}", count, to_string(status));
   out += fmt::format("\nwarm epochs: every epoch after epoch 0 (epoch 0 only where a configuration has no other)\n");
   std::vector<VariabilityLevel> levels;
-  if (o.level == "all") levels = {VariabilityLevel::kEpochs, VariabilityLevel::kRepetitions, VariabilityLevel::kDevices};
+  if (o.level == "all")
+    levels = {VariabilityLevel::kEpochs, VariabilityLevel::kRepetitions, VariabilityLevel::kDevices};
   else if (o.level == "epochs") levels = {VariabilityLevel::kEpochs};
   else if (o.level == "repetitions") levels = {VariabilityLevel::kRepetitions};
   else if (o.level == "devices") levels = {VariabilityLevel::kDevices};
-  else throw std::invalid_argument(fmt::format("--level '{}' is not valid; use epochs, repetitions, devices or all", o.level));
+  else
+    throw std::invalid_argument(
+        fmt::format("--level '{}' is not valid; use epochs, repetitions, devices or all", o.level));
   BootstrapOptions bootstrap{.level = 0.95, .resamples = o.resamples, .seed = o.seed};
   for (VariabilityLevel level : levels) {
     auto rows = variability(records, level, bootstrap);
-    out += fmt::format("\nacross {} (warm epoch time, s; energy, J; 95% bootstrap CI of the median time)\n", to_string(level));
-    out += fmt::format("{:<64} {:<16} {:>4} {:>10} {:>10} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n", "configuration", "group",
-                       "n", "median", "mean", "stddev", "cv%", "olympic", "median CI", "energy", "cv%");
+    out += fmt::format("\nacross {} (warm epoch time, s; energy, J; 95% bootstrap CI of the median time)\n",
+                       to_string(level));
+    out += fmt::format("{:<64} {:<16} {:>4} {:>10} {:>10} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n", "configuration",
+                       "group", "n", "median", "mean", "stddev", "cv%", "olympic", "median CI", "energy", "cv%");
     for (const auto& r : rows) {
-      std::string ci = r.time_median_ci ? fmt::format("[{:.4g}, {:.4g}]", r.time_median_ci->low, r.time_median_ci->high) : "-";
+      std::string ci =
+          r.time_median_ci ? fmt::format("[{:.4g}, {:.4g}]", r.time_median_ci->low, r.time_median_ci->high) : "-";
       out += fmt::format("{:<64} {:<16} {:>4} {:>10.4g} {:>10.4g} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n",
                          r.key.label(), r.group, r.time_s.n, r.time_s.median, r.time_s.mean, opt(r.time_s.stddev),
                          r.time_s.cv ? fmt::format("{:.2f}", 100 * *r.time_s.cv) : "-", opt(r.time_s.olympic_mean), ci,
@@ -120,7 +125,8 @@ std::set<std::string> varying_axes(const std::vector<ConfigPoint>& points) {
   }
   std::set<std::string> varying;
   for (const auto& [axis, seen] : values) {
-    if (seen.size() > 1 || std::any_of(points.begin(), points.end(), [&](const ConfigPoint& p) { return !p.key.axes.count(axis); })) {
+    if (seen.size() > 1 ||
+        std::any_of(points.begin(), points.end(), [&](const ConfigPoint& p) { return !p.key.axes.count(axis); })) {
       varying.insert(axis);
     }
   }
@@ -146,8 +152,8 @@ void check_per_axes(const std::vector<ConfigPoint>& points, const AnalyzeOptions
     if (known.count(axis)) continue;
     std::string names;
     for (const auto& name : known) names += (names.empty() ? "" : ", ") + name;
-    throw std::invalid_argument(fmt::format("--per '{}' is not an axis of {}; its axes: {}", axis, o.results,
-                                            names.empty() ? "none" : names));
+    throw std::invalid_argument(
+        fmt::format("--per '{}' is not an axis of {}; its axes: {}", axis, o.results, names.empty() ? "none" : names));
   }
 }
 
@@ -155,7 +161,8 @@ void check_per_axes(const std::vector<ConfigPoint>& points, const AnalyzeOptions
 // analysis/results_store_reader.h): fronts and choices are per kind, side by side, since one
 // kind's power mode is not another's.
 std::vector<std::string> per_with_kind(const std::vector<ConfigPoint>& points, std::vector<std::string> per) {
-  const bool kinds = std::any_of(points.begin(), points.end(), [](const ConfigPoint& p) { return p.key.axes.count("board") > 0; });
+  const bool kinds =
+      std::any_of(points.begin(), points.end(), [](const ConfigPoint& p) { return p.key.axes.count("board") > 0; });
   if (kinds && std::find(per.begin(), per.end(), "board") == per.end()) per.insert(per.begin(), "board");
   return per;
 }
@@ -168,7 +175,8 @@ void run_pareto(const AnalyzeOptions& o) {
   std::string out = fmt::format("{}\n", kWarmEpochs);
   for (const auto& g : groups) {
     const auto shown = varying_axes(g.points);
-    out += fmt::format("{}: {} of {} configurations on the time-energy Pareto front\n", g.label(), g.front.size(), g.points.size());
+    out += fmt::format("{}: {} of {} configurations on the time-energy Pareto front\n", g.label(), g.front.size(),
+                       g.points.size());
     // Column widths follow the labels: custom power modes are long ("custom: 12 cores CPU/GPU/EMC ...").
     std::size_t mode_width = std::string_view("power mode").size(), axes_width = std::string_view("axes").size();
     for (std::size_t i : g.front) {
@@ -188,7 +196,8 @@ void run_pareto(const AnalyzeOptions& o) {
 
 Budget budget_of(const AnalyzeOptions& o) {
   int given = !!o.max_time_s + !!o.max_power_w + !!o.max_energy_j + !!o.zeus_eta;
-  if (given != 1) throw jetchar::cli::UsageError("give exactly one of --max-time, --max-power, --max-energy, --zeus-eta");
+  if (given != 1)
+    throw jetchar::cli::UsageError("give exactly one of --max-time, --max-power, --max-energy, --zeus-eta");
   if (o.zeus_max_power_w && !o.zeus_eta) throw jetchar::cli::UsageError("--max-power-w goes with --zeus-eta");
   if (o.max_time_s) return {Budget::Kind::kMaxTime, *o.max_time_s};
   if (o.max_power_w) return {Budget::Kind::kMaxPower, *o.max_power_w};
@@ -238,7 +247,9 @@ std::vector<ModelKind> models_of(const std::string& name) {
 
 bool with_auto(const std::string& name) { return name == "all" || name == kAuto; }
 
-nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+nlohmann::json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 
 nlohmann::json scores_json(const std::vector<FormScore>& scores) {
   auto out = nlohmann::json::array();
@@ -258,16 +269,23 @@ std::string forms_of(const ModePredictor& m) {
 
 void run_fit(const AnalyzeOptions& o) {
   auto groups = mode_groups(load_points(o.results));
-  if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs (cpu_cores, cpu_freq, gpu_freq, emc_freq)", o.results));
+  if (groups.empty())
+    throw std::invalid_argument(
+        fmt::format("{}: no configuration has all four knobs (cpu_cores, cpu_freq, gpu_freq, emc_freq)", o.results));
   if (o.json) {
-    auto doc = nlohmann::json::object({{"epochs", kWarmEpochs}, {"knobs", kResolvedKnobs}, {"groups", nlohmann::json::array()}});
+    auto doc = nlohmann::json::object(
+        {{"epochs", kWarmEpochs}, {"knobs", kResolvedKnobs}, {"groups", nlohmann::json::array()}});
     for (const auto& g : groups) {
-      nlohmann::json group = {{"workload", g.workload}, {"axes", axes_json(g.axes)}, {"power_modes", g.points.size()},
+      nlohmann::json group = {{"workload", g.workload},
+                              {"axes", axes_json(g.axes)},
+                              {"power_modes", g.points.size()},
                               {"models", nlohmann::json::array()}};
       for (ModelKind kind : models_of(o.model)) {
         Validation v = cross_validate(kind, g.points, o.folds, o.seed);
-        group["models"].push_back({{"model", to_string(kind)}, {"loo_time_mape_pct", optional_json(v.loo_time_mape)},
-                                   {"loo_energy_mape_pct", optional_json(v.loo_energy_mape)}, {"folds", v.folds},
+        group["models"].push_back({{"model", to_string(kind)},
+                                   {"loo_time_mape_pct", optional_json(v.loo_time_mape)},
+                                   {"loo_energy_mape_pct", optional_json(v.loo_energy_mape)},
+                                   {"folds", v.folds},
                                    {"kfold_time_mape_pct", optional_json(v.kfold_time_mape)},
                                    {"kfold_energy_mape_pct", optional_json(v.kfold_energy_mape)}});
       }
@@ -275,12 +293,15 @@ void run_fit(const AnalyzeOptions& o) {
         ModePredictorOptions options;
         options.level = o.interval_level;
         ModePredictor m = ModePredictor::fit(g.points, options);
-        group["auto"] = {{"time_form", to_string(m.time_form())},
-                         {"power_form", m.power_form() ? nlohmann::json(to_string(*m.power_form())) : nlohmann::json(nullptr)},
-                         {"loo_time_mape_pct", m.loo_time_mape()}, {"loo_power_mape_pct", optional_json(m.loo_power_mape())},
-                         {"loo_energy_mape_pct", optional_json(m.loo_energy_mape())},
-                         {"time_forms", scores_json(m.time_scores())}, {"power_forms", scores_json(m.power_scores())},
-                         {"interval_level", m.level()}};
+        group["auto"] = {
+            {"time_form", to_string(m.time_form())},
+            {"power_form", m.power_form() ? nlohmann::json(to_string(*m.power_form())) : nlohmann::json(nullptr)},
+            {"loo_time_mape_pct", m.loo_time_mape()},
+            {"loo_power_mape_pct", optional_json(m.loo_power_mape())},
+            {"loo_energy_mape_pct", optional_json(m.loo_energy_mape())},
+            {"time_forms", scores_json(m.time_scores())},
+            {"power_forms", scores_json(m.power_scores())},
+            {"interval_level", m.level()}};
       }
       doc["groups"].push_back(std::move(group));
     }
@@ -294,16 +315,19 @@ void run_fit(const AnalyzeOptions& o) {
                        fmt::format("{}-fold time %", o.folds), fmt::format("{}-fold energy %", o.folds));
     if (with_auto(o.model) && g.points.size() >= 3) {
       ModePredictor m = ModePredictor::fit(g.points);
-      out += fmt::format("  {:<9} {:>14.2f} {:>14} {:>18} {:>18}   forms chosen by LOO: time {}, power {} (LOO power % {})\n",
-                         kAuto, m.loo_time_mape(), opt(m.loo_energy_mape(), "{:.2f}"), "-", "-", to_string(m.time_form()),
-                         m.power_form() ? to_string(*m.power_form()) : "-", opt(m.loo_power_mape(), "{:.2f}"));
+      out += fmt::format(
+          "  {:<9} {:>14.2f} {:>14} {:>18} {:>18}   forms chosen by LOO: time {}, power {} (LOO power % {})\n", kAuto,
+          m.loo_time_mape(), opt(m.loo_energy_mape(), "{:.2f}"), "-", "-", to_string(m.time_form()),
+          m.power_form() ? to_string(*m.power_form()) : "-", opt(m.loo_power_mape(), "{:.2f}"));
     }
     for (ModelKind kind : models_of(o.model)) {
       Validation v = cross_validate(kind, g.points, o.folds, o.seed);
       out += fmt::format("  {:<9} {:>14} {:>14} {:>18} {:>18}\n", to_string(kind), opt(v.loo_time_mape, "{:.2f}"),
-                         opt(v.loo_energy_mape, "{:.2f}"), opt(v.kfold_time_mape, "{:.2f}"), opt(v.kfold_energy_mape, "{:.2f}"));
+                         opt(v.loo_energy_mape, "{:.2f}"), opt(v.kfold_time_mape, "{:.2f}"),
+                         opt(v.kfold_energy_mape, "{:.2f}"));
       if (o.table) {
-        out += fmt::format("    {:<36} {:>11} {:>11} {:>11} {:>11}\n", "mode (left out)", "time_s", "predicted", "energy_j", "predicted");
+        out += fmt::format("    {:<36} {:>11} {:>11} {:>11} {:>11}\n", "mode (left out)", "time_s", "predicted",
+                           "energy_j", "predicted");
         for (const auto& row : v.loo) {
           out += fmt::format("    {:<36} {:>11.4g} {:>11.4g} {:>11} {:>11}\n", row.mode.label(), row.measured_time_s,
                              row.predicted_time_s, opt(row.measured_energy_j), opt(row.predicted_energy_j));
@@ -311,8 +335,9 @@ void run_fit(const AnalyzeOptions& o) {
       }
     }
     if (o.profile) {
-      out += fmt::format("  profiling {} modes, evaluated on the other {}: spread design vs median of 20 random choices\n",
-                         *o.profile, g.points.size() > *o.profile ? g.points.size() - *o.profile : 0);
+      out +=
+          fmt::format("  profiling {} modes, evaluated on the other {}: spread design vs median of 20 random choices\n",
+                      *o.profile, g.points.size() > *o.profile ? g.points.size() - *o.profile : 0);
       for (ModelKind kind : models_of(o.model)) {
         if (*o.profile < TimeEnergyModel::coefficient_count(kind) || *o.profile >= g.points.size()) {
           out += fmt::format("  {:<9} needs between {} and {} profiled modes\n", to_string(kind),
@@ -320,8 +345,8 @@ void run_fit(const AnalyzeOptions& o) {
           continue;
         }
         auto e = evaluate_profile_choice(kind, g.points, *o.profile, 20, o.seed);
-        out += fmt::format("  {:<9} time % design {:>7} random {:>7}   energy % design {:>7} random {:>7}\n", to_string(kind),
-                           opt(e.design_time_mape, "{:.2f}"), opt(e.random_time_mape, "{:.2f}"),
+        out += fmt::format("  {:<9} time % design {:>7} random {:>7}   energy % design {:>7} random {:>7}\n",
+                           to_string(kind), opt(e.design_time_mape, "{:.2f}"), opt(e.random_time_mape, "{:.2f}"),
                            opt(e.design_energy_mape, "{:.2f}"), opt(e.random_energy_mape, "{:.2f}"));
       }
     }
@@ -338,10 +363,12 @@ void run_predict(const AnalyzeOptions& o) {
   // The CSV stays plain (no comment line for a parser to trip on); the note goes to stderr.
   std::fprintf(stderr, "predicted: warm epoch time, power and energy, fitted to the measured %s; %s\n", kWarmEpochs,
                kResolvedKnobs);
-  std::string out = "workload,axes,mode,cpu_cores,cpu_freq_khz,gpu_freq_khz,emc_freq_khz,model,profiled,predicted_time_s,"
-                    "predicted_power_w,predicted_energy_j,time_low_s,time_high_s,power_low_w,power_high_w,energy_low_j,"
-                    "energy_high_j\n";
-  auto doc = nlohmann::json::object({{"epochs", kWarmEpochs}, {"knobs", kResolvedKnobs}, {"predictions", nlohmann::json::array()}});
+  std::string out =
+      "workload,axes,mode,cpu_cores,cpu_freq_khz,gpu_freq_khz,emc_freq_khz,model,profiled,predicted_time_s,"
+      "predicted_power_w,predicted_energy_j,time_low_s,time_high_s,power_low_w,power_high_w,energy_low_j,"
+      "energy_high_j\n";
+  auto doc = nlohmann::json::object(
+      {{"epochs", kWarmEpochs}, {"knobs", kResolvedKnobs}, {"predictions", nlohmann::json::array()}});
   if (automatic) doc["interval_level"] = o.interval_level;
   auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : std::string(); };
   for (const auto& g : groups) {
@@ -381,19 +408,27 @@ void run_predict(const AnalyzeOptions& o) {
         Prediction p = fixed->predict(m);
         time = p.time_s, power = p.power_w, energy = p.energy_j;
       }
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{},{},{},{},{},{},{},{}\n", g.workload, axes, m.name, *m.cpu_cores,
-                         *m.cpu_freq_khz, *m.gpu_freq_khz, *m.emc_freq_khz, model_name, train.size(), time, num(power),
-                         num(energy), num(t_lo), num(t_hi), num(p_lo), num(p_hi), num(e_lo), num(e_hi));
-      auto interval = [](const std::optional<double>& v, const std::optional<double>& lo, const std::optional<double>& hi) {
+      out +=
+          fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{},{},{},{},{},{},{},{}\n", g.workload, axes, m.name,
+                      *m.cpu_cores, *m.cpu_freq_khz, *m.gpu_freq_khz, *m.emc_freq_khz, model_name, train.size(), time,
+                      num(power), num(energy), num(t_lo), num(t_hi), num(p_lo), num(p_hi), num(e_lo), num(e_hi));
+      auto interval = [](const std::optional<double>& v, const std::optional<double>& lo,
+                         const std::optional<double>& hi) {
         nlohmann::json j = {{"value", optional_json(v)}};
         if (lo) j["low"] = *lo, j["high"] = *hi;
         return j;
       };
-      doc["predictions"].push_back({{"workload", g.workload}, {"axes", axes_json(g.axes)}, {"mode", m.name},
-                                    {"cpu_cores", *m.cpu_cores}, {"cpu_freq_khz", *m.cpu_freq_khz},
-                                    {"gpu_freq_khz", *m.gpu_freq_khz}, {"emc_freq_khz", *m.emc_freq_khz},
-                                    {"model", model_name}, {"profiled", train.size()},
-                                    {"time_s", interval(time, t_lo, t_hi)}, {"power_w", interval(power, p_lo, p_hi)},
+      doc["predictions"].push_back({{"workload", g.workload},
+                                    {"axes", axes_json(g.axes)},
+                                    {"mode", m.name},
+                                    {"cpu_cores", *m.cpu_cores},
+                                    {"cpu_freq_khz", *m.cpu_freq_khz},
+                                    {"gpu_freq_khz", *m.gpu_freq_khz},
+                                    {"emc_freq_khz", *m.emc_freq_khz},
+                                    {"model", model_name},
+                                    {"profiled", train.size()},
+                                    {"time_s", interval(time, t_lo, t_hi)},
+                                    {"power_w", interval(power, p_lo, p_hi)},
                                     {"energy_j", interval(energy, e_lo, e_hi)}});
     }
   }
@@ -401,37 +436,50 @@ void run_predict(const AnalyzeOptions& o) {
 }
 
 void add_analyze_command(CLI::App& app) {
-  auto& analyze = jetchar::cli::command_group(
-      app, "analyze", "Statistics, Pareto fronts, power-mode choice and prediction over a sweep's results (directory, results.db, CSV or JSONL)");
+  auto& analyze = jetchar::cli::command_group(app, "analyze",
+                                              "Statistics, Pareto fronts, power-mode choice and prediction over a "
+                                              "sweep's results (directory, results.db, CSV or JSONL)");
   auto o = std::make_shared<AnalyzeOptions>();
   auto results = [&](CLI::App* sub) {
-    sub->add_option("results", o->results,
-                    "A results directory (from `jetchar sweep run`), its results.db, or an export: .csv, .jsonl/.ndjson/.json "
-                    "(layout: analysis/README.md)")
+    sub->add_option(
+           "results", o->results,
+           "A results directory (from `jetchar sweep run`), its results.db, or an export: .csv, .jsonl/.ndjson/.json "
+           "(layout: analysis/README.md)")
         ->required()
         ->check(CLI::ExistingPath);
   };
 
-  auto* stats = analyze.add_subcommand("stats", "Median, mean, stddev, CV, olympic mean and bootstrap CI across epochs, repetitions, devices");
+  auto* stats = analyze.add_subcommand(
+      "stats", "Median, mean, stddev, CV, olympic mean and bootstrap CI across epochs, repetitions, devices");
   results(stats);
   stats->add_option("--level", o->level, "epochs, repetitions, devices or all")->capture_default_str();
-  stats->add_option("--resamples", o->resamples, "Bootstrap resamples")->capture_default_str()->check(jetchar::cli::between(1, 1000000, "resamples"));
+  stats->add_option("--resamples", o->resamples, "Bootstrap resamples")
+      ->capture_default_str()
+      ->check(jetchar::cli::between(1, 1000000, "resamples"));
   stats->add_option("--seed", o->seed, "Bootstrap seed")->capture_default_str();
   stats->callback([o] { run_stats(*o); });
 
-  auto* pareto = analyze.add_subcommand("pareto", "Time-energy Pareto front per workload over power modes and the other swept axes");
+  auto* pareto = analyze.add_subcommand(
+      "pareto", "Time-energy Pareto front per workload over power modes and the other swept axes");
   results(pareto);
   pareto->add_option("--per", o->per, "Keep this axis fixed: one front per value (repeatable), e.g. --per batch");
   pareto->callback([o] { run_pareto(*o); });
 
-  auto* choose_cmd = analyze.add_subcommand("choose", "Best configuration per workload under a budget, or by Zeus cost");
+  auto* choose_cmd =
+      analyze.add_subcommand("choose", "Best configuration per workload under a budget, or by Zeus cost");
   results(choose_cmd);
-  auto* t = choose_cmd->add_option("--max-time", o->max_time_s, "Least energy with epoch time <= S seconds")->check(jetchar::cli::at_least(0, "seconds"));
-  auto* p = choose_cmd->add_option("--max-power", o->max_power_w, "Least time with average power <= W watts")->check(jetchar::cli::at_least(0, "watts"));
-  auto* e = choose_cmd->add_option("--max-energy", o->max_energy_j, "Least time with epoch energy <= J joules")->check(jetchar::cli::at_least(0, "joules"));
-  auto* z = choose_cmd->add_option("--zeus-eta", o->zeus_eta, "Least Zeus cost eta*E + (1-eta)*P_max*T, eta in [0, 1]")->check(jetchar::cli::between(0, 1, "the weight of energy against time"));
-  choose_cmd->add_option("--max-power-w", o->zeus_max_power_w, "P_max for --zeus-eta (default: the largest measured power)")
-      ->needs(z)->check(jetchar::cli::above(0, "watts"));
+  auto* t = choose_cmd->add_option("--max-time", o->max_time_s, "Least energy with epoch time <= S seconds")
+                ->check(jetchar::cli::at_least(0, "seconds"));
+  auto* p = choose_cmd->add_option("--max-power", o->max_power_w, "Least time with average power <= W watts")
+                ->check(jetchar::cli::at_least(0, "watts"));
+  auto* e = choose_cmd->add_option("--max-energy", o->max_energy_j, "Least time with epoch energy <= J joules")
+                ->check(jetchar::cli::at_least(0, "joules"));
+  auto* z = choose_cmd->add_option("--zeus-eta", o->zeus_eta, "Least Zeus cost eta*E + (1-eta)*P_max*T, eta in [0, 1]")
+                ->check(jetchar::cli::between(0, 1, "the weight of energy against time"));
+  choose_cmd
+      ->add_option("--max-power-w", o->zeus_max_power_w, "P_max for --zeus-eta (default: the largest measured power)")
+      ->needs(z)
+      ->check(jetchar::cli::above(0, "watts"));
   t->excludes(p)->excludes(e)->excludes(z);
   p->excludes(e)->excludes(z);
   e->excludes(z);
@@ -440,30 +488,40 @@ void add_analyze_command(CLI::App& app) {
 
   auto* fit = analyze.add_subcommand("fit", "Fit time/energy predictors per workload; leave-one-out and k-fold MAPE");
   results(fit);
-  fit->add_option("--model", o->model,
-                  "linear (the study's), inverse, resource, nnls, auto (physical forms chosen by cross-validation) or all")
+  fit->add_option(
+         "--model", o->model,
+         "linear (the study's), inverse, resource, nnls, auto (physical forms chosen by cross-validation) or all")
       ->capture_default_str();
-  fit->add_option("--profile", o->profile, "Also compare N spread-design profiled modes with N random ones (holdout MAPE)")
+  fit->add_option("--profile", o->profile,
+                  "Also compare N spread-design profiled modes with N random ones (holdout MAPE)")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
-  fit->add_option("--folds", o->folds, "k for k-fold cross-validation")->capture_default_str()->check(jetchar::cli::between(2, 1000, "folds"));
+  fit->add_option("--folds", o->folds, "k for k-fold cross-validation")
+      ->capture_default_str()
+      ->check(jetchar::cli::between(2, 1000, "folds"));
   fit->add_option("--seed", o->seed, "Seed for the fold shuffle and random profiles")->capture_default_str();
   fit->add_flag("--table", o->table, "Print the leave-one-out predicted-vs-measured table");
   fit->add_flag("--json", o->json, "JSON on stdout: per group each model's errors and the auto model's chosen forms");
   fit->callback([o] { run_fit(*o); });
 
-  auto* predict = analyze.add_subcommand("predict", "Predict epoch time, power and energy for power modes never run, with intervals (CSV or JSON on stdout)");
+  auto* predict = analyze.add_subcommand(
+      "predict",
+      "Predict epoch time, power and energy for power modes never run, with intervals (CSV or JSON on stdout)");
   results(predict);
-  predict->add_option("--modes", o->modes, "CSV of modes: mode,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz (units hz/khz/mhz)")
+  predict
+      ->add_option("--modes", o->modes,
+                   "CSV of modes: mode,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz (units hz/khz/mhz)")
       ->required()
       ->check(CLI::ExistingFile);
-  predict->add_option("--model", o->model,
-                      "auto (default: physical forms chosen by cross-validation, with intervals), linear, inverse, resource or nnls");
+  predict->add_option(
+      "--model", o->model,
+      "auto (default: physical forms chosen by cross-validation, with intervals), linear, inverse, resource or nnls");
   predict->add_option("--level", o->interval_level, "Coverage of the auto model's intervals")
       ->capture_default_str()
       ->check(jetchar::cli::between(0.5, 0.99, "interval level"));
   predict->add_flag("--json", o->json, "JSON on stdout instead of CSV: each prediction with its interval");
-  predict->add_option("--profile", o->profile,
-                      "Fit on N of the measured modes only: a space-filling design for auto, the spread design otherwise")
+  predict
+      ->add_option("--profile", o->profile,
+                   "Fit on N of the measured modes only: a space-filling design for auto, the spread design otherwise")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
   predict->callback([o] { run_predict(*o); });
 }

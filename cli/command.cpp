@@ -25,9 +25,7 @@ CLI::App& command_group(CLI::App& parent, const std::string& name, const std::st
   return *group;
 }
 
-void add_examples(CLI::App& command, const std::string& examples) {
-  command.footer(examples + "\n\n" + kExitCodeHelp);
-}
+void add_examples(CLI::App& command, const std::string& examples) { command.footer(examples + "\n\n" + kExitCodeHelp); }
 
 bool register_command(int order, CommandAdder adder) {
   registry().emplace_back(order, adder);

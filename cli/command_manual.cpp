@@ -58,7 +58,8 @@ void describe_command(const CLI::App& app, const std::string& path, std::ostring
     std::string type = option->get_type_name();
     page << ".TP\n" << (option->get_positional() ? "\\fI" : "\\fB") << roff(name) << "\\fR";
     if (!type.empty() && option->get_expected_max() != 0) page << " \\fI" << roff(type) << "\\fR";
-    page << "\n" << roff(option->get_description().empty() ? std::string("(no description)") : option->get_description())
+    page << "\n"
+         << roff(option->get_description().empty() ? std::string("(no description)") : option->get_description())
          << "\n";
   }
   const std::string examples = examples_of(app);
@@ -109,16 +110,18 @@ std::string manual_page(const CLI::App& root, std::string_view version) {
   page << fmt::format(".TH JETCHAR 1 \"\" \"{}\" \"User Commands\"\n", roff(version));
   page << ".SH NAME\njetchar \\- " << roff(root.get_description().substr(root.get_description().find(':') + 2)) << "\n";
   page << ".SH SYNOPSIS\n.B jetchar\n.I COMMAND\n.RI [ SUBCOMMAND ]\n.RI [ OPTIONS ]\n";
-  page << ".br\n.B jetchar help\n.RI [ COMMAND " << "...]\n";
+  page << ".br\n.B jetchar help\n.RI [ COMMAND "
+       << "...]\n";
   page << ".SH DESCRIPTION\n";
   for (const CLI::App* sub : visible_subcommands(root)) {
     page << ".TP\n.B " << roff(sub->get_name()) << "\n" << roff(sub->get_description()) << "\n";
   }
   page << ".SH COMMANDS\n";
   for (const CLI::App* sub : visible_subcommands(root)) describe_command(*sub, "jetchar " + sub->get_name(), page);
-  page << ".SH \"EXIT STATUS\"\n.nf\n" << roff(std::string(kExitCodeHelp).substr(std::string(kExitCodeHelp).find('\n') + 1))
-       << "\n.fi\n";
-  page << ".SH FILES\n.TP\n.I /var/lib/jetchar\nthe change journal of a board being controlled, and results of the sweep units\n"
+  page << ".SH \"EXIT STATUS\"\n.nf\n"
+       << roff(std::string(kExitCodeHelp).substr(std::string(kExitCodeHelp).find('\n') + 1)) << "\n.fi\n";
+  page << ".SH FILES\n.TP\n.I /var/lib/jetchar\nthe change journal of a board being controlled, and results of the "
+          "sweep units\n"
        << ".TP\n.I /etc/jetchar/sweeps/NAME.textproto\nthe sweep that jetchar\\-sweep@NAME.service runs\n"
        << ".TP\n.I /usr/share/jetchar/boards\nthe simulated boards behind \\-\\-board sim:NAME\n";
   page << ".SH \"SEE ALSO\"\n.BR systemctl (1),\n.I /usr/share/doc/jetchar/README.md\n";

@@ -1,7 +1,7 @@
 // `jetchar data inspect|cache|bench`: what a data set is and where it lives, its page-cache state,
 // and how fast the pipeline delivers it (samples/s and fetch stall per worker count).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -119,8 +119,9 @@ void run_cache(const CacheOptions& options) {
       fmt::print("{}: evicted {} files, {}\n", path, summary.files, human_bytes(static_cast<double>(summary.bytes)));
     }
     const auto residency = sysfs::page_residency(files);
-    fmt::print("{}: residency {} ({} of {} pages, {} of {}) in {} files\n", path, percent(residency.resident_fraction()),
-               residency.resident_pages, residency.total_pages, human_bytes(static_cast<double>(residency.resident_bytes)),
+    fmt::print("{}: residency {} ({} of {} pages, {} of {}) in {} files\n", path,
+               percent(residency.resident_fraction()), residency.resident_pages, residency.total_pages,
+               human_bytes(static_cast<double>(residency.resident_bytes)),
                human_bytes(static_cast<double>(residency.total_bytes)), residency.files);
   }
 }
@@ -155,10 +156,12 @@ void run_bench(const BenchOptions& options) {
   auto monitor = std::make_shared<loaders::DataPathMonitor>(sysfs::Root("/"), info.files, info.root);
   pipeline.attach_data_path(monitor);
   if (options.evict && !info.files.empty()) sysfs::evict_files(info.files);
-  fmt::print("{}: {} samples, input {}, {} workers, batch {}, prefetch {}, transform {}, medium {}{}\n", info.name,
-             dataset->size(), shape_text(info.layout.input_shape), options.workers, options.batch, options.prefetch,
-             options.transform ? *options.transform : (spec.default_transform().empty() ? "-" : spec.default_transform()),
-             monitor->medium_name(), options.pin_memory && !pipeline.pinned() ? " (pin_memory asked: no CUDA, not pinned)" : "");
+  fmt::print(
+      "{}: {} samples, input {}, {} workers, batch {}, prefetch {}, transform {}, medium {}{}\n", info.name,
+      dataset->size(), shape_text(info.layout.input_shape), options.workers, options.batch, options.prefetch,
+      options.transform ? *options.transform : (spec.default_transform().empty() ? "-" : spec.default_transform()),
+      monitor->medium_name(),
+      options.pin_memory && !pipeline.pinned() ? " (pin_memory asked: no CUDA, not pinned)" : "");
   fmt::print("{:>5} {:>8} {:>12} {:>10} {:>10} {:>10} {:>10} {:>12} {:>9} {:>9} {:>12}\n", "epoch", "batches",
              "samples/s", "wall s", "stall s", "p50 ms", "max ms", "busy s", "res.pre", "res.post", "disk read");
   for (int epoch = 0; epoch < options.epochs; ++epoch) {
@@ -191,16 +194,17 @@ void run_bench(const BenchOptions& options) {
 void add_data_command(CLI::App& app) {
   CLI::App& data = cli::command_group(app, "data", "Data sets: inspect, page cache, pipeline throughput");
   std::string kinds;
-  for (const auto& [name, description] : loaders::dataset_kinds()) kinds += fmt::format("\n  {:<14}{}", name, description);
+  for (const auto& [name, description] : loaders::dataset_kinds())
+    kinds += fmt::format("\n  {:<14}{}", name, description);
   std::string transforms;
   for (const auto& [name, description] : loaders::Transform::known_names()) {
     transforms += fmt::format("\n  {:<16}{}", name, description);
   }
-  const std::string dataset_help =
-      "KIND[/SPLIT]:PATH[?KEY=VALUE&...] or a PATH whose kind is detected. Kinds:" + kinds;
+  const std::string dataset_help = "KIND[/SPLIT]:PATH[?KEY=VALUE&...] or a PATH whose kind is detected. Kinds:" + kinds;
   const std::string transform_help =
       "Transform: a name or comma-separated steps (resize=S|HxW, center-crop=S, random-crop=S[:PAD], "
-      "random-resized-crop=S, hflip[=P], normalize=M[:M..]/S[:S..], cutout=L). Names:" + transforms;
+      "random-resized-crop=S, hflip[=P], normalize=M[:M..]/S[:S..], cutout=L). Names:" +
+      transforms;
 
   auto inspect_options = std::make_shared<InspectOptions>();
   CLI::App* inspect = data.add_subcommand("inspect", "Format, samples, classes, shape, bytes, medium and residency");
@@ -221,7 +225,8 @@ void add_data_command(CLI::App& app) {
   bench->add_option("--dataset", bench_options->dataset, dataset_help)->required();
   bench->add_option("--workers", bench_options->workers, "Worker threads (0 = load in the consumer thread)")
       ->check(cli::between(0, 256, "worker threads"));
-  bench->add_option("--batch", bench_options->batch, "Batch size")->check(cli::between(1, 1 << 20, "samples per batch"));
+  bench->add_option("--batch", bench_options->batch, "Batch size")
+      ->check(cli::between(1, 1 << 20, "samples per batch"));
   bench->add_option("--transform", bench_options->transform, transform_help);
   bench->add_option("--epochs", bench_options->epochs, "Epochs")->check(cli::between(1, 100000, "epochs"));
   bench->add_option("--prefetch", bench_options->prefetch, "Batches in flight per worker (prefetch_factor)")
@@ -229,7 +234,8 @@ void add_data_command(CLI::App& app) {
   bench->add_option("--seed", bench_options->seed, "Shuffle and augmentation seed");
   bench->add_flag("--no-shuffle", bench_options->no_shuffle, "Keep the data set order");
   bench->add_flag("--drop-last", bench_options->drop_last, "Drop the last partial batch");
-  bench->add_flag("--pin-memory", bench_options->pin_memory, "Pinned batch memory (only with CUDA; recorded otherwise)");
+  bench->add_flag("--pin-memory", bench_options->pin_memory,
+                  "Pinned batch memory (only with CUDA; recorded otherwise)");
   bench->add_flag("--evict", bench_options->evict, "Evict the data set's files from the page cache first (cold start)");
   bench->callback([bench_options] { run_bench(*bench_options); });
 }

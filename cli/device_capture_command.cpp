@@ -1,8 +1,8 @@
 // `jetchar device capture [-o FILE]`: writes a board fixture manifest of everything jetchar reads on
 // this board (jetson/simulated/board_capture.h), for a board we have not seen: send us the file, or run
 // jetchar on it with --board sim:FILE. It reads only.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -13,8 +13,8 @@
 #include <string>
 
 #include "cli/command.h"
-#include "jetson/simulated/board_capture.h"
 #include "jetson/discovery/board_handle.h"
+#include "jetson/simulated/board_capture.h"
 
 namespace {
 
@@ -67,9 +67,9 @@ void add_device_capture_command(CLI::App& app) {
   capture->add_flag("--keep-identifiers", options->keep_identifiers,
                     "Keep serial numbers and MAC addresses as they are (default: replaced by REDACTED)");
   jetchar::cli::add_examples(*capture,
-      "Examples:\n"
-      "  jetchar device capture -o my-board.manifest\n"
-      "  jetchar device info --board sim:my-board.manifest");
+                             "Examples:\n"
+                             "  jetchar device capture -o my-board.manifest\n"
+                             "  jetchar device info --board sim:my-board.manifest");
   capture->callback([options] { run_capture(*options); });
 }
 

@@ -1,8 +1,8 @@
 // `jetchar device modes|set|restore|snapshot`: nvpmodel presets, custom power modes (cores, CPU/
 // GPU/EMC frequency, DVFS, fan), and bringing the board back — after a normal run, a signal, or a
 // crash (the change journal in the state directory).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -18,12 +18,12 @@
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "cli/option_checks.h"
-#include "jetson/discovery/board_handle.h"
 #include "jetson/control/control_session.h"
 #include "jetson/control/control_snapshot.h"
-#include "jetson/nvml/nvml_control.h"
 #include "jetson/control/nvpmodel_tool.h"
 #include "jetson/control/power_mode.h"
+#include "jetson/discovery/board_handle.h"
+#include "jetson/nvml/nvml_control.h"
 #include "jetson/simulated/simulated_board.h"
 #include "sysfs/change_journal.h"
 #include "sysfs/root.h"
@@ -98,8 +98,9 @@ void run_modes(const BoardOptions& options) {
   const auto& config = *controls.nvpmodel;
   const auto current = jetson::current_nvpmodel_mode(*board.root);
   out += fmt::format("nvpmodel configuration: {}\n", config.source);
-  out += fmt::format("current mode: {}\n", current && current->id ? fmt::format("{} (from {})", *current->id, current->source)
-                                                                   : std::string("unknown"));
+  out += fmt::format("current mode: {}\n", current && current->id
+                                               ? fmt::format("{} (from {})", *current->id, current->source)
+                                               : std::string("unknown"));
   out += fmt::format("{:>3}  {:<18} {:>5}  {:<24} {:>13} {:>13}  {}\n", "ID", "NAME", "CORES", "CPU MAX (MHz)",
                      "GPU MAX (MHz)", "EMC MAX (MHz)", "TPC MASK");
   for (const auto& mode : config.modes) {
@@ -147,7 +148,8 @@ int nvpmodel_mode_id(const jetson::ControlSession& session, const std::string& i
 }
 
 std::string describe_result(const jetson::PowerModePlan& plan, const jetson::ApplyResult& result) {
-  std::string out = fmt::format("applied: {} ({} write{}", plan.description, result.writes, result.writes == 1 ? "" : "s");
+  std::string out =
+      fmt::format("applied: {} ({} write{}", plan.description, result.writes, result.writes == 1 ? "" : "s");
   if (!result.settle.outcomes.empty()) out += fmt::format(", settled in {} ms", result.settle.waited.count());
   out += ")\n";
   for (const auto& outcome : result.settle.outcomes) {
@@ -160,7 +162,8 @@ std::string describe_result(const jetson::PowerModePlan& plan, const jetson::App
                                      [&](const jetson::SettleTarget& t) { return t.path == outcome.path; });
     if (!outcome.pinned && target != plan.settle.end() && target->min != target->max) {
       out += fmt::format("  {}: {} MHz now; DVFS is on: the governor moves it between {} and {} MHz with the load\n",
-                         outcome.what, now, jetson::format_mhz(target->min, units), jetson::format_mhz(target->max, units));
+                         outcome.what, now, jetson::format_mhz(target->min, units),
+                         jetson::format_mhz(target->max, units));
       continue;
     }
     out += fmt::format("  {}: {} MHz{}\n", outcome.what, now, outcome.settled ? "" : " (not settled)");
@@ -202,8 +205,8 @@ void run_set(const SetOptions& options) {
   std::vector<jetson::NvmlWrite> nvml_writes;
   if (options.nvml_requested()) {
     if (board.sim || !board.root->is_host_root()) {
-      throw std::invalid_argument(fmt::format("NVML knobs act on this machine's GPUs; board {} is not this machine",
-                                              board.label));
+      throw std::invalid_argument(
+          fmt::format("NVML knobs act on this machine's GPUs; board {} is not this machine", board.label));
     }
     auto opened = jetson::NvmlLibrary::open();
     if (!opened.library) throw std::runtime_error("NVML knobs: " + opened.absent.value_or("NVML is absent"));
@@ -226,10 +229,10 @@ void run_set(const SetOptions& options) {
   try {
     if (options.mode || !custom.empty()) {
       const jetson::PowerModePlan plan =
-          options.mode ? jetson::plan_nvpmodel_mode(*board.root, session.controls(),
-                                                    nvpmodel_mode_id(session, *options.mode), options.allow_reboot)
-                       : jetson::plan_custom_mode(*board.root, session.controls(), custom, options.snap,
-                                                  &session.journal());
+          options.mode
+              ? jetson::plan_nvpmodel_mode(*board.root, session.controls(), nvpmodel_mode_id(session, *options.mode),
+                                           options.allow_reboot)
+              : jetson::plan_custom_mode(*board.root, session.controls(), custom, options.snap, &session.journal());
       jetson::ApplyOptions apply;
       apply.use_nvpmodel_program = options.mode && !board.sim && jetson::nvpmodel_available(*board.root);
       apply.confirm_reboot = options.allow_reboot;
@@ -244,14 +247,15 @@ void run_set(const SetOptions& options) {
   }
   if (board.sim) {
     const auto power = board.sim->power();
-    out += fmt::format("  simulated power: {:.0f} mW module (CPU {:.0f}, GPU {:.0f}, EMC {:.0f}, SoC {:.0f}) at host "
-                       "utilization {:.0f} %\n",
-                       power.total_mw, power.cpu_mw, power.gpu_mw, power.emc_mw, power.soc_mw,
-                       100 * power.host_utilization);
+    out += fmt::format(
+        "  simulated power: {:.0f} mW module (CPU {:.0f}, GPU {:.0f}, EMC {:.0f}, SoC {:.0f}) at host "
+        "utilization {:.0f} %\n",
+        power.total_mw, power.cpu_mw, power.gpu_mw, power.emc_mw, power.soc_mw, 100 * power.host_utilization);
   }
   if (options.hold_s) {
-    out += *options.hold_s > 0 ? fmt::format("holding for {} s (SIGINT/SIGTERM ends it early), then restoring\n", *options.hold_s)
-                               : "holding until SIGINT/SIGTERM, then restoring\n";
+    out += *options.hold_s > 0
+               ? fmt::format("holding for {} s (SIGINT/SIGTERM ends it early), then restoring\n", *options.hold_s)
+               : "holding until SIGINT/SIGTERM, then restoring\n";
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
     out.clear();
@@ -267,8 +271,8 @@ void run_set(const SetOptions& options) {
     std::fputs(out.c_str(), stdout);
     if (session.interrupt().signal() != 0) {
       std::fflush(stdout);
-      throw cli::CommandExit(cli::kInterrupted, fmt::format("stopped by signal {}; the board was restored",
-                                                            session.interrupt().signal()));
+      throw cli::CommandExit(cli::kInterrupted,
+                             fmt::format("stopped by signal {}; the board was restored", session.interrupt().signal()));
     }
     return;
   }
@@ -297,8 +301,9 @@ void run_restore(const BoardOptions& options, const std::string& file) {
                                               file, snapshot.root_prefix.string(), board.root->prefix().string()));
     }
     if (sysfs::find_pending_journal(board.state_dir)) {
-      throw std::invalid_argument(fmt::format(
-          "a change journal is pending in {}; run `jetchar device restore` without a file first", board.state_dir.string()));
+      throw std::invalid_argument(
+          fmt::format("a change journal is pending in {}; run `jetchar device restore` without a file first",
+                      board.state_dir.string()));
     }
     const std::size_t count = sysfs::restore_entries(*board.root, snapshot.entries, file);
     if (board.sim) board.sim->update();
@@ -332,9 +337,9 @@ void run_restore(const BoardOptions& options, const std::string& file) {
   } else if (!same_root && jetson::SimulatedBoard::is_simulated_root(contents.root_prefix)) {
     jetson::SimulatedBoard("", contents.root_prefix).update();
   }
-  out += fmt::format("restored {} attribute{} from the change journal{}\n", count, count == 1 ? "" : "s",
-                     contents.torn_tail ? " (its last record was torn by the crash and was dropped: that write never began)"
-                                        : "");
+  out += fmt::format(
+      "restored {} attribute{} from the change journal{}\n", count, count == 1 ? "" : "s",
+      contents.torn_tail ? " (its last record was torn by the crash and was dropped: that write never began)" : "");
   std::fputs(out.c_str(), stdout);
 }
 
@@ -350,7 +355,8 @@ void run_snapshot(const BoardOptions& options, const std::string& output) {
   }
   warn_pending(board);
   const auto snapshot = jetson::snapshot_controls(*board.root);
-  for (const auto& reason : snapshot.left_out) std::fprintf(stderr, "jetchar: warning: not in the snapshot: %s\n", reason.c_str());
+  for (const auto& reason : snapshot.left_out)
+    std::fprintf(stderr, "jetchar: warning: not in the snapshot: %s\n", reason.c_str());
   const auto& readable = snapshot.entries;
   if (output.empty() || output == "-") {
     const fs::path temporary = board.state_dir / "snapshot.tmp-stdout";
@@ -382,8 +388,8 @@ void add_device_control_commands(CLI::App& app) {
   CLI::App* modes = device.add_subcommand("modes", "List the board's nvpmodel power modes with their caps");
   add_board_options(modes, *modes_options);
   jetchar::cli::add_examples(*modes,
-      "Example:\n"
-      "  jetchar device modes --board sim:agx-orin-r36");
+                             "Example:\n"
+                             "  jetchar device modes --board sim:agx-orin-r36");
   modes->callback([modes_options] { run_modes(*modes_options); });
 
   auto set_options = std::make_shared<SetOptions>();
@@ -392,7 +398,8 @@ void add_device_control_commands(CLI::App& app) {
       "Apply an nvpmodel preset (--mode) or a custom power mode. Every write is journalled first; on error or "
       "SIGINT/SIGTERM the board is restored. Frequencies are MHz as the board lists them (e.g. 1420.8).");
   add_board_options(set, set_options->board);
-  set->add_option("--mode", set_options->mode, "nvpmodel power mode id or name, e.g. 2 or MAXN_SUPER (see `jetchar device modes`)");
+  set->add_option("--mode", set_options->mode,
+                  "nvpmodel power mode id or name, e.g. 2 or MAXN_SUPER (see `jetchar device modes`)");
   set->add_option("--cpu-cores", set_options->cpu_cores, "Online CPU cores: CPU0..N-1 (CPU0 never goes offline)")
       ->check(cli::between(1, 4096, "cores"));
   set->add_option("--cpu-freq", set_options->cpu_freq, "CPU frequency in MHz for every cluster");
@@ -424,7 +431,8 @@ void add_device_control_commands(CLI::App& app) {
   set->add_option("--memory-locked-clocks", set_options->memory_locked_clocks,
                   "NVML: lock the GPU's memory clock to MIN,MAX MHz (needs root; restored to unlocked)");
   set->add_option("--nvml-gpu", set_options->nvml_gpu, "NVML index of the GPU the NVML knobs act on (default 0)");
-  jetchar::cli::add_examples(*set,
+  jetchar::cli::add_examples(
+      *set,
       "Examples (a simulated board kept in the folder ./board):\n"
       "  jetchar device set --board sim:agx-orin-r36 --root board --cpu-cores 4 --gpu-freq 612 --dvfs off\n"
       "  jetchar device restore --board sim:agx-orin-r36 --root board\n"
@@ -434,8 +442,9 @@ void add_device_control_commands(CLI::App& app) {
   auto restore_options = std::make_shared<BoardOptions>();
   auto restore_file = std::make_shared<std::string>();
   CLI::App* restore = device.add_subcommand(
-      "restore", "Bring the board back: from the pending change journal (after a crash, or a kept `device set`), "
-                 "or from a snapshot FILE");
+      "restore",
+      "Bring the board back: from the pending change journal (after a crash, or a kept `device set`), "
+      "or from a snapshot FILE");
   add_board_options(restore, *restore_options);
   restore->add_option("FILE", *restore_file, "A snapshot written by `jetchar device snapshot -o FILE`");
   restore->callback([restore_options, restore_file] { run_restore(*restore_options, *restore_file); });
@@ -443,17 +452,18 @@ void add_device_control_commands(CLI::App& app) {
   auto snapshot_options = std::make_shared<BoardOptions>();
   auto snapshot_file = std::make_shared<std::string>();
   CLI::App* snapshot = device.add_subcommand(
-      "snapshot", "Record every control of the board (cores, cpufreq, GPU devfreq, EMC cap/lock/rate, fan, nvpmodel "
-                  "attributes and, on this host, each NVML GPU's power limit) for `jetchar device restore FILE`");
+      "snapshot",
+      "Record every control of the board (cores, cpufreq, GPU devfreq, EMC cap/lock/rate, fan, nvpmodel "
+      "attributes and, on this host, each NVML GPU's power limit) for `jetchar device restore FILE`");
   add_board_options(snapshot, *snapshot_options);
   snapshot->add_option("-o,--output", *snapshot_file, "File to write (default: standard output)");
   jetchar::cli::add_examples(*snapshot,
-      "Examples (a simulated board kept in the folder ./board):\n"
-      "  jetchar device snapshot --board sim:agx-orin-r36 --root board -o before.snapshot\n"
-      "  jetchar device set --board sim:agx-orin-r36 --root board --cpu-cores 2\n"
-      "  jetchar device restore --board sim:agx-orin-r36 --root board\n"
-      "  jetchar device restore --board sim:agx-orin-r36 --root board before.snapshot\n"
-      "(a pending change journal is restored first: `restore FILE` refuses while one exists)");
+                             "Examples (a simulated board kept in the folder ./board):\n"
+                             "  jetchar device snapshot --board sim:agx-orin-r36 --root board -o before.snapshot\n"
+                             "  jetchar device set --board sim:agx-orin-r36 --root board --cpu-cores 2\n"
+                             "  jetchar device restore --board sim:agx-orin-r36 --root board\n"
+                             "  jetchar device restore --board sim:agx-orin-r36 --root board before.snapshot\n"
+                             "(a pending change journal is restored first: `restore FILE` refuses while one exists)");
   snapshot->callback([snapshot_options, snapshot_file] { run_snapshot(*snapshot_options, *snapshot_file); });
 }
 

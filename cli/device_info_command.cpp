@@ -1,7 +1,7 @@
 // `jetchar device info`: discovers the board (this machine, a Jetson, another root, or a
 // simulated board expanded from a fixture) and prints it as text or JSON.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -10,11 +10,11 @@
 #include <string>
 
 #include "cli/command.h"
-#include "jetson/simulated/board_fixture.h"
 #include "jetson/discovery/board_handle.h"
 #include "jetson/discovery/board_info.h"
 #include "jetson/discovery/board_info_json.h"
 #include "jetson/discovery/board_info_text.h"
+#include "jetson/simulated/board_fixture.h"
 #include "sysfs/root.h"
 
 namespace {
@@ -47,7 +47,8 @@ void run_device_info(const DeviceInfoOptions& options) {
     request = living->request;
   } else if (options.board.rfind("sim:", 0) == 0) {
     const std::string name = options.board.substr(4);
-    if (name.empty()) throw std::invalid_argument("--board sim: needs a fixture name or manifest path (sim:agx-orin-r36)");
+    if (name.empty())
+      throw std::invalid_argument("--board sim: needs a fixture name or manifest path (sim:agx-orin-r36)");
     fixture.emplace(name);
     root_dir = fixture->root_dir().string();
     origin.board = "sim:" + fixture->name();
@@ -65,9 +66,9 @@ void run_device_info(const DeviceInfoOptions& options) {
   // A fixture folder holds a manifest, not a tree: say how to use it instead of failing on /sys.
   std::error_code ec;
   if (!origin.simulated && std::filesystem::is_regular_file(std::filesystem::path(root_dir) / "board.manifest", ec)) {
-    throw std::invalid_argument(fmt::format(
-        "--root {} is a board fixture (it holds board.manifest, not a board tree); use --board sim:{}", root_dir,
-        root_dir));
+    throw std::invalid_argument(
+        fmt::format("--root {} is a board fixture (it holds board.manifest, not a board tree); use --board sim:{}",
+                    root_dir, root_dir));
   }
 
   const jetchar::sysfs::Root root(root_dir);
@@ -81,8 +82,9 @@ void add_device_info_command(CLI::App& app) {
   CLI::App& device = jetchar::cli::command_group(app, "device", "Inspect and control the board");
   auto options = std::make_shared<DeviceInfoOptions>();
   CLI::App* info = device.add_subcommand(
-      "info", "Discover the board: identity, L4T/JetPack, CPU, GPU, EMC, INA3221 rails, fan, thermal zones, "
-              "host sensors. Absent things are shown as absent.");
+      "info",
+      "Discover the board: identity, L4T/JetPack, CPU, GPU, EMC, INA3221 rails, fan, thermal zones, "
+      "host sensors. Absent things are shown as absent.");
   info->add_option("--root", options->root,
                    "Directory that plays '/' (a copied board tree); default / (this machine); with --board "
                    "sim:<fixture>, the directory the simulated board lives in (as for `device set`)")
@@ -94,10 +96,10 @@ void add_device_info_command(CLI::App& app) {
                    "expanded into a temporary root; output is marked simulated)");
   info->add_flag("--json", options->json, "Print JSON (units in key names) instead of text");
   jetchar::cli::add_examples(*info,
-      "Examples:\n"
-      "  jetchar device info\n"
-      "  jetchar device info --board sim:agx-thor-r38\n"
-      "  jetchar device info --board sim:agx-orin-r36 --json");
+                             "Examples:\n"
+                             "  jetchar device info\n"
+                             "  jetchar device info --board sim:agx-thor-r38\n"
+                             "  jetchar device info --board sim:agx-orin-r36 --json");
   info->callback([options] { run_device_info(*options); });
 }
 

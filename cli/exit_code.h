@@ -9,13 +9,13 @@ namespace jetchar::cli {
 
 enum ExitCode : int {
   kOk = 0,
-  kFailure = 1,       ///< a run or operation failed at run time (a sweep with runs that are not OK)
-  kUsage = 2,         ///< the command line does not fit the command: unknown command or option,
-                      ///< missing or extra arguments, options that exclude each other
-  kBadInput = 3,      ///< a file, directory, device or value named on the command line is missing,
-                      ///< unreadable, malformed or out of range
-  kPermission = 4,    ///< needs root, or a control or file that is not writable
-  kInterrupted = 130, ///< SIGINT or SIGTERM stopped the command (what it did until then is kept)
+  kFailure = 1,        ///< a run or operation failed at run time (a sweep with runs that are not OK)
+  kUsage = 2,          ///< the command line does not fit the command: unknown command or option,
+                       ///< missing or extra arguments, options that exclude each other
+  kBadInput = 3,       ///< a file, directory, device or value named on the command line is missing,
+                       ///< unreadable, malformed or out of range
+  kPermission = 4,     ///< needs root, or a control or file that is not writable
+  kInterrupted = 130,  ///< SIGINT or SIGTERM stopped the command (what it did until then is kept)
 };
 
 /// The table as `jetchar --help` shows it (the same words as README's "Exit codes").

@@ -74,7 +74,8 @@ void run_help(CLI::App& root, const HelpOptions& options) {
 
 void add_help_command(CLI::App& app) {
   auto options = std::make_shared<HelpOptions>();
-  CLI::App* help = app.add_subcommand("help", "Help on a command (as COMMAND --help), the manual page or the bash completion");
+  CLI::App* help =
+      app.add_subcommand("help", "Help on a command (as COMMAND --help), the manual page or the bash completion");
   help->add_option("command", options->topic, "The command, e.g. `sweep run`");
   help->add_flag("--man", options->man, "Print the manual page (man(7) format) of every command");
   help->add_flag("--bash-completion", options->bash_completion, "Print the bash completion script");

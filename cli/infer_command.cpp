@@ -1,7 +1,7 @@
 // `jetchar infer --model M --batch B ...`: timed inference on synthetic inputs of the model's
 // format; prints the latency table (avg, p50, p90, p95, p99, max by nearest rank) and throughput.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <memory>
@@ -48,7 +48,8 @@ void run_infer(const InferOptions& options) {
   config.seed = options.seed;
   config.num_classes = options.classes;
   if (options.threads) {
-    if (*options.threads < 1) throw std::invalid_argument(fmt::format("--threads {} must be at least 1", *options.threads));
+    if (*options.threads < 1)
+      throw std::invalid_argument(fmt::format("--threads {} must be at least 1", *options.threads));
     torch::set_num_threads(*options.threads);
   }
   torch::manual_seed(options.seed);
@@ -78,9 +79,8 @@ void run_infer(const InferOptions& options) {
     fmt::print("{:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>14}\n", "queries", "avg ms", "p50 ms", "p90 ms",
                "p95 ms", "p99 ms", "max ms", "samples/s");
     fmt::print("{:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>14.1f}\n", l.count, ms(l.avg_ns),
-               ms(static_cast<double>(l.p50_ns)), ms(static_cast<double>(l.p90_ns)),
-               ms(static_cast<double>(l.p95_ns)), ms(static_cast<double>(l.p99_ns)),
-               ms(static_cast<double>(l.max_ns)), result.samples_per_s);
+               ms(static_cast<double>(l.p50_ns)), ms(static_cast<double>(l.p90_ns)), ms(static_cast<double>(l.p95_ns)),
+               ms(static_cast<double>(l.p99_ns)), ms(static_cast<double>(l.max_ns)), result.samples_per_s);
   }
   if (result.status != RunStatus::kOk) {
     throw std::runtime_error(fmt::format("inference {} with batch {}: {} ({})", spec.name, options.batch,
@@ -101,10 +101,13 @@ void add_infer_command(CLI::App& app) {
   command->add_option("--warmup", options->warmup, "Untimed warm-up queries")
       ->capture_default_str()
       ->check(jetchar::cli::at_least(0, "queries"));
-  command->add_option("--queries", options->queries, "Minimum number of timed queries (default 100 unless --duration is given)")
+  command
+      ->add_option("--queries", options->queries,
+                   "Minimum number of timed queries (default 100 unless --duration is given)")
       ->check(jetchar::cli::at_least(1, "queries"));
-  command->add_option("--duration", options->duration_s,
-                      "Minimum timed duration in seconds (with --queries, both minimums must be met)")
+  command
+      ->add_option("--duration", options->duration_s,
+                   "Minimum timed duration in seconds (with --queries, both minimums must be met)")
       ->check(jetchar::cli::above(0, "seconds"));
   command->add_option("--precision", options->precision, "fp32, tf32, amp-fp16 (CUDA), bf16")->capture_default_str();
   command->add_option("--device", options->device, "cpu, cuda or cuda:N")->capture_default_str();
@@ -118,9 +121,9 @@ void add_infer_command(CLI::App& app) {
                       "a bert-* model runs with");
   command->add_flag("--json", options->json, "Print JSON (with every latency) instead of the table");
   jetchar::cli::add_examples(*command,
-      "Examples:\n"
-      "  jetchar infer --model mobilenetv3-small --batch 4 --queries 10\n"
-      "  jetchar infer --model bert-tiny --batch 8 --seq-len 128 --warmup 2 --queries 10");
+                             "Examples:\n"
+                             "  jetchar infer --model mobilenetv3-small --batch 4 --queries 10\n"
+                             "  jetchar infer --model bert-tiny --batch 8 --seq-len 128 --warmup 2 --queries 10");
   command->callback([options] { run_infer(*options); });
 }
 

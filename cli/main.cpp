@@ -1,7 +1,7 @@
 // The jetchar executable: parses the command line, lets the registered subcommands run, and maps
 // errors to one line on stderr and an exit code (cli/exit_code.h, shown at the end of --help).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <cstdio>
@@ -26,8 +26,7 @@ ExitCode exit_code_for_errno(int error_number) {
   switch (error_number) {
     case EACCES:
     case EPERM:
-    case EROFS:
-      return jetchar::cli::kPermission;
+    case EROFS: return jetchar::cli::kPermission;
     case ENOENT:
     case ENOTDIR:
     case EISDIR:
@@ -37,10 +36,8 @@ ExitCode exit_code_for_errno(int error_number) {
     case ENXIO:
     case ENODEV:
     case ENOTTY:
-    case ERANGE:
-      return jetchar::cli::kBadInput;
-    default:
-      return jetchar::cli::kFailure;
+    case ERANGE: return jetchar::cli::kBadInput;
+    default: return jetchar::cli::kFailure;
   }
 }
 

@@ -2,9 +2,9 @@
 // path to give to `jetchar meter read` or `jetchar monitor --meter`, so the tool can be tried
 // without hardware. `jetchar meter read <protocol> <device>`: reads an external meter and prints
 // each reading, the gaps, and the energy over the run.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <signal.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -31,14 +31,16 @@ using namespace jetchar::jetson;
 // After a signal the command has reported what it read; its status says that it was stopped.
 void throw_if_interrupted(const ControlInterrupt& interrupt) {
   if (const int signal = interrupt.signal(); signal != 0) {
-    throw jetchar::cli::CommandExit(jetchar::cli::kInterrupted, fmt::format("stopped by {}", signal == SIGINT ? "SIGINT" : "SIGTERM"));
+    throw jetchar::cli::CommandExit(jetchar::cli::kInterrupted,
+                                    fmt::format("stopped by {}", signal == SIGINT ? "SIGINT" : "SIGTERM"));
   }
 }
 
 // Runs until the duration passed or SIGINT/SIGTERM (duration <= 0: until a signal), calling
 // `tick` about every 100 ms.
 void wait_until_done(const ControlInterrupt& interrupt, double duration_s, const std::function<void()>& tick) {
-  const std::int64_t end = duration_s > 0 ? jetchar::sysfs::monotonic_ns() + static_cast<std::int64_t>(duration_s * 1e9) : INT64_MAX;
+  const std::int64_t end =
+      duration_s > 0 ? jetchar::sysfs::monotonic_ns() + static_cast<std::int64_t>(duration_s * 1e9) : INT64_MAX;
   while (interrupt.signal() == 0 && jetchar::sysfs::monotonic_ns() < end) {
     interrupt.wait(std::chrono::milliseconds(100));
     if (tick) tick();
@@ -46,9 +48,9 @@ void wait_until_done(const ControlInterrupt& interrupt, double duration_s, const
 }
 
 double default_voltage_mv(const std::string& protocol) {
-  if (protocol == "wattsup") return 230000.0;  // mains
+  if (protocol == "wattsup") return 230000.0;       // mains
   if (protocol.rfind("um", 0) == 0) return 5000.0;  // USB
-  return 19000.0;  // a Jetson barrel-jack supply
+  return 19000.0;                                   // a Jetson barrel-jack supply
 }
 
 struct SimulateOptions {
@@ -63,8 +65,9 @@ struct SimulateOptions {
 
 void run_simulate(const SimulateOptions& o) {
   const double voltage = o.voltage_mv.value_or(default_voltage_mv(o.protocol));
-  meters::SyntheticPowerTrace trace = o.trace_file.empty() ? meters::SyntheticPowerTrace::standard(voltage)
-                                                           : meters::SyntheticPowerTrace::from_csv(o.trace_file, voltage);
+  meters::SyntheticPowerTrace trace = o.trace_file.empty()
+                                          ? meters::SyntheticPowerTrace::standard(voltage)
+                                          : meters::SyntheticPowerTrace::from_csv(o.trace_file, voltage);
   meters::MeterSimulatorOptions options;
   options.interval = std::chrono::nanoseconds(static_cast<std::int64_t>(o.interval_ms * 1e6));
   options.link_path = o.link;
@@ -74,10 +77,9 @@ void run_simulate(const SimulateOptions& o) {
   simulator.start();
   std::printf("%s\n", simulator.device_path().c_str());
   std::fflush(stdout);
-  std::fprintf(stderr,
-               "jetchar: simulating a %s meter on %s (trace period %.3f s, %.0f mV); stop with Ctrl-C\n",
-               o.protocol.c_str(), simulator.slave_path().c_str(), static_cast<double>(simulator.trace().period_ns()) / 1e9,
-               voltage);
+  std::fprintf(stderr, "jetchar: simulating a %s meter on %s (trace period %.3f s, %.0f mV); stop with Ctrl-C\n",
+               o.protocol.c_str(), simulator.slave_path().c_str(),
+               static_cast<double>(simulator.trace().period_ns()) / 1e9, voltage);
   wait_until_done(interrupt, o.duration_s, {});
   simulator.stop();
   throw_if_interrupted(interrupt);
@@ -124,9 +126,11 @@ void run_read(const ReadOptions& o) {
                  static_cast<double>(gap.end_ns - t0) / 1e9, gap.reason.c_str());
   }
   if (trace.size() >= 2) {
-    const auto e = energy::integrate(trace, 0, trace.time_ns(0), trace.time_ns(trace.size() - 1),
-                                     averages ? energy::Integration::kBackwardRectangle : energy::Integration::kTrapezoid);
-    std::fprintf(stderr, "jetchar: %llu readings, energy %.3f J over %.3f s (%s), %llu bad frames, %llu garbage bytes\n",
+    const auto e =
+        energy::integrate(trace, 0, trace.time_ns(0), trace.time_ns(trace.size() - 1),
+                          averages ? energy::Integration::kBackwardRectangle : energy::Integration::kTrapezoid);
+    std::fprintf(stderr,
+                 "jetchar: %llu readings, energy %.3f J over %.3f s (%s), %llu bad frames, %llu garbage bytes\n",
                  static_cast<unsigned long long>(status.readings), e.energy_mj.value_or(0.0) / 1000.0,
                  static_cast<double>(e.covered_ns) / 1e9, averages ? "backward rectangle" : "trapezoid",
                  static_cast<unsigned long long>(status.protocol.bad_frames),
@@ -149,12 +153,14 @@ void add_meter_command(CLI::App& app) {
   simulate->add_option("--trace", sim->trace_file,
                        "CSV of power breakpoints 't_s,power_mw' (first at 0; the trace repeats); default: a 4 s "
                        "idle/ramp/burst/step trace");
-  simulate->add_option("--voltage", sim->voltage_mv,
-                       "Supply voltage in mV (default: 230000 wattsup, 5000 UM meters, 19000 otherwise)")
+  simulate
+      ->add_option("--voltage", sim->voltage_mv,
+                   "Supply voltage in mV (default: 230000 wattsup, 5000 UM meters, 19000 otherwise)")
       ->check(jetchar::cli::above(0, "millivolts"));
-  simulate->add_option("--interval", sim->interval_ms,
-                       "Report interval in ms (Watts Up? logging interval, Yokogawa update rate, INA line period); "
-                       "0 = the protocol's default")
+  simulate
+      ->add_option("--interval", sim->interval_ms,
+                   "Report interval in ms (Watts Up? logging interval, Yokogawa update rate, INA line period); "
+                   "0 = the protocol's default")
       ->check(jetchar::cli::at_least(0, "milliseconds, 0 = the protocol's default"));
   simulate->add_option("--link", sim->link, "Keep a symlink at this path pointing to the current pty");
   simulate->add_option("--duration", sim->duration_s, "Stop after this many seconds (default: until Ctrl-C)")
@@ -163,9 +169,11 @@ void add_meter_command(CLI::App& app) {
   simulate->callback([sim] { run_simulate(*sim); });
 
   auto rd = std::make_shared<ReadOptions>();
-  CLI::App* read = meter.add_subcommand("read", "Read an external meter: CSV readings on stdout, gaps and energy on stderr");
+  CLI::App* read =
+      meter.add_subcommand("read", "Read an external meter: CSV readings on stdout, gaps and energy on stderr");
   read->add_option("protocol", rd->protocol, "Protocol: " + protocols)->required();
-  read->add_option("device", rd->device, "Serial device (/dev/ttyUSB0, /dev/rfcomm0, or a simulator's pty)")->required();
+  read->add_option("device", rd->device, "Serial device (/dev/ttyUSB0, /dev/rfcomm0, or a simulator's pty)")
+      ->required();
   read->add_option("--interval", rd->interval_ms,
                    "Meter interval in ms (0 = protocol default: 1000 wattsup, 500 wt300, 100 UM poll, 10 ina)")
       ->check(jetchar::cli::at_least(0, "milliseconds, 0 = the protocol's default"));

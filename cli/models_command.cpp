@@ -2,8 +2,8 @@
 // multiply-accumulates per sample at the default input (counted over conv and linear layers by
 // running the model's forward code once, so the figures are those of the code, not of a table; the
 // counted layers return zeros of their output shape, so listing them all takes seconds).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -64,9 +64,8 @@ void run_models(const ModelsOptions& options) {
                       {"description", spec->description}});
     } else {
       // One row at a time: the large models take a moment to build.
-      fmt::print("{:<22} {:<24} {:>14} {:>12} {:>11}  {}\n", spec->name, task_name(spec->task),
-                 grouped(parameters), human(static_cast<double>(macs)), spec->input_description(),
-                 spec->description);
+      fmt::print("{:<22} {:<24} {:>14} {:>12} {:>11}  {}\n", spec->name, task_name(spec->task), grouped(parameters),
+                 human(static_cast<double>(macs)), spec->input_description(), spec->description);
       std::fflush(stdout);
     }
   }
@@ -75,9 +74,10 @@ void run_models(const ModelsOptions& options) {
 
 void add_models_command(CLI::App& app) {
   auto options = std::make_shared<ModelsOptions>();
-  CLI::App* command = app.add_subcommand(
-      "models", "List the models with parameters and MACs per sample at the default input (conv + linear "
-                "layers; attention matmuls, norms and activations are not counted)");
+  CLI::App* command =
+      app.add_subcommand("models",
+                         "List the models with parameters and MACs per sample at the default input (conv + linear "
+                         "layers; attention matmuls, norms and activations are not counted)");
   command->add_option("names", options->names, "Only these models (default: all)");
   command->add_flag("--json", options->json, "Print JSON instead of a table");
   command->callback([options] { run_models(*options); });

@@ -6,10 +6,10 @@
 // The measuring is the library's measurement session (jetson/measurement/measurement_session.h),
 // the same a sweep's runs use: the sampler, the meter, the meter's alignment onto the onboard clock,
 // the energy and the sample log. This file parses the options and prints.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -66,19 +66,24 @@ measurement::MeasurementOptions session_options(const MonitorOptions& o, const B
   return options;
 }
 
-std::unique_ptr<measurement::SampleLog> open_log(const MonitorOptions& o, const TelemetryLayout& layout, std::size_t meters) {
+std::unique_ptr<measurement::SampleLog> open_log(const MonitorOptions& o, const TelemetryLayout& layout,
+                                                 std::size_t meters) {
   if (!o.csv.empty() && !o.jsonl.empty()) throw std::invalid_argument("--csv and --jsonl exclude each other; pick one");
   if (o.csv.empty() && o.jsonl.empty()) return nullptr;
-  return o.csv.empty() ? std::make_unique<measurement::SampleLog>(o.jsonl, measurement::SampleLog::Format::kJsonl, layout, meters, "--jsonl")
-                       : std::make_unique<measurement::SampleLog>(o.csv, measurement::SampleLog::Format::kCsv, layout, meters, "--csv");
+  return o.csv.empty() ? std::make_unique<measurement::SampleLog>(o.jsonl, measurement::SampleLog::Format::kJsonl,
+                                                                  layout, meters, "--jsonl")
+                       : std::make_unique<measurement::SampleLog>(o.csv, measurement::SampleLog::Format::kCsv, layout,
+                                                                  meters, "--csv");
 }
 
 void print_header(const std::string& board_label, double rate_hz, const TelemetrySampler& sampler) {
-  std::fprintf(stderr, "jetchar monitor: %s, %.3g Hz, %zu fields\n", board_label.c_str(), rate_hz, sampler.layout().fields.size());
+  std::fprintf(stderr, "jetchar monitor: %s, %.3g Hz, %zu fields\n", board_label.c_str(), rate_hz,
+               sampler.layout().fields.size());
   const auto opt = [](const auto& v) { return v ? std::to_string(*v) : std::string("-"); };
   for (const auto& ina : sampler.power_monitor_settings()) {
-    std::fprintf(stderr, "  power monitor %s (%s): samples %s, update_interval %s ms, running_mode %s\n", ina.device.c_str(),
-                 ina.driver.c_str(), opt(ina.samples).c_str(), opt(ina.update_interval_ms).c_str(), opt(ina.running_mode).c_str());
+    std::fprintf(stderr, "  power monitor %s (%s): samples %s, update_interval %s ms, running_mode %s\n",
+                 ina.device.c_str(), ina.driver.c_str(), opt(ina.samples).c_str(), opt(ina.update_interval_ms).c_str(),
+                 opt(ina.running_mode).c_str());
   }
   for (const auto& note : sampler.notes()) std::fprintf(stderr, "  absent: %s\n", note.c_str());
 }
@@ -97,14 +102,16 @@ void print_baseload(const energy::Baseload& b, const std::string& title) {
 }
 
 void print_baseloads(measurement::MeasurementSession& session, std::int64_t begin_ns, std::int64_t end_ns) {
-  print_baseload(energy::measure_baseload(session.onboard().trace(), begin_ns, end_ns), "idle power (baseload), onboard rails");
+  print_baseload(energy::measure_baseload(session.onboard().trace(), begin_ns, end_ns),
+                 "idle power (baseload), onboard rails");
   if (session.meters().empty()) return;
   const auto& trace = session.meters().alignment(0).trace;
   if (trace.size() < 2) return;
-  print_baseload(energy::measure_baseload(trace, trace.time_ns(0), trace.time_ns(trace.size() - 1),
-                                          session.meters().protocol(0).reports_averages() ? energy::Integration::kBackwardRectangle
-                                                                                          : energy::Integration::kTrapezoid),
-                 "idle power (baseload), external meter");
+  print_baseload(
+      energy::measure_baseload(trace, trace.time_ns(0), trace.time_ns(trace.size() - 1),
+                               session.meters().protocol(0).reports_averages() ? energy::Integration::kBackwardRectangle
+                                                                               : energy::Integration::kTrapezoid),
+      "idle power (baseload), external meter");
 }
 
 void print_energy(const measurement::SessionEnergy& e, const measurement::MeterSession& meters) {
@@ -116,24 +123,31 @@ void print_energy(const measurement::SessionEnergy& e, const measurement::MeterS
     for (const auto& rail : e.onboard->rails) {
       if (rail.energy.energy_mj) std::fprintf(stderr, " %s %.3f J", rail.name.c_str(), *rail.energy.energy_mj / 1000);
     }
-    if (e.onboard->total_energy_mj) std::fprintf(stderr, "; total %.3f J (%s)", *e.onboard->total_energy_mj / 1000, e.onboard->total.label.c_str());
+    if (e.onboard->total_energy_mj)
+      std::fprintf(stderr, "; total %.3f J (%s)", *e.onboard->total_energy_mj / 1000, e.onboard->total.label.c_str());
     std::fprintf(stderr, "\n");
   }
   if (e.meters.empty()) return;
   const auto& m = e.meters.front();
   if (m.channel.energy_mj) {
-    std::fprintf(stderr, "meter energy: %.3f J over the onboard window (%.3f s%s)\n", *m.channel.energy_mj / 1000, window_s,
-                 m.whole_energy_mj() ? ""
-                                     : fmt::format(", meter covers {:.3f} s of it, {:.3f} s in gaps", static_cast<double>(m.channel.covered_ns) / 1e9,
-                                                   static_cast<double>(m.gap_ns) / 1e9).c_str());
+    std::fprintf(stderr, "meter energy: %.3f J over the onboard window (%.3f s%s)\n", *m.channel.energy_mj / 1000,
+                 window_s,
+                 m.whole_energy_mj()
+                     ? ""
+                     : fmt::format(", meter covers {:.3f} s of it, {:.3f} s in gaps",
+                                   static_cast<double>(m.channel.covered_ns) / 1e9, static_cast<double>(m.gap_ns) / 1e9)
+                           .c_str());
   } else {
     std::fprintf(stderr, "meter energy: - (no meter readings inside the onboard window)\n");
   }
   const auto& a = meters.alignment(0);
   const std::string clock =
-      a.fit ? fmt::format("meter clock {} over {} reports in {} stretch(es) (interval {:.3f} ms, receive delay up to {:.1f} ms removed)",
-                          a.clock == "clock fit" ? "fitted" : "placed at the nominal interval (arrival too bursty to fit a slope)",
-                          a.trace.size(), a.stretches, a.fit->interval_ns / 1e6, a.fit->max_delay_ns / 1e6)
+      a.fit ? fmt::format(
+                  "meter clock {} over {} reports in {} stretch(es) (interval {:.3f} ms, receive delay up to {:.1f} ms "
+                  "removed)",
+                  a.clock == "clock fit" ? "fitted"
+                                         : "placed at the nominal interval (arrival too bursty to fit a slope)",
+                  a.trace.size(), a.stretches, a.fit->interval_ns / 1e6, a.fit->max_delay_ns / 1e6)
             : "host receive times (too few reports to fit)";
   std::fprintf(stderr, "  alignment: %s; offset vs onboard total: %s\n", clock.c_str(), a.offset_note.c_str());
 }
@@ -143,12 +157,13 @@ void print_meter_status(const measurement::MeterSession& meters) {
   const auto status = meters.status(0);
   std::fprintf(stderr, "meter %s: %llu readings, %zu gaps, %llu bad frames%s%s\n", meters.protocol(0).name().data(),
                static_cast<unsigned long long>(status.readings), meters.gaps(0).size(),
-               static_cast<unsigned long long>(status.protocol.bad_frames), status.last_error.empty() ? "" : ", last error: ",
-               status.last_error.c_str());
+               static_cast<unsigned long long>(status.protocol.bad_frames),
+               status.last_error.empty() ? "" : ", last error: ", status.last_error.c_str());
 }
 
 void print_sampler_cost(const SamplerStats& stats, double rate_hz) {
-  const double achieved = stats.elapsed_ns > 0 ? static_cast<double>(stats.samples) * 1e9 / static_cast<double>(stats.elapsed_ns) : 0;
+  const double achieved =
+      stats.elapsed_ns > 0 ? static_cast<double>(stats.samples) * 1e9 / static_cast<double>(stats.elapsed_ns) : 0;
   std::fprintf(stderr,
                "sampler: %llu samples at %.2f Hz (asked %.3g), %llu missed deadlines, %llu dropped; cost %.1f us CPU "
                "per sample, %.3f %% of one core\n",
@@ -297,24 +312,25 @@ void add_monitor_command(CLI::App& app) {
                   "window is reported on the onboard time base, aligned as a sweep aligns it: report times fitted to "
                   "the meter's interval, and an offset from cross-correlation with measured (not simulated) onboard "
                   "power, applied when the correlation is >= 0.8");
-  cmd->add_option("--meter-interval", o->meter_interval_ms,
-                  "Meter interval in ms (0 = the protocol's default)")
+  cmd->add_option("--meter-interval", o->meter_interval_ms, "Meter interval in ms (0 = the protocol's default)")
       ->check(jetchar::cli::at_least(0, "milliseconds, 0 = the protocol's default"));
   cmd->add_option("--duration", o->duration_s, "Stop after this many seconds (default: until Ctrl-C)")
       ->check(jetchar::cli::at_least(0, "seconds, 0 = until Ctrl-C"));
   auto* csv = cmd->add_option("--csv", o->csv, "Write every sample (and meter reading) to this CSV file");
-  auto* jsonl = cmd->add_option("--jsonl", o->jsonl, "Write every sample (and meter reading) as JSON lines, closed by a summary record "
-                               "(window in CLOCK_MONOTONIC ns, energy per rail, total, the meter's aligned energy)");
+  auto* jsonl = cmd->add_option("--jsonl", o->jsonl,
+                                "Write every sample (and meter reading) as JSON lines, closed by a summary record "
+                                "(window in CLOCK_MONOTONIC ns, energy per rail, total, the meter's aligned energy)");
   csv->excludes(jsonl);
-  cmd->add_option("--board", o->board, "auto, host, jetson, or sim:<fixture> (a simulated board)")->capture_default_str();
+  cmd->add_option("--board", o->board, "auto, host, jetson, or sim:<fixture> (a simulated board)")
+      ->capture_default_str();
   cmd->add_option("--root", o->root, "Read the kernel interfaces under this directory instead of /")
       ->each([o](const std::string&) { o->root_given = true; });
   cmd->add_option("--baseload", o->baseload_s, "Measure idle power for this many seconds and report it per rail")
       ->check(jetchar::cli::above(0, "seconds"));
   jetchar::cli::add_examples(*cmd,
-      "Examples:\n"
-      "  jetchar monitor --board sim:agx-thor-r38 --duration 2\n"
-      "  jetchar monitor --board sim:agx-orin-r36 --duration 2 --csv samples.csv");
+                             "Examples:\n"
+                             "  jetchar monitor --board sim:agx-thor-r38 --duration 2\n"
+                             "  jetchar monitor --board sim:agx-orin-r36 --duration 2 --csv samples.csv");
   cmd->callback([o] { run_monitor(*o); });
 }
 

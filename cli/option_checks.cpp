@@ -45,7 +45,8 @@ CLI::Validator above(double low, const std::string& meaning) {
 
 CLI::Validator between(double low, double high, const std::string& meaning) {
   return number_check([low, high](double v) { return v >= low && v <= high; },
-                      fmt::format("a number from {} to {}: {}", low, high, meaning), fmt::format("{} to {}", low, high));
+                      fmt::format("a number from {} to {}: {}", low, high, meaning),
+                      fmt::format("{} to {}", low, high));
 }
 
 }  // namespace jetchar::cli

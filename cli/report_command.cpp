@@ -1,7 +1,7 @@
 // `jetchar report RESULTS -o report.html`: one self-contained HTML report (works offline). RESULTS
 // is a sweep's results directory, its results.db, or a CSV/JSONL export.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <filesystem>
@@ -57,11 +57,13 @@ void run_report(const ReportCommandOptions& o) {
   // report of that name as it was.
   const std::filesystem::path output = o.output;
   std::error_code ec;
-  if (std::filesystem::is_directory(output, ec)) throw std::invalid_argument(fmt::format("-o {} is a directory", o.output));
+  if (std::filesystem::is_directory(output, ec))
+    throw std::invalid_argument(fmt::format("-o {} is a directory", o.output));
   const std::filesystem::path temporary = o.output + ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::system_error(errno, std::generic_category(), fmt::format("-o {}: cannot be written", o.output));
+    if (!out)
+      throw std::system_error(errno, std::generic_category(), fmt::format("-o {}: cannot be written", o.output));
     out.write(html.data(), static_cast<std::streamsize>(html.size()));
     out.close();
     if (!out) {
@@ -75,16 +77,20 @@ void run_report(const ReportCommandOptions& o) {
 
 void add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportCommandOptions>();
-  auto* report = app.add_subcommand("report", "Write a self-contained HTML report (plots and tables) of a sweep's results");
-  report->add_option("results", o->results,
-                     "A results directory (from `jetchar sweep run`), its results.db, or an export: .csv, .jsonl/.ndjson/.json "
-                     "(layout: analysis/README.md)")
+  auto* report =
+      app.add_subcommand("report", "Write a self-contained HTML report (plots and tables) of a sweep's results");
+  report
+      ->add_option(
+          "results", o->results,
+          "A results directory (from `jetchar sweep run`), its results.db, or an export: .csv, .jsonl/.ndjson/.json "
+          "(layout: analysis/README.md)")
       ->required()
       ->check(CLI::ExistingPath);
   report->add_option("-o,--output", o->output, "HTML file to write")->capture_default_str();
-  report->add_option("--power-trace", o->trace,
-                     "CSV t_s,power_w,marker: power over time within an epoch (default for a results store: its stored "
-                     "power samples, else minibatch energies, else epoch averages)")
+  report
+      ->add_option("--power-trace", o->trace,
+                   "CSV t_s,power_w,marker: power over time within an epoch (default for a results store: its stored "
+                   "power samples, else minibatch energies, else epoch averages)")
       ->check(CLI::ExistingFile);
   report->add_option("--model", o->model, "Predictor for predicted vs measured: linear, inverse, resource, nnls")
       ->capture_default_str();

@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
-#include <system_error>
 #include <iostream>
 #include <memory>
+#include <system_error>
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
@@ -59,8 +59,8 @@ void list(const ResultsOptions& options) {
   const auto marked = [](const std::optional<double>& value, const char* format, bool cold_only) {
     return seconds_or_dash(value, format) + (value && cold_only ? "*" : "");
   };
-  fmt::print("{:<{}} {:<10} {:<8} {:<{}} {:<{}} {:>6} {:>7} {:>12} {:>12}\n", "sweep", sweep_width, "run", "status", "model",
-             model_width, "mode", mode_width, "batch", "workers", "epoch (s)", "energy (J)");
+  fmt::print("{:<{}} {:<10} {:<8} {:<{}} {:<{}} {:>6} {:>7} {:>12} {:>12}\n", "sweep", sweep_width, "run", "status",
+             "model", model_width, "mode", mode_width, "batch", "workers", "epoch (s)", "energy (J)");
   for (const auto& run : runs) {
     fmt::print("{:<{}} {:<10} {:<8} {:<{}} {:<{}} {:>6} {:>7} {:>12} {:>12}\n", run.sweep, sweep_width, run.run_id,
                run.status, run.model, model_width, run.power_mode.empty() ? "-" : run.power_mode, mode_width,
@@ -80,12 +80,15 @@ void show(const ResultsOptions& options) {
     if (sweeps.size() != 1) {
       std::string names;
       for (const auto& name : sweeps) names += (names.empty() ? "" : ", ") + name;
-      throw cli::UsageError(fmt::format("{} holds several sweeps ({}): name one with --sweep", store.file().string(), names));
+      throw cli::UsageError(
+          fmt::format("{} holds several sweeps ({}): name one with --sweep", store.file().string(), names));
     }
     sweep = sweeps.front();
   }
   const auto run = store.load(sweep, options.run_id);
-  if (!run) throw std::invalid_argument(fmt::format("no run '{}' in sweep '{}' (see `jetchar results list`)", options.run_id, sweep));
+  if (!run)
+    throw std::invalid_argument(
+        fmt::format("no run '{}' in sweep '{}' (see `jetchar results list`)", options.run_id, sweep));
   std::string text;
   google::protobuf::TextFormat::PrintToString(*run, &text);
   std::cout << text;
@@ -104,13 +107,15 @@ void export_runs(const ResultsOptions& options) {
   // file of that name as it was.
   const fs::path output = options.output;
   std::error_code ec;
-  if (fs::is_directory(output, ec)) throw std::invalid_argument(fmt::format("--output {} is a directory", options.output));
+  if (fs::is_directory(output, ec))
+    throw std::invalid_argument(fmt::format("--output {} is a directory", options.output));
   const fs::path temporary = output.string() + ".tmp";
   std::size_t rows = 0;
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!out) {
-      throw std::system_error(errno, std::generic_category(), fmt::format("--output {}: cannot be written", options.output));
+      throw std::system_error(errno, std::generic_category(),
+                              fmt::format("--output {}: cannot be written", options.output));
     }
     try {
       rows = ex::export_results(runs, format, out);
@@ -130,8 +135,8 @@ void merge(const ResultsOptions& options) {
   std::vector<fs::path> inputs(options.inputs.begin(), options.inputs.end());
   const auto summary = ex::merge_results(options.output, inputs);
   fmt::print("merged {} store(s) into {}: {} run(s) read, {} added, {} already held (kept once); {} run(s) in total\n",
-             summary.inputs, ex::ResultsLocation{options.output}.store().string(), summary.runs_read, summary.runs_added,
-             summary.duplicates, summary.runs_total);
+             summary.inputs, ex::ResultsLocation{options.output}.store().string(), summary.runs_read,
+             summary.runs_added, summary.duplicates, summary.runs_total);
 }
 
 void add_results_command(CLI::App& app) {

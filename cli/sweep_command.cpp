@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -99,10 +99,11 @@ void print_plan(const ex::SweepPlan& plan) {
 // Validates against the board; prints every problem and throws when there is any.
 void check_plan(const ex::SweepPlan& plan, const jetson::BoardHandle& board, const std::string& source) {
   const auto problems = ex::validate_plan_against_board(plan, *board.root, board.simulated());
-  for (const auto& problem : problems) std::cerr << fmt::format("{}: run {}: {}\n", source, problem.run_id, problem.message);
+  for (const auto& problem : problems)
+    std::cerr << fmt::format("{}: run {}: {}\n", source, problem.run_id, problem.message);
   if (!problems.empty()) {
-    throw std::invalid_argument(fmt::format("{}: {} problem(s) found before the sweep started; nothing was run",
-                                            source, problems.size()));
+    throw std::invalid_argument(
+        fmt::format("{}: {} problem(s) found before the sweep started; nothing was run", source, problems.size()));
   }
 }
 
@@ -177,14 +178,16 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   if (!options.skip_validation) check_plan(plan, board, spec_file.string());
   if (sweep.has_adaptive_profile()) {
     if (selection != nullptr) {
-      throw std::invalid_argument(fmt::format("{}: adaptive_profile chooses modes as it goes and runs on one board "
-                                              "(jetchar sweep run), not as fleet tasks", spec_file.string()));
+      throw std::invalid_argument(
+          fmt::format("{}: adaptive_profile chooses modes as it goes and runs on one board "
+                      "(jetchar sweep run), not as fleet tasks",
+                      spec_file.string()));
     }
     check_adaptive_profile(sweep.adaptive_profile(), plan, spec_file.string());
   }
-  const std::string name = selection != nullptr                 ? selection->sweep_name
-                           : sweep.name().empty()                ? location.directory.filename().string()
-                                                                 : sweep.name();
+  const std::string name = selection != nullptr   ? selection->sweep_name
+                           : sweep.name().empty() ? location.directory.filename().string()
+                                                  : sweep.name();
 
   fs::create_directories(location.directory);
   // The store before the spec's copy: a results.db that is not a store is refused with the
@@ -237,8 +240,8 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   // The whole mode name: custom modes differ only at the end ("custom: 4 cores CPU/GPU/EMC 1728/612/...").
   std::size_t mode_width = 4;
   for (const auto& result : results) mode_width = std::max(mode_width, result.context().power_mode().size());
-  fmt::print("{:<9} {:<8} {:<{}} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", "run", "status", "mode", mode_width, "batch",
-             "workers", "E2E s", "stall s", "energy J", "adaptive");
+  fmt::print("{:<9} {:<8} {:<{}} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", "run", "status", "mode", mode_width,
+             "batch", "workers", "E2E s", "stall s", "energy J", "adaptive");
   bool cold = false;
   for (const auto& result : results) {
     // The figures `results list`, `analyze` and the report use (experiments/epoch_medians.h).
@@ -249,7 +252,7 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
     };
     const auto& spec = result.resolved();
     // Minibatches an adaptive run needed ("all" when it never settled), "-" without adaptive stopping.
-    const std::string adaptive = !result.has_adaptive()               ? "-"
+    const std::string adaptive = !result.has_adaptive()              ? "-"
                                  : result.adaptive_minibatches() > 0 ? std::to_string(result.adaptive_minibatches())
                                                                      : "all";
     fmt::print("{:<9} {:<8} {:<{}} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", result.run_id(),
@@ -257,7 +260,8 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
                spec.workload().batch_size(), spec.loader().workers(), shown(medians.e2e_s), shown(medians.stall_s),
                shown(medians.energy_j), adaptive);
   }
-  fmt::print("E2E, stall and energy: {}\n", cold ? ex::kWarmEpochsNote : "medians over warm epochs (every epoch after epoch 0)");
+  fmt::print("E2E, stall and energy: {}\n",
+             cold ? ex::kWarmEpochsNote : "medians over warm epochs (every epoch after epoch 0)");
   fmt::print("{} of {} runs stored ({} run now, {} not OK){}; results: {}\n", progress.done, progress.total,
              progress.ran_now, progress.failed, board.simulated() ? "; power figures are SIMULATED" : "",
              location.store().string());
@@ -265,18 +269,20 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
              location.directory.string(), location.directory.string());
   std::fflush(stdout);
   if (stopped) {
-    throw cli::CommandExit(cli::kInterrupted, fmt::format("sweep stopped by a signal; `jetchar sweep resume {}` finishes it",
-                                                          location.directory.string()));
+    throw cli::CommandExit(
+        cli::kInterrupted,
+        fmt::format("sweep stopped by a signal; `jetchar sweep resume {}` finishes it", location.directory.string()));
   }
   // A sweep whose runs did not all succeed has not produced what it was asked for: its status says
   // so (a script or systemd unit sees it), and the table above says which runs and why.
   const std::string failed = not_ok_counts(results);
   if (!failed.empty()) {
-    throw cli::CommandExit(cli::kFailure,
-                           fmt::format("error: {} of {} stored runs are not OK ({}); `jetchar results show {} RUN` says why",
-                                       std::count_if(results.begin(), results.end(),
-                                                     [](const auto& r) { return r.status() != ex::proto::OK; }),
-                                       results.size(), failed, location.directory.string()));
+    throw cli::CommandExit(
+        cli::kFailure,
+        fmt::format(
+            "error: {} of {} stored runs are not OK ({}); `jetchar results show {} RUN` says why",
+            std::count_if(results.begin(), results.end(), [](const auto& r) { return r.status() != ex::proto::OK; }),
+            results.size(), failed, location.directory.string()));
   }
 }
 
@@ -361,8 +367,8 @@ void run_task(const FleetOptions& fleet, SweepOptions options) {
   const fs::path results = fs::absolute(fleet.results).lexically_normal();
   const ex::ResultsLocation location{results};
   if (!fs::exists(location.spec())) {
-    throw std::invalid_argument(fmt::format("{} has no sweep.textproto: not a submitted sweep's results directory",
-                                            results.string()));
+    throw std::invalid_argument(
+        fmt::format("{} has no sweep.textproto: not a submitted sweep's results directory", results.string()));
   }
   const auto config = ex::load_fleet_node_config(fleet.node_config, node);
   if (options.board.empty()) options.board = config.board();
@@ -375,7 +381,8 @@ void run_task(const FleetOptions& fleet, SweepOptions options) {
   // A board left changed by a task that died with its node is restored before anything else.
   const std::size_t restored = ex::restore_node_board([&] { return open_sweep_board(options, sweep); }, node);
   if (restored > 0) {
-    fmt::print(stderr, "node {}: restored {} attribute(s) from the change journal a killed task left\n", node, restored);
+    fmt::print(stderr, "node {}: restored {} attribute(s) from the change journal a killed task left\n", node,
+               restored);
   }
   if (fleet.restore_only) {
     if (restored == 0) fmt::print("node {}: no change pending on its board\n", node);
@@ -385,15 +392,16 @@ void run_task(const FleetOptions& fleet, SweepOptions options) {
   const auto plan = ex::plan_board_kind(sweep, options.kind, location.spec().string());
   const auto range = ex::chunk_range(static_cast<std::size_t>(fleet.chunk), fleet.runs_per_task, plan.runs.size());
   if (range.first == range.last) {
-    throw std::invalid_argument(fmt::format("--chunk {}: the plan's {} runs make only {} chunk(s) of {}", fleet.chunk,
-                                            plan.runs.size(), (plan.runs.size() + fleet.runs_per_task - 1) / fleet.runs_per_task,
-                                            fleet.runs_per_task));
+    throw std::invalid_argument(
+        fmt::format("--chunk {}: the plan's {} runs make only {} chunk(s) of {}", fleet.chunk, plan.runs.size(),
+                    (plan.runs.size() + fleet.runs_per_task - 1) / fleet.runs_per_task, fleet.runs_per_task));
   }
   RunSelection selection;
   selection.sweep_name = ex::fleet_sweep_name(sweep, results);
   for (std::size_t i = range.first; i < range.last; ++i) selection.run_ids.insert(plan.runs[i].run_id);
   // A task requeued onto another node must not run again what its first node stored.
-  for (const auto& [run, other] : ex::runs_stored_by_other_nodes(results, node, selection.sweep_name, selection.run_ids)) {
+  for (const auto& [run, other] :
+       ex::runs_stored_by_other_nodes(results, node, selection.sweep_name, selection.run_ids)) {
     fmt::print(stderr, "run {} is stored by node {} already; skipped\n", run, other);
     selection.run_ids.erase(run);
   }
@@ -406,8 +414,9 @@ void sweep_status(const std::string& target) {
   const auto status = ex::fleet_status(results);
   fmt::print("{:<12} {:<40} {:>6} {:>7} {}\n", "node", "board (device id)", "done", "failed", "running");
   for (const auto& node : status.nodes) {
-    fmt::print("{:<12} {:<40} {:>6} {:>7} {}\n", node.node, node.devices.empty() ? "-" : fmt::format("{}", fmt::join(node.devices, ",")),
-               node.done, node.failed, node.running.empty() ? "-" : fmt::format("{}", fmt::join(node.running, ",")));
+    fmt::print("{:<12} {:<40} {:>6} {:>7} {}\n", node.node,
+               node.devices.empty() ? "-" : fmt::format("{}", fmt::join(node.devices, ",")), node.done, node.failed,
+               node.running.empty() ? "-" : fmt::format("{}", fmt::join(node.running, ",")));
   }
   for (const auto& node : status.nodes) {
     if (node.interrupted_rerun.empty()) continue;
@@ -428,7 +437,8 @@ void sweep_status(const std::string& target) {
       fmt::print("jobs (sacct), array tasks and jobs per node:\n");
       for (const auto& [node, states] : view.by_node) {
         std::string counts;
-        for (const auto& [state, count] : states) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", count, state);
+        for (const auto& [state, count] : states)
+          counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", count, state);
         fmt::print("  {:<12} {}\n", node, counts);
       }
       break;
@@ -462,16 +472,17 @@ void add_sweep_command(CLI::App& app) {
   run->add_flag("--skip-validation", options->skip_validation, "Do not check the plan against the board first");
   add_board(run);
   jetchar::cli::add_examples(*run,
-      "Examples (a power-mode sweep on a simulated AGX Orin, then its results):\n"
-      "  jetchar sweep plan examples/sim-agx-orin-power-modes.textproto\n"
-      "  jetchar sweep run examples/sim-agx-orin-power-modes.textproto --results modes\n"
-      "  jetchar results list modes\n"
-      "  jetchar analyze pareto modes\n"
-      "  jetchar report modes -o report.html");
+                             "Examples (a power-mode sweep on a simulated AGX Orin, then its results):\n"
+                             "  jetchar sweep plan examples/sim-agx-orin-power-modes.textproto\n"
+                             "  jetchar sweep run examples/sim-agx-orin-power-modes.textproto --results modes\n"
+                             "  jetchar results list modes\n"
+                             "  jetchar analyze pareto modes\n"
+                             "  jetchar report modes -o report.html");
   run->callback([options] {
     const auto sweep = ex::load_sweep_spec(options->spec);
     fs::path results = options->results;
-    if (results.empty()) results = !sweep.results().empty() ? fs::path(sweep.results()) : fs::path("results") / sweep.name();
+    if (results.empty())
+      results = !sweep.results().empty() ? fs::path(sweep.results()) : fs::path("results") / sweep.name();
     run_sweep(*options, options->spec, results);
   });
 
@@ -483,12 +494,14 @@ void add_sweep_command(CLI::App& app) {
                       "Store the board's serial number (and a serial-less host's name) as a SHA-256 hash");
   }
   for (auto* command : {plan, run, resume}) {
-    command->add_option("--kind", options->kind, "The spec's board kind to plan and run (a spec with `kinds` needs one)");
+    command->add_option("--kind", options->kind,
+                        "The spec's board kind to plan and run (a spec with `kinds` needs one)");
   }
   resume->callback([options] {
     const auto location = ex::ResultsLocation::from(options->results, false);
     if (!fs::exists(location.spec())) {
-      throw std::invalid_argument(fmt::format("{} has no sweep.textproto: not a sweep's results directory", options->results));
+      throw std::invalid_argument(
+          fmt::format("{} has no sweep.textproto: not a sweep's results directory", options->results));
     }
     run_sweep(*options, location.spec(), location.directory);
   });
@@ -506,22 +519,29 @@ void add_sweep_command(CLI::App& app) {
                      "task returns to its board) or a count N (one array, at most N tasks at a time; per kind with "
                      "`kinds`)");
   submit->add_option("--runs-per-task", fleet->runs_per_task, "Runs per array task")->capture_default_str();
-  submit->add_option("--constraint", fleet->constraint,
-                     "Slurm node feature naming the board kind (e.g. agx-orin); a spec with `kinds` names one per kind");
-  submit->add_option("--node-config", fleet->node_config,
-                     "Each node's board config as the nodes see it; %n is the node's name")->capture_default_str();
+  submit->add_option(
+      "--constraint", fleet->constraint,
+      "Slurm node feature naming the board kind (e.g. agx-orin); a spec with `kinds` names one per kind");
+  submit
+      ->add_option("--node-config", fleet->node_config,
+                   "Each node's board config as the nodes see it; %n is the node's name")
+      ->capture_default_str();
   submit->add_option("--jetchar", fleet->jetchar, "The jetchar executable as the nodes see it (default: this one)");
   submit->add_flag("--redact-serial", options->redact_serial, "Store board serial numbers as SHA-256 hashes");
   submit->add_flag("--dry-run", fleet->dry_run, "Print the sbatch scripts; write and submit nothing");
-  jetchar::cli::add_examples(*submit,
+  jetchar::cli::add_examples(
+      *submit,
       "Examples (the scripts for three boards, b1 to b3, four runs per task; then a spec of two board kinds, one\n"
       "array per kind routed by its Slurm feature):\n"
-      "  jetchar sweep submit examples/sim-agx-orin-power-modes.textproto --slurm --nodes b1,b2,b3 --runs-per-task 4 --dry-run\n"
-      "  jetchar sweep submit examples/fleet-board-kinds.textproto --slurm --results /nfs/jetchar/kinds --runs-per-task 4 --dry-run");
+      "  jetchar sweep submit examples/sim-agx-orin-power-modes.textproto --slurm --nodes b1,b2,b3 --runs-per-task 4 "
+      "--dry-run\n"
+      "  jetchar sweep submit examples/fleet-board-kinds.textproto --slurm --results /nfs/jetchar/kinds "
+      "--runs-per-task 4 --dry-run");
   submit->callback([options, fleet] { submit_sweep(*fleet, *options); });
 
   auto* task = group.add_subcommand(
-      "task", "One array task of a submitted sweep (what the sbatch script runs): its chunk of runs on this node's board");
+      "task",
+      "One array task of a submitted sweep (what the sbatch script runs): its chunk of runs on this node's board");
   task->add_option("results", fleet->results, "The sweep's shared results directory")->required();
   task->add_option("--chunk", fleet->chunk, "Chunk number ($SLURM_ARRAY_TASK_ID)");
   task->add_option("--kind", options->kind, "The board kind whose plan the chunk is of (a spec with `kinds`)");
@@ -537,7 +557,8 @@ void add_sweep_command(CLI::App& app) {
   auto status_target = std::make_shared<std::string>();
   auto* status = group.add_subcommand(
       "status", "Runs done, running and failed per node of a submitted sweep, from the stores and Slurm");
-  status->add_option("target", *status_target, "The sweep's results directory, or one of its Slurm job ids")->required();
+  status->add_option("target", *status_target, "The sweep's results directory, or one of its Slurm job ids")
+      ->required();
   status->callback([status_target] { sweep_status(*status_target); });
 }
 

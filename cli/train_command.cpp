@@ -1,10 +1,10 @@
 // `jetchar train --model M --dataset KIND:PATH --batch B ...`: trains a model with the seed
 // study's timer placement and prints a per-epoch table (fetch stall, compute, E2E, samples/s,
 // loss, accuracy), a progress bar on a terminal, or the whole result as JSON.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <memory>
@@ -66,10 +66,10 @@ void check_compatible(const experiments::ModelSpec& spec, const loaders::Dataset
     }
   }
   if (!fits) {
-    throw std::invalid_argument(fmt::format(
-        "model {} ({}, input {}) does not fit data set {} (input {}, target shape [{}])", spec.name,
-        experiments::task_name(spec.task), spec.input_description(), info.name, fmt::join(layout.input_shape, "x"),
-        fmt::join(layout.target_shape, ",")));
+    throw std::invalid_argument(
+        fmt::format("model {} ({}, input {}) does not fit data set {} (input {}, target shape [{}])", spec.name,
+                    experiments::task_name(spec.task), spec.input_description(), info.name,
+                    fmt::join(layout.input_shape, "x"), fmt::join(layout.target_shape, ",")));
   }
 }
 
@@ -93,7 +93,8 @@ void run_train(const TrainOptions& options) {
   config.seed = options.seed;
   config.sync_per_batch = !options.async;
   if (options.threads) {
-    if (*options.threads < 1) throw std::invalid_argument(fmt::format("--threads {} must be at least 1", *options.threads));
+    if (*options.threads < 1)
+      throw std::invalid_argument(fmt::format("--threads {} must be at least 1", *options.threads));
     torch::set_num_threads(*options.threads);
   }
 
@@ -155,11 +156,12 @@ void run_train(const TrainOptions& options) {
                  pretrained->fresh.empty() ? "" : fmt::format(" ({})", fmt::join(pretrained->fresh, ", ")),
                  pretrained->unused.size());
     }
-    fmt::print("model {} ({} parameters)  data {}  batch {} x accumulate {}  workers {}  device {}  precision {}  "
-               "optimizer {} lr {}  seed {}  threads {}  timing {}\n",
-               result.model, result.parameters, train_set->info().name, options.batch, result.accumulate,
-               options.workers, result.device, result.precision, result.optimizer, result.learning_rate, result.seed,
-               result.threads, result.synchronized ? "synchronized per minibatch" : "async (host-side times)");
+    fmt::print(
+        "model {} ({} parameters)  data {}  batch {} x accumulate {}  workers {}  device {}  precision {}  "
+        "optimizer {} lr {}  seed {}  threads {}  timing {}\n",
+        result.model, result.parameters, train_set->info().name, options.batch, result.accumulate, options.workers,
+        result.device, result.precision, result.optimizer, result.learning_rate, result.seed, result.threads,
+        result.synchronized ? "synchronized per minibatch" : "async (host-side times)");
     fmt::print("{:>5} {:>8} {:>10} {:>11} {:>9} {:>10} {:>9} {:>10} {:>9}\n", "epoch", "batches", "stall s",
                "compute s", "E2E s", "samples/s", "loss", "train %", "eval %");
     for (const auto& epoch : result.epochs) {
@@ -170,8 +172,9 @@ void run_train(const TrainOptions& options) {
     }
     for (const auto& epoch : result.epochs) {
       if (epoch.eval_entity_f1) {
-        fmt::print("epoch {} entities on the test split: precision {:.2f} %, recall {:.2f} %, F1 {:.2f} %\n", epoch.epoch,
-                   *epoch.eval_entity_precision * 100, *epoch.eval_entity_recall * 100, *epoch.eval_entity_f1 * 100);
+        fmt::print("epoch {} entities on the test split: precision {:.2f} %, recall {:.2f} %, F1 {:.2f} %\n",
+                   epoch.epoch, *epoch.eval_entity_precision * 100, *epoch.eval_entity_recall * 100,
+                   *epoch.eval_entity_f1 * 100);
       }
     }
     const auto summary = result.summary();
@@ -179,8 +182,7 @@ void run_train(const TrainOptions& options) {
       fmt::print("later epochs (median): stall {} s, compute {} s, E2E {} s, {:.1f} samples/s\n",
                  seconds(static_cast<std::int64_t>(*summary.later_stall_ns_median)),
                  seconds(static_cast<std::int64_t>(*summary.later_compute_ns_median)),
-                 seconds(static_cast<std::int64_t>(*summary.later_e2e_ns_median)),
-                 *summary.later_samples_per_s_median);
+                 seconds(static_cast<std::int64_t>(*summary.later_e2e_ns_median)), *summary.later_samples_per_s_median);
     }
     const auto& memory = result.memory;
     fmt::print("memory: peak RSS {} MiB, lowest MemAvailable {} MiB{}\n",
@@ -207,14 +209,19 @@ void add_train_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "train", "Train a model and time each minibatch's fetch stall and compute (seed-study timer placement)");
   command->add_option("--model", options->model, "Model name (see `jetchar models`)")->required();
-  command->add_option("--dataset", options->dataset,
-                      "KIND[/SPLIT]:PATH[?KEY=VALUE&...] with KIND one of " + kind_names() + "; e.g. "
-                      "fashion-mnist:/usr/share/datasets/fashion-mnist, cifar10:DIR, synthetic:3x32x32?samples=1000, "
-                      "conll2003:DIR?vocab=vocab.txt; or a path whose kind is detected")
+  command
+      ->add_option("--dataset", options->dataset,
+                   "KIND[/SPLIT]:PATH[?KEY=VALUE&...] with KIND one of " + kind_names() +
+                       "; e.g. "
+                       "fashion-mnist:/usr/share/datasets/fashion-mnist, cifar10:DIR, synthetic:3x32x32?samples=1000, "
+                       "conll2003:DIR?vocab=vocab.txt; or a path whose kind is detected")
       ->required();
-  command->add_option("--batch", options->batch, "Minibatch size")->capture_default_str()->check(cli::between(1, 65536, "samples per minibatch"));
-  command->add_option("--accumulate", options->accumulate,
-                      "Minibatches per optimizer step (gradient accumulation; total batch = batch x this)")
+  command->add_option("--batch", options->batch, "Minibatch size")
+      ->capture_default_str()
+      ->check(cli::between(1, 65536, "samples per minibatch"));
+  command
+      ->add_option("--accumulate", options->accumulate,
+                   "Minibatches per optimizer step (gradient accumulation; total batch = batch x this)")
       ->capture_default_str()
       ->check(cli::between(1, 4096, "minibatches per step"));
   command->add_option("--workers", options->workers, "Data-loader worker threads (0 = load in the training thread)")
@@ -231,9 +238,10 @@ void add_train_command(CLI::App& app) {
       ->check(cli::between(1, 1024, "threads"));
   command->add_option("--lr", options->learning_rate, "Learning rate (default: SGD 0.01, AdamW 5e-5)")
       ->check(cli::above(0, "learning rate"));
-  command->add_option("--warmup-proportion", options->warmup_proportion,
-                      "Linear warm-up over this fraction of the optimizer steps, then linear decay to 0 (Hugging "
-                      "Face's linear schedule; default: constant learning rate)")
+  command
+      ->add_option("--warmup-proportion", options->warmup_proportion,
+                   "Linear warm-up over this fraction of the optimizer steps, then linear decay to 0 (Hugging "
+                   "Face's linear schedule; default: constant learning rate)")
       ->check(cli::between(0.0, 1.0, "fraction of the steps"));
   command->add_option("--seed", options->seed, "Seed of weights, shuffling and augmentation")->capture_default_str();
   command->add_option("--pretrained", options->pretrained,
@@ -244,9 +252,11 @@ void add_train_command(CLI::App& app) {
                     "No device synchronize per minibatch (stall/compute become host-side times; marked in the output)");
   command->add_flag("--eval", options->eval, "Evaluate on the test split after every epoch (untimed)");
   command->add_flag("--json", options->json, "Print the whole result as JSON");
-  jetchar::cli::add_examples(*command,
+  jetchar::cli::add_examples(
+      *command,
       "Examples:\n"
-      "  jetchar train --model lenet5 --dataset fashion-mnist:/usr/share/datasets/fashion-mnist --epochs 2 --max-batches 50\n"
+      "  jetchar train --model lenet5 --dataset fashion-mnist:/usr/share/datasets/fashion-mnist --epochs 2 "
+      "--max-batches 50\n"
       "  jetchar train --model resnet18-cifar --dataset 'synthetic:3x32x32?samples=64' --batch 16 --epochs 1");
   command->callback([options] { run_train(*options); });
 }

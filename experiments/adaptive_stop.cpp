@@ -1,7 +1,7 @@
 #include "experiments/adaptive_stop.h"
 
-#include <boost/math/distributions/students_t.hpp>
 #include <fmt/format.h>
+#include <boost/math/distributions/students_t.hpp>
 
 #include <cmath>
 #include <limits>

@@ -11,9 +11,8 @@ namespace jetchar::experiments {
 namespace {
 
 bool plain_name(const std::string& name) {
-  return !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '-' || c == '_';
-  });
+  return !name.empty() &&
+         std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_'; });
 }
 
 std::string kind_list(const proto::SweepSpec& sweep) {
@@ -50,14 +49,17 @@ void check_board_kinds(const proto::SweepSpec& sweep, const std::string& source)
   }
 }
 
-const proto::BoardKind& find_board_kind(const proto::SweepSpec& sweep, const std::string& name, const std::string& source) {
+const proto::BoardKind& find_board_kind(const proto::SweepSpec& sweep, const std::string& name,
+                                        const std::string& source) {
   for (const auto& kind : sweep.kinds()) {
     if (kind.name() == name) return kind;
   }
   if (sweep.kinds().empty()) {
-    throw std::invalid_argument(fmt::format("--kind {}: {} names no board kinds (a spec's `kinds {{ name: ... }}`)", name, source));
+    throw std::invalid_argument(
+        fmt::format("--kind {}: {} names no board kinds (a spec's `kinds {{ name: ... }}`)", name, source));
   }
-  throw std::invalid_argument(fmt::format("--kind {}: {} has no such board kind; its kinds: {}", name, source, kind_list(sweep)));
+  throw std::invalid_argument(
+      fmt::format("--kind {}: {} has no such board kind; its kinds: {}", name, source, kind_list(sweep)));
 }
 
 proto::SweepSpec sweep_for_kind(const proto::SweepSpec& sweep, const proto::BoardKind& kind) {
@@ -66,7 +68,8 @@ proto::SweepSpec sweep_for_kind(const proto::SweepSpec& sweep, const proto::Boar
   if (!kind.board().empty()) planned.set_board(kind.board());
   for (const auto& axis : kind.axes()) {
     auto* axes = planned.mutable_axes();
-    const auto same = std::find_if(axes->begin(), axes->end(), [&](const proto::Axis& a) { return a.field() == axis.field(); });
+    const auto same =
+        std::find_if(axes->begin(), axes->end(), [&](const proto::Axis& a) { return a.field() == axis.field(); });
     if (same != axes->end()) {
       *same = axis;
     } else {

@@ -18,7 +18,8 @@ namespace jetchar::experiments {
 void check_board_kinds(const proto::SweepSpec& sweep, const std::string& source);
 
 /// The kind named `name`; throws std::invalid_argument naming the kinds the sweep has.
-const proto::BoardKind& find_board_kind(const proto::SweepSpec& sweep, const std::string& name, const std::string& source);
+const proto::BoardKind& find_board_kind(const proto::SweepSpec& sweep, const std::string& name,
+                                        const std::string& source);
 
 /// The sweep as kind `kind` runs it: an axis of the kind replaces the sweep's axis of the same
 /// field, the kind's other axes are added after the sweep's; the kind's board, when set, is the

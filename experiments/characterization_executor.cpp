@@ -11,7 +11,6 @@
 #include <deque>
 #include <thread>
 
-#include "jetchar/version.h"
 #include "experiments/adaptive_stop.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/checkpoints/pretrained_vocab.h"
@@ -26,10 +25,11 @@
 #include "experiments/models/registry.h"
 #include "experiments/training/precision.h"
 #include "experiments/training/training_runner.h"
-#include "jetson/measurement/measurement_session.h"
-#include "jetson/telemetry/gpio_marker.h"
+#include "jetchar/version.h"
 #include "jetson/control/power_mode.h"
 #include "jetson/discovery/thermal.h"
+#include "jetson/measurement/measurement_session.h"
+#include "jetson/telemetry/gpio_marker.h"
 #include "loaders/data_path.h"
 #include "loaders/dataset_spec.h"
 #include "loaders/pipeline.h"
@@ -105,7 +105,8 @@ void record_marker(const jetson::PhaseMarker& marker, proto::RunResult& result) 
     if (!toggle.ok) m->set_failed(m->failed() + 1);
   }
   result.mutable_context()->set_gpio_marker(marker.describe());
-  if (m->failed() > 0) add_note(result, fmt::format("GPIO marker: {} of {} edges could not be driven", m->failed(), m->toggles()));
+  if (m->failed() > 0)
+    add_note(result, fmt::format("GPIO marker: {} of {} edges could not be driven", m->failed(), m->toggles()));
 }
 
 // The run's measurement session: the onboard sampler at the spec's rate and its meters, never
@@ -122,13 +123,15 @@ jetson::measurement::MeasurementOptions measurement_options(const proto::Measure
 // The run's meters over the whole run; a gap is a note, not a failure (meter_session.h says why).
 void record_meters(const jetson::measurement::MeterSession& meters, const jetson::energy::Window& run_window,
                    proto::RunResult& result) {
-  for (auto& summary : meter_summary_records(meters, run_window.begin_ns, run_window.end_ns.value_or(run_window.begin_ns))) {
+  for (auto& summary :
+       meter_summary_records(meters, run_window.begin_ns, run_window.end_ns.value_or(run_window.begin_ns))) {
     if (summary.readings() == 0) {
       add_note(result, fmt::format("meter {}: no readings{}", summary.meter(),
                                    summary.last_error().empty() ? "" : " (" + summary.last_error() + ")"));
     } else if (summary.gap_count() > 0) {
-      add_note(result, fmt::format("meter {}: {} gap(s), {:.2f} s without data{}", summary.meter(), summary.gap_count(),
-                                   summary.gap_s(), summary.last_error().empty() ? "" : " (" + summary.last_error() + ")"));
+      add_note(result,
+               fmt::format("meter {}: {} gap(s), {:.2f} s without data{}", summary.meter(), summary.gap_count(),
+                           summary.gap_s(), summary.last_error().empty() ? "" : " (" + summary.last_error() + ")"));
     }
     *result.add_meters() = std::move(summary);
   }
@@ -187,7 +190,8 @@ void append_stored_samples(const energy::PowerTrace& trace, const energy::Window
 
 // The run's power samples for the store (measurement.power_samples): the onboard rails, then each
 // external meter as its own channel, all on the onboard clock.
-std::vector<StoredPowerSample> stored_samples(const energy::PowerTrace& onboard, const jetson::measurement::MeterSession& meters,
+std::vector<StoredPowerSample> stored_samples(const energy::PowerTrace& onboard,
+                                              const jetson::measurement::MeterSession& meters,
                                               const energy::Window& run) {
   std::vector<StoredPowerSample> samples;
   append_stored_samples(onboard, run, samples);
@@ -245,12 +249,12 @@ void CharacterizationExecutor::enter_mode(const PlannedRun& run) {
       control_ = std::make_unique<jetson::ControlSession>(*board_.root, board_.state_dir, board_.after_write());
     }
     if (board_mode) {
-      const auto plan = device.has_preset_mode()
-                            ? jetson::plan_nvpmodel_mode(*board_.root, control_->controls(),
-                                                         static_cast<int>(device.preset_mode()),
-                                                         device.allow_reboot_modes())
-                            : jetson::plan_custom_mode(*board_.root, control_->controls(), custom_power_mode(device),
-                                                       device.snap_to_available(), &control_->journal());
+      const auto plan =
+          device.has_preset_mode()
+              ? jetson::plan_nvpmodel_mode(*board_.root, control_->controls(), static_cast<int>(device.preset_mode()),
+                                           device.allow_reboot_modes())
+              : jetson::plan_custom_mode(*board_.root, control_->controls(), custom_power_mode(device),
+                                         device.snap_to_available(), &control_->journal());
       jetson::ApplyOptions options;
       options.after_write = board_.after_write();
       options.interrupt = &control_->interrupt();
@@ -394,10 +398,11 @@ proto::RunResult CharacterizationExecutor::execute(const PlannedRun& run) {
     set_failure(result, proto::FAILED, e.what());
   }
   if (result.status() == proto::OK) {
-    auto changes = changes_between(mode_at_start, jetson::discover_board_info(*board_.root, board_.request),
-                                   run.spec.device());
+    auto changes =
+        changes_between(mode_at_start, jetson::discover_board_info(*board_.root, board_.request), run.spec.device());
     if (const auto nvpmodel_now = nvpmodel_mode_now(*board_.root); nvpmodel_now != nvpmodel_at_start) {
-      changes.push_back(fmt::format("nvpmodel mode {} became {}", nvpmodel_at_start.value_or(-1), nvpmodel_now.value_or(-1)));
+      changes.push_back(
+          fmt::format("nvpmodel mode {} became {}", nvpmodel_at_start.value_or(-1), nvpmodel_now.value_or(-1)));
     }
     if (!changes.empty()) {
       set_failure(result, proto::INVALID,
@@ -414,8 +419,8 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   const auto& w = spec.workload();
   auto dataset_spec = loaders::DatasetSpec::parse(w.dataset());
   if (!w.pretrained().empty()) use_pretrained_vocab(dataset_spec, w.pretrained());
-  auto dataset = loaders::open_dataset(dataset_spec, w.transform().empty() ? std::nullopt
-                                                                           : std::optional<std::string>(w.transform()));
+  auto dataset = loaders::open_dataset(
+      dataset_spec, w.transform().empty() ? std::nullopt : std::optional<std::string>(w.transform()));
   loaders::PipelineOptions pipeline_options;
   pipeline_options.batch_size = w.batch_size();
   pipeline_options.num_workers = static_cast<int>(spec.loader().workers());
@@ -440,8 +445,9 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   const auto& model_spec = find_model(w.model());
   const auto classes = static_cast<std::int64_t>(dataset->info().classes.size());
   const auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
-  auto model = w.pretrained().empty() ? make_model(model_spec, num_classes)
-                                      : make_pretrained_model(model_spec, w.pretrained(), num_classes, w.seed()).network;
+  auto model = w.pretrained().empty()
+                   ? make_model(model_spec, num_classes)
+                   : make_pretrained_model(model_spec, w.pretrained(), num_classes, w.seed()).network;
 
   TrainingConfig config;
   config.device = device_of(w);
@@ -460,8 +466,8 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   std::unique_ptr<ModelledTimePacer> pacer;
   std::string unpaced;
   if (board_.sim) {
-    pacer = ModelledTimePacer::for_training(*board_.sim, info_, count_model_work(*model, model_spec, model_spec.default_input),
-                                            w.batch_size(), unpaced);
+    pacer = ModelledTimePacer::for_training(
+        *board_.sim, info_, count_model_work(*model, model_spec, model_spec.default_input), w.batch_size(), unpaced);
     if (pacer) config.pace_compute = [&pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
   }
 
@@ -539,7 +545,8 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
       e->set_start_s(static_cast<double>(window.begin_ns - power.windows().windows()[run_window].begin_ns) / 1e9);
       if (power.has_power()) fill_energy(power.energy(window, baseload), *e);
       if (window.end_ns) {
-        for (auto& meter : meter_energy_records(meters, window.begin_ns, *window.end_ns)) *e->add_meters() = std::move(meter);
+        for (auto& meter : meter_energy_records(meters, window.begin_ns, *window.end_ns))
+          *e->add_meters() = std::move(meter);
       }
       if (const auto& dp = recorded[i].stats.data_path) {
         if (dp->residency_before) e->set_residency_before(*dp->residency_before);
@@ -564,7 +571,8 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
       if (energy.total_energy_mj) r->set_energy_j(*energy.total_energy_mj / 1000.0);
     }
   }
-  if (spec.measurement().power_samples()) power_samples_ = stored_samples(trace, meters, power.windows().windows()[run_window]);
+  if (spec.measurement().power_samples())
+    power_samples_ = stored_samples(trace, meters, power.windows().windows()[run_window]);
   if (power.has_power()) {
     if (!trace.empty()) result.mutable_context()->set_energy_source(energy::total_definition(trace).label);
   } else {
@@ -625,7 +633,8 @@ void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult
     l->set_max_ms(s.max_ns / 1e6);
   }
   l->set_throughput_samples_per_s(inferred.samples_per_s);
-  if (spec.measurement().power_samples()) power_samples_ = stored_samples(power.trace(), meters, power.windows().windows()[window]);
+  if (spec.measurement().power_samples())
+    power_samples_ = stored_samples(power.trace(), meters, power.windows().windows()[window]);
   if (power.has_power()) {
     const auto energy = power.energy(power.windows().windows()[window], baseload_ ? &*baseload_ : nullptr);
     if (energy.total_energy_mj && inferred.latency && inferred.latency->count > 0) {

@@ -22,9 +22,9 @@
 
 #include "experiments/proto/run_result.pb.h"
 #include "experiments/sweep_runner.h"
+#include "jetson/control/control_session.h"
 #include "jetson/discovery/board_handle.h"
 #include "jetson/discovery/board_info.h"
-#include "jetson/control/control_session.h"
 #include "jetson/energy/baseload.h"
 
 namespace jetchar::experiments {

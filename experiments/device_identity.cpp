@@ -23,9 +23,7 @@ std::string sha256_text(std::string_view text) {
 DeviceIdentity device_identity(const jetson::BoardIdentity& id, std::string_view hostname, bool redact) {
   DeviceIdentity device;
   // The module P-number names the SKU; boards without one fall back to what names the model.
-  const std::optional<std::string> model = id.module_pnumber ? id.module_pnumber
-                                           : id.family       ? id.family
-                                                             : id.model;
+  const std::optional<std::string> model = id.module_pnumber ? id.module_pnumber : id.family ? id.family : id.model;
   if (id.serial_number && !id.serial_number->empty()) {
     device.serial_number = redact ? sha256_text(*id.serial_number) : *id.serial_number;
     device.device_id = model.value_or("board") + "/" + device.serial_number;

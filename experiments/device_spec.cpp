@@ -38,7 +38,8 @@ jetson::NvmlSettings nvml_settings(const proto::DeviceSpec& d) {
   settings.gpu_index = d.nvml_gpu();
   if (d.has_gpu_power_limit_w()) settings.power_limit_w = d.gpu_power_limit_w();
   if (!d.gpu_locked_clocks_mhz().empty()) {
-    settings.gpu_locked_clocks_mhz = jetson::parse_clock_range(d.gpu_locked_clocks_mhz(), "device.gpu_locked_clocks_mhz");
+    settings.gpu_locked_clocks_mhz =
+        jetson::parse_clock_range(d.gpu_locked_clocks_mhz(), "device.gpu_locked_clocks_mhz");
   }
   if (!d.memory_locked_clocks_mhz().empty()) {
     settings.memory_locked_clocks_mhz =

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "experiments/proto/experiment_spec.pb.h"
-#include "jetson/nvml/nvml_control.h"
 #include "jetson/control/power_mode.h"
+#include "jetson/nvml/nvml_control.h"
 
 namespace jetchar::experiments {
 

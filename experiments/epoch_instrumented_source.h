@@ -27,8 +27,7 @@ class EpochInstrumentedSource : public loaders::BatchSource {
  public:
   /// `windows` may be null (no power session). The cache policy acts on `dataset_files`.
   EpochInstrumentedSource(loaders::Pipeline& pipeline, proto::CachePolicy cache,
-                          std::vector<std::filesystem::path> dataset_files,
-                          jetson::energy::WindowRecorder* windows);
+                          std::vector<std::filesystem::path> dataset_files, jetson::energy::WindowRecorder* windows);
 
   void start_epoch(std::int64_t epoch) override;
   std::optional<loaders::Batch> next() override;

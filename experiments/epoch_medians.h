@@ -18,8 +18,8 @@ struct EpochMedians {
   std::optional<double> compute_s;
   /// energy_j, else average power × e2e time (as analysis/config_point.h's record_energy_j).
   std::optional<double> energy_j;
-  std::size_t epochs = 0;   ///< epochs the medians are over
-  bool cold_only = false;   ///< the run has epoch 0 only: the figures are of the cold epoch
+  std::size_t epochs = 0;  ///< epochs the medians are over
+  bool cold_only = false;  ///< the run has epoch 0 only: the figures are of the cold epoch
 };
 
 EpochMedians warm_epoch_medians(const proto::RunResult& result);

@@ -28,9 +28,10 @@ std::string fleet_node_name(const std::string& option) {
 proto::NodeConfig load_fleet_node_config(const std::string& pattern, const std::string& node) {
   const std::string file = node_config_path(pattern, node);
   if (!fs::exists(file)) {
-    throw std::invalid_argument(fmt::format("--node-config {}: no such file for node {} (it names the node's board: "
-                                            "board: \"jetson\")",
-                                            file, node));
+    throw std::invalid_argument(
+        fmt::format("--node-config {}: no such file for node {} (it names the node's board: "
+                    "board: \"jetson\")",
+                    file, node));
   }
   return load_node_config(file);
 }
@@ -45,8 +46,8 @@ std::size_t restore_node_board(const std::function<jetson::BoardHandle()>& open_
     return count;
   } catch (const std::exception& e) {
     const std::string drained = drain_node(node, fmt::format("jetchar: device restore failed: {}", e.what()));
-    throw std::runtime_error(fmt::format("node {}: the board's change journal cannot be restored ({}); {}", node, e.what(),
-                                         drained));
+    throw std::runtime_error(
+        fmt::format("node {}: the board's change journal cannot be restored ({}); {}", node, e.what(), drained));
   }
 }
 

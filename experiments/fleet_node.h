@@ -31,8 +31,8 @@ std::size_t restore_node_board(const std::function<jetson::BoardHandle()>& open_
 /// Of `run_ids` of sweep `sweep_name`, those another node's store under `results`/nodes/ holds
 /// already (run id -> that node): a task requeued onto another node must not run them again. A
 /// store another node is creating right now holds no runs yet.
-std::map<std::string, std::string> runs_stored_by_other_nodes(const std::filesystem::path& results, const std::string& node,
-                                                              const std::string& sweep_name,
+std::map<std::string, std::string> runs_stored_by_other_nodes(const std::filesystem::path& results,
+                                                              const std::string& node, const std::string& sweep_name,
                                                               const std::set<std::string>& run_ids);
 
 }  // namespace jetchar::experiments

@@ -23,8 +23,8 @@ namespace fs = std::filesystem;
 FleetStatus fleet_status(const fs::path& results) {
   const ResultsLocation location{results};
   if (!fs::exists(location.spec())) {
-    throw std::invalid_argument(fmt::format("{} has no sweep.textproto: not a submitted sweep's results directory",
-                                            results.string()));
+    throw std::invalid_argument(
+        fmt::format("{} has no sweep.textproto: not a submitted sweep's results directory", results.string()));
   }
   const auto sweep = load_sweep_spec(location.spec());
   FleetStatus status;
@@ -82,8 +82,8 @@ SlurmJobsView slurm_jobs_view(const std::vector<std::string>& job_ids) {
   std::string list;
   for (const auto& id : job_ids) list += (list.empty() ? "" : ",") + id;
   try {
-    const auto sacct = run_slurm_program("sacct", {"--noheader", "--parsable2", "--allocations", "--jobs", list, "--format",
-                                                   std::string(kSacctFormat)});
+    const auto sacct = run_slurm_program(
+        "sacct", {"--noheader", "--parsable2", "--allocations", "--jobs", list, "--format", std::string(kSacctFormat)});
     if (sacct.exit_code == 0 && sacct.output.find("disabled") == std::string::npos) {
       try {
         view.by_node = sacct_states_by_node(parse_sacct(sacct.output));

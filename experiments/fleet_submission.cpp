@@ -43,7 +43,8 @@ std::string fleet_sweep_name(const proto::SweepSpec& sweep, const fs::path& resu
 
 fs::path fleet_results_dir(const proto::SweepSpec& sweep, const std::string& option) {
   fs::path results = option;
-  if (results.empty()) results = !sweep.results().empty() ? fs::path(sweep.results()) : fs::path("results") / sweep.name();
+  if (results.empty())
+    results = !sweep.results().empty() ? fs::path(sweep.results()) : fs::path("results") / sweep.name();
   return fs::absolute(results).lexically_normal();
 }
 
@@ -63,7 +64,8 @@ FleetPlan plan_fleet(const FleetSubmitRequest& request) {
   o.redact_serial = request.redact_serial;
   if (!request.nodes.empty()) {
     if (request.nodes.find_first_not_of("0123456789") == std::string::npos) {
-      if (request.nodes.size() > 6) throw std::invalid_argument(fmt::format("--nodes {}: too many nodes", request.nodes));
+      if (request.nodes.size() > 6)
+        throw std::invalid_argument(fmt::format("--nodes {}: too many nodes", request.nodes));
       o.node_count = static_cast<unsigned>(std::stoul(request.nodes));
     } else {
       o.nodes = parse_node_names(request.nodes, "--nodes");
@@ -97,8 +99,8 @@ FleetSubmitted submit_fleet(const FleetPlan& plan, const fs::path& spec) {
   const ResultsLocation location{results};
   const std::string spec_text = read_text(spec);
   if (fs::exists(location.spec()) && read_text(location.spec()) != spec_text) {
-    throw std::invalid_argument(fmt::format("{} holds results of a different sweep spec; use another --results directory",
-                                            results.string()));
+    throw std::invalid_argument(
+        fmt::format("{} holds results of a different sweep spec; use another --results directory", results.string()));
   }
   fs::create_directories(slurm_dir);
   if (!fs::exists(location.spec())) write_whole(location.spec(), spec_text);
@@ -112,7 +114,8 @@ FleetSubmitted submit_fleet(const FleetPlan& plan, const fs::path& spec) {
   for (const auto& script : plan.submission.arrays) {
     const std::string id = sbatch({write_script(script)});
     dependency += ":" + id;
-    std::ofstream(slurm_dir / "jobs", std::ios::app) << fmt::format("array {} {}\n", id, script.node.empty() ? "-" : script.node);
+    std::ofstream(slurm_dir / "jobs", std::ios::app)
+        << fmt::format("array {} {}\n", id, script.node.empty() ? "-" : script.node);
     submitted.array_jobs.push_back(id);
   }
   submitted.merge_job = sbatch({"--dependency=" + dependency, write_script(plan.submission.merge)});

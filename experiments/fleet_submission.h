@@ -15,10 +15,10 @@ namespace jetchar::experiments {
 
 struct FleetSubmitRequest {
   std::filesystem::path spec;
-  std::string results;               ///< the shared results directory; empty: the spec's, else results/<name>
-  std::string jetchar;               ///< the jetchar executable as the nodes see it
+  std::string results;  ///< the shared results directory; empty: the spec's, else results/<name>
+  std::string jetchar;  ///< the jetchar executable as the nodes see it
   std::string partition;
-  std::string nodes;                 ///< "b1,b2,b3" or a count "4"; empty: any node, no limit
+  std::string nodes;  ///< "b1,b2,b3" or a count "4"; empty: any node, no limit
   std::string constraint;
   std::string node_config = "/etc/jetchar/node.textproto";
   std::size_t runs_per_task = 1;

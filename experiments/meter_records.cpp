@@ -4,7 +4,8 @@
 
 namespace jetchar::experiments {
 
-std::vector<jetson::measurement::MeterSpec> meter_specs(const google::protobuf::RepeatedPtrField<proto::MeterSpec>& meters) {
+std::vector<jetson::measurement::MeterSpec> meter_specs(
+    const google::protobuf::RepeatedPtrField<proto::MeterSpec>& meters) {
   std::vector<jetson::measurement::MeterSpec> specs;
   for (int i = 0; i < meters.size(); ++i) {
     jetson::measurement::MeterSpec spec;

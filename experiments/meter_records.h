@@ -19,7 +19,8 @@
 namespace jetchar::experiments {
 
 /// MeasurementSpec.meters as meter specs; errors name measurement.meters[i].
-std::vector<jetson::measurement::MeterSpec> meter_specs(const google::protobuf::RepeatedPtrField<proto::MeterSpec>& meters);
+std::vector<jetson::measurement::MeterSpec> meter_specs(
+    const google::protobuf::RepeatedPtrField<proto::MeterSpec>& meters);
 
 /// After the session stopped: each meter's energy over [begin_ns, end_ns] (onboard time), in spec
 /// order; energy_j only for a window the meter saw whole.

@@ -36,8 +36,10 @@ void save_mode_predictions(const std::filesystem::path& store, const std::string
     SQLite::Statement clear(db, "DELETE FROM mode_predictions WHERE sweep = ?");
     clear.bind(1, sweep);
     clear.exec();
-    SQLite::Statement insert(db, "INSERT INTO mode_predictions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                 "?, ?, ?)");
+    SQLite::Statement insert(
+        db,
+        "INSERT INTO mode_predictions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?)");
     for (const auto& p : predictions) {
       insert.reset();
       insert.clearBindings();
@@ -67,8 +69,8 @@ void save_mode_predictions(const std::filesystem::path& store, const std::string
     }
     transaction.commit();
   } catch (const SQLite::Exception& e) {
-    throw std::runtime_error(fmt::format("results store {}: cannot store the predictions of sweep '{}': {}", store.string(),
-                                         sweep, e.what()));
+    throw std::runtime_error(fmt::format("results store {}: cannot store the predictions of sweep '{}': {}",
+                                         store.string(), sweep, e.what()));
   }
 }
 
@@ -77,10 +79,11 @@ std::vector<StoredModePrediction> load_mode_predictions(const std::filesystem::p
   try {
     SQLite::Database db(store.string(), SQLite::OPEN_READONLY);
     if (!db.tableExists("mode_predictions")) return out;
-    SQLite::Statement query(db, "SELECT mode, cpu_cores, cpu_freq_khz, gpu_freq_khz, emc_freq_khz, profiled, time_s, "
-                                "time_low_s, time_high_s, power_w, power_low_w, power_high_w, energy_j, energy_low_j, "
-                                "energy_high_j, measured_time_s, measured_power_w, level, time_form, power_form, modelled "
-                                "FROM mode_predictions WHERE sweep = ? ORDER BY mode");
+    SQLite::Statement query(db,
+                            "SELECT mode, cpu_cores, cpu_freq_khz, gpu_freq_khz, emc_freq_khz, profiled, time_s, "
+                            "time_low_s, time_high_s, power_w, power_low_w, power_high_w, energy_j, energy_low_j, "
+                            "energy_high_j, measured_time_s, measured_power_w, level, time_form, power_form, modelled "
+                            "FROM mode_predictions WHERE sweep = ? ORDER BY mode");
     query.bind(1, sweep);
     while (query.executeStep()) {
       StoredModePrediction p;
@@ -108,8 +111,8 @@ std::vector<StoredModePrediction> load_mode_predictions(const std::filesystem::p
       out.push_back(std::move(p));
     }
   } catch (const SQLite::Exception& e) {
-    throw std::runtime_error(fmt::format("results store {}: cannot read the predictions of sweep '{}': {}", store.string(),
-                                         sweep, e.what()));
+    throw std::runtime_error(fmt::format("results store {}: cannot read the predictions of sweep '{}': {}",
+                                         store.string(), sweep, e.what()));
   }
   return out;
 }

@@ -89,8 +89,8 @@ std::vector<std::string> differences_from_request(const proto::DeviceSpec& reque
                                                   std::optional<int> nvpmodel_mode) {
   std::vector<std::string> differences;
   if (requested.has_preset_mode() && nvpmodel_mode && *nvpmodel_mode != static_cast<int>(requested.preset_mode())) {
-    differences.push_back(fmt::format("nvpmodel status names mode {}, mode {} requested", *nvpmodel_mode,
-                                      requested.preset_mode()));
+    differences.push_back(
+        fmt::format("nvpmodel status names mode {}, mode {} requested", *nvpmodel_mode, requested.preset_mode()));
   }
   if (requested.fan() == proto::FAN_MAX) {
     for (const auto& fan : board.fans.fans) {
@@ -111,8 +111,8 @@ std::vector<std::string> differences_from_request(const proto::DeviceSpec& reque
       const auto asked = units(requested.cpu_freq_mhz(), 1e3);
       const bool above_table = !policy.available_freqs_khz.empty() && asked > policy.available_freqs_khz.back();
       if (!above_table && policy.max_freq_khz != asked) {
-        differences.push_back(fmt::format("{} max {}, {} requested", policy.name, mhz(policy.max_freq_khz, 1e3),
-                                          mhz(asked, 1e3)));
+        differences.push_back(
+            fmt::format("{} max {}, {} requested", policy.name, mhz(policy.max_freq_khz, 1e3), mhz(asked, 1e3)));
       }
     }
     if (pinned && policy.min_freq_khz != policy.max_freq_khz) {
@@ -136,8 +136,8 @@ std::vector<std::string> differences_from_request(const proto::DeviceSpec& reque
     const auto& emc = board.emc;
     const bool reached = pinned ? emc.cur_rate_hz == asked : (emc.cap_hz == asked || emc.max_rate_hz == asked);
     if (!reached) {
-      differences.push_back(fmt::format("EMC {} (cap {}), {} requested", mhz(emc.cur_rate_hz, 1e6), mhz(emc.cap_hz, 1e6),
-                                        mhz(asked, 1e6)));
+      differences.push_back(fmt::format("EMC {} (cap {}), {} requested", mhz(emc.cur_rate_hz, 1e6),
+                                        mhz(emc.cap_hz, 1e6), mhz(asked, 1e6)));
     }
   }
   if (requested.has_gpu_power_limit_w() && board.nvml) {
@@ -147,7 +147,8 @@ std::vector<std::string> differences_from_request(const proto::DeviceSpec& reque
     const auto* gpu = nvml_gpu(board, requested.nvml_gpu());
     if (!gpu) {
       differences.push_back(fmt::format("NVML GPU {} absent ({}), power limit {} requested", requested.nvml_gpu(),
-                                        board.nvml->absent.value_or("NVML lists no GPU with that index"), watts(asked)));
+                                        board.nvml->absent.value_or("NVML lists no GPU with that index"),
+                                        watts(asked)));
     } else if (gpu->power_limit_mw.value != asked) {
       differences.push_back(fmt::format("GPU {} power limit {}, {} requested", gpu->index,
                                         gpu->power_limit_mw.value ? watts(*gpu->power_limit_mw.value)
@@ -172,8 +173,8 @@ std::vector<std::string> changes_between(const jetson::BoardInfo& before, const 
     }
   }
   if (before.cpu.online != after.cpu.online) {
-    changes.push_back(fmt::format("online CPUs {} became {}", fmt::join(before.cpu.online, ","),
-                                  fmt::join(after.cpu.online, ",")));
+    changes.push_back(
+        fmt::format("online CPUs {} became {}", fmt::join(before.cpu.online, ","), fmt::join(after.cpu.online, ",")));
   }
   const auto then = clock_limits(before);
   const auto now = clock_limits(after);
@@ -183,8 +184,12 @@ std::vector<std::string> changes_between(const jetson::BoardInfo& before, const 
       changes.push_back(fmt::format("{} became unreadable", a.name));
       continue;
     }
-    if (a.min != b->min) changes.push_back(fmt::format("{} min {} became {}", a.name, mhz(a.min, a.units_per_mhz), mhz(b->min, a.units_per_mhz)));
-    if (a.max != b->max) changes.push_back(fmt::format("{} max {} became {}", a.name, mhz(a.max, a.units_per_mhz), mhz(b->max, a.units_per_mhz)));
+    if (a.min != b->min)
+      changes.push_back(
+          fmt::format("{} min {} became {}", a.name, mhz(a.min, a.units_per_mhz), mhz(b->min, a.units_per_mhz)));
+    if (a.max != b->max)
+      changes.push_back(
+          fmt::format("{} max {} became {}", a.name, mhz(a.max, a.units_per_mhz), mhz(b->max, a.units_per_mhz)));
     if (a.governor != b->governor) {
       changes.push_back(fmt::format("{} governor {} became {}", a.name, a.governor.value_or("unreadable"),
                                     b->governor.value_or("unreadable")));

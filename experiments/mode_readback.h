@@ -32,10 +32,10 @@ std::vector<std::string> differences_from_request(const proto::DeviceSpec& reque
                                                   std::optional<int> nvpmodel_mode = std::nullopt);
 
 /// What changed between two read-backs: online cores, each cluster's and the GPU's limits and
-/// governor, the EMC cap, lock and locked rate. Other current rates are not compared: under DVFS they move by design, and a rail-gated
-/// GPU reads 0 (nvidia.ko) while pinned.
-/// A fan that `requested` pinned at maximum is compared too (one the board drives moves by design),
-/// and every NVML GPU's power limit (another process or nvidia-smi -pl may change it).
+/// governor, the EMC cap, lock and locked rate. Other current rates are not compared: under DVFS they move by design,
+/// and a rail-gated GPU reads 0 (nvidia.ko) while pinned. A fan that `requested` pinned at maximum is compared too (one
+/// the board drives moves by design), and every NVML GPU's power limit (another process or nvidia-smi -pl may change
+/// it).
 std::vector<std::string> changes_between(const jetson::BoardInfo& before, const jetson::BoardInfo& after,
                                          const proto::DeviceSpec& requested = {});
 

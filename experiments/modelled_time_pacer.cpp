@@ -14,7 +14,8 @@ std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_training(jetson::Simul
   const std::string family = info.identity.family.value_or("");
   const auto soc = jetson::soc_throughput(family);
   if (!soc) {
-    why_not = fmt::format("the time model has no throughput figures for family '{}'", family.empty() ? "unknown" : family);
+    why_not =
+        fmt::format("the time model has no throughput figures for family '{}'", family.empty() ? "unknown" : family);
     return nullptr;
   }
   jetson::ModeClocks clocks;
@@ -29,9 +30,10 @@ std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_training(jetson::Simul
   clocks.gpu_ghz = gpu && gpu->cur_freq_hz ? static_cast<double>(*gpu->cur_freq_hz) / 1e9 : 0.0;
   clocks.emc_ghz = info.emc.cur_rate_hz ? static_cast<double>(*info.emc.cur_rate_hz) / 1e9 : 0.0;
   if (clocks.online_cores <= 0 || clocks.cpu_ghz <= 0 || clocks.gpu_ghz <= 0 || clocks.emc_ghz <= 0) {
-    why_not = fmt::format("the time model needs the mode's cores and CPU/GPU/EMC clocks; read back: {} cores, CPU {} GHz, "
-                          "GPU {} GHz, EMC {} GHz",
-                          clocks.online_cores, clocks.cpu_ghz, clocks.gpu_ghz, clocks.emc_ghz);
+    why_not = fmt::format(
+        "the time model needs the mode's cores and CPU/GPU/EMC clocks; read back: {} cores, CPU {} GHz, "
+        "GPU {} GHz, EMC {} GHz",
+        clocks.online_cores, clocks.cpu_ghz, clocks.gpu_ghz, clocks.emc_ghz);
     return nullptr;
   }
   if (batch <= 0) {
@@ -42,7 +44,8 @@ std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_training(jetson::Simul
 }
 
 ModelledTimePacer::ModelledTimePacer(jetson::SimulatedBoard& board, const jetson::SocThroughput& soc,
-                                     const jetson::ModeClocks& clocks, const jetson::ModelWork& work, std::int64_t batch)
+                                     const jetson::ModeClocks& clocks, const jetson::ModelWork& work,
+                                     std::int64_t batch)
     : board_(board),
       soc_(soc),
       clocks_(clocks),
@@ -62,11 +65,12 @@ ModelledTimePacer::~ModelledTimePacer() {
 
 ModelledTimePacer::Clock::time_point ModelledTimePacer::pace(Clock::time_point compute_start, std::int64_t samples) {
   const double seconds =
-      samples == batch_ ? full_.total_s
-                        : jetson::modelled_minibatch_time(jetson::training_work(work_, static_cast<double>(samples)), soc_,
-                                                          clocks_)
-                              .total_s;
-  const auto deadline = compute_start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+      samples == batch_
+          ? full_.total_s
+          : jetson::modelled_minibatch_time(jetson::training_work(work_, static_cast<double>(samples)), soc_, clocks_)
+                .total_s;
+  const auto deadline =
+      compute_start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   if (Clock::now() > deadline) {
     ++host_slower_;
   } else {
@@ -86,7 +90,8 @@ void ModelledTimePacer::record(proto::RunResult& result) const {
   m->set_gpu_busy(full_.gpu_busy);
   if (host_slower_ > 0) {
     const std::string note = fmt::format(
-        "time model: this host was slower than the modelled board on {} of {} minibatches (their compute is the host's)",
+        "time model: this host was slower than the modelled board on {} of {} minibatches (their compute is the "
+        "host's)",
         host_slower_, host_slower_ + paced_);
     result.set_reason(result.reason().empty() ? note : result.reason() + "; " + note);
   }

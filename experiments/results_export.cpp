@@ -68,10 +68,24 @@ Row run_columns(const proto::RunResult& r) {
 
 Row epoch_columns(const proto::EpochResult* e) {
   if (e == nullptr) {
-    return {{"epoch", {}}, {"epoch_start_s", {}}, {"e2e_s", {}}, {"stall_s", {}}, {"compute_s", {}}, {"samples", {}},
-            {"energy_j", {}}, {"incremental_energy_j", {}}, {"energy_per_sample_j", {}}, {"avg_power_w", {}},
-            {"loss", {}}, {"accuracy", {}}, {"residency_before_ratio", {}}, {"residency_after_ratio", {}},
-            {"read_bytes", {}}, {"meter", {}}, {"meter_energy_j", {}}, {"meter_avg_power_w", {}},
+    return {{"epoch", {}},
+            {"epoch_start_s", {}},
+            {"e2e_s", {}},
+            {"stall_s", {}},
+            {"compute_s", {}},
+            {"samples", {}},
+            {"energy_j", {}},
+            {"incremental_energy_j", {}},
+            {"energy_per_sample_j", {}},
+            {"avg_power_w", {}},
+            {"loss", {}},
+            {"accuracy", {}},
+            {"residency_before_ratio", {}},
+            {"residency_after_ratio", {}},
+            {"read_bytes", {}},
+            {"meter", {}},
+            {"meter_energy_j", {}},
+            {"meter_avg_power_w", {}},
             {"meter_gap_s", {}}};
   }
   // The first configured meter (the store's epoch_meters table has every meter).

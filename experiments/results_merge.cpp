@@ -5,8 +5,8 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <map>
-#include <tuple>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "experiments/device_identity.h"
@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 using RunKey = std::tuple<std::string, std::string, std::string>;
 
 struct Held {
-  std::string source;     ///< the store the record came from
-  std::string digest;     ///< SHA-256 of the record serialized deterministically (memory: a digest per run)
+  std::string source;  ///< the store the record came from
+  std::string digest;  ///< SHA-256 of the record serialized deterministically (memory: a digest per run)
   std::size_t samples = 0;
 };
 
@@ -55,7 +55,8 @@ MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& 
   for (const auto& result : out.load_all()) {
     const std::string& device = result.context().device_id();
     held[{result.sweep(), result.run_id(), device}] =
-        Held{out_location.store().string(), digest_of(result), out.power_samples(result.sweep(), result.run_id(), device).size()};
+        Held{out_location.store().string(), digest_of(result),
+             out.power_samples(result.sweep(), result.run_id(), device).size()};
   }
 
   MergeSummary summary;
@@ -83,8 +84,9 @@ MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& 
           throw std::invalid_argument(fmt::format(
               "results merge: run {} of sweep '{}' on {} differs between {} and {} ({}); nothing of {} was merged",
               std::get<1>(key), std::get<0>(key), shown_device(device), first.source, source,
-              first.digest != candidate.digest ? "different records" : fmt::format("{} and {} power samples", first.samples,
-                                                                                 candidate.samples),
+              first.digest != candidate.digest
+                  ? "different records"
+                  : fmt::format("{} and {} power samples", first.samples, candidate.samples),
               source));
         }
         ++summary.duplicates;

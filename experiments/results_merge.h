@@ -16,10 +16,10 @@ namespace jetchar::experiments {
 
 struct MergeSummary {
   std::size_t inputs = 0;
-  std::size_t runs_read = 0;      ///< records met in the inputs
-  std::size_t runs_added = 0;     ///< new in the output
-  std::size_t duplicates = 0;     ///< the same record met again (kept once)
-  std::size_t runs_total = 0;     ///< records in the output afterwards
+  std::size_t runs_read = 0;   ///< records met in the inputs
+  std::size_t runs_added = 0;  ///< new in the output
+  std::size_t duplicates = 0;  ///< the same record met again (kept once)
+  std::size_t runs_total = 0;  ///< records in the output afterwards
 };
 
 /// Merges the stores `inputs` (results directories or .db files, opened read-only) into the

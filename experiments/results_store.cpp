@@ -49,12 +49,14 @@ void migrate_to_device_key(SQLite::Database& db) {
       db.exec(fmt::format("INSERT INTO runs ({}device_id) SELECT {}COALESCE(o.device_id, '') FROM runs_v4 o", columns,
                           selected));
     } else {
-      db.exec(fmt::format("INSERT INTO {0} ({1}device_id) SELECT {2}COALESCE(r.device_id, '') FROM {0}_v4 o "
-                          "LEFT JOIN runs_v4 r ON r.sweep = o.sweep AND r.run_id = o.run_id",
-                          table, columns, selected));
+      db.exec(
+          fmt::format("INSERT INTO {0} ({1}device_id) SELECT {2}COALESCE(r.device_id, '') FROM {0}_v4 o "
+                      "LEFT JOIN runs_v4 r ON r.sweep = o.sweep AND r.run_id = o.run_id",
+                      table, columns, selected));
     }
   }
-  for (auto table = present.rbegin(); table != present.rend(); ++table) db.exec(fmt::format("DROP TABLE {}_v4", *table));
+  for (auto table = present.rbegin(); table != present.rend(); ++table)
+    db.exec(fmt::format("DROP TABLE {}_v4", *table));
 }
 
 // Binds an optional value, NULL when absent (never 0 for a missing measurement).
@@ -243,8 +245,8 @@ std::unique_ptr<SQLite::Database> open_read_only(const std::filesystem::path& fi
   const ssize_t got = ::read(fd.get(), header.data(), header.size());
   if (got < 0) throw std::system_error(errno, std::generic_category(), fmt::format("results store {}", name));
   if (got == 0) {
-    throw std::invalid_argument(fmt::format(
-        "results store {} is empty (0 bytes): not a results store (`jetchar sweep run` writes one)", name));
+    throw std::invalid_argument(
+        fmt::format("results store {} is empty (0 bytes): not a results store (`jetchar sweep run` writes one)", name));
   }
   if (got < 16 || std::string_view(header.data(), header.size()) != std::string_view("SQLite format 3\0", 16)) {
     throw std::invalid_argument(fmt::format("results store {} is not an SQLite database", name));
@@ -256,7 +258,8 @@ std::unique_ptr<SQLite::Database> open_read_only(const std::filesystem::path& fi
 
 }  // namespace
 
-ResultsStore::ResultsStore(const std::filesystem::path& file, Access access) : file_(file), read_only_(access == Access::kReadOnly) {
+ResultsStore::ResultsStore(const std::filesystem::path& file, Access access)
+    : file_(file), read_only_(access == Access::kReadOnly) {
   if (read_only_) {
     db_ = open_read_only(file);
     try {
@@ -271,8 +274,8 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access) : f
       const std::string found = version.getColumn(0).getString();
       if (found.empty() || found.find_first_not_of("0123456789") != std::string::npos || found.size() > 6 ||
           std::stoi(found) < 1 || std::stoi(found) > kSchemaVersion) {
-        throw std::invalid_argument(fmt::format("schema version '{}'; this jetchar reads versions 1 to {}", found,
-                                                kSchemaVersion));
+        throw std::invalid_argument(
+            fmt::format("schema version '{}'; this jetchar reads versions 1 to {}", found, kSchemaVersion));
       }
       version_ = std::stoi(found);
     } catch (const SQLite::Exception& e) {
@@ -314,7 +317,8 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access) : f
         found = 5;
       }
       if (found != kSchemaVersion) {
-        throw std::runtime_error(fmt::format("schema version {} (this jetchar reads version {})", opened, kSchemaVersion));
+        throw std::runtime_error(
+            fmt::format("schema version {} (this jetchar reads version {})", opened, kSchemaVersion));
       }
       if (opened != kSchemaVersion) {
         db_->exec(fmt::format("UPDATE meta SET value = '{}' WHERE key = 'schema_version'", kSchemaVersion));
@@ -364,7 +368,8 @@ void ResultsStore::save_batch(const std::vector<proto::RunResult>& results,
   }
   try {
     SQLite::Transaction transaction(*db_);
-    for (std::size_t i = 0; i < results.size(); ++i) write_run(results[i], samples.empty() ? std::vector<StoredPowerSample>{} : samples[i]);
+    for (std::size_t i = 0; i < results.size(); ++i)
+      write_run(results[i], samples.empty() ? std::vector<StoredPowerSample>{} : samples[i]);
     transaction.commit();
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("results store {}: {} runs not stored: {}; earlier runs are intact",
@@ -388,7 +393,8 @@ void ResultsStore::write_run(const proto::RunResult& result, const std::vector<S
 }
 
 std::vector<std::string> ResultsStore::devices_of(const std::string& sweep, const std::string& run_id) const {
-  SQLite::Statement query(*db_, fmt::format("SELECT {} FROM runs WHERE sweep = ? AND run_id = ? ORDER BY 1", runs_device()));
+  SQLite::Statement query(*db_,
+                          fmt::format("SELECT {} FROM runs WHERE sweep = ? AND run_id = ? ORDER BY 1", runs_device()));
   query.bind(1, sweep);
   query.bind(2, run_id);
   std::vector<std::string> devices;
@@ -404,8 +410,9 @@ std::optional<std::string> ResultsStore::device_of(const std::string& sweep, con
   if (devices.size() > 1) {
     std::string named;
     for (const auto& device : devices) named += (named.empty() ? "" : ", ") + (device.empty() ? "''" : device);
-    throw std::invalid_argument(fmt::format("results store {}: run {} of sweep '{}' is stored by {} boards ({}); name the board",
-                                            file_.string(), run_id, sweep, devices.size(), named));
+    throw std::invalid_argument(
+        fmt::format("results store {}: run {} of sweep '{}' is stored by {} boards ({}); name the board",
+                    file_.string(), run_id, sweep, devices.size(), named));
   }
   return devices.front();
 }
@@ -413,7 +420,8 @@ std::optional<std::string> ResultsStore::device_of(const std::string& sweep, con
 bool ResultsStore::contains(const std::string& sweep, const std::string& run_id,
                             const std::optional<std::string>& device_id) const {
   if (!device_id) return !devices_of(sweep, run_id).empty();
-  SQLite::Statement query(*db_, fmt::format("SELECT 1 FROM runs WHERE sweep = ? AND run_id = ? AND {} = ?", runs_device()));
+  SQLite::Statement query(*db_,
+                          fmt::format("SELECT 1 FROM runs WHERE sweep = ? AND run_id = ? AND {} = ?", runs_device()));
   query.bind(1, sweep);
   query.bind(2, run_id);
   query.bind(3, *device_id);
@@ -424,7 +432,8 @@ std::optional<proto::RunResult> ResultsStore::load(const std::string& sweep, con
                                                    const std::optional<std::string>& device_id) const {
   const auto device = device_of(sweep, run_id, device_id);
   if (!device) return std::nullopt;
-  SQLite::Statement query(*db_, fmt::format("SELECT result FROM runs WHERE sweep = ? AND run_id = ? AND {} = ?", runs_device()));
+  SQLite::Statement query(
+      *db_, fmt::format("SELECT result FROM runs WHERE sweep = ? AND run_id = ? AND {} = ?", runs_device()));
   query.bind(1, sweep);
   query.bind(2, run_id);
   query.bind(3, *device);
@@ -433,12 +442,15 @@ std::optional<proto::RunResult> ResultsStore::load(const std::string& sweep, con
 }
 
 std::vector<proto::RunResult> ResultsStore::load_all(const std::string& sweep) const {
-  SQLite::Statement query(*db_, fmt::format("SELECT sweep, run_id, result FROM runs WHERE ? = '' OR sweep = ? ORDER BY sweep, run_id, {}", runs_device()));
+  SQLite::Statement query(
+      *db_, fmt::format("SELECT sweep, run_id, result FROM runs WHERE ? = '' OR sweep = ? ORDER BY sweep, run_id, {}",
+                        runs_device()));
   query.bind(1, sweep);
   query.bind(2, sweep);
   std::vector<proto::RunResult> results;
   while (query.executeStep()) {
-    results.push_back(parse_blob(query.getColumn(2), query.getColumn(0).getString() + "/" + query.getColumn(1).getString()));
+    results.push_back(
+        parse_blob(query.getColumn(2), query.getColumn(0).getString() + "/" + query.getColumn(1).getString()));
   }
   return results;
 }
@@ -472,8 +484,10 @@ std::vector<StoredPowerSample> ResultsStore::power_samples(const std::string& sw
   if (!device) return samples;
   // Before version 5 a (sweep, run_id) had one record and its samples no device column.
   const bool keyed = version_ >= 5;
-  SQLite::Statement query(*db_, fmt::format("SELECT t_s, channel, power_w FROM power_samples WHERE sweep = ? AND run_id = ?{} "
-                                            "ORDER BY rowid", keyed ? " AND device_id = ?" : ""));
+  SQLite::Statement query(
+      *db_, fmt::format("SELECT t_s, channel, power_w FROM power_samples WHERE sweep = ? AND run_id = ?{} "
+                        "ORDER BY rowid",
+                        keyed ? " AND device_id = ?" : ""));
   query.bind(1, sweep);
   query.bind(2, run_id);
   if (keyed) query.bind(3, *device);

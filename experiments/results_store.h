@@ -22,8 +22,8 @@ namespace jetchar::experiments {
 /// One channel of one power sample (onboard or external meter), stored with a run when its spec
 /// asks (can be large).
 struct StoredPowerSample {
-  double t_s = 0;          ///< seconds since the run started (< 0: the sample just before it)
-  std::string channel;     ///< the onboard rail, or the meter as "protocol:device"
+  double t_s = 0;       ///< seconds since the run started (< 0: the sample just before it)
+  std::string channel;  ///< the onboard rail, or the meter as "protocol:device"
   double power_w = 0;
 };
 

@@ -45,7 +45,8 @@ std::size_t task_count(std::string_view list) {
 bool read_job_id(std::string_view id, SacctRecord& record) {
   if (const auto dot = id.find('.'); dot != std::string_view::npos) {
     const std::string_view step = id.substr(dot + 1);
-    if (step.empty() || !std::all_of(step.begin(), step.end(), [](unsigned char c) { return std::isalnum(c) || c == '+'; })) {
+    if (step.empty() ||
+        !std::all_of(step.begin(), step.end(), [](unsigned char c) { return std::isalnum(c) || c == '+'; })) {
       return false;
     }
     record.step = true;
@@ -76,9 +77,10 @@ std::vector<SacctRecord> parse_sacct(std::string_view text) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     const auto bad = [&](const std::string& what) {
-      return std::invalid_argument(fmt::format("sacct output line {} '{}': {} (expected `sacct --parsable2 --noheader "
-                                               "--format={}`: JobID|JobName|State|NodeList)",
-                                               line_number, line.substr(0, 200), what, kSacctFormat));
+      return std::invalid_argument(
+          fmt::format("sacct output line {} '{}': {} (expected `sacct --parsable2 --noheader "
+                      "--format={}`: JobID|JobName|State|NodeList)",
+                      line_number, line.substr(0, 200), what, kSacctFormat));
     };
     std::vector<std::string_view> fields;
     for (std::size_t start = 0;;) {
@@ -96,7 +98,8 @@ std::vector<SacctRecord> parse_sacct(std::string_view text) {
     record.name = std::string(fields[1]);
     // "CANCELLED by 0": the code, then who.
     const std::string_view state = fields[2].substr(0, fields[2].find(' '));
-    if (state.empty() || !std::all_of(state.begin(), state.end(), [](unsigned char c) { return std::isupper(c) || c == '_'; })) {
+    if (state.empty() ||
+        !std::all_of(state.begin(), state.end(), [](unsigned char c) { return std::isupper(c) || c == '_'; })) {
       throw bad(fmt::format("State '{}' is not a job state code (COMPLETED, RUNNING, PENDING, ...)", fields[2]));
     }
     record.state = std::string(state);
@@ -106,7 +109,8 @@ std::vector<SacctRecord> parse_sacct(std::string_view text) {
   return records;
 }
 
-std::map<std::string, std::map<std::string, std::size_t>> sacct_states_by_node(const std::vector<SacctRecord>& records) {
+std::map<std::string, std::map<std::string, std::size_t>> sacct_states_by_node(
+    const std::vector<SacctRecord>& records) {
   std::map<std::string, std::map<std::string, std::size_t>> counts;
   for (const auto& record : records) {
     if (record.step) continue;

@@ -23,13 +23,13 @@ namespace jetchar::experiments {
 inline constexpr std::string_view kSacctFormat = "JobID,JobName,State,NodeList";
 
 struct SacctRecord {
-  std::string job_id;      ///< as printed: "812", "812_3", "812_[4-7%2]", "812.batch"
-  std::string job;         ///< the job (array job) number: "812"
-  bool step = false;       ///< a step of a job ("812.batch", "812_3.0"), not a job or array task
-  std::size_t tasks = 1;   ///< how many array tasks the record stands for ("812_[4-7]": 4)
+  std::string job_id;     ///< as printed: "812", "812_3", "812_[4-7%2]", "812.batch"
+  std::string job;        ///< the job (array job) number: "812"
+  bool step = false;      ///< a step of a job ("812.batch", "812_3.0"), not a job or array task
+  std::size_t tasks = 1;  ///< how many array tasks the record stands for ("812_[4-7]": 4)
   std::string name;
-  std::string state;       ///< the state code: "CANCELLED" of "CANCELLED by 0"
-  std::string nodes;       ///< "" while none is assigned
+  std::string state;  ///< the state code: "CANCELLED" of "CANCELLED by 0"
+  std::string nodes;  ///< "" while none is assigned
 };
 
 /// Reads `sacct --parsable2 --noheader --format=<kSacctFormat>` output. Blank lines are skipped.

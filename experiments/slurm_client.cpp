@@ -26,8 +26,8 @@ std::optional<std::string> find_program(const std::string& program) {
 jetson::ProcessResult run_slurm_program(const std::string& program, std::vector<std::string> arguments) {
   const auto found = find_program(program);
   if (!found) {
-    throw std::runtime_error(fmt::format("{} is not on PATH: this machine is not a Slurm client (Debian: slurm-client)",
-                                         program));
+    throw std::runtime_error(
+        fmt::format("{} is not on PATH: this machine is not a Slurm client (Debian: slurm-client)", program));
   }
   arguments.insert(arguments.begin(), *found);
   return jetson::run_process(arguments, {}, std::chrono::seconds(60));
@@ -39,8 +39,8 @@ std::string sbatch(std::vector<std::string> arguments) {
   // --parsable: "ID" or "ID;CLUSTER".
   std::string id = result.output.substr(0, result.output.find_first_of(";\n"));
   if (result.exit_code != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
-    throw std::runtime_error(fmt::format("sbatch {} failed (exit {}): {}", arguments.back(), result.exit_code,
-                                         result.output));
+    throw std::runtime_error(
+        fmt::format("sbatch {} failed (exit {}): {}", arguments.back(), result.exit_code, result.output));
   }
   return id;
 }
@@ -59,16 +59,19 @@ std::string drain_node(const std::string& node, const std::string& reason) {
 fs::path results_of_job(const std::string& job) {
   const auto shown = run_slurm_program("scontrol", {"show", "job", job});
   if (shown.exit_code != 0) {
-    throw std::invalid_argument(fmt::format(
-        "job {}: slurmctld does not know it ({}); name the sweep's results directory instead", job,
-        shown.output.substr(0, shown.output.find('\n'))));
+    throw std::invalid_argument(
+        fmt::format("job {}: slurmctld does not know it ({}); name the sweep's results directory instead", job,
+                    shown.output.substr(0, shown.output.find('\n'))));
   }
   const std::size_t at = shown.output.find("Command=");
-  const std::string command =
-      at == std::string::npos ? std::string() : shown.output.substr(at + 8, shown.output.find_first_of(" \n", at + 8) - at - 8);
+  const std::string command = at == std::string::npos
+                                  ? std::string()
+                                  : shown.output.substr(at + 8, shown.output.find_first_of(" \n", at + 8) - at - 8);
   const fs::path script(command);
-  if (script.parent_path().filename() != "slurm" || !fs::exists(script.parent_path().parent_path() / "sweep.textproto")) {
-    throw std::invalid_argument(fmt::format("job {} (command '{}') is not a job `jetchar sweep submit` made", job, command));
+  if (script.parent_path().filename() != "slurm" ||
+      !fs::exists(script.parent_path().parent_path() / "sweep.textproto")) {
+    throw std::invalid_argument(
+        fmt::format("job {} (command '{}') is not a job `jetchar sweep submit` made", job, command));
   }
   return script.parent_path().parent_path();
 }

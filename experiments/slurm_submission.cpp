@@ -12,9 +12,8 @@ namespace {
 
 // Characters of a node name that Slurm's hostlist syntax reads as structure ("b[1-3]", "a,b").
 bool plain_node_name(std::string_view name) {
-  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '-' || c == '_' || c == '.';
-  });
+  return std::all_of(name.begin(), name.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == '.'; });
 }
 
 std::string index_list(const std::vector<std::size_t>& chunks) {
@@ -41,9 +40,10 @@ std::string array_script(const SlurmSubmitOptions& o, const std::string& job_nam
       "# that cannot be restored drains this node. A requeued task skips the runs already stored.\n",
       o.runs_per_task, o.runs_per_task == 1 ? "" : "s", o.kind.empty() ? "" : "kind " + o.kind + "'s ",
       o.results.string());
-  text += fmt::format("exec {} sweep task {}{} --chunk \"$SLURM_ARRAY_TASK_ID\" --runs-per-task {} --node-config {}{}\n",
-                      shell_quoted(o.jetchar), shell_quoted(o.results.string()), kind, o.runs_per_task,
-                      shell_quoted(o.node_config), o.redact_serial ? " --redact-serial" : "");
+  text +=
+      fmt::format("exec {} sweep task {}{} --chunk \"$SLURM_ARRAY_TASK_ID\" --runs-per-task {} --node-config {}{}\n",
+                  shell_quoted(o.jetchar), shell_quoted(o.results.string()), kind, o.runs_per_task,
+                  shell_quoted(o.node_config), o.redact_serial ? " --redact-serial" : "");
   return text;
 }
 
@@ -52,8 +52,8 @@ std::string array_script(const SlurmSubmitOptions& o, const std::string& job_nam
 SlurmScript final_script(const SlurmSubmitOptions& o, const std::string& base) {
   const std::string results = o.results.string();
   const std::string jetchar = shell_quoted(o.jetchar);
-  const std::string restore = fmt::format("{} sweep task {} --restore-only --node-config {}", jetchar, shell_quoted(results),
-                                          shell_quoted(o.node_config));
+  const std::string restore = fmt::format("{} sweep task {} --restore-only --node-config {}", jetchar,
+                                          shell_quoted(results), shell_quoted(o.node_config));
   SlurmScript merge;
   merge.name = "merge.sbatch";
   merge.text = "#!/bin/bash\n";
@@ -66,10 +66,12 @@ SlurmScript final_script(const SlurmSubmitOptions& o, const std::string& base) {
       "# a no-op where nothing is pending), then what the nodes stored is merged (each run once) into {}.\n",
       results);
   merge.text += "set -euo pipefail\nshopt -s nullglob\n";
-  merge.text += fmt::format("waiting=()\nfor dir in {}/nodes/*/; do\n  node=$(basename \"$dir\")\n", shell_quoted(results));
-  merge.text += fmt::format("  if [ \"$node\" = \"${{SLURMD_NODENAME:-}}\" ]; then\n    {} --node \"$node\" || "
-                            "echo \"node $node: restore failed (above)\" >&2\n    continue\n  fi\n",
-                            restore);
+  merge.text +=
+      fmt::format("waiting=()\nfor dir in {}/nodes/*/; do\n  node=$(basename \"$dir\")\n", shell_quoted(results));
+  merge.text += fmt::format(
+      "  if [ \"$node\" = \"${{SLURMD_NODENAME:-}}\" ]; then\n    {} --node \"$node\" || "
+      "echo \"node $node: restore failed (above)\" >&2\n    continue\n  fi\n",
+      restore);
   merge.text += "  state=$(sinfo -h -n \"$node\" -o %T 2>/dev/null || true)\n  case \"$state\" in\n";
   merge.text += fmt::format(
       "    idle*|mixed*|allocated*|completing*)\n"
@@ -78,15 +80,18 @@ SlurmScript final_script(const SlurmSubmitOptions& o, const std::string& base) {
       "      waiting+=(\"$!:$node\") ;;\n",
       base, o.partition.empty() ? "" : " --partition=" + o.partition, shell_quoted(results),
       shell_quoted("exec " + restore));
-  merge.text += "    *) echo \"node $node is ${state:-unknown to Slurm}: its board is restored by its next task, or at boot by "
-                "jetchar-restore.service\" >&2 ;;\n  esac\ndone\n";
-  merge.text += "for entry in \"${waiting[@]}\"; do\n  wait \"${entry%%:*}\" || echo \"node ${entry#*:}: restore job failed "
-                "(its output is under slurm/)\" >&2\ndone\n";
+  merge.text +=
+      "    *) echo \"node $node is ${state:-unknown to Slurm}: its board is restored by its next task, or at boot by "
+      "jetchar-restore.service\" >&2 ;;\n  esac\ndone\n";
+  merge.text +=
+      "for entry in \"${waiting[@]}\"; do\n  wait \"${entry%%:*}\" || echo \"node ${entry#*:}: restore job failed "
+      "(its output is under slurm/)\" >&2\ndone\n";
   merge.text += fmt::format("stores=({}/nodes/*/results.db)\n", shell_quoted(results));
-  merge.text += "if [ ${#stores[@]} -eq 0 ]; then echo \"no node stored any run under " + results +
-                "/nodes\" >&2; exit 1; fi\n";
+  merge.text +=
+      "if [ ${#stores[@]} -eq 0 ]; then echo \"no node stored any run under " + results + "/nodes\" >&2; exit 1; fi\n";
   merge.text += fmt::format("{} results merge {} \"${{stores[@]}}\"\n", jetchar, shell_quoted(results));
-  merge.text += fmt::format("{} report {} -o {}\n", jetchar, shell_quoted(results), shell_quoted(results + "/report.html"));
+  merge.text +=
+      fmt::format("{} report {} -o {}\n", jetchar, shell_quoted(results), shell_quoted(results + "/report.html"));
   return merge;
 }
 
@@ -128,10 +133,11 @@ std::vector<std::string> parse_node_names(std::string_view list, std::string_vie
   std::size_t start = 0;
   while (start <= list.size()) {
     const std::size_t comma = list.find(',', start);
-    const std::string_view name = list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const std::string_view name =
+        list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (name.empty()) {
-      throw std::invalid_argument(fmt::format("{} '{}': an empty node name; give node names separated by commas (b1,b2,b3)",
-                                              option, list));
+      throw std::invalid_argument(
+          fmt::format("{} '{}': an empty node name; give node names separated by commas (b1,b2,b3)", option, list));
     }
     if (!plain_node_name(name)) {
       throw std::invalid_argument(fmt::format(

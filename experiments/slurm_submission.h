@@ -32,13 +32,13 @@
 namespace jetchar::experiments {
 
 struct SlurmSubmitOptions {
-  std::filesystem::path results;     ///< the sweep's shared results directory (absolute)
+  std::filesystem::path results;  ///< the sweep's shared results directory (absolute)
   std::string sweep_name;
-  std::string jetchar;               ///< the jetchar executable as the nodes see it
-  std::string partition;             ///< empty: the cluster's default
-  std::string constraint;            ///< a node feature naming the board kind ("agx-orin"); empty: any
-  std::string kind;                  ///< the sweep's board kind these runs are of; empty: no kinds
-  std::vector<std::string> nodes;    ///< pin chunks to these nodes, round-robin
+  std::string jetchar;                 ///< the jetchar executable as the nodes see it
+  std::string partition;               ///< empty: the cluster's default
+  std::string constraint;              ///< a node feature naming the board kind ("agx-orin"); empty: any
+  std::string kind;                    ///< the sweep's board kind these runs are of; empty: no kinds
+  std::vector<std::string> nodes;      ///< pin chunks to these nodes, round-robin
   std::optional<unsigned> node_count;  ///< at most this many tasks at a time (unpinned)
   std::size_t runs_per_task = 1;
   std::string node_config = "/etc/jetchar/node.textproto";  ///< "%n": the node's name
@@ -46,16 +46,16 @@ struct SlurmSubmitOptions {
 };
 
 struct SlurmScript {
-  std::string name;                  ///< file name under results/slurm/
-  std::string kind;                  ///< the board kind of an array's runs; empty without kinds
-  std::string node;                  ///< the node a pinned array runs on; empty otherwise
-  std::vector<std::size_t> chunks;   ///< array indexes (chunk numbers); empty for the merge job
-  std::string text;                  ///< the sbatch script
+  std::string name;                 ///< file name under results/slurm/
+  std::string kind;                 ///< the board kind of an array's runs; empty without kinds
+  std::string node;                 ///< the node a pinned array runs on; empty otherwise
+  std::vector<std::size_t> chunks;  ///< array indexes (chunk numbers); empty for the merge job
+  std::string text;                 ///< the sbatch script
 };
 
 struct SlurmSubmission {
   std::vector<SlurmScript> arrays;
-  SlurmScript merge;                 ///< submitted with --dependency=afterany:<every array>
+  SlurmScript merge;  ///< submitted with --dependency=afterany:<every array>
   std::size_t runs = 0;
   std::size_t chunks = 0;
 };
@@ -75,9 +75,9 @@ SlurmSubmission plan_slurm_submission(std::size_t run_count, const SlurmSubmitOp
 
 /// The runs of one board kind, as the submission plans them.
 struct SlurmKindRuns {
-  std::string kind;                  ///< its name (run ids "<kind>.<run>")
-  std::string constraint;            ///< its Slurm node feature
-  std::vector<std::string> nodes;    ///< pin its chunks to these nodes; empty: any node with the feature
+  std::string kind;                ///< its name (run ids "<kind>.<run>")
+  std::string constraint;          ///< its Slurm node feature
+  std::vector<std::string> nodes;  ///< pin its chunks to these nodes; empty: any node with the feature
   std::size_t run_count = 0;
 };
 

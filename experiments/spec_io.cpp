@@ -71,7 +71,8 @@ std::string field_of_error(const std::string& message, std::string_view text, in
   std::size_t name_end = colon;
   while (name_end > 0 && (text[name_end - 1] == ' ' || text[name_end - 1] == '\t')) --name_end;
   std::size_t name_begin = name_end;
-  while (name_begin > 0 && (std::isalnum(static_cast<unsigned char>(text[name_begin - 1])) || text[name_begin - 1] == '_')) {
+  while (name_begin > 0 &&
+         (std::isalnum(static_cast<unsigned char>(text[name_begin - 1])) || text[name_begin - 1] == '_')) {
     --name_begin;
   }
   return std::string(text.substr(name_begin, name_end - name_begin));
@@ -126,7 +127,8 @@ void reject_written_zeros(const proto::ExperimentSpec& spec, const pb::TextForma
     std::size_t start = 0;
     for (;;) {
       const std::size_t dot = entry.path.find('.', start);
-      const std::string name(entry.path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+      const std::string name(
+          entry.path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
       const pb::FieldDescriptor* field = message->GetDescriptor()->FindFieldByName(name);
       if (field == nullptr || at == nullptr) break;
       if (dot == std::string_view::npos) {
@@ -156,7 +158,8 @@ class Validator {
     const auto& w = spec.workload();
     if (w.model().empty()) fail_at(nullptr, "workload.model", "is required (see `jetchar models`)");
     if (w.dataset().empty() && w.task() != proto::INFER) {
-      fail_at(nullptr, "workload.dataset", "is required for training (KIND:PATH, e.g. fashion-mnist:/usr/share/datasets/fashion-mnist)");
+      fail_at(nullptr, "workload.dataset",
+              "is required for training (KIND:PATH, e.g. fashion-mnist:/usr/share/datasets/fashion-mnist)");
     }
     workload.require_range(w, "batch_size", w.batch_size(), 1, 65536, "workload.");
     if (w.accumulate() != 0) workload.require_range(w, "accumulate", w.accumulate(), 1, 4096, "workload.");
@@ -167,13 +170,16 @@ class Validator {
 
     Validator measurement(source_, where_, child("measurement", spec));
     const auto& m = spec.measurement();
-    if (m.sample_rate_hz() != 0) measurement.require_range(m, "sample_rate_hz", m.sample_rate_hz(), 1, 1000, "measurement.");
+    if (m.sample_rate_hz() != 0)
+      measurement.require_range(m, "sample_rate_hz", m.sample_rate_hz(), 1, 1000, "measurement.");
     if (m.baseload_s() < 0) measurement.fail_field(m, "baseload_s", "measurement.", "must be ≥ 0 s");
 
     Validator device(source_, where_, child("device", spec));
     const auto& d = spec.device();
-    if (d.has_preset_mode() && (d.has_cpu_cores() || d.has_cpu_freq_mhz() || d.has_gpu_freq_mhz() || d.has_emc_freq_mhz())) {
-      device.fail_field(d, "preset_mode", "device.", "a preset mode cannot be combined with custom cores or frequencies");
+    if (d.has_preset_mode() &&
+        (d.has_cpu_cores() || d.has_cpu_freq_mhz() || d.has_gpu_freq_mhz() || d.has_emc_freq_mhz())) {
+      device.fail_field(d, "preset_mode", "device.",
+                        "a preset mode cannot be combined with custom cores or frequencies");
     }
     if (d.has_cpu_cores()) device.require_range(d, "cpu_cores", d.cpu_cores(), 1, 256, "device.");
     for (const char* f : {"cpu_freq_mhz", "gpu_freq_mhz", "emc_freq_mhz"}) {
@@ -185,7 +191,8 @@ class Validator {
 
     Validator adaptive(source_, where_, child("adaptive", spec));
     const auto& a = spec.adaptive();
-    if (a.relative_half_width() != 0) adaptive.require_range(a, "relative_half_width", a.relative_half_width(), 1e-6, 1, "adaptive.");
+    if (a.relative_half_width() != 0)
+      adaptive.require_range(a, "relative_half_width", a.relative_half_width(), 1e-6, 1, "adaptive.");
     if (spec.repetitions() != 0) require_range(spec, "repetitions", spec.repetitions(), 1, 1000, "");
   }
 
@@ -204,7 +211,8 @@ class Validator {
     }
   }
 
-  void fail_field(const pb::Message& message, const char* name, const std::string& prefix, const std::string& why) const {
+  void fail_field(const pb::Message& message, const char* name, const std::string& prefix,
+                  const std::string& why) const {
     const auto* field = message.GetDescriptor()->FindFieldByName(name);
     fail_at(field, prefix + name, why);
   }
@@ -282,8 +290,9 @@ proto::SweepSpec parse_sweep_spec(std::string_view text, std::string_view source
                       fmt::format("axis '{}' needs values or a range with step > 0", axis.field()));
     }
     if (axis.values().empty() && axis.range().to() < axis.range().from()) {
-      throw SpecError(std::string(source), location.line + 1, location.column + 1, "axes.range",
-                      fmt::format("axis '{}': range to {} is below from {}", axis.field(), axis.range().to(), axis.range().from()));
+      throw SpecError(
+          std::string(source), location.line + 1, location.column + 1, "axes.range",
+          fmt::format("axis '{}': range to {} is below from {}", axis.field(), axis.range().to(), axis.range().from()));
     }
   }
   return sweep;

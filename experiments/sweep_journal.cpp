@@ -34,7 +34,8 @@ void SweepJournal::append(const std::string& line) {
   ::fsync(fd.get());
   fd.close();
   if (error != 0 || static_cast<size_t>(written) != record.size()) {
-    throw std::system_error(error != 0 ? error : EIO, std::generic_category(), "cannot write sweep journal " + file_.string());
+    throw std::system_error(error != 0 ? error : EIO, std::generic_category(),
+                            "cannot write sweep journal " + file_.string());
   }
 }
 

@@ -49,8 +49,9 @@ void set_field(proto::ExperimentSpec& spec, const std::string& path, const std::
     }
     if (dot == std::string::npos) {
       if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
-        throw SpecError(source, 0, 0, path, fmt::format("'{}' is a message; name one of its fields: {}", name,
-                                                        field_names(field->message_type())));
+        throw SpecError(
+            source, 0, 0, path,
+            fmt::format("'{}' is a message; name one of its fields: {}", name, field_names(field->message_type())));
       }
       if (!pb::TextFormat::ParseFieldValueFromString(value, field, message)) {
         std::string valid = field->type_name();
@@ -66,9 +67,10 @@ void set_field(proto::ExperimentSpec& spec, const std::string& path, const std::
       // An axis value 0 for a field whose 0 reads as "not given" would run the default instead.
       if (const auto problem = zero_means_unset(path)) {
         const auto* reflection = message->GetReflection();
-        const bool zero = field->cpp_type() == pb::FieldDescriptor::CPPTYPE_UINT32   ? reflection->GetUInt32(*message, field) == 0
-                          : field->cpp_type() == pb::FieldDescriptor::CPPTYPE_DOUBLE ? reflection->GetDouble(*message, field) == 0
-                                                                                     : false;
+        const bool zero =
+            field->cpp_type() == pb::FieldDescriptor::CPPTYPE_UINT32   ? reflection->GetUInt32(*message, field) == 0
+            : field->cpp_type() == pb::FieldDescriptor::CPPTYPE_DOUBLE ? reflection->GetDouble(*message, field) == 0
+                                                                       : false;
         if (zero) throw SpecError(source, 0, 0, path, fmt::format("axis value '{}': {}", value, *problem));
       }
       return;
@@ -98,8 +100,9 @@ std::vector<std::string> axis_values(const proto::Axis& axis) {
 
 std::string describe_mode(const proto::DeviceSpec& device) {
   if (device.has_preset_mode()) return fmt::format("preset {}", device.preset_mode());
-  if (!device.has_cpu_cores() && !device.has_cpu_freq_mhz() && !device.has_gpu_freq_mhz() && !device.has_emc_freq_mhz() &&
-      device.dvfs() == proto::SWITCH_UNSPECIFIED && device.fan() == proto::FAN_UNSPECIFIED) {
+  if (!device.has_cpu_cores() && !device.has_cpu_freq_mhz() && !device.has_gpu_freq_mhz() &&
+      !device.has_emc_freq_mhz() && device.dvfs() == proto::SWITCH_UNSPECIFIED &&
+      device.fan() == proto::FAN_UNSPECIFIED) {
     return "as found";
   }
   std::string text = device.has_cpu_cores() ? fmt::format("{} cores", device.cpu_cores()) : "cores as set";

@@ -13,17 +13,17 @@
 namespace jetchar::experiments {
 
 struct PlannedRun {
-  std::string run_id;                                        ///< "0007-r1": experiment 7, repetition 1
-  std::size_t experiment_index = 0;                          ///< position before repetitions, from 0
-  std::uint32_t repetition = 0;                              ///< from 0
-  proto::ExperimentSpec spec;                                ///< fully merged; repetitions field = 1
+  std::string run_id;                                            ///< "0007-r1": experiment 7, repetition 1
+  std::size_t experiment_index = 0;                              ///< position before repetitions, from 0
+  std::uint32_t repetition = 0;                                  ///< from 0
+  proto::ExperimentSpec spec;                                    ///< fully merged; repetitions field = 1
   std::vector<std::pair<std::string, std::string>> axis_values;  ///< the values this run took
-  std::string mode_key;                                      ///< identical for runs in the same power mode
+  std::string mode_key;                                          ///< identical for runs in the same power mode
 };
 
 struct SweepPlan {
   std::vector<PlannedRun> runs;
-  std::size_t mode_switches = 0;                             ///< number of distinct consecutive modes
+  std::size_t mode_switches = 0;  ///< number of distinct consecutive modes
 };
 
 /// Expands, validates every run (SpecError naming the run and its axis values), and orders.

@@ -34,8 +34,8 @@ SweepProgress SweepRunner::run(const SweepPlan& plan, RunExecutor& executor, con
     }
   }
   if (durations_stored > 0) {
-    progress.eta_s = seconds_stored / static_cast<double>(durations_stored) *
-                     static_cast<double>(progress.total - progress.done);
+    progress.eta_s =
+        seconds_stored / static_cast<double>(durations_stored) * static_cast<double>(progress.total - progress.done);
   }
   notifier_.ready();
   notifier_.status(progress_text(progress));
@@ -89,12 +89,13 @@ SweepProgress SweepRunner::run(const SweepPlan& plan, RunExecutor& executor, con
     if (result.status() != proto::OK) ++progress.failed;
     seconds_stored += result.duration_s();
     ++durations_stored;
-    progress.eta_s = seconds_stored / static_cast<double>(durations_stored) *
-                     static_cast<double>(progress.total - progress.done);
+    progress.eta_s =
+        seconds_stored / static_cast<double>(durations_stored) * static_cast<double>(progress.total - progress.done);
 
-    const std::string line = fmt::format("run {} ({}/{}) {} in {:.1f} s{}; {}", run.run_id, progress.done,
-                                         progress.total, proto::RunStatus_Name(result.status()), seconds,
-                                         result.reason().empty() ? "" : ": " + result.reason(), progress_text(progress));
+    const std::string line =
+        fmt::format("run {} ({}/{}) {} in {:.1f} s{}; {}", run.run_id, progress.done, progress.total,
+                    proto::RunStatus_Name(result.status()), seconds,
+                    result.reason().empty() ? "" : ": " + result.reason(), progress_text(progress));
     notifier_.status(progress_text(progress));
     notifier_.watchdog();
     if (options.log != nullptr) *options.log << line << '\n';

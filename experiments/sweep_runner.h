@@ -46,10 +46,10 @@ class RunExecutor {
 
 struct SweepProgress {
   std::size_t total = 0;
-  std::size_t done = 0;             ///< stored, including runs stored by an earlier process
-  std::size_t ran_now = 0;          ///< runs this process carried out
-  std::size_t failed = 0;           ///< of ran_now, status other than OK
-  std::optional<double> eta_s;      ///< mean duration of the stored runs x runs left
+  std::size_t done = 0;         ///< stored, including runs stored by an earlier process
+  std::size_t ran_now = 0;      ///< runs this process carried out
+  std::size_t failed = 0;       ///< of ran_now, status other than OK
+  std::optional<double> eta_s;  ///< mean duration of the stored runs x runs left
 };
 
 /// "5/8 runs stored, 1 not OK, ETA 42 s": the status line for logs and systemd's STATUS=.

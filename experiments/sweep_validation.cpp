@@ -12,9 +12,9 @@
 #include "experiments/device_spec.h"
 #include "experiments/models/registry.h"
 #include "jetson/control/control_points.h"
-#include "jetson/telemetry/gpio_marker.h"
-#include "jetson/meters/meter_protocol.h"
 #include "jetson/control/power_mode.h"
+#include "jetson/meters/meter_protocol.h"
+#include "jetson/telemetry/gpio_marker.h"
 #include "loaders/dataset_spec.h"
 
 namespace jetchar::experiments {
@@ -86,16 +86,16 @@ std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, cons
       }
       std::error_code error;
       if (meter.device().empty() || !std::filesystem::exists(meter.device(), error)) {
-        problems.push_back({run.run_id, fmt::format("measurement.meters[{}].device '{}': no such serial device", m,
-                                                    meter.device())});
+        problems.push_back(
+            {run.run_id, fmt::format("measurement.meters[{}].device '{}': no such serial device", m, meter.device())});
       }
     }
     if (measurement.has_gpio_marker_line() && !board_simulated) {
       const std::string chip = measurement.gpio_chip().empty() ? "gpiochip0" : measurement.gpio_chip();
       if (!jetson::gpio_chip_present(root, chip)) {
-        problems.push_back({run.run_id, fmt::format("measurement.gpio_chip '{}': no /dev/{} on this board (marker line {})",
-                                                    chip, std::filesystem::path(chip).filename().string(),
-                                                    measurement.gpio_marker_line())});
+        problems.push_back(
+            {run.run_id, fmt::format("measurement.gpio_chip '{}': no /dev/{} on this board (marker line {})", chip,
+                                     std::filesystem::path(chip).filename().string(), measurement.gpio_marker_line())});
       }
     }
   }

@@ -1,6 +1,7 @@
 // Checks a sweep plan against the board before the first run starts: every distinct power mode
 // is planned (not applied) against the board's discovered controls, every model must exist, and
-// every data set path must open. Each message starts with the spec field it is about. Problems are collected so that one report lists all of them.
+// every data set path must open. Each message starts with the spec field it is about. Problems are collected so that
+// one report lists all of them.
 #pragma once
 
 #include <string>

@@ -23,8 +23,7 @@ torch::Device parse_device(std::string_view text) {
   if (text == "cpu") return torch::Device(torch::kCPU);
   if (text == "cuda" || text.starts_with("cuda:")) {
     if (!built_with_cuda()) {
-      throw std::invalid_argument(
-          fmt::format("device '{}': this LibTorch was built without CUDA; valid: cpu", text));
+      throw std::invalid_argument(fmt::format("device '{}': this LibTorch was built without CUDA; valid: cpu", text));
     }
     if (!torch::cuda::is_available()) {
       throw std::invalid_argument(fmt::format("device '{}': no CUDA GPU is visible; valid: cpu", text));
@@ -32,8 +31,8 @@ torch::Device parse_device(std::string_view text) {
     torch::Device device{std::string(text)};  // throws c10::Error for "cuda:x"
     const auto count = static_cast<std::int64_t>(torch::cuda::device_count());
     if (device.has_index() && device.index() >= count) {
-      throw std::invalid_argument(fmt::format("device '{}': only {} CUDA device(s); valid: cuda:0 .. cuda:{}", text,
-                                              count, count - 1));
+      throw std::invalid_argument(
+          fmt::format("device '{}': only {} CUDA device(s); valid: cuda:0 .. cuda:{}", text, count, count - 1));
     }
     return device;
   }

@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const auto range = jetchar::jetson::parse_clock_range(text, "--gpu-locked-clocks");
     if (range.min_mhz > range.max_mhz) __builtin_trap();
-    const auto again = jetchar::jetson::parse_clock_range(fmt::format("{},{}", range.min_mhz, range.max_mhz), "round trip");
+    const auto again =
+        jetchar::jetson::parse_clock_range(fmt::format("{},{}", range.min_mhz, range.max_mhz), "round trip");
     if (again.min_mhz != range.min_mhz || again.max_mhz != range.max_mhz) __builtin_trap();
   } catch (const std::invalid_argument& e) {
     if (std::string(e.what()).find("--gpu-locked-clocks") == std::string::npos) __builtin_trap();

@@ -11,7 +11,8 @@ using namespace jetchar::loaders;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    const auto classes = parse_cifar_class_names(std::string_view(reinterpret_cast<const char*>(data), size), "meta.txt");
+    const auto classes =
+        parse_cifar_class_names(std::string_view(reinterpret_cast<const char*>(data), size), "meta.txt");
     if (classes.empty() || classes.size() > 256) __builtin_trap();
   } catch (const std::exception&) {
   }

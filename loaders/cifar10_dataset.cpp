@@ -31,7 +31,8 @@ std::vector<std::string> parse_cifar_class_names(std::string_view text, const st
     }
     for (unsigned char c : line) {
       if (c < 0x20 || c == 0x7F) {
-        throw sysfs::FormatError(name, line_number, fmt::format("byte {:#04x}", c), "printable class names, one per line");
+        throw sysfs::FormatError(name, line_number, fmt::format("byte {:#04x}", c),
+                                 "printable class names, one per line");
       }
     }
     if (classes.size() == 256) {
@@ -59,7 +60,8 @@ std::string check_cifar_record(std::span<const std::uint8_t> record, std::size_t
 void check_cifar_file_size(std::uint64_t bytes, const std::string& name) {
   if (bytes == 0 || bytes % kCifarRecordBytes != 0) {
     throw sysfs::FormatError(
-        fmt::format("{} offset {}", name, bytes / kCifarRecordBytes * kCifarRecordBytes), fmt::format("{} bytes", bytes),
+        fmt::format("{} offset {}", name, bytes / kCifarRecordBytes * kCifarRecordBytes),
+        fmt::format("{} bytes", bytes),
         fmt::format("a whole number of {}-byte records (1 label + 3072 pixels); the last record is short",
                     kCifarRecordBytes));
   }
@@ -100,11 +102,13 @@ std::unique_ptr<Cifar10Dataset> Cifar10Dataset::open_dir(const std::filesystem::
   } else if (split == "test") {
     if (std::filesystem::exists(dir / "test_batch.bin")) files.push_back(dir / "test_batch.bin");
   } else {
-    throw std::invalid_argument(fmt::format("{}: split '{}' is not valid; expected train or test", dir.string(), split));
+    throw std::invalid_argument(
+        fmt::format("{}: split '{}' is not valid; expected train or test", dir.string(), split));
   }
   if (files.empty()) {
-    throw std::invalid_argument(fmt::format("{}: no {} (a cifar-10-batches-bin directory)", dir.string(),
-                                            split == "train" ? "data_batch_1.bin .. data_batch_5.bin" : "test_batch.bin"));
+    throw std::invalid_argument(
+        fmt::format("{}: no {} (a cifar-10-batches-bin directory)", dir.string(),
+                    split == "train" ? "data_batch_1.bin .. data_batch_5.bin" : "test_batch.bin"));
   }
   std::vector<std::string> classes = default_classes();
   const auto meta = dir / "batches.meta.txt";
@@ -129,12 +133,13 @@ SampleStatus Cifar10Dataset::get(std::int64_t index, Rng& rng, const SampleOut& 
                                              readers_[file].path().string(), offset, kCifarRecordBytes));
   }
   if (record[0] >= info_.classes.size()) {
-    return SampleStatus::failure(check_cifar_record(record, info_.classes.size(), readers_[file].path().string(), offset));
+    return SampleStatus::failure(
+        check_cifar_record(record, info_.classes.size(), readers_[file].path().string(), offset));
   }
   const TransformPlan plan = transform_.plan(kCifarSide, kCifarSide, rng);
   if (!transform_.apply(plan, ImageView::planar(record.data() + 1, 3, kCifarSide, kCifarSide), out.input_f32)) {
-    return SampleStatus::failure(fmt::format("{}: sample {} does not fit the output ({} values)", info_.name, index,
-                                             out.input_f32.size()));
+    return SampleStatus::failure(
+        fmt::format("{}: sample {} does not fit the output ({} values)", info_.name, index, out.input_f32.size()));
   }
   if (!out.target.empty()) out.target[0] = record[0];
   return SampleStatus::success(kCifarRecordBytes);

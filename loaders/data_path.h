@@ -19,8 +19,8 @@ namespace jetchar::loaders {
 struct DataPathEpoch {
   std::optional<double> residency_before;  ///< share of the data set's pages in the page cache
   std::optional<double> residency_after;
-  std::optional<sysfs::DiskIoDelta> io;    ///< nullopt when the files are on no block device (tmpfs)
-  std::string device;                      ///< diskstats name the I/O was read from ("nvme0n1p2")
+  std::optional<sysfs::DiskIoDelta> io;  ///< nullopt when the files are on no block device (tmpfs)
+  std::string device;                    ///< diskstats name the I/O was read from ("nvme0n1p2")
 };
 
 class DataPathMonitor {

@@ -33,9 +33,9 @@ struct SampleLayout {
 
 /// What a data set is, for reports, residency and eviction.
 struct DatasetInfo {
-  std::string name;    ///< e.g. "fashion-mnist/train"
-  std::string format;  ///< e.g. "idx", "idx.gz", "cifar10-bin", "imagefolder", "gld23k", "synthetic"
-  std::filesystem::path root;  ///< the path the data set was opened from (empty for synthetic)
+  std::string name;                  ///< e.g. "fashion-mnist/train"
+  std::string format;                ///< e.g. "idx", "idx.gz", "cifar10-bin", "imagefolder", "gld23k", "synthetic"
+  std::filesystem::path root;        ///< the path the data set was opened from (empty for synthetic)
   std::vector<std::string> classes;  ///< class names by class id; empty where targets are not classes
   SampleLayout layout;
   /// Every file the samples are read from (for page-cache residency, eviction, the block device).

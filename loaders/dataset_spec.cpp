@@ -81,8 +81,8 @@ DatasetSpec DatasetSpec::parse(std::string_view text) {
   const auto colon = text.find(':');
   if (colon == std::string_view::npos || colon == 0) {
     throw std::invalid_argument(
-        fmt::format("data set '{}' is not valid; expected KIND[/SPLIT]:PATH[?KEY=VALUE&...] with KIND one of {}",
-                    text, kinds_list()));
+        fmt::format("data set '{}' is not valid; expected KIND[/SPLIT]:PATH[?KEY=VALUE&...] with KIND one of {}", text,
+                    kinds_list()));
   }
   std::string_view head = text.substr(0, colon);
   std::string_view rest = text.substr(colon + 1);
@@ -95,8 +95,8 @@ DatasetSpec DatasetSpec::parse(std::string_view text) {
   bool known = false;
   for (const auto& [name, description] : dataset_kinds()) known = known || name == spec.kind;
   if (!known) {
-    throw std::invalid_argument(fmt::format("data set '{}': unknown kind '{}'; expected one of {}", text, spec.kind,
-                                            kinds_list()));
+    throw std::invalid_argument(
+        fmt::format("data set '{}': unknown kind '{}'; expected one of {}", text, spec.kind, kinds_list()));
   }
   if (const auto question = rest.find('?'); question != std::string_view::npos) {
     std::string_view options = rest.substr(question + 1);
@@ -114,7 +114,8 @@ DatasetSpec DatasetSpec::parse(std::string_view text) {
   }
   spec.path = std::string(rest);
   if (spec.path.empty() && spec.kind == "fashion-mnist") spec.path = kFashionMnistDir;
-  if (spec.path.empty()) throw std::invalid_argument(fmt::format("data set '{}': no PATH after '{}:'", text, spec.kind));
+  if (spec.path.empty())
+    throw std::invalid_argument(fmt::format("data set '{}': no PATH after '{}:'", text, spec.kind));
   return spec;
 }
 
@@ -131,8 +132,10 @@ DatasetSpec resolve_dataset_spec(std::string_view text) {
   const std::filesystem::path path{std::string(text)};
   auto as = [&](const std::string& kind) { return DatasetSpec::parse(kind + ":" + path.string()); };
   if (!std::filesystem::exists(path)) {
-    throw std::invalid_argument(fmt::format("'{}' is neither a data set spec (KIND:PATH, KIND one of {}) nor an "
-                                            "existing path", text, kinds_list()));
+    throw std::invalid_argument(
+        fmt::format("'{}' is neither a data set spec (KIND:PATH, KIND one of {}) nor an "
+                    "existing path",
+                    text, kinds_list()));
   }
   if (std::filesystem::is_regular_file(path) && path.extension() == ".csv") return as("gld23k");
   if (std::filesystem::is_directory(path)) {
@@ -145,13 +148,16 @@ DatasetSpec resolve_dataset_spec(std::string_view text) {
     }
     if (has("data_batch_1.bin")) return as("cifar10");
     if (has("test_batch.bin")) return as("cifar10/test");
-    if (has("data_user_dict") || has("gld23k_user_dict_train.csv") || has("mini_gld_train_split.csv")) return as("gld23k");
+    if (has("data_user_dict") || has("gld23k_user_dict_train.csv") || has("mini_gld_train_split.csv"))
+      return as("gld23k");
     for (const auto& entry : std::filesystem::directory_iterator(path)) {
       if (entry.is_directory()) return as("imagefolder");
     }
   }
-  throw std::invalid_argument(fmt::format("{}: cannot tell the data set kind from its contents; give KIND:PATH with "
-                                          "KIND one of {}", path.string(), kinds_list()));
+  throw std::invalid_argument(
+      fmt::format("{}: cannot tell the data set kind from its contents; give KIND:PATH with "
+                  "KIND one of {}",
+                  path.string(), kinds_list()));
 }
 
 std::string DatasetSpec::default_transform() const {
@@ -190,15 +196,16 @@ std::shared_ptr<Dataset> open_dataset(const DatasetSpec& spec, const std::option
       std::int64_t dim = 0;
       const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), dim);
       if (error != std::errc() || end != part.data() + part.size()) {
-        throw std::invalid_argument(fmt::format("data set '{}': shape '{}' is not valid; expected sizes like 3x32x32",
-                                                spec.text, spec.path));
+        throw std::invalid_argument(
+            fmt::format("data set '{}': shape '{}' is not valid; expected sizes like 3x32x32", spec.text, spec.path));
       }
       shape.push_back(dim);
       if (x == std::string_view::npos) break;
       rest = rest.substr(x + 1);
     }
     if (transform_text && !name.empty() && name != "to-tensor") {
-      throw std::invalid_argument(fmt::format("data set '{}': synthetic data takes no transform (got '{}')", spec.text, name));
+      throw std::invalid_argument(
+          fmt::format("data set '{}': synthetic data takes no transform (got '{}')", spec.text, name));
     }
     return std::make_shared<SyntheticDataset>(
         std::move(shape), integer_option(spec, "samples", 10000, 1, std::int64_t{1} << 40),

@@ -62,7 +62,8 @@ std::vector<GldRecord> parse_gld_csv(std::string_view text, const std::string& n
     start = end + 1;
     ++line_number;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    if (!split_csv_line(line, fields)) throw sysfs::FormatError(name, line_number, std::string(line), "a closing quote");
+    if (!split_csv_line(line, fields))
+      throw sysfs::FormatError(name, line_number, std::string(line), "a closing quote");
     for (auto& field : fields) field = trim(std::move(field));
     if (columns == 0) {
       for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -84,7 +85,8 @@ std::vector<GldRecord> parse_gld_csv(std::string_view text, const std::string& n
     record.image_id = std::move(fields[image_column]);
     record.line = line_number;
     const std::string& class_text = fields[class_column];
-    const auto [ptr, error] = std::from_chars(class_text.data(), class_text.data() + class_text.size(), record.class_id);
+    const auto [ptr, error] =
+        std::from_chars(class_text.data(), class_text.data() + class_text.size(), record.class_id);
     if (error != std::errc() || ptr != class_text.data() + class_text.size() || record.class_id < 0 ||
         record.class_id > 1'000'000) {
       throw sysfs::FormatError(name, line_number, class_text, "a class id, an integer 0..1000000");

@@ -10,9 +10,9 @@ namespace jetchar::loaders {
 
 struct GldRecord {
   std::string user_id;
-  std::string image_id;   ///< the image file is <image_id>.jpg
+  std::string image_id;  ///< the image file is <image_id>.jpg
   std::int64_t class_id = 0;
-  std::size_t line = 0;   ///< 1-based line in the CSV (for errors about the image later)
+  std::size_t line = 0;  ///< 1-based line in the CSV (for errors about the image later)
 };
 
 /// Parses the CSV text. The header must name the columns user_id, image_id and class (any order,

@@ -20,7 +20,12 @@ std::uint32_t big_endian_u32(const std::uint8_t* p) {
 
 bool is_known_type(std::uint8_t type) {
   switch (type) {
-    case 0x08: case 0x09: case 0x0B: case 0x0C: case 0x0D: case 0x0E: return true;
+    case 0x08:
+    case 0x09:
+    case 0x0B:
+    case 0x0C:
+    case 0x0D:
+    case 0x0E: return true;
     default: return false;
   }
 }
@@ -29,9 +34,11 @@ bool is_known_type(std::uint8_t type) {
 
 std::size_t idx_element_bytes(IdxType type) {
   switch (type) {
-    case IdxType::kU8: case IdxType::kI8: return 1;
+    case IdxType::kU8:
+    case IdxType::kI8: return 1;
     case IdxType::kI16: return 2;
-    case IdxType::kI32: case IdxType::kF32: return 4;
+    case IdxType::kI32:
+    case IdxType::kF32: return 4;
     case IdxType::kF64: return 8;
   }
   return 1;
@@ -73,10 +80,10 @@ IdxHeader parse_idx_header(std::span<const std::uint8_t> bytes, std::uint64_t fi
   if (expected != file_bytes) {
     std::string shape;
     for (auto dim : header.dims) shape += fmt::format("{}{}", shape.empty() ? "" : "x", dim);
-    throw FormatError(fmt::format("{} offset {}", name, header.data_offset),
-                      fmt::format("{} data bytes", file_bytes - header.data_offset),
-                      fmt::format("{} bytes for shape {} (truncated or trailing data)",
-                                  static_cast<std::uint64_t>(total), shape));
+    throw FormatError(
+        fmt::format("{} offset {}", name, header.data_offset),
+        fmt::format("{} data bytes", file_bytes - header.data_offset),
+        fmt::format("{} bytes for shape {} (truncated or trailing data)", static_cast<std::uint64_t>(total), shape));
   }
   return header;
 }
@@ -92,8 +99,8 @@ std::vector<std::uint8_t> gunzip(std::span<const std::uint8_t> compressed, const
   std::size_t guess = compressed.size() * 4;
   if (compressed.size() >= 18) {
     const std::uint8_t* t = compressed.data() + compressed.size() - 4;
-    const std::size_t trailer = std::uint32_t{t[0]} | (std::uint32_t{t[1]} << 8) | (std::uint32_t{t[2]} << 16) |
-                                (std::uint32_t{t[3]} << 24);
+    const std::size_t trailer =
+        std::uint32_t{t[0]} | (std::uint32_t{t[1]} << 8) | (std::uint32_t{t[2]} << 16) | (std::uint32_t{t[3]} << 24);
     guess = std::min(trailer, compressed.size() * 1032);
   }
   out.resize(std::min<std::size_t>(guess, std::size_t{1} << 28) + 1);

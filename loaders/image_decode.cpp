@@ -5,8 +5,8 @@
 #include <turbojpeg.h>
 
 #include <algorithm>
-#include <csetjmp>
 #include <cmath>
+#include <csetjmp>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -71,7 +71,6 @@ bool png_size(std::span<const std::uint8_t> bytes, int& height, int& width, std:
   }
   return true;
 }
-
 
 // libjpeg reports errors through error_exit, which must not return: jump back to the decode
 // call. Warnings (corrupt or truncated data) count as errors, as TurboJPEG's do.

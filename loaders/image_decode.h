@@ -32,7 +32,6 @@ struct DecodedImage {
   int offset_x = 0;
 };
 
-
 /// Full size of an encoded image without decoding its pixels.
 bool read_image_size(std::span<const std::uint8_t> bytes, int& height, int& width, std::string& error);
 

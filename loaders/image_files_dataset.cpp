@@ -16,7 +16,8 @@ namespace {
 
 bool has_image_extension(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext == ".jpg" || ext == ".jpeg" || ext == ".png";
 }
 
@@ -46,8 +47,8 @@ ImageFilesDataset::ImageFilesDataset(std::vector<Entry> entries, std::vector<std
 std::unique_ptr<ImageFilesDataset> ImageFilesDataset::open_image_folder(const std::filesystem::path& dir,
                                                                         Transform transform) {
   if (!std::filesystem::is_directory(dir)) {
-    throw std::invalid_argument(fmt::format("{}: not a directory (an image folder has one sub-folder per class)",
-                                            dir.string()));
+    throw std::invalid_argument(
+        fmt::format("{}: not a directory (an image folder has one sub-folder per class)", dir.string()));
   }
   std::vector<std::string> classes;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -64,8 +65,8 @@ std::unique_ptr<ImageFilesDataset> ImageFilesDataset::open_image_folder(const st
     for (auto& file : files) entries.push_back({std::move(file), static_cast<std::int64_t>(c)});
   }
   if (entries.empty()) {
-    throw std::invalid_argument(
-        fmt::format("{}: no .jpg/.jpeg/.png files in class sub-folders ({} sub-folders)", dir.string(), classes.size()));
+    throw std::invalid_argument(fmt::format("{}: no .jpg/.jpeg/.png files in class sub-folders ({} sub-folders)",
+                                            dir.string(), classes.size()));
   }
   DatasetInfo info;
   info.name = "imagefolder:" + dir.filename().string();
@@ -78,7 +79,8 @@ std::unique_ptr<ImageFilesDataset> ImageFilesDataset::open_image_folder(const st
 std::unique_ptr<ImageFilesDataset> ImageFilesDataset::open_gld23k(const std::filesystem::path& path,
                                                                   const std::string& split, Transform transform) {
   if (split != "train" && split != "test") {
-    throw std::invalid_argument(fmt::format("{}: split '{}' is not valid; expected train or test", path.string(), split));
+    throw std::invalid_argument(
+        fmt::format("{}: split '{}' is not valid; expected train or test", path.string(), split));
   }
   std::filesystem::path csv;
   std::filesystem::path dir;
@@ -160,7 +162,8 @@ SampleStatus ImageFilesDataset::get(std::int64_t index, Rng& rng, const SampleOu
     return SampleStatus::failure(fmt::format("{}: {}", entry.path.string(), error));
   }
   if (image.scaled_width != width || image.scaled_height != height) {
-    plan.scale_source(static_cast<double>(image.scaled_height) / height, static_cast<double>(image.scaled_width) / width);
+    plan.scale_source(static_cast<double>(image.scaled_height) / height,
+                      static_cast<double>(image.scaled_width) / width);
   }
   plan.shift_source(image.offset_y, image.offset_x);
   if (!transform_.apply(plan, ImageView::interleaved(image.pixels.data(), image.height, image.width, 3),

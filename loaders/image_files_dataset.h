@@ -21,7 +21,8 @@ class ImageFilesDataset : public Dataset {
   };
 
   /// The transform must fix the output size (files differ in size). Throws std::invalid_argument.
-  ImageFilesDataset(std::vector<Entry> entries, std::vector<std::string> classes, DatasetInfo info, Transform transform);
+  ImageFilesDataset(std::vector<Entry> entries, std::vector<std::string> classes, DatasetInfo info,
+                    Transform transform);
 
   /// torchvision ImageFolder: classes are the sorted sub-folder names of `dir`; samples are the files
   /// with an image extension (.jpg .jpeg .png, any case), sorted, in each. Throws std::invalid_argument.

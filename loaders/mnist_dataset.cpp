@@ -31,9 +31,10 @@ MnistDataset::MnistDataset(const std::filesystem::path& images, const std::files
   const std::vector<std::uint8_t> label_file = read_maybe_gzip(labels);
   const IdxHeader label_header = parse_idx_header(label_file, label_file.size(), labels.string());
   if (label_header.type != IdxType::kU8 || label_header.dims.size() != 1) {
-    throw sysfs::FormatError(labels.string(), fmt::format("type {:#04x} shape {}", static_cast<int>(label_header.type),
-                                                          shape_text(label_header)),
-                             "an IDX labels file (magic 00 00 08 01: unsigned bytes, 1 dimension)");
+    throw sysfs::FormatError(
+        labels.string(),
+        fmt::format("type {:#04x} shape {}", static_cast<int>(label_header.type), shape_text(label_header)),
+        "an IDX labels file (magic 00 00 08 01: unsigned bytes, 1 dimension)");
   }
   labels_.assign(label_file.begin() + static_cast<std::ptrdiff_t>(label_header.data_offset), label_file.end());
   for (std::size_t i = 0; i < labels_.size(); ++i) {
@@ -82,7 +83,8 @@ MnistDataset::MnistDataset(const std::filesystem::path& images, const std::files
 std::unique_ptr<MnistDataset> MnistDataset::open_dir(const std::filesystem::path& dir, const std::string& split,
                                                      bool fashion, Transform transform) {
   if (split != "train" && split != "test") {
-    throw std::invalid_argument(fmt::format("{}: split '{}' is not valid; expected train or test", dir.string(), split));
+    throw std::invalid_argument(
+        fmt::format("{}: split '{}' is not valid; expected train or test", dir.string(), split));
   }
   const std::string prefix = split == "train" ? "train" : "t10k";
   auto find = [&](const std::string& kind) {
@@ -111,8 +113,8 @@ SampleStatus MnistDataset::get(std::int64_t index, Rng& rng, const SampleOut& ou
   if (reader_) {
     buffer.resize(item);
     if (!reader_->read_at(offset, buffer)) {
-      return SampleStatus::failure(
-          fmt::format("{} offset {}: cannot read {} bytes (file changed or I/O error)", reader_->path().string(), offset, item));
+      return SampleStatus::failure(fmt::format("{} offset {}: cannot read {} bytes (file changed or I/O error)",
+                                               reader_->path().string(), offset, item));
     }
     pixels = buffer.data();
   } else {
@@ -120,8 +122,8 @@ SampleStatus MnistDataset::get(std::int64_t index, Rng& rng, const SampleOut& ou
   }
   const TransformPlan plan = transform_.plan(rows_, cols_, rng);
   if (!transform_.apply(plan, ImageView::planar(pixels, 1, rows_, cols_), out.input_f32)) {
-    return SampleStatus::failure(fmt::format("{}: sample {} does not fit the output ({} values)", info_.name, index,
-                                             out.input_f32.size()));
+    return SampleStatus::failure(
+        fmt::format("{}: sample {} does not fit the output ({} values)", info_.name, index, out.input_f32.size()));
   }
   if (!out.target.empty()) out.target[0] = labels_[index];
   return SampleStatus::success(item + 1);

@@ -28,10 +28,10 @@ Pipeline::Pipeline(std::shared_ptr<const Dataset> dataset, PipelineOptions optio
   if (!dataset_ || dataset_->size() <= 0) throw std::invalid_argument("data pipeline: the data set is empty");
   if (options_.batch_size < 1 || options_.num_workers < 0 || options_.num_workers > 256 ||
       options_.prefetch_factor < 1) {
-    throw std::invalid_argument(fmt::format(
-        "data pipeline: batch size {} / workers {} / prefetch factor {} not valid; expected batch >= 1, "
-        "0 <= workers <= 256, prefetch >= 1",
-        options_.batch_size, options_.num_workers, options_.prefetch_factor));
+    throw std::invalid_argument(
+        fmt::format("data pipeline: batch size {} / workers {} / prefetch factor {} not valid; expected batch >= 1, "
+                    "0 <= workers <= 256, prefetch >= 1",
+                    options_.batch_size, options_.num_workers, options_.prefetch_factor));
   }
   pinned_ = options_.pin_memory && torch::cuda::is_available();
   const int workers = std::max(1, options_.num_workers);

@@ -103,8 +103,8 @@ class Pipeline : public BatchSource {
   std::condition_variable ready_cv_;
   bool stop_ = false;
   EpochPlan plan_;
-  std::vector<std::int64_t> next_k_;    // per worker: next of its batches to make
-  std::vector<std::int64_t> taken_k_;   // per worker: its batches the consumer has asked for
+  std::vector<std::int64_t> next_k_;      // per worker: next of its batches to make
+  std::vector<std::int64_t> taken_k_;     // per worker: its batches the consumer has asked for
   std::vector<std::int64_t> released_k_;  // per worker: its batches the consumer is done with
   std::vector<std::vector<Slot>> slots_;  // [worker][k % slots_per_worker_]
   std::vector<std::int64_t> busy_ns_;     // per worker, this epoch

@@ -14,13 +14,14 @@ SyntheticDataset::SyntheticDataset(std::vector<std::int64_t> shape, std::int64_t
   std::string shape_text;
   for (auto dim : shape) shape_text += fmt::format("{}{}", shape_text.empty() ? "" : "x", dim);
   if (shape.empty() || std::any_of(shape.begin(), shape.end(), [](auto d) { return d <= 0 || d > (1 << 20); })) {
-    throw std::invalid_argument(fmt::format("synthetic shape '{}' is not valid; expected sizes 1..1048576 like 3x32x32",
-                                            shape_text));
+    throw std::invalid_argument(
+        fmt::format("synthetic shape '{}' is not valid; expected sizes 1..1048576 like 3x32x32", shape_text));
   }
   if (samples <= 0 || classes <= 0 || delay_per_sample.count() < 0) {
-    throw std::invalid_argument(fmt::format("synthetic data set: samples {} / classes {} / delay {} us not valid; "
-                                            "expected samples >= 1, classes >= 1, delay >= 0",
-                                            samples, classes, delay_per_sample.count()));
+    throw std::invalid_argument(
+        fmt::format("synthetic data set: samples {} / classes {} / delay {} us not valid; "
+                    "expected samples >= 1, classes >= 1, delay >= 0",
+                    samples, classes, delay_per_sample.count()));
   }
   info_.name = "synthetic:" + shape_text;
   info_.format = "synthetic";

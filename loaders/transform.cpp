@@ -65,7 +65,9 @@ const std::vector<Named>& named_pipelines() {
       {"cifar10", "ToTensor, Normalize(CIFAR-10 mean/std) (seed study, ResNet-18/CIFAR-10)",
        [] { return std::vector{normalize(kCifarMean, kCifarStd)}; }},
       {"cifar10-augment", "RandomCrop(32, padding 4), RandomHorizontalFlip, ToTensor, Normalize(CIFAR-10)",
-       [] { return std::vector{random_crop(32, 4), flip(), normalize(kCifarMean, kCifarStd)}; }},
+       [] {
+         return std::vector{random_crop(32, 4), flip(), normalize(kCifarMean, kCifarStd)};
+       }},
       {"gld23k",
        "RandomResizedCrop(224), RandomHorizontalFlip, ToTensor, Normalize(0.5, 0.5), Cutout(16) "
        "(seed study, MobileNetV3/GLD-23k)",
@@ -417,7 +419,8 @@ ImageRegion TransformPlan::source_region(int height, int width) const {
   return region;
 }
 
-Transform::Transform(std::string name, std::vector<TransformStep> steps) : name_(std::move(name)), steps_(std::move(steps)) {
+Transform::Transform(std::string name, std::vector<TransformStep> steps)
+    : name_(std::move(name)), steps_(std::move(steps)) {
   prepare();
 }
 
@@ -464,7 +467,9 @@ std::pair<int, int> Transform::output_size(int src_height, int src_width) const 
   for (const auto& step : steps_) {
     switch (step.kind) {
       case Kind::kResize: std::tie(h, w) = resized(step, h, w); break;
-      case Kind::kCenterCrop: case Kind::kRandomCrop: case Kind::kRandomResizedCrop:
+      case Kind::kCenterCrop:
+      case Kind::kRandomCrop:
+      case Kind::kRandomResizedCrop:
         h = step.height;
         w = step.width;
         break;
@@ -478,7 +483,9 @@ bool Transform::has_fixed_output_size() const {
   for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
     switch (it->kind) {
       case Kind::kResize: return !it->smaller_edge;
-      case Kind::kCenterCrop: case Kind::kRandomCrop: case Kind::kRandomResizedCrop: return true;
+      case Kind::kCenterCrop:
+      case Kind::kRandomCrop:
+      case Kind::kRandomResizedCrop: return true;
       default: break;
     }
   }

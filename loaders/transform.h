@@ -20,13 +20,13 @@ struct TransformStep {
   Kind kind = Kind::kNormalize;
   int height = 0;  ///< target size; for kResize with `smaller_edge`, the smaller edge's length
   int width = 0;
-  bool smaller_edge = false;  ///< Resize(int): match the smaller edge, keep the aspect ratio
-  int padding = 0;            ///< kRandomCrop: zero padding on every side before cropping
-  double probability = 0.5;   ///< kHorizontalFlip
-  double scale_lo = 0.08, scale_hi = 1.0;               ///< kRandomResizedCrop area range
-  double ratio_lo = 3.0 / 4.0, ratio_hi = 4.0 / 3.0;    ///< kRandomResizedCrop aspect range
-  std::vector<float> mean, stddev;                      ///< kNormalize: one value or one per channel
-  int length = 0;                                       ///< kCutout: side of the zeroed square
+  bool smaller_edge = false;                          ///< Resize(int): match the smaller edge, keep the aspect ratio
+  int padding = 0;                                    ///< kRandomCrop: zero padding on every side before cropping
+  double probability = 0.5;                           ///< kHorizontalFlip
+  double scale_lo = 0.08, scale_hi = 1.0;             ///< kRandomResizedCrop area range
+  double ratio_lo = 3.0 / 4.0, ratio_hi = 4.0 / 3.0;  ///< kRandomResizedCrop aspect range
+  std::vector<float> mean, stddev;                    ///< kNormalize: one value or one per channel
+  int length = 0;                                     ///< kCutout: side of the zeroed square
 };
 
 /// Everything random about one sample's transform, drawn up front so a decoder can choose a

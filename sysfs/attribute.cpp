@@ -58,9 +58,8 @@ namespace {
 // A unit word after a number: "ma", "mw", "kHz", or in parentheses, "(kHz)".
 bool is_unit(std::string_view word) {
   if (word.size() >= 2 && word.front() == '(' && word.back() == ')') word = word.substr(1, word.size() - 2);
-  return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return std::isalpha(static_cast<unsigned char>(c)) != 0;
-  });
+  return !word.empty() &&
+         std::all_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
 }
 
 }  // namespace
@@ -72,9 +71,9 @@ std::int64_t parse_int(std::string_view text, std::string_view source, bool allo
   const std::string_view rest = trim(std::string_view(end, trimmed.data() + trimmed.size() - end));
   const bool suffix_ok = rest.empty() || (allow_unit_suffix && is_unit(rest));
   if (ec != std::errc() || end == trimmed.data() || !suffix_ok) {
-    throw FormatError(std::string(source), std::string(trimmed),
-                      allow_unit_suffix ? "an integer, optionally with a unit such as ' ma' or ' (kHz)'"
-                                        : "an integer");
+    throw FormatError(
+        std::string(source), std::string(trimmed),
+        allow_unit_suffix ? "an integer, optionally with a unit such as ' ma' or ' (kHz)'" : "an integer");
   }
   return value;
 }
@@ -155,8 +154,7 @@ void write_string(const Root& root, std::string_view path, std::string_view valu
   if (verify == Verify::kReadBack) {
     const std::string back = read_string(root, path);
     if (back != trim(value)) {
-      throw IoError(std::string(path), "verify write", 0,
-                    std::string(value) + "' but it reads back '" + back);
+      throw IoError(std::string(path), "verify write", 0, std::string(value) + "' but it reads back '" + back);
     }
   }
 }

@@ -42,8 +42,7 @@ enum class Verify { kNone, kReadBack };
 
 /// Writes `value` (no newline added). With kReadBack, reads the attribute again and throws
 /// IoError (operation "verify write") when it does not read back as written.
-void write_string(const Root& root, std::string_view path, std::string_view value,
-                  Verify verify = Verify::kNone);
+void write_string(const Root& root, std::string_view path, std::string_view value, Verify verify = Verify::kNone);
 void write_int(const Root& root, std::string_view path, std::int64_t value, Verify verify = Verify::kNone);
 
 }  // namespace jetchar::sysfs

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <system_error>
 
 #include "sysfs/error.h"
@@ -149,19 +149,22 @@ struct ParsedJournal {
 // more append: zero bytes (the file grew before its data reached the disk), or the beginning of
 // the record that was being written — the header when there is none yet, else a record, which
 // starts with a kernel path (or an external control's "scheme:" path) and holds only printable
-// characters and tabs (the format escapes everything else). Anything else is not a torn append: the file is damaged or not a journal.
+// characters and tabs (the format escapes everything else). Anything else is not a torn append: the file is damaged or
+// not a journal.
 bool torn_append(std::string_view tail, bool has_header) {
   while (!tail.empty() && (tail.back() == '\0' || tail.back() == '\n')) tail.remove_suffix(1);
   if (tail.empty()) return true;
-  const bool printable = std::all_of(tail.begin(), tail.end(), [](char c) {
-    return c == '\t' || std::isprint(static_cast<unsigned char>(c));
-  });
+  const bool printable = std::all_of(tail.begin(), tail.end(),
+                                     [](char c) { return c == '\t' || std::isprint(static_cast<unsigned char>(c)); });
   if (!printable) return false;
-  if (!has_header) return kMagic.starts_with(tail.substr(0, kMagic.size())) && (tail.size() <= kMagic.size() || tail[kMagic.size()] == '\t');
+  if (!has_header)
+    return kMagic.starts_with(tail.substr(0, kMagic.size())) &&
+           (tail.size() <= kMagic.size() || tail[kMagic.size()] == '\t');
   if (tail.front() == '/') return true;
   // Or the path of a control another library owns ("nvml:..."; sysfs/external_attribute.h).
   std::size_t scheme = 0;
-  while (scheme < tail.size() && (std::isalnum(static_cast<unsigned char>(tail[scheme])) || tail[scheme] == '_')) ++scheme;
+  while (scheme < tail.size() && (std::isalnum(static_cast<unsigned char>(tail[scheme])) || tail[scheme] == '_'))
+    ++scheme;
   return scheme > 0 && (scheme == tail.size() || tail[scheme] == ':');
 }
 
@@ -171,11 +174,12 @@ ParsedJournal parse_journal(const std::string& content, const fs::path& file) {
   int line_number = 0;
   const auto refuse_tail = [&](std::string_view tail) {
     std::string shown = escape(tail.substr(0, 120));
-    throw FormatError(file.string(), static_cast<std::size_t>(line_number), shown,
-                      parsed.has_header ? "an intact journal record, or the start of one cut short by a crash (the file "
-                                          "is damaged; it is kept: restore the remaining values by hand or from a snapshot)"
-                                        : "a jetchar change journal (its header line '" + std::string(kMagic) +
-                                              " ...'); the file is kept");
+    throw FormatError(
+        file.string(), static_cast<std::size_t>(line_number), shown,
+        parsed.has_header
+            ? "an intact journal record, or the start of one cut short by a crash (the file "
+              "is damaged; it is kept: restore the remaining values by hand or from a snapshot)"
+            : "a jetchar change journal (its header line '" + std::string(kMagic) + " ...'); the file is kept");
   };
   while (position < content.size()) {
     const size_t end = content.find('\n', position);
@@ -302,9 +306,7 @@ void write_journal_file(const fs::path& file, const fs::path& root_prefix, const
   fsync_directory(dir);
 }
 
-JournalContents read_journal(const fs::path& file) {
-  return parse_journal(read_whole_file(file), file).contents;
-}
+JournalContents read_journal(const fs::path& file) { return parse_journal(read_whole_file(file), file).contents; }
 
 std::optional<JournalContents> find_pending_journal(const fs::path& state_dir) {
   const fs::path file = journal_file(state_dir);

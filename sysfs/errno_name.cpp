@@ -16,14 +16,14 @@ struct Named {
 // ENOENT). A table of our own rather than strerrorname_np: that needs glibc 2.32, and JetPack 5
 // ships 2.31.
 constexpr Named kNames[] = {
-    {EPERM, "EPERM"},     {ENOENT, "ENOENT"},       {EIO, "EIO"},
-    {ENXIO, "ENXIO"},     {EAGAIN, "EAGAIN"},       {ENOMEM, "ENOMEM"},
-    {EACCES, "EACCES"},   {EBUSY, "EBUSY"},         {ENODEV, "ENODEV"},
-    {EINVAL, "EINVAL"},   {ENOSPC, "ENOSPC"},       {ERANGE, "ERANGE"},
-    {ENOSYS, "ENOSYS"},   {ENODATA, "ENODATA"},     {ETIMEDOUT, "ETIMEDOUT"},
+    {EPERM, "EPERM"},           {ENOENT, "ENOENT"},       {EIO, "EIO"},
+    {ENXIO, "ENXIO"},           {EAGAIN, "EAGAIN"},       {ENOMEM, "ENOMEM"},
+    {EACCES, "EACCES"},         {EBUSY, "EBUSY"},         {ENODEV, "ENODEV"},
+    {EINVAL, "EINVAL"},         {ENOSPC, "ENOSPC"},       {ERANGE, "ERANGE"},
+    {ENOSYS, "ENOSYS"},         {ENODATA, "ENODATA"},     {ETIMEDOUT, "ETIMEDOUT"},
     {EOPNOTSUPP, "EOPNOTSUPP"}, {EREMOTEIO, "EREMOTEIO"}, {EROFS, "EROFS"},
-    {EFAULT, "EFAULT"},   {ESHUTDOWN, "ESHUTDOWN"},   {EISDIR, "EISDIR"},
-    {ENOTDIR, "ENOTDIR"}, {ELOOP, "ELOOP"},
+    {EFAULT, "EFAULT"},         {ESHUTDOWN, "ESHUTDOWN"}, {EISDIR, "EISDIR"},
+    {ENOTDIR, "ENOTDIR"},       {ELOOP, "ELOOP"},
 };
 
 }  // namespace

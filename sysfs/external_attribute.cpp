@@ -43,9 +43,10 @@ const ExternalAttributeHandler& external_attribute_handler(std::string_view path
   std::lock_guard<std::mutex> lock(registry().mutex);
   const auto it = registry().handlers.find(scheme);
   if (scheme.empty() || it == registry().handlers.end()) {
-    throw std::runtime_error(fmt::format("{}: no handler for '{}:' controls in this process (is the library that "
-                                         "owns them, e.g. NVML, registered?)",
-                                         path, scheme));
+    throw std::runtime_error(
+        fmt::format("{}: no handler for '{}:' controls in this process (is the library that "
+                    "owns them, e.g. NVML, registered?)",
+                    path, scheme));
   }
   return it->second;
 }

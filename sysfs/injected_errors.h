@@ -11,13 +11,13 @@
 // sysfs/errno_name.h. Blank lines and lines starting with '#' are ignored.
 #pragma once
 
+#include <sys/stat.h>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <sys/stat.h>
 #include <utility>
 
 namespace jetchar::sysfs {

@@ -78,7 +78,8 @@ std::vector<MountInfo> parse_proc_mountinfo(std::string_view text, std::string_v
     MountInfo mount;
     const auto id = parse_u64(fields[0]);
     const auto parent = parse_u64(fields[1]);
-    if (!id || !parent || *id > 0x7fffffff || *parent > 0x7fffffff) throw fail("decimal mount ids; " + std::string(kExpected));
+    if (!id || !parent || *id > 0x7fffffff || *parent > 0x7fffffff)
+      throw fail("decimal mount ids; " + std::string(kExpected));
     mount.mount_id = static_cast<int>(*id);
     mount.parent_id = static_cast<int>(*parent);
     const std::string_view device = fields[2];
@@ -88,7 +89,8 @@ std::vector<MountInfo> parse_proc_mountinfo(std::string_view text, std::string_v
     if (!major || !minor || *major > 0xfff || *minor > 0xfffff) throw fail("a device number 'major:minor'");
     mount.major = static_cast<unsigned>(*major);
     mount.minor = static_cast<unsigned>(*minor);
-    if (fields[3].empty() || fields[4].empty()) throw fail("a non-empty root and mount point; " + std::string(kExpected));
+    if (fields[3].empty() || fields[4].empty())
+      throw fail("a non-empty root and mount point; " + std::string(kExpected));
     mount.root = decode_mount_escapes(fields[3]);
     mount.mount_point = decode_mount_escapes(fields[4]);
     mount.mount_options = std::string(fields[5]);

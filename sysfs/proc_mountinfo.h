@@ -50,8 +50,7 @@ std::optional<std::string> mount_option(std::string_view options, std::string_vi
 /// Parses mountinfo text (blank lines skipped). Throws FormatError naming `source` and the line
 /// for a line without the " - " separator, with a bad id or "major:minor", or with a wrong
 /// number of fields.
-std::vector<MountInfo> parse_proc_mountinfo(std::string_view text,
-                                            std::string_view source = "/proc/self/mountinfo");
+std::vector<MountInfo> parse_proc_mountinfo(std::string_view text, std::string_view source = "/proc/self/mountinfo");
 /// Reads and parses `kernel_path` (default: this process's mountinfo) under `root`.
 /// Throws IoError / FormatError.
 std::vector<MountInfo> read_proc_mountinfo(const Root& root, std::string_view kernel_path = "/proc/self/mountinfo");

@@ -20,8 +20,7 @@ std::uint64_t delta(std::uint64_t before, std::uint64_t after) { return after >=
 }  // namespace
 
 std::uint64_t CpuTimes::total_ticks() const {
-  return user_ticks + nice_ticks + system_ticks + idle_ticks + iowait_ticks + irq_ticks + softirq_ticks +
-         steal_ticks;
+  return user_ticks + nice_ticks + system_ticks + idle_ticks + iowait_ticks + irq_ticks + softirq_ticks + steal_ticks;
 }
 
 std::uint64_t CpuTimes::idle_total_ticks() const { return idle_ticks + iowait_ticks; }
@@ -75,11 +74,12 @@ ProcStat read_proc_stat(const Root& root) { return parse_proc_stat(read_string(r
 
 std::optional<double> busy_fraction(const CpuTimes& before, const CpuTimes& after) {
   if (after.total_ticks() < before.total_ticks()) return std::nullopt;
-  const std::uint64_t idle = delta(before.idle_ticks, after.idle_ticks) + delta(before.iowait_ticks, after.iowait_ticks);
-  const std::uint64_t busy =
-      delta(before.user_ticks, after.user_ticks) + delta(before.nice_ticks, after.nice_ticks) +
-      delta(before.system_ticks, after.system_ticks) + delta(before.irq_ticks, after.irq_ticks) +
-      delta(before.softirq_ticks, after.softirq_ticks) + delta(before.steal_ticks, after.steal_ticks);
+  const std::uint64_t idle =
+      delta(before.idle_ticks, after.idle_ticks) + delta(before.iowait_ticks, after.iowait_ticks);
+  const std::uint64_t busy = delta(before.user_ticks, after.user_ticks) + delta(before.nice_ticks, after.nice_ticks) +
+                             delta(before.system_ticks, after.system_ticks) + delta(before.irq_ticks, after.irq_ticks) +
+                             delta(before.softirq_ticks, after.softirq_ticks) +
+                             delta(before.steal_ticks, after.steal_ticks);
   if (busy + idle == 0) return std::nullopt;
   return static_cast<double>(busy) / static_cast<double>(busy + idle);
 }

@@ -98,8 +98,7 @@ std::vector<std::string> Root::list(std::string_view kernel_dir) const {
   if (log_) log_->record_listing(std::string(kernel_dir));
   std::vector<std::string> names;
   std::error_code ec;
-  for (fs::directory_iterator it(resolve(canonical(kernel_dir)), ec), end; !ec && it != end;
-       it.increment(ec)) {
+  for (fs::directory_iterator it(resolve(canonical(kernel_dir)), ec), end; !ec && it != end; it.increment(ec)) {
     names.push_back(it->path().filename().string());
   }
   std::sort(names.begin(), names.end());

@@ -158,8 +158,8 @@ bool is_one_of(std::string_view value, std::initializer_list<std::string_view> n
   return std::find(names.begin(), names.end(), value) != names.end();
 }
 
-StorageInfo resolve(const Root& root, DeviceNumber device, const MountInfo* mount,
-                    const std::vector<MountInfo>& mounts, int depth) {
+StorageInfo resolve(const Root& root, DeviceNumber device, const MountInfo* mount, const std::vector<MountInfo>& mounts,
+                    int depth) {
   StorageInfo info;
   if (root.exists("/sys/dev/block/" + device.to_string())) {
     info = classify(root, device, depth);
@@ -188,8 +188,8 @@ StorageInfo resolve(const Root& root, DeviceNumber device, const MountInfo* moun
                                  " is not visible in this mount namespace)"
                            : "overlay (underlying device not determinable: no upperdir/lowerdir option)";
       }
-    } else if (is_one_of(type, {"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "ceph", "glusterfs", "afs",
-                                "fuse.sshfs", "fuse.glusterfs", "fuse.s3fs", "lustre", "virtiofs"})) {
+    } else if (is_one_of(type, {"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "ceph", "glusterfs", "afs", "fuse.sshfs",
+                                "fuse.glusterfs", "fuse.s3fs", "lustre", "virtiofs"})) {
       info.medium = StorageMedium::kNetwork;
       info.label = "network file system (" + type + ")";
     } else if (const auto number = starts_with(mount->source, "/dev/")
@@ -198,9 +198,9 @@ StorageInfo resolve(const Root& root, DeviceNumber device, const MountInfo* moun
                number && depth < kMaxDepth && root.exists("/sys/dev/block/" + number->to_string())) {
       // btrfs and friends report an anonymous st_dev; the mount source names the real device.
       info = classify(root, *number, depth + 1);
-    } else if (is_one_of(type, {"proc", "sysfs", "cgroup", "cgroup2", "devpts", "debugfs", "tracefs",
-                                "securityfs", "configfs", "bpf", "mqueue", "pstore", "hugetlbfs", "fusectl",
-                                "autofs", "binfmt_misc", "efivarfs", "nsfs", "rpc_pipefs"})) {
+    } else if (is_one_of(type, {"proc", "sysfs", "cgroup", "cgroup2", "devpts", "debugfs", "tracefs", "securityfs",
+                                "configfs", "bpf", "mqueue", "pstore", "hugetlbfs", "fusectl", "autofs", "binfmt_misc",
+                                "efivarfs", "nsfs", "rpc_pipefs"})) {
       info.medium = StorageMedium::kPseudo;
       info.label = "kernel pseudo file system (" + type + ")";
     } else {

@@ -1,6 +1,5 @@
 #include "experiments/checkpoints/hf_bert_config.h"
 
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -101,9 +100,10 @@ HfBertConfig parse_hf_bert_config(std::string_view json_text, std::string_view s
 HfBertConfig read_hf_bert_config(const std::filesystem::path& model_dir) {
   const auto path = model_dir / "config.json";
   const std::string text = sysfs::read_whole_file(path, [&](const sysfs::IoError& e) {
-    return CheckpointError(fmt::format("{} cannot be read ({}); a Hugging Face model folder holds config.json, "
-                                       "vocab.txt and model.safetensors or pytorch_model.bin",
-                                       path.string(), sysfs::errno_text(e.error_number())));
+    return CheckpointError(
+        fmt::format("{} cannot be read ({}); a Hugging Face model folder holds config.json, "
+                    "vocab.txt and model.safetensors or pytorch_model.bin",
+                    path.string(), sysfs::errno_text(e.error_number())));
   });
   return parse_hf_bert_config(text, path.string());
 }

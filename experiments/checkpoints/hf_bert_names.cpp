@@ -67,7 +67,8 @@ std::optional<std::string> jetchar_bert_parameter(std::string_view name) {
   if (consume(name, "embeddings.")) {
     for (const std::string_view table : {"word_embeddings.", "position_embeddings.", "token_type_embeddings."}) {
       auto rest = name;
-      if (consume(rest, table)) return rest == "weight" ? std::optional<std::string>("bert." + std::string(table) + "weight") : std::nullopt;
+      if (consume(rest, table))
+        return rest == "weight" ? std::optional<std::string>("bert." + std::string(table) + "weight") : std::nullopt;
     }
     if (consume(name, "LayerNorm.")) return joined("bert.embedding_norm.", norm_suffix(name));
     return std::nullopt;

@@ -88,8 +88,8 @@ TensorMap read_torch_state_dict(const std::filesystem::path& path) {
   try {
     value = torch::pickle_load(bytes);
   } catch (const c10::Error& e) {
-    throw CheckpointError(fmt::format("{} is not a state dict torch.save wrote: {}", path.string(),
-                                      e.what_without_backtrace()));
+    throw CheckpointError(
+        fmt::format("{} is not a state dict torch.save wrote: {}", path.string(), e.what_without_backtrace()));
   }
   if (!value.isGenericDict()) {
     throw CheckpointError(
@@ -168,8 +168,8 @@ PretrainedLoad load_hf_bert_weights(torch::nn::Module& model, const TensorMap& w
         load.unused.push_back(hf_name);
         continue;
       }
-      throw CheckpointError(fmt::format("{}: tensor '{}' has no place in this model (no parameter {})", source,
-                                        hf_name, *name));
+      throw CheckpointError(
+          fmt::format("{}: tensor '{}' has no place in this model (no parameter {})", source, hf_name, *name));
     }
     if (const auto it = filled.find(*name); it != filled.end()) {
       throw CheckpointError(fmt::format("{}: tensors '{}' and '{}' both hold {}", source, it->second, hf_name, *name));
@@ -190,9 +190,10 @@ PretrainedLoad load_hf_bert_weights(torch::nn::Module& model, const TensorMap& w
   for (auto& item : parameters) {
     if (filled.count(item.key()) != 0) continue;
     if (!bert_parameter_may_be_fresh(item.key())) {
-      throw CheckpointError(fmt::format("{}: no tensor for the model's {} {} (HF name expected under bert.embeddings, "
-                                        "bert.encoder.layer.N or bert.pooler)",
-                                        source, item.key(), shape_text(item.value().sizes())));
+      throw CheckpointError(
+          fmt::format("{}: no tensor for the model's {} {} (HF name expected under bert.embeddings, "
+                      "bert.encoder.layer.N or bert.pooler)",
+                      source, item.key(), shape_text(item.value().sizes())));
     }
     // BertPreTrainedModel._init_weights: Linear weight ~ N(0, initializer_range), bias 0.
     auto& value = item.value();
@@ -210,9 +211,10 @@ PretrainedModel make_pretrained_model(const ModelSpec& spec, const std::filesyst
                                       std::optional<std::int64_t> num_classes, std::uint64_t seed) {
   const auto preset = bert_preset_of(spec);
   if (!preset) {
-    throw std::invalid_argument(fmt::format("model {} is not a BERT model; pretrained Hugging Face checkpoints are "
-                                            "read for the bert-* models",
-                                            spec.name));
+    throw std::invalid_argument(
+        fmt::format("model {} is not a BERT model; pretrained Hugging Face checkpoints are "
+                    "read for the bert-* models",
+                    spec.name));
   }
   const auto hf = read_hf_bert_config(model_dir);
   const auto config_source = (model_dir / "config.json").string();
@@ -227,15 +229,13 @@ PretrainedModel make_pretrained_model(const ModelSpec& spec, const std::filesyst
     case Task::kSequenceClassification:
       result.network = BertForSequenceClassification(result.config, classes).ptr();
       break;
-    case Task::kTokenClassification:
-      result.network = BertForTokenClassification(result.config, classes).ptr();
-      break;
+    case Task::kTokenClassification: result.network = BertForTokenClassification(result.config, classes).ptr(); break;
     case Task::kQuestionAnswering: result.network = BertForQuestionAnswering(result.config).ptr(); break;
     default: throw std::invalid_argument(fmt::format("model {} has no BERT task head", spec.name));
   }
   const auto weights_file = hf_weights_file(model_dir);
-  const auto weights = weights_file.extension() == ".safetensors" ? read_safetensors(weights_file)
-                                                                  : read_torch_state_dict(weights_file);
+  const auto weights =
+      weights_file.extension() == ".safetensors" ? read_safetensors(weights_file) : read_torch_state_dict(weights_file);
   result.load = load_hf_bert_weights(*result.network, weights, hf.initializer_range, seed, weights_file.string());
   result.load.model_dir = model_dir.string();
   return result;

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <nlohmann/json.hpp>
 
 #include "experiments/checkpoints/hf_bert_config.h"
 #include "experiments/models/bert.h"

@@ -32,8 +32,8 @@ SafetensorsTensor parse_entry(const std::string& name, const nlohmann::json& ent
   tensor.dtype = dtype->get<std::string>();
   tensor.element_bytes = safetensors_dtype_bytes(tensor.dtype);
   if (tensor.element_bytes == 0) {
-    fail(source, fmt::format("tensor '{}' has dtype '{}'; valid: F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL", name,
-                             tensor.dtype));
+    fail(source, fmt::format("tensor '{}' has dtype '{}'; valid: F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL",
+                             name, tensor.dtype));
   }
   const auto shape = entry.find("shape");
   if (shape == entry.end() || !shape->is_array()) fail(source, fmt::format("tensor '{}' has no shape list", name));
@@ -74,15 +74,17 @@ std::size_t safetensors_dtype_bytes(std::string_view dtype) {
   return 0;
 }
 
-std::uint64_t safetensors_header_length(std::string_view first_bytes, std::uint64_t file_size, std::string_view source) {
+std::uint64_t safetensors_header_length(std::string_view first_bytes, std::uint64_t file_size,
+                                        std::string_view source) {
   if (first_bytes.size() < 8 || file_size < 8) {
     fail(source, fmt::format("{} bytes; the format starts with an 8-byte header length", file_size));
   }
   std::uint64_t length = 0;
-  for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<unsigned char>(first_bytes[static_cast<std::size_t>(i)]);
+  for (int i = 7; i >= 0; --i)
+    length = (length << 8) | static_cast<unsigned char>(first_bytes[static_cast<std::size_t>(i)]);
   if (length > kSafetensorsMaxHeaderBytes) {
-    fail(source, fmt::format("header length {} exceeds the format's limit of {} bytes", length,
-                             kSafetensorsMaxHeaderBytes));
+    fail(source,
+         fmt::format("header length {} exceeds the format's limit of {} bytes", length, kSafetensorsMaxHeaderBytes));
   }
   if (length > file_size - 8) {
     fail(source, fmt::format("header length {} exceeds the {} bytes after the length field", length, file_size - 8));
@@ -119,10 +121,9 @@ SafetensorsHeader parse_safetensors_header(std::string_view file_start, std::uin
     }
     result.tensors.push_back(parse_entry(name, entry, source));
   }
-  std::sort(result.tensors.begin(), result.tensors.end(),
-            [](const SafetensorsTensor& a, const SafetensorsTensor& b) {
-              return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-            });
+  std::sort(result.tensors.begin(), result.tensors.end(), [](const SafetensorsTensor& a, const SafetensorsTensor& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
   // The buffer is covered from 0 to its end with no hole and no overlap (a zero-size tensor may
   // sit at any boundary).
   const std::uint64_t buffer_bytes = file_size - result.data_start;

@@ -15,7 +15,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 void validate(const InferenceConfig& config, const ModelSpec& spec) {
-  if (config.batch_size < 1) throw std::invalid_argument(fmt::format("batch size {} must be at least 1", config.batch_size));
+  if (config.batch_size < 1)
+    throw std::invalid_argument(fmt::format("batch size {} must be at least 1", config.batch_size));
   if (config.warmup < 0) throw std::invalid_argument(fmt::format("warm-up {} must not be negative", config.warmup));
   if (config.min_queries && *config.min_queries < 1) {
     throw std::invalid_argument(fmt::format("query count {} must be at least 1", *config.min_queries));
@@ -39,22 +40,22 @@ void validate(const InferenceConfig& config, const ModelSpec& spec) {
 }  // namespace
 
 nlohmann::json to_json(const InferenceResult& result) {
-  return {{"status", run_status_name(result.status)},
-          {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)},
-          {"model", result.model},
-          {"settings",
-           {{"device", result.device},
-            {"precision", result.precision},
-            {"batch_size", result.batch_size},
-            {"sequence_length",
-             result.sequence_length ? nlohmann::json(*result.sequence_length) : nlohmann::json(nullptr)},
-            {"warmup", result.warmup},
-            {"threads", result.threads}}},
-          {"latency", result.latency ? to_json(*result.latency) : nlohmann::json(nullptr)},
-          {"timed_ns", result.timed_ns},
-          {"samples_per_s", result.samples_per_s},
-          {"latencies_ns", result.latencies_ns},
-          {"memory", to_json(result.memory)}};
+  return {
+      {"status", run_status_name(result.status)},
+      {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)},
+      {"model", result.model},
+      {"settings",
+       {{"device", result.device},
+        {"precision", result.precision},
+        {"batch_size", result.batch_size},
+        {"sequence_length", result.sequence_length ? nlohmann::json(*result.sequence_length) : nlohmann::json(nullptr)},
+        {"warmup", result.warmup},
+        {"threads", result.threads}}},
+      {"latency", result.latency ? to_json(*result.latency) : nlohmann::json(nullptr)},
+      {"timed_ns", result.timed_ns},
+      {"samples_per_s", result.samples_per_s},
+      {"latencies_ns", result.latencies_ns},
+      {"memory", to_json(result.memory)}};
 }
 
 InferenceResult run_inference(Network& model, const ModelSpec& spec, const InferenceConfig& config,

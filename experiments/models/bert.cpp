@@ -74,9 +74,7 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor
   const auto length = x.size(1);
   const auto hidden = x.size(2);
   const auto head_size = hidden / heads_;
-  auto split_heads = [&](const torch::Tensor& t) {
-    return t.view({batch, length, heads_, head_size}).transpose(1, 2);
-  };
+  auto split_heads = [&](const torch::Tensor& t) { return t.view({batch, length, heads_, head_size}).transpose(1, 2); };
   auto q = split_heads(counted(query_, x));
   auto k = split_heads(counted(key_, x));
   auto v = split_heads(counted(value_, x));
@@ -98,8 +96,7 @@ BertModelImpl::BertModelImpl(const BertConfig& config) : config_(config) {
         register_module("token_type_embeddings", torch::nn::Embedding(config.type_vocab_size, config.hidden));
   }
   embedding_norm_ = register_module(
-      "embedding_norm",
-      torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.hidden}).eps(config.layer_norm_eps)));
+      "embedding_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.hidden}).eps(config.layer_norm_eps)));
   dropout_ = register_module("dropout", torch::nn::Dropout(config.dropout));
   for (std::int64_t i = 0; i < config.layers; ++i) {
     layers_.push_back(register_module("layer" + std::to_string(i), BertLayer(config)));
@@ -111,8 +108,8 @@ torch::Tensor BertModelImpl::forward(const torch::Tensor& input_ids, const torch
                                      const torch::Tensor& token_type_ids) {
   const auto length = input_ids.size(1);
   if (length > config_.max_positions) {
-    throw std::invalid_argument(fmt::format("sequence length {} exceeds the {} positions of {}", length,
-                                            config_.max_positions, config_.name));
+    throw std::invalid_argument(
+        fmt::format("sequence length {} exceeds the {} positions of {}", length, config_.max_positions, config_.name));
   }
   auto positions = torch::arange(length, input_ids.options().dtype(torch::kLong));
   auto x = word_embeddings_(input_ids) + position_embeddings_(positions).unsqueeze(0);

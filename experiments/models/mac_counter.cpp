@@ -18,13 +18,16 @@ std::optional<std::vector<std::int64_t>> conv_output_shape(const torch::nn::deta
   const auto& stride = *options.stride();
   const auto& dilation = *options.dilation();
   std::vector<std::int64_t> shape = {input.size(0), options.out_channels(), input.size(2), input.size(3)};
-  if (c10::holds_alternative<torch::enumtype::kSame>(options.padding())) return shape;  // LibTorch allows it with stride 1 only
+  if (c10::holds_alternative<torch::enumtype::kSame>(options.padding()))
+    return shape;  // LibTorch allows it with stride 1 only
   std::array<std::int64_t, 2> padding = {0, 0};
   if (const auto* explicit_padding = c10::get_if<torch::ExpandingArray<2>>(&options.padding())) {
     padding = {(**explicit_padding)[0], (**explicit_padding)[1]};
   }
   for (std::size_t i = 0; i < 2; ++i) {
-    shape[2 + i] = (input.size(static_cast<std::int64_t>(2 + i)) + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) / stride[i] + 1;
+    shape[2 + i] = (input.size(static_cast<std::int64_t>(2 + i)) + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) /
+                       stride[i] +
+                   1;
   }
   return shape;
 }

@@ -31,17 +31,17 @@ torch::Tensor activate(const torch::Tensor& x, bool hardswish) {
 
 // Columns: in, kernel, expanded, out, SE, hardswish, stride (torchvision _mobilenet_v3_conf).
 const std::vector<InvertedResidualConfig> kLarge = {
-    {16, 3, 16, 16, false, false, 1},    {16, 3, 64, 24, false, false, 2},   {24, 3, 72, 24, false, false, 1},
-    {24, 5, 72, 40, true, false, 2},     {40, 5, 120, 40, true, false, 1},   {40, 5, 120, 40, true, false, 1},
-    {40, 3, 240, 80, false, true, 2},    {80, 3, 200, 80, false, true, 1},   {80, 3, 184, 80, false, true, 1},
-    {80, 3, 184, 80, false, true, 1},    {80, 3, 480, 112, true, true, 1},   {112, 3, 672, 112, true, true, 1},
-    {112, 5, 672, 160, true, true, 2},   {160, 5, 960, 160, true, true, 1}, {160, 5, 960, 160, true, true, 1},
+    {16, 3, 16, 16, false, false, 1},  {16, 3, 64, 24, false, false, 2},  {24, 3, 72, 24, false, false, 1},
+    {24, 5, 72, 40, true, false, 2},   {40, 5, 120, 40, true, false, 1},  {40, 5, 120, 40, true, false, 1},
+    {40, 3, 240, 80, false, true, 2},  {80, 3, 200, 80, false, true, 1},  {80, 3, 184, 80, false, true, 1},
+    {80, 3, 184, 80, false, true, 1},  {80, 3, 480, 112, true, true, 1},  {112, 3, 672, 112, true, true, 1},
+    {112, 5, 672, 160, true, true, 2}, {160, 5, 960, 160, true, true, 1}, {160, 5, 960, 160, true, true, 1},
 };
 const std::vector<InvertedResidualConfig> kSmall = {
-    {16, 3, 16, 16, true, false, 2},  {16, 3, 72, 24, false, false, 2}, {24, 3, 88, 24, false, false, 1},
-    {24, 5, 96, 40, true, true, 2},   {40, 5, 240, 40, true, true, 1},  {40, 5, 240, 40, true, true, 1},
-    {40, 5, 120, 48, true, true, 1},  {48, 5, 144, 48, true, true, 1},  {48, 5, 288, 96, true, true, 2},
-    {96, 5, 576, 96, true, true, 1},  {96, 5, 576, 96, true, true, 1},
+    {16, 3, 16, 16, true, false, 2}, {16, 3, 72, 24, false, false, 2}, {24, 3, 88, 24, false, false, 1},
+    {24, 5, 96, 40, true, true, 2},  {40, 5, 240, 40, true, true, 1},  {40, 5, 240, 40, true, true, 1},
+    {40, 5, 120, 48, true, true, 1}, {48, 5, 144, 48, true, true, 1},  {48, 5, 288, 96, true, true, 2},
+    {96, 5, 576, 96, true, true, 1}, {96, 5, 576, 96, true, true, 1},
 };
 
 }  // namespace

@@ -22,8 +22,7 @@ torch::Tensor task_loss(Task task, const torch::Tensor& logits, const loaders::B
   namespace F = torch::nn::functional;
   switch (task) {
     case Task::kImageClassification:
-    case Task::kSequenceClassification:
-      return F::cross_entropy(logits, batch.targets);
+    case Task::kSequenceClassification: return F::cross_entropy(logits, batch.targets);
     case Task::kTokenClassification:
       return F::cross_entropy(logits.reshape({-1, logits.size(-1)}), batch.targets.reshape({-1}),
                               F::CrossEntropyFuncOptions().ignore_index(kIgnoredLabel));

@@ -21,54 +21,97 @@ constexpr std::int64_t kConllLabels = 9;  // O, B/I-PER, B/I-ORG, B/I-LOC, B/I-M
 
 std::vector<ModelSpec> build_registry() {
   std::vector<ModelSpec> specs;
-  specs.push_back({"lenet5", "LeNet-5 (seed study), 28x28 grey images", Task::kImageClassification, {1, 28, 28}, 10,
-                   0, [](std::int64_t classes) {
-                     return LeNet5(LeNet5Options{.num_classes = classes}).ptr();
-                   }});
-  specs.push_back({"resnet18", "ResNet-18, torchvision layout", Task::kImageClassification, {3, 224, 224}, 1000, 0,
+  specs.push_back({"lenet5",
+                   "LeNet-5 (seed study), 28x28 grey images",
+                   Task::kImageClassification,
+                   {1, 28, 28},
+                   10,
+                   0,
+                   [](std::int64_t classes) { return LeNet5(LeNet5Options{.num_classes = classes}).ptr(); }});
+  specs.push_back({"resnet18",
+                   "ResNet-18, torchvision layout",
+                   Task::kImageClassification,
+                   {3, 224, 224},
+                   1000,
+                   0,
+                   [](std::int64_t classes) { return ResNet18(ResNet18Options{.num_classes = classes}).ptr(); }});
+  specs.push_back({"resnet18-cifar",
+                   "ResNet-18 CIFAR variant of the seed study (GroupNorm(C,C))",
+                   Task::kImageClassification,
+                   {3, 32, 32},
+                   10,
+                   0,
                    [](std::int64_t classes) {
-                     return ResNet18(ResNet18Options{.num_classes = classes}).ptr();
-                   }});
-  specs.push_back({"resnet18-cifar", "ResNet-18 CIFAR variant of the seed study (GroupNorm(C,C))",
-                   Task::kImageClassification, {3, 32, 32}, 10, 0, [](std::int64_t classes) {
                      return ResNet18(ResNet18Options{ResNetStem::kCifar, NormKind::kGroupNorm, classes}).ptr();
                    }});
-  specs.push_back({"resnet18-cifar-bn", "ResNet-18 CIFAR variant with BatchNorm", Task::kImageClassification,
-                   {3, 32, 32}, 10, 0, [](std::int64_t classes) {
+  specs.push_back({"resnet18-cifar-bn",
+                   "ResNet-18 CIFAR variant with BatchNorm",
+                   Task::kImageClassification,
+                   {3, 32, 32},
+                   10,
+                   0,
+                   [](std::int64_t classes) {
                      return ResNet18(ResNet18Options{ResNetStem::kCifar, NormKind::kBatchNorm, classes}).ptr();
                    }});
-  specs.push_back({"mobilenetv3-large", "MobileNetV3 Large, torchvision layout", Task::kImageClassification,
-                   {3, 224, 224}, 1000, 0, [](std::int64_t classes) {
-                     return MobileNetV3(MobileNetV3Options{.size = MobileNetV3Size::kLarge, .num_classes = classes})
-                         .ptr();
-                   }});
-  specs.push_back({"mobilenetv3-small", "MobileNetV3 Small, torchvision layout", Task::kImageClassification,
-                   {3, 224, 224}, 1000, 0, [](std::int64_t classes) {
-                     return MobileNetV3(MobileNetV3Options{.size = MobileNetV3Size::kSmall, .num_classes = classes})
-                         .ptr();
-                   }});
-  specs.push_back({"vgg11", "VGG-11 without BatchNorm, torchvision layout", Task::kImageClassification,
-                   {3, 224, 224}, 1000, 0, [](std::int64_t classes) {
-                     return Vgg11(Vgg11Options{.batch_norm = false, .num_classes = classes}).ptr();
-                   }});
-  specs.push_back({"vgg11-bn", "VGG-11 with BatchNorm, torchvision layout", Task::kImageClassification,
-                   {3, 224, 224}, 1000, 0, [](std::int64_t classes) {
-                     return Vgg11(Vgg11Options{.batch_norm = true, .num_classes = classes}).ptr();
-                   }});
+  specs.push_back(
+      {"mobilenetv3-large",
+       "MobileNetV3 Large, torchvision layout",
+       Task::kImageClassification,
+       {3, 224, 224},
+       1000,
+       0,
+       [](std::int64_t classes) {
+         return MobileNetV3(MobileNetV3Options{.size = MobileNetV3Size::kLarge, .num_classes = classes}).ptr();
+       }});
+  specs.push_back(
+      {"mobilenetv3-small",
+       "MobileNetV3 Small, torchvision layout",
+       Task::kImageClassification,
+       {3, 224, 224},
+       1000,
+       0,
+       [](std::int64_t classes) {
+         return MobileNetV3(MobileNetV3Options{.size = MobileNetV3Size::kSmall, .num_classes = classes}).ptr();
+       }});
+  specs.push_back(
+      {"vgg11",
+       "VGG-11 without BatchNorm, torchvision layout",
+       Task::kImageClassification,
+       {3, 224, 224},
+       1000,
+       0,
+       [](std::int64_t classes) { return Vgg11(Vgg11Options{.batch_norm = false, .num_classes = classes}).ptr(); }});
+  specs.push_back(
+      {"vgg11-bn",
+       "VGG-11 with BatchNorm, torchvision layout",
+       Task::kImageClassification,
+       {3, 224, 224},
+       1000,
+       0,
+       [](std::int64_t classes) { return Vgg11(Vgg11Options{.batch_norm = true, .num_classes = classes}).ptr(); }});
   for (const auto& name : bert_config_names()) {
     const auto config = bert_config(name);
-    specs.push_back({name, name + " sequence classification", Task::kSequenceClassification,
-                     {kDefaultSequenceLength}, 2, config.vocab_size, [config](std::int64_t classes) {
-                       return BertForSequenceClassification(config, classes).ptr();
-                     }});
-    specs.push_back({name + "-ner", name + " token classification (CoNLL-2003 tags)", Task::kTokenClassification,
-                     {kDefaultSequenceLength}, kConllLabels, config.vocab_size, [config](std::int64_t classes) {
-                       return BertForTokenClassification(config, classes).ptr();
-                     }});
-    specs.push_back({name + "-qa", name + " extractive question answering (SQuAD)", Task::kQuestionAnswering,
-                     {kDefaultSequenceLength}, 2, config.vocab_size, [config](std::int64_t) {
-                       return BertForQuestionAnswering(config).ptr();
-                     }});
+    specs.push_back({name,
+                     name + " sequence classification",
+                     Task::kSequenceClassification,
+                     {kDefaultSequenceLength},
+                     2,
+                     config.vocab_size,
+                     [config](std::int64_t classes) { return BertForSequenceClassification(config, classes).ptr(); }});
+    specs.push_back({name + "-ner",
+                     name + " token classification (CoNLL-2003 tags)",
+                     Task::kTokenClassification,
+                     {kDefaultSequenceLength},
+                     kConllLabels,
+                     config.vocab_size,
+                     [config](std::int64_t classes) { return BertForTokenClassification(config, classes).ptr(); }});
+    specs.push_back({name + "-qa",
+                     name + " extractive question answering (SQuAD)",
+                     Task::kQuestionAnswering,
+                     {kDefaultSequenceLength},
+                     2,
+                     config.vocab_size,
+                     [config](std::int64_t) { return BertForQuestionAnswering(config).ptr(); }});
   }
   return specs;
 }
@@ -128,8 +171,7 @@ loaders::Batch synthetic_batch(const ModelSpec& spec, std::int64_t batch_size, s
     case Task::kQuestionAnswering:
       batch.targets = std::get<0>(torch::randint(0, length, {batch_size, 2}, generator, long_options).sort(1));
       break;
-    default:
-      batch.targets = torch::randint(0, num_classes, {batch_size}, generator, long_options);
+    default: batch.targets = torch::randint(0, num_classes, {batch_size}, generator, long_options);
   }
   return batch;
 }

@@ -17,20 +17,18 @@ Norm2dImpl::Norm2dImpl(NormKind kind, std::int64_t channels) {
   }
 }
 
-torch::Tensor Norm2dImpl::forward(const torch::Tensor& x) {
-  return batch_ ? batch_->forward(x) : group_->forward(x);
-}
+torch::Tensor Norm2dImpl::forward(const torch::Tensor& x) { return batch_ ? batch_->forward(x) : group_->forward(x); }
 
 BasicBlockImpl::BasicBlockImpl(std::int64_t in_channels, std::int64_t out_channels, std::int64_t stride,
                                NormKind norm) {
-  conv1_ = register_module(
-      "conv1", Conv2d(Conv2dOptions(in_channels, out_channels, 3).stride(stride).padding(1).bias(false)));
+  conv1_ = register_module("conv1",
+                           Conv2d(Conv2dOptions(in_channels, out_channels, 3).stride(stride).padding(1).bias(false)));
   norm1_ = register_module("norm1", Norm2d(norm, out_channels));
   conv2_ = register_module("conv2", Conv2d(Conv2dOptions(out_channels, out_channels, 3).padding(1).bias(false)));
   norm2_ = register_module("norm2", Norm2d(norm, out_channels));
   if (stride != 1 || in_channels != out_channels) {
-    downsample_conv_ = register_module(
-        "downsample_conv", Conv2d(Conv2dOptions(in_channels, out_channels, 1).stride(stride).bias(false)));
+    downsample_conv_ = register_module("downsample_conv",
+                                       Conv2d(Conv2dOptions(in_channels, out_channels, 1).stride(stride).bias(false)));
     downsample_norm_ = register_module("downsample_norm", Norm2d(norm, out_channels));
   }
 }

@@ -16,8 +16,8 @@ Vgg11Impl::Vgg11Impl(const Vgg11Options& options) {
       continue;
     }
     const auto index = std::to_string(convs_.size());
-    convs_.push_back(register_module(
-        "conv" + index, torch::nn::Conv2d(torch::nn::Conv2dOptions(in_channels, channels, 3).padding(1))));
+    convs_.push_back(register_module("conv" + index,
+                                     torch::nn::Conv2d(torch::nn::Conv2dOptions(in_channels, channels, 3).padding(1))));
     if (options.batch_norm) norms_.push_back(register_module("bn" + index, torch::nn::BatchNorm2d(channels)));
     pool_after_.push_back(false);
     in_channels = channels;

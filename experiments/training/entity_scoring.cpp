@@ -12,12 +12,14 @@ void add_entity_predictions(loaders::text::EntityEvaluator& evaluator, const tor
   const auto predicted = logits.argmax(-1).to(torch::kCPU, torch::kLong).contiguous();
   const auto gold = targets.to(torch::kCPU, torch::kLong).contiguous();
   if (predicted.sizes() != gold.sizes() || gold.dim() != 2) {
-    throw std::invalid_argument(fmt::format("entity scores need logits [B,L,labels] and targets [B,L]; got [{}] and [{}]",
-                                            fmt::join(logits.sizes(), ","), fmt::join(targets.sizes(), ",")));
+    throw std::invalid_argument(
+        fmt::format("entity scores need logits [B,L,labels] and targets [B,L]; got [{}] and [{}]",
+                    fmt::join(logits.sizes(), ","), fmt::join(targets.sizes(), ",")));
   }
   const auto name = [&](std::int64_t id) -> const std::string& {
     if (id < 0 || id >= static_cast<std::int64_t>(labels.size())) {
-      throw std::invalid_argument(fmt::format("label id {} has no name; the data set names {} labels", id, labels.size()));
+      throw std::invalid_argument(
+          fmt::format("label id {} has no name; the data set names {} labels", id, labels.size()));
     }
     return labels[static_cast<std::size_t>(id)];
   };

@@ -12,8 +12,8 @@
 #include <optional>
 #include <thread>
 
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <nlohmann/json.hpp>
 
 #include "sysfs/root.h"
 

@@ -43,9 +43,11 @@ std::string resolved_precision(Precision precision, const torch::Device& device)
 
 std::string run_error_text(std::string_view what, Precision precision, const torch::Device& device) {
   std::string text(what.substr(0, what.find('\n')));
-  if (precision == Precision::kBf16 && device.is_cpu() && text.find("could not create a primitive descriptor") != std::string::npos) {
-    text += " (bf16 on the CPU: this LibTorch's oneDNN has no bfloat16 kernel for one of the model's layers on this "
-            "processor; fp32 runs)";
+  if (precision == Precision::kBf16 && device.is_cpu() &&
+      text.find("could not create a primitive descriptor") != std::string::npos) {
+    text +=
+        " (bf16 on the CPU: this LibTorch's oneDNN has no bfloat16 kernel for one of the model's layers on this "
+        "processor; fp32 runs)";
   }
   return text;
 }

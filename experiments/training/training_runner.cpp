@@ -199,7 +199,8 @@ class OptimizerStep {
         scaled_(config.precision == Precision::kAmpFp16),
         parameters_(model.parameters()) {
     if (config.warmup_proportion) {
-      const std::int64_t steps_per_epoch = (planned_batches(config, source) + config.accumulate - 1) / config.accumulate;
+      const std::int64_t steps_per_epoch =
+          (planned_batches(config, source) + config.accumulate - 1) / config.accumulate;
       schedule_ = LinearSchedule::from_proportion(*config.warmup_proportion,
                                                   std::max<std::int64_t>(1, steps_per_epoch * config.epochs));
     }
@@ -216,7 +217,8 @@ class OptimizerStep {
   /// gradient is not finite.
   void step() {
     if (schedule_) {
-      for (auto& group : optimizer_->param_groups()) group.options().set_lr(learning_rate_ * schedule_->factor(steps_taken_));
+      for (auto& group : optimizer_->param_groups())
+        group.options().set_lr(learning_rate_ * schedule_->factor(steps_taken_));
       ++steps_taken_;
     }
     if (scaled_) {
@@ -299,7 +301,8 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
       ++current.optimizer_steps;
     }
     if (sync) synchronize(config.device);
-    const auto compute_end = config.pace_compute ? config.pace_compute(compute_start, batch.inputs.size(0)) : Clock::now();
+    const auto compute_end =
+        config.pace_compute ? config.pace_compute(compute_start, batch.inputs.size(0)) : Clock::now();
 
     const auto samples = batch.inputs.size(0);
     if (result.batch_size == 0) result.batch_size = samples;
@@ -314,7 +317,8 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
     current.samples += samples;
     ++current.batches;
     if (config.keep_minibatch_records) {
-      const auto start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(fetch_start.time_since_epoch()).count();
+      const auto start_ns =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(fetch_start.time_since_epoch()).count();
       result.minibatches.push_back({epoch, index, samples, start_ns, stall_ns, compute_ns, std::nullopt});
       sums.minibatch_losses.push_back(loss.detach().to(torch::kFloat));
     }
@@ -349,8 +353,7 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
   validate(config);
   const bool token_task = model.task() != Task::kImageClassification;
   const auto optimizer_kind = config.optimizer.value_or(token_task ? OptimizerKind::kAdamW : OptimizerKind::kSgd);
-  const double learning_rate =
-      config.learning_rate.value_or(optimizer_kind == OptimizerKind::kSgd ? 0.01 : 5e-5);
+  const double learning_rate = config.learning_rate.value_or(optimizer_kind == OptimizerKind::kSgd ? 0.01 : 5e-5);
   TrainingResult result = describe_training(model, config, optimizer_kind, learning_rate, std::move(model_name));
 
   torch::manual_seed(config.seed);  // seeds the CPU and every CUDA generator
@@ -419,38 +422,39 @@ nlohmann::json to_json(const TrainingResult& result) {
                            {"compute_ns", record.compute_ns},
                            {"loss", optional(record.loss)}});
   }
-  return {{"status", run_status_name(result.status)},
-          {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)},
-          {"model", result.model},
-          {"task", task_name(result.task)},
-          {"parameters", result.parameters},
-          {"settings",
-           {{"device", result.device},
-            {"precision", result.precision},
-            {"optimizer", result.optimizer},
-            {"learning_rate", result.learning_rate},
-            {"batch_size", result.batch_size},
-            {"accumulate", result.accumulate},
-            {"warmup_steps", result.warmup_steps ? nlohmann::json(*result.warmup_steps) : nlohmann::json(nullptr)},
-            {"schedule_steps", result.schedule_steps ? nlohmann::json(*result.schedule_steps) : nlohmann::json(nullptr)},
-            {"total_batch", result.batch_size * result.accumulate},
-            {"timing", result.synchronized ? "synchronized per minibatch" : "async (no per-minibatch sync)"},
-            {"synchronized", result.synchronized},
-            {"seed", result.seed},
-            {"threads", result.threads},
-            {"max_batches", optional(result.max_batches)},
-            {"final_loss_scale", optional(result.final_loss_scale)},
-            {"skipped_steps", optional(result.skipped_steps)}}},
-          {"epochs", epochs},
-          {"epoch0", summary.first ? epoch_json(*summary.first) : nlohmann::json(nullptr)},
-          {"later_epochs_median",
-           {{"stall_ns", optional(summary.later_stall_ns_median)},
-            {"compute_ns", optional(summary.later_compute_ns_median)},
-            {"e2e_ns", optional(summary.later_e2e_ns_median)},
-            {"samples_per_s", optional(summary.later_samples_per_s_median)}}},
-          {"minibatches", minibatches},
-          {"stopped_early", result.stopped_early},
-          {"memory", to_json(result.memory)}};
+  return {
+      {"status", run_status_name(result.status)},
+      {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)},
+      {"model", result.model},
+      {"task", task_name(result.task)},
+      {"parameters", result.parameters},
+      {"settings",
+       {{"device", result.device},
+        {"precision", result.precision},
+        {"optimizer", result.optimizer},
+        {"learning_rate", result.learning_rate},
+        {"batch_size", result.batch_size},
+        {"accumulate", result.accumulate},
+        {"warmup_steps", result.warmup_steps ? nlohmann::json(*result.warmup_steps) : nlohmann::json(nullptr)},
+        {"schedule_steps", result.schedule_steps ? nlohmann::json(*result.schedule_steps) : nlohmann::json(nullptr)},
+        {"total_batch", result.batch_size * result.accumulate},
+        {"timing", result.synchronized ? "synchronized per minibatch" : "async (no per-minibatch sync)"},
+        {"synchronized", result.synchronized},
+        {"seed", result.seed},
+        {"threads", result.threads},
+        {"max_batches", optional(result.max_batches)},
+        {"final_loss_scale", optional(result.final_loss_scale)},
+        {"skipped_steps", optional(result.skipped_steps)}}},
+      {"epochs", epochs},
+      {"epoch0", summary.first ? epoch_json(*summary.first) : nlohmann::json(nullptr)},
+      {"later_epochs_median",
+       {{"stall_ns", optional(summary.later_stall_ns_median)},
+        {"compute_ns", optional(summary.later_compute_ns_median)},
+        {"e2e_ns", optional(summary.later_e2e_ns_median)},
+        {"samples_per_s", optional(summary.later_samples_per_s_median)}}},
+      {"minibatches", minibatches},
+      {"stopped_early", result.stopped_early},
+      {"memory", to_json(result.memory)}};
 }
 
 }  // namespace jetchar::experiments

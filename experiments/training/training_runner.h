@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <nlohmann/json.hpp>
 
 #include "experiments/models/network.h"
 #include "experiments/training/memory_monitor.h"
@@ -107,8 +107,8 @@ struct EpochResult {
   std::int64_t stall_ns = 0;    ///< sum over minibatches
   std::int64_t compute_ns = 0;  ///< sum over minibatches
   std::int64_t e2e_ns = 0;
-  std::optional<double> mean_loss;           ///< mean training loss of its minibatches
-  std::optional<double> train_accuracy;      ///< on the training minibatches, as the seed code logs
+  std::optional<double> mean_loss;       ///< mean training loss of its minibatches
+  std::optional<double> train_accuracy;  ///< on the training minibatches, as the seed code logs
   std::optional<double> eval_loss;
   std::optional<double> eval_accuracy;
   /// Entity-level scores on the evaluated split (token classification with eval_labels).
@@ -147,8 +147,8 @@ struct TrainingResult {
   std::uint64_t seed = 0;
   int threads = 0;
   std::optional<std::int64_t> max_batches;
-  std::optional<double> final_loss_scale;      ///< AMP fp16 only
-  std::optional<std::int64_t> skipped_steps;   ///< AMP fp16 only: steps skipped for inf/NaN gradients
+  std::optional<double> final_loss_scale;     ///< AMP fp16 only
+  std::optional<std::int64_t> skipped_steps;  ///< AMP fp16 only: steps skipped for inf/NaN gradients
   std::vector<EpochResult> epochs;
   std::vector<MinibatchRecord> minibatches;
   MemoryPeaks memory;

@@ -36,7 +36,8 @@ SettleResult settle_clocks(const sysfs::Root& root, const std::vector<SettleTarg
       auto& outcome = result.outcomes[i];
       if (outcome.settled) continue;
       outcome.last_value = sysfs::try_read_int(root, targets[i].path);
-      outcome.settled = outcome.last_value && *outcome.last_value >= targets[i].min && *outcome.last_value <= targets[i].max;
+      outcome.settled =
+          outcome.last_value && *outcome.last_value >= targets[i].min && *outcome.last_value <= targets[i].max;
       all = all && outcome.settled;
     }
     const auto elapsed = std::chrono::steady_clock::now() - start;

@@ -20,8 +20,9 @@ ControlSession::ControlSession(const sysfs::Root& root, std::filesystem::path st
 ControlSession::~ControlSession() {
   if (kept_ || journal_.empty()) return;
   if (!owns_journal_) {
-    std::fprintf(stderr, "jetchar: note: the change journal %s also holds an earlier run's changes; the board is "
-                         "left as it is: `jetchar device restore` brings all of it back\n",
+    std::fprintf(stderr,
+                 "jetchar: note: the change journal %s also holds an earlier run's changes; the board is "
+                 "left as it is: `jetchar device restore` brings all of it back\n",
                  journal_.file().c_str());
     return;
   }

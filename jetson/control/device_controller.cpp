@@ -86,11 +86,12 @@ ApplyResult DeviceController::apply(const PowerModePlan& plan, const ApplyOption
     }
     result.settle = settle_clocks(root_, plan.settle, options.settle_timeout, options.settle_poll);
     if (!result.settle.pinned_settled()) {
-      throw std::runtime_error(fmt::format("clocks did not settle at the values set: {}",
-                                           fmt::join(result.settle.problems(), "; ")));
+      throw std::runtime_error(
+          fmt::format("clocks did not settle at the values set: {}", fmt::join(result.settle.problems(), "; ")));
     }
     for (const auto& problem : result.settle.problems()) result.notes.push_back("not settled (DVFS): " + problem);
-    if (options.interrupt != nullptr && options.interrupt->signal() != 0) throw Interrupted(options.interrupt->signal());
+    if (options.interrupt != nullptr && options.interrupt->signal() != 0)
+      throw Interrupted(options.interrupt->signal());
   } catch (...) {
     roll_back(undo, journal_was_empty, options);
     throw;

@@ -91,12 +91,8 @@ class Parser {
       case Block::kOther:
         fail(line, fmt::format("expected a new '< ... >' header: PM_CONFIG and FAN_CONFIG take no settings, got {}",
                                quote(content)));
-      case Block::kParam:
-        parse_param_argument(words, content, line);
-        return;
-      case Block::kPowerModel:
-        parse_mode_setting(words, content, line);
-        return;
+      case Block::kParam: parse_param_argument(words, content, line); return;
+      case Block::kPowerModel: parse_mode_setting(words, content, line); return;
     }
   }
 
@@ -182,8 +178,8 @@ class Parser {
   void parse_param_argument(const std::vector<std::string_view>& words, std::string_view content, int line) {
     ParamDefinition& param = config_.params.back();
     if (param.hwmon && words.size() != 3) {
-      fail(line, fmt::format("expected 'ARG_NAME /path ATTRIBUTE' in HWMON PARAM {}, got {}", param.name,
-                             quote(content)));
+      fail(line,
+           fmt::format("expected 'ARG_NAME /path ATTRIBUTE' in HWMON PARAM {}, got {}", param.name, quote(content)));
     }
     if (!param.hwmon && words.size() != 2) {
       fail(line, fmt::format("expected 'ARG_NAME /path' in PARAM {}, got {}", param.name, quote(content)));
@@ -197,8 +193,8 @@ class Parser {
       attribute = std::string(words[2]);
     }
     if (words[1].front() != '/') {
-      fail(line, fmt::format("expected an absolute path for {} in PARAM {}, got {}", words[0], param.name,
-                             quote(words[1])));
+      fail(line,
+           fmt::format("expected an absolute path for {} in PARAM {}, got {}", words[0], param.name, quote(words[1])));
     }
     std::string name(words[0]);
     const std::string path(words[1]);
@@ -230,8 +226,8 @@ class Parser {
     if (words.size() != 3) {
       fail(line, fmt::format("expected 'PARAM ARG VALUE' in POWER_MODEL {}, got {}", mode.name, quote(content)));
     }
-    mode.settings.push_back(ModeSetting{std::string(words[0]), std::string(words[1]), std::string(words[2]),
-                                        std::nullopt, false, line});
+    mode.settings.push_back(
+        ModeSetting{std::string(words[0]), std::string(words[1]), std::string(words[2]), std::nullopt, false, line});
   }
 
   // Checks what needs the whole file: references to PARAMs (which may be defined after the mode
@@ -240,8 +236,8 @@ class Parser {
     if (config_.modes.empty()) fail(last_line, "expected at least one '< POWER_MODEL ID=n NAME=... >' block");
     if (default_line_ == 0) fail(last_line, "expected '< PM_CONFIG DEFAULT=n >' (it is mandatory)");
     if (config_.find_mode(config_.default_mode) == nullptr) {
-      fail(default_line_, fmt::format("PM_CONFIG DEFAULT={} names no POWER_MODEL; defined ids: {}",
-                                      config_.default_mode, mode_ids()));
+      fail(default_line_,
+           fmt::format("PM_CONFIG DEFAULT={} names no POWER_MODEL; defined ids: {}", config_.default_mode, mode_ids()));
     }
     for (auto& mode : config_.modes) {
       for (auto& setting : mode.settings) {
@@ -330,8 +326,8 @@ const PowerModel& NvpmodelConfig::mode(int id) const {
 }
 
 const PowerModel& NvpmodelConfig::mode(std::string_view id_or_name) const {
-  const bool numeric = !id_or_name.empty() && std::all_of(id_or_name.begin(), id_or_name.end(),
-                                                          [](char c) { return c >= '0' && c <= '9'; });
+  const bool numeric = !id_or_name.empty() &&
+                       std::all_of(id_or_name.begin(), id_or_name.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (numeric && id_or_name.size() <= 9) return mode(std::stoi(std::string(id_or_name)));
   for (const auto& m : modes) {
     if (m.name == id_or_name) return m;

@@ -55,7 +55,7 @@ struct ParamArgument {
 struct ParamDefinition {
   ParamType type = ParamType::kFile;  ///< kFile also for TYPE=HWMON (see hwmon)
   bool hwmon = false;                 ///< declared TYPE=HWMON
-  std::string name;  ///< e.g. CPU_ONLINE, CPU_A78_0, GPU, EMC
+  std::string name;                   ///< e.g. CPU_ONLINE, CPU_A78_0, GPU, EMC
   std::vector<ParamArgument> arguments;
   int line = 0;
 

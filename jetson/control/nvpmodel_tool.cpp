@@ -135,7 +135,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   char buffer[4096];
   while (read_fd) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
       ::kill(pid, SIGKILL);
@@ -178,8 +179,8 @@ std::optional<NvpmodelCurrent> current_nvpmodel_mode(const sysfs::Root& root) {
 
 ProcessResult nvpmodel_set_mode(const sysfs::Root& root, int id, bool confirm_reboot) {
   const std::string program = root.resolve(kNvpmodelBinary).string();
-  auto result = run_process({program, "-m", std::to_string(id)}, confirm_reboot ? "YES\n" : "NO\n",
-                            std::chrono::seconds(60));
+  auto result =
+      run_process({program, "-m", std::to_string(id)}, confirm_reboot ? "YES\n" : "NO\n", std::chrono::seconds(60));
   if (result.timed_out || result.exit_code != 0) {
     throw std::runtime_error(fmt::format("`{} -m {}` failed ({}): {}", kNvpmodelBinary, id,
                                          result.timed_out ? "timed out" : fmt::format("exit {}", result.exit_code),

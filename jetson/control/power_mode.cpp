@@ -8,8 +8,8 @@
 
 #include "jetson/control/nvpmodel_tool.h"
 #include "sysfs/attribute.h"
-#include "sysfs/error.h"
 #include "sysfs/cpu_list.h"
+#include "sysfs/error.h"
 
 namespace jetchar::jetson {
 namespace {
@@ -49,21 +49,23 @@ std::int64_t choose_frequency(const std::vector<std::int64_t>& available, std::i
                               const std::string& what, const std::string& device, std::int64_t units_per_mhz,
                               const std::string& typed, std::vector<std::string>& notes) {
   if (available.empty()) {
-    notes.push_back(fmt::format("{} on {}: the board lists no available frequencies; {} MHz not validated", what,
-                                device, typed));
+    notes.push_back(
+        fmt::format("{} on {}: the board lists no available frequencies; {} MHz not validated", what, device, typed));
     return requested;
   }
   if (std::find(available.begin(), available.end(), requested) != available.end()) return requested;
   if (!snap) {
-    throw std::invalid_argument(fmt::format("{} frequency {} MHz is not available on {}; available: {} (or pass "
-                                            "--snap for the nearest)",
-                                            what, typed, device, list_mhz(available, units_per_mhz)));
+    throw std::invalid_argument(
+        fmt::format("{} frequency {} MHz is not available on {}; available: {} (or pass "
+                    "--snap for the nearest)",
+                    what, typed, device, list_mhz(available, units_per_mhz)));
   }
   std::int64_t best = available.front();
   for (const auto v : available) {
     if (std::llabs(v - requested) < std::llabs(best - requested)) best = v;
   }
-  notes.push_back(fmt::format("{} on {}: {} MHz snapped to {} MHz", what, device, typed, format_mhz(best, units_per_mhz)));
+  notes.push_back(
+      fmt::format("{} on {}: {} MHz snapped to {} MHz", what, device, typed, format_mhz(best, units_per_mhz)));
   return best;
 }
 
@@ -215,7 +217,8 @@ std::set<int> plan_cores_online(const CustomModeRequest& request, const std::vec
     }
     target_online.clear();
     for (int i = 0; i < n; ++i) target_online.insert(cores[static_cast<size_t>(i)].cpu);
-    if (target_online.count(0) == 0) throw std::invalid_argument("CPU0 never goes offline, but this board lists no CPU0");
+    if (target_online.count(0) == 0)
+      throw std::invalid_argument("CPU0 never goes offline, but this board lists no CPU0");
     for (const auto& core : cores) {
       const bool want = target_online.count(core.cpu) != 0;
       if (want != core.online && !core.online_path) {
@@ -274,11 +277,11 @@ void plan_cpu_clusters(const CustomModeRequest& request, const std::set<int>& ta
     const std::string device = fmt::format("{} (cpu {})", cluster.name, sysfs::format_cpu_list(cluster.cpus));
     std::optional<std::int64_t> target;
     if (requested_text) {
-      target = choose_frequency(cluster.available_khz, parse_mhz(*requested_text, kKhzPerMhz, "CPU"), request.snap, "CPU",
-                                device, kKhzPerMhz, *requested_text, plan.notes);
+      target = choose_frequency(cluster.available_khz, parse_mhz(*requested_text, kKhzPerMhz, "CPU"), request.snap,
+                                "CPU", device, kKhzPerMhz, *requested_text, plan.notes);
     }
-    const bool active = std::any_of(cluster.cpus.begin(), cluster.cpus.end(),
-                                    [&](int cpu) { return target_online.count(cpu) != 0; });
+    const bool active =
+        std::any_of(cluster.cpus.begin(), cluster.cpus.end(), [&](int cpu) { return target_online.count(cpu) != 0; });
     if (!active) {
       if (target || mode.dvfs) plan.notes.push_back(fmt::format("{}: all its cores are offline; not set", device));
       continue;
@@ -311,9 +314,10 @@ void plan_cpu_clusters(const CustomModeRequest& request, const std::set<int>& ta
         if (!floor && !cluster.available_khz.empty()) floor = cluster.available_khz.front();
         if (floor && *floor > *top) floor = top;
       }
-      plan.notes.push_back(fmt::format("{}: its limits cannot be read while all its cores are offline; written once "
-                                       "they are online",
-                                       device));
+      plan.notes.push_back(
+          fmt::format("{}: its limits cannot be read while all its cores are offline; written once "
+                      "they are online",
+                      device));
       plan.writes.push_back({cluster.attribute("scaling_max_freq"), line(*top),
                              fmt::format("{} max {} MHz", cluster.name, format_mhz(*top, kKhzPerMhz))});
       if (floor) {
@@ -325,7 +329,8 @@ void plan_cpu_clusters(const CustomModeRequest& request, const std::set<int>& ta
       continue;
     }
     const std::int64_t lowest = cluster.available_khz.empty() ? *cur_min : cluster.available_khz.front();
-    const auto original_min = parse_original_int(original_value(root, request.journal, cluster.attribute("scaling_min_freq")));
+    const auto original_min =
+        parse_original_int(original_value(root, request.journal, cluster.attribute("scaling_min_freq")));
     const Range range = dvfs_range(mode.dvfs, target, *cur_min, *cur_max, original_min, lowest);
     if (mode.dvfs == DvfsSetting::kOn) {
       const auto original = original_value(root, request.journal, cluster.attribute("scaling_governor"));
@@ -343,7 +348,6 @@ void plan_cpu_clusters(const CustomModeRequest& request, const std::set<int>& ta
     plan.settle.push_back({fmt::format("{} frequency", cluster.name), cluster.attribute("scaling_cur_freq"), range.min,
                            range.max, range.min == range.max});
   }
-
 }
 
 /// The GPU's devfreq limits, governor and railgating, when the mode asks for any of them.
@@ -356,8 +360,8 @@ void plan_gpu(const CustomModeRequest& request, PowerModePlan& plan) {
   const GpuControl& gpu = *controls.gpu;
   std::optional<std::int64_t> target;
   if (mode.gpu_freq_mhz) {
-    target = choose_frequency(gpu.available_hz, parse_mhz(*mode.gpu_freq_mhz, kHzPerMhz, "GPU"), request.snap, "GPU", gpu.name,
-                              kHzPerMhz, *mode.gpu_freq_mhz, plan.notes);
+    target = choose_frequency(gpu.available_hz, parse_mhz(*mode.gpu_freq_mhz, kHzPerMhz, "GPU"), request.snap, "GPU",
+                              gpu.name, kHzPerMhz, *mode.gpu_freq_mhz, plan.notes);
   }
   if (mode.gpu_railgate) {
     if (!gpu.railgate_path) throw std::invalid_argument(fmt::format("{} has no railgate_enable attribute", gpu.name));
@@ -385,10 +389,8 @@ void plan_gpu(const CustomModeRequest& request, PowerModePlan& plan) {
     }
     emit_min_max(plan, "GPU", gpu.attribute("min_freq"), gpu.attribute("max_freq"), range.min, range.max, cur_min,
                  cur_max, kHzPerMhz);
-    plan.settle.push_back(
-        {"GPU frequency", gpu.attribute("cur_freq"), range.min, range.max, range.min == range.max});
+    plan.settle.push_back({"GPU frequency", gpu.attribute("cur_freq"), range.min, range.max, range.min == range.max});
   }
-
 }
 
 /// The EMC, when the mode asks for it: pinned through devfreq (bwmgr) or the debugfs rate lock, or
@@ -407,8 +409,8 @@ void plan_emc(const CustomModeRequest& request, PowerModePlan& plan) {
       target = choose_frequency(emc.available_hz, requested, request.snap, "EMC", "the EMC (BPMP table)", kHzPerMhz,
                                 *mode.emc_freq_mhz, plan.notes);
     } else if (emc.max_hz && requested > *emc.max_hz) {
-      throw std::invalid_argument(fmt::format("EMC frequency {} MHz exceeds the EMC maximum {} MHz",
-                                              *mode.emc_freq_mhz, format_mhz(*emc.max_hz, kHzPerMhz)));
+      throw std::invalid_argument(fmt::format("EMC frequency {} MHz exceeds the EMC maximum {} MHz", *mode.emc_freq_mhz,
+                                              format_mhz(*emc.max_hz, kHzPerMhz)));
     } else {
       target = requested;
       plan.notes.push_back(fmt::format("EMC {} MHz not validated against the BPMP table ({})", *mode.emc_freq_mhz,
@@ -422,12 +424,14 @@ void plan_emc(const CustomModeRequest& request, PowerModePlan& plan) {
     const std::string max_path = *emc.devfreq_path + "/max_freq";
     const auto cur_min = read_current(root, min_path);
     const auto cur_max = read_current(root, max_path);
-    if (!cur_min || !cur_max) throw std::invalid_argument(fmt::format("{} has no readable min/max_freq", *emc.devfreq_path));
+    if (!cur_min || !cur_max)
+      throw std::invalid_argument(fmt::format("{} has no readable min/max_freq", *emc.devfreq_path));
     const std::int64_t lowest = emc.available_hz.empty() ? *cur_min : emc.available_hz.front();
     const auto original_min = parse_original_int(original_value(root, request.journal, min_path));
     const Range range = dvfs_range(mode.dvfs, target, *cur_min, *cur_max, original_min, lowest);
     emit_min_max(plan, "EMC", min_path, max_path, range.min, range.max, cur_min, cur_max, kHzPerMhz);
-    if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, range.min, range.max, range.min == range.max});
+    if (emc.rate_path)
+      plan.settle.push_back({"EMC rate", *emc.rate_path, range.min, range.max, range.min == range.max});
   } else {
     if (pin && !target) {
       // jetson_clocks pins EMC at its maximum, or at the nvpmodel cap when that is lower.
@@ -437,19 +441,22 @@ void plan_emc(const CustomModeRequest& request, PowerModePlan& plan) {
     }
     if (pin && !mode.emc_freq_mhz && (!emc.set_rate_path || !emc.lock_path || !target)) {
       // DVFS off for the board at large: EMC stays scaling where it cannot be pinned.
-      plan.notes.push_back(fmt::format("EMC not pinned: {}", emc.note.value_or("no writable EMC rate/lock in debugfs")));
+      plan.notes.push_back(
+          fmt::format("EMC not pinned: {}", emc.note.value_or("no writable EMC rate/lock in debugfs")));
     } else if (pin) {
       if (!emc.set_rate_path || !emc.lock_path || !target) {
         throw std::invalid_argument(fmt::format("EMC cannot be pinned (DVFS off) on this board: {}",
                                                 emc.note.value_or("no writable EMC rate/lock in debugfs")));
       }
       if (emc.cap_path && read_current(root, *emc.cap_path) != *target) {
-        plan.writes.push_back({*emc.cap_path, line(*target), fmt::format("EMC cap {} MHz", format_mhz(*target, kHzPerMhz))});
+        plan.writes.push_back(
+            {*emc.cap_path, line(*target), fmt::format("EMC cap {} MHz", format_mhz(*target, kHzPerMhz))});
       }
       if (sysfs::try_read_string(root, *emc.lock_path) != "1") {
         plan.writes.push_back({*emc.lock_path, "1\n", "EMC rate lock"});
       }
-      plan.writes.push_back({*emc.set_rate_path, line(*target), fmt::format("EMC rate {} MHz", format_mhz(*target, kHzPerMhz))});
+      plan.writes.push_back(
+          {*emc.set_rate_path, line(*target), fmt::format("EMC rate {} MHz", format_mhz(*target, kHzPerMhz))});
       if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, *target, *target, true});
     } else {
       if (mode.dvfs == DvfsSetting::kOn && emc.lock_path && sysfs::try_read_string(root, *emc.lock_path) == "1") {
@@ -457,17 +464,18 @@ void plan_emc(const CustomModeRequest& request, PowerModePlan& plan) {
       }
       if (target) {
         if (!emc.cap_path) {
-          throw std::invalid_argument("EMC frequency cannot be capped: this board has no nvpmodel EMC cap node "
-                                      "(pass --dvfs off to pin it instead)");
+          throw std::invalid_argument(
+              "EMC frequency cannot be capped: this board has no nvpmodel EMC cap node "
+              "(pass --dvfs off to pin it instead)");
         }
         if (read_current(root, *emc.cap_path) != *target) {
-          plan.writes.push_back({*emc.cap_path, line(*target), fmt::format("EMC cap {} MHz", format_mhz(*target, kHzPerMhz))});
+          plan.writes.push_back(
+              {*emc.cap_path, line(*target), fmt::format("EMC cap {} MHz", format_mhz(*target, kHzPerMhz))});
         }
         if (emc.rate_path) plan.settle.push_back({"EMC rate", *emc.rate_path, 0, *target, false});
       }
     }
   }
-
 }
 
 void plan_fan(const CustomModeRequest& request, PowerModePlan& plan) {
@@ -481,7 +489,8 @@ void plan_fan(const CustomModeRequest& request, PowerModePlan& plan) {
         plan.writes.push_back({*fan.mode_path, manual + "\n", "fan manual control"});
       }
     }
-    if (sysfs::try_read_string(root, fan.pwm_path) != "255") plan.writes.push_back({fan.pwm_path, "255\n", "fan PWM 255"});
+    if (sysfs::try_read_string(root, fan.pwm_path) != "255")
+      plan.writes.push_back({fan.pwm_path, "255\n", "fan PWM 255"});
   }
   plan.notes.push_back("fan at full speed; nvfancontrol, where it runs, may take the fan back");
 }
@@ -574,9 +583,8 @@ void plan_file_setting(const sysfs::Root& root, const ModeSetting& s, const Para
   }
   const std::string file = root.canonical(*path);
   const auto planned = planned_files.find(file);
-  const std::optional<std::string> before = planned != planned_files.end()
-                                                ? std::optional<std::string>(planned->second)
-                                                : sysfs::try_read_string(root, *path);
+  const std::optional<std::string> before = planned != planned_files.end() ? std::optional<std::string>(planned->second)
+                                                                           : sysfs::try_read_string(root, *path);
   if (before == s.value) return;
   planned_files[file] = s.value;
   plan.writes.push_back({*path, s.value + "\n", fmt::format("{} {} {}", s.param, s.argument, s.value)});
@@ -604,8 +612,8 @@ std::vector<std::int64_t> clock_table(const sysfs::Root& root, const ParamDefini
       try {
         table = sysfs::read_int_list(root, *table_path);
       } catch (const sysfs::IoError& e) {
-        plan.notes.push_back(fmt::format("{}: frequency table unreadable now ({}); values written as the conf gives them",
-                                         name, e.what()));
+        plan.notes.push_back(fmt::format(
+            "{}: frequency table unreadable now ({}); values written as the conf gives them", name, e.what()));
       }
     }
   }
@@ -614,7 +622,8 @@ std::vector<std::int64_t> clock_table(const sysfs::Root& root, const ParamDefini
 }
 
 // nvpmodel semantics: -1 = no cap (the table's top), other values rounded down to the table.
-std::int64_t resolve_clock(const ModeSetting& setting, const std::string& param, const std::vector<std::int64_t>& table) {
+std::int64_t resolve_clock(const ModeSetting& setting, const std::string& param,
+                           const std::vector<std::int64_t>& table) {
   if (!setting.clock_value) {
     if (!table.empty()) return table.back();
     return param == "EMC" ? 0 : 2147483647;
@@ -646,9 +655,10 @@ void plan_clock_setting(const sysfs::Root& root, const DeviceControls& controls,
   }
   if (cpu) {
     const CpuClusterControl* cluster = cluster_of(root, controls, max_path ? *max_path : *min_path);
-    if (cluster && std::none_of(cluster->cpus.begin(), cluster->cpus.end(),
-                                [&](int c) { return target_online.count(c) != 0; })) {
-      plan.notes.push_back(fmt::format("{}: all cores of {} are offline in this mode; not set", s.param, cluster->name));
+    if (cluster &&
+        std::none_of(cluster->cpus.begin(), cluster->cpus.end(), [&](int c) { return target_online.count(c) != 0; })) {
+      plan.notes.push_back(
+          fmt::format("{}: all cores of {} are offline in this mode; not set", s.param, cluster->name));
       return;
     }
   }
@@ -662,8 +672,8 @@ void plan_clock_setting(const sysfs::Root& root, const DeviceControls& controls,
     const std::string& path = max_path ? *max_path : *min_path;
     const std::int64_t value = resolve_clock(max_path ? *max_setting : *min_setting, s.param, table);
     if (read_current(root, path) != value) {
-      plan.writes.push_back({path, line(value), fmt::format("{} {} {}", s.param, max_path ? "MAX_FREQ" : "MIN_FREQ",
-                                                            value)});
+      plan.writes.push_back(
+          {path, line(value), fmt::format("{} {} {}", s.param, max_path ? "MAX_FREQ" : "MIN_FREQ", value)});
     }
   }
 }
@@ -674,7 +684,8 @@ void plan_nvpmodel_status(const sysfs::Root& root, const DeviceControls& control
                           PowerModePlan& plan) {
   if (!controls.nvpmodel_status_path) return;
   const auto current = sysfs::try_read_string(root, *controls.nvpmodel_status_path);
-  const std::string status = format_nvpmodel_status(model.id, current ? nvpmodel_status_fan_mode(*current) : std::nullopt);
+  const std::string status =
+      format_nvpmodel_status(model.id, current ? nvpmodel_status_fan_mode(*current) : std::nullopt);
   if (current.value_or("") + "\n" != status) {
     plan.writes.push_back({*controls.nvpmodel_status_path, status, fmt::format("nvpmodel status mode {}", model.id)});
   }

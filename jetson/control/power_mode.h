@@ -31,8 +31,8 @@ enum class DvfsSetting { kOn, kOff };
 enum class FanSetting { kMax, kDefault };
 
 struct CustomPowerMode {
-  std::optional<int> cpu_cores;             ///< online cores: CPU0..N-1
-  std::optional<std::string> cpu_freq_mhz;  ///< every cluster, as typed ("1420.8")
+  std::optional<int> cpu_cores;                         ///< online cores: CPU0..N-1
+  std::optional<std::string> cpu_freq_mhz;              ///< every cluster, as typed ("1420.8")
   std::map<std::string, std::string> cluster_freq_mhz;  ///< per policy ("policy4" -> "1497.6")
   std::optional<std::string> gpu_freq_mhz;
   std::optional<std::string> emc_freq_mhz;
@@ -92,7 +92,6 @@ PowerModePlan plan_custom_mode(const sysfs::Root& root, const DeviceControls& co
 /// -1 = the table's maximum, values rounded down to the frequency table, then the status file.
 /// Throws std::invalid_argument for an unknown id or a board without a configuration, and
 /// RebootRequired when the TPC mask changes and `allow_reboot` is false.
-PowerModePlan plan_nvpmodel_mode(const sysfs::Root& root, const DeviceControls& controls, int id,
-                                 bool allow_reboot);
+PowerModePlan plan_nvpmodel_mode(const sysfs::Root& root, const DeviceControls& controls, int id, bool allow_reboot);
 
 }  // namespace jetchar::jetson

@@ -15,7 +15,8 @@ auto AttributeReader::guarded(const std::string& path, std::string_view item, Er
   try {
     return read();
   } catch (const sysfs::IoError& e) {
-    std::string reason = std::string(std::strerror(e.error_number())) + " (" + sysfs::errno_name(e.error_number()) + ")";
+    std::string reason =
+        std::string(std::strerror(e.error_number())) + " (" + sysfs::errno_name(e.error_number()) + ")";
     if (e.error_number() == 0) reason = e.what();
     for (const auto& [error_number, meaning] : meanings) {
       if (error_number == e.error_number()) reason += ": " + std::string(meaning);

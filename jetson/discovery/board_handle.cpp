@@ -24,7 +24,8 @@ BoardHandle open_board(std::string_view board, const std::optional<fs::path>& ro
   BoardHandle handle;
   if (board.rfind("sim:", 0) == 0) {
     const std::string fixture(board.substr(4));
-    if (fixture.empty()) throw std::invalid_argument("--board sim: needs a fixture name or manifest path (sim:agx-orin-r36)");
+    if (fixture.empty())
+      throw std::invalid_argument("--board sim: needs a fixture name or manifest path (sim:agx-orin-r36)");
     handle.sim = std::make_unique<SimulatedBoard>(fixture, root_dir);
     handle.root = std::make_unique<sysfs::Root>(handle.sim->root_dir());
     handle.temporary = !root_dir.has_value();
@@ -33,7 +34,9 @@ BoardHandle open_board(std::string_view board, const std::optional<fs::path>& ro
                                handle.temporary ? ", temporary" : ", in " + handle.sim->root_dir().string());
   } else if (board == "auto" || board == "jetson" || board == "host") {
     const fs::path dir = root_dir.value_or("/");
-    handle.request = board == "host" ? BoardRequest::kHost : board == "jetson" ? BoardRequest::kJetson : BoardRequest::kAuto;
+    handle.request = board == "host"     ? BoardRequest::kHost
+                     : board == "jetson" ? BoardRequest::kJetson
+                                         : BoardRequest::kAuto;
     if (root_dir && SimulatedBoard::is_simulated_root(dir)) {
       handle.sim = std::make_unique<SimulatedBoard>("", dir);
       handle.label = fmt::format("sim:{} (simulated, in {})", handle.sim->fixture(), dir.string());
@@ -42,7 +45,8 @@ BoardHandle open_board(std::string_view board, const std::optional<fs::path>& ro
     }
     handle.root = std::make_unique<sysfs::Root>(dir);
   } else {
-    throw std::invalid_argument(fmt::format("--board '{}' is not valid; use auto, host, jetson or sim:<fixture>", board));
+    throw std::invalid_argument(
+        fmt::format("--board '{}' is not valid; use auto, host, jetson or sim:<fixture>", board));
   }
   // The state lives with the board: /var/lib/jetchar under its root (the host's own on "/").
   handle.state_dir = state_dir.value_or(handle.root->resolve("/var/lib/jetchar"));

@@ -20,9 +20,9 @@ struct BoardHandle {
   std::unique_ptr<SimulatedBoard> sim;
   std::unique_ptr<sysfs::Root> root;
   BoardRequest request = BoardRequest::kAuto;
-  std::string label;                   ///< "this machine (/)", "sim:agx-orin-r36 (simulated, temporary)"
-  std::filesystem::path state_dir;     ///< where the change journal lives
-  bool temporary = false;              ///< a simulated board that vanishes at exit
+  std::string label;                ///< "this machine (/)", "sim:agx-orin-r36 (simulated, temporary)"
+  std::filesystem::path state_dir;  ///< where the change journal lives
+  bool temporary = false;           ///< a simulated board that vanishes at exit
 
   bool simulated() const { return sim != nullptr; }
   /// The simulated board's behaviour model, run after every control write; empty otherwise.

@@ -52,9 +52,10 @@ constexpr ModuleRow kModules[] = {
 // Marketing-string fragments -> family, most specific first (the fallback when the module
 // P-number is unknown).
 constexpr std::pair<std::string_view, std::string_view> kModelFamilies[] = {
-    {"AGX Orin", "AGX Orin"}, {"Orin Nano", "Orin Nano"}, {"Orin NX", "Orin NX"}, {"Xavier NX", "Xavier NX"},
-    {"AGX Xavier", "AGX Xavier"}, {"Jetson-AGX", "AGX Xavier"}, {"AGX Thor", "AGX Thor"}, {"TX2 NX", "TX2 NX"},
-    {"TX2", "TX2"}, {"Nano", "Nano"},
+    {"AGX Orin", "AGX Orin"},   {"Orin Nano", "Orin Nano"},   {"Orin NX", "Orin NX"},
+    {"Xavier NX", "Xavier NX"}, {"AGX Xavier", "AGX Xavier"}, {"Jetson-AGX", "AGX Xavier"},
+    {"AGX Thor", "AGX Thor"},   {"TX2 NX", "TX2 NX"},         {"TX2", "TX2"},
+    {"Nano", "Nano"},
 };
 
 // Is text[at..] a P-number "pNNNN-NNNN"?
@@ -141,8 +142,8 @@ std::optional<std::string> os_pretty_name(const sysfs::Root& root) {
 std::string_view to_string(BoardKind kind) { return kind == BoardKind::kJetson ? "jetson" : "host"; }
 
 DtsFilename parse_dts_filename(std::string_view value, std::string_view source) {
-  std::string_view name = value.substr(value.find_last_of('/') == std::string_view::npos ? 0
-                                                                                         : value.find_last_of('/') + 1);
+  std::string_view name =
+      value.substr(value.find_last_of('/') == std::string_view::npos ? 0 : value.find_last_of('/') + 1);
   if (name.size() > 4 && name.substr(name.size() - 4) == ".dts") name.remove_suffix(4);
   size_t digits = 5;
   while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[digits]))) ++digits;
@@ -168,8 +169,9 @@ DtsFilename parse_dts_filename(std::string_view value, std::string_view source) 
   int slot = 0;
   for (size_t i = 0; i + 1 < tokens.size() && slot < 2; ++i) {
     const std::string_view part = tokens[i];
-    const bool board = part.size() == 5 && part[0] == 'p' &&
-                       std::all_of(part.begin() + 1, part.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    const bool board = part.size() == 5 && part[0] == 'p' && std::all_of(part.begin() + 1, part.end(), [](char c) {
+                         return std::isdigit(static_cast<unsigned char>(c));
+                       });
     if (!board) continue;
     const std::string_view variant = tokens[i + 1];
     const bool numbered = variant.size() == 4 && std::all_of(variant.begin(), variant.end(), [](char c) {

@@ -27,10 +27,10 @@ BoardInfo discover_board_info(const sysfs::Root& root, BoardRequest request) {
   BoardInfo info;
   info.identity = discover_board_identity(root);
   if (request == BoardRequest::kJetson && info.identity.kind != BoardKind::kJetson) {
-    throw std::invalid_argument(fmt::format(
-        "--board jetson: {} is not a Jetson (device-tree compatible has no nvidia,tegra<N> entry{}); "
-        "use --board host or --board sim:<fixture>",
-        root.prefix().string(), info.identity.device_tree_path ? "" : ", and there is no device tree"));
+    throw std::invalid_argument(
+        fmt::format("--board jetson: {} is not a Jetson (device-tree compatible has no nvidia,tegra<N> entry{}); "
+                    "use --board host or --board sim:<fixture>",
+                    root.prefix().string(), info.identity.device_tree_path ? "" : ", and there is no device tree"));
   }
   if (request == BoardRequest::kHost) info.identity.kind = BoardKind::kHost;
 

@@ -13,9 +13,9 @@
 #include "jetson/discovery/fan.h"
 #include "jetson/discovery/gpu_device.h"
 #include "jetson/discovery/host_sensors.h"
-#include "jetson/nvml/nvml_gpus.h"
 #include "jetson/discovery/power_monitors.h"
 #include "jetson/discovery/thermal.h"
+#include "jetson/nvml/nvml_gpus.h"
 #include "sysfs/root.h"
 
 namespace jetchar::jetson {
@@ -26,8 +26,8 @@ enum class BoardRequest { kAuto, kHost, kJetson };
 /// Where the information came from; printed with it so that simulated data is never mistaken
 /// for a measurement.
 struct BoardOrigin {
-  std::string board = "host";        ///< "host", "jetson" or "sim:<fixture>"
-  std::optional<std::string> root;   ///< the root directory (absent for a simulated board's temp copy)
+  std::string board = "host";       ///< "host", "jetson" or "sim:<fixture>"
+  std::optional<std::string> root;  ///< the root directory (absent for a simulated board's temp copy)
   bool simulated = false;
   std::optional<std::string> fixture;  ///< the fixture name of a simulated board
 };

@@ -72,7 +72,8 @@ Json cpu_json(const CpuTopology& cpu) {
     for (const auto& s : core.idle_states) {
       idle.push_back(Json{{"name", s.name}, {"disabled", opt(s.disabled)}, {"latency_us", opt(s.latency_us)}});
     }
-    cores.push_back(Json{{"cpu", core.cpu}, {"online", core.online}, {"policy", opt(core.policy)}, {"idle_states", idle}});
+    cores.push_back(
+        Json{{"cpu", core.cpu}, {"online", core.online}, {"policy", opt(core.policy)}, {"idle_states", idle}});
   }
   return Json{{"possible", cpu.possible},
               {"online", cpu.online},
@@ -185,7 +186,8 @@ Json host_json(const HostSensors& host) {
   for (const auto& d : host.hwmon) {
     Json channels = Json::array();
     for (const auto& c : d.channels) {
-      channels.push_back(Json{{"attribute", c.attribute}, {"label", opt(c.label)}, {"unit", c.unit}, {"value", opt(c.value)}});
+      channels.push_back(
+          Json{{"attribute", c.attribute}, {"label", opt(c.label)}, {"unit", c.unit}, {"value", opt(c.value)}});
     }
     hwmon.push_back(Json{{"hwmon", d.hwmon}, {"name", d.name}, {"channels", channels}});
   }
@@ -210,9 +212,9 @@ Json nvml_json_value(const NvmlValue<T>& v) {
 Json nvml_json(const NvmlDiscovery& n) {
   Json gpus = Json::array();
   for (const auto& g : n.gpus) {
-    Json range = g.power_limit_range_mw.value
-                     ? Json{{"min_mw", g.power_limit_range_mw.value->first}, {"max_mw", g.power_limit_range_mw.value->second}}
-                     : absent(g.power_limit_range_mw.absent);
+    Json range = g.power_limit_range_mw.value ? Json{{"min_mw", g.power_limit_range_mw.value->first},
+                                                     {"max_mw", g.power_limit_range_mw.value->second}}
+                                              : absent(g.power_limit_range_mw.absent);
     gpus.push_back(Json{{"index", g.index},
                         {"uuid", g.uuid},
                         {"name", nvml_json_value(g.name)},

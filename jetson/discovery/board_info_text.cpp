@@ -44,9 +44,7 @@ std::string words(const std::vector<std::string>& list) {
   return out;
 }
 
-std::string celsius(std::int64_t mc) {
-  return fmt::format("{:.1f} C", static_cast<double>(mc) / 1000.0);
-}
+std::string celsius(std::int64_t mc) { return fmt::format("{:.1f} C", static_cast<double>(mc) / 1000.0); }
 
 // Items that exist but could not be read, under the section they belong to.
 void unavailable_text(std::string& out, const std::vector<Unavailable>& items) {
@@ -88,9 +86,8 @@ void cpu_text(std::string& out, const CpuTopology& cpu) {
   for (const auto& p : cpu.policies) {
     out += fmt::format("  {} (cpus {}{}): governor {}, min {}, max {}, cur {}, hw {} - {}\n", p.name,
                        sysfs::format_cpu_list(p.related_cpus), p.active ? "" : ", all offline", or_absent(p.governor),
-                       khz_as_mhz(p.min_freq_khz),
-                       khz_as_mhz(p.max_freq_khz), khz_as_mhz(p.cur_freq_khz), khz_as_mhz(p.hw_min_freq_khz),
-                       khz_as_mhz(p.hw_max_freq_khz));
+                       khz_as_mhz(p.min_freq_khz), khz_as_mhz(p.max_freq_khz), khz_as_mhz(p.cur_freq_khz),
+                       khz_as_mhz(p.hw_min_freq_khz), khz_as_mhz(p.hw_max_freq_khz));
     out += fmt::format("    governors:     {}\n", words(p.available_governors));
     out += fmt::format("    frequencies:   {}\n", mhz_list(p.available_freqs_khz, 1000));
   }
@@ -137,7 +134,8 @@ void emc_text(std::string& out, const EmcClock& e) {
     out += fmt::format("  rate:            cur {}, min {}, max {} ({})\n", hz_as_mhz(e.cur_rate_hz),
                        hz_as_mhz(e.min_rate_hz), hz_as_mhz(e.max_rate_hz), *e.interface);
     if (e.rate_locked) out += fmt::format("  locked:          {}\n", *e.rate_locked ? "yes" : "no");
-    if (!e.possible_rates_hz.empty()) out += fmt::format("  rates:           {}\n", mhz_list(e.possible_rates_hz, 1000000));
+    if (!e.possible_rates_hz.empty())
+      out += fmt::format("  rates:           {}\n", mhz_list(e.possible_rates_hz, 1000000));
   } else {
     out += fmt::format("  rate:            {} ({})\n", to_string(e.access), e.note.value_or(""));
   }
@@ -188,9 +186,10 @@ void fan_text(std::string& out, const FanDiscovery& f) {
     return;
   }
   for (const auto& fan : f.fans) {
-    out += fmt::format("  {}: pwm {} of 255 ({}), tach {}{}\n", fan.interface, or_absent(fan.pwm), fan.pwm_path,
-                       fan.rpm ? fmt::format("{} rpm", *fan.rpm) : "absent",
-                       fan.kernel_control ? (*fan.kernel_control ? ", kernel thermal control" : ", manual control") : "");
+    out +=
+        fmt::format("  {}: pwm {} of 255 ({}), tach {}{}\n", fan.interface, or_absent(fan.pwm), fan.pwm_path,
+                    fan.rpm ? fmt::format("{} rpm", *fan.rpm) : "absent",
+                    fan.kernel_control ? (*fan.kernel_control ? ", kernel thermal control" : ", manual control") : "");
   }
 }
 
@@ -215,7 +214,8 @@ void host_text(std::string& out, const HostSensors& h) {
     out += fmt::format("  hwmon {} ({}):", d.hwmon, d.name.empty() ? "unnamed" : d.name);
     if (d.channels.empty()) out += " no readable channels";
     for (const auto& c : d.channels) {
-      out += fmt::format(" {}{}={} {};", c.attribute, c.label ? "[" + *c.label + "]" : "", or_absent(c.value, "?"), c.unit);
+      out += fmt::format(" {}{}={} {};", c.attribute, c.label ? "[" + *c.label + "]" : "", or_absent(c.value, "?"),
+                         c.unit);
     }
     out += "\n";
   }
@@ -224,10 +224,12 @@ void host_text(std::string& out, const HostSensors& h) {
   }
   for (const auto& z : h.powercap) {
     out += fmt::format("  powercap {} ({}): energy {}{}\n", z.zone, or_absent(z.name, "unnamed"),
-                       z.energy_uj ? fmt::format("{} uJ", *z.energy_uj) : "unreadable", z.note ? " (" + *z.note + ")" : "");
+                       z.energy_uj ? fmt::format("{} uJ", *z.energy_uj) : "unreadable",
+                       z.note ? " (" + *z.note + ")" : "");
   }
-  out += fmt::format("  NVIDIA dGPU:     {}\n",
-                     h.nvidia_gpus.empty() ? "absent (" + h.nvidia_gpus_absent.value_or("") + ")" : words(h.nvidia_gpus));
+  out +=
+      fmt::format("  NVIDIA dGPU:     {}\n",
+                  h.nvidia_gpus.empty() ? "absent (" + h.nvidia_gpus_absent.value_or("") + ")" : words(h.nvidia_gpus));
 }
 
 template <class T, class Show>
@@ -249,25 +251,33 @@ void nvml_text(std::string& out, const NvmlDiscovery& n) {
   const auto mhz = [](std::uint64_t v) { return fmt::format("{} MHz", v); };
   const auto watts = [](std::uint64_t mw) { return fmt::format("{:.3f} W", mw / 1000.0); };
   for (const auto& g : n.gpus) {
-    out += fmt::format("  GPU {} {}: {}\n", g.index, g.uuid, nvml_value(g.name, [](const std::string& s) { return s; }));
+    out +=
+        fmt::format("  GPU {} {}: {}\n", g.index, g.uuid, nvml_value(g.name, [](const std::string& s) { return s; }));
     out += fmt::format("    power (polled):        {}\n", nvml_value(g.power_mw, watts));
-    out += fmt::format("    energy counter:        {}\n",
-                       nvml_value(g.energy_mj, [](std::uint64_t mj) { return fmt::format("{:.3f} J since the driver loaded", mj / 1000.0); }));
-    out += fmt::format("    power limit:           {}; default {}; enforced {}; accepts {}\n", nvml_value(g.power_limit_mw, watts),
-                       nvml_value(g.default_power_limit_mw, watts), nvml_value(g.enforced_power_limit_mw, watts),
+    out += fmt::format("    energy counter:        {}\n", nvml_value(g.energy_mj, [](std::uint64_t mj) {
+                         return fmt::format("{:.3f} J since the driver loaded", mj / 1000.0);
+                       }));
+    out += fmt::format("    power limit:           {}; default {}; enforced {}; accepts {}\n",
+                       nvml_value(g.power_limit_mw, watts), nvml_value(g.default_power_limit_mw, watts),
+                       nvml_value(g.enforced_power_limit_mw, watts),
                        nvml_value(g.power_limit_range_mw, [](const std::pair<std::uint64_t, std::uint64_t>& r) {
                          return fmt::format("{:.3f}-{:.3f} W", r.first / 1000.0, r.second / 1000.0);
                        }));
-    out += fmt::format("    clocks:                graphics {}; SM {}; memory {}\n", nvml_value(g.graphics_clock_mhz, mhz),
-                       nvml_value(g.sm_clock_mhz, mhz), nvml_value(g.memory_clock_mhz, mhz));
+    out +=
+        fmt::format("    clocks:                graphics {}; SM {}; memory {}\n", nvml_value(g.graphics_clock_mhz, mhz),
+                    nvml_value(g.sm_clock_mhz, mhz), nvml_value(g.memory_clock_mhz, mhz));
     out += fmt::format("    clock tables:          graphics {}; memory {}\n", mhz_range(g.graphics_clocks_mhz),
                        mhz_range(g.memory_clocks_mhz));
     const auto pct = [](std::uint64_t v) { return fmt::format("{} %", v); };
-    out += fmt::format("    utilization:           GPU {}; memory {}\n", nvml_value(g.gpu_util_pct, pct), nvml_value(g.memory_util_pct, pct));
-    out += fmt::format("    temperature:           {}\n", nvml_value(g.temperature_c, [](std::uint64_t c) { return fmt::format("{} C", c); }));
+    out += fmt::format("    utilization:           GPU {}; memory {}\n", nvml_value(g.gpu_util_pct, pct),
+                       nvml_value(g.memory_util_pct, pct));
+    out += fmt::format("    temperature:           {}\n",
+                       nvml_value(g.temperature_c, [](std::uint64_t c) { return fmt::format("{} C", c); }));
     const auto mib = [](std::uint64_t bytes) { return fmt::format("{} MiB", bytes >> 20); };
-    out += fmt::format("    memory:                {} used of {}\n", nvml_value(g.memory_used_bytes, mib), nvml_value(g.memory_total_bytes, mib));
-    out += fmt::format("    clock event reasons:   {}\n", nvml_value(g.clock_event_reasons, [](const std::vector<std::string>& r) {
+    out += fmt::format("    memory:                {} used of {}\n", nvml_value(g.memory_used_bytes, mib),
+                       nvml_value(g.memory_total_bytes, mib));
+    out += fmt::format("    clock event reasons:   {}\n",
+                       nvml_value(g.clock_event_reasons, [](const std::vector<std::string>& r) {
                          return r.empty() ? std::string("none") : fmt::format("{}", fmt::join(r, " "));
                        }));
   }
@@ -280,7 +290,8 @@ std::string to_text(const BoardInfo& info, const BoardOrigin& origin) {
   std::string out;
   if (origin.simulated) {
     out += fmt::format("SIMULATED board {} (fixture {}, {}): not real hardware\n", origin.board,
-                       origin.fixture.value_or("?"), origin.root ? "living in " + *origin.root : "expanded into a temporary root");
+                       origin.fixture.value_or("?"),
+                       origin.root ? "living in " + *origin.root : "expanded into a temporary root");
   } else {
     out += fmt::format("Board {} at root {}\n", origin.board, origin.root.value_or("/"));
   }

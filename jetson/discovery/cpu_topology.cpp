@@ -1,7 +1,7 @@
 #include "jetson/discovery/cpu_topology.h"
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 
 #include "jetson/discovery/sysfs_natural_sort.h"
 #include "sysfs/attribute.h"
@@ -52,8 +52,8 @@ CpuPolicy read_policy(AttributeReader& read, const std::string& dir, const std::
   if (auto affected = read.cpus(dir + "/affected_cpus", item("affected_cpus"), kPolicyErrors)) {
     policy.affected_cpus = std::move(*affected);
   }
-  if (auto freqs = read.integers(dir + "/scaling_available_frequencies", item("scaling_available_frequencies"),
-                                 kPolicyErrors)) {
+  if (auto freqs =
+          read.integers(dir + "/scaling_available_frequencies", item("scaling_available_frequencies"), kPolicyErrors)) {
     policy.available_freqs_khz = std::move(*freqs);
     std::sort(policy.available_freqs_khz.begin(), policy.available_freqs_khz.end());
   }

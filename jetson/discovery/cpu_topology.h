@@ -13,8 +13,8 @@
 namespace jetchar::jetson {
 
 struct CpuIdleState {
-  std::string name;                    ///< "WFI", "c7", "C1", ...
-  std::optional<bool> disabled;        ///< the `disable` attribute (jetson_clocks sets 1)
+  std::string name;              ///< "WFI", "c7", "C1", ...
+  std::optional<bool> disabled;  ///< the `disable` attribute (jetson_clocks sets 1)
   std::optional<std::int64_t> latency_us;
 };
 
@@ -36,9 +36,9 @@ struct CpuPolicy {
   std::vector<std::int64_t> available_freqs_khz;
   std::vector<std::string> available_governors;
   std::optional<std::string> governor;
-  std::optional<std::int64_t> min_freq_khz;  ///< scaling_min_freq
-  std::optional<std::int64_t> max_freq_khz;  ///< scaling_max_freq
-  std::optional<std::int64_t> cur_freq_khz;  ///< scaling_cur_freq
+  std::optional<std::int64_t> min_freq_khz;     ///< scaling_min_freq
+  std::optional<std::int64_t> max_freq_khz;     ///< scaling_max_freq
+  std::optional<std::int64_t> cur_freq_khz;     ///< scaling_cur_freq
   std::optional<std::int64_t> hw_min_freq_khz;  ///< cpuinfo_min_freq
   std::optional<std::int64_t> hw_max_freq_khz;  ///< cpuinfo_max_freq
 };

@@ -20,8 +20,9 @@ struct Candidate {
 constexpr Candidate kCandidates[] = {
     {"bpmp debugfs", "/sys/kernel/debug/bpmp/debug/clk/emc/rate", "/sys/kernel/debug/bpmp/debug/clk/emc/min_rate",
      "/sys/kernel/debug/bpmp/debug/clk/emc/max_rate", "/sys/kernel/debug/bpmp/debug/clk/emc/mrq_rate_locked"},
-    {"tegra210 clk debugfs", "/sys/kernel/debug/clk/override.emc/clk_rate", "/sys/kernel/debug/tegra_bwmgr/emc_min_rate",
-     "/sys/kernel/debug/tegra_bwmgr/emc_max_rate", "/sys/kernel/debug/clk/override.emc/clk_state"},
+    {"tegra210 clk debugfs", "/sys/kernel/debug/clk/override.emc/clk_rate",
+     "/sys/kernel/debug/tegra_bwmgr/emc_min_rate", "/sys/kernel/debug/tegra_bwmgr/emc_max_rate",
+     "/sys/kernel/debug/clk/override.emc/clk_state"},
     {"clk debugfs", "/sys/kernel/debug/clk/emc/clk_rate", "/sys/kernel/debug/clk/emc/clk_min_rate",
      "/sys/kernel/debug/clk/emc/clk_max_rate", nullptr},
     {"devfreq bwmgr", "/sys/class/devfreq/bwmgr/cur_freq", "/sys/class/devfreq/bwmgr/min_freq",
@@ -100,7 +101,8 @@ EmcClock discover_emc_clock(const sysfs::Root& root) {
         for (auto rate : *khz) emc.possible_rates_hz.push_back(rate * 1000);
       }
     } else if (std::string_view(candidate.interface) == "devfreq bwmgr") {
-      if (const auto hz = read.integers("/sys/class/devfreq/bwmgr/available_frequencies", "EMC available frequencies")) {
+      if (const auto hz =
+              read.integers("/sys/class/devfreq/bwmgr/available_frequencies", "EMC available frequencies")) {
         emc.possible_rates_hz = *hz;
       }
     }

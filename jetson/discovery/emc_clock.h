@@ -29,7 +29,7 @@ struct EmcClock {
   std::optional<std::int64_t> cur_rate_hz;
   std::optional<std::int64_t> min_rate_hz;
   std::optional<std::int64_t> max_rate_hz;
-  std::optional<bool> rate_locked;  ///< mrq_rate_locked (BPMP) / override clk_state (tegra210)
+  std::optional<bool> rate_locked;              ///< mrq_rate_locked (BPMP) / override clk_state (tegra210)
   std::vector<std::int64_t> possible_rates_hz;  ///< BPMP table (given in kHz by the kernel)
   std::optional<std::string> cap_path;
   /// nvpmodel cap; nullopt with a cap_path means "0 = no cap".

@@ -24,7 +24,6 @@ constexpr ErrnoMeaning kLoadErrors[] = {
 
 constexpr std::array<std::string_view, 6> kGpuNodeNames = {"gv11b", "ga10b", "gp10b", "gm20b", "gb10b", "gpu"};
 
-
 // How a devfreq node matches a GPU, or nullopt. `extra_compatible` is the compatible of
 // /sys/devices/platform/gpu.0 (what jetson_clocks looks for) when present.
 std::optional<std::string> gpu_match(const std::vector<std::string>& compatible, const std::optional<std::string>& name,
@@ -65,8 +64,8 @@ GpuDiscovery discover_gpu(const sysfs::Root& root) {
   for (const char* alias : {"/sys/devices/platform/gpu.0", "/sys/devices/gpu.0"}) {
     if (platform_gpu_compatible.empty()) {
       platform_gpu_compatible =
-          read.dt_strings(std::string(alias) + "/of_node/compatible", "GPU device-tree compatible").value_or(
-              std::vector<std::string>{});
+          read.dt_strings(std::string(alias) + "/of_node/compatible", "GPU device-tree compatible")
+              .value_or(std::vector<std::string>{});
     }
   }
 
@@ -75,7 +74,8 @@ GpuDiscovery discover_gpu(const sysfs::Root& root) {
     const auto compatible = read.dt_strings(node + "/device/of_node/compatible", name + " device-tree compatible")
                                 .value_or(std::vector<std::string>{});
     std::optional<std::string> of_name;
-    if (auto names = read.dt_strings(node + "/device/of_node/name", name + " device-tree name"); names && !names->empty()) {
+    if (auto names = read.dt_strings(node + "/device/of_node/name", name + " device-tree name");
+        names && !names->empty()) {
       of_name = names->front();
     }
     const std::string device_dir = root.canonical(node + "/device");
@@ -120,16 +120,18 @@ GpuDiscovery discover_gpu(const sysfs::Root& root) {
       }
       if (!gpu.railgate_path && root.exists(dir + "/railgate_enable")) {
         gpu.railgate_path = dir + "/railgate_enable";
-        if (auto railgate = read.integer(*gpu.railgate_path, "GPU railgate_enable")) gpu.railgate_enabled = *railgate != 0;
+        if (auto railgate = read.integer(*gpu.railgate_path, "GPU railgate_enable"))
+          gpu.railgate_enabled = *railgate != 0;
       }
       if (!gpu.tpc_pg_mask) gpu.tpc_pg_mask = read.integer(dir + "/tpc_pg_mask", "GPU tpc_pg_mask");
     }
     result.gpu = std::move(gpu);
     return result;
   }
-  result.absent = "no devfreq node whose device-tree node is an NVIDIA iGPU (gv11b, ga10b, gp10b, gm20b, gb10b, gpu)"
-                  " or that is nvidia.ko's GPC clock (gpu-gpc-N under an NVIDIA PCI device)"
-                  "; a rail-gated GPU may register its node only on first use";
+  result.absent =
+      "no devfreq node whose device-tree node is an NVIDIA iGPU (gv11b, ga10b, gp10b, gm20b, gb10b, gpu)"
+      " or that is nvidia.ko's GPC clock (gpu-gpc-N under an NVIDIA PCI device)"
+      "; a rail-gated GPU may register its node only on first use";
   return result;
 }
 

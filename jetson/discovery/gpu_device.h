@@ -23,9 +23,9 @@
 namespace jetchar::jetson {
 
 struct GpuDevice {
-  std::string devfreq_name;  ///< "17000000.gpu"
-  std::string devfreq_path;  ///< "/sys/class/devfreq/17000000.gpu"
-  std::string device_path;   ///< canonical device folder ("/sys/devices/platform/bus@0/17000000.gpu")
+  std::string devfreq_name;                  ///< "17000000.gpu"
+  std::string devfreq_path;                  ///< "/sys/class/devfreq/17000000.gpu"
+  std::string device_path;                   ///< canonical device folder ("/sys/devices/platform/bus@0/17000000.gpu")
   std::optional<std::string> of_compatible;  ///< first compatible string of the DT node
   std::optional<std::string> of_name;
   /// "of_node/compatible nvidia,ga10b", "of_node/name gpu" or "nvidia.ko GPC clock of PCI 0000:01:00.0"

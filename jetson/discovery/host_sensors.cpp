@@ -89,7 +89,8 @@ HostSensors discover_host_sensors(const sysfs::Root& root) {
   for (const auto& gpu : root.glob("/proc/driver/nvidia/gpus/*")) {
     sensors.nvidia_gpus.push_back(gpu.substr(gpu.rfind('/') + 1));
   }
-  if (sensors.nvidia_gpus.empty()) sensors.nvidia_gpus_absent = "no NVIDIA discrete GPU driver (/proc/driver/nvidia/gpus)";
+  if (sensors.nvidia_gpus.empty())
+    sensors.nvidia_gpus_absent = "no NVIDIA discrete GPU driver (/proc/driver/nvidia/gpus)";
   return sensors;
 }
 

@@ -27,7 +27,7 @@ struct HwmonDevice {
 };
 
 struct PowercapZone {
-  std::string zone;  ///< "intel-rapl:0"
+  std::string zone;                 ///< "intel-rapl:0"
   std::optional<std::string> name;  ///< "package-0", "dram", "core"
   std::optional<std::int64_t> energy_uj;
   std::optional<std::int64_t> max_energy_range_uj;

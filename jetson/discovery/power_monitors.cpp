@@ -57,15 +57,16 @@ PowerMonitorDevice read_iio_device(AttributeReader& read, const std::string& dir
     rail.current_path = dir + "/in_current" + std::to_string(n) + "_input";
     const std::string power = dir + "/in_power" + std::to_string(n) + "_input";
     if (root.exists(power)) rail.power_path = power;
-    rail.warn_current_limit_ma =
-        read.integer(dir + "/warn_current_limit_" + std::to_string(n), rail.name + " warn_current_limit", kIioErrors, true);
-    rail.crit_current_limit_ma =
-        read.integer(dir + "/crit_current_limit_" + std::to_string(n), rail.name + " crit_current_limit", kIioErrors, true);
+    rail.warn_current_limit_ma = read.integer(dir + "/warn_current_limit_" + std::to_string(n),
+                                              rail.name + " warn_current_limit", kIioErrors, true);
+    rail.crit_current_limit_ma = read.integer(dir + "/crit_current_limit_" + std::to_string(n),
+                                              rail.name + " crit_current_limit", kIioErrors, true);
     if (rail.connected) {
       rail.voltage_mv = read.integer(rail.voltage_path, rail.name + " voltage", kIioErrors);
       rail.current_ma = read.integer(rail.current_path, rail.name + " current", kIioErrors);
       if (rail.power_path) rail.power_mw = read.integer(*rail.power_path, rail.name + " power", kIioErrors);
-      if (!rail.power_mw && rail.voltage_mv && rail.current_ma) rail.power_mw = *rail.voltage_mv * *rail.current_ma / 1000;
+      if (!rail.power_mw && rail.voltage_mv && rail.current_ma)
+        rail.power_mw = *rail.voltage_mv * *rail.current_ma / 1000;
     }
     device.rails.push_back(std::move(rail));
   }
@@ -82,7 +83,8 @@ PowerMonitorDevice read_hwmon_device(AttributeReader& read, const std::string& d
   const std::string parent = dir.substr(0, dir.find_last_of('/'));
   device.i2c_device = last_component(parent.substr(0, parent.find_last_of('/')));
   device.samples = read.integer(dir + "/samples", device.i2c_device + " samples", kHwmonErrors);
-  device.update_interval_ms = read.integer(dir + "/update_interval", device.i2c_device + " update_interval", kHwmonErrors);
+  device.update_interval_ms =
+      read.integer(dir + "/update_interval", device.i2c_device + " update_interval", kHwmonErrors);
   for (int n = 1; n <= 3; ++n) {
     const std::string in = dir + "/in" + std::to_string(n);
     if (!root.exists(in + "_input") && !root.exists(in + "_label")) continue;
@@ -96,9 +98,12 @@ PowerMonitorDevice read_hwmon_device(AttributeReader& read, const std::string& d
     }
     rail.voltage_path = in + "_input";
     rail.current_path = dir + "/curr" + std::to_string(n) + "_input";
-    rail.shunt_resistor_uohm = read.integer(dir + "/shunt" + std::to_string(n) + "_resistor", channel + " shunt_resistor", kHwmonErrors);
-    rail.warn_current_limit_ma = read.integer(dir + "/curr" + std::to_string(n) + "_max", channel + " curr_max", kHwmonErrors);
-    rail.crit_current_limit_ma = read.integer(dir + "/curr" + std::to_string(n) + "_crit", channel + " curr_crit", kHwmonErrors);
+    rail.shunt_resistor_uohm =
+        read.integer(dir + "/shunt" + std::to_string(n) + "_resistor", channel + " shunt_resistor", kHwmonErrors);
+    rail.warn_current_limit_ma =
+        read.integer(dir + "/curr" + std::to_string(n) + "_max", channel + " curr_max", kHwmonErrors);
+    rail.crit_current_limit_ma =
+        read.integer(dir + "/curr" + std::to_string(n) + "_crit", channel + " curr_crit", kHwmonErrors);
     if (rail.connected) {
       rail.voltage_mv = read.integer(rail.voltage_path, rail.name + " voltage", kHwmonErrors);
       rail.current_ma = read.integer(rail.current_path, rail.name + " current", kHwmonErrors);
@@ -211,8 +216,8 @@ PowerMonitors discover_power_monitors(const sysfs::Root& root) {
         monitors.sub_rails.push_back(rail.name);
         continue;
       }
-      if (!monitors.board_input_rail &&
-          std::find(std::begin(kBoardInputRails), std::end(kBoardInputRails), rail.name) != std::end(kBoardInputRails)) {
+      if (!monitors.board_input_rail && std::find(std::begin(kBoardInputRails), std::end(kBoardInputRails),
+                                                  rail.name) != std::end(kBoardInputRails)) {
         monitors.board_input_rail = rail.name;
       }
       monitors.summed_rails.push_back(rail.name);

@@ -25,13 +25,13 @@ enum class PowerMonitorDriver { kIna3221Iio, kIna3221Hwmon, kIna238Hwmon };
 std::string_view to_string(PowerMonitorDriver driver);
 
 struct PowerRail {
-  std::string name;    ///< label ("VDD_IN"); "in2" when the driver hides an unset label
-  int channel = 0;     ///< driver numbering: 0-2 (iio) or 1-3 (hwmon)
-  bool connected = true;  ///< false for "NC" labels and disabled channels
-  std::string voltage_path;  ///< mV
-  std::string current_path;  ///< mA
+  std::string name;                       ///< label ("VDD_IN"); "in2" when the driver hides an unset label
+  int channel = 0;                        ///< driver numbering: 0-2 (iio) or 1-3 (hwmon)
+  bool connected = true;                  ///< false for "NC" labels and disabled channels
+  std::string voltage_path;               ///< mV
+  std::string current_path;               ///< mA
   std::optional<std::string> power_path;  ///< iio in_powerN_input (mW) or INA238 power1_input (µW)
-  double power_mw_per_unit = 1.0;          ///< 1 for mW files, 0.001 for the INA238's µW
+  double power_mw_per_unit = 1.0;         ///< 1 for mW files, 0.001 for the INA238's µW
   std::optional<std::int64_t> shunt_resistor_uohm;
   std::optional<std::int64_t> warn_current_limit_ma;
   std::optional<std::int64_t> crit_current_limit_ma;

@@ -18,8 +18,8 @@ struct ThermalZone {
   std::string zone;  ///< "thermal_zone3"
   std::string type;  ///< "GPU-therm", "gpu-thermal", "tj", ...
   std::optional<std::int64_t> temp_mc;
-  bool powered_off = false;     ///< reads -256 °C
-  bool fixed_reading = false;   ///< PMIC-Die: a constant, not a measurement
+  bool powered_off = false;    ///< reads -256 °C
+  bool fixed_reading = false;  ///< PMIC-Die: a constant, not a measurement
   std::optional<std::string> note;
 };
 

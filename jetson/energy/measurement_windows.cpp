@@ -24,8 +24,8 @@ std::optional<std::size_t> WindowRecorder::open_index(std::string_view name) con
 void WindowRecorder::check_time(std::int64_t time_ns, std::string_view name) const {
   if (time_ns < last_boundary_ns_) {
     throw std::invalid_argument(fmt::format(
-        "window '{}': boundary at {} ns is earlier than the previous boundary at {} ns; use the monotonic clock",
-        name, time_ns, last_boundary_ns_));
+        "window '{}': boundary at {} ns is earlier than the previous boundary at {} ns; use the monotonic clock", name,
+        time_ns, last_boundary_ns_));
   }
 }
 
@@ -62,8 +62,8 @@ const Window& WindowRecorder::end(std::string_view name, std::optional<std::int6
   if (!index) {
     std::string open_names;
     for (std::size_t i : open_) open_names += (open_names.empty() ? "" : ", ") + windows_[i].name;
-    throw std::invalid_argument(fmt::format("window '{}' is not open; open windows: {}", name,
-                                            open_names.empty() ? "none" : open_names));
+    throw std::invalid_argument(
+        fmt::format("window '{}' is not open; open windows: {}", name, open_names.empty() ? "none" : open_names));
   }
   const std::int64_t t = time_ns.value_or(now_ns());
   check_time(t, name);

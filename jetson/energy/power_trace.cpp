@@ -19,8 +19,8 @@ PowerTrace::PowerTrace(std::vector<ChannelInfo> channels) : channels_(std::move(
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (channels_[i].name == channels_[j].name) {
-        throw std::invalid_argument(fmt::format("power trace: channel name '{}' appears twice; names must be unique",
-                                                channels_[i].name));
+        throw std::invalid_argument(
+            fmt::format("power trace: channel name '{}' appears twice; names must be unique", channels_[i].name));
       }
     }
   }

@@ -57,8 +57,8 @@ class PowerTrace {
  private:
   std::vector<ChannelInfo> channels_;
   std::vector<std::int64_t> times_ns_;
-  std::vector<double> values_mw_;      // row-major: sample * channel_count + channel
-  std::vector<std::uint8_t> valid_;    // same layout
+  std::vector<double> values_mw_;    // row-major: sample * channel_count + channel
+  std::vector<std::uint8_t> valid_;  // same layout
 };
 
 }  // namespace jetchar::jetson::energy

@@ -29,15 +29,15 @@ std::optional<double> interpolate(std::span<const std::int64_t> t, std::span<con
 MeterClockFit fit_meter_clock(std::span<const std::int64_t> receive_ns, std::span<const std::uint64_t> sequence,
                               std::optional<double> nominal_interval_ns) {
   if (receive_ns.empty() || receive_ns.size() != sequence.size()) {
-    throw std::invalid_argument(fmt::format(
-        "meter clock fit: {} receive timestamps and {} sequence numbers; need the same, non-zero count",
-        receive_ns.size(), sequence.size()));
+    throw std::invalid_argument(
+        fmt::format("meter clock fit: {} receive timestamps and {} sequence numbers; need the same, non-zero count",
+                    receive_ns.size(), sequence.size()));
   }
   for (std::size_t i = 1; i < sequence.size(); ++i) {
     if (sequence[i] <= sequence[i - 1]) {
-      throw std::invalid_argument(fmt::format(
-          "meter clock fit: sequence number {} at position {} does not increase (previous {})", sequence[i], i,
-          sequence[i - 1]));
+      throw std::invalid_argument(
+          fmt::format("meter clock fit: sequence number {} at position {} does not increase (previous {})", sequence[i],
+                      i, sequence[i - 1]));
     }
   }
   MeterClockFit fit;
@@ -69,8 +69,8 @@ MeterClockFit fit_meter_clock(std::span<const std::int64_t> receive_ns, std::spa
   double min_residual = INFINITY;
   double max_residual = -INFINITY;
   for (std::size_t i = 0; i < n; ++i) {
-    const double residual = (static_cast<double>(receive_ns[i]) - t_ref) -
-                            fit.interval_ns * (static_cast<double>(sequence[i]) - s_ref);
+    const double residual =
+        (static_cast<double>(receive_ns[i]) - t_ref) - fit.interval_ns * (static_cast<double>(sequence[i]) - s_ref);
     min_residual = std::min(min_residual, residual);
     max_residual = std::max(max_residual, residual);
   }
@@ -88,9 +88,9 @@ std::optional<OffsetEstimate> estimate_offset_xcorr(std::span<const std::int64_t
     throw std::invalid_argument("offset estimate: timestamps and values differ in length");
   }
   if (step_ns <= 0 || max_lag_ns < 0) {
-    throw std::invalid_argument(fmt::format(
-        "offset estimate: step {} ns / max lag {} ns; the step must be positive and the lag not negative", step_ns,
-        max_lag_ns));
+    throw std::invalid_argument(
+        fmt::format("offset estimate: step {} ns / max lag {} ns; the step must be positive and the lag not negative",
+                    step_ns, max_lag_ns));
   }
   if (reference_t_ns.size() < 2 || other_t_ns.size() < 2) return std::nullopt;
   const std::int64_t begin = reference_t_ns.front();
@@ -99,7 +99,8 @@ std::optional<OffsetEstimate> estimate_offset_xcorr(std::span<const std::int64_t
   std::vector<double> ref(grid);
   std::size_t cursor = 0;
   for (std::size_t j = 0; j < grid; ++j) {
-    ref[j] = *interpolate(reference_t_ns, reference_value, static_cast<double>(begin + static_cast<std::int64_t>(j) * step_ns), cursor);
+    ref[j] = *interpolate(reference_t_ns, reference_value,
+                          static_cast<double>(begin + static_cast<std::int64_t>(j) * step_ns), cursor);
   }
   std::optional<OffsetEstimate> best;
   for (std::int64_t lag = -max_lag_ns; lag <= max_lag_ns; lag += step_ns) {
@@ -137,9 +138,9 @@ std::int64_t offset_from_marker_edges(std::span<const std::int64_t> reference_ed
                                       std::span<const std::int64_t> other_edges_ns) {
   const std::size_t n = std::min(reference_edges_ns.size(), other_edges_ns.size());
   if (n == 0) {
-    throw std::invalid_argument(fmt::format(
-        "marker alignment: reference has {} edges and the other stream {}; both need at least one",
-        reference_edges_ns.size(), other_edges_ns.size()));
+    throw std::invalid_argument(
+        fmt::format("marker alignment: reference has {} edges and the other stream {}; both need at least one",
+                    reference_edges_ns.size(), other_edges_ns.size()));
   }
   std::vector<std::int64_t> differences(n);
   for (std::size_t i = 0; i < n; ++i) differences[i] = reference_edges_ns[i] - other_edges_ns[i];

@@ -8,7 +8,8 @@ namespace jetchar::jetson::energy {
 
 WindowEnergy window_energy(const PowerTrace& trace, const Window& window, const WindowEnergyOptions& options) {
   if (!window.end_ns) {
-    throw std::invalid_argument(fmt::format("window '{}' is still open; end it before computing its energy", window.name));
+    throw std::invalid_argument(
+        fmt::format("window '{}' is still open; end it before computing its energy", window.name));
   }
   WindowEnergy result = window_energy(trace, window.name, window.begin_ns, *window.end_ns, options);
   result.minibatches = window.minibatches;

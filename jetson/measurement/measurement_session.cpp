@@ -36,8 +36,8 @@ void MeasurementSession::stop() {
   const bool measured = !options_.onboard_modelled && onboard_.has_power();
   const energy::PowerTrace trace = measured ? onboard_.trace() : energy::PowerTrace{};
   if (measured) context.onboard = &trace;
-  context.no_onboard_reason = options_.onboard_modelled ? "the onboard power is modelled (simulated board)"
-                                                        : "no onboard power to align with";
+  context.no_onboard_reason =
+      options_.onboard_modelled ? "the onboard power is modelled (simulated board)" : "no onboard power to align with";
   meters_.stop(context);
 }
 

@@ -15,7 +15,8 @@ namespace {
 // stale burst from the serial buffer; the report right after the burst arrived with it too.
 std::size_t drop_stale_burst(std::vector<meters::MeterReading>& readings, std::int64_t interval_ns) {
   std::size_t stale = 0;
-  while (stale + 1 < readings.size() && readings[stale + 1].host_time_ns - readings[stale].host_time_ns < interval_ns / 4) {
+  while (stale + 1 < readings.size() &&
+         readings[stale + 1].host_time_ns - readings[stale].host_time_ns < interval_ns / 4) {
     ++stale;
   }
   if (stale == 0) return 0;
@@ -52,11 +53,13 @@ energy::MeterClockFit fit_stretch(std::span<const std::int64_t> receive, std::sp
     fit.interval_ns = nominal_ns;
     fit.origin_ns = static_cast<double>(receive[0]) - nominal_ns * static_cast<double>(sequence[0]);
     for (std::size_t i = 0; i < receive.size(); ++i) {
-      fit.origin_ns = std::min(fit.origin_ns, static_cast<double>(receive[i]) - nominal_ns * static_cast<double>(sequence[i]));
+      fit.origin_ns =
+          std::min(fit.origin_ns, static_cast<double>(receive[i]) - nominal_ns * static_cast<double>(sequence[i]));
     }
     fit.max_delay_ns = 0;
     for (std::size_t i = 0; i < receive.size(); ++i) {
-      fit.max_delay_ns = std::max(fit.max_delay_ns, static_cast<double>(receive[i] - fit.production_time_ns(sequence[i])));
+      fit.max_delay_ns =
+          std::max(fit.max_delay_ns, static_cast<double>(receive[i] - fit.production_time_ns(sequence[i])));
     }
   }
   return fit;
@@ -133,8 +136,8 @@ std::string MeterAlignment::describe() const {
 
 MeterAlignment align_meter(std::vector<meters::MeterReading> readings, const MeterAlignmentInput& input) {
   if (input.nominal_interval_ns <= 0) {
-    throw std::invalid_argument(fmt::format("meter {}: nominal interval {} ns; it must be positive", input.name,
-                                            input.nominal_interval_ns));
+    throw std::invalid_argument(
+        fmt::format("meter {}: nominal interval {} ns; it must be positive", input.name, input.nominal_interval_ns));
   }
   MeterAlignment a;
   a.trace = energy::PowerTrace({{input.name, energy::RailRole::kBoardInput}});

@@ -49,22 +49,22 @@ struct MeterAlignment {
   std::string clock = "receive time";
   /// The fit of the longest fitted stretch (what a reader checks the meter's interval against).
   std::optional<energy::MeterClockFit> fit;
-  std::size_t stretches = 0;       ///< clock-fit stretches (1 for an unbroken stream)
-  std::size_t stale_dropped = 0;   ///< leading buffered reports dropped
+  std::size_t stretches = 0;      ///< clock-fit stretches (1 for an unbroken stream)
+  std::size_t stale_dropped = 0;  ///< leading buffered reports dropped
   OffsetSource offset_source = OffsetSource::kNone;
-  std::int64_t offset_ns = 0;      ///< applied (0 when none)
+  std::int64_t offset_ns = 0;  ///< applied (0 when none)
   /// The cross-correlation estimate when one was made (applied only when accepted).
   std::optional<energy::OffsetEstimate> correlation;
-  std::string offset_note;         ///< one line on the offset: what was applied, or why none
+  std::string offset_note;  ///< one line on the offset: what was applied, or why none
 
   /// "clock fit", "clock fit + marker edges", "clock fit + correlation", ...
   std::string describe() const;
 };
 
 struct MeterAlignmentInput {
-  std::string name;                          ///< channel name, e.g. "ina:/dev/ttyACM0"
-  std::int64_t nominal_interval_ns = 0;      ///< the protocol's interval
-  std::span<const meters::MeterGap> gaps;    ///< as the reader recorded them (host time)
+  std::string name;                        ///< channel name, e.g. "ina:/dev/ttyACM0"
+  std::int64_t nominal_interval_ns = 0;    ///< the protocol's interval
+  std::span<const meters::MeterGap> gaps;  ///< as the reader recorded them (host time)
   /// Times the run drove its GPIO marker line (onboard clock); empty when it has none.
   std::span<const std::int64_t> marker_edges_ns;
   /// The onboard trace to cross-correlate with; null when there is none or it is modelled.

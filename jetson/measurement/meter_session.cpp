@@ -92,7 +92,8 @@ void MeterSession::drain(std::vector<std::vector<meters::MeterReading>>& out) {
   for (std::size_t i = 0; i < meters_.size(); ++i) {
     auto& meter = *meters_[i];
     if (!meter.stopped) meter.reader->drain(meter.readings);
-    out[i].insert(out[i].end(), meter.readings.begin() + static_cast<std::ptrdiff_t>(meter.handed_out), meter.readings.end());
+    out[i].insert(out[i].end(), meter.readings.begin() + static_cast<std::ptrdiff_t>(meter.handed_out),
+                  meter.readings.end());
     meter.handed_out = meter.readings.size();
   }
 }
@@ -106,7 +107,8 @@ void MeterSession::stop(const AlignmentContext& context) {
     const auto status = meter->reader->status();
     if (status.readings == 0) continue;
     const auto wait = std::chrono::nanoseconds(3 * meter->interval_ns) + std::chrono::milliseconds(500);
-    (void)meter->reader->wait_for_readings(status.readings + 2, std::chrono::duration_cast<std::chrono::milliseconds>(wait));
+    (void)meter->reader->wait_for_readings(status.readings + 2,
+                                           std::chrono::duration_cast<std::chrono::milliseconds>(wait));
   }
   for (auto& meter : meters_) {
     if (meter->stopped) continue;
@@ -122,8 +124,9 @@ void MeterSession::stop(const AlignmentContext& context) {
     }
     const std::int64_t last = last_ns.value_or(stop_ns);
     if (stop_ns - last > 3 * meter->interval_ns + 100'000'000) {
-      meter->gaps.push_back({last, stop_ns,
-                             meter->status.connected ? "silent until the end" : "disconnected: " + meter->status.last_error});
+      meter->gaps.push_back(
+          {last, stop_ns,
+           meter->status.connected ? "silent until the end" : "disconnected: " + meter->status.last_error});
     }
     MeterAlignmentInput input;
     input.name = meter->spec.name();
@@ -137,7 +140,9 @@ void MeterSession::stop(const AlignmentContext& context) {
 }
 
 const MeterSpec& MeterSession::spec(std::size_t meter) const { return meters_.at(meter)->spec; }
-const meters::MeterProtocol& MeterSession::protocol(std::size_t meter) const { return meters_.at(meter)->reader->protocol(); }
+const meters::MeterProtocol& MeterSession::protocol(std::size_t meter) const {
+  return meters_.at(meter)->reader->protocol();
+}
 meters::SerialReaderStatus MeterSession::status(std::size_t meter) const {
   const auto& m = *meters_.at(meter);
   return m.stopped ? m.status : m.reader->status();
@@ -159,9 +164,10 @@ std::vector<MeterWindowEnergy> MeterSession::energy(std::int64_t begin_ns, std::
     for (const auto& g : meter->gaps) e.gap_ns += overlap_ns(g.begin_ns + offset, g.end_ns + offset, begin_ns, end_ns);
     const auto& trace = meter->alignment.trace;
     if (!trace.empty() && end_ns > begin_ns) {
-      e.channel = energy::integrate(trace, 0, begin_ns, end_ns,
-                                    meter->reader->protocol().reports_averages() ? energy::Integration::kBackwardRectangle
-                                                                                  : energy::Integration::kTrapezoid);
+      e.channel =
+          energy::integrate(trace, 0, begin_ns, end_ns,
+                            meter->reader->protocol().reports_averages() ? energy::Integration::kBackwardRectangle
+                                                                         : energy::Integration::kTrapezoid);
     }
     out.push_back(std::move(e));
   }

@@ -31,8 +31,8 @@
 namespace jetchar::jetson::measurement {
 
 struct MeterSpec {
-  std::string protocol;  ///< one of meters::kMeterProtocolNames
-  std::string device;    ///< a path of this machine's /dev (the meter hangs off the host)
+  std::string protocol;                  ///< one of meters::kMeterProtocolNames
+  std::string device;                    ///< a path of this machine's /dev (the meter hangs off the host)
   std::chrono::nanoseconds interval{0};  ///< 0: the protocol's default
   /// Where the protocol came from, prefixed to errors ("--meter", "measurement.meters[0].protocol").
   std::string origin = "meter";

@@ -44,8 +44,7 @@ class PowerSession {
   /// Measures idle power for `seconds` now (the sampler must be running).
   energy::Baseload measure_baseload(double seconds);
   /// Energy of a closed window, against `baseload` when given. Takes what the sampler has so far.
-  energy::WindowEnergy energy(const energy::Window& window,
-                                      const energy::Baseload* baseload = nullptr);
+  energy::WindowEnergy energy(const energy::Window& window, const energy::Baseload* baseload = nullptr);
   /// Mean board power over [begin_ns, end_ns] (the window's total, as epochs use it), for
   /// adaptive stopping's per-minibatch power. `covered` is false while the trace has not yet
   /// reached end_ns (ask again later); `watts` is nullopt when it has but the total is undefined.

@@ -101,7 +101,7 @@ void SampleLog::summary(const SessionEnergy& e, const MeterSession& meters) {
                                                   {"max_delay_ns", a.fit->max_delay_ns}}
                                  : nlohmann::json();
     j["meter_offset_ns"] = a.offset_ns;
-    j["meter_offset_source"] = a.offset_source == OffsetSource::kMarkerEdges  ? "marker edges"
+    j["meter_offset_source"] = a.offset_source == OffsetSource::kMarkerEdges   ? "marker edges"
                                : a.offset_source == OffsetSource::kCorrelation ? "correlation"
                                                                                : "none";
     j["meter_offset_correlation"] = a.correlation ? nlohmann::json(a.correlation->correlation) : nlohmann::json();

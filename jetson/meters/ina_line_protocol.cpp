@@ -57,7 +57,8 @@ std::optional<InaLine> parse_ina_line(std::string_view line) {
 }
 
 std::string format_ina_line(const InaLine& line) {
-  std::string out = fmt::format("{},{},{:.2f},{:.3f}", line.sequence, line.device_time_us, line.bus_mv, line.current_ma);
+  std::string out =
+      fmt::format("{},{},{:.2f},{:.3f}", line.sequence, line.device_time_us, line.bus_mv, line.current_ma);
   if (line.marker) out += *line.marker ? ",1" : ",0";
   out += "\r\n";
   return out;

@@ -16,7 +16,10 @@ class LineSplitter {
   explicit LineSplitter(std::size_t max_line = 256) : max_line_(max_line) {}
 
   void feed(std::string_view bytes, std::vector<std::string>& lines);
-  void reset() { current_.clear(); overflow_ = false; }
+  void reset() {
+    current_.clear();
+    overflow_ = false;
+  }
   ProtocolStats& stats() { return stats_; }
   const ProtocolStats& stats() const { return stats_; }
 

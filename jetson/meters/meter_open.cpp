@@ -26,7 +26,8 @@ void start_and_await_open(SerialMeterReader& reader, std::string_view device) {
     }
     if (std::chrono::steady_clock::now() > give_up) {
       reader.stop();
-      throw std::runtime_error(fmt::format("meter {}: opening {} did not finish within 10 s", reader.protocol().name(), device));
+      throw std::runtime_error(
+          fmt::format("meter {}: opening {} did not finish within 10 s", reader.protocol().name(), device));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

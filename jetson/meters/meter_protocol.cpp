@@ -25,7 +25,8 @@ std::string valid_names() {
 
 class WattsUpProtocol final : public MeterProtocol {
  public:
-  explicit WattsUpProtocol(nanoseconds interval) : interval_(interval.count() > 0 ? interval : std::chrono::seconds(1)) {}
+  explicit WattsUpProtocol(nanoseconds interval)
+      : interval_(interval.count() > 0 ? interval : std::chrono::seconds(1)) {}
   std::string_view name() const override { return "wattsup"; }
   unsigned baud_rate() const override { return 115200; }
   nanoseconds expected_interval() const override { return interval_; }
@@ -86,9 +87,7 @@ class Wt300Protocol final : public MeterProtocol {
   }
   std::string_view name() const override { return "wt300"; }
   unsigned baud_rate() const override { return 9600; }
-  nanoseconds expected_interval() const override {
-    return nanoseconds(static_cast<std::int64_t>(rate_s_ * 1e9));
-  }
+  nanoseconds expected_interval() const override { return nanoseconds(static_cast<std::int64_t>(rate_s_ * 1e9)); }
   bool reports_averages() const override { return true; }
 
   std::string on_open(std::int64_t now_ns) override {
@@ -175,7 +174,9 @@ class UmProtocol final : public MeterProtocol {
  public:
   UmProtocol(UmModel model, nanoseconds interval)
       : model_(model), interval_(interval.count() > 0 ? interval : std::chrono::milliseconds(100)) {}
-  std::string_view name() const override { return model_ == UmModel::kUm24c ? "um24c" : model_ == UmModel::kUm25c ? "um25c" : "um34c"; }
+  std::string_view name() const override {
+    return model_ == UmModel::kUm24c ? "um24c" : model_ == UmModel::kUm25c ? "um25c" : "um34c";
+  }
   unsigned baud_rate() const override { return 9600; }
   nanoseconds expected_interval() const override { return interval_; }
   bool reports_averages() const override { return false; }

@@ -33,9 +33,9 @@ struct MeterGap {
 
 /// Counters a protocol keeps while parsing.
 struct ProtocolStats {
-  std::uint64_t frames = 0;          ///< good records
-  std::uint64_t bad_frames = 0;      ///< records that failed validation
-  std::uint64_t garbage_bytes = 0;   ///< bytes skipped while resynchronising
+  std::uint64_t frames = 0;         ///< good records
+  std::uint64_t bad_frames = 0;     ///< records that failed validation
+  std::uint64_t garbage_bytes = 0;  ///< bytes skipped while resynchronising
 };
 
 }  // namespace jetchar::jetson::meters

@@ -67,9 +67,7 @@ struct MeterSimulator::Impl {
     open_pty();
   }
 
-  ~Impl() {
-    close_pty();
-  }
+  ~Impl() { close_pty(); }
 
   std::string protocol;
   SyntheticPowerTrace trace;
@@ -89,8 +87,8 @@ struct MeterSimulator::Impl {
   std::atomic<std::uint64_t> request_count{0};
 
   // protocol state
-  bool logging = false;                    // Watts Up? external logging active
-  std::int64_t next_emit_ns = 0;           // next push (Watts Up?, INA)
+  bool logging = false;           // Watts Up? external logging active
+  std::int64_t next_emit_ns = 0;  // next push (Watts Up?, INA)
   std::uint64_t sequence = 0;
   LineSplitter lines{1024};
   WattsUpPacketSplitter packets;
@@ -235,7 +233,8 @@ struct MeterSimulator::Impl {
       write_locked(wt300_values(now));
       const std::int64_t k = current_update_index(now);
       bool has_power = false;
-      for (std::size_t i = 0; i < item_count && i < items.size(); ++i) has_power = has_power || items[i].function == 'P';
+      for (std::size_t i = 0; i < item_count && i < items.size(); ++i)
+        has_power = has_power || items[i].function == 'P';
       if (k >= 1 && has_power) {
         served_log.push_back({start + k * update_ns(), trace.average_mw((k - 1) * update_ns(), k * update_ns())});
       }

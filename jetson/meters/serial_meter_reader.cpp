@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 #include <time.h>
 
+#include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/serial_port.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
-#include <array>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -51,9 +51,9 @@ struct SerialMeterReader::Impl {
   std::array<char, 4096> buffer{};
   std::deque<std::string> write_queue;
   std::chrono::milliseconds backoff{0};
-  std::optional<std::int64_t> last_good_ns;   // host time of the last good reading
-  std::int64_t last_data_ns = 0;              // host time of the last byte received
-  std::string gap_reason;                     // why data stopped, until the next good reading
+  std::optional<std::int64_t> last_good_ns;  // host time of the last good reading
+  std::int64_t last_data_ns = 0;             // host time of the last byte received
+  std::string gap_reason;                    // why data stopped, until the next good reading
   std::uint64_t seen_bad = 0, seen_garbage = 0, seen_lost = 0;
   std::uint64_t sequence = 0;
   bool running = false;
@@ -137,11 +137,12 @@ struct SerialMeterReader::Impl {
 
   void write_next() {
     if (write_queue.empty() || !port.is_open()) return;
-    asio::async_write(port, asio::buffer(write_queue.front()), [this](const boost::system::error_code& ec, std::size_t) {
-      if (ec) return;  // the read side notices a dead port and reconnects
-      if (!write_queue.empty()) write_queue.pop_front();
-      write_next();
-    });
+    asio::async_write(port, asio::buffer(write_queue.front()),
+                      [this](const boost::system::error_code& ec, std::size_t) {
+                        if (ec) return;  // the read side notices a dead port and reconnects
+                        if (!write_queue.empty()) write_queue.pop_front();
+                        write_next();
+                      });
   }
 
   void start_read() {

@@ -28,11 +28,11 @@ struct SerialReaderOptions {
 
 struct SerialReaderStatus {
   bool connected = false;
-  std::uint64_t opens = 0;          ///< successful opens (1 + reconnects)
+  std::uint64_t opens = 0;  ///< successful opens (1 + reconnects)
   std::uint64_t failed_opens = 0;
-  int last_open_errno = 0;          ///< errno of the last failed open (0: none failed)
+  int last_open_errno = 0;  ///< errno of the last failed open (0: none failed)
   std::uint64_t readings = 0;
-  std::uint64_t dropped = 0;        ///< readings dropped because nobody drained them
+  std::uint64_t dropped = 0;  ///< readings dropped because nobody drained them
   ProtocolStats protocol;
   std::uint64_t lost_records = 0;
   std::string last_error;

@@ -17,15 +17,16 @@ SyntheticPowerTrace::SyntheticPowerTrace(std::vector<Point> points, double volta
     throw std::invalid_argument(fmt::format("power trace has {} breakpoints; need at least two", points_.size()));
   }
   if (points_.front().t_ns != 0) {
-    throw std::invalid_argument(fmt::format("power trace starts at {} ns; the first breakpoint must be at 0",
-                                            points_.front().t_ns));
+    throw std::invalid_argument(
+        fmt::format("power trace starts at {} ns; the first breakpoint must be at 0", points_.front().t_ns));
   }
-  if (!(voltage_mv > 0)) throw std::invalid_argument(fmt::format("power trace voltage {} mV must be positive", voltage_mv));
+  if (!(voltage_mv > 0))
+    throw std::invalid_argument(fmt::format("power trace voltage {} mV must be positive", voltage_mv));
   prefix_mj_.push_back(0.0);
   for (std::size_t i = 1; i < points_.size(); ++i) {
     if (points_[i].t_ns <= points_[i - 1].t_ns) {
-      throw std::invalid_argument(fmt::format("power trace breakpoint {} at {} ns is not after the previous one", i,
-                                              points_[i].t_ns));
+      throw std::invalid_argument(
+          fmt::format("power trace breakpoint {} at {} ns is not after the previous one", i, points_[i].t_ns));
     }
     if (points_[i].power_mw < 0 || points_[i - 1].power_mw < 0) {
       throw std::invalid_argument("power trace has a negative power value");
@@ -98,7 +99,8 @@ double SyntheticPowerTrace::power_mw(std::int64_t t_ns) const {
     if (t <= points_[i].t_ns) {
       const auto& a = points_[i - 1];
       const auto& b = points_[i];
-      return a.power_mw + (b.power_mw - a.power_mw) * static_cast<double>(t - a.t_ns) / static_cast<double>(b.t_ns - a.t_ns);
+      return a.power_mw +
+             (b.power_mw - a.power_mw) * static_cast<double>(t - a.t_ns) / static_cast<double>(b.t_ns - a.t_ns);
     }
   }
   return points_.back().power_mw;

@@ -8,8 +8,9 @@ namespace jetchar::jetson::meters {
 namespace {
 
 // Byte positions XORed into the UM34C's last byte (as libsigrok's rdtech-um driver checks it).
-constexpr std::size_t kUm34cChecksumPositions[] = {1,  3,  7,  9,  15, 17, 19, 23, 31, 39,  41,  45,  49,  53,  55,  57,
-                                                   59, 63, 67, 69, 73, 79, 83, 89, 97, 99, 109, 111, 113, 119, 121, 127};
+constexpr std::size_t kUm34cChecksumPositions[] = {1,  3,  7,  9,  15,  17,  19,  23,  31,  39, 41,
+                                                   45, 49, 53, 55, 57,  59,  63,  67,  69,  73, 79,
+                                                   83, 89, 97, 99, 109, 111, 113, 119, 121, 127};
 
 std::uint16_t be16(std::span<const std::uint8_t> b, std::size_t at) {
   return static_cast<std::uint16_t>((b[at] << 8) | b[at + 1]);

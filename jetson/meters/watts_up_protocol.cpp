@@ -63,9 +63,9 @@ std::optional<WattsUpRecord> decode_watts_up_record(const WattsUpPacket& packet)
 std::string watts_up_start_logging_command(int interval_s) { return fmt::format("#L,W,3,E,,{};", interval_s); }
 
 std::string format_watts_up_record(double power_mw, double voltage_mv, double current_ma) {
-  std::string record = fmt::format("#d,-,18,{},{},{}", static_cast<long long>(power_mw / 100.0 + 0.5),
-                                   static_cast<long long>(voltage_mv / 100.0 + 0.5),
-                                   static_cast<long long>(current_ma + 0.5));
+  std::string record =
+      fmt::format("#d,-,18,{},{},{}", static_cast<long long>(power_mw / 100.0 + 0.5),
+                  static_cast<long long>(voltage_mv / 100.0 + 0.5), static_cast<long long>(current_ma + 0.5));
   for (int i = 0; i < 15; ++i) record += ",_";
   record += ";\r\n";
   return record;

@@ -1,10 +1,10 @@
 // Watts Up? PRO / ES serial protocol ("Serial Data Format rev 1.8", Watts Up? Communications
 // Protocol, wattsupmeters.com CommunicationsProtocol090824.pdf; the v4.42 text is kept in CPAN's
 // WattsUp-Daemon-0.4 doc/wattsup_spec_v442.txt): ASCII packets `#...;` at 115200 8N1, "all
-// characters outside of a packet are ignored". Arg 1 command, arg 2 subcommand ('-' if none), arg 3 count of remaining args.
-// External logging (`#L,W,3,E,,<interval>;`) makes the meter push one `#d,-,18,...;` record per
-// interval; field 3 (after splitting on ',') is W in deci-watts, 4 V in deci-volts, 5 A in
-// milliamps; unlogged fields are `_`. W is the average over the interval.
+// characters outside of a packet are ignored". Arg 1 command, arg 2 subcommand ('-' if none), arg 3 count of remaining
+// args. External logging (`#L,W,3,E,,<interval>;`) makes the meter push one `#d,-,18,...;` record per interval; field 3
+// (after splitting on ',') is W in deci-watts, 4 V in deci-volts, 5 A in milliamps; unlogged fields are `_`. W is the
+// average over the interval.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +18,8 @@
 namespace jetchar::jetson::meters {
 
 struct WattsUpPacket {
-  char command = 0;          ///< 'd', 'h', 'v', ... (meter → host replies are lower case)
-  std::string subcommand;    ///< "-" when none
+  char command = 0;        ///< 'd', 'h', 'v', ... (meter → host replies are lower case)
+  std::string subcommand;  ///< "-" when none
   std::vector<std::string> args;
 };
 

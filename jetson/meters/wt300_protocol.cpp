@@ -48,7 +48,8 @@ std::optional<std::vector<std::optional<double>>> parse_wt300_values(std::string
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = line.find(',', start);
-    const auto number = parse_wt300_number(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start));
+    const auto number =
+        parse_wt300_number(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start));
     if (!number) return std::nullopt;
     values.push_back(*number);
     if (values.size() > items) return std::nullopt;

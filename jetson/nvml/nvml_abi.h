@@ -44,8 +44,8 @@ using nvmlTemperatureSensors_t = int;  // enum nvmlTemperatureSensors_enum
 inline constexpr nvmlTemperatureSensors_t NVML_TEMPERATURE_GPU = 0;
 
 struct nvmlUtilization_t {  // struct nvmlUtilization_st
-  unsigned int gpu;     // % of the last sample period with a kernel running
-  unsigned int memory;  // % of the last sample period with device memory read or written
+  unsigned int gpu;         // % of the last sample period with a kernel running
+  unsigned int memory;      // % of the last sample period with device memory read or written
 };
 
 struct nvmlMemory_t {  // struct nvmlMemory_st (v1)
@@ -70,11 +70,11 @@ inline constexpr unsigned long long kReasonHwPowerBrakeSlowdown = 0x80ULL;
 inline constexpr unsigned long long kReasonDisplayClockSetting = 0x100ULL;
 
 // Function types, one per symbol looked up.
-using InitFn = nvmlReturn_t (*)();                                   // nvmlInit_v2
-using ShutdownFn = nvmlReturn_t (*)();                               // nvmlShutdown
-using ErrorStringFn = const char* (*)(nvmlReturn_t);                 // nvmlErrorString
+using InitFn = nvmlReturn_t (*)();                    // nvmlInit_v2
+using ShutdownFn = nvmlReturn_t (*)();                // nvmlShutdown
+using ErrorStringFn = const char* (*)(nvmlReturn_t);  // nvmlErrorString
 using SystemGetDriverVersionFn = nvmlReturn_t (*)(char*, unsigned int);
-using DeviceGetCountFn = nvmlReturn_t (*)(unsigned int*);            // nvmlDeviceGetCount_v2
+using DeviceGetCountFn = nvmlReturn_t (*)(unsigned int*);                        // nvmlDeviceGetCount_v2
 using DeviceGetHandleByIndexFn = nvmlReturn_t (*)(unsigned int, nvmlDevice_t*);  // *_v2
 using DeviceGetHandleByUuidFn = nvmlReturn_t (*)(const char*, nvmlDevice_t*);
 using DeviceGetTextFn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int);  // GetName, GetUUID
@@ -87,8 +87,8 @@ using DeviceGetMemoryInfoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
 using DeviceGetLimitConstraintsFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*);
 using DeviceGetSupportedMemoryClocksFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*);
 using DeviceGetSupportedGraphicsClocksFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int*, unsigned int*);
-using DeviceSetUintFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int);  // SetPowerManagementLimit
+using DeviceSetUintFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int);                      // SetPowerManagementLimit
 using DeviceSetClockRangeFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int);  // Set*LockedClocks
-using DeviceResetFn = nvmlReturn_t (*)(nvmlDevice_t);  // Reset*LockedClocks
+using DeviceResetFn = nvmlReturn_t (*)(nvmlDevice_t);                                      // Reset*LockedClocks
 
 }  // namespace jetchar::jetson::nvml_abi

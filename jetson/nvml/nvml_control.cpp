@@ -44,7 +44,8 @@ ParsedPath parse_path(const std::string& path) {
   else if (knob == knob_name(NvmlKnob::kMemoryLockedClocks)) parsed.knob = NvmlKnob::kMemoryLockedClocks;
   else {
     throw std::runtime_error(fmt::format(
-        "{}: unknown NVML control '{}'; valid: power_limit_mw, gpu_locked_clocks_mhz, memory_locked_clocks_mhz", path, knob));
+        "{}: unknown NVML control '{}'; valid: power_limit_mw, gpu_locked_clocks_mhz, memory_locked_clocks_mhz", path,
+        knob));
   }
   return parsed;
 }
@@ -130,9 +131,10 @@ NvmlClockRange parse_clock_range(const std::string& text, const std::string& wha
   };
   if (comma == std::string::npos || !number(std::string_view(text).substr(0, comma), range.min_mhz) ||
       !number(std::string_view(text).substr(comma + 1), range.max_mhz) || range.min_mhz > range.max_mhz) {
-    throw std::invalid_argument(fmt::format("{} '{}' is not a clock range; valid: MIN,MAX in MHz with MIN <= MAX "
-                                            "(e.g. 1200,1500)",
-                                            what, text));
+    throw std::invalid_argument(
+        fmt::format("{} '{}' is not a clock range; valid: MIN,MAX in MHz with MIN <= MAX "
+                    "(e.g. 1200,1500)",
+                    what, text));
   }
   return range;
 }
@@ -189,20 +191,19 @@ std::vector<NvmlWrite> plan_nvml_writes(const NvmlLibrary& nvml, const NvmlSetti
     auto table = *graphics.value;
     std::sort(table.begin(), table.end());
     check_range(*settings.gpu_locked_clocks_mhz, table, "locked GPU clocks");
-    writes.push_back(NvmlWrite{nvml_control_path(*uuid.value, NvmlKnob::kGpuLockedClocks),
-                               fmt::format("{},{}", settings.gpu_locked_clocks_mhz->min_mhz,
-                                           settings.gpu_locked_clocks_mhz->max_mhz),
-                               fmt::format("{} locked GPU clocks {}-{} MHz", gpu, settings.gpu_locked_clocks_mhz->min_mhz,
-                                           settings.gpu_locked_clocks_mhz->max_mhz)});
+    writes.push_back(NvmlWrite{
+        nvml_control_path(*uuid.value, NvmlKnob::kGpuLockedClocks),
+        fmt::format("{},{}", settings.gpu_locked_clocks_mhz->min_mhz, settings.gpu_locked_clocks_mhz->max_mhz),
+        fmt::format("{} locked GPU clocks {}-{} MHz", gpu, settings.gpu_locked_clocks_mhz->min_mhz,
+                    settings.gpu_locked_clocks_mhz->max_mhz)});
   }
   if (settings.memory_locked_clocks_mhz) {
     check_range(*settings.memory_locked_clocks_mhz, memory_clocks(), "locked memory clocks");
-    writes.push_back(NvmlWrite{nvml_control_path(*uuid.value, NvmlKnob::kMemoryLockedClocks),
-                               fmt::format("{},{}", settings.memory_locked_clocks_mhz->min_mhz,
-                                           settings.memory_locked_clocks_mhz->max_mhz),
-                               fmt::format("{} locked memory clocks {}-{} MHz", gpu,
-                                           settings.memory_locked_clocks_mhz->min_mhz,
-                                           settings.memory_locked_clocks_mhz->max_mhz)});
+    writes.push_back(NvmlWrite{
+        nvml_control_path(*uuid.value, NvmlKnob::kMemoryLockedClocks),
+        fmt::format("{},{}", settings.memory_locked_clocks_mhz->min_mhz, settings.memory_locked_clocks_mhz->max_mhz),
+        fmt::format("{} locked memory clocks {}-{} MHz", gpu, settings.memory_locked_clocks_mhz->min_mhz,
+                    settings.memory_locked_clocks_mhz->max_mhz)});
   }
   return writes;
 }

@@ -1,7 +1,7 @@
 #include "jetson/nvml/nvml_gpus.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <functional>
 
 namespace jetchar::jetson {
@@ -87,7 +87,8 @@ NvmlDiscovery discover_nvml(const NvmlLibrary::Opened& opened) {
     gpu.memory_clock_mhz = take_u64(nvml.clock_mhz(device, NVML_CLOCK_MEM));
     gpu.temperature_c = take_u64(nvml.temperature_c(device));
     const auto utilization = nvml.utilization(device);
-    gpu.gpu_util_pct = take<std::uint64_t>(utilization, [](const nvmlUtilization_t& u) { return std::uint64_t{u.gpu}; });
+    gpu.gpu_util_pct =
+        take<std::uint64_t>(utilization, [](const nvmlUtilization_t& u) { return std::uint64_t{u.gpu}; });
     gpu.memory_util_pct =
         take<std::uint64_t>(utilization, [](const nvmlUtilization_t& u) { return std::uint64_t{u.memory}; });
     const auto memory = nvml.memory(device);
@@ -100,7 +101,8 @@ NvmlDiscovery discover_nvml(const NvmlLibrary::Opened& opened) {
         nvml.power_limit_constraints_mw(device), [](const std::pair<unsigned int, unsigned int>& r) {
           return std::pair<std::uint64_t, std::uint64_t>{r.first, r.second};
         });
-    gpu.clock_event_reasons = take<std::vector<std::string>>(nvml.clock_event_reasons(device), clock_event_reason_names);
+    gpu.clock_event_reasons =
+        take<std::vector<std::string>>(nvml.clock_event_reasons(device), clock_event_reason_names);
     const auto sorted_desc = [](std::vector<unsigned int> clocks) {
       std::sort(clocks.begin(), clocks.end(), std::greater<>());
       return clocks;

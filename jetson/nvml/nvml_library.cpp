@@ -88,8 +88,8 @@ NvmlLibrary::Opened NvmlLibrary::open(const std::optional<std::string>& path) {
                          reinterpret_cast<const void*>(fn.handle_by_index)};
   for (std::size_t k = 0; k < std::size(required); ++k) {
     if (bound[k] == nullptr) {
-      opened.absent = fmt::format("NVML library {} has no {} (not NVML, or older than NVML 5.319)", opened.path,
-                                  required[k]);
+      opened.absent =
+          fmt::format("NVML library {} has no {} (not NVML, or older than NVML 5.319)", opened.path, required[k]);
       library->fn_.shutdown = nullptr;  // never initialised: the destructor only closes the library
       return opened;
     }
@@ -148,9 +148,10 @@ NvmlResult<T> call_nvml(const Lib& lib, const void* symbol, std::string_view nam
 
 }  // namespace
 
-#define JETCHAR_NVML_CALL(T, slot, symbol, ...)                                                                    \
-  call_nvml<T>(*this, reinterpret_cast<const void*>(fn_.slot), symbol, [&]([[maybe_unused]] T& out) { return __VA_ARGS__; },       \
-               &NvmlLibrary::missing<T>, &NvmlLibrary::failure<T>)
+#define JETCHAR_NVML_CALL(T, slot, symbol, ...)                                                                     \
+  call_nvml<T>(                                                                                                     \
+      *this, reinterpret_cast<const void*>(fn_.slot), symbol, [&]([[maybe_unused]] T& out) { return __VA_ARGS__; }, \
+      &NvmlLibrary::missing<T>, &NvmlLibrary::failure<T>)
 
 NvmlResult<std::string> NvmlLibrary::driver_version() const {
   char buffer[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};

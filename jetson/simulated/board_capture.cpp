@@ -15,8 +15,8 @@
 #include <set>
 
 #include "jetchar/version.h"
-#include "jetson/discovery/board_info.h"
 #include "jetson/control/control_points.h"
+#include "jetson/discovery/board_info.h"
 #include "jetson/telemetry/telemetry_discovery.h"
 #include "sysfs/errno_name.h"
 #include "sysfs/error.h"
@@ -31,9 +31,15 @@ namespace {
 // Identity files read only on some boards or only as a fallback; captured when present so that
 // the manifest identifies the board whatever path discovery took.
 constexpr const char* kIdentityPaths[] = {
-    "/proc/device-tree/model",          "/proc/device-tree/compatible", "/proc/device-tree/serial-number",
-    "/proc/device-tree/nvidia,dtsfilename", "/proc/device-tree/nvidia,boardids", "/etc/nv_tegra_release",
-    "/etc/nvpmodel.conf",               "/var/lib/nvpmodel/status",     "/proc/sys/kernel/osrelease",
+    "/proc/device-tree/model",
+    "/proc/device-tree/compatible",
+    "/proc/device-tree/serial-number",
+    "/proc/device-tree/nvidia,dtsfilename",
+    "/proc/device-tree/nvidia,boardids",
+    "/etc/nv_tegra_release",
+    "/etc/nvpmodel.conf",
+    "/var/lib/nvpmodel/status",
+    "/proc/sys/kernel/osrelease",
     "/etc/os-release",
     // What the telemetry sampler reads besides the attributes discovery names.
     "/proc/stat",
@@ -395,8 +401,8 @@ BoardCapture capture_board(const sysfs::Root& root, const CaptureOptions& option
       "# {} files, {} links, {} folders; {} reads failed (fail-read). Expand it with\n"
       "# jetchar device info --board sim:THIS_FILE, or add it under tests/fixtures/boards/<name>/board.manifest.\n",
       version_string(), root.is_host_root() ? "this machine (/)" : root.prefix().string(),
-      ::geteuid() == 0 ? " as root" : " as a normal user (root-only files show as fail-read EACCES)",
-      capture.files, capture.links, capture.folders, capture.failing_reads);
+      ::geteuid() == 0 ? " as root" : " as a normal user (root-only files show as fail-read EACCES)", capture.files,
+      capture.links, capture.folders, capture.failing_reads);
   for (const auto& note : capture.notes) header += "# note: " + note + "\n";
   capture.manifest = header + "\n" + capture.manifest;
   return capture;

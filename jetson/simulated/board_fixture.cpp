@@ -173,7 +173,8 @@ class Parser {
         const bool regular = fs::is_regular_file(file, ec);
         const auto size = regular ? fs::file_size(file, ec) : 0;
         if (!regular || ec || size == 0 || size > kMaxManifestBytes) {
-          throw sysfs::IoError(file.string(), fmt::format("include (named at {}; a non-empty manifest file)", origin(line)),
+          throw sysfs::IoError(file.string(),
+                               fmt::format("include (named at {}; a non-empty manifest file)", origin(line)),
                                regular ? EINVAL : ENOENT);
         }
         const std::string text_of_file = sysfs::read_whole_file(file, [&](const sysfs::IoError& e) {
@@ -221,7 +222,8 @@ class Parser {
       for (std::string word; words >> word;) values.push_back(word);
     }
     if (values.empty()) fail(line, "a non-empty LIST after 'in'");
-    if (values.size() > kMaxRepeatValues) fail(line, fmt::format("at most {} values in a repeat LIST", kMaxRepeatValues));
+    if (values.size() > kMaxRepeatValues)
+      fail(line, fmt::format("at most {} values in a repeat LIST", kMaxRepeatValues));
     std::vector<std::map<std::string, std::string>> bindings;
     for (const auto& value : values) {
       auto inner = vars;
@@ -374,8 +376,7 @@ void expand_entry(const sysfs::Root& root, const FixtureEntry& entry) {
       fs::remove_all(target, ec);
       check("remove");
       break;
-    case FixtureEntry::Kind::kMode:
-      break;  // applied once the tree stands
+    case FixtureEntry::Kind::kMode: break;  // applied once the tree stands
     case FixtureEntry::Kind::kFailRead:
     case FixtureEntry::Kind::kFailWrite:
       // A failing attribute still exists: create it empty unless a directive made it.
@@ -415,7 +416,8 @@ void apply_modes_and_errors(const sysfs::Root& root, const std::vector<FixtureEn
       throw sysfs::IoError(target.string(),
                            fmt::format("set mode (from {}; no directive creates {})", entry->origin, path), ENOENT);
     }
-    fs::permissions(target, static_cast<fs::perms>(std::stoi(entry->content, nullptr, 8)), fs::perm_options::replace, ec);
+    fs::permissions(target, static_cast<fs::perms>(std::stoi(entry->content, nullptr, 8)), fs::perm_options::replace,
+                    ec);
     if (ec) throw sysfs::IoError(target.string(), fmt::format("set mode (from {})", entry->origin), ec.value());
   }
   for (const auto& [path, entry] : error_entries) {
@@ -500,10 +502,10 @@ fs::path find_board_fixture(std::string_view name_or_path) {
   const auto names = list_board_fixtures();
   std::string known;
   for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
-  throw std::invalid_argument(fmt::format(
-      "unknown board fixture '{}'; known fixtures{}: {} (or give a path to a {})", name_or_path,
-      dir.empty() ? "" : " in " + dir.string(), known.empty() ? "none found (set JETCHAR_FIXTURES_DIR)" : known,
-      kManifestName));
+  throw std::invalid_argument(fmt::format("unknown board fixture '{}'; known fixtures{}: {} (or give a path to a {})",
+                                          name_or_path, dir.empty() ? "" : " in " + dir.string(),
+                                          known.empty() ? "none found (set JETCHAR_FIXTURES_DIR)" : known,
+                                          kManifestName));
 }
 
 void remove_board_tree(const fs::path& root_dir) noexcept {

@@ -33,8 +33,7 @@ class FixtureManifest {
   /// what is valid).
   static FixtureManifest load(const std::filesystem::path& manifest_file);
   /// Parses manifest text; `base_dir` anchors `include`/`copy`, `source` names it in errors.
-  static FixtureManifest parse(std::string_view text, const std::filesystem::path& base_dir,
-                               std::string_view source);
+  static FixtureManifest parse(std::string_view text, const std::filesystem::path& base_dir, std::string_view source);
 
   const std::vector<FixtureEntry>& entries() const { return entries_; }
 

@@ -18,12 +18,12 @@
 #include <stdexcept>
 #include <utility>
 
-#include "jetson/simulated/board_fixture.h"
 #include "jetson/discovery/cpu_topology.h"
 #include "jetson/discovery/emc_clock.h"
 #include "jetson/discovery/gpu_device.h"
 #include "jetson/discovery/power_monitors.h"
 #include "jetson/discovery/thermal.h"
+#include "jetson/simulated/board_fixture.h"
 #include "sysfs/attribute.h"
 #include "sysfs/cpu_list.h"
 #include "sysfs/injected_errors.h"
@@ -157,8 +157,8 @@ std::optional<EmcFiles> emc_files(const sysfs::Root& root) {
   }
   if (root.exists("/sys/kernel/debug/clk/override.emc/clk_rate")) {
     const std::string d = "/sys/kernel/debug/clk/override.emc/";
-    return EmcFiles{d + "clk_rate", d + "clk_update_rate", d + "clk_state", "/sys/kernel/debug/tegra_bwmgr/emc_min_rate",
-                    "/sys/kernel/debug/tegra_bwmgr/emc_max_rate"};
+    return EmcFiles{d + "clk_rate", d + "clk_update_rate", d + "clk_state",
+                    "/sys/kernel/debug/tegra_bwmgr/emc_min_rate", "/sys/kernel/debug/tegra_bwmgr/emc_max_rate"};
   }
   if (root.exists("/sys/kernel/debug/clk/emc/clk_rate")) {  // CCF clock: read-only here, follows the cap
     const std::string d = "/sys/kernel/debug/clk/emc/";
@@ -236,16 +236,17 @@ SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path>
       fixture_errors_ = sysfs::parse_injected_errors(marker.value("fixture_injected_errors", ""), kMarker);
       if (!fixture.empty() && fixture != fixture_ && fs::path(fixture).filename() != fixture_ &&
           fs::path(fixture).stem() != fixture_) {
-        throw std::invalid_argument(fmt::format("{} holds a simulated '{}' board, not '{}'", root_dir_.string(),
-                                                fixture_, fixture));
+        throw std::invalid_argument(
+            fmt::format("{} holds a simulated '{}' board, not '{}'", root_dir_.string(), fixture_, fixture));
       }
       open_roots();
       return;
     }
     if (fs::exists(root_dir_) && !fs::is_empty(root_dir_)) {
-      throw std::invalid_argument(fmt::format("{} is not empty and holds no simulated board; give an empty or new "
-                                              "directory for --root with --board sim:{}",
-                                              root_dir_.string(), fixture));
+      throw std::invalid_argument(
+          fmt::format("{} is not empty and holds no simulated board; give an empty or new "
+                      "directory for --root with --board sim:{}",
+                      root_dir_.string(), fixture));
     }
     fs::create_directories(root_dir_);
     const fs::path manifest = find_board_fixture(fixture);
@@ -376,7 +377,8 @@ void SimulatedBoard::pin_gpu_load(std::optional<double> load) {
   const std::optional<std::string> load_path = gpu ? gpu->load_path : std::nullopt;
   // The file's own text comes back when the pin goes.
   if (load && !pinned_gpu_load_ && load_path) gpu_load_before_pin_ = sysfs::try_read_string(*model_root_, *load_path);
-  if (!load && pinned_gpu_load_ && load_path && gpu_load_before_pin_) put_sensor(*model_root_, *load_path, *gpu_load_before_pin_);
+  if (!load && pinned_gpu_load_ && load_path && gpu_load_before_pin_)
+    put_sensor(*model_root_, *load_path, *gpu_load_before_pin_);
   pinned_gpu_load_ = load ? std::optional<double>(std::clamp(*load, 0.0, 1.0)) : std::nullopt;
 }
 
@@ -464,7 +466,8 @@ SimulatedPower SimulatedBoard::compute_power() {
     const auto now = sysfs::read_proc_stat(host);
     if (last_host_stat_) {
       const long cpus = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
-      if (now.all.total_ticks() >= last_host_stat_->all.total_ticks() + kUtilizationWindowTicks * static_cast<std::uint64_t>(cpus)) {
+      if (now.all.total_ticks() >=
+          last_host_stat_->all.total_ticks() + kUtilizationWindowTicks * static_cast<std::uint64_t>(cpus)) {
         if (const auto busy = sysfs::busy_fraction(last_host_stat_->all, now.all)) host_utilization_ = *busy;
         last_host_stat_ = now;
       }
@@ -561,7 +564,8 @@ void SimulatedBoard::start_refresh(std::chrono::milliseconds period) {
       } catch (const std::exception&) {
         // A write racing with the tree's removal at exit: the next round or the stop ends it.
       }
-      for (auto slept = std::chrono::milliseconds(0); refreshing_ && slept < period; slept += std::chrono::milliseconds(10)) {
+      for (auto slept = std::chrono::milliseconds(0); refreshing_ && slept < period;
+           slept += std::chrono::milliseconds(10)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
     }
@@ -590,12 +594,14 @@ void SimulatedBoard::serve_power_trace(const std::string& rail_name, meters::Syn
   if (!found) {
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    throw std::invalid_argument(fmt::format("simulated {} has no rail '{}'; rails: {}", fixture_, rail_name,
-                                            list.empty() ? "none" : list));
+    throw std::invalid_argument(
+        fmt::format("simulated {} has no rail '{}'; rails: {}", fixture_, rail_name, list.empty() ? "none" : list));
   }
   const auto captured_mv = baseline(found->voltage_path);
   const std::int64_t mv = captured_mv ? sysfs::parse_int(*captured_mv, found->voltage_path) : 0;
-  if (mv <= 0) throw std::invalid_argument(fmt::format("simulated {}: rail {} has no bus voltage to serve a trace at", fixture_, rail_name));
+  if (mv <= 0)
+    throw std::invalid_argument(
+        fmt::format("simulated {}: rail {} has no bus voltage to serve a trace at", fixture_, rail_name));
   {
     std::lock_guard lock(mutex_);
     served_rail_ = rail_name;

@@ -137,8 +137,8 @@ class SimulatedBoard {
   std::filesystem::path root_dir_;
   bool owns_dir_ = false;
   std::string fixture_;
-  std::unique_ptr<sysfs::Root> root_;  ///< as a reader sees the board (injected errors included)
-  std::unique_ptr<sysfs::Root> model_root_;  ///< the same tree without them, for the model itself
+  std::unique_ptr<sysfs::Root> root_;         ///< as a reader sees the board (injected errors included)
+  std::unique_ptr<sysfs::Root> model_root_;   ///< the same tree without them, for the model itself
   sysfs::InjectedErrorTable fixture_errors_;  ///< the fixture's own injected errors
   std::string kernel_release_;
   std::string baseline_json_;  ///< captured values of the derived attributes (JSON object text)
@@ -146,7 +146,7 @@ class SimulatedBoard {
   std::optional<sysfs::ProcStat> last_host_stat_;
   double host_utilization_ = 0;
   std::optional<double> pinned_utilization_;  // guarded by mutex_
-  std::optional<double> pinned_gpu_load_;  // guarded by mutex_
+  std::optional<double> pinned_gpu_load_;     // guarded by mutex_
   std::optional<std::string> gpu_load_before_pin_;
   SimulatedPower last_power_;
   mutable std::mutex mutex_;

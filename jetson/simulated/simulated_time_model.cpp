@@ -11,8 +11,8 @@ namespace jetchar::jetson {
 namespace {
 
 // Assumptions of the model (simulated_time_model.h says what each term is).
-constexpr double kCpuCyclesPerKernel = 60'000;        // eager dispatch + launch, ~30 µs at 2 GHz
-constexpr double kDispatchDramNsPerKernel = 1'000;    // cache misses per dispatch, at the top EMC clock
+constexpr double kCpuCyclesPerKernel = 60'000;         // eager dispatch + launch, ~30 µs at 2 GHz
+constexpr double kDispatchDramNsPerKernel = 1'000;     // cache misses per dispatch, at the top EMC clock
 constexpr double kParallelCpuCyclesPerKernel = 6'000;  // host work that spreads over cores
 constexpr double kParallelCores = 4;                   // beyond this many cores, no gain
 constexpr double kGpuEfficiency = 0.35;                // achieved share of the FP32 FMA peak
@@ -36,7 +36,8 @@ void require_positive(double value, const char* knob) {
 
 void require_non_negative(double value, const char* what) {
   if (!(value >= 0) || !std::isfinite(value)) {
-    throw std::invalid_argument(fmt::format("simulated time model: {} must be a non-negative number, got {}", what, value));
+    throw std::invalid_argument(
+        fmt::format("simulated time model: {} must be a non-negative number, got {}", what, value));
   }
 }
 
@@ -45,15 +46,15 @@ void require_non_negative(double value, const char* what) {
 // AGX Thor T5000); emc_max_ghz is the memory clock their peak bandwidth is quoted at, so that
 // bus_bytes_per_cycle × emc_max_ghz gives that bandwidth (e.g. AGX Orin 64 B × 3.2 GHz = 204.8 GB/s).
 const std::array<SocThroughput, 9> kFamilies = {{
-    {"Nano", 128, 64, 1.6},          // 25.6 GB/s LPDDR4
-    {"TX2", 256, 128, 1.866},        // 59.7 GB/s LPDDR4
-    {"TX2 NX", 256, 128, 1.866},     // 59.7 GB/s LPDDR4
-    {"Xavier NX", 384, 128, 1.866},  // 59.7 GB/s LPDDR4x
-    {"AGX Xavier", 512, 256, 2.133}, // 136.5 GB/s LPDDR4x
-    {"Orin Nano", 1024, 128, 2.133}, // 68 GB/s LPDDR5 (8GB module)
-    {"Orin NX", 1024, 128, 3.2},     // 102.4 GB/s LPDDR5 (16GB module)
-    {"AGX Orin", 2048, 256, 3.2},    // 204.8 GB/s LPDDR5 (64GB module)
-    {"AGX Thor", 2560, 256, 4.266},  // 273 GB/s LPDDR5X
+    {"Nano", 128, 64, 1.6},           // 25.6 GB/s LPDDR4
+    {"TX2", 256, 128, 1.866},         // 59.7 GB/s LPDDR4
+    {"TX2 NX", 256, 128, 1.866},      // 59.7 GB/s LPDDR4
+    {"Xavier NX", 384, 128, 1.866},   // 59.7 GB/s LPDDR4x
+    {"AGX Xavier", 512, 256, 2.133},  // 136.5 GB/s LPDDR4x
+    {"Orin Nano", 1024, 128, 2.133},  // 68 GB/s LPDDR5 (8GB module)
+    {"Orin NX", 1024, 128, 3.2},      // 102.4 GB/s LPDDR5 (16GB module)
+    {"AGX Orin", 2048, 256, 3.2},     // 204.8 GB/s LPDDR5 (64GB module)
+    {"AGX Thor", 2560, 256, 4.266},   // 273 GB/s LPDDR5X
 }};
 
 }  // namespace
@@ -99,7 +100,8 @@ MinibatchTime modelled_minibatch_time(const MinibatchWork& work, const SocThroug
   const double g = clocks.gpu_ghz * 1e9;
   const double m = clocks.emc_ghz * 1e9;
   MinibatchTime t;
-  t.dispatch_s = work.kernels * (kCpuCyclesPerKernel / f + kDispatchDramNsPerKernel * 1e-9 * soc.emc_max_ghz / clocks.emc_ghz);
+  t.dispatch_s =
+      work.kernels * (kCpuCyclesPerKernel / f + kDispatchDramNsPerKernel * 1e-9 * soc.emc_max_ghz / clocks.emc_ghz);
   t.host_s = work.kernels * kParallelCpuCyclesPerKernel / (f * std::min<double>(clocks.online_cores, kParallelCores));
   t.gpu_s = work.gpu_macs / (kGpuEfficiency * soc.cuda_cores * g) + work.kernels * kGpuCyclesPerKernel / g;
   t.dram_s = work.dram_bytes / (kDramEfficiency * soc.bus_bytes_per_cycle() * m);

@@ -56,7 +56,7 @@ struct ModelWork {
   double activations_per_sample = 0;  ///< output elements of the counted (conv/linear) layers
   double parameters = 0;              ///< trainable scalars
   double parameter_tensors = 0;
-  double layers = 0;                  ///< counted conv/linear layers
+  double layers = 0;  ///< counted conv/linear layers
 };
 
 /// The work of one training minibatch of `batch` samples (see the header comment).
@@ -75,9 +75,9 @@ struct ModeClocks {
 /// A module family's published throughput figures.
 struct SocThroughput {
   std::string family;
-  double cuda_cores = 0;           ///< one FP32 FMA per core per cycle
-  double dram_bus_bits = 0;        ///< double data rate: bus_bits × 2 / 8 bytes per EMC cycle
-  double emc_max_ghz = 0;          ///< the EMC clock the module's peak bandwidth is quoted at
+  double cuda_cores = 0;     ///< one FP32 FMA per core per cycle
+  double dram_bus_bits = 0;  ///< double data rate: bus_bits × 2 / 8 bytes per EMC cycle
+  double emc_max_ghz = 0;    ///< the EMC clock the module's peak bandwidth is quoted at
   double bus_bytes_per_cycle() const { return dram_bus_bits * 2.0 / 8.0; }
 };
 

@@ -60,8 +60,8 @@ GpiodPhaseMarker::GpiodPhaseMarker(const sysfs::Root& root, std::string_view chi
   if (handles_->chip == nullptr) throw sysfs::IoError(device_, "open GPIO chip", errno);
   const unsigned lines = gpiod_chip_num_lines(handles_->chip);
   if (line >= lines) {
-    throw std::invalid_argument(fmt::format("GPIO line {} does not exist on {}; valid: 0..{}", line, device_,
-                                            lines == 0 ? 0 : lines - 1));
+    throw std::invalid_argument(
+        fmt::format("GPIO line {} does not exist on {}; valid: 0..{}", line, device_, lines == 0 ? 0 : lines - 1));
   }
   handles_->line = gpiod_chip_get_line(handles_->chip, line);
   if (handles_->line == nullptr) throw sysfs::IoError(device_, fmt::format("get line {}", line), errno);

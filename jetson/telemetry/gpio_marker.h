@@ -22,8 +22,8 @@ namespace jetchar::jetson {
 struct MarkerToggle {
   std::int64_t time_ns = 0;  ///< CLOCK_MONOTONIC right after the line was driven
   bool level = false;
-  std::string label;         ///< "+epoch", "-run", ...
-  bool ok = true;            ///< false when driving the line failed (the edge is missing)
+  std::string label;  ///< "+epoch", "-run", ...
+  bool ok = true;     ///< false when driving the line failed (the edge is missing)
 };
 
 class PhaseMarker {

@@ -10,7 +10,7 @@ namespace {
 
 // Memory-controller activity counters (jtop: util % = mc_all / EMC rate in kHz × 100).
 constexpr const char* kEmcActivityPaths[] = {"/sys/kernel/actmon_avg_activity/mc_all",
-                                              "/sys/kernel/debug/cactmon/mc_all"};
+                                             "/sys/kernel/debug/cactmon/mc_all"};
 
 }  // namespace
 
@@ -18,8 +18,9 @@ TelemetrySources telemetry_sources_from(const sysfs::Root& root, const Discovere
   TelemetrySources sources;
   const PowerMonitors& power = sensors.power;
   for (const auto& device : power.devices) {
-    sources.power_monitors.push_back(PowerMonitorSettings{device.i2c_device, std::string(to_string(device.driver)), device.samples,
-                                              device.update_interval_ms, device.running_mode});
+    sources.power_monitors.push_back(PowerMonitorSettings{device.i2c_device, std::string(to_string(device.driver)),
+                                                          device.samples, device.update_interval_ms,
+                                                          device.running_mode});
     for (const auto& rail : device.rails) {
       if (!rail.connected) continue;
       RailSource source;
@@ -44,7 +45,8 @@ TelemetrySources telemetry_sources_from(const sysfs::Root& root, const Discovere
   if (sensors.cpu) {
     sources.cpus = sensors.cpu->possible;
     for (const auto& policy : sensors.cpu->policies) {
-      sources.cpu_clusters.push_back(CpuClusterSource{policy.name, policy.related_cpus, policy.sysfs_path + "/scaling_cur_freq"});
+      sources.cpu_clusters.push_back(
+          CpuClusterSource{policy.name, policy.related_cpus, policy.sysfs_path + "/scaling_cur_freq"});
     }
     if (sensors.cpu->cpufreq_absent) sources.notes.push_back("CPU frequency: " + *sensors.cpu->cpufreq_absent);
   }
@@ -87,9 +89,8 @@ TelemetrySources telemetry_sources_from(const sysfs::Root& root, const Discovere
       if (zone.note) sources.notes.push_back("powercap " + zone.zone + ": " + *zone.note);
       continue;
     }
-    sources.energy_counters.push_back(EnergyCounterSource{zone.name.value_or(zone.zone),
-                                                          "/sys/class/powercap/" + zone.zone + "/energy_uj",
-                                                          zone.max_energy_range_uj});
+    sources.energy_counters.push_back(EnergyCounterSource{
+        zone.name.value_or(zone.zone), "/sys/class/powercap/" + zone.zone + "/energy_uj", zone.max_energy_range_uj});
   }
   return sources;
 }

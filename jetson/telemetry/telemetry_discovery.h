@@ -7,10 +7,10 @@
 #include "jetson/discovery/emc_clock.h"
 #include "jetson/discovery/gpu_device.h"
 #include "jetson/discovery/host_sensors.h"
-#include "jetson/nvml/nvml_library.h"
 #include "jetson/discovery/power_monitors.h"
-#include "jetson/telemetry/telemetry_sources.h"
 #include "jetson/discovery/thermal.h"
+#include "jetson/nvml/nvml_library.h"
+#include "jetson/telemetry/telemetry_sources.h"
 #include "sysfs/root.h"
 
 namespace jetchar::jetson {

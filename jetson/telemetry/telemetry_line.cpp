@@ -24,7 +24,8 @@ std::string TelemetryLineFormatter::format(const TelemetrySample& s, std::option
         cpu += (cpu.empty() ? "" : ",") + (v ? fmt::format("{:.0f}%", *v) : std::string("-"));
         break;
       case FieldGroup::kCpuFreq:
-        clusters += fmt::format(" {}@{}", f.name.substr(0, f.name.find('.')), v ? fmt::format("{:.0f}MHz", *v / 1000) : "?");
+        clusters +=
+            fmt::format(" {}@{}", f.name.substr(0, f.name.find('.')), v ? fmt::format("{:.0f}MHz", *v / 1000) : "?");
         break;
       case FieldGroup::kGpu:
         if (f.name == "gpu.load_pct") gpu_load = v;
@@ -43,7 +44,8 @@ std::string TelemetryLineFormatter::format(const TelemetrySample& s, std::option
         break;
       }
       case FieldGroup::kTemperature:
-        temps += fmt::format(" {}@{}", f.name.substr(0, f.name.rfind('.')), v ? fmt::format("{:.1f}C", *v / 1000) : "?");
+        temps +=
+            fmt::format(" {}@{}", f.name.substr(0, f.name.rfind('.')), v ? fmt::format("{:.1f}C", *v / 1000) : "?");
         break;
       case FieldGroup::kRail:
       case FieldGroup::kEnergyCounter:
@@ -57,7 +59,8 @@ std::string TelemetryLineFormatter::format(const TelemetrySample& s, std::option
   if (mem) line += fmt::format("RAM {:.0f}MB ", *mem / 1024);
   if (!cpu.empty()) line += "CPU [" + cpu + "]";
   line += clusters;
-  if (emc_freq) line += fmt::format(" EMC_FREQ {}@{:.0f}MHz", emc_util ? fmt::format("{:.0f}%", *emc_util) : "", *emc_freq / 1e6);
+  if (emc_freq)
+    line += fmt::format(" EMC_FREQ {}@{:.0f}MHz", emc_util ? fmt::format("{:.0f}%", *emc_util) : "", *emc_freq / 1e6);
   if (gpu_load || gpu_freq) {
     line += fmt::format(" GR3D_FREQ {}@{}", gpu_load ? fmt::format("{:.0f}%", *gpu_load) : "",
                         gpu_freq ? fmt::format("{:.0f}MHz", *gpu_freq / 1e6) : "?");

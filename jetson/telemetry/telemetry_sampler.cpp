@@ -1,10 +1,10 @@
 #include "jetson/telemetry/telemetry_sampler.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
-#include <fmt/format.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -138,7 +138,7 @@ struct TelemetrySampler::Source {
   };
   std::vector<Rail> rails;
   std::vector<Counter> counters;
-  std::vector<Scalar> scalars;  // cluster freqs, GPU, EMC freq, temperatures
+  std::vector<Scalar> scalars;     // cluster freqs, GPU, EMC freq, temperatures
   std::optional<Scalar> gpu_load;  // per-mille → %
   std::optional<Scalar> emc_activity;
   std::optional<std::size_t> emc_freq_field, emc_util_field;
@@ -155,7 +155,7 @@ struct TelemetrySampler::Source {
   std::vector<NvmlGpu> nvml_gpus;
 
   OpenFile proc_stat;
-  std::vector<int> cpus;                 // cpu numbers with a util field
+  std::vector<int> cpus;  // cpu numbers with a util field
   std::vector<std::size_t> cpu_fields;
   std::vector<CpuTimes> cpu_prev, cpu_now;  // indexed by cpu number
   std::vector<double> cpu_last_util;        // indexed like cpus; -1 = none yet
@@ -182,9 +182,13 @@ struct TelemetrySampler::Source {
 };
 
 TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySources& sources, SamplerOptions options)
-    : options_(options), power_monitors_(sources.power_monitors), notes_(sources.notes), source_(std::make_unique<Source>()) {
+    : options_(options),
+      power_monitors_(sources.power_monitors),
+      notes_(sources.notes),
+      source_(std::make_unique<Source>()) {
   if (!(options_.rate_hz >= 1.0 && options_.rate_hz <= 1000.0)) {
-    throw std::invalid_argument(fmt::format("sampling rate {} Hz is out of range; valid: 1 to 1000 Hz", options_.rate_hz));
+    throw std::invalid_argument(
+        fmt::format("sampling rate {} Hz is out of range; valid: 1 to 1000 Hz", options_.rate_hz));
   }
   if (options_.ring_capacity < 2) options_.ring_capacity = 2;
   auto& src = *source_;
@@ -226,12 +230,14 @@ TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySourc
     // Opening can succeed where reading fails (RAPL energy_uj is 0400 root): probe once.
     double probe = 0;
     if (!c.energy.read_int(probe)) {
-      notes_.push_back(fmt::format("energy counter {}: {} is not readable; left out", counter.name, counter.energy_path));
+      notes_.push_back(
+          fmt::format("energy counter {}: {} is not readable; left out", counter.name, counter.energy_path));
       continue;
     }
     c.max_range_uj = counter.max_energy_range_uj;
     c.field = add_field(counter.name + ".power_mw", "mW", FieldGroup::kEnergyCounter);
-    layout_.rails.push_back(RailFields{counter.name, energy::RailRole::kModule, std::nullopt, std::nullopt, c.field, true});
+    layout_.rails.push_back(
+        RailFields{counter.name, energy::RailRole::kModule, std::nullopt, std::nullopt, c.field, true});
     src.counters.push_back(std::move(c));
   }
 
@@ -262,7 +268,8 @@ TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySourc
       if (power.ok()) {
         g.power = add_field(gpu.name + "_power.power_mw", "mW", FieldGroup::kRail);
         // With a counter, the polled power is the same energy again: a sub-rail, never in a total.
-        layout_.rails.push_back(RailFields{gpu.name + "_power", energy.ok() ? energy::RailRole::kSubRail : energy::RailRole::kModule,
+        layout_.rails.push_back(RailFields{gpu.name + "_power",
+                                           energy.ok() ? energy::RailRole::kSubRail : energy::RailRole::kModule,
                                            std::nullopt, std::nullopt, *g.power});
       } else {
         note_refused("power", power.error);
@@ -272,11 +279,12 @@ TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySourc
         if (result.ok()) slot = add_field(gpu.name + "." + std::move(field), std::move(unit), group);
         else note_refused(what, result.error);
       };
-      probe(g.graphics_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_GRAPHICS), "graphics clock", "graphics_clock_mhz", "MHz",
+      probe(g.graphics_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_GRAPHICS), "graphics clock",
+            "graphics_clock_mhz", "MHz", FieldGroup::kNvmlGpu);
+      probe(g.sm_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_SM), "SM clock", "sm_clock_mhz", "MHz",
             FieldGroup::kNvmlGpu);
-      probe(g.sm_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_SM), "SM clock", "sm_clock_mhz", "MHz", FieldGroup::kNvmlGpu);
-      probe(g.memory_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_MEM), "memory clock", "memory_clock_mhz", "MHz",
-            FieldGroup::kNvmlGpu);
+      probe(g.memory_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_MEM), "memory clock", "memory_clock_mhz",
+            "MHz", FieldGroup::kNvmlGpu);
       const auto utilization = nvml.utilization(g.device);
       probe(g.util, utilization, "utilisation", "util_pct", "%", FieldGroup::kNvmlGpu);
       probe(g.memory_util, utilization, "memory utilisation", "memory_util_pct", "%", FieldGroup::kNvmlGpu);
@@ -351,7 +359,8 @@ TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySourc
     }
   }
   if (sources.emc_activity_path) {
-    src.emc_activity = add_scalar("EMC activity", *sources.emc_activity_path, "emc.util_pct", "%", FieldGroup::kEmc, 1.0);
+    src.emc_activity =
+        add_scalar("EMC activity", *sources.emc_activity_path, "emc.util_pct", "%", FieldGroup::kEmc, 1.0);
     if (src.emc_activity) src.emc_util_field = src.emc_activity->field;
   }
   if (sources.memory) {
@@ -424,7 +433,8 @@ void TelemetrySampler::Source::read_energy_counters(std::vector<FieldValue>& val
     if (counter.last_uj >= 0 && t_ns > counter.last_ns) {
       double delta = uj - counter.last_uj;
       if (delta < 0 && counter.max_range_uj) delta += static_cast<double>(*counter.max_range_uj);
-      if (delta >= 0) set_value(values, counter.field, delta / 1000.0 / (static_cast<double>(t_ns - counter.last_ns) / 1e9));
+      if (delta >= 0)
+        set_value(values, counter.field, delta / 1000.0 / (static_cast<double>(t_ns - counter.last_ns) / 1e9));
     }
     counter.last_uj = uj;
     counter.last_ns = t_ns;
@@ -437,7 +447,8 @@ void TelemetrySampler::Source::read_nvml_power(std::vector<FieldValue>& values, 
     const auto& fn = nvml->functions();
     if (gpu.power) {
       unsigned int mw = 0;
-      if (fn.power_usage(gpu.device, &mw) == nvml_abi::NVML_SUCCESS) set_value(values, *gpu.power, static_cast<double>(mw));
+      if (fn.power_usage(gpu.device, &mw) == nvml_abi::NVML_SUCCESS)
+        set_value(values, *gpu.power, static_cast<double>(mw));
     }
     if (gpu.energy) {
       unsigned long long mj = 0;
@@ -486,9 +497,11 @@ void TelemetrySampler::Source::read_nvml_sub_rate(std::vector<FieldValue>& value
     }
     if (gpu.memory_used) {
       nvml_abi::nvmlMemory_t memory{};
-      if (fn.memory(gpu.device, &memory) == nvml_abi::NVML_SUCCESS) set_value(values, *gpu.memory_used, static_cast<double>(memory.used) / 1024.0);
+      if (fn.memory(gpu.device, &memory) == nvml_abi::NVML_SUCCESS)
+        set_value(values, *gpu.memory_used, static_cast<double>(memory.used) / 1024.0);
     }
-    if (gpu.temperature && fn.temperature(gpu.device, nvml_abi::NVML_TEMPERATURE_GPU, &value) == nvml_abi::NVML_SUCCESS) {
+    if (gpu.temperature &&
+        fn.temperature(gpu.device, nvml_abi::NVML_TEMPERATURE_GPU, &value) == nvml_abi::NVML_SUCCESS) {
       set_value(values, *gpu.temperature, value * 1000.0);
     }
   }
@@ -499,9 +512,9 @@ void TelemetrySampler::Source::read_emc_utilisation(std::vector<FieldValue>& val
   if (emc_activity && emc_freq_field && values[*emc_freq_field].valid()) {
     double activity = 0;
     const double rate_khz = values[*emc_freq_field].value / 1000.0;
-    if (emc_activity->file.read_int(activity) && rate_khz > 0) set_value(values, *emc_util_field, activity / rate_khz * 100.0);
+    if (emc_activity->file.read_int(activity) && rate_khz > 0)
+      set_value(values, *emc_util_field, activity / rate_khz * 100.0);
   }
-
 }
 
 // Sub-rate: per-core load from /proc/stat against the previous reading.
@@ -548,7 +561,8 @@ void TelemetrySampler::Source::read_cpu_load(std::vector<FieldValue>& values) {
       // An offline core has no line: absent, not 0 %. The first sample has no interval yet.
       if (now.present && prev.present) {
         if (now.total > prev.total) {
-          const double util = 100.0 * static_cast<double>(now.busy - prev.busy) / static_cast<double>(now.total - prev.total);
+          const double util =
+              100.0 * static_cast<double>(now.busy - prev.busy) / static_cast<double>(now.total - prev.total);
           set_value(values, cpu_fields[k], util);
           cpu_last_util[k] = util;
           prev = now;

@@ -47,7 +47,7 @@ struct SamplerStats {
   double cpu_ns_per_sample() const {
     return samples > 0 ? static_cast<double>(thread_cpu_ns) / static_cast<double>(samples) : 0.0;
   }
-  double cpu_fraction() const {        ///< of one core
+  double cpu_fraction() const {  ///< of one core
     return elapsed_ns > 0 ? static_cast<double>(thread_cpu_ns) / static_cast<double>(elapsed_ns) : 0.0;
   }
 };

@@ -32,7 +32,7 @@ struct RailSource {
 /// A cumulative energy counter (powercap/RAPL `energy_uj`); power is its rate of change.
 struct EnergyCounterSource {
   std::string name;
-  std::string energy_path;  ///< µJ
+  std::string energy_path;                          ///< µJ
   std::optional<std::int64_t> max_energy_range_uj;  ///< wrap-around point
 };
 
@@ -73,11 +73,11 @@ struct TelemetrySources {
   bool cpu_utilization = true;
   std::vector<int> cpus;
   std::vector<CpuClusterSource> cpu_clusters;
-  std::optional<std::string> gpu_load_path;     ///< per-mille
-  std::optional<std::string> gpu_freq_path;     ///< Hz
-  std::optional<std::string> emc_freq_path;     ///< Hz
-  std::optional<std::string> emc_activity_path; ///< actmon mc_all (jtop: util % = mc_all / rate_kHz × 100)
-  bool memory = true;                           ///< /proc/meminfo MemTotal − MemAvailable
+  std::optional<std::string> gpu_load_path;      ///< per-mille
+  std::optional<std::string> gpu_freq_path;      ///< Hz
+  std::optional<std::string> emc_freq_path;      ///< Hz
+  std::optional<std::string> emc_activity_path;  ///< actmon mc_all (jtop: util % = mc_all / rate_kHz × 100)
+  bool memory = true;                            ///< /proc/meminfo MemTotal − MemAvailable
   std::vector<TemperatureSource> temperatures;
   std::vector<PowerMonitorSettings> power_monitors;
   /// The opened NVML and its GPUs (empty when NVML is absent or not probed: a simulated board).

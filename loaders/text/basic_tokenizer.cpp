@@ -63,19 +63,16 @@ bool BasicTokenizer::is_punctuation(char32_t c) {
     case U_CONNECTOR_PUNCTUATION:
     case U_OTHER_PUNCTUATION:
     case U_INITIAL_PUNCTUATION:
-    case U_FINAL_PUNCTUATION:
-      return true;
-    default:
-      return false;
+    case U_FINAL_PUNCTUATION: return true;
+    default: return false;
   }
 }
 
 bool BasicTokenizer::is_cjk(char32_t c) {
   // The CJK Unified Ideographs blocks BERT lists; Hiragana, Katakana and Hangul are not in them
   // and are tokenized like any other letters.
-  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
-         (c >= 0x20000 && c <= 0x2A6DF) || (c >= 0x2A700 && c <= 0x2B73F) ||
-         (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+         (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
          (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
@@ -91,8 +88,8 @@ void BasicTokenizer::normalize(char32_t c, std::u32string& out) const {
   if (options_.lower_case) {
     std::array<UChar, 8> source = lowered;
     UErrorCode status = U_ZERO_ERROR;
-    const int32_t n = u_strToLower(lowered.data(), static_cast<int32_t>(lowered.size()), source.data(),
-                                   lowered_length, "", &status);
+    const int32_t n =
+        u_strToLower(lowered.data(), static_cast<int32_t>(lowered.size()), source.data(), lowered_length, "", &status);
     // Case mappings are at most three UTF-16 units long; keep the character unchanged if ICU
     // ever disagrees.
     if (U_SUCCESS(status) && n <= static_cast<int32_t>(lowered.size())) {

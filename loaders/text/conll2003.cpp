@@ -1,6 +1,5 @@
 #include "loaders/text/conll2003.h"
 
-
 #include <fmt/format.h>
 
 #include "loaders/text/text_error.h"
@@ -55,10 +54,10 @@ ConllCorpus parse_conll2003(std::string_view text, std::string_view source, std:
       if (continues) continue;
       // An I-X that begins an entity: IOB1's convention. IOB2 would have B-X here.
       if (declared == TagScheme::kIob2) {
-        throw TextFormatError(fmt::format(
-            "{}: line {}: tag {} begins an entity, which IOB2 does not allow (IOB2 starts every "
-            "entity with B-); the file looks like IOB1",
-            source, token_lines[i], kConllNerLabels[static_cast<std::size_t>(id)]));
+        throw TextFormatError(
+            fmt::format("{}: line {}: tag {} begins an entity, which IOB2 does not allow (IOB2 starts every "
+                        "entity with B-); the file looks like IOB1",
+                        source, token_lines[i], kConllNerLabels[static_cast<std::size_t>(id)]));
       }
       saw_iob1_start = true;
       sentence.ner[i] = static_cast<std::int8_t>(id - 1);  // I-X -> B-X
@@ -81,8 +80,8 @@ ConllCorpus parse_conll2003(std::string_view text, std::string_view source, std:
     std::string_view line = text.substr(line_start, line_end - line_start);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (const auto bad = find_invalid_utf8(line)) {
-      throw TextFormatError(fmt::format("{}: line {}: invalid UTF-8 at byte offset {}", source, line_number,
-                                        line_start + *bad));
+      throw TextFormatError(
+          fmt::format("{}: line {}: invalid UTF-8 at byte offset {}", source, line_number, line_start + *bad));
     }
     const std::vector<std::string_view> fields = split_fields(line);
     line_start = next;
@@ -97,13 +96,13 @@ ConllCorpus parse_conll2003(std::string_view text, std::string_view source, std:
       continue;
     }
     if (fields.size() != 4) {
-      throw TextFormatError(fmt::format("{}: line {}: expected 4 columns (word POS chunk NER), found {}: '{}'",
-                                        source, line_number, fields.size(), line));
+      throw TextFormatError(fmt::format("{}: line {}: expected 4 columns (word POS chunk NER), found {}: '{}'", source,
+                                        line_number, fields.size(), line));
     }
     const auto label = conll_ner_label_id(fields[3]);
     if (!label) {
-      throw TextFormatError(fmt::format("{}: line {}: NER tag '{}' is not one of {}", source, line_number,
-                                        fields[3], fmt::join(kConllNerLabels, ", ")));
+      throw TextFormatError(fmt::format("{}: line {}: NER tag '{}' is not one of {}", source, line_number, fields[3],
+                                        fmt::join(kConllNerLabels, ", ")));
     }
     if (sentence.words.empty()) sentence.line = line_number;
     sentence.words.emplace_back(fields[0]);
@@ -119,7 +118,8 @@ ConllCorpus parse_conll2003(std::string_view text, std::string_view source, std:
 
 ConllCorpus read_conll2003(const std::filesystem::path& file, std::optional<TagScheme> declared) {
   const std::string content = sysfs::read_whole_file(file, [&](const sysfs::IoError& e) {
-    return TextFormatError(fmt::format("{}: cannot read the CoNLL-2003 file: {}", file.string(), sysfs::errno_text(e.error_number())));
+    return TextFormatError(
+        fmt::format("{}: cannot read the CoNLL-2003 file: {}", file.string(), sysfs::errno_text(e.error_number())));
   });
   return parse_conll2003(content, file.string(), declared);
 }

@@ -17,8 +17,8 @@
 namespace jetchar::loaders::text {
 
 /// The 9 NER labels in HF's id order (O=0, B-PER=1, ... I-MISC=8).
-inline constexpr std::array<std::string_view, 9> kConllNerLabels = {
-    "O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC"};
+inline constexpr std::array<std::string_view, 9> kConllNerLabels = {"O",     "B-PER", "I-PER",  "B-ORG", "I-ORG",
+                                                                    "B-LOC", "I-LOC", "B-MISC", "I-MISC"};
 
 enum class TagScheme { kIob1, kIob2 };
 

@@ -30,8 +30,8 @@ Conll2003Dataset::Conll2003Dataset(const std::filesystem::path& file, const Word
       sep_id_(tokenizer.vocab().sep_id()),
       pad_id_(tokenizer.vocab().pad_id()) {
   if (max_length < 2) {
-    throw std::invalid_argument(fmt::format("{}: max_length {} leaves no room for [CLS] and [SEP] (at least 2)",
-                                            file.string(), max_length));
+    throw std::invalid_argument(
+        fmt::format("{}: max_length {} leaves no room for [CLS] and [SEP] (at least 2)", file.string(), max_length));
   }
   const ConllCorpus corpus = read_conll2003(file, scheme);
   scheme_ = corpus.scheme;
@@ -40,8 +40,8 @@ Conll2003Dataset::Conll2003Dataset(const std::filesystem::path& file, const Word
   starts_.push_back(0);
   for (const ConllSentence& sentence : corpus.sentences) {
     // Unpadded: the layout is added when a sample is written.
-    const Encoding encoding =
-        tokenizer.encode_words(sentence.words, max_length, false, fmt::format("{}: line {}", file.string(), sentence.line));
+    const Encoding encoding = tokenizer.encode_words(sentence.words, max_length, false,
+                                                     fmt::format("{}: line {}", file.string(), sentence.line));
     truncated_sentences_ += encoding.truncated;
     const std::vector<std::int64_t> labels = first_piece_labels(encoding.word_ids, sentence.ner);
     std::vector<bool> labelled(sentence.words.size(), false);
@@ -50,7 +50,8 @@ Conll2003Dataset::Conll2003Dataset(const std::filesystem::path& file, const Word
       labels_.push_back(static_cast<std::int8_t>(labels[i]));
       labelled[static_cast<std::size_t>(encoding.word_ids[i])] = true;
     }
-    if (!encoding.truncated) words_without_pieces_ += static_cast<std::size_t>(std::count(labelled.begin(), labelled.end(), false));
+    if (!encoding.truncated)
+      words_without_pieces_ += static_cast<std::size_t>(std::count(labelled.begin(), labelled.end(), false));
     starts_.push_back(ids_.size());
   }
   info_.name = name.empty() ? file.filename().string() : std::move(name);
@@ -81,8 +82,8 @@ std::filesystem::path Conll2003Dataset::split_file(const std::filesystem::path& 
   for (const auto& name : names) {
     if (std::filesystem::is_regular_file(dir / name)) return dir / name;
   }
-  throw std::invalid_argument(fmt::format("{}: no CoNLL-2003 {} file (looked for {})", dir.string(), split,
-                                          fmt::join(names, ", ")));
+  throw std::invalid_argument(
+      fmt::format("{}: no CoNLL-2003 {} file (looked for {})", dir.string(), split, fmt::join(names, ", ")));
 }
 
 SampleStatus Conll2003Dataset::get(std::int64_t index, Rng& /*rng: no augmentation*/, const SampleOut& out) const {

@@ -80,8 +80,9 @@ double ChunkCounts::f1() const {
 
 void EntityEvaluator::add(const std::vector<std::string>& gold, const std::vector<std::string>& predicted) {
   if (gold.size() != predicted.size()) {
-    throw std::invalid_argument(fmt::format("sentence {}: {} gold tags but {} predicted tags; both must tag every token",
-                                            sentences_, gold.size(), predicted.size()));
+    throw std::invalid_argument(
+        fmt::format("sentence {}: {} gold tags but {} predicted tags; both must tag every token", sentences_,
+                    gold.size(), predicted.size()));
   }
   ++sentences_;
   const auto gold_chunks = extract_chunks(gold);

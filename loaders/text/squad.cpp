@@ -1,6 +1,5 @@
 #include "loaders/text/squad.h"
 
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -66,8 +65,8 @@ SquadData parse_squad(std::string_view text, std::string_view source) {
     root = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     // nlohmann reports the byte position just past the offending character.
-    throw TextFormatError(fmt::format("{}: not valid JSON at byte offset {}: {}", source,
-                                      e.byte > 0 ? e.byte - 1 : 0, e.what()));
+    throw TextFormatError(
+        fmt::format("{}: not valid JSON at byte offset {}: {}", source, e.byte > 0 ? e.byte - 1 : 0, e.what()));
   } catch (const json::exception& e) {
     // A number too large for a double ("1e999") is an out_of_range error, not a parse_error
     // (found by loaders_text_squad_fuzz).
@@ -85,15 +84,18 @@ SquadData parse_squad(std::string_view text, std::string_view source) {
     const std::string article_path = fmt::format("data[{}]", a);
     walk.require_object(articles[a], article_path);
     std::string title;
-    if (const auto t = articles[a].find("title"); t != articles[a].end() && t->is_string()) title = t->get<std::string>();
+    if (const auto t = articles[a].find("title"); t != articles[a].end() && t->is_string())
+      title = t->get<std::string>();
     const json& paragraphs = walk.member(articles[a], "paragraphs", json::value_t::array, article_path);
     for (std::size_t p = 0; p < paragraphs.size(); ++p) {
       const std::string paragraph_path = fmt::format("{}.paragraphs[{}]", article_path, p);
       walk.require_object(paragraphs[p], paragraph_path);
       SquadParagraph paragraph;
       paragraph.title = title;
-      paragraph.context = walk.member(paragraphs[p], "context", json::value_t::string, paragraph_path).get<std::string>();
-      const std::u32string context = decode_utf8(paragraph.context, fmt::format("{}: {}.context", source, paragraph_path)).code_points;
+      paragraph.context =
+          walk.member(paragraphs[p], "context", json::value_t::string, paragraph_path).get<std::string>();
+      const std::u32string context =
+          decode_utf8(paragraph.context, fmt::format("{}: {}.context", source, paragraph_path)).code_points;
       paragraph.context_code_points = static_cast<std::int64_t>(context.size());
       const std::size_t paragraph_index = data.paragraphs.size();
       data.paragraphs.push_back(std::move(paragraph));
@@ -114,8 +116,9 @@ SquadData parse_squad(std::string_view text, std::string_view source) {
         }
         const json& answers = walk.member(qas[q], "answers", json::value_t::array, where);
         if (answers.empty() && !question.is_impossible) {
-          walk.fail(where, "no answers; SQuAD v1.1 questions need at least one (v2 marks unanswerable ones "
-                           "\"is_impossible\": true)");
+          walk.fail(where,
+                    "no answers; SQuAD v1.1 questions need at least one (v2 marks unanswerable ones "
+                    "\"is_impossible\": true)");
         }
         for (std::size_t n = 0; n < answers.size(); ++n) {
           const std::string answer_path = fmt::format("{}: answers[{}]", where, n);
@@ -154,7 +157,8 @@ SquadData parse_squad(std::string_view text, std::string_view source) {
 
 SquadData read_squad(const std::filesystem::path& file) {
   const std::string content = sysfs::read_whole_file(file, [&](const sysfs::IoError& e) {
-    return TextFormatError(fmt::format("{}: cannot read the SQuAD file: {}", file.string(), sysfs::errno_text(e.error_number())));
+    return TextFormatError(
+        fmt::format("{}: cannot read the SQuAD file: {}", file.string(), sysfs::errno_text(e.error_number())));
   });
   return parse_squad(content, file.string());
 }

@@ -107,7 +107,8 @@ SampleStatus SquadDataset::get(std::int64_t index, Rng& /*rng: no augmentation*/
   const std::size_t q_end = question_starts_[feature.question + 1];
   const std::size_t c_base = paragraph_starts_[question_paragraph_[feature.question]];
   const auto question = std::span(question_ids_pieces_).subspan(q_begin, q_end - q_begin);
-  const auto window = std::span(context_ids_).subspan(c_base + feature.window_begin, feature.window_end - feature.window_begin);
+  const auto window =
+      std::span(context_ids_).subspan(c_base + feature.window_begin, feature.window_end - feature.window_begin);
   write_token_sequences(out, question, window, true, cls_id_, sep_id_, pad_id_);
   out.target[0] = feature.start_position;
   out.target[1] = feature.end_position;

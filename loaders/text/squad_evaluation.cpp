@@ -24,9 +24,9 @@ std::u32string lower(std::u32string_view text) {
   }
   std::u16string lowered(utf16.size() * 3 + 1, u'\0');
   UErrorCode status = U_ZERO_ERROR;
-  const auto n = u_strToLower(reinterpret_cast<UChar*>(lowered.data()), static_cast<int32_t>(lowered.size()),
-                              reinterpret_cast<const UChar*>(utf16.data()), static_cast<int32_t>(utf16.size()), "",
-                              &status);
+  const auto n =
+      u_strToLower(reinterpret_cast<UChar*>(lowered.data()), static_cast<int32_t>(lowered.size()),
+                   reinterpret_cast<const UChar*>(utf16.data()), static_cast<int32_t>(utf16.size()), "", &status);
   if (U_FAILURE(status)) return std::u32string(text);  // cannot happen with 3x room; keep the text as is
   std::u32string out;
   for (int32_t i = 0; i < n;) {

@@ -26,20 +26,21 @@ std::filesystem::path find_vocab(const std::filesystem::path& data_path, const T
     }
     return *options.vocab;
   }
-  const std::filesystem::path dir =
-      std::filesystem::is_directory(data_path) ? data_path : data_path.parent_path();
+  const std::filesystem::path dir = std::filesystem::is_directory(data_path) ? data_path : data_path.parent_path();
   const std::filesystem::path candidate = dir / "vocab.txt";
   if (std::filesystem::is_regular_file(candidate)) return candidate;
-  throw std::invalid_argument(fmt::format("no WordPiece vocabulary for {}: {} does not exist; put the model's "
-                                          "vocab.txt there or name it explicitly",
-                                          data_path.string(), candidate.string()));
+  throw std::invalid_argument(
+      fmt::format("no WordPiece vocabulary for {}: {} does not exist; put the model's "
+                  "vocab.txt there or name it explicitly",
+                  data_path.string(), candidate.string()));
 }
 
 std::unique_ptr<Dataset> open_conll2003(const std::filesystem::path& dir, const TextDatasetOptions& options) {
   if (!std::filesystem::is_directory(dir)) {
-    throw std::invalid_argument(fmt::format("conll2003:{}: not a directory (expected train.txt/valid.txt/test.txt "
-                                            "or eng.train/eng.testa/eng.testb)",
-                                            dir.string()));
+    throw std::invalid_argument(
+        fmt::format("conll2003:{}: not a directory (expected train.txt/valid.txt/test.txt "
+                    "or eng.train/eng.testa/eng.testb)",
+                    dir.string()));
   }
   const std::filesystem::path file = Conll2003Dataset::split_file(dir, options.split);
   const WordPieceTokenizer tokenizer = make_tokenizer(dir, options);
@@ -49,9 +50,10 @@ std::unique_ptr<Dataset> open_conll2003(const std::filesystem::path& dir, const 
 
 std::unique_ptr<Dataset> open_squad(const std::filesystem::path& file, const TextDatasetOptions& options) {
   if (!std::filesystem::is_regular_file(file)) {
-    throw std::invalid_argument(fmt::format("squad:{}: not a file (expected a SQuAD v1.1 JSON file such as "
-                                            "train-v1.1.json)",
-                                            file.string()));
+    throw std::invalid_argument(
+        fmt::format("squad:{}: not a file (expected a SQuAD v1.1 JSON file such as "
+                    "train-v1.1.json)",
+                    file.string()));
   }
   const WordPieceTokenizer tokenizer = make_tokenizer(file, options);
   WindowOptions windows;

@@ -13,8 +13,8 @@ namespace jetchar::loaders::text {
 
 /// Whether `out` has `length` slots for ids, mask and segment ids, and `target_length` for targets.
 inline bool fits_token_sample(const SampleOut& out, std::size_t length, std::size_t target_length) {
-  return out.input_i64.size() == length && out.attention_mask.size() == length &&
-         out.token_type_ids.size() == length && out.target.size() == target_length;
+  return out.input_i64.size() == length && out.attention_mask.size() == length && out.token_type_ids.size() == length &&
+         out.target.size() == target_length;
 }
 
 /// [CLS] first [SEP] (second [SEP] when `has_second`) then padding, over the whole of out.input_i64.

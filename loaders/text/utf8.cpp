@@ -11,9 +11,7 @@
 namespace jetchar::loaders::text {
 namespace {
 
-const std::uint8_t* bytes(std::string_view text) {
-  return reinterpret_cast<const std::uint8_t*>(text.data());
-}
+const std::uint8_t* bytes(std::string_view text) { return reinterpret_cast<const std::uint8_t*>(text.data()); }
 
 [[noreturn]] void throw_invalid(std::string_view text, std::size_t offset, std::string_view source) {
   // Show the offending bytes: that is what a user needs to find them with a hex viewer.
@@ -21,9 +19,8 @@ const std::uint8_t* bytes(std::string_view text) {
   for (std::size_t i = offset; i < text.size() && i < offset + 4; ++i) {
     shown += fmt::format("{}{:02X}", shown.empty() ? "" : " ", static_cast<unsigned>(bytes(text)[i]));
   }
-  throw TextFormatError(fmt::format(
-      "{}: invalid UTF-8 at byte offset {} (bytes {}); text files must be UTF-8", source, offset,
-      shown));
+  throw TextFormatError(
+      fmt::format("{}: invalid UTF-8 at byte offset {} (bytes {}); text files must be UTF-8", source, offset, shown));
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include <unicode/uchar.h>
 
-
 #include <fmt/format.h>
 
 #include "loaders/text/text_error.h"
@@ -21,7 +20,8 @@ bool is_bracketed_special(std::string_view token) {
 
 Vocab Vocab::read(const std::filesystem::path& path) {
   const std::string content = sysfs::read_whole_file(path, [&](const sysfs::IoError& e) {
-    return TextFormatError(fmt::format("{}: cannot read the vocabulary file: {}", path.string(), sysfs::errno_text(e.error_number())));
+    return TextFormatError(
+        fmt::format("{}: cannot read the vocabulary file: {}", path.string(), sysfs::errno_text(e.error_number())));
   });
   return parse(content, path.string());
 }
@@ -39,17 +39,18 @@ Vocab Vocab::parse(std::string_view content, std::string_view source) {
     std::string_view token = content.substr(line_start, line_end - line_start);
     if (!token.empty() && token.back() == '\r') token.remove_suffix(1);
     if (const auto bad = find_invalid_utf8(token)) {
-      throw TextFormatError(fmt::format("{}: line {}: invalid UTF-8 at byte offset {}", source,
-                                        line_number, line_start + *bad));
+      throw TextFormatError(
+          fmt::format("{}: line {}: invalid UTF-8 at byte offset {}", source, line_number, line_start + *bad));
     }
     const auto id = static_cast<std::int64_t>(vocab.tokens_.size());
     // An empty line keeps its id (ids are line numbers) but can never match a piece.
     const auto [it, inserted] =
         token.empty() ? std::pair{vocab.ids_.end(), true} : vocab.ids_.emplace(std::string(token), id);
     if (!inserted) {
-      throw TextFormatError(fmt::format("{}: line {}: token '{}' already appears on line {}; "
-                                        "ids are line numbers, so every token must be unique",
-                                        source, line_number, token, it->second + 1));
+      throw TextFormatError(
+          fmt::format("{}: line {}: token '{}' already appears on line {}; "
+                      "ids are line numbers, so every token must be unique",
+                      source, line_number, token, it->second + 1));
     }
     vocab.tokens_.emplace_back(token);
     std::string_view piece = token;
@@ -79,9 +80,10 @@ Vocab Vocab::parse(std::string_view content, std::string_view source) {
   special("[SEP]", vocab.sep_id_);
   special("[PAD]", vocab.pad_id_);
   if (!missing.empty()) {
-    throw TextFormatError(fmt::format("{}: no {} token in the vocabulary ({} lines); a BERT "
-                                      "vocabulary needs [UNK], [CLS], [SEP] and [PAD]",
-                                      source, fmt::join(missing, ", "), vocab.tokens_.size()));
+    throw TextFormatError(
+        fmt::format("{}: no {} token in the vocabulary ({} lines); a BERT "
+                    "vocabulary needs [UNK], [CLS], [SEP] and [PAD]",
+                    source, fmt::join(missing, ", "), vocab.tokens_.size()));
   }
   return vocab;
 }

@@ -42,9 +42,10 @@ void push(Encoding& encoding, std::int64_t id, std::int64_t type, std::int8_t se
 
 void require_length(std::size_t max_length, std::size_t minimum, std::string_view what) {
   if (max_length < minimum) {
-    throw std::invalid_argument(fmt::format("max_length {} is too small for {}: it needs at least {} "
-                                            "positions for the special tokens",
-                                            max_length, what, minimum));
+    throw std::invalid_argument(
+        fmt::format("max_length {} is too small for {}: it needs at least {} "
+                    "positions for the special tokens",
+                    max_length, what, minimum));
   }
 }
 
@@ -53,10 +54,10 @@ void require_length(std::size_t max_length, std::size_t minimum, std::string_vie
 std::vector<std::pair<std::size_t, std::size_t>> window_spans(std::size_t length, std::size_t capacity,
                                                               std::size_t stride) {
   if (capacity == 0 || stride >= capacity) {
-    throw std::invalid_argument(fmt::format(
-        "window stride {} must be smaller than the {} tokens a window holds of the second sequence "
-        "(max_length minus the first sequence and 3 special tokens)",
-        stride, capacity));
+    throw std::invalid_argument(
+        fmt::format("window stride {} must be smaller than the {} tokens a window holds of the second sequence "
+                    "(max_length minus the first sequence and 3 special tokens)",
+                    stride, capacity));
   }
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   std::size_t start = 0;
@@ -127,8 +128,7 @@ std::vector<WordPiece> WordPieceTokenizer::tokenize(std::string_view text, std::
   return tokenize(decode_utf8(text, source).code_points);
 }
 
-std::vector<std::string> WordPieceTokenizer::tokenize_to_strings(std::string_view text,
-                                                                 std::string_view source) const {
+std::vector<std::string> WordPieceTokenizer::tokenize_to_strings(std::string_view text, std::string_view source) const {
   std::vector<std::string> strings;
   for (const WordPiece& piece : tokenize(text, source)) strings.push_back(vocab_.token(piece.id));
   return strings;
@@ -138,8 +138,7 @@ Encoding WordPieceTokenizer::assemble(std::span<const WordPiece> first, std::spa
                                       bool has_second, std::size_t max_length, bool pad) const {
   const std::size_t needed = first.size() + 2 + (has_second ? second.size() + 1 : 0);
   if (needed > max_length) {
-    throw std::invalid_argument(
-        fmt::format("{} positions do not fit in max_length {}", needed, max_length));
+    throw std::invalid_argument(fmt::format("{} positions do not fit in max_length {}", needed, max_length));
   }
   Encoding encoding;
   const std::size_t reserve = pad ? max_length : needed;

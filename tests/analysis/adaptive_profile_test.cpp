@@ -15,13 +15,14 @@ namespace {
 std::size_t corners(const std::vector<PowerMode>& modes, const std::vector<std::size_t>& picked) {
   std::set<int> cores;
   std::set<std::int64_t> cpu, gpu, emc;
-  for (const auto& m : modes) cores.insert(*m.cpu_cores), cpu.insert(*m.cpu_freq_khz), gpu.insert(*m.gpu_freq_khz),
-      emc.insert(*m.emc_freq_khz);
+  for (const auto& m : modes)
+    cores.insert(*m.cpu_cores), cpu.insert(*m.cpu_freq_khz), gpu.insert(*m.gpu_freq_khz), emc.insert(*m.emc_freq_khz);
   auto edge = [](const auto& set, auto v) { return v == *set.begin() || v == *set.rbegin(); };
   std::size_t n = 0;
   for (std::size_t i : picked) {
     const auto& m = modes[i];
-    n += edge(cores, *m.cpu_cores) && edge(cpu, *m.cpu_freq_khz) && edge(gpu, *m.gpu_freq_khz) && edge(emc, *m.emc_freq_khz);
+    n += edge(cores, *m.cpu_cores) && edge(cpu, *m.cpu_freq_khz) && edge(gpu, *m.gpu_freq_khz) &&
+         edge(emc, *m.emc_freq_khz);
   }
   return n;
 }
@@ -58,7 +59,8 @@ TEST(AdaptiveProfile, StopsWhenTheEstimatedErrorReachesTheTarget) {
   options.initial_modes = 8;
   options.max_modes = 40;
   options.target_mape_pct = 4.0;
-  auto result = adaptive_profile(modes, [&](const PowerMode& m) { return lookup(modes, pts, m); }, options);
+  auto result = adaptive_profile(
+      modes, [&](const PowerMode& m) { return lookup(modes, pts, m); }, options);
   EXPECT_EQ(result.stop_reason, "target reached");
   ASSERT_TRUE(result.predictor);
   EXPECT_LT(result.profiled.size(), 40u);
@@ -106,8 +108,9 @@ TEST(AdaptiveProfile, BadOptionsAreNamed) {
               ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("initial_modes is 2")));
   options.initial_modes = 8;
   options.max_modes = 5;
-  EXPECT_THAT([&] { adaptive_profile(modes, never, options); },
-              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("max_modes 5 is below initial_modes 8")));
+  EXPECT_THAT(
+      [&] { adaptive_profile(modes, never, options); },
+      ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("max_modes 5 is below initial_modes 8")));
 }
 
 }  // namespace

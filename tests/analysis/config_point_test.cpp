@@ -52,7 +52,7 @@ TEST(Variability, EpochsRepetitionsDevices) {
   auto reps = variability(records, VariabilityLevel::kRepetitions);
   ASSERT_EQ(reps.size(), 3u);
   EXPECT_EQ(reps[1].group, "device=a");
-  EXPECT_EQ(reps[1].time_s.n, 2u);      // run medians 11 and 12
+  EXPECT_EQ(reps[1].time_s.n, 2u);  // run medians 11 and 12
   EXPECT_DOUBLE_EQ(reps[1].time_s.mean, 11.5);
   EXPECT_EQ(reps[2].group, "device=b");
   EXPECT_EQ(reps[2].time_s.n, 1u);
@@ -60,7 +60,7 @@ TEST(Variability, EpochsRepetitionsDevices) {
 
   auto devices = variability(records, VariabilityLevel::kDevices);
   ASSERT_EQ(devices.size(), 2u);
-  EXPECT_EQ(devices[1].time_s.n, 2u);   // device medians 11.5 and 21
+  EXPECT_EQ(devices[1].time_s.n, 2u);  // device medians 11.5 and 21
   EXPECT_DOUBLE_EQ(devices[1].time_s.mean, 16.25);
   EXPECT_NEAR(*devices[1].time_s.cv, std::sqrt(2 * 4.75 * 4.75) / 16.25, 1e-12);
   ASSERT_TRUE(devices[1].energy_j);

@@ -62,14 +62,14 @@ struct VfCurve {
 struct Truth {
   std::string name;
   // time
-  double gpu_work = 9.0;           // s·GHz of GPU kernels
-  double mem_work = 3.0;           // s·GHz of DRAM traffic
-  double mem_floor = 0.0;          // fraction of memory time that no EMC clock shortens (latency)
-  double overlap_p = 4.0;          // GPU/memory overlap: p-norm exponent; infinity = hard max
-  double launch_work = 1.0;        // s·GHz of CPU launch/dispatch
-  double launch_serial = 0.3;      // serial fraction of it
-  int launch_cores = 4;            // cores beyond this do not help
-  double cpu_gpu_p = 1.0;          // overlap of launch with GPU (1 = none, sum)
+  double gpu_work = 9.0;       // s·GHz of GPU kernels
+  double mem_work = 3.0;       // s·GHz of DRAM traffic
+  double mem_floor = 0.0;      // fraction of memory time that no EMC clock shortens (latency)
+  double overlap_p = 4.0;      // GPU/memory overlap: p-norm exponent; infinity = hard max
+  double launch_work = 1.0;    // s·GHz of CPU launch/dispatch
+  double launch_serial = 0.3;  // serial fraction of it
+  int launch_cores = 4;        // cores beyond this do not help
+  double cpu_gpu_p = 1.0;      // overlap of launch with GPU (1 = none, sum)
   double fixed_s = 0.3;
   // power
   double idle_w = 4.5;
@@ -112,8 +112,8 @@ inline double truth_power_w(const PowerMode& m, const Truth& g) {
   const double u_cpu = std::min(1.0, t.cpu_s / t.time_s + 0.25);
   const double vc = g.cpu_vf.volts(cpu), vg = g.gpu_vf.volts(gpu), vm = g.emc_vf.volts(emc);
   return g.idle_w + g.leak_w_per_core * cores * vc / g.cpu_vf.v_min +
-         g.k_cpu * u_cpu * std::min<double>(cores, g.launch_cores) * cpu * vc * vc +
-         g.k_gpu * u_gpu * gpu * vg * vg + g.k_emc * (0.3 + 0.7 * u_mem) * emc * vm * vm;
+         g.k_cpu * u_cpu * std::min<double>(cores, g.launch_cores) * cpu * vc * vc + g.k_gpu * u_gpu * gpu * vg * vg +
+         g.k_emc * (0.3 + 0.7 * u_mem) * emc * vm * vm;
 }
 
 /// GPU-bound training (ResNet-like): GPU kernels dominate, memory overlaps with them.

@@ -38,16 +38,20 @@ TEST(NonlinearLeastSquares, FitsAnExponentialDecayExactly) {
 }
 
 TEST(NonlinearLeastSquares, FewerResidualsThanParametersIsAnError) {
-  EXPECT_THAT([] { minimise_least_squares([](const Eigen::VectorXd&, Eigen::VectorXd& r) { r.setZero(); }, 1,
-                                          Eigen::Vector2d(1, 1)); },
-              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("2 parameters needs at least 2")));
+  EXPECT_THAT(
+      [] {
+        minimise_least_squares([](const Eigen::VectorXd&, Eigen::VectorXd& r) { r.setZero(); }, 1,
+                               Eigen::Vector2d(1, 1));
+      },
+      ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("2 parameters needs at least 2")));
 }
 
 TEST(ModeModel, SumFormRecoversItsOwnWorkCoefficients) {
   // t = 0.4 + 6/g + 2/m + (0.5 + 3/c)/f, no noise.
   auto modes = small_grid();
   std::vector<double> t;
-  for (const auto& k : knobs_of(modes)) t.push_back(0.4 + 6 / k.gpu_ghz + 2 / k.emc_ghz + (0.5 + 3 / k.cores) / k.cpu_ghz);
+  for (const auto& k : knobs_of(modes))
+    t.push_back(0.4 + 6 / k.gpu_ghz + 2 / k.emc_ghz + (0.5 + 3 / k.cores) / k.cpu_ghz);
   auto model = TimeModel::fit(TimeForm::kSum, knobs_of(modes), t);
   EXPECT_NEAR(model.fixed_s(), 0.4, 1e-4);
   EXPECT_NEAR(model.gpu_work(), 6, 1e-4);

@@ -17,7 +17,8 @@ struct HeldOut {
 };
 
 // Fits on the profiled indices and scores every other mode of the grid against its measured value.
-HeldOut held_out(const std::vector<ConfigPoint>& pts, const std::vector<std::size_t>& picked, ModePredictor* out = nullptr) {
+HeldOut held_out(const std::vector<ConfigPoint>& pts, const std::vector<std::size_t>& picked,
+                 ModePredictor* out = nullptr) {
   std::vector<ConfigPoint> train;
   std::vector<bool> in(pts.size(), false);
   for (std::size_t i : picked) train.push_back(pts[i]), in[i] = true;
@@ -177,8 +178,8 @@ TEST(ModePredictor, BadInputIsNamed) {
   const auto modes = testing::orin_grid_1440();
   auto pts = testing::measure(modes, testing::gpu_bound(), 1);
   std::vector<ConfigPoint> two(pts.begin(), pts.begin() + 2);
-  EXPECT_THAT([&] { ModePredictor::fit(two); },
-              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("at least 3 profiled modes; got 2")));
+  EXPECT_THAT([&] { ModePredictor::fit(two); }, ::testing::ThrowsMessage<std::invalid_argument>(
+                                                    ::testing::HasSubstr("at least 3 profiled modes; got 2")));
   std::vector<ConfigPoint> five(pts.begin(), pts.begin() + 5);
   ModePredictorOptions options;
   options.level = 1.5;

@@ -11,9 +11,10 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(ModesFile, ReadsKnobsInAnyUnit) {
-  auto modes = parse_modes_csv("mode,cpu_cores,cpu_freq_mhz,gpu_freq_hz,emc_freq_khz\n"
-                               "a,4,1984,930750000,3199000\n,8,729.6,306000000,665600\n",
-                               "m.csv");
+  auto modes = parse_modes_csv(
+      "mode,cpu_cores,cpu_freq_mhz,gpu_freq_hz,emc_freq_khz\n"
+      "a,4,1984,930750000,3199000\n,8,729.6,306000000,665600\n",
+      "m.csv");
   ASSERT_EQ(modes.size(), 2u);
   EXPECT_EQ(modes[0].name, "a");
   EXPECT_EQ(modes[0].cpu_freq_khz, 1984000);

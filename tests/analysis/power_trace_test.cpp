@@ -31,7 +31,8 @@ TEST(PowerTrace, ErrorsNameTheProblem) {
   EXPECT_THAT(message("t,power_w\n1,2\n"), HasSubstr("t.csv:1: needs the columns t_s and power_w"));
   EXPECT_THAT(message("t_s,power_w\n1,x\n"), HasSubstr("t.csv:2: column 'power_w': 'x' is not a number"));
   EXPECT_THAT(message("t_s,power_w\n1,-2\n"), HasSubstr("t.csv:2: column 'power_w': -2 is negative"));
-  EXPECT_THAT(message("t_s,power_w\n1,2\n0.5,2\n"), HasSubstr("t.csv:3: column 't_s': 0.5 is earlier than the previous sample"));
+  EXPECT_THAT(message("t_s,power_w\n1,2\n0.5,2\n"),
+              HasSubstr("t.csv:3: column 't_s': 0.5 is earlier than the previous sample"));
   EXPECT_THAT(message("t_s,power_w\n"), HasSubstr("t.csv: has no samples"));
 }
 

@@ -53,7 +53,8 @@ TEST(Predictor, ResourceAndNnlsModelsFitAnInverseTableExactly) {
   testing::GroundTruth truth;
   truth.noise = 0;
   std::vector<ConfigPoint> pts;
-  for (const auto& m : small_grid()) pts.push_back(exact_point(m, testing::true_time_s(m, truth), testing::true_power_w(m)));
+  for (const auto& m : small_grid())
+    pts.push_back(exact_point(m, testing::true_time_s(m, truth), testing::true_power_w(m)));
   for (ModelKind kind : {ModelKind::kResource, ModelKind::kNnls}) {
     auto model = TimeEnergyModel::fit(kind, pts);
     Eigen::VectorXd expected(4);

@@ -100,13 +100,19 @@ std::vector<RunRecord> demo_records() {
 
 // Loads `page` in headless Chromium: every one of `expected_charts` canvases must be drawn with
 // data and enough painted pixels; then a screenshot goes to <build>/<screenshot>.
-void check_in_browser(const std::filesystem::path& chromium_path, const std::filesystem::path& page, std::size_t expected_charts,
-                      const std::string& screenshot) {
+void check_in_browser(const std::filesystem::path& chromium_path, const std::filesystem::path& page,
+                      std::size_t expected_charts, const std::string& screenshot) {
   jetchar::testing::TempDir dir;
   const std::optional<std::filesystem::path> chromium = chromium_path;
-  const std::vector<std::string> common = {chromium->string(), "--headless", "--no-sandbox", "--disable-gpu",
-                                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                                           "--no-first-run", "--user-data-dir=" + (dir.path() / "profile").string(),
+  const std::vector<std::string> common = {chromium->string(),
+                                           "--headless",
+                                           "--no-sandbox",
+                                           "--disable-gpu",
+                                           "--disable-background-networking",
+                                           "--disable-component-update",
+                                           "--disable-sync",
+                                           "--no-first-run",
+                                           "--user-data-dir=" + (dir.path() / "profile").string(),
                                            "--window-size=1200,2000"};
   auto dom_args = common;
   dom_args.push_back("--dump-dom");
@@ -122,7 +128,8 @@ void check_in_browser(const std::filesystem::path& chromium_path, const std::fil
   EXPECT_EQ(dom.find("data-error="), std::string::npos);
   std::regex painted("data-chart=\"([^\"]+)\"[^>]*data-points=\"(\\d+)\" data-painted=\"(\\d+)\"");
   std::size_t canvases = 0;
-  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), painted); it != std::sregex_iterator(); ++it, ++canvases) {
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), painted); it != std::sregex_iterator();
+       ++it, ++canvases) {
     EXPECT_GT(std::stoul((*it)[2]), 0u) << (*it)[1];
     EXPECT_GT(std::stoul((*it)[3]), 5000u) << (*it)[1] << ": too few pixels painted";
   }

@@ -15,7 +15,9 @@ using ::testing::Not;
 
 // A sweep in the results layout: 16 modes × workers {0, 2}, stall/compute split, energy.
 std::string sweep_csv() {
-  std::string csv = "workload,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz,workers,medium,epoch_time_s,stall_s,compute_s,epoch_energy_j\n";
+  std::string csv =
+      "workload,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz,workers,medium,epoch_time_s,stall_s,compute_s,epoch_"
+      "energy_j\n";
   int i = 0;
   for (int cores : {2, 4, 8, 12})
     for (double cpu : {0.73, 2.2})
@@ -40,7 +42,7 @@ TEST(Report, DataHasEverySectionThatHasColumns) {
   EXPECT_EQ(data["pareto"][0]["points"].size(), 32u);
   ASSERT_EQ(data["stall"].size(), 1u);
   EXPECT_EQ(data["stall"][0]["rows"].size(), 2u);  // workers 0 and 2 in one mode
-  EXPECT_EQ(data["prediction"].size(), 2u);         // one per workers value
+  EXPECT_EQ(data["prediction"].size(), 2u);        // one per workers value
   EXPECT_EQ(data["prediction"][0]["rows"].size(), 16u);
   EXPECT_TRUE(data["latency"].empty());
   EXPECT_EQ(data["trace"]["markers"].size(), 2u);
@@ -60,8 +62,8 @@ TEST(Report, DataHasEverySectionThatHasColumns) {
 }
 
 TEST(Report, UserTextCannotBreakOutOfTheDocument) {
-  auto records = parse_results_csv(
-      "workload,epoch_time_s,epoch_energy_j,latency_p50_ms\n\"</script><b>x</b>\",1,2,3\n", "r.csv");
+  auto records =
+      parse_results_csv("workload,epoch_time_s,epoch_energy_j,latency_p50_ms\n\"</script><b>x</b>\",1,2,3\n", "r.csv");
   ReportOptions options;
   options.title = "<i>title</i>";
   std::string html = render_report(records, options);
@@ -102,7 +104,8 @@ TEST(Report, AFleetGetsAFrontPerKindAndAFleetPage) {
     r.epoch_energy_j = time_s * (3 + cores);
     records.push_back(r);
   };
-  for (const auto& [device, scale] : std::vector<std::pair<std::string, double>>{{"orin/1", 1.0}, {"orin/2", 1.02}, {"orin/3", 0.99}}) {
+  for (const auto& [device, scale] :
+       std::vector<std::pair<std::string, double>>{{"orin/1", 1.0}, {"orin/2", 1.02}, {"orin/3", 0.99}}) {
     add(device, "AGX Orin", 2, 4.0 * scale);
     add(device, "AGX Orin", 4, 2.5 * scale);
   }

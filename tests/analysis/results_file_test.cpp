@@ -79,7 +79,8 @@ TEST(ResultsFile, ErrorsNameFileLineColumnAndValue) {
   expect_error("workload,epoch_time_s\nresnet,abc\n", "bad.csv:2: column 'epoch_time_s': 'abc' is not a number");
   expect_error("workload,epoch_time_s\nresnet,-1\n", "bad.csv:2: column 'epoch_time_s': -1 is negative");
   expect_error("workload,cpu_cores\nresnet,2.5\n", "'2.5' is not valid; expected a core count");
-  expect_error("workload,cpu_cores\nresnet,99999999999\n", "'99999999999' is not valid; expected a core count from 1 to 4096");
+  expect_error("workload,cpu_cores\nresnet,99999999999\n",
+               "'99999999999' is not valid; expected a core count from 1 to 4096");
   expect_error("workload,status\nresnet,DONE\n", "'DONE' is not a run status; expected OK, OOM, FAILED or INVALID");
   expect_error("workload,epoch_time_s\nresnet,1,2\n", "bad.csv:2: 3 fields, but the header has 2 columns");
   expect_error("epoch_time_s\n1\n", "no 'workload' column");
@@ -175,25 +176,82 @@ std::string export_row(const std::map<std::string, std::string>& cells) {
 
 TEST(ResultsFile, ReadsTheResultsExportLayout) {
   std::string text = std::string(kExportColumns) + "\n" +
-      export_row({{"sweep", "s1"}, {"run_id", "0001-r0"}, {"repetition", "0"}, {"status", "OK"}, {"workload", "lenet5/idx"},
-                  {"model", "lenet5"}, {"dataset", "idx:/data"}, {"task", "TRAIN"}, {"mode", "custom"}, {"cpu_cores", "4"},
-                  {"cpu_freq_mhz", "1510.4"}, {"gpu_freq_mhz", "624.75"}, {"emc_freq_mhz", "1600"}, {"batch", "32"},
-                  {"accumulate", "1"}, {"workers", "2"}, {"precision", "FP32"}, {"cache", "DROP"}, {"medium", "NVMe"},
-                  {"device", "AGX Orin"}, {"board_kind", "simulated"}, {"simulated", "true"}, {"energy_source", "VDD_IN"},
-                  {"async", "false"}, {"baseload_power_w", "7.5"}, {"adaptive_minibatches", "137"},
-                  {"adaptive_basis", "time+power"}, {"gpio_marker", "gpiochip0:5"}, {"epoch", "1"}, {"epoch_start_s", "0.25"},
-                  {"e2e_s", "12.5"}, {"stall_s", "1.5"}, {"compute_s", "10.5"}, {"samples", "60000"}, {"energy_j", "250"},
-                  {"incremental_energy_j", "156.25"}, {"energy_per_sample_j", "0.004"}, {"avg_power_w", "20"},
-                  {"loss", "0.3"}, {"accuracy", "0.9"}, {"residency_before_ratio", "0"}, {"residency_after_ratio", "1"},
-                  {"read_bytes", "1234"}, {"meter", "ina:/dev/ttyACM0"}, {"meter_energy_j", "262.5"},
-                  {"meter_avg_power_w", "21"}, {"meter_gap_s", "0"}, {"peak_rss_bytes", "1000"}}) +
-      export_row({{"sweep", "s1"}, {"run_id", "0002-r0"}, {"repetition", "0"}, {"status", "RUN_STATUS_UNSPECIFIED"},
-                  {"workload", "bert/squad"}, {"model", "bert"}, {"dataset", "squad:/d"}, {"task", "INFER"}, {"mode", "MAXN"},
-                  {"batch", "8"}, {"accumulate", "1"}, {"workers", "0"}, {"precision", "FP16"}, {"cache", "KEEP"},
-                  {"medium", "SD"}, {"device", "AGX Orin"}, {"board_kind", "simulated"}, {"simulated", "true"},
-                  {"energy_source", "VDD_IN"}, {"async", "false"}, {"latency_avg_ms", "5"}, {"latency_p50_ms", "4.8"},
-                  {"latency_p90_ms", "6"}, {"latency_p95_ms", "6.5"}, {"latency_p99_ms", "8"}, {"latency_max_ms", "9.5"},
-                  {"throughput_samples_per_s", "1600"}, {"peak_rss_bytes", "2000"}});
+                     export_row({{"sweep", "s1"},
+                                 {"run_id", "0001-r0"},
+                                 {"repetition", "0"},
+                                 {"status", "OK"},
+                                 {"workload", "lenet5/idx"},
+                                 {"model", "lenet5"},
+                                 {"dataset", "idx:/data"},
+                                 {"task", "TRAIN"},
+                                 {"mode", "custom"},
+                                 {"cpu_cores", "4"},
+                                 {"cpu_freq_mhz", "1510.4"},
+                                 {"gpu_freq_mhz", "624.75"},
+                                 {"emc_freq_mhz", "1600"},
+                                 {"batch", "32"},
+                                 {"accumulate", "1"},
+                                 {"workers", "2"},
+                                 {"precision", "FP32"},
+                                 {"cache", "DROP"},
+                                 {"medium", "NVMe"},
+                                 {"device", "AGX Orin"},
+                                 {"board_kind", "simulated"},
+                                 {"simulated", "true"},
+                                 {"energy_source", "VDD_IN"},
+                                 {"async", "false"},
+                                 {"baseload_power_w", "7.5"},
+                                 {"adaptive_minibatches", "137"},
+                                 {"adaptive_basis", "time+power"},
+                                 {"gpio_marker", "gpiochip0:5"},
+                                 {"epoch", "1"},
+                                 {"epoch_start_s", "0.25"},
+                                 {"e2e_s", "12.5"},
+                                 {"stall_s", "1.5"},
+                                 {"compute_s", "10.5"},
+                                 {"samples", "60000"},
+                                 {"energy_j", "250"},
+                                 {"incremental_energy_j", "156.25"},
+                                 {"energy_per_sample_j", "0.004"},
+                                 {"avg_power_w", "20"},
+                                 {"loss", "0.3"},
+                                 {"accuracy", "0.9"},
+                                 {"residency_before_ratio", "0"},
+                                 {"residency_after_ratio", "1"},
+                                 {"read_bytes", "1234"},
+                                 {"meter", "ina:/dev/ttyACM0"},
+                                 {"meter_energy_j", "262.5"},
+                                 {"meter_avg_power_w", "21"},
+                                 {"meter_gap_s", "0"},
+                                 {"peak_rss_bytes", "1000"}}) +
+                     export_row({{"sweep", "s1"},
+                                 {"run_id", "0002-r0"},
+                                 {"repetition", "0"},
+                                 {"status", "RUN_STATUS_UNSPECIFIED"},
+                                 {"workload", "bert/squad"},
+                                 {"model", "bert"},
+                                 {"dataset", "squad:/d"},
+                                 {"task", "INFER"},
+                                 {"mode", "MAXN"},
+                                 {"batch", "8"},
+                                 {"accumulate", "1"},
+                                 {"workers", "0"},
+                                 {"precision", "FP16"},
+                                 {"cache", "KEEP"},
+                                 {"medium", "SD"},
+                                 {"device", "AGX Orin"},
+                                 {"board_kind", "simulated"},
+                                 {"simulated", "true"},
+                                 {"energy_source", "VDD_IN"},
+                                 {"async", "false"},
+                                 {"latency_avg_ms", "5"},
+                                 {"latency_p50_ms", "4.8"},
+                                 {"latency_p90_ms", "6"},
+                                 {"latency_p95_ms", "6.5"},
+                                 {"latency_p99_ms", "8"},
+                                 {"latency_max_ms", "9.5"},
+                                 {"throughput_samples_per_s", "1600"},
+                                 {"peak_rss_bytes", "2000"}});
   auto records = parse_results_csv(text, "export.csv");
   ASSERT_EQ(records.size(), 2u);
   const RunRecord& r = records[0];
@@ -209,8 +267,8 @@ TEST(ResultsFile, ReadsTheResultsExportLayout) {
   EXPECT_EQ(r.run_id, "0001-r0");
   // How many minibatches an adaptive run measured, its basis, the GPIO line and the meter describe
   // the run: as axes they would split one configuration into one per run.
-  std::map<std::string, std::string> axes = {{"accumulate", "1"}, {"batch", "32"}, {"cache", "DROP"},
-                                             {"medium", "NVMe"}, {"precision", "FP32"}, {"workers", "2"}};
+  std::map<std::string, std::string> axes = {{"accumulate", "1"}, {"batch", "32"},       {"cache", "DROP"},
+                                             {"medium", "NVMe"},  {"precision", "FP32"}, {"workers", "2"}};
   EXPECT_EQ(r.axes, axes);
   EXPECT_DOUBLE_EQ(r.metrics.at("incremental_energy_j"), 156.25);
   EXPECT_DOUBLE_EQ(r.metrics.at("baseload_power_w"), 7.5);

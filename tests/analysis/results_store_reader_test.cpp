@@ -37,7 +37,8 @@ std::string writer_schema() {
 }
 
 struct Store {
-  explicit Store(const fs::path& file, int version = writer_version()) : db(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
+  explicit Store(const fs::path& file, int version = writer_version())
+      : db(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
     db.exec("PRAGMA synchronous=OFF");  // test speed: no fsync per insert
     db.exec(writer_schema());
     db.exec(fmt::format("INSERT INTO meta VALUES ('schema_version', '{}')", version));
@@ -45,20 +46,24 @@ struct Store {
   // A run with the flat columns the writer fills; blob content is irrelevant to the reader.
   void run(const std::string& id, const std::string& status, int cores, double gpu_mhz, int batch = 32) {
     db.exec(fmt::format(
-        "INSERT INTO runs (sweep, run_id, repetition, status, reason, model, dataset, task, batch_size, accumulate, workers, "
-        "cache, power_mode, cpu_cores, cpu_freq_mhz, gpu_freq_mhz, emc_freq_mhz, board_kind, board_model, simulated, medium, "
+        "INSERT INTO runs (sweep, run_id, repetition, status, reason, model, dataset, task, batch_size, accumulate, "
+        "workers, "
+        "cache, power_mode, cpu_cores, cpu_freq_mhz, gpu_freq_mhz, emc_freq_mhz, board_kind, board_model, simulated, "
+        "medium, "
         "energy_source, started_utc, duration_s, result) "
         "VALUES ('s', '{}', 0, '{}', '', 'lenet5', 'synthetic:1x28x28?samples=64', 'CLASSIFICATION', {}, 1, 1, "
-        "'WARM', 'custom', {}, 1728.0, {}, 3199.0, 'simulated', 'NVIDIA Jetson AGX Orin', 1, 'none (synthetic)', 'VDD_IN', "
+        "'WARM', 'custom', {}, 1728.0, {}, 3199.0, 'simulated', 'NVIDIA Jetson AGX Orin', 1, 'none (synthetic)', "
+        "'VDD_IN', "
         "'2026-01-01T00:00:00Z', 1.5, x'00')",
         id, status, batch, cores, gpu_mhz));
   }
   void epoch(const std::string& id, int epoch, double e2e, std::optional<double> energy, double stall = 0.01) {
-    db.exec(fmt::format(
-        "INSERT INTO epochs (sweep, run_id, epoch, stall_s, compute_s, e2e_s, samples, minibatches, loss, accuracy, energy_j, "
-        "average_power_w) VALUES ('s', '{}', {}, {}, {}, {}, 64, 2, 2.3, 0.1, {}, {})", id,
-        epoch, stall, e2e - stall, e2e, energy ? fmt::format("{}", *energy) : "NULL",
-        energy ? fmt::format("{}", *energy / e2e) : "NULL"));
+    db.exec(
+        fmt::format("INSERT INTO epochs (sweep, run_id, epoch, stall_s, compute_s, e2e_s, samples, minibatches, loss, "
+                    "accuracy, energy_j, "
+                    "average_power_w) VALUES ('s', '{}', {}, {}, {}, {}, 64, 2, 2.3, 0.1, {}, {})",
+                    id, epoch, stall, e2e - stall, e2e, energy ? fmt::format("{}", *energy) : "NULL",
+                    energy ? fmt::format("{}", *energy / e2e) : "NULL"));
   }
   SQLite::Database db;
 };
@@ -180,7 +185,11 @@ TEST(ResultsStoreReaderTest, ReadsRunsAWriterHasNotCheckpointed) {
 
 TEST(ResultsStoreReaderTest, AStoreIsFoundByItsHeaderWhateverItsName) {
   testing::TempDir dir;
-  { Store store(dir.path() / "copy.sqlite"); store.run("0000-r0", "OK", 4, 306.0); store.epoch("0000-r0", 0, 0.5, 2.0); }
+  {
+    Store store(dir.path() / "copy.sqlite");
+    store.run("0000-r0", "OK", 4, 306.0);
+    store.epoch("0000-r0", 0, 0.5, 2.0);
+  }
   EXPECT_TRUE(is_results_store(dir.path() / "copy.sqlite"));
   EXPECT_FALSE(is_results_store(dir.path()));  // no results.db in it
   EXPECT_EQ(load_results(dir.path() / "copy.sqlite").size(), 1u);
@@ -194,13 +203,15 @@ TEST(ResultsStoreReaderTest, ErrorsNameTheFileAndWhatIsWrong) {
   EXPECT_THAT(error_of(dir.path() / "empty"), HasSubstr("empty: is a directory without results.db"));
 
   { Store store(dir.path() / "v9.db", 9); }
-  EXPECT_THAT(error_of(dir.path() / "v9.db"), HasSubstr("v9.db: results store schema version '9'; this jetchar reads versions 1 to"));
+  EXPECT_THAT(error_of(dir.path() / "v9.db"),
+              HasSubstr("v9.db: results store schema version '9'; this jetchar reads versions 1 to"));
 
   {
     SQLite::Database db((dir.path() / "other.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db.exec("CREATE TABLE things (a INTEGER)");
   }
-  EXPECT_THAT(error_of(dir.path() / "other.db"), HasSubstr("other.db: has no table 'meta': not a jetchar results store"));
+  EXPECT_THAT(error_of(dir.path() / "other.db"),
+              HasSubstr("other.db: has no table 'meta': not a jetchar results store"));
 
   {
     Store store(dir.path() / "no-epochs.db");
@@ -244,11 +255,19 @@ TEST(ResultsStoreReaderTest, PowerTraceFromStoredSamplesWithPhaseMarkers) {
     // 10 Hz from t = 0.2 s: epoch 1 is [1.24, 2.24] on the run's clock, its first sample 1.3 s.
     for (int i = 0; i < 30; ++i) {
       const double t = 0.2 + 0.1 * i;
-      store.db.exec(fmt::format("INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, 'VDD_IN', {})", t, 4.0 + i));
-      store.db.exec(fmt::format("INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, 'VDD_CPU_GPU_CV', 1.0)", t));
+      store.db.exec(fmt::format(
+          "INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, 'VDD_IN', {})",
+          t, 4.0 + i));
+      store.db.exec(
+          fmt::format("INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, "
+                      "'VDD_CPU_GPU_CV', 1.0)",
+                      t));
     }
     for (int i = 0; i < 4; ++i) {
-      store.db.exec(fmt::format("INSERT INTO minibatches (sweep, run_id, epoch, idx, stall_s, compute_s, energy_j, loss) VALUES ('s', '0000-r0', 1, {}, 0.05, 0.2, NULL, NULL)", i));
+      store.db.exec(
+          fmt::format("INSERT INTO minibatches (sweep, run_id, epoch, idx, stall_s, compute_s, energy_j, loss) VALUES "
+                      "('s', '0000-r0', 1, {}, 0.05, 0.2, NULL, NULL)",
+                      i));
     }
   }
   auto trace = ResultsStoreReader(dir.path()).power_trace();
@@ -289,7 +308,9 @@ TEST(ResultsStoreReaderTest, PowerTraceUsesTheStoredEpochStart) {
     store.epoch("0000-r0", 0, 1.0, 5.0);
     store.epoch("0000-r0", 1, 0.5, 5.0);
     for (int i = 0; i < 30; ++i) {  // 10 Hz from t = 0: VDD_IN = 4 + 10 t
-      store.db.exec(fmt::format("INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, 'VDD_IN', {})", 0.1 * i, 4.0 + i));
+      store.db.exec(fmt::format(
+          "INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, 'VDD_IN', {})",
+          0.1 * i, 4.0 + i));
     }
     if (version >= 3) {
       store.db.exec("UPDATE epochs SET start_s = 1.45 WHERE epoch = 1");
@@ -332,7 +353,9 @@ TEST(ResultsStoreReaderTest, PowerTraceSumsTheRailsOfTheRunsTotal) {
       for (const auto& [rail, watts] : std::vector<std::pair<std::string, double>>{
                {"VDD_GPU_SOC", 3.0}, {"VDD_CPU_CV", 2.0}, {"VIN_SYS_5V0", 1.0 + i}, {"VDDQ_VDD2_1V8AO", 0.5}}) {
         if (rail == "VDD_CPU_CV" && i == 5) continue;
-        store.db.exec(fmt::format("INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, '{}', {})", t, rail, watts));
+        store.db.exec(fmt::format(
+            "INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, '{}', {})", t,
+            rail, watts));
       }
     }
   }
@@ -368,8 +391,12 @@ TEST(ResultsStoreReaderTest, PowerTraceFallsBackToMinibatchEnergyThenEpochAverag
 
   {
     SQLite::Database db((dir.path() / "results.db").string(), SQLite::OPEN_READWRITE);
-    db.exec("INSERT INTO minibatches (sweep, run_id, epoch, idx, stall_s, compute_s, energy_j, loss) VALUES ('s', '0001-r0', 1, 0, 0.1, 0.4, 2.0, NULL)");
-    db.exec("INSERT INTO minibatches (sweep, run_id, epoch, idx, stall_s, compute_s, energy_j, loss) VALUES ('s', '0001-r0', 1, 1, 0.1, 0.9, 3.0, NULL)");
+    db.exec(
+        "INSERT INTO minibatches (sweep, run_id, epoch, idx, stall_s, compute_s, energy_j, loss) VALUES ('s', "
+        "'0001-r0', 1, 0, 0.1, 0.4, 2.0, NULL)");
+    db.exec(
+        "INSERT INTO minibatches (sweep, run_id, epoch, idx, stall_s, compute_s, energy_j, loss) VALUES ('s', "
+        "'0001-r0', 1, 1, 0.1, 0.9, 3.0, NULL)");
   }
   trace = ResultsStoreReader(dir.path()).power_trace();
   ASSERT_TRUE(trace);
@@ -379,7 +406,8 @@ TEST(ResultsStoreReaderTest, PowerTraceFallsBackToMinibatchEnergyThenEpochAverag
     if (!s.marker) powers.push_back(s.power_w);  // markers are points of their own
   }
   EXPECT_THAT(powers, ::testing::ElementsAre(4.0, 4.0, 3.0, 3.0));
-  const auto epoch = std::find_if(trace->samples.begin(), trace->samples.end(), [](const auto& s) { return s.marker == "epoch 1"; });
+  const auto epoch =
+      std::find_if(trace->samples.begin(), trace->samples.end(), [](const auto& s) { return s.marker == "epoch 1"; });
   ASSERT_NE(epoch, trace->samples.end());
   EXPECT_EQ(epoch->t_s, 0.0);
 }
@@ -414,7 +442,8 @@ TEST(ResultsStoreReaderTest, AFleetStoreNamesEachBoardAndItsKind) {
         {"0000-r2", "p3767-0005/333", "NVIDIA Jetson Orin Nano"}};
     for (const auto& [id, device, model] : runs) {
       store.run(id, "OK", 4, 612);
-      store.db.exec(fmt::format("UPDATE runs SET device_id = '{}', board_model = '{}' WHERE run_id = '{}'", device, model, id));
+      store.db.exec(
+          fmt::format("UPDATE runs SET device_id = '{}', board_model = '{}' WHERE run_id = '{}'", device, model, id));
       store.epoch(id, 1, 2.0, 10.0);
     }
   }

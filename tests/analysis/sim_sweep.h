@@ -62,8 +62,8 @@ axes { field: "device.emc_freq_mhz" values: ["2133", "3199"] }
 inline constexpr std::size_t kSimSweepModes = 16;
 
 struct SimSweep {
-  fs::path results;     ///< the results directory (results.db, sweep.textproto, journal)
-  std::string error;    ///< why there is none; empty when it is there
+  fs::path results;   ///< the results directory (results.db, sweep.textproto, journal)
+  std::string error;  ///< why there is none; empty when it is there
 };
 
 /// Runs the sweep, or reuses the one a test process before ran with the same binary and spec.
@@ -85,9 +85,10 @@ inline SimSweep sim_sweep() {
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::ofstream(dir / "sweep.textproto") << kSimSweepSpec;
-    const int status = run_jetchar({"sweep", "run", (dir / "sweep.textproto").string(), "--results", sweep.results.string(),
-                                    "--board", "sim:agx-orin-r36", "--root", (dir / "board").string()},
-                                   dir / "sweep.log");
+    const int status =
+        run_jetchar({"sweep", "run", (dir / "sweep.textproto").string(), "--results", sweep.results.string(), "--board",
+                     "sim:agx-orin-r36", "--root", (dir / "board").string()},
+                    dir / "sweep.log");
     if (status == 0) {
       std::ofstream(dir / "stamp") << stamp;
     } else {

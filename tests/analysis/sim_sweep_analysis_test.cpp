@@ -15,9 +15,9 @@
 
 #include <algorithm>
 #include <array>
-#include <iostream>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <set>
 #include <string>
@@ -115,7 +115,8 @@ const Truth& truth_of(const std::vector<Truth>& truths, const PowerMode& mode) {
 
 bool brute_dominated(const Truth& p, const std::vector<Truth>& all) {
   for (const Truth& q : all) {
-    if (q.time_s <= p.time_s && q.energy_j <= p.energy_j && (q.time_s < p.time_s || q.energy_j < p.energy_j)) return true;
+    if (q.time_s <= p.time_s && q.energy_j <= p.energy_j && (q.time_s < p.time_s || q.energy_j < p.energy_j))
+      return true;
   }
   return false;
 }
@@ -198,17 +199,20 @@ TEST_F(SimSweepAnalysisIntegration, ChoicesMatchBruteForce) {
   };
   int checked = 0;
   for (double b : budgets(times)) {
-    check({Budget::Kind::kMaxTime, b}, best([&](const Truth& t) { return t.time_s <= b; }, [](const Truth& t) { return t.energy_j; }),
+    check({Budget::Kind::kMaxTime, b},
+          best([&](const Truth& t) { return t.time_s <= b; }, [](const Truth& t) { return t.energy_j; }),
           [](const Truth& t) { return t.energy_j; });
     ++checked;
   }
   for (double b : budgets(powers)) {
-    check({Budget::Kind::kMaxPower, b}, best([&](const Truth& t) { return t.power_w <= b; }, [](const Truth& t) { return t.time_s; }),
+    check({Budget::Kind::kMaxPower, b},
+          best([&](const Truth& t) { return t.power_w <= b; }, [](const Truth& t) { return t.time_s; }),
           [](const Truth& t) { return t.time_s; });
     ++checked;
   }
   for (double b : budgets(energies)) {
-    check({Budget::Kind::kMaxEnergy, b}, best([&](const Truth& t) { return t.energy_j <= b; }, [](const Truth& t) { return t.time_s; }),
+    check({Budget::Kind::kMaxEnergy, b},
+          best([&](const Truth& t) { return t.energy_j <= b; }, [](const Truth& t) { return t.time_s; }),
           [](const Truth& t) { return t.time_s; });
     ++checked;
   }
@@ -252,13 +256,15 @@ TEST_F(SimSweepAnalysisIntegration, PredictorsReportCrossValidatedMapePerWorkloa
     EXPECT_LT(*v.loo_time_mape, 3 * naive + 2) << to_string(kind);
     EXPECT_LT(*v.loo_energy_mape, 3 * naive + 20) << to_string(kind);
     std::cout << fmt::format("  {:<9} LOO time {:6.2f} %  energy {:6.2f} %   5-fold time {:6.2f} %  energy {:6.2f} %\n",
-                             to_string(kind), *v.loo_time_mape, *v.loo_energy_mape, *v.kfold_time_mape, *v.kfold_energy_mape);
+                             to_string(kind), *v.loo_time_mape, *v.loo_energy_mape, *v.kfold_time_mape,
+                             *v.kfold_energy_mape);
   }
 }
 
 TEST_F(SimSweepAnalysisIntegration, StoreAndItsCsvExportGiveTheSameConfigurations) {
   const fs::path csv = dir_.path() / "export.csv";
-  ASSERT_EQ(run_jetchar({"results", "export", results_.string(), "--csv", "-o", csv.string()}, dir_.path() / "export.log"), 0)
+  ASSERT_EQ(
+      run_jetchar({"results", "export", results_.string(), "--csv", "-o", csv.string()}, dir_.path() / "export.log"), 0)
       << read_file(dir_.path() / "export.log");
   auto exported = load_results(csv);
   // The store keeps the precision only inside its Protobuf blob, which analysis does not read.
@@ -299,7 +305,8 @@ TEST_F(SimSweepAnalysisIntegration, CliAnalyzeAndReportAcceptTheResultsDirectory
   ASSERT_EQ(run_jetchar({"analyze", "pareto", results_.string()}, out), 0) << read_file(out);
   std::size_t on_front = 0;
   for (const Truth& t : truths) on_front += brute_dominated(t, truths) ? 0 : 1;
-  EXPECT_THAT(read_file(out), ::testing::HasSubstr(fmt::format("{} of {} configurations on the time-energy Pareto front", on_front, kModes)));
+  EXPECT_THAT(read_file(out), ::testing::HasSubstr(fmt::format(
+                                  "{} of {} configurations on the time-energy Pareto front", on_front, kModes)));
 
   ASSERT_EQ(run_jetchar({"analyze", "fit", (results_ / "results.db").string()}, out), 0) << read_file(out);
   EXPECT_THAT(read_file(out), ::testing::HasSubstr(fmt::format("{} power modes", kModes)));

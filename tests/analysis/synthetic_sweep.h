@@ -14,11 +14,11 @@
 namespace jetchar::analysis::testing {
 
 struct GroundTruth {
-  double cpu_work = 6.0;     // s·GHz·core
-  double gpu_work = 9.0;     // s·GHz
-  double mem_work = 4.0;     // s·GHz
+  double cpu_work = 6.0;  // s·GHz·core
+  double gpu_work = 9.0;  // s·GHz
+  double mem_work = 4.0;  // s·GHz
   double fixed_s = 1.5;
-  double noise = 0.01;       // relative standard deviation
+  double noise = 0.01;  // relative standard deviation
 };
 
 inline PowerMode make_mode(int cores, double cpu_ghz, double gpu_ghz, double emc_ghz) {

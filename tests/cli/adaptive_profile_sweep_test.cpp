@@ -51,9 +51,9 @@ class AdaptiveProfileSweepTest : public ::testing::Test {
  protected:
   int sweep(const std::string& text) {
     std::ofstream(dir_.path() / "sweep.textproto") << text;
-    return testing::run_jetchar({"sweep", "run", (dir_.path() / "sweep.textproto").string(), "--results",
-                                 (dir_.path() / "results").string()},
-                                dir_.path() / "out.txt", dir_.path() / "err.txt");
+    return testing::run_jetchar(
+        {"sweep", "run", (dir_.path() / "sweep.textproto").string(), "--results", (dir_.path() / "results").string()},
+        dir_.path() / "out.txt", dir_.path() / "err.txt");
   }
   std::string out() const { return read(dir_.path() / "out.txt"); }
   std::string err() const { return read(dir_.path() / "err.txt"); }
@@ -65,14 +65,18 @@ TEST_F(AdaptiveProfileSweepTest, ReachesItsTargetFromAFewModesAndPredictsEveryMo
   ASSERT_EQ(sweep(spec("target_mape_pct: 10 max_modes: 15 initial_modes: 6", kGridAxes)), kOk) << out() << err();
   const std::string text = out();
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(adaptive profiling: (\d+) of 81 power modes profiled \(81 candidates\); stopped: (.*))")))
+  ASSERT_TRUE(std::regex_search(
+      text, m, std::regex(R"(adaptive profiling: (\d+) of 81 power modes profiled \(81 candidates\); stopped: (.*))")))
       << text;
   const int profiled = std::stoi(m[1]);
   EXPECT_EQ(m[2], "target reached") << text;
   EXPECT_GE(profiled, 6);
   EXPECT_LT(profiled, 15);
   EXPECT_NE(text.find("predictions for all 81 modes stored in"), std::string::npos) << text;
-  EXPECT_TRUE(std::regex_search(text, std::regex(R"(profiling time: .* paced to the simulated board's time model: MODELLED\); the study profiled about 2 h per workload)")))
+  EXPECT_TRUE(std::regex_search(
+      text,
+      std::regex(
+          R"(profiling time: .* paced to the simulated board's time model: MODELLED\); the study profiled about 2 h per workload)")))
       << text;
   // Only the profiled modes ran: one stored run each.
   EXPECT_NE(text.find(std::to_string(profiled) + " of " + std::to_string(profiled) + " runs stored"), std::string::npos)
@@ -103,21 +107,26 @@ TEST_F(AdaptiveProfileSweepTest, ReachesItsTargetFromAFewModesAndPredictsEveryMo
 }
 
 TEST_F(AdaptiveProfileSweepTest, AnAxisOtherThanThePowerModeIsRefusedBeforeAnythingRuns) {
-  EXPECT_EQ(sweep(spec("target_mape_pct: 5", std::string(kGridAxes) + "axes { field: \"workload.batch_size\" values: [\"8\", \"16\"] }\n")),
+  EXPECT_EQ(sweep(spec("target_mape_pct: 5",
+                       std::string(kGridAxes) + "axes { field: \"workload.batch_size\" values: [\"8\", \"16\"] }\n")),
             kBadInput);
   EXPECT_TRUE(std::regex_search(
-      err(), std::regex(R"(adaptive_profile: run \d{4}-r0 sweeps workload\.batch_size=(8|16); only power-mode axes \(device\.\*\))")))
+      err(),
+      std::regex(
+          R"(adaptive_profile: run \d{4}-r0 sweeps workload\.batch_size=(8|16); only power-mode axes \(device\.\*\))")))
       << err();
   EXPECT_FALSE(fs::exists(dir_.path() / "results" / "results.db"));
 }
 
 TEST_F(AdaptiveProfileSweepTest, AModeWithoutAllFourKnobsIsRefused) {
-  const std::string axes = "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"714\", \"1300.5\"] }\n"
-                           "axes { field: \"device.cpu_cores\" values: [\"4\", \"8\", \"12\"] }\n";
+  const std::string axes =
+      "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"714\", \"1300.5\"] }\n"
+      "axes { field: \"device.cpu_cores\" values: [\"4\", \"8\", \"12\"] }\n";
   EXPECT_EQ(sweep(spec("max_modes: 6 initial_modes: 3", axes)), kBadInput);
-  EXPECT_NE(err().find("has no device.cpu_freq_mhz, device.emc_freq_mhz: the predictor needs every mode's cores and CPU, "
-                       "GPU and EMC clocks"),
-            std::string::npos)
+  EXPECT_NE(
+      err().find("has no device.cpu_freq_mhz, device.emc_freq_mhz: the predictor needs every mode's cores and CPU, "
+                 "GPU and EMC clocks"),
+      std::string::npos)
       << err();
 }
 

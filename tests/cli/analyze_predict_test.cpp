@@ -44,14 +44,15 @@ class AnalyzePredictTest : public ::testing::Test {
       for (double f : {729.6, 1344.0, 2201.6})
         for (double g : {306.0, 714.0, 1300.5})
           for (double m : {665.6, 3199.0}) {
-            if (i++ % 4 != 1) continue;  // 18 of the 72
+            if (i++ % 4 != 1) continue;                    // 18 of the 72
             const double wobble = 1 + 0.01 * std::sin(i);  // deterministic "noise"
             runs += fmt_row(c, f, g, m, truth_time_s(c, f / 1e3, g / 1e3, m / 1e3) * wobble,
                             truth_power_w(c, f / 1e3, g / 1e3, m / 1e3) / wobble);
           }
     runs_ = dir_.write("runs.csv", runs);
-    modes_ = dir_.write("modes.csv", "mode,cpu_cores,cpu_freq_mhz,gpu_freq_mhz,emc_freq_mhz\n"
-                                     "a,6,1651.2,918,2133\nb,1,729.6,306,665.6\n");
+    modes_ = dir_.write("modes.csv",
+                        "mode,cpu_cores,cpu_freq_mhz,gpu_freq_mhz,emc_freq_mhz\n"
+                        "a,6,1651.2,918,2133\nb,1,729.6,306,665.6\n");
   }
   static std::string fmt_row(int c, double f, double g, double m, double t, double p) {
     std::ostringstream row;
@@ -90,7 +91,9 @@ TEST_F(AnalyzePredictTest, PredictJsonGivesEachModeAnIntervalFromTheAutoModel) {
     const double f = p.at("cpu_freq_khz").get<double>() / 1e6, g = p.at("gpu_freq_khz").get<double>() / 1e6,
                  m = p.at("emc_freq_khz").get<double>() / 1e6;
     const double t = truth_time_s(c, f, g, m), w = truth_power_w(c, f, g, m);
-    auto inside = [](const nlohmann::json& v, double x) { return v.at("low").get<double>() <= x && x <= v.at("high").get<double>(); };
+    auto inside = [](const nlohmann::json& v, double x) {
+      return v.at("low").get<double>() <= x && x <= v.at("high").get<double>();
+    };
     EXPECT_TRUE(inside(p.at("time_s"), t)) << p.at("mode");
     EXPECT_TRUE(inside(p.at("power_w"), w)) << p.at("mode");
     if (p.at("mode") == "a") {
@@ -150,14 +153,16 @@ TEST_F(AnalyzePredictTest, FifteenProfiledModesPredictTheWholeGrid) {
     for (int f : {729600, 1036800, 1344000, 1651200, 1958400, 2201600})
       for (int g : {306000, 408000, 510000, 612000, 714000, 816000, 918000, 1020000, 1122000, 1300500})
         for (int m : {665600, 1600000, 2133000, 3199000}) {
-          const double t = time_s(c, f / 1e6, g / 1e6, m / 1e6) * noise(rng), p = power_w(c, f / 1e6, g / 1e6, m / 1e6) * noise(rng);
+          const double t = time_s(c, f / 1e6, g / 1e6, m / 1e6) * noise(rng),
+                       p = power_w(c, f / 1e6, g / 1e6, m / 1e6) * noise(rng);
           runs << "lenet," << c << "," << f << "," << g << "," << m << "," << t << "," << p << "\n";
           modes << "custom," << c << "," << f << "," << g << "," << m << "\n";
           measured.emplace_back(time_s(c, f / 1e6, g / 1e6, m / 1e6), power_w(c, f / 1e6, g / 1e6, m / 1e6));
         }
   auto all_runs = dir_.write("grid.csv", runs.str());
   auto all_modes = dir_.write("grid_modes.csv", modes.str());
-  ASSERT_EQ(run({"analyze", "predict", all_runs.string(), "--modes", all_modes.string(), "--profile", "15", "--json"}), 0)
+  ASSERT_EQ(run({"analyze", "predict", all_runs.string(), "--modes", all_modes.string(), "--profile", "15", "--json"}),
+            0)
       << err();
   auto doc = nlohmann::json::parse(out());
   const auto& predictions = doc.at("predictions");

@@ -74,11 +74,13 @@ std::vector<std::string> names_in(const fs::path& dir) {
 }
 
 struct Outcome {
-  int code = -1;          ///< exit status; -1 when a signal killed it
-  int killed_by = 0;      ///< the signal that killed it (0: it exited by itself)
+  int code = -1;      ///< exit status; -1 when a signal killed it
+  int killed_by = 0;  ///< the signal that killed it (0: it exited by itself)
   std::string out;
   std::string err;
-  std::string text() const { return fmt::format("exit {} (signal {})\nstdout:\n{}\nstderr:\n{}", code, killed_by, out, err); }
+  std::string text() const {
+    return fmt::format("exit {} (signal {})\nstdout:\n{}\nstderr:\n{}", code, killed_by, out, err);
+  }
 };
 
 /// A tiny power-mode sweep on the simulated board: 3 GPU clocks x 2 core counts, all four knobs
@@ -94,7 +96,8 @@ axes { field: "device.cpu_cores" values: ["4", "12"] }
 )";
 
 /// Power modes to predict, in `analyze predict --modes` format.
-constexpr const char* kModesCsv = "mode,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz\nmid,8,1728000,612000000,3199000000\n";
+constexpr const char* kModesCsv =
+    "mode,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz\nmid,8,1728000,612000000,3199000000\n";
 
 class CliContractIntegration : public ::testing::Test {
  protected:
@@ -108,7 +111,7 @@ class CliContractIntegration : public ::testing::Test {
   /// Starts jetchar with `args`; `until` (if any) is polled with the output so far and, once it
   /// returns true, `signal` is sent. Waits for the end and tells an exit from a death by signal.
   Outcome start(const std::vector<std::string>& args, const std::function<bool(const Outcome&)>& until = {},
-            int signal = SIGINT) {
+                int signal = SIGINT) {
     const int n = ++runs_;
     const fs::path out = io_ / fmt::format("{}.out", n);
     const fs::path err = io_ / fmt::format("{}.err", n);
@@ -174,7 +177,8 @@ class CliContractIntegration : public ::testing::Test {
                                                        dir / "sweep.log", dir / "sweep.log");
       if (status != 0) {
         ::close(lock);
-        throw std::runtime_error(fmt::format("the contract sweep exited {}:\n{}", status, read_file(dir / "sweep.log")));
+        throw std::runtime_error(
+            fmt::format("the contract sweep exited {}:\n{}", status, read_file(dir / "sweep.log")));
       }
       std::ofstream(dir / "stamp") << stamp;
     }
@@ -213,10 +217,14 @@ TEST_F(CliContractIntegration, HelpShowsTheExitCodeTableAndUsageErrorsExitTwo) {
   EXPECT_EQ(run({"--version"}).code, kOk);
   // Not CLI11's own codes (105-114): no subcommand, an unknown one, an unknown option, a missing
   // argument, an extra one, options that exclude each other.
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{}, {"bogus"}, {"results", "list", "--nope"}, {"results", "show"},
-        {"models", "lenet5", "--json", "--bogus"}, {"device"}, {"results", "list", "a", "b"},
-        {"monitor", "--csv", "a.csv", "--jsonl", "a.jsonl"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{},
+                                               {"bogus"},
+                                               {"results", "list", "--nope"},
+                                               {"results", "show"},
+                                               {"models", "lenet5", "--json", "--bogus"},
+                                               {"device"},
+                                               {"results", "list", "a", "b"},
+                                               {"monitor", "--csv", "a.csv", "--jsonl", "a.jsonl"}}) {
     const Outcome r = run(args);
     EXPECT_EQ(r.code, kUsage) << fmt::format("jetchar {}\n", fmt::join(args, " ")) << r.text();
     EXPECT_THAT(r.err, HasSubstr("jetchar: error: "));
@@ -236,8 +244,9 @@ TEST_F(CliContractIntegration, ModelsDataTrainInfer) {
   EXPECT_EQ(run({"data", "cache"}).code, kUsage);  // needs exactly one of --residency, --evict, --drop
   EXPECT_EQ(run({"data", "bench", "--dataset", "synthetic:1x28x28?samples=16", "--batch", "0"}).code, kBadInput);
 
-  const std::vector<std::string> train = {"train", "--model", "lenet5", "--dataset", "synthetic:1x28x28?samples=64&classes=10",
-                                          "--batch", "16", "--epochs", "1", "--max-batches", "2"};
+  const std::vector<std::string> train = {
+      "train",    "--model", "lenet5",        "--dataset", "synthetic:1x28x28?samples=64&classes=10", "--batch", "16",
+      "--epochs", "1",       "--max-batches", "2"};
   const Outcome trained = run(train);
   EXPECT_EQ(trained.code, kOk) << trained.text();
   for (const std::string bad : {"0", "-3", "nan", "many"}) {
@@ -246,7 +255,8 @@ TEST_F(CliContractIntegration, ModelsDataTrainInfer) {
     EXPECT_EQ(run(args).code, kBadInput) << "--batch " << bad;
   }
   EXPECT_EQ(run({"train", "--model", "lenet5"}).code, kUsage);  // --dataset is required
-  EXPECT_EQ(run({"train", "--model", "lenet5", "--dataset", "fashion-mnist:" + path("missing").string()}).code, kBadInput);
+  EXPECT_EQ(run({"train", "--model", "lenet5", "--dataset", "fashion-mnist:" + path("missing").string()}).code,
+            kBadInput);
 
   EXPECT_EQ(run({"infer", "--model", "lenet5", "--queries", "2", "--warmup", "0"}).code, kOk);
   EXPECT_EQ(run({"infer", "--model", "lenet5", "--duration", "nan"}).code, kBadInput);
@@ -302,8 +312,9 @@ TEST_F(CliContractIntegration, DeviceSetHoldEndsWithStatus130OnSigintAndRestores
   const fs::path board = path("board");
   ASSERT_EQ(run({"device", "modes", "--board", kBoard, "--root", board.string()}).code, kOk);
   const auto before = tree(board / "sys/devices/system/cpu");
-  const Outcome held = start({"device", "set", "--board", kBoard, "--root", board.string(), "--cpu-cores", "4", "--hold", "0"},
-                         [](const Outcome& r) { return contains(r.out, "holding until SIGINT"); });
+  const Outcome held =
+      start({"device", "set", "--board", kBoard, "--root", board.string(), "--cpu-cores", "4", "--hold", "0"},
+            [](const Outcome& r) { return contains(r.out, "holding until SIGINT"); });
   EXPECT_EQ(held.killed_by, 0) << held.text();
   EXPECT_EQ(held.code, kInterrupted) << held.text();
   EXPECT_THAT(held.out, HasSubstr("restored "));
@@ -320,7 +331,8 @@ TEST_F(CliContractIntegration, DeviceSnapshotAndRestore) {
   EXPECT_FALSE(fs::exists(snapshot));
 
   const fs::path board = path("board");
-  const Outcome taken = run({"device", "snapshot", "--board", kBoard, "--root", board.string(), "-o", snapshot.string()});
+  const Outcome taken =
+      run({"device", "snapshot", "--board", kBoard, "--root", board.string(), "-o", snapshot.string()});
   EXPECT_EQ(taken.code, kOk) << taken.text();
   EXPECT_EQ(run({"device", "restore", "--root", board.string(), snapshot.string()}).code, kOk);
   EXPECT_EQ(run({"device", "restore", "--root", board.string(), path("missing.journal").string()}).code, kBadInput);
@@ -347,7 +359,8 @@ TEST_F(CliContractIntegration, MeterAndMonitorOnAPortThatCannotBeOpenedFailAndWr
   EXPECT_EQ(run({"meter", "read", "wattsup", not_a_tty.string(), "--duration", "1"}).code, kBadInput);
 
   const fs::path csv = path("monitor.csv");
-  const Outcome monitor = run({"monitor", "--board", kBoard, "--duration", "1", "--meter", "wattsup:" + missing, "--csv", csv.string()});
+  const Outcome monitor =
+      run({"monitor", "--board", kBoard, "--duration", "1", "--meter", "wattsup:" + missing, "--csv", csv.string()});
   EXPECT_EQ(monitor.code, kBadInput) << monitor.text();
   EXPECT_FALSE(fs::exists(csv));
 
@@ -360,7 +373,8 @@ TEST_F(CliContractIntegration, MeterAndMonitorOnAPortThatCannotBeOpenedFailAndWr
   EXPECT_EQ(run({"meter", "simulate", "wattsup", "--duration", "-2"}).code, kBadInput);
   EXPECT_EQ(run({"meter", "read", "wattsup"}).code, kUsage);
   EXPECT_EQ(run({"meter", "simulate"}).code, kUsage);
-  EXPECT_EQ(run({"meter", "simulate", "wattsup", "--trace", path("missing.csv").string(), "--duration", "1"}).code, kBadInput);
+  EXPECT_EQ(run({"meter", "simulate", "wattsup", "--trace", path("missing.csv").string(), "--duration", "1"}).code,
+            kBadInput);
   // A trace with the header the help names is read; one naming other columns is bad input.
   const fs::path watts = write("watts.csv", "t_s,power_w\n0,5\n1,5\n");
   const Outcome header = run({"meter", "simulate", "wattsup", "--trace", watts.string(), "--duration", "1"});
@@ -372,7 +386,7 @@ TEST_F(CliContractIntegration, MonitorEndsWithStatus130OnSigintAfterItsSummary) 
   const Outcome ok = run({"monitor", "--board", kBoard, "--duration", "0.3"});
   EXPECT_EQ(ok.code, kOk) << ok.text();
   const Outcome stopped = start({"monitor", "--board", kBoard},
-                            [](const Outcome& r) { return contains(r.out, "RAM ") || contains(r.out, "CPU ["); });
+                                [](const Outcome& r) { return contains(r.out, "RAM ") || contains(r.out, "CPU ["); });
   EXPECT_EQ(stopped.killed_by, 0) << stopped.text();
   EXPECT_EQ(stopped.code, kInterrupted) << stopped.text();
   EXPECT_THAT(stopped.err, HasSubstr("sampler: "));  // the summary still came
@@ -384,9 +398,8 @@ TEST_F(CliContractIntegration, MonitorEndsWithStatus130OnSigintAfterItsSummary) 
 TEST_F(CliContractIntegration, MeterSimulatorAndReaderAgreeOnTheWattsUpFraming) {
   const fs::path link = path("meter-pty");
   const fs::path sim_out = path("sim.out");
-  const pid_t simulator = jetchar::testing::spawn_jetchar({"meter", "simulate", "wattsup", "--interval", "200", "--link",
-                                                           link.string()},
-                                                          sim_out, path("sim.err"));
+  const pid_t simulator = jetchar::testing::spawn_jetchar(
+      {"meter", "simulate", "wattsup", "--interval", "200", "--link", link.string()}, sim_out, path("sim.err"));
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
   while (read_file(sim_out).empty() && std::chrono::steady_clock::now() < give_up) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -418,11 +431,13 @@ axes { field: "device.gpu_freq_mhz" values: ["307"] }
   EXPECT_EQ(run({"sweep", "plan", invalid.string(), "--board", kBoard}).code, kBadInput);
 
   // Refused when read: `epochs: 0` would have run one epoch; `batch_size: "big"` names its field.
-  const fs::path zero = write("zero.textproto", "name: \"z\"\nbase { workload { model: \"lenet5\" batch_size: 16 epochs: 0 } }\n");
+  const fs::path zero =
+      write("zero.textproto", "name: \"z\"\nbase { workload { model: \"lenet5\" batch_size: 16 epochs: 0 } }\n");
   const Outcome zero_run = run({"sweep", "run", zero.string(), "--results", results.string(), "--board", kBoard});
   EXPECT_EQ(zero_run.code, kBadInput) << zero_run.text();
   EXPECT_THAT(zero_run.err, HasSubstr("field base.workload.epochs: 0 cannot be told"));
-  const fs::path big = write("big.textproto", "name: \"b\"\nbase { workload { model: \"lenet5\" batch_size: \"big\" } }\n");
+  const fs::path big =
+      write("big.textproto", "name: \"b\"\nbase { workload { model: \"lenet5\" batch_size: \"big\" } }\n");
   const Outcome big_run = run({"sweep", "plan", big.string(), "--board", kBoard});
   EXPECT_EQ(big_run.code, kBadInput);
   EXPECT_THAT(big_run.err, HasSubstr("field batch_size: Expected integer"));
@@ -455,7 +470,8 @@ base { workload { model: "lenet5" dataset: "synthetic:1x28x28?samples=64&classes
 axes { field: "device.gpu_freq_mhz" values: ["307"] }
 )");
   const fs::path results = path("results");
-  const Outcome r = run({"sweep", "run", spec.string(), "--results", results.string(), "--board", kBoard, "--skip-validation"});
+  const Outcome r =
+      run({"sweep", "run", spec.string(), "--results", results.string(), "--board", kBoard, "--skip-validation"});
   EXPECT_EQ(r.code, kFailure) << r.text();
   EXPECT_THAT(r.err, HasSubstr("1 of 1 stored runs are not OK"));
   // The run is stored all the same (what was measured is never lost).
@@ -469,7 +485,7 @@ axes { field: "workload.seed" values: ["1", "2", "3", "4", "5", "6", "7", "8"] }
 )");
   const fs::path results = path("results");
   const Outcome stopped = start({"sweep", "run", spec.string(), "--results", results.string(), "--board", kBoard},
-                            [](const Outcome& r) { return contains(r.err, "run 0000-r0 (1/8)"); });
+                                [](const Outcome& r) { return contains(r.err, "run 0000-r0 (1/8)"); });
   EXPECT_EQ(stopped.killed_by, 0) << stopped.text();
   EXPECT_EQ(stopped.code, kInterrupted) << stopped.text();
   EXPECT_THAT(stopped.err, HasSubstr("jetchar sweep resume"));
@@ -548,7 +564,8 @@ TEST_F(CliContractIntegration, EveryOutputGivesTheWarmEpochTimeAndSaysSo) {
       cells.push_back(row.substr(at, comma - at));
       at = comma + 1;
     }
-    if (cells.size() == columns.size() && cells[column("epoch")] == "1") warm[cells[column("run_id")]] = std::stod(cells[column("e2e_s")]);
+    if (cells.size() == columns.size() && cells[column("epoch")] == "1")
+      warm[cells[column("run_id")]] = std::stod(cells[column("e2e_s")]);
   }
   ASSERT_EQ(warm.size(), 6u) << csv.out;
   for (const auto& [run_id, e2e] : warm) {
@@ -557,8 +574,8 @@ TEST_F(CliContractIntegration, EveryOutputGivesTheWarmEpochTimeAndSaysSo) {
     const std::string text = list.out.substr(line, list.out.find('\n', line) - line);
     EXPECT_THAT(text, HasSubstr(fmt::format(" {:.3f} ", e2e))) << text;
   }
-  for (const std::vector<std::string>& analyze : {std::vector<std::string>{"analyze", "stats", store.string()},
-                                                  {"analyze", "pareto", store.string()}}) {
+  for (const std::vector<std::string>& analyze :
+       {std::vector<std::string>{"analyze", "stats", store.string()}, {"analyze", "pareto", store.string()}}) {
     const Outcome r = run(analyze);
     EXPECT_EQ(r.code, kOk) << r.text();
     EXPECT_THAT(r.out, HasSubstr("warm epochs")) << fmt::format("{}", fmt::join(analyze, " "));
@@ -587,14 +604,13 @@ TEST_P(NotAStoreIntegration, IsBadInputForEveryReaderAndStaysAsItWas) {
   const fs::path exported = write("old-runs.csv", "an earlier export");
   const fs::path store = path(name);
   write(name + "/results.db", content(name));
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"results", "list", store.string()},
-        {"results", "list", (store / "results.db").string()},
-        {"results", "show", store.string(), "0000-r0"},
-        {"results", "export", store.string(), "--csv", "-o", exported.string()},
-        {"analyze", "stats", store.string()},
-        {"analyze", "pareto", (store / "results.db").string()},
-        {"report", store.string(), "-o", report.string()}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"results", "list", store.string()},
+                                               {"results", "list", (store / "results.db").string()},
+                                               {"results", "show", store.string(), "0000-r0"},
+                                               {"results", "export", store.string(), "--csv", "-o", exported.string()},
+                                               {"analyze", "stats", store.string()},
+                                               {"analyze", "pareto", (store / "results.db").string()},
+                                               {"report", store.string(), "-o", report.string()}}) {
     expect_read_only(args, store, kBadInput);
   }
   EXPECT_EQ(names_in(store), std::vector<std::string>{"results.db"});
@@ -619,7 +635,8 @@ TEST_F(CliContractIntegration, MissingStoresAndUnwritableOutputsAreBadInputAndCr
   // Output paths that cannot be written are bad input too, and leave the store alone.
   const fs::path store = store_copy();
   expect_read_only({"report", store.string(), "-o", path("bare").string()}, store, kBadInput);
-  expect_read_only({"results", "export", store.string(), "--csv", "-o", path("no/such/dir/x.csv").string()}, store, kBadInput);
+  expect_read_only({"results", "export", store.string(), "--csv", "-o", path("no/such/dir/x.csv").string()}, store,
+                   kBadInput);
   EXPECT_TRUE(fs::is_empty(path("bare")));
 }
 

@@ -14,10 +14,10 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <map>
 #include <optional>
 #include <regex>
@@ -309,8 +309,9 @@ class DocumentedExamples : public ::testing::Test {
         SCOPED_TRACE(document.name + ": " + example);
         const auto found = expectations.find(example);
         if (found == expectations.end()) {
-          ADD_FAILURE() << "'" << example << "' (shown by " << document.name
-                        << ") has no record in tests/cli/documented_examples.txt: add its exit status and a line of its output";
+          ADD_FAILURE()
+              << "'" << example << "' (shown by " << document.name
+              << ") has no record in tests/cli/documented_examples.txt: add its exit status and a line of its output";
           continue;
         }
         const Expectation& expected = found->second;
@@ -318,15 +319,18 @@ class DocumentedExamples : public ::testing::Test {
         words.erase(words.begin());  // "jetchar"
         const Outcome outcome = run_in(words, cwd, io_);
         ++ran;
-        const std::string shown = fmt::format("exit {}\nstdout:\n{}\nstderr:\n{}", outcome.code, outcome.out, outcome.err);
+        const std::string shown =
+            fmt::format("exit {}\nstdout:\n{}\nstderr:\n{}", outcome.code, outcome.out, outcome.err);
         EXPECT_EQ(outcome.code, expected.exit_code) << expected.where << "\n" << shown;
         for (std::size_t i = 0; i < expected.stdout_lines.size(); ++i) {
           EXPECT_TRUE(some_line_matches(outcome.out, expected.stdout_lines[i]))
-              << expected.where << ": no line of stdout matches the recorded pattern\n" << shown;
+              << expected.where << ": no line of stdout matches the recorded pattern\n"
+              << shown;
         }
         for (std::size_t i = 0; i < expected.stderr_lines.size(); ++i) {
           EXPECT_TRUE(some_line_matches(outcome.err, expected.stderr_lines[i]))
-              << expected.where << ": no line of stderr matches the recorded pattern\n" << shown;
+              << expected.where << ": no line of stderr matches the recorded pattern\n"
+              << shown;
         }
       }
     }
@@ -339,7 +343,8 @@ class DocumentedExamples : public ::testing::Test {
 };
 
 TEST(DocumentedExampleParsing, TakesTheCommandAsAShellSplitsIt) {
-  EXPECT_EQ(example_in("    jetchar sweep run  examples/a.textproto   # runs it"), "jetchar sweep run examples/a.textproto");
+  EXPECT_EQ(example_in("    jetchar sweep run  examples/a.textproto   # runs it"),
+            "jetchar sweep run examples/a.textproto");
   EXPECT_EQ(example_in("$ jetchar train --dataset 'fashion-mnist:/usr/share/a b'"),
             "jetchar train --dataset fashion-mnist:/usr/share/a b");
   EXPECT_EQ(example_in("scripts/test.sh"), std::nullopt);
@@ -348,7 +353,8 @@ TEST(DocumentedExampleParsing, TakesTheCommandAsAShellSplitsIt) {
 }
 
 TEST(DocumentedExampleParsing, ListsTheSubcommandsOfAHelpText) {
-  EXPECT_EQ(subcommands_in("Usage: jetchar [OPTIONS] SUBCOMMAND\n\nSubcommands:\n  device    the board\n  sweep   runs\n\nExit codes:\n"),
+  EXPECT_EQ(subcommands_in("Usage: jetchar [OPTIONS] SUBCOMMAND\n\nSubcommands:\n  device    the board\n  sweep   "
+                           "runs\n\nExit codes:\n"),
             (std::vector<std::string>{"device", "sweep"}));
 }
 
@@ -359,7 +365,8 @@ TEST_F(DocumentedExamples, EveryRecordIsShownSomewhere) {
   }
   for (const auto& [example, expectation] : read_expectations(source("tests/cli/documented_examples.txt"))) {
     EXPECT_TRUE(shown.count(example) != 0)
-        << expectation.where << ": '" << example << "' is shown by no --help, README.md, docs/ or examples/ header: remove its record";
+        << expectation.where << ": '" << example
+        << "' is shown by no --help, README.md, docs/ or examples/ header: remove its record";
   }
 }
 

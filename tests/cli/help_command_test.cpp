@@ -57,9 +57,10 @@ class HelpCommandIntegration : public ::testing::Test {
     std::string array;
     for (const auto& word : words) array += fmt::format("'{}' ", word);
     const fs::path out = dir_.path() / fmt::format("complete{}.out", ++runs_);
-    const std::string command =
-        fmt::format("bash -c \"source '{}'; COMP_WORDS=({}); COMP_CWORD={}; _jetchar; echo \\\"\\${{COMPREPLY[*]}}\\\"\" > '{}' 2>&1",
-                    script.string(), array, words.size() - 1, out.string());
+    const std::string command = fmt::format(
+        "bash -c \"source '{}'; COMP_WORDS=({}); COMP_CWORD={}; _jetchar; echo \\\"\\${{COMPREPLY[*]}}\\\"\" > '{}' "
+        "2>&1",
+        script.string(), array, words.size() - 1, out.string());
     EXPECT_EQ(std::system(command.c_str()), 0) << command << "\n" << read_file(out);
     std::string reply = read_file(out);
     while (!reply.empty() && reply.back() == '\n') reply.pop_back();
@@ -76,7 +77,8 @@ std::string without_usage(const std::string& help) {
 }
 
 TEST_F(HelpCommandIntegration, HelpOfACommandIsItsDashDashHelp) {
-  for (const std::vector<std::string>& path : {std::vector<std::string>{"sweep", "run"}, {"device", "info"}, {"analyze"}}) {
+  for (const std::vector<std::string>& path :
+       {std::vector<std::string>{"sweep", "run"}, {"device", "info"}, {"analyze"}}) {
     std::vector<std::string> help_args = {"help"};
     help_args.insert(help_args.end(), path.begin(), path.end());
     std::vector<std::string> dash_args = path;
@@ -100,8 +102,8 @@ TEST_F(HelpCommandIntegration, ManualPageCoversEveryCommandAndIsCleanRoff) {
   const std::string text = read_file(page);
   EXPECT_THAT(text, HasSubstr(".TH JETCHAR 1"));
   // Every command has its section, with its options and the examples its --help shows.
-  for (const std::string leaf : {"jetchar device info", "jetchar sweep run", "jetchar analyze predict", "jetchar report",
-                                 "jetchar help"}) {
+  for (const std::string leaf :
+       {"jetchar device info", "jetchar sweep run", "jetchar analyze predict", "jetchar report", "jetchar help"}) {
     EXPECT_THAT(text, HasSubstr(fmt::format(".SS \"{}\"", leaf)));
   }
   EXPECT_THAT(text, HasSubstr("\\fB\\-\\-results\\fR"));

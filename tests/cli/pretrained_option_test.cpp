@@ -47,10 +47,11 @@ class PretrainedOptionTest : public ::testing::Test {
 TEST_F(PretrainedOptionTest, InferRunsTheCheckpointAndReportsWhatItLoaded) {
   const auto out = dir_->path() / "infer.json";
   const auto err = dir_->path() / "infer.err";
-  ASSERT_EQ(testing::run_jetchar({"infer", "--model", "bert-tiny-ner", "--pretrained", (dir_->path() / "model").string(),
-                                  "--seq-len", "32", "--warmup", "0", "--queries", "2", "--threads", "1", "--json"},
-                                 out, err),
-            kOk)
+  ASSERT_EQ(
+      testing::run_jetchar({"infer", "--model", "bert-tiny-ner", "--pretrained", (dir_->path() / "model").string(),
+                            "--seq-len", "32", "--warmup", "0", "--queries", "2", "--threads", "1", "--json"},
+                           out, err),
+      kOk)
       << read(err);
   const auto json = read(out);
   EXPECT_THAT(json, HasSubstr("\"loaded_tensors\": 39"));
@@ -64,27 +65,30 @@ TEST_F(PretrainedOptionTest, AModelOfAnotherSizeIsBadInput) {
                                   "--queries", "1"},
                                  "/dev/null", err),
             kBadInput);
-  EXPECT_THAT(read(err), HasSubstr("describes 2 layers, hidden 128, 2 heads, intermediate 512; bert-base has 12 layers"));
+  EXPECT_THAT(read(err),
+              HasSubstr("describes 2 layers, hidden 128, 2 heads, intermediate 512; bert-base has 12 layers"));
 }
 
 TEST_F(PretrainedOptionTest, TrainFineTunesFromTheCheckpointWithItsVocabulary) {
   // CoNLL-2003 lines (word POS chunk NER) whose words are pieces of the checkpoint's vocab.txt.
   const auto data = dir_->path() / "conll";
   std::filesystem::create_directories(data);
-  const std::string sentences = "-DOCSTART- -X- -X- O\n\n"
-                                       "w10 NNP B-NP B-ORG\nw11 VBZ B-VP O\nw12 NNP B-NP B-PER\n\n"
-                                       "w13 NNP B-NP B-LOC\nw14 NNP I-NP I-LOC\nw15 . O O\n\n"
-                                       "w16 NNP B-NP B-MISC\nw17 NN I-NP O\n\n"
-                                       "w18 NNP B-NP B-PER\nw19 NNP I-NP I-PER\n";
+  const std::string sentences =
+      "-DOCSTART- -X- -X- O\n\n"
+      "w10 NNP B-NP B-ORG\nw11 VBZ B-VP O\nw12 NNP B-NP B-PER\n\n"
+      "w13 NNP B-NP B-LOC\nw14 NNP I-NP I-LOC\nw15 . O O\n\n"
+      "w16 NNP B-NP B-MISC\nw17 NN I-NP O\n\n"
+      "w18 NNP B-NP B-PER\nw19 NNP I-NP I-PER\n";
   std::ofstream(data / "train.txt") << sentences;
   std::ofstream(data / "test.txt") << sentences;
   const auto out = dir_->path() / "train.json";
   const auto err = dir_->path() / "train.err";
-  ASSERT_EQ(testing::run_jetchar({"train", "--model", "bert-tiny-ner", "--pretrained", (dir_->path() / "model").string(),
-                                  "--dataset", "conll2003:" + data.string() + "?max_length=16", "--batch", "2",
-                                  "--epochs", "1", "--threads", "1", "--eval", "--json"},
-                                 out, err),
-            kOk)
+  ASSERT_EQ(
+      testing::run_jetchar({"train", "--model", "bert-tiny-ner", "--pretrained", (dir_->path() / "model").string(),
+                            "--dataset", "conll2003:" + data.string() + "?max_length=16", "--batch", "2", "--epochs",
+                            "1", "--threads", "1", "--eval", "--json"},
+                           out, err),
+      kOk)
       << read(err);
   const auto json = read(out);
   // Entity-level scores of the test split after the epoch (their values depend on the random weights).

@@ -25,8 +25,7 @@ AdaptiveStopOptions options(double threshold = 0.02, std::size_t warmup = 10, st
 // Feeds `series(i)` as time (and power when `power` is set) until the rule stops or `limit`
 // minibatches have gone by; returns the minibatches it took, or nullopt when it never stopped.
 std::optional<std::size_t> stop_after(AdaptiveStop& rule, const std::function<double(std::size_t)>& time,
-                                      const std::function<double(std::size_t)>& power = {},
-                                      std::size_t limit = 5000) {
+                                      const std::function<double(std::size_t)>& power = {}, std::size_t limit = 5000) {
   for (std::size_t i = 0; i < limit; ++i) {
     rule.add_time(time(i));
     if (power) rule.add_power(power(i));
@@ -37,7 +36,8 @@ std::optional<std::size_t> stop_after(AdaptiveStop& rule, const std::function<do
 
 TEST(AdaptiveStopTest, ConstantSeriesStopsAtWarmupPlusTheMinimum) {
   AdaptiveStop rule(options(), true);
-  const auto stopped = stop_after(rule, [](std::size_t) { return 0.012; }, [](std::size_t) { return 7.5; });
+  const auto stopped = stop_after(
+      rule, [](std::size_t) { return 0.012; }, [](std::size_t) { return 7.5; });
   ASSERT_TRUE(stopped);
   EXPECT_EQ(*stopped, 10u + 30u);
   EXPECT_NEAR(rule.time_interval()->half_width, 0.0, 1e-12);
@@ -59,8 +59,8 @@ TEST(AdaptiveStopTest, NoisySeriesStopsOnceTheIntervalIsNarrowAndEstimatesTheMea
   std::normal_distribution<double> time_noise(0.020, 0.020 * 0.05);  // 5 % spread
   std::normal_distribution<double> power_noise(8.0, 8.0 * 0.03);
   AdaptiveStop rule(options(), true);
-  const auto stopped = stop_after(rule, [&](std::size_t) { return time_noise(random); },
-                                  [&](std::size_t) { return power_noise(random); });
+  const auto stopped = stop_after(
+      rule, [&](std::size_t) { return time_noise(random); }, [&](std::size_t) { return power_noise(random); });
   ASSERT_TRUE(stopped);
   // Needs more than the minimum (5 % spread, 2 % half-width) but far fewer than a fixed long run.
   EXPECT_GT(*stopped, 40u);
@@ -73,8 +73,9 @@ TEST(AdaptiveStopTest, NoisySeriesStopsOnceTheIntervalIsNarrowAndEstimatesTheMea
 TEST(AdaptiveStopTest, LinearDriftNeverStops) {
   // 0.2 % slower per minibatch (e.g. a board heating into throttling): the mean never settles.
   AdaptiveStop rule(options(), true);
-  const auto stopped = stop_after(rule, [](std::size_t i) { return 0.010 * (1 + 0.002 * static_cast<double>(i)); },
-                                  [](std::size_t) { return 6.0; }, 3000);
+  const auto stopped = stop_after(
+      rule, [](std::size_t i) { return 0.010 * (1 + 0.002 * static_cast<double>(i)); }, [](std::size_t) { return 6.0; },
+      3000);
   EXPECT_FALSE(stopped) << "stopped after " << *stopped;
 }
 
@@ -85,9 +86,9 @@ TEST(AdaptiveStopTest, DriftUnderNoiseDoesNotStop) {
   std::mt19937 random(3);
   std::normal_distribution<double> noise(0.0, 0.02);
   AdaptiveStop rule(options(), true);
-  const auto stopped = stop_after(rule, [](std::size_t) { return 0.01; },
-                                  [&](std::size_t i) { return 5.0 * (1 + 0.003 * static_cast<double>(i) + noise(random)); },
-                                  1000);
+  const auto stopped = stop_after(
+      rule, [](std::size_t) { return 0.01; },
+      [&](std::size_t i) { return 5.0 * (1 + 0.003 * static_cast<double>(i) + noise(random)); }, 1000);
   EXPECT_FALSE(stopped) << "stopped after " << *stopped;
 }
 
@@ -95,8 +96,8 @@ TEST(AdaptiveStopTest, AlternatingPowerSettlesOnlyWithEvenBatches) {
   // Alternating 3 W / 9 W (a minibatch-periodic load): batch means of odd size alternate 5.4 W /
   // 6.6 W and are not settled; of even size they are exactly 6 W.
   AdaptiveStop rule(options(), true);
-  const auto stopped = stop_after(rule, [](std::size_t) { return 0.01; },
-                                  [](std::size_t i) { return i % 2 == 0 ? 3.0 : 9.0; }, 200);
+  const auto stopped = stop_after(
+      rule, [](std::size_t) { return 0.01; }, [](std::size_t i) { return i % 2 == 0 ? 3.0 : 9.0; }, 200);
   ASSERT_TRUE(stopped);
   EXPECT_EQ(*stopped, 46u);  // 36 measured: b = 6
   EXPECT_EQ(rule.power_interval()->batch_size, 6u);
@@ -107,7 +108,8 @@ TEST(AdaptiveStopTest, PowerThatHasNotSettledKeepsTheRunGoingThoughTimeHas) {
   AdaptiveStop noisy(options(), true);
   std::mt19937 random(5);
   std::uniform_real_distribution<double> wild(1.0, 11.0);
-  EXPECT_FALSE(stop_after(noisy, [](std::size_t) { return 0.01; }, [&](std::size_t) { return wild(random); }, 200));
+  EXPECT_FALSE(stop_after(
+      noisy, [](std::size_t) { return 0.01; }, [&](std::size_t) { return wild(random); }, 200));
   EXPECT_TRUE(noisy.time_interval());
   EXPECT_LT(noisy.time_interval()->relative_half_width(), 0.02);
   EXPECT_GT(noisy.power_interval()->relative_half_width(), 0.02);

@@ -53,7 +53,8 @@ TEST(BoardKinds, ASweepWithoutKindsIsPlannedAsItIs) {
   const auto sweep = parse_sweep_spec(R"(
 name: "one"
 base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 epochs: 1 device: "cpu" } }
-axes { field: "workload.batch_size" values: ["4", "8"] })", "one.textproto");
+axes { field: "workload.batch_size" values: ["4", "8"] })",
+                                      "one.textproto");
   const auto plan = plan_board_kind(sweep, "", "one.textproto");
   ASSERT_EQ(plan.runs.size(), 2u);
   EXPECT_EQ(plan.runs[0].run_id, "0000-r0");
@@ -78,14 +79,16 @@ std::string error_of(const std::string& text, const std::string& kind) {
 TEST(BoardKinds, BadKindsAndMissingChoicesAreNamed) {
   const std::string base =
       R"(name: "k" base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 epochs: 1 device: "cpu" } } )";
-  EXPECT_NE(error_of(kFleet, "").find("names board kinds (agx-orin, orin-nano)"), std::string::npos) << error_of(kFleet, "");
+  EXPECT_NE(error_of(kFleet, "").find("names board kinds (agx-orin, orin-nano)"), std::string::npos)
+      << error_of(kFleet, "");
   EXPECT_NE(error_of(kFleet, "xavier").find("no such board kind; its kinds: agx-orin, orin-nano"), std::string::npos);
   EXPECT_NE(error_of(base + R"(kinds { name: "a b" })", "a b").find("name 'a b' is not valid"), std::string::npos);
   EXPECT_NE(error_of(base + R"(kinds { name: "" })", "").find("kinds[0]: name '' is not valid"), std::string::npos);
   EXPECT_NE(error_of(base + R"(kinds { name: "a" } kinds { name: "a" })", "a").find("kind 'a' is named twice"),
             std::string::npos);
-  EXPECT_NE(error_of(base + R"(kinds { name: "a" constraint: "x&y" })", "a").find("constraint 'x&y' is not one node feature"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(base + R"(kinds { name: "a" constraint: "x&y" })", "a").find("constraint 'x&y' is not one node feature"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ torch::Tensor logits_for(const std::vector<std::vector<std::int64_t>>& ids) {
   const auto columns = static_cast<std::int64_t>(ids[0].size());
   auto logits = torch::zeros({rows, columns, static_cast<std::int64_t>(kLabels.size())});
   for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::int64_t c = 0; c < columns; ++c) logits[r][c][ids[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)]] = 1.0;
+    for (std::int64_t c = 0; c < columns; ++c)
+      logits[r][c][ids[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)]] = 1.0;
   }
   return logits;
 }

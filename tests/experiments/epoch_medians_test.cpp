@@ -20,9 +20,7 @@ TEST(Median, OfAnEvenCountIsTheMeanOfTheTwoMiddleValues) {
 
 TEST(Median, OfNothingIsNoValue) { EXPECT_FALSE(median({}).has_value()); }
 
-TEST(Median, IgnoresOutliersAndDuplicates) {
-  EXPECT_EQ(median({1.0, 1.0, 1.0, 1000.0, -1000.0}), 1.0);
-}
+TEST(Median, IgnoresOutliersAndDuplicates) { EXPECT_EQ(median({1.0, 1.0, 1.0, 1000.0, -1000.0}), 1.0); }
 
 proto::RunResult run_with_epochs(const std::vector<double>& e2e_s) {
   proto::RunResult result;

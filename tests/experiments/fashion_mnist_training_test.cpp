@@ -45,10 +45,11 @@ TEST(FashionMnistTrainingIntegration, LeNet5ReachesEightyFivePercentInTwoEpochs)
   torch::set_num_threads(threads_before);
   ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
   for (const auto& epoch : result.epochs) {
-    std::printf("epoch %lld: loss %.4f, train accuracy %.4f, test accuracy %.4f, stall %.2f s, compute %.2f s, "
-                "E2E %.2f s, %.0f samples/s\n",
-                static_cast<long long>(epoch.epoch), *epoch.mean_loss, *epoch.train_accuracy, *epoch.eval_accuracy,
-                epoch.stall_ns / 1e9, epoch.compute_ns / 1e9, epoch.e2e_ns / 1e9, epoch.samples_per_s());
+    std::printf(
+        "epoch %lld: loss %.4f, train accuracy %.4f, test accuracy %.4f, stall %.2f s, compute %.2f s, "
+        "E2E %.2f s, %.0f samples/s\n",
+        static_cast<long long>(epoch.epoch), *epoch.mean_loss, *epoch.train_accuracy, *epoch.eval_accuracy,
+        epoch.stall_ns / 1e9, epoch.compute_ns / 1e9, epoch.e2e_ns / 1e9, epoch.samples_per_s());
   }
   ASSERT_EQ(result.epochs.size(), 2u);
   EXPECT_EQ(result.epochs[1].samples, 60'000);

@@ -7,13 +7,16 @@ namespace {
 
 TEST(HfBertNamesTest, MapsBertModelAndHeadNames) {
   EXPECT_EQ(jetchar_bert_parameter("bert.embeddings.word_embeddings.weight"), "bert.word_embeddings.weight");
-  EXPECT_EQ(jetchar_bert_parameter("bert.embeddings.token_type_embeddings.weight"), "bert.token_type_embeddings.weight");
+  EXPECT_EQ(jetchar_bert_parameter("bert.embeddings.token_type_embeddings.weight"),
+            "bert.token_type_embeddings.weight");
   EXPECT_EQ(jetchar_bert_parameter("bert.embeddings.LayerNorm.bias"), "bert.embedding_norm.bias");
   EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.11.attention.self.value.weight"), "bert.layer11.value.weight");
-  EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.0.attention.output.dense.bias"), "bert.layer0.attention_out.bias");
+  EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.0.attention.output.dense.bias"),
+            "bert.layer0.attention_out.bias");
   EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.2.attention.output.LayerNorm.weight"),
             "bert.layer2.attention_norm.weight");
-  EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.3.intermediate.dense.weight"), "bert.layer3.intermediate.weight");
+  EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.3.intermediate.dense.weight"),
+            "bert.layer3.intermediate.weight");
   EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.3.output.dense.weight"), "bert.layer3.output.weight");
   EXPECT_EQ(jetchar_bert_parameter("bert.encoder.layer.3.output.LayerNorm.bias"), "bert.layer3.output_norm.bias");
   EXPECT_EQ(jetchar_bert_parameter("bert.pooler.dense.weight"), "bert.pooler.weight");

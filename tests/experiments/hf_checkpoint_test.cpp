@@ -98,9 +98,9 @@ TEST_F(HfCheckpointTest, BothWeightFormatsMatchTheReferenceForward) {
 TEST_F(HfCheckpointTest, ReportsUnusedTensorsAsHfDoes) {
   auto pretrained = make_pretrained_model(find_model("bert-tiny-ner"), dir(), std::nullopt, 0);
   std::sort(pretrained.load.unused.begin(), pretrained.load.unused.end());
-  EXPECT_EQ(pretrained.load.unused,
-            (std::vector<std::string>{"bert.embeddings.position_ids", "bert.pooler.dense.bias", "bert.pooler.dense.weight",
-                                      "cls.predictions.bias", "qa_outputs.bias", "qa_outputs.weight"}));
+  EXPECT_EQ(pretrained.load.unused, (std::vector<std::string>{"bert.embeddings.position_ids", "bert.pooler.dense.bias",
+                                                              "bert.pooler.dense.weight", "cls.predictions.bias",
+                                                              "qa_outputs.bias", "qa_outputs.weight"}));
   // 5 embedding tensors, 16 per layer, the classifier's 2.
   EXPECT_EQ(pretrained.load.loaded_tensors, 5 + 2 * 16 + 2);
   EXPECT_EQ(pretrained.config.vocab_size, 1200);
@@ -137,12 +137,14 @@ TEST_F(HfCheckpointTest, MissingUnknownOrMisShapedTensorsAreNamed) {
 
   auto unknown = weights;
   unknown.emplace("bert.encoder.layer.0.attention.self.qkv.weight", torch::zeros({384, 128}));
-  EXPECT_THAT(load_error(unknown),
-              HasSubstr("tensor 'bert.encoder.layer.0.attention.self.qkv.weight' [384, 128] is not a parameter of BERT"));
+  EXPECT_THAT(
+      load_error(unknown),
+      HasSubstr("tensor 'bert.encoder.layer.0.attention.self.qkv.weight' [384, 128] is not a parameter of BERT"));
 
   auto extra_layer = weights;
   extra_layer.emplace("bert.encoder.layer.2.output.dense.bias", torch::zeros({128}));
-  EXPECT_THAT(load_error(extra_layer), HasSubstr("'bert.encoder.layer.2.output.dense.bias' has no place in this model"));
+  EXPECT_THAT(load_error(extra_layer),
+              HasSubstr("'bert.encoder.layer.2.output.dense.bias' has no place in this model"));
 
   auto misshaped = weights;
   misshaped["bert.encoder.layer.0.intermediate.dense.weight"] = torch::zeros({512, 64});
@@ -172,10 +174,9 @@ TEST_F(HfCheckpointTest, HalfPrecisionCheckpointsAreWidened) {
 }
 
 TEST_F(HfCheckpointTest, AModelOfAnotherSizeOrKindIsRefused) {
-  EXPECT_THAT(
-      [&] { make_pretrained_model(find_model("bert-base-ner"), dir(), std::nullopt, 0); },
-      ::testing::ThrowsMessage<CheckpointError>(HasSubstr(
-          "describes 2 layers, hidden 128, 2 heads, intermediate 512; bert-base has 12 layers, hidden 768")));
+  EXPECT_THAT([&] { make_pretrained_model(find_model("bert-base-ner"), dir(), std::nullopt, 0); },
+              ::testing::ThrowsMessage<CheckpointError>(HasSubstr(
+                  "describes 2 layers, hidden 128, 2 heads, intermediate 512; bert-base has 12 layers, hidden 768")));
   EXPECT_THAT([&] { make_pretrained_model(find_model("lenet5"), dir(), std::nullopt, 0); },
               ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("lenet5 is not a BERT model")));
   testing::TempDir empty;
@@ -210,12 +211,15 @@ TEST(HfBertConfigTest, ReadsFieldsAndDefaultsAndRefusesOtherArchitectures) {
     }
     return std::string("no error");
   };
-  EXPECT_THAT(error(R"({"model_type": "distilbert"})"), HasSubstr("c.json: model_type is \"distilbert\"; jetchar builds only 'bert'"));
+  EXPECT_THAT(error(R"({"model_type": "distilbert"})"),
+              HasSubstr("c.json: model_type is \"distilbert\"; jetchar builds only 'bert'"));
   EXPECT_THAT(error(R"({"hidden_act": "relu"})"), HasSubstr("hidden_act is \"relu\""));
   EXPECT_THAT(error(R"({"position_embedding_type": "relative_key"})"), HasSubstr("position_embedding_type"));
   EXPECT_THAT(error(R"({"hidden_size": "768"})"), HasSubstr("hidden_size is \"768\"; valid: an integer"));
-  EXPECT_THAT(error(R"({"hidden_size": 100})"), HasSubstr("hidden_size 100 is not a multiple of num_attention_heads 12"));
-  EXPECT_THAT(error(R"({"hidden_dropout_prob": 1.5})"), HasSubstr("hidden_dropout_prob is 1.5; valid: a number from 0 to 1"));
+  EXPECT_THAT(error(R"({"hidden_size": 100})"),
+              HasSubstr("hidden_size 100 is not a multiple of num_attention_heads 12"));
+  EXPECT_THAT(error(R"({"hidden_dropout_prob": 1.5})"),
+              HasSubstr("hidden_dropout_prob is 1.5; valid: a number from 0 to 1"));
   EXPECT_THAT(error(R"({"id2label": {"0": "O", "2": "X"}})"), HasSubstr("id2label entry \"2\""));
   EXPECT_THAT(error(R"({"id2label": {"0": ""}})"), HasSubstr("id2label entry \"0\""));
   EXPECT_THAT(error("[1,"), HasSubstr("c.json: not JSON"));

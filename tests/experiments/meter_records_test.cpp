@@ -67,7 +67,8 @@ TEST(MeterRecords, MonitorAndSweepGetTheSameEnergyFromOneStream) {
   EXPECT_GE(records[0].average_power_w(), 2.9);
   EXPECT_LE(records[0].average_power_w(), 9.1);
   // On a simulated board the meter is never correlated with the modelled power.
-  EXPECT_EQ(session.meters().alignment(0).describe().rfind("clock fit", 0), 0u) << session.meters().alignment(0).describe();
+  EXPECT_EQ(session.meters().alignment(0).describe().rfind("clock fit", 0), 0u)
+      << session.meters().alignment(0).describe();
   EXPECT_EQ(session.meters().alignment(0).offset_source, measurement::OffsetSource::kNone);
   EXPECT_NE(session.meters().alignment(0).offset_note.find("modelled"), std::string::npos);
 }

@@ -21,7 +21,8 @@ TEST(MobileNetV3Test, SmallParameterCount) {
 
 TEST(MobileNetV3Test, MacsMatchTheReferenceTable) {
   torch::NoGradGuard no_grad;
-  for (auto [size, expected_m] : {std::pair{MobileNetV3Size::kLarge, 216.6}, std::pair{MobileNetV3Size::kSmall, 56.5}}) {
+  for (auto [size, expected_m] :
+       {std::pair{MobileNetV3Size::kLarge, 216.6}, std::pair{MobileNetV3Size::kSmall, 56.5}}) {
     MobileNetV3 model(MobileNetV3Options{.size = size});
     model->eval();
     MacCountScope scope;

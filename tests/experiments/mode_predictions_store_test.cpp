@@ -43,8 +43,9 @@ TEST(ModePredictionsStoreTest, RoundTripBesideTheRunsAndReplacedPerSweep) {
   const auto file = dir.path() / "results.db";
   ResultsStore store(file);  // the sweep's store holds the file open meanwhile, as during a sweep
   EXPECT_TRUE(load_mode_predictions(file, "s").empty());
-  save_mode_predictions(file, "s", {prediction("4c/cpu2202/gpu1300/emc3199MHz", 4, true),
-                                    prediction("12c/cpu2202/gpu1300/emc3199MHz", 12, false)});
+  save_mode_predictions(
+      file, "s",
+      {prediction("4c/cpu2202/gpu1300/emc3199MHz", 4, true), prediction("12c/cpu2202/gpu1300/emc3199MHz", 12, false)});
   save_mode_predictions(file, "other", {prediction("8c/cpu2202/gpu1300/emc3199MHz", 8, false)});
   const auto loaded = load_mode_predictions(file, "s");
   ASSERT_EQ(loaded.size(), 2u);

@@ -136,7 +136,8 @@ jetson::BoardInfo with_nvml_gpu(jetson::BoardInfo info, unsigned index, std::opt
   gpu.index = index;
   gpu.uuid = "GPU-5e0f7a1c-0000-0000-0000-000000000001";
   gpu.power_limit_mw.value = limit_mw;
-  if (!limit_mw) gpu.power_limit_mw.absent = "nvmlDeviceGetPowerManagementLimit: Not Supported (NVML_ERROR_NOT_SUPPORTED, 3)";
+  if (!limit_mw)
+    gpu.power_limit_mw.absent = "nvmlDeviceGetPowerManagementLimit: Not Supported (NVML_ERROR_NOT_SUPPORTED, 3)";
   info.nvml.emplace();
   info.nvml->gpus.push_back(gpu);
   return info;
@@ -160,7 +161,8 @@ TEST(ModeReadback, AnNvmlPowerLimitIsResolvedFromNvmlAndCheckedAgainstTheRequest
               ElementsAre("NVML GPU 0 absent (NVML lists no GPU with that index), power limit 150.5 W requested"));
 
   const auto unreadable = with_nvml_gpu(board({0, 1, 2, 3}, 729600, 2201600, 306000000, 1300500000), 0, std::nullopt);
-  EXPECT_THAT(differences_from_request(asked, unreadable), ElementsAre(HasSubstr("GPU 0 power limit nvmlDeviceGetPowerManagementLimit: Not Supported")));
+  EXPECT_THAT(differences_from_request(asked, unreadable),
+              ElementsAre(HasSubstr("GPU 0 power limit nvmlDeviceGetPowerManagementLimit: Not Supported")));
   resolved = asked;
   record_resolved_knobs(unreadable, resolved);
   EXPECT_FALSE(resolved.has_gpu_power_limit_w()) << "a limit NVML cannot report is not recorded as what ran";
@@ -172,7 +174,8 @@ TEST(ModeReadback, AnNvmlPowerLimitChangedDuringARunIsNamed) {
   const auto base = board({0, 1, 2, 3}, 729600, 2201600, 306000000, 1300500000);
   const auto before = with_nvml_gpu(base, 0, 250000);
   EXPECT_TRUE(changes_between(before, before).empty());
-  EXPECT_THAT(changes_between(before, with_nvml_gpu(base, 0, 180000)), ElementsAre("GPU 0 power limit 250 W became 180 W"));
+  EXPECT_THAT(changes_between(before, with_nvml_gpu(base, 0, 180000)),
+              ElementsAre("GPU 0 power limit 250 W became 180 W"));
   EXPECT_THAT(changes_between(before, with_nvml_gpu(base, 0, std::nullopt)),
               ElementsAre("GPU 0 power limit 250 W became unreadable"));
 }

@@ -30,13 +30,16 @@ TEST(PrecisionTest, AmpFp16NeedsCuda) {
 // The message Debian's arm64 LibTorch gives for a bf16 layer under qemu-aarch64, with the C++
 // backtrace c10 appends: the record keeps the first line and says what it means.
 TEST(PrecisionTest, RunErrorsKeepTheFirstLineAndExplainOneDnnRefusingBf16) {
-  const std::string onednn = "could not create a primitive descriptor iterator\nException raised from ... (most recent call first):\nframe #0: ...";
+  const std::string onednn =
+      "could not create a primitive descriptor iterator\nException raised from ... (most recent call first):\nframe "
+      "#0: ...";
   const auto bf16_cpu = run_error_text(onednn, Precision::kBf16, torch::kCPU);
   EXPECT_EQ(bf16_cpu.rfind("could not create a primitive descriptor iterator (bf16 on the CPU: ", 0), 0u) << bf16_cpu;
   EXPECT_NE(bf16_cpu.find("fp32 runs)"), std::string::npos) << bf16_cpu;
   EXPECT_EQ(bf16_cpu.find('\n'), std::string::npos);
   EXPECT_EQ(run_error_text(onednn, Precision::kFp32, torch::kCPU), "could not create a primitive descriptor iterator");
-  EXPECT_EQ(run_error_text(onednn, Precision::kBf16, torch::Device(torch::kCUDA)), "could not create a primitive descriptor iterator");
+  EXPECT_EQ(run_error_text(onednn, Precision::kBf16, torch::Device(torch::kCUDA)),
+            "could not create a primitive descriptor iterator");
   EXPECT_EQ(run_error_text("shape mismatch", Precision::kBf16, torch::kCPU), "shape mismatch");
 }
 

@@ -52,7 +52,7 @@ TEST(ResultsExportTest, CsvHasOneRowPerEpochAndEmptyCellsForAbsentValues) {
   EXPECT_EQ(header.rfind("sweep,run_id,repetition,status,reason,workload,model,dataset,task,mode,cpu_cores,", 0), 0u);
   EXPECT_NE(header.find(",epoch,epoch_start_s,e2e_s,stall_s,compute_s,samples,energy_j,"), std::string::npos);
   EXPECT_NE(first.find(",lenet5/fashion-mnist,"), std::string::npos);
-  EXPECT_NE(first.find(",,624.75,"), std::string::npos);  // cpu_freq absent, gpu present
+  EXPECT_NE(first.find(",,624.75,"), std::string::npos);        // cpu_freq absent, gpu present
   EXPECT_NE(second.find(",1,10.75,11.5,"), std::string::npos);  // epoch, its start, e2e
   EXPECT_NE(first.find(",0,,10.5,"), std::string::npos);        // no start stored
   EXPECT_NE(second.find(",55.25,"), std::string::npos);
@@ -70,7 +70,8 @@ TEST(ResultsExportTest, JsonlUsesNullForAbsentValues) {
 
 // The export is for pandas: read it with the real pandas when the machine has it.
 TEST(ResultsExportTest, PandasReadsTheCsv) {
-  if (std::system("/usr/bin/python3 -c 'import pandas' 2>/dev/null") != 0) GTEST_SKIP() << "python3-pandas not installed";
+  if (std::system("/usr/bin/python3 -c 'import pandas' 2>/dev/null") != 0)
+    GTEST_SKIP() << "python3-pandas not installed";
   testing::TempDir dir;
   const auto file = dir.path() / "runs.csv";
   {

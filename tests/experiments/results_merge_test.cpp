@@ -72,7 +72,8 @@ TEST(ResultsMerge, ARunStoredTwiceByItsBoardIsKeptOnce) {
 TEST(ResultsMerge, AConflictNamesBothSourcesAndMergesNothingOfTheSecond) {
   testing::TempDir dir;
   const auto b1 = store_with(dir.path() / "b1", {run_on("0000-r0", "b1/1", 1)});
-  const auto differs = store_with(dir.path() / "b1-other", {run_on("0001-r0", "b1/1", 5), run_on("0000-r0", "b1/1", 9)});
+  const auto differs =
+      store_with(dir.path() / "b1-other", {run_on("0001-r0", "b1/1", 5), run_on("0000-r0", "b1/1", 9)});
   try {
     merge_results(dir.path() / "merged", {b1, differs});
     ADD_FAILURE() << "a run with two contents was merged";
@@ -84,7 +85,6 @@ TEST(ResultsMerge, AConflictNamesBothSourcesAndMergesNothingOfTheSecond) {
   }
   const ResultsStore merged(dir.path() / "merged/results.db", ResultsStore::Access::kReadOnly);
   EXPECT_EQ(merged.load_all().size(), 1u) << "the conflicting store's other run was merged";
-
 }
 
 // The key is (sweep, run id, board): one run id measured on two boards is two devices' runs, each

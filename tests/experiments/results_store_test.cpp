@@ -226,8 +226,10 @@ std::vector<std::string> layout_of(SQLite::Database& db) {
                        " key " + std::to_string(info.getColumn(5).getInt()));
     }
   }
-  SQLite::Statement indexes(db, "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name");
-  while (indexes.executeStep()) layout.push_back("index " + indexes.getColumn(0).getString() + " on " + indexes.getColumn(1).getString());
+  SQLite::Statement indexes(
+      db, "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name");
+  while (indexes.executeStep())
+    layout.push_back("index " + indexes.getColumn(0).getString() + " on " + indexes.getColumn(1).getString());
   return layout;
 }
 
@@ -281,8 +283,10 @@ CREATE TABLE power_samples (
 )sql");
     std::string blob;
     make_run("old", 10).SerializeToString(&blob);
-    SQLite::Statement insert(db, "INSERT INTO runs VALUES ('s1', 'old', 0, 'OK', '', 'lenet5', '', 'CLASSIFICATION', 16, 1, 2, "
-                                 "'WARM', 'MODE_30W', NULL, NULL, 624.75, NULL, '', '', 0, '', '', '', 10, ?)");
+    SQLite::Statement insert(
+        db,
+        "INSERT INTO runs VALUES ('s1', 'old', 0, 'OK', '', 'lenet5', '', 'CLASSIFICATION', 16, 1, 2, "
+        "'WARM', 'MODE_30W', NULL, NULL, 624.75, NULL, '', '', 0, '', '', '', 10, ?)");
     insert.bind(1, blob.data(), static_cast<int>(blob.size()));
     insert.exec();
     db.exec("INSERT INTO epochs (sweep, run_id, epoch, e2e_s) VALUES ('s1', 'old', 0, 10)");
@@ -347,16 +351,22 @@ CREATE TABLE power_samples (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL);
 CREATE INDEX power_samples_run ON power_samples (sweep, run_id);
 )sql");
-    SQLite::Statement insert(db, "INSERT INTO runs VALUES ('s1', 'old', 0, 'OK', '', 'lenet5', '', 'CLASSIFICATION', 16, 1, 2, "
-                                 "'WARM', 'MODE_30W', NULL, NULL, 624.75, NULL, '', '', 0, '', '', '', 10, ?, NULL, '', "
-                                 "'orin/b1')");
+    SQLite::Statement insert(
+        db,
+        "INSERT INTO runs VALUES ('s1', 'old', 0, 'OK', '', 'lenet5', '', 'CLASSIFICATION', 16, 1, 2, "
+        "'WARM', 'MODE_30W', NULL, NULL, 624.75, NULL, '', '', 0, '', '', '', 10, ?, NULL, '', "
+        "'orin/b1')");
     insert.bind(1, blob.data(), static_cast<int>(blob.size()));
     insert.exec();
-    SQLite::Statement unnamed(db, "INSERT INTO runs VALUES ('s1', 'unnamed', 0, 'OK', '', 'lenet5', '', 'CLASSIFICATION', 16, "
-                                  "1, 2, 'WARM', 'MODE_30W', NULL, NULL, 624.75, NULL, '', '', 0, '', '', '', 10, ?, NULL, '', NULL)");
+    SQLite::Statement unnamed(
+        db,
+        "INSERT INTO runs VALUES ('s1', 'unnamed', 0, 'OK', '', 'lenet5', '', 'CLASSIFICATION', 16, "
+        "1, 2, 'WARM', 'MODE_30W', NULL, NULL, 624.75, NULL, '', '', 0, '', '', '', 10, ?, NULL, '', NULL)");
     unnamed.bind(1, blob.data(), static_cast<int>(blob.size()));
     unnamed.exec();
-    db.exec("INSERT INTO epochs (sweep, run_id, epoch, e2e_s, start_s) VALUES ('s1', 'old', 0, 10, 0.5), ('s1', 'unnamed', 0, 3, NULL)");
+    db.exec(
+        "INSERT INTO epochs (sweep, run_id, epoch, e2e_s, start_s) VALUES ('s1', 'old', 0, 10, 0.5), ('s1', 'unnamed', "
+        "0, 3, NULL)");
     db.exec("INSERT INTO epoch_meters VALUES ('s1', 'old', 0, 'ina:/dev/x', 7.5, 0.75, 12, 0)");
     db.exec("INSERT INTO minibatches VALUES ('s1', 'old', 0, 0, 0.1, 0.2, NULL, 2.3)");
     db.exec("INSERT INTO power_samples VALUES ('s1', 'old', 0.25, 'VDD_IN', 5.5)");
@@ -381,14 +391,16 @@ CREATE INDEX power_samples_run ON power_samples (sweep, run_id);
   SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
   EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(),
             std::to_string(ResultsStore::kSchemaVersion));
-  EXPECT_DOUBLE_EQ(db.execAndGet("SELECT start_s FROM epochs WHERE run_id = 'old' AND device_id = 'orin/b1'").getDouble(), 0.5);
+  EXPECT_DOUBLE_EQ(
+      db.execAndGet("SELECT start_s FROM epochs WHERE run_id = 'old' AND device_id = 'orin/b1'").getDouble(), 0.5);
   EXPECT_EQ(db.execAndGet("SELECT device_id FROM epochs WHERE run_id = 'unnamed'").getString(), "");
   EXPECT_EQ(db.execAndGet("SELECT readings FROM epoch_meters WHERE device_id = 'orin/b1'").getInt(), 12);
   EXPECT_DOUBLE_EQ(db.execAndGet("SELECT loss FROM minibatches WHERE device_id = 'orin/b1'").getDouble(), 2.3);
   EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE '%_v4'").getInt(), 0);
-  EXPECT_EQ(db.execAndGet("SELECT sql FROM sqlite_master WHERE name = 'power_samples_run'").getString().find("device_id") !=
-                std::string::npos,
-            true);
+  EXPECT_EQ(
+      db.execAndGet("SELECT sql FROM sqlite_master WHERE name = 'power_samples_run'").getString().find("device_id") !=
+          std::string::npos,
+      true);
   EXPECT_EQ(layout_of(db), schema_layout(dir.path()));  // migrated to the one schema, column for column
 }
 

@@ -20,7 +20,9 @@ std::string file_with(const std::string& header, std::size_t data_bytes) {
   return file + header + std::string(data_bytes, '\x01');
 }
 
-SafetensorsHeader parse(const std::string& file) { return parse_safetensors_header(file, file.size(), "t.safetensors"); }
+SafetensorsHeader parse(const std::string& file) {
+  return parse_safetensors_header(file, file.size(), "t.safetensors");
+}
 
 std::string error_of(const std::string& file) {
   try {
@@ -32,10 +34,10 @@ std::string error_of(const std::string& file) {
 }
 
 TEST(SafetensorsHeaderTest, ReadsTensorsInDataOrderWithMetadataAndPadding) {
-  const auto file = file_with(
-      R"({"b":{"dtype":"I64","shape":[],"data_offsets":[24,32]},"__metadata__":{"format":"pt"},)"
-      R"("a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}}   )",
-      32);
+  const auto file =
+      file_with(R"({"b":{"dtype":"I64","shape":[],"data_offsets":[24,32]},"__metadata__":{"format":"pt"},)"
+                R"("a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}}   )",
+                32);
   const auto header = parse(file);
   ASSERT_EQ(header.tensors.size(), 2u);
   EXPECT_EQ(header.tensors[0].name, "a");

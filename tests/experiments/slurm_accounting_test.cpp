@@ -58,7 +58,8 @@ TEST(SlurmAccounting, OutputNotInSacctsFormIsNamedByLine) {
             std::string::npos)
       << error_of("812_0|a|COMPLETED|b1\n812_1|a|COMPLETED\n");
   EXPECT_NE(error_of("812_0|a|COMPLETED|b1|\n").find("5 fields"), std::string::npos) << "--parsable (with a final '|')";
-  EXPECT_NE(error_of("JobID|JobName|State|NodeList\n").find("JobID 'JobID' is not"), std::string::npos) << "a header line";
+  EXPECT_NE(error_of("JobID|JobName|State|NodeList\n").find("JobID 'JobID' is not"), std::string::npos)
+      << "a header line";
   EXPECT_NE(error_of("812_x|a|COMPLETED|b1").find("JobID '812_x'"), std::string::npos);
   EXPECT_NE(error_of("812_[7-4]|a|PENDING|None assigned").find("JobID '812_[7-4]'"), std::string::npos);
   EXPECT_NE(error_of("812_[1-2]%|a|PENDING|None assigned").find("JobID"), std::string::npos);

@@ -27,9 +27,9 @@ TEST(SlurmSubmission, NodeListDealsChunksRoundRobinOneArrayPinnedPerNode) {
   EXPECT_EQ(s.arrays[0].chunks, (std::vector<std::size_t>{0, 3, 6}));
   EXPECT_EQ(s.arrays[1].chunks, (std::vector<std::size_t>{1, 4}));
   const std::string& b2 = s.arrays[1].text;
-  for (const char* line : {"#SBATCH --array=1,4\n", "#SBATCH --exclusive\n", "#SBATCH --requeue\n",
-                           "#SBATCH --nodelist=b2\n", "#SBATCH --partition=jetsons\n", "#SBATCH --constraint=agx-orin\n",
-                           "#SBATCH --job-name=jetchar-modes-b2\n"}) {
+  for (const char* line :
+       {"#SBATCH --array=1,4\n", "#SBATCH --exclusive\n", "#SBATCH --requeue\n", "#SBATCH --nodelist=b2\n",
+        "#SBATCH --partition=jetsons\n", "#SBATCH --constraint=agx-orin\n", "#SBATCH --job-name=jetchar-modes-b2\n"}) {
     EXPECT_NE(b2.find(line), std::string::npos) << line << " missing from\n" << b2;
   }
   EXPECT_NE(b2.find("exec '/opt/jetchar/bin/jetchar' sweep task '/shared/fleet' --chunk \"$SLURM_ARRAY_TASK_ID\" "
@@ -62,26 +62,26 @@ TEST(SlurmSubmission, OneArrayPerKindConstrainedToItsFeature) {
   auto o = options();
   o.runs_per_task = 2;
   o.node_count = 3;
-  const auto s = plan_slurm_submission({SlurmKindRuns{"agx-orin", "agx-orin", {}, 8},
-                                        SlurmKindRuns{"orin-nano", "nano8g", {}, 5}},
-                                       o);
+  const auto s = plan_slurm_submission(
+      {SlurmKindRuns{"agx-orin", "agx-orin", {}, 8}, SlurmKindRuns{"orin-nano", "nano8g", {}, 5}}, o);
   EXPECT_EQ(s.runs, 13u);
   EXPECT_EQ(s.chunks, 7u);  // 4 + 3: chunks are numbered within each kind
   ASSERT_EQ(s.arrays.size(), 2u);
   EXPECT_EQ(s.arrays[0].name, "array-agx-orin.sbatch");
   EXPECT_EQ(s.arrays[1].kind, "orin-nano");
   const std::string& nano = s.arrays[1].text;
-  for (const char* line : {"#SBATCH --array=0-2%3\n", "#SBATCH --constraint=nano8g\n", "#SBATCH --job-name=jetchar-modes-orin-nano\n",
-                           " sweep task '/shared/fleet' --kind 'orin-nano' --chunk \"$SLURM_ARRAY_TASK_ID\" "}) {
+  for (const char* line :
+       {"#SBATCH --array=0-2%3\n", "#SBATCH --constraint=nano8g\n", "#SBATCH --job-name=jetchar-modes-orin-nano\n",
+        " sweep task '/shared/fleet' --kind 'orin-nano' --chunk \"$SLURM_ARRAY_TASK_ID\" "}) {
     EXPECT_NE(nano.find(line), std::string::npos) << line << " missing from\n" << nano;
   }
   EXPECT_EQ(nano.find("--nodelist"), std::string::npos);
   EXPECT_NE(s.arrays[0].text.find("#SBATCH --constraint=agx-orin\n"), std::string::npos);
 
   auto pinned = options();
-  const auto p = plan_slurm_submission({SlurmKindRuns{"agx-orin", "agx-orin", {"b1", "b2"}, 3},
-                                        SlurmKindRuns{"orin-nano", "nano8g", {"b3"}, 2}},
-                                       pinned);
+  const auto p = plan_slurm_submission(
+      {SlurmKindRuns{"agx-orin", "agx-orin", {"b1", "b2"}, 3}, SlurmKindRuns{"orin-nano", "nano8g", {"b3"}, 2}},
+      pinned);
   ASSERT_EQ(p.arrays.size(), 3u);
   EXPECT_EQ(p.arrays[1].name, "array-agx-orin-b2.sbatch");
   EXPECT_EQ(p.arrays[1].chunks, std::vector<std::size_t>{1});
@@ -91,9 +91,8 @@ TEST(SlurmSubmission, OneArrayPerKindConstrainedToItsFeature) {
   // A node count limits the unpinned kinds; a pinned kind runs one task per node at a time.
   auto both = options();
   both.node_count = 2;
-  const auto mixed = plan_slurm_submission({SlurmKindRuns{"agx-orin", "agx-orin", {}, 3},
-                                            SlurmKindRuns{"orin-nano", "orin-nano", {"b3"}, 2}},
-                                           both);
+  const auto mixed = plan_slurm_submission(
+      {SlurmKindRuns{"agx-orin", "agx-orin", {}, 3}, SlurmKindRuns{"orin-nano", "orin-nano", {"b3"}, 2}}, both);
   ASSERT_EQ(mixed.arrays.size(), 2u);
   EXPECT_NE(mixed.arrays[0].text.find("#SBATCH --array=0-2%2\n"), std::string::npos) << mixed.arrays[0].text;
   EXPECT_NE(mixed.arrays[1].text.find("#SBATCH --array=0,1\n"), std::string::npos) << mixed.arrays[1].text;
@@ -118,7 +117,8 @@ TEST(SlurmSubmission, TheFinalJobRestoresEveryNodeThatRanATaskBeforeTheMerge) {
   const std::string restore =
       "'/opt/jetchar/bin/jetchar' sweep task '/shared/fleet' --restore-only --node-config '/cfg/%n.textproto'";
   const auto own = text.find(restore + " --node \"$node\"");
-  const auto others = text.find("sbatch --wait --quiet --job-name=jetchar-modes-restore-\"$node\" --nodelist=\"$node\"");
+  const auto others =
+      text.find("sbatch --wait --quiet --job-name=jetchar-modes-restore-\"$node\" --nodelist=\"$node\"");
   const auto merge = text.find("results merge '/shared/fleet'");
   ASSERT_NE(own, std::string::npos) << text;
   ASSERT_NE(others, std::string::npos) << text;

@@ -35,9 +35,10 @@ TEST(SpecIoTest, ParsesAValidExperiment) {
 }
 
 TEST(SpecIoTest, UnknownFieldNamesFileLineColumnAndField) {
-  EXPECT_EQ(error_of("workload {\n  model: \"lenet5\"\n  batch_sise: 16\n}\n"),
-            "spec.textproto:3:13: field batch_sise: Message type \"jetchar.experiments.proto.WorkloadSpec\" has no field "
-            "named \"batch_sise\".");
+  EXPECT_EQ(
+      error_of("workload {\n  model: \"lenet5\"\n  batch_sise: 16\n}\n"),
+      "spec.textproto:3:13: field batch_sise: Message type \"jetchar.experiments.proto.WorkloadSpec\" has no field "
+      "named \"batch_sise\".");
 }
 
 TEST(SpecIoTest, SyntaxErrorPointsAtTheLine) {
@@ -48,8 +49,9 @@ TEST(SpecIoTest, SyntaxErrorPointsAtTheLine) {
 TEST(SpecIoTest, OutOfRangeValueNamesTheFieldAndTheValidRange) {
   EXPECT_EQ(error_of("workload {\n  model: \"lenet5\" dataset: \"synthetic:1x28x28\"\n  batch_size: 0\n}\n"),
             "spec.textproto:3:3: field workload.batch_size: 0 is out of range; valid: 1 to 65536");
-  EXPECT_EQ(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nmeasurement {\n sample_rate_hz: 5000 }"),
-            "spec.textproto:3:2: field measurement.sample_rate_hz: 5000 is out of range; valid: 1 to 1000");
+  EXPECT_EQ(
+      error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nmeasurement {\n sample_rate_hz: 5000 }"),
+      "spec.textproto:3:2: field measurement.sample_rate_hz: 5000 is out of range; valid: 1 to 1000");
 }
 
 TEST(SpecIoTest, MissingModelIsAnError) {
@@ -57,9 +59,10 @@ TEST(SpecIoTest, MissingModelIsAnError) {
 }
 
 TEST(SpecIoTest, PresetAndCustomModeConflict) {
-  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\ndevice { preset_mode: 2 gpu_freq_mhz: 600 }")
-                .find("field device.preset_mode: a preset mode cannot be combined"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\ndevice { preset_mode: 2 gpu_freq_mhz: 600 }")
+          .find("field device.preset_mode: a preset mode cannot be combined"),
+      std::string::npos);
 }
 
 TEST(SpecIoTest, BadDeviceName) {
@@ -92,9 +95,10 @@ TEST(SpecIoTest, ValueOfTheWrongKindNamesItsField) {
 
 // proto3 cannot tell a written 0 from a field left out: `epochs: 0` used to run one epoch.
 TEST(SpecIoTest, AWrittenZeroThatWouldReadAsUnsetIsRefused) {
-  EXPECT_EQ(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1\n  epochs: 0 }"),
-            "spec.textproto:2:3: field workload.epochs: 0 cannot be told from leaving the field out (1 epoch); valid: 1 "
-            "to 10000");
+  EXPECT_EQ(
+      error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1\n  epochs: 0 }"),
+      "spec.textproto:2:3: field workload.epochs: 0 cannot be told from leaving the field out (1 epoch); valid: 1 "
+      "to 10000");
   EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nrepetitions: 0")
                 .find("field repetitions: 0 cannot be told from leaving the field out (1 repetition)"),
             std::string::npos);
@@ -109,14 +113,15 @@ TEST(SpecIoTest, AWrittenZeroThatWouldReadAsUnsetIsRefused) {
     EXPECT_EQ(e.field(), "base.workload.epochs");
   }
   // Left out, the field keeps its default; a written non-zero value is taken.
-  EXPECT_EQ(parse_experiment_spec("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }", "s").workload().epochs(), 0u);
-  EXPECT_EQ(parse_experiment_spec("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 epochs: 3 }", "s").workload().epochs(),
+  EXPECT_EQ(parse_experiment_spec("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }", "s").workload().epochs(),
+            0u);
+  EXPECT_EQ(parse_experiment_spec("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 epochs: 3 }", "s")
+                .workload()
+                .epochs(),
             3u);
 }
 
-TEST(SpecIoTest, MissingFileIsASpecError) {
-  EXPECT_THROW(load_sweep_spec("/nonexistent/sweep.textproto"), SpecError);
-}
+TEST(SpecIoTest, MissingFileIsASpecError) { EXPECT_THROW(load_sweep_spec("/nonexistent/sweep.textproto"), SpecError); }
 
 TEST(SpecIoTest, LoadsFromAFile) {
   testing::TempDir dir;

@@ -12,7 +12,8 @@ proto::SweepSpec sweep_of(const std::string& text) { return parse_sweep_spec(tex
 // The base sweep with `axes` appended (built with append: GCC 12 reports a false
 // -Warray-bounds on `std::string(literal) + literal` under the test's precompiled header).
 std::string base_with(std::string_view axes) {
-  std::string text = "name: \"s\"\nbase { workload { model: \"lenet5\" dataset: \"synthetic:1x28x28\" batch_size: 16 } }\n";
+  std::string text =
+      "name: \"s\"\nbase { workload { model: \"lenet5\" dataset: \"synthetic:1x28x28\" batch_size: 16 } }\n";
   text.append(axes);
   return text;
 }
@@ -21,7 +22,8 @@ TEST(SweepPlanTest, CartesianProductOfAxes) {
   const auto plan = plan_sweep(sweep_of(base_with(R"(
 axes { field: "workload.batch_size" values: ["16", "32", "64"] }
 axes { field: "loader.workers" range { from: 0 to: 2 step: 1 } }
-)")), "sweep.textproto");
+)")),
+                               "sweep.textproto");
   ASSERT_EQ(plan.runs.size(), 9u);
   EXPECT_EQ(plan.runs[0].spec.workload().batch_size(), 16u);
   EXPECT_EQ(plan.runs[0].spec.loader().workers(), 0u);
@@ -42,7 +44,8 @@ TEST(SweepPlanTest, DecimalRangeKeepsItsLastValue) {
 
 TEST(SweepPlanTest, RepetitionsBecomeSeparateRuns) {
   const auto plan = plan_sweep(sweep_of(R"(
-base { workload { model: "m" dataset: "d:x" batch_size: 4 } repetitions: 3 })"), "s");
+base { workload { model: "m" dataset: "d:x" batch_size: 4 } repetitions: 3 })"),
+                               "s");
   ASSERT_EQ(plan.runs.size(), 3u);
   EXPECT_EQ(plan.runs[2].run_id, "0000-r2");
   EXPECT_EQ(plan.runs[2].spec.repetitions(), 1u);
@@ -54,7 +57,8 @@ base { workload { model: "m" dataset: "d:x" batch_size: 4 } }
 runs { device { gpu_freq_mhz: 600 } }
 runs { device { gpu_freq_mhz: 900 } }
 runs { device { gpu_freq_mhz: 600 } workload { batch_size: 8 } }
-)"), "s");
+)"),
+                               "s");
   ASSERT_EQ(plan.runs.size(), 3u);
   EXPECT_EQ(plan.mode_switches, 2u);
   EXPECT_DOUBLE_EQ(plan.runs[0].spec.device().gpu_freq_mhz(), 600);
@@ -66,7 +70,8 @@ runs { device { gpu_freq_mhz: 600 } workload { batch_size: 8 } }
 
 TEST(SweepPlanTest, EnumAxisByName) {
   const auto plan = plan_sweep(sweep_of(base_with(R"(
-axes { field: "cache" values: ["WARM", "EVICT_EVERY_EPOCH"] })")), "s");
+axes { field: "cache" values: ["WARM", "EVICT_EVERY_EPOCH"] })")),
+                               "s");
   ASSERT_EQ(plan.runs.size(), 2u);
   EXPECT_EQ(plan.runs[1].spec.cache(), proto::EVICT_EVERY_EPOCH);
 }
@@ -98,18 +103,19 @@ TEST(SweepPlanTest, AxisValueZeroThatWouldReadAsUnsetIsRefused) {
     plan_sweep(sweep_of(base_with(R"(axes { field: "workload.epochs" values: ["0", "2"] })")), "s.textproto");
     FAIL() << "epochs 0 would have run 1 epoch";
   } catch (const SpecError& e) {
-    EXPECT_NE(std::string(e.what()).find("field workload.epochs: axis value '0': 0 cannot be told from leaving the field out"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "field workload.epochs: axis value '0': 0 cannot be told from leaving the field out"),
               std::string::npos)
         << e.what();
   }
   // 0 is a value of its own where the field's unset value is 0: no workers loads in the training thread.
-  EXPECT_EQ(plan_sweep(sweep_of(base_with(R"(axes { field: "loader.workers" values: ["0", "2"] })")), "s").runs.size(), 2u);
+  EXPECT_EQ(plan_sweep(sweep_of(base_with(R"(axes { field: "loader.workers" values: ["0", "2"] })")), "s").runs.size(),
+            2u);
 }
 
 TEST(SweepPlanTest, InvalidExpandedRunNamesItsAxisValues) {
   try {
-    plan_sweep(sweep_of(base_with(R"(axes { field: "workload.batch_size" values: ["8", "0"] })")),
-               "s.textproto");
+    plan_sweep(sweep_of(base_with(R"(axes { field: "workload.batch_size" values: ["8", "0"] })")), "s.textproto");
     FAIL();
   } catch (const SpecError& e) {
     EXPECT_NE(std::string(e.what()).find("run 1 workload.batch_size=0: 0 is out of range"), std::string::npos)

@@ -76,7 +76,8 @@ axes { field: "workload.batch_size" values: ["16", "32"] }
   // which the kills below wait out so that they land inside the sweep either way.
   const auto started = std::chrono::steady_clock::now();
   ASSERT_EQ(run_jetchar({"device", "modes", "--board", "sim:agx-orin-r36", "--root", board.string()}), 0);
-  const auto startup = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  const auto startup =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   const auto before = tree_contents(board);
   ASSERT_FALSE(before.empty());
 
@@ -93,8 +94,9 @@ axes { field: "workload.batch_size" values: ["16", "32"] }
   for (int attempt = 0; attempt < 8; ++attempt) {
     run_jetchar(restore_args);  // as jetchar-restore.service would after a crash
     const bool resumable = fs::exists(results / "sweep.textproto");
-    run_jetchar_killed_after(resumable && attempt % 2 == 1 ? resume_args : run_args,
-                             startup + std::chrono::milliseconds(std::uniform_int_distribution<int>(200, 2500)(random)));
+    run_jetchar_killed_after(
+        resumable && attempt % 2 == 1 ? resume_args : run_args,
+        startup + std::chrono::milliseconds(std::uniform_int_distribution<int>(200, 2500)(random)));
   }
   ASSERT_EQ(run_jetchar(restore_args), 0);
   ASSERT_EQ(run_jetchar(run_args), 0);

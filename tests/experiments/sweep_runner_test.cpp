@@ -50,7 +50,9 @@ SweepPlan four_run_plan() {
 name: "s"
 base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 8 } }
 axes { field: "workload.batch_size" values: ["8", "16", "32", "64"] }
-)", "s"), "s");
+)",
+                                     "s"),
+                    "s");
 }
 
 TEST(SweepRunnerTest, RunsEveryRunOnceAndRecordsStatus) {
@@ -205,7 +207,8 @@ TEST(SweepRunnerTest, FullDiskStopsWithAClearErrorKeepsEarlierRunsAndResumes) {
     } catch (const std::runtime_error& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find("results store " + (disk / "results.db").string() + ": run 0002-r0 not stored: "),
-                std::string::npos) << what;
+                std::string::npos)
+          << what;
       EXPECT_NE(what.find("full"), std::string::npos) << what;
       EXPECT_NE(what.find("earlier runs are intact"), std::string::npos) << what;
     }

@@ -68,7 +68,8 @@ class SimBoardSweep {
 };
 
 std::string spec_with(const std::string& workload_extra, const std::string& extra, const std::string& axes) {
-  std::string text = "name: \"s\"\nbase {\n  workload { model: \"lenet5\" dataset: \"synthetic:1x28x28?samples=8192&classes=10\" ";
+  std::string text =
+      "name: \"s\"\nbase {\n  workload { model: \"lenet5\" dataset: \"synthetic:1x28x28?samples=8192&classes=10\" ";
   text += "batch_size: 16 device: \"cpu\" ";
   text += workload_extra;
   text += " }\n  device { cpu_freq_mhz: 1728 dvfs: OFF }\n";
@@ -83,10 +84,10 @@ TEST(SweepSimIntegration, AdaptiveRunsStopEarlyAndRecordTheMinibatchesNeeded) {
   // Up to 400 minibatches per run; adaptive stopping at 25 %: minibatch times on a machine
   // shared with other builds vary by tens of percent (measured: a 10 % half-width after 300
   // minibatches under a load average of 15), so a tight threshold would test the machine.
-  const auto results = sim.run(spec_with(
-      "epochs: 1 max_minibatches: 400",
-      "  measurement { sample_rate_hz: 200 }\n  adaptive { enabled: true warmup_minibatches: 10 relative_half_width: 0.25 min_minibatches: 30 }",
-      "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"918\"] }\n"));
+  const auto results = sim.run(spec_with("epochs: 1 max_minibatches: 400",
+                                         "  measurement { sample_rate_hz: 200 }\n  adaptive { enabled: true "
+                                         "warmup_minibatches: 10 relative_half_width: 0.25 min_minibatches: 30 }",
+                                         "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"918\"] }\n"));
   ASSERT_EQ(results.size(), 2u);
   int stopped_early = 0;
   for (const auto& r : results) {
@@ -126,8 +127,9 @@ TEST(SweepSimIntegration, AdaptiveRunsStopEarlyAndRecordTheMinibatchesNeeded) {
 // run (t from the run's start) and each minibatch's energy and loss; epochs say when they began.
 TEST(SweepSimIntegration, PowerSamplesAndMinibatchEnergiesAreStoredWhenAsked) {
   SimBoardSweep sim;
-  const auto results = sim.run(spec_with("epochs: 2 max_minibatches: 20",
-                                         "  measurement { sample_rate_hz: 200 power_samples: true minibatch_records: true }", ""));
+  const auto results =
+      sim.run(spec_with("epochs: 2 max_minibatches: 20",
+                        "  measurement { sample_rate_hz: 200 power_samples: true minibatch_records: true }", ""));
   ASSERT_EQ(results.size(), 1u);
   const auto& r = results[0];
   ASSERT_EQ(r.status(), proto::OK) << r.reason();
@@ -242,11 +244,11 @@ TEST(SweepSimIntegration, MetersAndGpioMarkersAreRecordedPerEpoch) {
   meter.start();
   SimBoardSweep sim;
   const std::string device = meter.device_path();
-  const auto results = sim.run(spec_with(
-      "epochs: 2 max_minibatches: 40",
-      "  measurement { sample_rate_hz: 100 gpio_marker_line: 17 power_samples: true meters { protocol: \"ina\" device: \"" + device +
-          "\" } }",
-      "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"918\"] }\n"));
+  const auto results = sim.run(spec_with("epochs: 2 max_minibatches: 40",
+                                         "  measurement { sample_rate_hz: 100 gpio_marker_line: 17 power_samples: true "
+                                         "meters { protocol: \"ina\" device: \"" +
+                                             device + "\" } }",
+                                         "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"918\"] }\n"));
   ASSERT_EQ(results.size(), 2u);
   int epochs_with_meter_energy = 0;
   for (const auto& r : results) {
@@ -275,8 +277,8 @@ TEST(SweepSimIntegration, MetersAndGpioMarkersAreRecordedPerEpoch) {
       }
       ++epochs_with_meter_energy;
       ASSERT_TRUE(m.has_energy_j()) << r.run_id() << " epoch " << e.epoch() << ": gap " << m.gap_s() << " s, "
-                                    << m.readings() << " readings in " << e.e2e_s() << " s; run: "
-                                    << r.meters(0).ShortDebugString();
+                                    << m.readings() << " readings in " << e.e2e_s()
+                                    << " s; run: " << r.meters(0).ShortDebugString();
       // The standard trace lies between 3 W and 9 W; the energy is its mean power times the epoch.
       EXPECT_GE(m.average_power_w(), 2.9);
       EXPECT_LE(m.average_power_w(), 9.1);
@@ -314,7 +316,8 @@ TEST(SweepSimIntegration, MetersAndGpioMarkersAreRecordedPerEpoch) {
       if (!e.meters(0).has_average_power_w()) continue;
       double sum = 0;
       int count = 0;
-      for (auto it = meter_w.lower_bound(e.start_s()); it != meter_w.end() && it->first < e.start_s() + e.e2e_s(); ++it) {
+      for (auto it = meter_w.lower_bound(e.start_s()); it != meter_w.end() && it->first < e.start_s() + e.e2e_s();
+           ++it) {
         sum += it->second;
         ++count;
       }
@@ -389,12 +392,14 @@ TEST(SweepSimIntegration, ProblemsAreFoundBeforeTheSweepStartsAndNameTheField) {
     for (const auto& p : sim.problems(spec)) all += p.message + "\n";
     return all;
   };
-  const auto unknown_model = problem_text(R"(name: "s" base { workload { model: "lenet6" dataset: "synthetic:1x28x28" batch_size: 4 } })");
+  const auto unknown_model =
+      problem_text(R"(name: "s" base { workload { model: "lenet6" dataset: "synthetic:1x28x28" batch_size: 4 } })");
   EXPECT_NE(unknown_model.find("workload.model: unknown model 'lenet6'; valid: "), std::string::npos) << unknown_model;
 
   const auto missing_data = problem_text(
       R"(name: "s" base { workload { model: "lenet5" dataset: "fashion-mnist:/nonexistent/fashion" batch_size: 4 } })");
-  EXPECT_NE(missing_data.find("workload.dataset 'fashion-mnist:/nonexistent/fashion': "), std::string::npos) << missing_data;
+  EXPECT_NE(missing_data.find("workload.dataset 'fashion-mnist:/nonexistent/fashion': "), std::string::npos)
+      << missing_data;
   EXPECT_NE(missing_data.find("/nonexistent/fashion"), std::string::npos) << missing_data;
 
   const auto bad_frequency = problem_text(
@@ -425,18 +430,22 @@ TEST(SweepSimIntegration, ProblemsAreFoundBeforeTheSweepStartsAndNameTheField) {
   EXPECT_NE(whole_mean.find("adaptive.relative_half_width 1 is out of range"), std::string::npos) << whole_mean;
 
   // A good spec has none.
-  EXPECT_EQ(problem_text(R"(name: "s" base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 } })"), "");
+  EXPECT_EQ(
+      problem_text(R"(name: "s" base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 } })"),
+      "");
 }
 
 using testing::run_jetchar;
 
 TEST(SweepSimIntegration, ExportOfARealSweepIsReadByPandas) {
   ASSERT_TRUE(fs::exists(testing::jetchar_executable())) << testing::jetchar_executable();
-  if (std::system("/usr/bin/python3 -c 'import pandas' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no pandas for /usr/bin/python3";
+  if (std::system("/usr/bin/python3 -c 'import pandas' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no pandas for /usr/bin/python3";
   testing::TempDir dir;
-  const fs::path spec = dir.write("sweep.textproto", spec_with(
-      "epochs: 2 max_minibatches: 10", "  measurement { sample_rate_hz: 100 }",
-      "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"918\"] }\naxes { field: \"workload.batch_size\" values: [\"8\", \"16\"] }\n"));
+  const fs::path spec =
+      dir.write("sweep.textproto", spec_with("epochs: 2 max_minibatches: 10", "  measurement { sample_rate_hz: 100 }",
+                                             "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"918\"] }\naxes "
+                                             "{ field: \"workload.batch_size\" values: [\"8\", \"16\"] }\n"));
   const fs::path results = dir.path() / "results";
   ASSERT_EQ(run_jetchar({"sweep", "run", spec.string(), "--results", results.string(), "--board", "sim:agx-orin-r36",
                          "--root", (dir.path() / "board").string()}),

@@ -65,7 +65,6 @@ class UnderSystemdTest : public ::testing::Test {
 };
 
 TEST_F(UnderSystemdTest, SendsReadyStatusWatchdogAndStopping) {
-
   SystemdNotifier notifier;
   ASSERT_TRUE(notifier.active());
   ASSERT_TRUE(notifier.watchdog_interval().has_value());
@@ -123,7 +122,9 @@ TEST_F(UnderSystemdTest, ASweepPingsTheWatchdogWhileARunProgresses) {
   const auto plan = plan_sweep(parse_sweep_spec(R"(
 name: "s"
 base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 8 } }
-)", "s"), "s");
+)",
+                                                "s"),
+                               "s");
   SweepRunner(store, journal, notifier).run(plan, executor, options);
 
   EXPECT_EQ(socket.receive(), "READY=1");

@@ -147,8 +147,7 @@ TEST(TrainingRunnerTest, EpochZeroIsReportedApartFromLaterEpochs) {
   ASSERT_TRUE(summary.first);
   EXPECT_EQ(summary.first->epoch, 0);
   ASSERT_TRUE(summary.later_e2e_ns_median);
-  EXPECT_DOUBLE_EQ(*summary.later_e2e_ns_median,
-                   (result.epochs[1].e2e_ns + result.epochs[2].e2e_ns) / 2.0);
+  EXPECT_DOUBLE_EQ(*summary.later_e2e_ns_median, (result.epochs[1].e2e_ns + result.epochs[2].e2e_ns) / 2.0);
   auto json = to_json(result);
   EXPECT_EQ(json["status"], "OK");
   EXPECT_EQ(json["epoch0"]["epoch"], 0);
@@ -287,7 +286,8 @@ TEST(TrainingRunnerTest, Bf16AutocastTrainsOnTheCpu) {
   auto result = train(*model, source, config, root);
   // A oneDNN without bfloat16 kernels for these layers (Debian's arm64 LibTorch, seen under
   // qemu-aarch64) refuses them: the run is a failure with oneDNN's message, as a user sees it.
-  if (result.status == RunStatus::kFailed && result.error.find("could not create a primitive descriptor") != std::string::npos) {
+  if (result.status == RunStatus::kFailed &&
+      result.error.find("could not create a primitive descriptor") != std::string::npos) {
     GTEST_SKIP() << "this LibTorch's oneDNN has no bfloat16 CPU kernels: " << result.error;
   }
   ASSERT_EQ(result.status, RunStatus::kOk) << result.error;

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <map>
 
-#include "jetson/simulated/board_fixture.h"
 #include "jetson/discovery/board_info.h"
+#include "jetson/simulated/board_fixture.h"
 #include "sysfs/attribute.h"
 #include "tests/support/temp_dir.h"
 
@@ -73,8 +73,8 @@ void expect_same_tree(const std::map<std::string, Node>& expected, const std::ma
     }
     EXPECT_EQ(it->second.kind, node.kind) << what << ": " << path;
     EXPECT_EQ(it->second.content, node.content) << what << ": " << path;
-    EXPECT_EQ(it->second.mode, node.mode) << what << ": " << path << std::oct << " modes " << it->second.mode
-                                          << " vs " << node.mode;
+    EXPECT_EQ(it->second.mode, node.mode)
+        << what << ": " << path << std::oct << " modes " << it->second.mode << " vs " << node.mode;
   }
   for (const auto& [path, node] : actual) {
     EXPECT_TRUE(expected.count(path) != 0) << what << ": " << path << " is in the capture but not on the board";

@@ -186,13 +186,14 @@ TEST(FixtureManifestTest, IncludeCycleStopsWithAnError) {
 TEST(FixtureManifestTest, ExpandFollowsLinksInsideTheRootOnly) {
   TempDir root;
   // /proc/device-tree is an absolute link; writing through it must land inside the root.
-  parse("link /proc/device-tree -> /sys/firmware/devicetree/base\n"
-        "dtstrings /proc/device-tree/model = Board\n"
-        "link /sys/class/devfreq/gpu -> ../../devices/gpu/devfreq/gpu\n"
-        "file /sys/class/devfreq/gpu/cur_freq = 5\n"
-        "dir /sys/kernel/debug\n"
-        "file /sys/gone = 1\n"
-        "remove /sys/gone\n")
+  parse(
+      "link /proc/device-tree -> /sys/firmware/devicetree/base\n"
+      "dtstrings /proc/device-tree/model = Board\n"
+      "link /sys/class/devfreq/gpu -> ../../devices/gpu/devfreq/gpu\n"
+      "file /sys/class/devfreq/gpu/cur_freq = 5\n"
+      "dir /sys/kernel/debug\n"
+      "file /sys/gone = 1\n"
+      "remove /sys/gone\n")
       .expand(root.path());
   EXPECT_TRUE(fs::is_symlink(root.path() / "proc/device-tree"));
   EXPECT_EQ(slurp(root.path() / "sys/firmware/devicetree/base/model"), std::string("Board\0", 6));
@@ -232,8 +233,7 @@ TEST_P(BoardManifestsFixture, ExpandsWithTheFilesEveryBoardNeeds) {
   EXPECT_FALSE(fs::exists(root_dir));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBoards, BoardManifestsFixture,
-                         ::testing::ValuesIn(jetchar::jetson::list_board_fixtures()),
+INSTANTIATE_TEST_SUITE_P(AllBoards, BoardManifestsFixture, ::testing::ValuesIn(jetchar::jetson::list_board_fixtures()),
                          [](const auto& info) {
                            std::string name = info.param;
                            for (char& c : name) {

@@ -139,7 +139,9 @@ TEST(BoardIdentityTest, MalformedInputsAreFormatErrors) {
 }
 
 TEST(BoardIdentityTest, MachineWithoutDeviceTreeIsAHost) {
-  Tree tree("file /proc/sys/kernel/osrelease = 6.1.0-28-amd64\nfile /etc/os-release = PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n");
+  Tree tree(
+      "file /proc/sys/kernel/osrelease = 6.1.0-28-amd64\nfile /etc/os-release = PRETTY_NAME=\"Debian GNU/Linux 12 "
+      "(bookworm)\"\n");
   const auto id = discover_board_identity(tree.root());
   EXPECT_EQ(id.kind, BoardKind::kHost);
   EXPECT_FALSE(id.device_tree_path);
@@ -149,8 +151,9 @@ TEST(BoardIdentityTest, MachineWithoutDeviceTreeIsAHost) {
 }
 
 TEST(BoardIdentityTest, NonTegraDeviceTreeIsAHost) {
-  Tree tree("dtstrings /proc/device-tree/model = Raspberry Pi 4 Model B\n"
-            "dtstrings /proc/device-tree/compatible = raspberrypi,4-model-b | brcm,bcm2711\n");
+  Tree tree(
+      "dtstrings /proc/device-tree/model = Raspberry Pi 4 Model B\n"
+      "dtstrings /proc/device-tree/compatible = raspberrypi,4-model-b | brcm,bcm2711\n");
   const auto id = discover_board_identity(tree.root());
   EXPECT_EQ(id.kind, BoardKind::kHost);
   EXPECT_EQ(id.model, "Raspberry Pi 4 Model B");

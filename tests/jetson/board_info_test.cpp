@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "jetson/simulated/board_fixture.h"
 #include "jetson/discovery/board_info_json.h"
 #include "jetson/discovery/board_info_text.h"
+#include "jetson/simulated/board_fixture.h"
 #include "tests/jetson/board_tree.h"
 #include "tests/support/build_tree.h"
 
@@ -123,8 +123,9 @@ TEST(BoardInfoFixture, BoardsMatchTheReference) {
   // VDDQ_VDD2_1V8AO is fed by VIN_SYS_5V0: adding it to the sum would count its power twice.
   EXPECT_EQ(orin36.power.summed_rails, (std::vector<std::string>{"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"}));
   EXPECT_EQ(orin36.power.sub_rails, (std::vector<std::string>{"VDDQ_VDD2_1V8AO"}));
-  EXPECT_NE(to_text(orin36, sim_origin("agx-orin-r36")).find("VDDQ_VDD2_1V8AO is fed by VIN_SYS_5V0; not added to the total"),
-            std::string::npos);
+  EXPECT_NE(
+      to_text(orin36, sim_origin("agx-orin-r36")).find("VDDQ_VDD2_1V8AO is fed by VIN_SYS_5V0; not added to the total"),
+      std::string::npos);
   EXPECT_TRUE(info("agx-xavier-r32").power.sub_rails.empty());
   EXPECT_EQ(orin36.cpu.policies.size(), 3u);
   EXPECT_EQ(orin36.fans.fans[0].rpm, 1456);

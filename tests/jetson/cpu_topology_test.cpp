@@ -49,7 +49,9 @@ TEST(CpuTopologyTest, PoliciesCoresAndIdleStates) {
 }
 
 TEST(CpuTopologyTest, NoCpufreqIsReportedAbsent) {
-  BoardTree tree("file /sys/devices/system/cpu/online = 0-1\ndir /sys/devices/system/cpu/cpu0\ndir /sys/devices/system/cpu/cpu1\n");
+  BoardTree tree(
+      "file /sys/devices/system/cpu/online = 0-1\ndir /sys/devices/system/cpu/cpu0\ndir "
+      "/sys/devices/system/cpu/cpu1\n");
   const auto cpu = discover_cpu_topology(tree.root());
   EXPECT_EQ(cpu.possible, (std::vector<int>{0, 1}));
   EXPECT_TRUE(cpu.policies.empty());

@@ -45,8 +45,9 @@ TEST(DeviceControlCliIntegration, SigkilledSetIsRestoredExactlyByTheNextInvocati
   testing::TempDir dir;
   const std::string root = (dir.path() / "board").string();
   const std::string state = (dir.path() / "state").string();
-  const auto created = run_process(testing::jetchar_command({"device", "modes", "--board", "sim:agx-orin-r36", "--root", root}),
-                                   {}, std::chrono::seconds(60));
+  const auto created =
+      run_process(testing::jetchar_command({"device", "modes", "--board", "sim:agx-orin-r36", "--root", root}), {},
+                  std::chrono::seconds(60));
   ASSERT_EQ(created.exit_code, 0) << created.output;
   const auto before = controls_tree(root);
   int killed = 0;
@@ -58,8 +59,9 @@ TEST(DeviceControlCliIntegration, SigkilledSetIsRestoredExactlyByTheNextInvocati
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     ::kill(child, SIGKILL);
     if (testing::wait_exit_status(child) == 128 + SIGKILL) ++killed;
-    const auto restored = run_process(testing::jetchar_command({"device", "restore", "--root", root, "--state-dir", state}),
-                                      {}, std::chrono::seconds(60));
+    const auto restored =
+        run_process(testing::jetchar_command({"device", "restore", "--root", root, "--state-dir", state}), {},
+                    std::chrono::seconds(60));
     ASSERT_EQ(restored.exit_code, 0) << restored.output;
     const auto after = controls_tree(root);
     for (const auto& [path, content] : before) {

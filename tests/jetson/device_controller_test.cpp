@@ -11,8 +11,8 @@
 #include <map>
 #include <sstream>
 
-#include "jetson/simulated/board_fixture.h"
 #include "jetson/control/nvpmodel_tool.h"
+#include "jetson/simulated/board_fixture.h"
 #include "jetson/simulated/simulated_board.h"
 #include "sysfs/attribute.h"
 #include "sysfs/cpu_list.h"
@@ -53,7 +53,8 @@ std::map<std::string, std::string> tree(const fs::path& dir, bool skip_sensors) 
   return files;
 }
 
-void expect_same_tree(const std::map<std::string, std::string>& before, const std::map<std::string, std::string>& after) {
+void expect_same_tree(const std::map<std::string, std::string>& before,
+                      const std::map<std::string, std::string>& after) {
   EXPECT_EQ(before.size(), after.size());
   for (const auto& [path, content] : before) {
     const auto it = after.find(path);
@@ -81,7 +82,8 @@ std::vector<CustomPowerMode> study_modes(const DeviceControls& controls) {
       const auto& t = controls.gpu->available_hz;
       m.gpu_freq_mhz = mhz(t[i == 0 ? 0 : (i == cpu_table.size() - 1 ? t.size() - 1 : t.size() / 2)], 1000000);
     }
-    if (controls.emc && (controls.emc->set_rate_path || controls.emc->devfreq_path) && !controls.emc->available_hz.empty()) {
+    if (controls.emc && (controls.emc->set_rate_path || controls.emc->devfreq_path) &&
+        !controls.emc->available_hz.empty()) {
       const auto& t = controls.emc->available_hz;
       m.emc_freq_mhz = mhz(t[i == 0 ? 0 : t.size() - 1], 1000000);
     }

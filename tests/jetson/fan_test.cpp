@@ -8,8 +8,9 @@ using jetchar::jetson::discover_fans;
 using jetchar::testing::BoardTree;
 
 TEST(FanTest, R32PwmFan) {
-  BoardTree tree("file /sys/devices/pwm-fan/target_pwm = 77\nfile /sys/devices/pwm-fan/rpm = 1200\n"
-                 "file /sys/devices/pwm-fan/temp_control = 0\n");
+  BoardTree tree(
+      "file /sys/devices/pwm-fan/target_pwm = 77\nfile /sys/devices/pwm-fan/rpm = 1200\n"
+      "file /sys/devices/pwm-fan/temp_control = 0\n");
   const auto f = discover_fans(tree.root());
   ASSERT_EQ(f.fans.size(), 1u);
   EXPECT_EQ(f.fans[0].pwm, 77);

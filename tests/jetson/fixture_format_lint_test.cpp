@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "jetson/simulated/board_fixture.h"
 #include "jetson/discovery/l4t_release.h"
+#include "jetson/simulated/board_fixture.h"
 #include "sysfs/attribute.h"
 #include "sysfs/errno_name.h"
 #include "sysfs/injected_errors.h"
@@ -37,10 +37,10 @@ struct Format {
 
 struct Row {
   int line_number = 0;
-  std::string pattern;             ///< glob over kernel paths: '*' within a component, '**' across
-  std::set<std::string> lines;     ///< "R32", "R35", ... ; empty = every line
+  std::string pattern;          ///< glob over kernel paths: '*' within a component, '**' across
+  std::set<std::string> lines;  ///< "R32", "R35", ... ; empty = every line
   std::string format;
-  std::set<std::string> errors;    ///< errno names a read may fail with
+  std::set<std::string> errors;  ///< errno names a read may fail with
 };
 
 struct Table {
@@ -173,8 +173,8 @@ TEST_P(FormatLintFixture, EveryFileIsWrittenAsTheKernelPrintsIt) {
 
   jetchar::sysfs::InjectedErrorTable injected;
   if (fs::exists(fixture.root_dir() / jetchar::sysfs::InjectedErrors::kFileName)) {
-    injected = jetchar::sysfs::parse_injected_errors(slurp(fixture.root_dir() / jetchar::sysfs::InjectedErrors::kFileName),
-                                                     "injected errors");
+    injected = jetchar::sysfs::parse_injected_errors(
+        slurp(fixture.root_dir() / jetchar::sysfs::InjectedErrors::kFileName), "injected errors");
   }
   size_t checked = 0;
   for (auto it = fs::recursive_directory_iterator(fixture.root_dir()); it != fs::recursive_directory_iterator(); ++it) {
@@ -210,8 +210,8 @@ TEST_P(FormatLintFixture, EveryFileIsWrittenAsTheKernelPrintsIt) {
     if (read_error != injected.end() && bytes.empty()) continue;
     EXPECT_TRUE(std::regex_match(bytes, format->second.regex))
         << GetParam() << " (" << line << "): " << path << " reads '" << visible(bytes) << "', which is not "
-        << row->format << " (" << format->second.pattern << ") as " << kTable << ":" << row->line_number
-        << " says for " << row->pattern;
+        << row->format << " (" << format->second.pattern << ") as " << kTable << ":" << row->line_number << " says for "
+        << row->pattern;
     ++checked;
   }
   EXPECT_GT(checked, 50u);
@@ -232,7 +232,8 @@ TEST(FormatLintTest, GlobsMatchComponentsAndDoubleStarCrossesThem) {
                          "/sys/devices/system/cpu/cpufreq/policy4/related_cpus"));
   EXPECT_FALSE(glob_match("/sys/devices/system/cpu/cpufreq/policy*/related_cpus",
                           "/sys/devices/system/cpu/cpufreq/policy4/x/related_cpus"));
-  EXPECT_TRUE(glob_match("/sys/devices/**/hwmon*/in*_input", "/sys/devices/platform/bus@0/c240000.i2c/i2c-1/1-0040/hwmon/hwmon1/in1_input"));
+  EXPECT_TRUE(glob_match("/sys/devices/**/hwmon*/in*_input",
+                         "/sys/devices/platform/bus@0/c240000.i2c/i2c-1/1-0040/hwmon/hwmon1/in1_input"));
 }
 
 TEST(FormatLintTest, TheRangeFormOfRelatedCpusIsRejected) {

@@ -18,8 +18,8 @@ std::string devfreq(const std::string& name, const std::string& dev, const std::
          "link /sys/devices/" + dev + "/devfreq/" + name + "/device -> ../../../" + dev.substr(dev.rfind('/') + 1) +
          "\n" + "link /sys/devices/" + dev + "/of_node -> /sys/firmware/devicetree/base/" + node_name + "\n" +
          "dtstrings /sys/firmware/devicetree/base/" + node_name + "/compatible = " + compatible + "\n" +
-         "dtstrings /sys/firmware/devicetree/base/" + node_name + "/name = " + node_name + "\n" +
-         "file /sys/devices/" + dev + "/devfreq/" + name + "/cur_freq = 1000\n";
+         "dtstrings /sys/firmware/devicetree/base/" + node_name + "/name = " + node_name + "\n" + "file /sys/devices/" +
+         dev + "/devfreq/" + name + "/cur_freq = 1000\n";
 }
 
 }  // namespace
@@ -71,8 +71,8 @@ std::string nvidia_ko_clock(const std::string& pci, const std::string& name) {
 
 TEST(GpuDeviceTest, FindsNvidiaKoGpcClockUnderAnNvidiaPciDevice) {
   const std::string pci = "pci0000:00/0000:00:00.0/0000:01:00.0";
-  BoardTree tree(nvidia_ko_clock(pci, "gpu-nvd-0") + nvidia_ko_clock(pci, "gpu-gpc-0") +
-                 "file /sys/devices/" + pci + "/vendor = 0x10de\n");
+  BoardTree tree(nvidia_ko_clock(pci, "gpu-nvd-0") + nvidia_ko_clock(pci, "gpu-gpc-0") + "file /sys/devices/" + pci +
+                 "/vendor = 0x10de\n");
   const auto d = discover_gpu(tree.root());
   ASSERT_TRUE(d.gpu) << d.absent.value_or("");
   EXPECT_EQ(d.gpu->devfreq_name, "gpu-gpc-0");

@@ -38,9 +38,9 @@ TEST(L4tReleaseTest, ParsesR32AndR35) {
 }
 
 TEST(L4tReleaseTest, MalformedFileNamesTheFileAndTheValue) {
-  for (const char* bad : {"", "garbage", "# R (release), REVISION: 4.4", "# Rxx (release), REVISION: 4.4",
-                          "# R36 (release), GCID: 1", "# R36 (release), REVISION: four", "# R36 (release), REVISION: 4.x",
-                          "\n# R36 (release), REVISION: 4.4"}) {
+  for (const char* bad :
+       {"", "garbage", "# R (release), REVISION: 4.4", "# Rxx (release), REVISION: 4.4", "# R36 (release), GCID: 1",
+        "# R36 (release), REVISION: four", "# R36 (release), REVISION: 4.x", "\n# R36 (release), REVISION: 4.4"}) {
     try {
       parse_nv_tegra_release(bad, "/etc/nv_tegra_release");
       FAIL() << "accepted '" << bad << "'";

@@ -14,9 +14,9 @@
 #include <sstream>
 #include <variant>
 
-#include "jetson/simulated/board_fixture.h"
 #include "jetson/control/device_controller.h"
 #include "jetson/control/nvpmodel_tool.h"
+#include "jetson/simulated/board_fixture.h"
 #include "jetson/simulated/simulated_board.h"
 #include "sysfs/attribute.h"
 #include "sysfs/change_journal.h"
@@ -88,7 +88,9 @@ std::vector<Mode> candidate_modes(const DeviceControls& controls) {
   return modes;
 }
 
-std::vector<int> online(const sysfs::Root& root) { return sysfs::read_cpu_list(root, "/sys/devices/system/cpu/online"); }
+std::vector<int> online(const sysfs::Root& root) {
+  return sysfs::read_cpu_list(root, "/sys/devices/system/cpu/online");
+}
 
 // The board after `mode`, checked against the mode alone.
 void expect_board_in(const sysfs::Root& root, const DeviceControls& controls, const Mode& mode) {
@@ -105,9 +107,8 @@ void expect_board_in(const sysfs::Root& root, const DeviceControls& controls, co
   EXPECT_EQ(cpus.size(), static_cast<std::size_t>(*m.cpu_cores));
   const std::int64_t khz = parse_mhz(*m.cpu_freq_mhz, 1000, "CPU");
   for (const auto& cluster : controls.clusters) {
-    const bool active = std::any_of(cluster.cpus.begin(), cluster.cpus.end(), [&](int cpu) {
-      return std::find(cpus.begin(), cpus.end(), cpu) != cpus.end();
-    });
+    const bool active = std::any_of(cluster.cpus.begin(), cluster.cpus.end(),
+                                    [&](int cpu) { return std::find(cpus.begin(), cpus.end(), cpu) != cpus.end(); });
     if (!active) continue;
     const auto top = std::min(khz, cluster.available_khz.empty() ? khz : cluster.available_khz.back());
     EXPECT_EQ(sysfs::read_int(root, cluster.attribute("scaling_max_freq")), top) << cluster.name;

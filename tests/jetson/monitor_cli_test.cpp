@@ -14,10 +14,10 @@
 #include <thread>
 #include <vector>
 
-#include "jetson/simulated/board_fixture.h"
+#include "jetson/control/nvpmodel_tool.h"
 #include "jetson/meters/meter_simulator.h"
 #include "jetson/meters/synthetic_power_trace.h"
-#include "jetson/control/nvpmodel_tool.h"
+#include "jetson/simulated/board_fixture.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -93,7 +93,8 @@ class MonitorCliFixtureIntegration : public ::testing::TestWithParam<std::string
 TEST_P(MonitorCliFixtureIntegration, RunsOnTheSimulatedBoardWithRailsAndEnergyInJsonl) {
   const std::string fixture = GetParam();
   const fs::path jsonl = dir.path() / "sim.jsonl";
-  const auto run = monitor({"--board", "sim:" + fixture, "--rate", "100", "--duration", "0.4", "--jsonl", jsonl.string()});
+  const auto run =
+      monitor({"--board", "sim:" + fixture, "--rate", "100", "--duration", "0.4", "--jsonl", jsonl.string()});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("power figures are modelled"), std::string::npos) << run.output;
   const auto records = jsonl_of(jsonl);
@@ -216,9 +217,9 @@ TEST_P(MonitorCliMeterIntegration, ReportsTheMetersEnergyAlignedToTheOnboardWind
   sim.start();
   std::this_thread::sleep_for(c.serving_before);
   const fs::path jsonl = dir.path() / "meter.jsonl";
-  const auto run = monitor({"--board", "host", "--rate", "50", "--duration", "1", "--meter",
-                            c.protocol + ":" + sim.device_path(), "--meter-interval", std::to_string(c.interval.count()),
-                            "--jsonl", jsonl.string()});
+  const auto run =
+      monitor({"--board", "host", "--rate", "50", "--duration", "1", "--meter", c.protocol + ":" + sim.device_path(),
+               "--meter-interval", std::to_string(c.interval.count()), "--jsonl", jsonl.string()});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("meter energy: "), std::string::npos) << run.output;
   // The INA logger numbers its lines, so the clock is fitted across lost lines too.
@@ -270,7 +271,8 @@ TEST_P(MonitorCliMeterIntegration, ReportsTheMetersEnergyAlignedToTheOnboardWind
     for (std::size_t seq = 0; seq < served.size(); ++seq) {
       const auto produced = static_cast<double>(served[seq].time_ns);
       if (produced < kept_from || produced > kept_to) continue;
-      worst = std::max(worst, std::abs(origin + interval_ns * static_cast<double>(seq) - static_cast<double>(served[seq].time_ns)));
+      worst = std::max(
+          worst, std::abs(origin + interval_ns * static_cast<double>(seq) - static_cast<double>(served[seq].time_ns)));
     }
     EXPECT_LT(worst, 5e6) << "fitted INA report times off by " << worst / 1e6 << " ms";
     delay_ns = worst;
@@ -291,7 +293,8 @@ TEST_P(MonitorCliMeterIntegration, ReportsTheMetersEnergyAlignedToTheOnboardWind
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, MonitorCliMeterIntegration,
-                         ::testing::Values(MeterCase{"ina", "ina", 10ms, 19000}, MeterCase{"wt300", "wt300", 100ms, 19000},
+                         ::testing::Values(MeterCase{"ina", "ina", 10ms, 19000},
+                                           MeterCase{"wt300", "wt300", 100ms, 19000},
                                            MeterCase{"ina_opened_late", "ina", 2ms, 19000, 3000ms}),
                          [](const ::testing::TestParamInfo<MeterCase>& info) { return info.param.name; });
 

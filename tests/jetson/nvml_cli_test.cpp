@@ -5,8 +5,8 @@
 // NVML, `device info` says NVML is absent and why. Skips when jetchar has not been built.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <signal.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -93,11 +93,12 @@ TEST_F(NvmlCliIntegration, MonitorSamplesPolledPowerTheCounterAndClocks) {
 // The fake GPU's state file is the driver's state: what `device restore` must bring back.
 TEST_F(NvmlCliIntegration, ASigkilledPowerLimitAndClockLockAreRestoredExactlyByTheNextInvocation) {
   const std::string state_dir = (dir.path() / "state").string();
-  const pid_t child = testing::spawn_jetchar({"device", "set", "--board", "host", "--state-dir", state_dir,
-                                              "--gpu-power-limit-w", "200", "--gpu-locked-clocks", "1200,1500",
-                                              "--hold", "0"});
+  const pid_t child =
+      testing::spawn_jetchar({"device", "set", "--board", "host", "--state-dir", state_dir, "--gpu-power-limit-w",
+                              "200", "--gpu-locked-clocks", "1200,1500", "--hold", "0"});
   const auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (env.state().find("gpu0.gpu_locked 1200 1500") == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+  while (env.state().find("gpu0.gpu_locked 1200 1500") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(10ms);
   }
   EXPECT_THAT(env.state(), HasSubstr("gpu0.power_limit_mw 200000"));
@@ -129,9 +130,10 @@ TEST_F(NvmlCliIntegration, ASnapshotRecordsEachGpusPowerLimitAndRestoringTheFile
   EXPECT_THAT(nvml_entries[0], ::testing::MatchesRegex("nvml:GPU-[0-9a-f-]+/power_limit_mw=350000\\n?"));
 
   // Only the NVML entry is restored here: this machine's own sysfs controls are not the test's to write.
-  sysfs::write_journal_file(file, contents.root_prefix,
-                            {*std::find_if(contents.entries.begin(), contents.entries.end(),
-                                           [](const sysfs::JournalEntry& e) { return e.path.rfind("nvml:", 0) == 0; })});
+  sysfs::write_journal_file(
+      file, contents.root_prefix,
+      {*std::find_if(contents.entries.begin(), contents.entries.end(),
+                     [](const sysfs::JournalEntry& e) { return e.path.rfind("nvml:", 0) == 0; })});
   env.set_state("gpu0.power_limit_mw", "200000");
   const auto restored = jetchar({"device", "restore", file, "--board", "host", "--state-dir", state_dir});
   ASSERT_EQ(restored.exit_code, 0) << restored.output;
@@ -142,9 +144,11 @@ TEST_F(NvmlCliIntegration, ASnapshotRecordsEachGpusPowerLimitAndRestoringTheFile
 TEST_F(NvmlCliIntegration, WithoutRootTheErrorSaysSoAndNothingChanges) {
   env.set("JETCHAR_FAKE_NVML_NON_ROOT", "1");
   const std::string state_dir = (dir.path() / "state").string();
-  const auto run = jetchar({"device", "set", "--board", "host", "--state-dir", state_dir, "--gpu-power-limit-w", "200"});
+  const auto run =
+      jetchar({"device", "set", "--board", "host", "--state-dir", state_dir, "--gpu-power-limit-w", "200"});
   EXPECT_NE(run.exit_code, 0);
-  EXPECT_THAT(run.output, HasSubstr("Insufficient Permissions (NVML_ERROR_NO_PERMISSION, 4); NVML's control calls need root"));
+  EXPECT_THAT(run.output,
+              HasSubstr("Insufficient Permissions (NVML_ERROR_NO_PERMISSION, 4); NVML's control calls need root"));
   EXPECT_THAT(run.output, HasSubstr("nothing was changed"));
   EXPECT_THAT(env.state(), ::testing::Not(HasSubstr("200000")));
   EXPECT_FALSE(fs::exists(fs::path(state_dir) / "change-journal"));
@@ -179,9 +183,9 @@ axes { field: "device.gpu_power_limit_w" values: ["150", "250", "300"] }
   EXPECT_THAT(env.state(), HasSubstr("gpu0.power_limit_mw 350000"));
   EXPECT_FALSE(fs::exists(fs::path(state_dir) / "change-journal"));
 
-  const pid_t child = testing::spawn_jetchar({"sweep", "run", spec.string(), "--results",
-                                              (dir.path() / "results-killed").string(), "--board", "host",
-                                              "--state-dir", state_dir});
+  const pid_t child =
+      testing::spawn_jetchar({"sweep", "run", spec.string(), "--results", (dir.path() / "results-killed").string(),
+                              "--board", "host", "--state-dir", state_dir});
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (env.state().find("gpu0.power_limit_mw 150000") == std::string::npos &&
          std::chrono::steady_clock::now() < deadline) {

@@ -16,8 +16,8 @@
 namespace jetchar::jetson {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FakeNvmlEnv;
+using ::testing::HasSubstr;
 
 const std::string kUuid = "GPU-5f8e1c2a-0000-4000-8000-000000000000";
 
@@ -59,19 +59,22 @@ TEST_F(NvmlControlTest, PlansAreCheckedAgainstTheGpusConstraints) {
   settings = NvmlSettings{};
   settings.gpu_index = 3;
   settings.power_limit_w = 200;
-  EXPECT_THAT([&] { plan_nvml_writes(*nvml, settings); },
-              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("NVML GPU index 3 does not exist; valid: 0 to 0")));
+  EXPECT_THAT(
+      [&] { plan_nvml_writes(*nvml, settings); },
+      ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("NVML GPU index 3 does not exist; valid: 0 to 0")));
   EXPECT_THAT([] { parse_clock_range("1500,1200", "--gpu-locked-clocks"); },
-              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("--gpu-locked-clocks '1500,1200' is not a clock range")));
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  HasSubstr("--gpu-locked-clocks '1500,1200' is not a clock range")));
 }
 
 TEST_F(NvmlControlTest, AJetsonsNvmlHasNoPowerLimitToSet) {
   env.set("JETCHAR_FAKE_NVML_PROFILE", "jetson");
   NvmlSettings settings;
   settings.power_limit_w = 200;
-  EXPECT_THAT([&] { plan_nvml_writes(*nvml, settings); },
-              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(
-                  "power limit: nvmlDeviceGetPowerManagementLimitConstraints: Not Supported (NVML_ERROR_NOT_SUPPORTED, 3)")));
+  EXPECT_THAT(
+      [&] { plan_nvml_writes(*nvml, settings); },
+      ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(
+          "power limit: nvmlDeviceGetPowerManagementLimitConstraints: Not Supported (NVML_ERROR_NOT_SUPPORTED, 3)")));
 }
 
 TEST_F(NvmlControlTest, WritesAreJournalledFirstAndRestored) {
@@ -96,12 +99,13 @@ TEST_F(NvmlControlTest, WithoutRootTheErrorSaysSoAndNothingChanges) {
   NvmlSettings settings;
   settings.power_limit_w = 200;
   sysfs::ChangeJournal journal(root, state.path());
-  EXPECT_THAT([&] { apply_nvml_writes(*nvml, journal, plan_nvml_writes(*nvml, settings)); },
-              ::testing::ThrowsMessage<std::runtime_error>(::testing::AllOf(
-                  HasSubstr("GPU 0 (" + kUuid + ") power limit 200 W: "),
-                  HasSubstr("nvmlDeviceSetPowerManagementLimit: Insufficient Permissions (NVML_ERROR_NO_PERMISSION, 4); "
-                            "NVML's control calls need root"),
-                  HasSubstr("nothing was changed"))));
+  EXPECT_THAT(
+      [&] { apply_nvml_writes(*nvml, journal, plan_nvml_writes(*nvml, settings)); },
+      ::testing::ThrowsMessage<std::runtime_error>(::testing::AllOf(
+          HasSubstr("GPU 0 (" + kUuid + ") power limit 200 W: "),
+          HasSubstr("nvmlDeviceSetPowerManagementLimit: Insufficient Permissions (NVML_ERROR_NO_PERMISSION, 4); "
+                    "NVML's control calls need root"),
+          HasSubstr("nothing was changed"))));
   EXPECT_TRUE(journal.empty());
   EXPECT_FALSE(std::filesystem::exists(journal.file()));
   EXPECT_EQ(gpu().power_limit_mw.value, 350'000u);

@@ -10,8 +10,8 @@
 namespace jetchar::jetson {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FakeNvmlEnv;
+using ::testing::HasSubstr;
 
 TEST(NvmlGpusTest, ADesktopGpuShowsPowerEnergyClocksLimitsAndTables) {
   FakeNvmlEnv env;
@@ -78,7 +78,8 @@ TEST(NvmlGpusTest, WhatAJetsonsNvmlRefusesIsAbsentWithTheReasonNeverZero) {
 
 TEST(NvmlGpusTest, ClockEventReasonsAreNamedAndUnknownBitsKept) {
   EXPECT_EQ(clock_event_reason_names(0), std::vector<std::string>{});
-  EXPECT_EQ(clock_event_reason_names(0x1 | 0x4 | 0x40), (std::vector<std::string>{"gpu_idle", "sw_power_cap", "hw_thermal_slowdown"}));
+  EXPECT_EQ(clock_event_reason_names(0x1 | 0x4 | 0x40),
+            (std::vector<std::string>{"gpu_idle", "sw_power_cap", "hw_thermal_slowdown"}));
   EXPECT_EQ(clock_event_reason_names(0x8000), std::vector<std::string>{"0x8000"});
 }
 

@@ -11,8 +11,8 @@
 namespace jetchar::jetson {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FakeNvmlEnv;
+using ::testing::HasSubstr;
 
 TEST(NvmlLibraryTest, DefaultIsTheDriversLibraryAndTheEnvironmentOverridesIt) {
   ::unsetenv(kNvmlLibraryEnv);

@@ -17,8 +17,8 @@
 namespace jetchar::jetson {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FakeNvmlEnv;
+using ::testing::HasSubstr;
 
 TelemetrySources nvml_only_sources() {
   TelemetrySources sources;
@@ -80,9 +80,11 @@ TEST(NvmlTelemetryTest, WhatAJetsonsNvmlRefusesIsLeftOutWithItsReason) {
   TelemetrySampler sampler(sysfs::Root("/"), nvml_only_sources(), {100.0});
   EXPECT_TRUE(sampler.layout().rails.empty());
   EXPECT_TRUE(sampler.layout().find("nvml0.util_pct"));
-  EXPECT_THAT(sampler.notes(), ::testing::Contains(HasSubstr(
-                                   "NVML GPU nvml0 power: nvmlDeviceGetPowerUsage: Not Supported (NVML_ERROR_NOT_SUPPORTED, 3)")));
-  EXPECT_THAT(sampler.notes(), ::testing::Contains(HasSubstr("NVML GPU nvml0 energy counter: nvmlDeviceGetTotalEnergyConsumption")));
+  EXPECT_THAT(sampler.notes(),
+              ::testing::Contains(HasSubstr(
+                  "NVML GPU nvml0 power: nvmlDeviceGetPowerUsage: Not Supported (NVML_ERROR_NOT_SUPPORTED, 3)")));
+  EXPECT_THAT(sampler.notes(),
+              ::testing::Contains(HasSubstr("NVML GPU nvml0 energy counter: nvmlDeviceGetTotalEnergyConsumption")));
 }
 
 TEST(NvmlTelemetryTest, WithoutNvmlTheSourcesSayWhy) {
@@ -120,7 +122,8 @@ TEST(NvmlTelemetryTest, AWindowsEnergyFromTheCounterIsTheCountersDifference) {
   const auto seconds = [&](std::size_t a, std::size_t b) { return (samples[b].time_ns - samples[a].time_ns) / 1e9; };
   const double expected_mj = 88'000 * seconds(0, 2) + 262'000 * seconds(2, 3);
   const auto result = energy::window_energy(trace, "run", samples.front().time_ns, samples.back().time_ns);
-  const auto counter = std::find_if(result.rails.begin(), result.rails.end(), [](const auto& r) { return r.name == "nvml0_energy"; });
+  const auto counter =
+      std::find_if(result.rails.begin(), result.rails.end(), [](const auto& r) { return r.name == "nvml0_energy"; });
   ASSERT_NE(counter, result.rails.end());
   ASSERT_TRUE(counter->energy.energy_mj);
   // Exactly the difference of two whole-mJ counter readings (each sample's power is its interval's
@@ -136,7 +139,8 @@ TEST(NvmlTelemetryTest, AWindowsEnergyFromTheCounterIsTheCountersDifference) {
 }
 
 TEST(NvmlTelemetryTest, ACounterChannelIntegratesAsABackwardRectangle) {
-  energy::PowerTrace trace({{"counter", energy::RailRole::kModule, true}, {"polled", energy::RailRole::kSubRail, false}});
+  energy::PowerTrace trace(
+      {{"counter", energy::RailRole::kModule, true}, {"polled", energy::RailRole::kSubRail, false}});
   trace.append(0, {std::nullopt, 100.0});
   trace.append(1'000'000'000, {100.0, 100.0});
   trace.append(2'000'000'000, {300.0, 300.0});

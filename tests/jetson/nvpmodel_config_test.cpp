@@ -158,9 +158,11 @@ const std::string kTail = "< POWER_MODEL ID=0 NAME=A >\n< PM_CONFIG DEFAULT=0 >\
 INSTANTIATE_TEST_SUITE_P(
     Cases, NvpmodelConfigErrorTest,
     ::testing::Values(
-        BadCase{"GPU MAX_FREQ 1\n", "bad.conf:1: expected a '< PARAM ... >', '< POWER_MODEL ... >' or '< PM_CONFIG ... >' "
-                                    "header before settings, got 'GPU MAX_FREQ 1'"},
-        BadCase{"< PARAM TYPE=FILE NAME=X\n", "bad.conf:1: expected a header ending in '>', got '< PARAM TYPE=FILE NAME=X'"},
+        BadCase{"GPU MAX_FREQ 1\n",
+                "bad.conf:1: expected a '< PARAM ... >', '< POWER_MODEL ... >' or '< PM_CONFIG ... >' "
+                "header before settings, got 'GPU MAX_FREQ 1'"},
+        BadCase{"< PARAM TYPE=FILE NAME=X\n",
+                "bad.conf:1: expected a header ending in '>', got '< PARAM TYPE=FILE NAME=X'"},
         BadCase{"< PARAM TYPE=DIR NAME=X >\n",
                 "bad.conf:1: expected TYPE=FILE, TYPE=CLOCK or TYPE=HWMON, got TYPE='DIR'"},
         BadCase{"< PARAM TYPE=HWMON NAME=X >\nWARN /a/hwmon\n",
@@ -188,13 +190,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"< POWER_MODEL ID=0 NAME=A >\nCPU MAX_FREQ\n",
                 "bad.conf:2: expected 'PARAM ARG VALUE' in POWER_MODEL A, got 'CPU MAX_FREQ'"},
         BadCase{"< POWER_MODEL ID=0 NAME=A >\n", "bad.conf:2: expected '< PM_CONFIG DEFAULT=n >' (it is mandatory)"},
-        BadCase{"< PM_CONFIG DEFAULT=0 >\n",
-                "bad.conf:2: expected at least one '< POWER_MODEL ID=n NAME=... >' block"},
+        BadCase{"< PM_CONFIG DEFAULT=0 >\n", "bad.conf:2: expected at least one '< POWER_MODEL ID=n NAME=... >' block"},
         BadCase{"< POWER_MODEL ID=0 NAME=A >\n< PM_CONFIG DEFAULT=2 >\n",
                 "bad.conf:2: PM_CONFIG DEFAULT=2 names no POWER_MODEL; defined ids: 0"},
         BadCase{kTail + "< POWER_MODEL ID=0 NAME=B >\n", "bad.conf:3: POWER_MODEL ID=0 is defined twice"},
-        BadCase{"< PM_CONFIG DEFAULT=0 >\nX Y Z\n",
-                "bad.conf:2: expected a new '< ... >' header: PM_CONFIG and FAN_CONFIG take no settings, got 'X Y Z'"}));
+        BadCase{
+            "< PM_CONFIG DEFAULT=0 >\nX Y Z\n",
+            "bad.conf:2: expected a new '< ... >' header: PM_CONFIG and FAN_CONFIG take no settings, got 'X Y Z'"}));
 
 // Every configuration in the fixtures parses (NVIDIA's stock copies and the two stand-ins their
 // headers name), and the modes carry the caps the reference gives for them.

@@ -59,11 +59,10 @@ TEST_F(PowerModePlanTest, LoweringWritesMinFirstAndOfflinesLast) {
   for (const auto& w : plan.writes) order.push_back(w.path + "=" + w.value);
   // policy0 goes down to 115.2 MHz, pinned: the new max is below the current min (729.6 MHz),
   // so min is written first.
-  EXPECT_EQ(order, (std::vector<std::string>{
-                       "/sys/devices/system/cpu/cpufreq/policy0/scaling_min_freq=115200\n",
-                       "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq=115200\n",
-                       "/sys/devices/system/cpu/cpu3/online=0\n",
-                       "/sys/devices/system/cpu/cpu2/online=0\n"}));
+  EXPECT_EQ(order, (std::vector<std::string>{"/sys/devices/system/cpu/cpufreq/policy0/scaling_min_freq=115200\n",
+                                             "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq=115200\n",
+                                             "/sys/devices/system/cpu/cpu3/online=0\n",
+                                             "/sys/devices/system/cpu/cpu2/online=0\n"}));
   EXPECT_EQ(plan.notes.size(), 1u) << "policy2 ends with every core offline";
   ASSERT_EQ(plan.settle.size(), 1u);
   EXPECT_TRUE(plan.settle[0].pinned);

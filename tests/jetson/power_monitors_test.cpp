@@ -136,8 +136,8 @@ TEST(PowerMonitorsTest, CarrierIna238IsTheBoardInputAndVinSys5v0ASubRail) {
       "file /sys/devices/platform/i2c-1/1-0044/hwmon/hwmon5/power1_input = 19780000\n");
   const auto monitors = discover_power_monitors(tree.root());
   ASSERT_EQ(monitors.devices.size(), 2u);
-  const auto& ina238 = monitors.devices[0].driver == PowerMonitorDriver::kIna238Hwmon ? monitors.devices[0]
-                                                                                      : monitors.devices[1];
+  const auto& ina238 =
+      monitors.devices[0].driver == PowerMonitorDriver::kIna238Hwmon ? monitors.devices[0] : monitors.devices[1];
   ASSERT_EQ(ina238.driver, PowerMonitorDriver::kIna238Hwmon);
   ASSERT_EQ(ina238.rails.size(), 1u);
   EXPECT_EQ(ina238.rails[0].name, "VIN");

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "jetson/simulated/board_fixture.h"
 #include "jetson/discovery/gpu_device.h"
 #include "jetson/discovery/power_monitors.h"
+#include "jetson/simulated/board_fixture.h"
 #include "sysfs/attribute.h"
 #include "sysfs/error.h"
 #include "tests/support/temp_dir.h"
@@ -38,7 +38,6 @@ class SimulatedBoardFixture : public ::testing::TestWithParam<std::string> {
     }
     return std::nullopt;
   }
-
 };
 
 TEST_P(SimulatedBoardFixture, SaysItIsSimulated) {
@@ -106,7 +105,8 @@ TEST_P(SimulatedBoardFixture, EmcHonoursLockAndCap) {
   const std::string rates = "/sys/kernel/debug/bpmp/debug/emc/possible_rates";
   const std::int64_t low =
       root.exists(rates) ? sysfs::read_int_list(root, rates).front() * 1000 : read(bpmp + "min_rate");
-  const std::int64_t high = root.exists(rates) ? sysfs::read_int_list(root, rates).back() * 1000 : read(bpmp + "max_rate");
+  const std::int64_t high =
+      root.exists(rates) ? sysfs::read_int_list(root, rates).back() * 1000 : read(bpmp + "max_rate");
   ASSERT_NE(low, captured) << "the fixture must not idle at the lowest rate for this test";
   write(bpmp + "rate", std::to_string(low));
   EXPECT_EQ(read(bpmp + "rate"), captured) << "BPMP ignores a rate written without the lock";
@@ -223,7 +223,8 @@ TEST_P(SimulatedBoardFixture, BackgroundRefreshKeepsRailsCurrent) {
   for (int i = 0; i < 200 && read(*current) == 999999; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   sim.stop_refresh();
   EXPECT_NE(read(*current), 999999);
-  EXPECT_NEAR(static_cast<double>(read(*current)), static_cast<double>(modelled), 0.8 * static_cast<double>(modelled) + 50);
+  EXPECT_NEAR(static_cast<double>(read(*current)), static_cast<double>(modelled),
+              0.8 * static_cast<double>(modelled) + 50);
 }
 
 INSTANTIATE_TEST_SUITE_P(Boards, SimulatedBoardFixture, ::testing::ValuesIn(list_board_fixtures()),
@@ -243,14 +244,16 @@ TEST(SimulatedBoardTest, StatePersistsInAGivenDirectory) {
   const fs::path root_dir = dir.path() / "board";
   {
     SimulatedBoard sim(fixtures.front(), root_dir);
-    sysfs::write_string(sim.root(), std::string(kCpu) + "/cpufreq/" +
-                                        sim.root().list(std::string(kCpu) + "/cpufreq").front() + "/scaling_governor",
-                        "performance\n");
+    sysfs::write_string(
+        sim.root(),
+        std::string(kCpu) + "/cpufreq/" + sim.root().list(std::string(kCpu) + "/cpufreq").front() + "/scaling_governor",
+        "performance\n");
   }
   ASSERT_TRUE(SimulatedBoard::is_simulated_root(root_dir));
   SimulatedBoard again(fixtures.front(), root_dir);
   EXPECT_EQ(again.fixture(), fixtures.front());
-  const std::string policy = std::string(kCpu) + "/cpufreq/" + again.root().list(std::string(kCpu) + "/cpufreq").front();
+  const std::string policy =
+      std::string(kCpu) + "/cpufreq/" + again.root().list(std::string(kCpu) + "/cpufreq").front();
   EXPECT_EQ(sysfs::read_string(again.root(), policy + "/scaling_governor"), "performance");
 
   dir.write("other/file", "x");

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "jetson/simulated/board_fixture.h"
 #include "jetson/energy/baseload.h"
+#include "jetson/simulated/board_fixture.h"
 #include "jetson/telemetry/telemetry_sampler.h"
 
 namespace jetchar::jetson {

@@ -17,8 +17,12 @@ constexpr const char* kIio = "/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0";
 std::string stat_text(std::uint64_t busy0, std::uint64_t idle0, std::uint64_t busy1, std::uint64_t idle1) {
   // cpu2 is offline: the kernel leaves its line out.
   return "cpu  100 0 100 1000 0 0 0 0 0 0\n"
-         "cpu0 " + std::to_string(busy0) + " 0 0 " + std::to_string(idle0) + " 0 0 0 0 0 0\n"
-         "cpu1 " + std::to_string(busy1) + " 0 0 " + std::to_string(idle1) + " 0 0 0 0 0 0\n"
+         "cpu0 " +
+         std::to_string(busy0) + " 0 0 " + std::to_string(idle0) +
+         " 0 0 0 0 0 0\n"
+         "cpu1 " +
+         std::to_string(busy1) + " 0 0 " + std::to_string(idle1) +
+         " 0 0 0 0 0 0\n"
          "intr 12345 0 0\nctxt 999\n";
 }
 
@@ -90,14 +94,14 @@ TEST_F(TelemetrySamplerTest, ValuesFollowTheDriverConventions) {
   const auto& layout = sampler.layout();
   const auto first = sampler.sample_now();
   auto value = [&](const TelemetrySample& s, const char* name) { return s.values[*layout.find(name)].get(); };
-  EXPECT_EQ(value(first, "VDD_IN.power_mw"), 6000.0);     // hwmon: V × I
+  EXPECT_EQ(value(first, "VDD_IN.power_mw"), 6000.0);      // hwmon: V × I
   EXPECT_EQ(value(first, "POM_5V_GPU.power_mw"), 1529.0);  // iio: in_power, not 5100 × 300
   EXPECT_EQ(value(first, "gpu.load_pct"), 37.4);
   EXPECT_EQ(value(first, "gpu.freq_hz"), 918000000.0);
   EXPECT_EQ(value(first, "policy0.freq_khz"), 1420800.0);
   EXPECT_EQ(value(first, "mem.used_kib"), 4000000.0);
   EXPECT_EQ(value(first, "GPU-therm.temp_mc"), 41437.0);
-  EXPECT_FALSE(value(first, "cpu0.util_pct"));      // needs two readings
+  EXPECT_FALSE(value(first, "cpu0.util_pct"));       // needs two readings
   EXPECT_FALSE(value(first, "package-0.power_mw"));  // likewise
 
   dir.write("proc/stat", stat_text(160, 940, 50, 1050));
@@ -106,7 +110,7 @@ TEST_F(TelemetrySamplerTest, ValuesFollowTheDriverConventions) {
   const auto second = sampler.sample_now();
   EXPECT_DOUBLE_EQ(*value(second, "cpu0.util_pct"), 60.0);  // 60 busy of 100 jiffies
   EXPECT_DOUBLE_EQ(*value(second, "cpu1.util_pct"), 0.0);
-  EXPECT_FALSE(value(second, "cpu2.util_pct"));              // offline: absent, not 0 %
+  EXPECT_FALSE(value(second, "cpu2.util_pct"));  // offline: absent, not 0 %
   const double dt_s = static_cast<double>(second.time_ns - first.time_ns) / 1e9;
   EXPECT_NEAR(*value(second, "package-0.power_mw"), 500.0 / dt_s, 1e-6);  // 0.5 J over dt
 }

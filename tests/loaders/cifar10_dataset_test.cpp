@@ -66,9 +66,9 @@ TEST(Cifar10Dataset, ReadsTrainBatchesAcrossFilesWithPlanarChannels) {
   ASSERT_TRUE(status.ok) << status.error;
   EXPECT_EQ(status.bytes_read, kCifarRecordBytes);
   EXPECT_EQ(target, 4);
-  EXPECT_FLOAT_EQ(out[0], 1 / 255.0F);            // R plane
-  EXPECT_FLOAT_EQ(out[1024 + 5], 2 / 255.0F);     // G plane
-  EXPECT_FLOAT_EQ(out[2048 + 1023], 3 / 255.0F);  // B plane, last pixel
+  EXPECT_FLOAT_EQ(out[0], 1 / 255.0F);                                             // R plane
+  EXPECT_FLOAT_EQ(out[1024 + 5], 2 / 255.0F);                                      // G plane
+  EXPECT_FLOAT_EQ(out[2048 + 1023], 3 / 255.0F);                                   // B plane, last pixel
   ASSERT_TRUE(dataset->get(5, rng, SampleOut{out, {}, {&target, 1}, {}, {}}).ok);  // file 3 (data_batch_4)
   EXPECT_EQ(target, 7);
   EXPECT_FALSE(dataset->get(6, rng, SampleOut{out, {}, {&target, 1}, {}, {}}).ok);
@@ -138,8 +138,9 @@ TEST(Cifar10Dataset, LabelsOutsideTheClassesNameFileAndOffset) {
   Rng rng(0);
   SampleStatus status = dataset->get(1, rng, SampleOut{out, {}, {&target, 1}, {}, {}});
   EXPECT_FALSE(status.ok);
-  EXPECT_NE(status.error.find((dir.path() / "test_batch.bin").string() + " offset 3073: label 12 is not a class id 0..9"),
-            std::string::npos)
+  EXPECT_NE(
+      status.error.find((dir.path() / "test_batch.bin").string() + " offset 3073: label 12 is not a class id 0..9"),
+      std::string::npos)
       << status.error;
   // With three class names in batches.meta.txt, label 5 is out of range too.
   dir.write("batches.meta.txt", "a\nb\nc\n");

@@ -86,9 +86,9 @@ class FixtureKernel {
     dir_.write("proc/diskstats",
                "   7       0 loop0 10 0 80 1 0 0 0 0 0 1 1 0 0 0 0\n"
                " 259       0 nvme0n1 999 0 999 9 999 0 999 9 0 9 9 0 0 0 0\n " +
-                   major_minor + " nvme0n1p2 " + std::to_string(reads) + " 3 " + std::to_string(sectors_read) +
-                   " 40 " + std::to_string(writes) + " 1 " + std::to_string(sectors_written) + " 20 0 " +
-                   std::to_string(io_ms) + " 60 0 0 0 0\n");
+                   major_minor + " nvme0n1p2 " + std::to_string(reads) + " 3 " + std::to_string(sectors_read) + " 40 " +
+                   std::to_string(writes) + " 1 " + std::to_string(sectors_written) + " 20 0 " + std::to_string(io_ms) +
+                   " 60 0 0 0 0\n");
   }
 
  private:

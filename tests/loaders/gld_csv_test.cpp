@@ -36,7 +36,8 @@ TEST(GldCsv, HeaderInAnyOrderExtraColumnsBomAndQuotes) {
   ASSERT_EQ(reordered.size(), 1U);
   EXPECT_EQ(reordered[0].class_id, 3);
   EXPECT_EQ(reordered[0].user_id, "1");
-  const auto extra = parse_gld_csv("\xEF\xBB\xBFuser_id,note,image_id,class\n1,\"a, \"\"quoted\"\" note\",img,2\n", "t.csv");
+  const auto extra =
+      parse_gld_csv("\xEF\xBB\xBFuser_id,note,image_id,class\n1,\"a, \"\"quoted\"\" note\",img,2\n", "t.csv");
   ASSERT_EQ(extra.size(), 1U);
   EXPECT_EQ(extra[0].image_id, "img");
   EXPECT_EQ(extra[0].class_id, 2);

@@ -79,7 +79,6 @@ TEST(Gunzip, RoundTrip) {
   write_gzip(dir.path() / "a.gz", content);
   const auto inflated = read_maybe_gzip(dir.path() / "a.gz");
   EXPECT_EQ(std::string(inflated.begin(), inflated.end()), content);
-
 }
 
 TEST(Gunzip, TruncatedStreamNamesFile) {

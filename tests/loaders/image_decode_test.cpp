@@ -109,7 +109,8 @@ std::vector<std::uint8_t> textured_rgb(int h, int w) {
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
       for (int c = 0; c < 3; ++c) {
-        rgb[(static_cast<std::size_t>(y) * w + x) * 3 + c] = static_cast<std::uint8_t>((x * 3 + y * 2 + c * 40 + (x * y) % 7) % 256);
+        rgb[(static_cast<std::size_t>(y) * w + x) * 3 + c] =
+            static_cast<std::uint8_t>((x * 3 + y * 2 + c * 40 + (x * y) % 7) % 256);
       }
     }
   }
@@ -145,7 +146,8 @@ TEST(ImageDecode, RegionDecodeMatchesTheWholeImageWhereItOverlaps) {
     for (int y = 40 / d; y < 80 / d; ++y) {
       for (int x = 50 / d; x < 90 / d; ++x) {
         for (int c = 0; c < 3; ++c) {
-          const int a = part.pixels[(static_cast<std::size_t>(y - part.offset_y) * part.width + (x - part.offset_x)) * 3 + c];
+          const int a =
+              part.pixels[(static_cast<std::size_t>(y - part.offset_y) * part.width + (x - part.offset_x)) * 3 + c];
           const int b = whole.pixels[(static_cast<std::size_t>(y) * whole.width + x) * 3 + c];
           worst = std::max(worst, std::abs(a - b));
         }

@@ -117,8 +117,8 @@ TEST(ImageFilesDataset, RegionDecodeGivesTheSameSamplesAsAWholeDecode) {
     ASSERT_TRUE(decode_image(jpeg, plan.max_source_shrink(), whole, error)) << error;
     if (whole.width != w) ++scaled;
     plan.scale_source(static_cast<double>(whole.height) / h, static_cast<double>(whole.width) / w);
-    ASSERT_TRUE(transform.apply(plan, ImageView::interleaved(whole.pixels.data(), whole.height, whole.width, 3),
-                                expected));
+    ASSERT_TRUE(
+        transform.apply(plan, ImageView::interleaved(whole.pixels.data(), whole.height, whole.width, 3), expected));
     EXPECT_EQ(sample, expected) << "seed " << seed;
   }
   EXPECT_GT(scaled, 0) << "some crops are large enough for a reduced-scale decode";

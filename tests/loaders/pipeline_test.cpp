@@ -39,14 +39,16 @@ class FailingDataset : public Dataset {
   std::int64_t bad_;
 };
 
-std::vector<std::vector<float>> run_epoch(Pipeline& pipeline, std::int64_t epoch, std::vector<std::int64_t>* targets = nullptr) {
+std::vector<std::vector<float>> run_epoch(Pipeline& pipeline, std::int64_t epoch,
+                                          std::vector<std::int64_t>* targets = nullptr) {
   std::vector<std::vector<float>> batches;
   pipeline.start_epoch(epoch);
   while (auto batch = pipeline.next()) {
     const auto& t = batch->inputs;
     batches.emplace_back(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
     if (targets) {
-      for (std::int64_t i = 0; i < batch->targets.size(0); ++i) targets->push_back(batch->targets[i].item<std::int64_t>());
+      for (std::int64_t i = 0; i < batch->targets.size(0); ++i)
+        targets->push_back(batch->targets[i].item<std::int64_t>());
     }
   }
   return batches;

@@ -28,7 +28,8 @@ TEST(ConllEvaluationTest, IobesAndChunksAtTheSentenceEnd) {
 TEST(ConllEvaluationTest, SeqevalReadmeExample) {
   // seqeval's README: f1_score(y_true, y_pred) = 0.50 (one of two gold chunks, one of two predicted).
   EntityEvaluator evaluator;
-  evaluator.add({"O", "O", "O", "B-MISC", "I-MISC", "I-MISC", "O"}, {"O", "O", "B-MISC", "I-MISC", "I-MISC", "I-MISC", "O"});
+  evaluator.add({"O", "O", "O", "B-MISC", "I-MISC", "I-MISC", "O"},
+                {"O", "O", "B-MISC", "I-MISC", "I-MISC", "I-MISC", "O"});
   evaluator.add({"B-PER", "I-PER", "O"}, {"B-PER", "I-PER", "O"});
   const auto& overall = evaluator.scores().overall;
   EXPECT_EQ(overall.correct, 1);

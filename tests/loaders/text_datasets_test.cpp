@@ -14,9 +14,8 @@ using ::testing::HasSubstr;
 
 constexpr const char* kVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\neu\nrejects\nwhere\n?\n";
 constexpr const char* kConll = "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n\n";
-constexpr const char* kSquad =
-    R"({"version":"1.1","data":[{"title":"t","paragraphs":[{"context":"EU rejects","qas":[)"
-    R"({"id":"a","question":"Where?","answers":[{"text":"EU","answer_start":0}]}]}]}]})";
+constexpr const char* kSquad = R"({"version":"1.1","data":[{"title":"t","paragraphs":[{"context":"EU rejects","qas":[)"
+                               R"({"id":"a","question":"Where?","answers":[{"text":"EU","answer_start":0}]}]}]}]})";
 
 TEST(TextDatasetsTest, OpensConllDirectoriesWithTheirVocabulary) {
   testing::TempDir dir;

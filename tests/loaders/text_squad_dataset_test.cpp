@@ -12,9 +12,9 @@
 namespace jetchar::loaders::text {
 namespace {
 
+using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using nlohmann::json;
 
 // ids: [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 where=4 is=5 the=6 tower=7 ?=8 cafe=9 naive=10 東=11 京=12
 // has=13 a=14 .=15 un=16 ##aff=17 ##able=18
@@ -26,17 +26,22 @@ const std::string kContext = "Café naïve 東京 has a tower.";
 
 std::string squad_json() {
   const json qas = json::array({
-      json{{"id", "q-tokyo"}, {"question", "Where is the tower?"}, {"answers", json::array({json{{"text", "東京"}, {"answer_start", 11}}})}},
-      json{{"id", "q-naive"}, {"question", "Where?"}, {"answers", json::array({json{{"text", "ïve"}, {"answer_start", 7}}})}},
+      json{{"id", "q-tokyo"},
+           {"question", "Where is the tower?"},
+           {"answers", json::array({json{{"text", "東京"}, {"answer_start", 11}}})}},
+      json{{"id", "q-naive"},
+           {"question", "Where?"},
+           {"answers", json::array({json{{"text", "ïve"}, {"answer_start", 7}}})}},
   });
   const json second = json::array({json{{"id", "q-un"},
                                         {"question", "the"},
                                         {"answers", json::array({json{{"text", "unaffable"}, {"answer_start", 0}},
                                                                  json{{"text", "able"}, {"answer_start", 5}}})}}});
-  return json{{"version", "1.1"},
-              {"data", json::array({json{{"title", "t"},
-                                         {"paragraphs", json::array({json{{"context", kContext}, {"qas", qas}},
-                                                                     json{{"context", "unaffable"}, {"qas", second}}})}}})}}
+  return json{
+      {"version", "1.1"},
+      {"data", json::array({json{{"title", "t"},
+                                 {"paragraphs", json::array({json{{"context", kContext}, {"qas", qas}},
+                                                             json{{"context", "unaffable"}, {"qas", second}}})}}})}}
       .dump();
 }
 
@@ -55,7 +60,8 @@ class SquadDatasetTest : public ::testing::Test {
 };
 
 TEST_F(SquadDatasetTest, AnswerPositionsPointAtTheAnswerPieces) {
-  const SquadDataset dataset(file_, tokenizer_, WindowOptions{.max_length = 24, .stride = 2, .max_first_length = 8, .pad = true});
+  const SquadDataset dataset(file_, tokenizer_,
+                             WindowOptions{.max_length = 24, .stride = 2, .max_first_length = 8, .pad = true});
   EXPECT_EQ(dataset.size(), 3);
   EXPECT_EQ(dataset.questions(), 3u);
   EXPECT_EQ(dataset.paragraphs(), 2u);
@@ -89,7 +95,8 @@ TEST_F(SquadDatasetTest, AnswerPositionsPointAtTheAnswerPieces) {
 
 TEST_F(SquadDatasetTest, LongContextsBecomeOverlappingWindows) {
   // A window holds 12 - 3 - (question pieces) context pieces; consecutive windows share 1.
-  const SquadDataset dataset(file_, tokenizer_, WindowOptions{.max_length = 12, .stride = 1, .max_first_length = 6, .pad = true});
+  const SquadDataset dataset(file_, tokenizer_,
+                             WindowOptions{.max_length = 12, .stride = 1, .max_first_length = 6, .pad = true});
   // Paragraph 1 has 8 pieces: q-tokyo (5 question pieces, 4 per window) gets [0,4) [3,7) [6,8),
   // q-naive (2 question pieces, 7 per window) [0,7) [6,8); paragraph 2 fits one window.
   ASSERT_EQ(dataset.size(), 6);
@@ -111,7 +118,8 @@ TEST_F(SquadDatasetTest, LongContextsBecomeOverlappingWindows) {
 }
 
 TEST_F(SquadDatasetTest, QuestionsAreCutToMaxFirstLength) {
-  const SquadDataset dataset(file_, tokenizer_, WindowOptions{.max_length = 24, .stride = 2, .max_first_length = 2, .pad = true});
+  const SquadDataset dataset(file_, tokenizer_,
+                             WindowOptions{.max_length = 24, .stride = 2, .max_first_length = 2, .pad = true});
   EXPECT_EQ(dataset.truncated_questions(), 1u);
   Buffers b(24);
   ASSERT_TRUE(dataset.get(0, rng_, b.out()).ok);
@@ -120,8 +128,9 @@ TEST_F(SquadDatasetTest, QuestionsAreCutToMaxFirstLength) {
 }
 
 TEST_F(SquadDatasetTest, ImpossibleWindowOptionsAndBadFilesAreErrors) {
-  EXPECT_THROW(SquadDataset(file_, tokenizer_, WindowOptions{.max_length = 10, .stride = 4, .max_first_length = 4, .pad = true}),
-               std::invalid_argument);
+  EXPECT_THROW(
+      SquadDataset(file_, tokenizer_, WindowOptions{.max_length = 10, .stride = 4, .max_first_length = 4, .pad = true}),
+      std::invalid_argument);
   json wrong = json::parse(squad_json());
   wrong["data"][0]["paragraphs"][0]["qas"][0]["answers"][0]["answer_start"] = 13;  // a byte offset
   try {
@@ -131,7 +140,8 @@ TEST_F(SquadDatasetTest, ImpossibleWindowOptionsAndBadFilesAreErrors) {
     EXPECT_THAT(e.what(), HasSubstr("wrong.json"));
     EXPECT_THAT(e.what(), HasSubstr("q-tokyo"));
   }
-  const SquadDataset dataset(file_, tokenizer_, WindowOptions{.max_length = 24, .stride = 2, .max_first_length = 8, .pad = true});
+  const SquadDataset dataset(file_, tokenizer_,
+                             WindowOptions{.max_length = 24, .stride = 2, .max_first_length = 8, .pad = true});
   Buffers wrong_size(23);
   EXPECT_FALSE(dataset.get(0, rng_, wrong_size.out()).ok);
   Buffers b(24);

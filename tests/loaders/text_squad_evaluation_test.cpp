@@ -15,7 +15,10 @@ TEST(SquadEvaluationTest, NormalizesAsTheOfficialScript) {
   EXPECT_EQ(normalize_squad_answer("the-end"), "theend");
   EXPECT_EQ(normalize_squad_answer("A.D. 1066"), "ad 1066");
   // Unicode: lower-cased, non-ASCII punctuation kept, Unicode spaces collapsed.
-  EXPECT_EQ(normalize_squad_answer("\xC3\x89" "COLE\xC2\xA0the \xE2\x80\x94 Paris"), "\xC3\xA9" "cole \xE2\x80\x94 paris");
+  EXPECT_EQ(normalize_squad_answer("\xC3\x89"
+                                   "COLE\xC2\xA0the \xE2\x80\x94 Paris"),
+            "\xC3\xA9"
+            "cole \xE2\x80\x94 paris");
   EXPECT_EQ(normalize_squad_answer("the a an"), "");
   EXPECT_THROW(normalize_squad_answer("\xff"), TextFormatError);
 }
@@ -35,9 +38,9 @@ TEST(SquadEvaluationTest, BestOverGoldAnswersAndMissingPredictionsScoreZero) {
   SquadEvaluator evaluator;
   evaluator.add(std::string("Santa Clara, California"),
                 {"Levi's Stadium", "Levi's Stadium in the San Francisco Bay Area at Santa Clara, California",
-                 "Santa Clara, California"});  // EM 1, F1 1
+                 "Santa Clara, California"});                                       // EM 1, F1 1
   evaluator.add(std::string("Denver Broncos won"), {"Denver Broncos", "Broncos"});  // EM 0, F1 max(0.8, 0.5)
-  evaluator.add(std::nullopt, {"Carolina Panthers"});                                 // unanswered: 0, 0
+  evaluator.add(std::nullopt, {"Carolina Panthers"});                               // unanswered: 0, 0
   const auto scores = evaluator.scores();
   EXPECT_EQ(scores.questions, 3);
   EXPECT_EQ(scores.answered, 2);

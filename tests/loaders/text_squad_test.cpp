@@ -11,21 +11,23 @@
 namespace jetchar::loaders::text {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 // "Café naïve 東京": é and ï are 2 bytes, 東 and 京 3 bytes each, so byte and code-point offsets
 // differ from the 5th character on. 東京 starts at code point 11 but byte 13.
 const std::string kContext = "Café naïve 東京 has a tower.";
 
 json squad_file(json answers) {
-  return json{{"version", "1.1"},
-              {"data", json::array({json{{"title", "Tōkyō"},
-                                         {"paragraphs", json::array({json{
-                                                            {"context", kContext},
-                                                            {"qas", json::array({json{{"id", "q-1"},
-                                                                                      {"question", "Where?"},
-                                                                                      {"answers", answers}}})}}})}}})}};
+  return json{
+      {"version", "1.1"},
+      {"data",
+       json::array({json{
+           {"title", "Tōkyō"},
+           {"paragraphs",
+            json::array({json{
+                {"context", kContext},
+                {"qas", json::array({json{{"id", "q-1"}, {"question", "Where?"}, {"answers", answers}}})}}})}}})}};
 }
 
 std::string error_of(const json& file) {
@@ -39,13 +41,16 @@ std::string error_of(const json& file) {
 }
 
 TEST(SquadTest, ParsesArticlesParagraphsAndCodePointAnswers) {
-  json file = squad_file(json::array({json{{"text", "東京"}, {"answer_start", 11}},
-                                      json{{"text", "naïve 東京"}, {"answer_start", 5}}}));
-  file["data"].push_back(json{{"title", "Second"},
-                              {"paragraphs", json::array({json{{"context", "Plain text."},
-                                                               {"qas", json::array({json{{"id", "q-2"},
-                                                                                         {"question", "What?"},
-                                                                                         {"answers", json::array({json{{"text", "text"}, {"answer_start", 6}}})}}})}}})}});
+  json file = squad_file(
+      json::array({json{{"text", "東京"}, {"answer_start", 11}}, json{{"text", "naïve 東京"}, {"answer_start", 5}}}));
+  file["data"].push_back(json{
+      {"title", "Second"},
+      {"paragraphs",
+       json::array({json{
+           {"context", "Plain text."},
+           {"qas", json::array({json{{"id", "q-2"},
+                                     {"question", "What?"},
+                                     {"answers", json::array({json{{"text", "text"}, {"answer_start", 6}}})}}})}}})}});
   const SquadData data = parse_squad(file.dump(), "train.json");
   EXPECT_EQ(data.version, "1.1");
   EXPECT_EQ(data.articles, 2u);
@@ -86,7 +91,8 @@ TEST(SquadTest, OffsetsOutsideTheContextAreRejected) {
 }
 
 TEST(SquadTest, StructuralErrorsNameThePath) {
-  EXPECT_THAT(error_of(squad_file(json::array())), HasSubstr("data[0].paragraphs[0].qas[0] (question id q-1): no answers"));
+  EXPECT_THAT(error_of(squad_file(json::array())),
+              HasSubstr("data[0].paragraphs[0].qas[0] (question id q-1): no answers"));
   json impossible = squad_file(json::array());
   impossible["data"][0]["paragraphs"][0]["qas"][0]["is_impossible"] = true;
   EXPECT_TRUE(parse_squad(impossible.dump(), "v2.json").questions[0].is_impossible);
@@ -130,7 +136,8 @@ TEST(SquadTest, NumbersTooLargeForADoubleAreAnErrorNotACrash) {
 
 TEST(SquadTest, ReadsFilesAndNamesMissingOnes) {
   testing::TempDir dir;
-  const auto path = dir.write("train-v1.1.json", squad_file(json::array({json{{"text", "東京"}, {"answer_start", 11}}})).dump());
+  const auto path =
+      dir.write("train-v1.1.json", squad_file(json::array({json{{"text", "東京"}, {"answer_start", 11}}})).dump());
   EXPECT_EQ(read_squad(path).questions.size(), 1u);
   EXPECT_THROW(read_squad(dir.path() / "absent.json"), TextFormatError);
 }

@@ -67,7 +67,10 @@ TEST(BasicTokenizerTest, SplitsCjkIdeographsButNotKana) {
 }
 
 TEST(BasicTokenizerTest, DropsControlCharactersAndSplitsOnUnicodeSpaces) {
-  EXPECT_THAT(basic(std::string("a\x05" "b\u200Bc", 7) + "\u00A0d\u3000e\u2028f"),
+  EXPECT_THAT(basic(std::string("a\x05"
+                                "b\u200Bc",
+                                7) +
+                    "\u00A0d\u3000e\u2028f"),
               ElementsAre("abc", "d", "e", "f"));
   EXPECT_THAT(basic(std::string("x\0y\uFFFDz", 7)), ElementsAre("xyz"));
 }
@@ -78,11 +81,14 @@ TEST(BasicTokenizerTest, SplitsUnicodeAndAsciiSymbolPunctuation) {
 }
 
 TEST(BasicTokenizerTest, CharacterClassesMatchBert) {
-  for (char32_t c : {U' ', U'\t', U'\r', U'\n', U'\u00A0'}) EXPECT_TRUE(BasicTokenizer::is_whitespace(c)) << static_cast<std::uint32_t>(c);
+  for (char32_t c : {U' ', U'\t', U'\r', U'\n', U'\u00A0'})
+    EXPECT_TRUE(BasicTokenizer::is_whitespace(c)) << static_cast<std::uint32_t>(c);
   for (char32_t c : {U'A', U'-'}) EXPECT_FALSE(BasicTokenizer::is_whitespace(c)) << static_cast<std::uint32_t>(c);
   EXPECT_TRUE(BasicTokenizer::is_control(U'\u0005'));
-  for (char32_t c : {U'A', U' ', U'\t', U'\r'}) EXPECT_FALSE(BasicTokenizer::is_control(c)) << static_cast<std::uint32_t>(c);
-  for (char32_t c : {U'-', U'$', U'`', U'.'}) EXPECT_TRUE(BasicTokenizer::is_punctuation(c)) << static_cast<std::uint32_t>(c);
+  for (char32_t c : {U'A', U' ', U'\t', U'\r'})
+    EXPECT_FALSE(BasicTokenizer::is_control(c)) << static_cast<std::uint32_t>(c);
+  for (char32_t c : {U'-', U'$', U'`', U'.'})
+    EXPECT_TRUE(BasicTokenizer::is_punctuation(c)) << static_cast<std::uint32_t>(c);
   for (char32_t c : {U'A', U' '}) EXPECT_FALSE(BasicTokenizer::is_punctuation(c)) << static_cast<std::uint32_t>(c);
 }
 
@@ -155,7 +161,7 @@ TEST_F(WordPieceTokenizerTest, PieceSpansAreCodePointsOfTheInput) {
 
 TEST_F(WordPieceTokenizerTest, InvalidUtf8IsAnErrorWithTheByteOffset) {
   for (const std::string& bad : {std::string("ab\xC3"), std::string("ab\xC0\xAF"), std::string("ab\xED\xA0\x80"),
-                                std::string("ab\xF4\x90\x80\x80"), std::string("ab\x80")}) {
+                                 std::string("ab\xF4\x90\x80\x80"), std::string("ab\x80")}) {
     try {
       tokenizer_.tokenize(bad, "question 7");
       ADD_FAILURE() << "accepted invalid UTF-8";

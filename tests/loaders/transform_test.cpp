@@ -11,7 +11,8 @@ namespace {
 // A 1-channel image whose pixel (y, x) is 10 * y + x.
 std::vector<std::uint8_t> ramp(int h, int w) {
   std::vector<std::uint8_t> pixels(static_cast<std::size_t>(h) * w);
-  for (int y = 0; y < h; ++y) for (int x = 0; x < w; ++x) pixels[y * w + x] = static_cast<std::uint8_t>(10 * y + x);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) pixels[y * w + x] = static_cast<std::uint8_t>(10 * y + x);
   return pixels;
 }
 
@@ -31,10 +32,10 @@ TEST(Transform, NormalizePerChannelOnInterleavedInput) {
   Rng rng(0);
   std::vector<float> out(6);
   ASSERT_TRUE(t.apply(t.plan(1, 2, rng), ImageView::interleaved(rgb.data(), 1, 2, 3), out));
-  EXPECT_FLOAT_EQ(out[0], 1.0F);   // R, x=0: (1 - 0.5) / 0.5
-  EXPECT_FLOAT_EQ(out[1], -1.0F);  // R, x=1
-  EXPECT_FLOAT_EQ(out[2], 0.0F);   // G, x=0
-  EXPECT_FLOAT_EQ(out[3], 1.0F);   // G, x=1
+  EXPECT_FLOAT_EQ(out[0], 1.0F);    // R, x=0: (1 - 0.5) / 0.5
+  EXPECT_FLOAT_EQ(out[1], -1.0F);   // R, x=1
+  EXPECT_FLOAT_EQ(out[2], 0.0F);    // G, x=0
+  EXPECT_FLOAT_EQ(out[3], 1.0F);    // G, x=1
   EXPECT_NEAR(out[4], 0.0F, 1e-6);  // B, x=0: (0.2 - 0.2) / 0.1
   EXPECT_NEAR(out[5], 2.0F, 1e-5);  // B, x=1: (0.4 - 0.2) / 0.1
 }
@@ -135,8 +136,8 @@ TEST(Transform, ScaledSourceGivesTheSameGeometry) {
 }
 
 TEST(Transform, ParseErrorsNameTheStepAndWhatIsValid) {
-  for (const char* bad : {"", "blur=3", "resize=0", "random-crop=32:x", "normalize=0.5", "normalize=0.5/0",
-                          "hflip=2", "cutout=-1", "resize=10x"}) {
+  for (const char* bad : {"", "blur=3", "resize=0", "random-crop=32:x", "normalize=0.5", "normalize=0.5/0", "hflip=2",
+                          "cutout=-1", "resize=10x"}) {
     try {
       Transform::parse(bad);
       ADD_FAILURE() << bad;

@@ -26,7 +26,8 @@ std::vector<std::string> jetchar_command(const std::vector<std::string>& args) {
   return command;
 }
 
-pid_t spawn_jetchar(const std::vector<std::string>& args, const fs::path& out, const fs::path& err, const fs::path& cwd) {
+pid_t spawn_jetchar(const std::vector<std::string>& args, const fs::path& out, const fs::path& err,
+                    const fs::path& cwd) {
   // Everything the child needs is prepared before fork: it only calls async-signal-safe functions.
   const std::vector<std::string> command = jetchar_command(args);
   std::vector<char*> argv;

@@ -101,8 +101,8 @@ TEST_F(ChangeJournalTest, TornLastRecordIsDroppedAndTheJournalContinues) {
   }
   const fs::path file = journal_file(state_dir);
   const std::string intact = slurp(file);
-  for (const std::string& tail : {std::string("/sys/odd\tpartial"), std::string(16, '\0'),
-                                 std::string("/sys/odd\tx\t00000000\n")}) {
+  for (const std::string& tail :
+       {std::string("/sys/odd\tpartial"), std::string(16, '\0'), std::string("/sys/odd\tx\t00000000\n")}) {
     SCOPED_TRACE(tail);
     std::ofstream(file, std::ios::binary | std::ios::trunc) << intact << tail;
     const auto contents = read_journal(file);
@@ -155,8 +155,8 @@ TEST_F(ChangeJournalTest, GarbageIsRefusedAndKeptNotTakenForATornAppend) {
     header = slurp(file).substr(0, slurp(file).find('\n') + 1);
     journal.restore();
   }
-  for (const std::string& content : {std::string("garbage\n"), std::string("hello world"), std::string("\x01\x02binary"),
-                                     header + "hello world\n", header + "not a path"}) {
+  for (const std::string& content : {std::string("garbage\n"), std::string("hello world"),
+                                     std::string("\x01\x02binary"), header + "hello world\n", header + "not a path"}) {
     SCOPED_TRACE(content);
     std::ofstream(file, std::ios::binary | std::ios::trunc) << content;
     EXPECT_THROW(read_journal(file), FormatError);

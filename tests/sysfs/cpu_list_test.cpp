@@ -20,9 +20,7 @@ TEST(CpuListTest, ParsesRangesAndSingles) {
   EXPECT_TRUE(parse_cpu_list("\n").empty());
 }
 
-TEST(CpuListTest, SortsAndRemovesDuplicates) {
-  EXPECT_EQ(parse_cpu_list("4-5,0-1,1"), (std::vector<int>{0, 1, 4, 5}));
-}
+TEST(CpuListTest, SortsAndRemovesDuplicates) { EXPECT_EQ(parse_cpu_list("4-5,0-1,1"), (std::vector<int>{0, 1, 4, 5})); }
 
 // cpufreq_show_cpus() (drivers/cpufreq/cpufreq.c) prints related_cpus/affected_cpus as the CPU
 // numbers separated by single spaces, then a newline; an empty mask prints only the newline.

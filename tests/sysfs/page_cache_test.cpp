@@ -24,7 +24,6 @@ namespace fs = std::filesystem;
 using ScratchDir = jetchar::testing::DiskScratchDir;
 using jetchar::testing::read_all;
 
-
 std::uint64_t page_bytes() { return static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)); }
 
 TEST(PageCacheTest, FileJustReadIsResident) {
@@ -91,8 +90,8 @@ TEST(PageCacheTest, DirectoriesAreWalkedAndEmptyFilesHaveNoPages) {
 TEST(PageCacheTest, BadPathsNameThePath) {
   ScratchDir dir;
   const fs::path missing = dir.path() / "nope.bin";
-  for (const auto& call : {+[](const fs::path& p) { page_residency({p}); },
-                           +[](const fs::path& p) { evict_files({p}); }}) {
+  for (const auto& call :
+       {+[](const fs::path& p) { page_residency({p}); }, +[](const fs::path& p) { evict_files({p}); }}) {
     try {
       call(missing);
       FAIL() << "no error";

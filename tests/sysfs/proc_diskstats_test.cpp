@@ -50,11 +50,11 @@ TEST(ProcDiskstatsTest, ParsesOldAndNewKernelLines) {
 }
 
 TEST(ProcDiskstatsTest, MalformedLinesNameFileAndLine) {
-  for (const char* bad : {"179 0 mmcblk0 1 2 3 4 5 6 7 8 9 10\n",        // 13 fields
-                          "179 0 mmcblk0 1 2 3 4 5 6 7 8 9 10 x\n",      // non-numeric
-                          "x 0 mmcblk0 1 2 3 4 5 6 7 8 9 10 11\n",       // bad major
-                          "179 -1 mmcblk0 1 2 3 4 5 6 7 8 9 10 11\n",    // bad minor
-                          "99999 0 sda 1 2 3 4 5 6 7 8 9 10 11\n",       // major beyond 12 bits
+  for (const char* bad : {"179 0 mmcblk0 1 2 3 4 5 6 7 8 9 10\n",                  // 13 fields
+                          "179 0 mmcblk0 1 2 3 4 5 6 7 8 9 10 x\n",                // non-numeric
+                          "x 0 mmcblk0 1 2 3 4 5 6 7 8 9 10 11\n",                 // bad major
+                          "179 -1 mmcblk0 1 2 3 4 5 6 7 8 9 10 11\n",              // bad minor
+                          "99999 0 sda 1 2 3 4 5 6 7 8 9 10 11\n",                 // major beyond 12 bits
                           "8 0 sda 1 2 36028797018963968 4 5 6 7 8 9 10 11\n"}) {  // bytes overflow
     EXPECT_THROW(parse_proc_diskstats(bad), FormatError) << bad;
   }

@@ -75,13 +75,11 @@ TEST(ProcMountinfoTest, FindsTheMountHoldingAPath) {
 
 TEST(ProcMountinfoTest, MalformedLinesNameFileAndLine) {
   for (const char* bad : {"22 1 179:1 / / rw shared:1 ext4 /dev/root rw\n",  // no separator
-                          "22 1 179:1 / / rw - ext4 /dev/root\n",             // missing super options
-                          "22 1 179:1 / / rw - ext4 /dev/root rw extra\n",
-                          "x 1 179:1 / / rw - ext4 /dev/root rw\n",
-                          "22 1 179 / / rw - ext4 /dev/root rw\n",
-                          "22 1 179:x / / rw - ext4 /dev/root rw\n",
-                          "22 1 179:1  / rw - ext4 /dev/root rw\n",           // empty root
-                          "22 1 179:1 / / rw -  /dev/root rw\n",              // empty type
+                          "22 1 179:1 / / rw - ext4 /dev/root\n",            // missing super options
+                          "22 1 179:1 / / rw - ext4 /dev/root rw extra\n", "x 1 179:1 / / rw - ext4 /dev/root rw\n",
+                          "22 1 179 / / rw - ext4 /dev/root rw\n", "22 1 179:x / / rw - ext4 /dev/root rw\n",
+                          "22 1 179:1  / rw - ext4 /dev/root rw\n",  // empty root
+                          "22 1 179:1 / / rw -  /dev/root rw\n",     // empty type
                           "22 1 179:1 / -\n"}) {
     EXPECT_THROW(parse_proc_mountinfo(bad), FormatError) << bad;
   }

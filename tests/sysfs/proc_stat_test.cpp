@@ -48,14 +48,14 @@ TEST(ProcStatTest, AcceptsOldKernelsWithEightCounters) {
 
 TEST(ProcStatTest, MalformedLinesNameFileAndLine) {
   const char* bad[] = {
-      "cpu 1 2 3 4 5 6 7\n",                      // too few counters
-      "cpu 1 2 3 4 5 6 7 x\n",                    // not a number
-      "cpu 1 2 3 4 5 6 7 -8\n",                   // negative
+      "cpu 1 2 3 4 5 6 7\n",     // too few counters
+      "cpu 1 2 3 4 5 6 7 x\n",   // not a number
+      "cpu 1 2 3 4 5 6 7 -8\n",  // negative
       "cpu 1 2 3 4 5 6 7 8\ncpux 1 2 3 4 5 6 7 8\n",
       "cpu 1 2 3 4 5 6 7 8\ncpu0 1 2 3 4 5 6 7 8\ncpu0 1 2 3 4 5 6 7 8\n",
       "cpu 1 2 3 4 5 6 7 8\ncpu 1 2 3 4 5 6 7 8\n",
       "cpu 1 2 3 4 5 6 7 99999999999999999999999\n",  // overflows 64 bits
-      "cpu 1 2 3 4 5 6 7 8 9 z\n",                // bad guest field
+      "cpu 1 2 3 4 5 6 7 8 9 z\n",                    // bad guest field
   };
   for (const char* text : bad) EXPECT_THROW(parse_proc_stat(text, "stat"), FormatError) << text;
   try {

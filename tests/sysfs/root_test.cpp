@@ -24,9 +24,7 @@ TEST(RootTest, PrefixedRootResolvesUnderThePrefix) {
   EXPECT_EQ(root.kernel_path(dir.path() / "sys/class/hwmon"), "/sys/class/hwmon");
 }
 
-TEST(RootTest, MissingPrefixIsAnError) {
-  EXPECT_THROW(Root("/nonexistent/jetchar-root"), IoError);
-}
+TEST(RootTest, MissingPrefixIsAnError) { EXPECT_THROW(Root("/nonexistent/jetchar-root"), IoError); }
 
 TEST(RootTest, RelativeKernelPathIsAnError) {
   testing::TempDir dir;
@@ -71,8 +69,7 @@ TEST(RootTest, GlobMatchesComponentWildcards) {
   const Root root(dir.path());
   EXPECT_EQ(root.glob("/sys/class/hwmon/hwmon*/name"),
             (std::vector<std::string>{"/sys/class/hwmon/hwmon0/name", "/sys/class/hwmon/hwmon3/name"}));
-  EXPECT_EQ(root.glob("/sys/class/hwmon/*/in?_label"),
-            (std::vector<std::string>{"/sys/class/hwmon/hwmon3/in1_label"}));
+  EXPECT_EQ(root.glob("/sys/class/hwmon/*/in?_label"), (std::vector<std::string>{"/sys/class/hwmon/hwmon3/in1_label"}));
   EXPECT_TRUE(root.glob("/sys/class/thermal/*/type").empty());
   EXPECT_EQ(root.list("/sys/class/hwmon"), (std::vector<std::string>{"hwmon0", "hwmon3"}));
   EXPECT_TRUE(root.list("/sys/class/missing").empty());

@@ -240,8 +240,9 @@ TEST(StorageMediumFixture, OverlayResolvesToTheMountOfItsUpperDirectory) {
 TEST(StorageMediumFixture, OverlayWhoseLayersAreHiddenSaysSo) {
   // A container: the overlay is "/" and its upperdir is a host path outside this namespace.
   FakeSystem sys;
-  sys.mountinfo("500 400 0:45 / / rw - overlay overlay rw,lowerdir=/var/lib/docker/l/A,"
-                "upperdir=/var/lib/docker/overlay2/x/diff,workdir=/var/lib/docker/overlay2/x/work\n");
+  sys.mountinfo(
+      "500 400 0:45 / / rw - overlay overlay rw,lowerdir=/var/lib/docker/l/A,"
+      "upperdir=/var/lib/docker/overlay2/x/diff,workdir=/var/lib/docker/overlay2/x/work\n");
   const StorageInfo info = storage_of_device(sys.root(), {0, 45}, "/data");
   EXPECT_EQ(info.medium, StorageMedium::kUnknown);
   EXPECT_NE(info.label.find("overlay (underlying device not determinable"), std::string::npos) << info.label;

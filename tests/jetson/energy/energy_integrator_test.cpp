@@ -95,8 +95,8 @@ TEST(EnergyIntegrator, RejectsBadArguments) {
 // A piecewise-linear signal sampled at (among others) all its breakpoints: the trapezoid rule is
 // exact for any window, however irregular the sampling.
 TEST(EnergyIntegrator, ExactOnPiecewiseLinearTraceWithIrregularSampling) {
-  const std::vector<std::pair<double, double>> breakpoints = {
-      {0.0, 3000.0}, {2.0, 3000.0}, {2.5, 9000.0}, {6.0, 9000.0}, {6.2, 4000.0}, {10.0, 5000.0}};
+  const std::vector<std::pair<double, double>> breakpoints = {{0.0, 3000.0}, {2.0, 3000.0}, {2.5, 9000.0},
+                                                              {6.0, 9000.0}, {6.2, 4000.0}, {10.0, 5000.0}};
   const auto power = [&](double t) {
     for (std::size_t i = 1; i < breakpoints.size(); ++i) {
       const auto [t0, p0] = breakpoints[i - 1];
@@ -112,7 +112,8 @@ TEST(EnergyIntegrator, ExactOnPiecewiseLinearTraceWithIrregularSampling) {
       if (t > a && t < b) cuts.push_back(t);
     }
     std::sort(cuts.begin(), cuts.end());
-    for (std::size_t i = 1; i < cuts.size(); ++i) sum += 0.5 * (power(cuts[i - 1]) + power(cuts[i])) * (cuts[i] - cuts[i - 1]);
+    for (std::size_t i = 1; i < cuts.size(); ++i)
+      sum += 0.5 * (power(cuts[i - 1]) + power(cuts[i])) * (cuts[i] - cuts[i - 1]);
     return sum;
   };
   std::mt19937 rng(7);
@@ -123,7 +124,8 @@ TEST(EnergyIntegrator, ExactOnPiecewiseLinearTraceWithIrregularSampling) {
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());
   PowerTrace trace({{"VDD_IN", RailRole::kBoardInput}});
-  for (double t : times) trace.append(static_cast<std::int64_t>(std::llround(t * 1e9)), {power(std::llround(t * 1e9) / 1e9)});
+  for (double t : times)
+    trace.append(static_cast<std::int64_t>(std::llround(t * 1e9)), {power(std::llround(t * 1e9) / 1e9)});
 
   for (auto [a, b] : std::vector<std::pair<double, double>>{{0, 10}, {1.234567, 2.3456789}, {2.1, 6.1}, {6.15, 9.99}}) {
     const auto e = integrate(trace, 0, static_cast<std::int64_t>(a * 1e9), static_cast<std::int64_t>(b * 1e9));

@@ -166,8 +166,8 @@ TEST_P(SampledTraceEnergyFixture, WindowsMatchTheServedTracesExactEnergy) {
     }
     const std::int64_t lag = w_max + h_max + r_max;
     const double tv = total_variation_mw(trace, a - start - lag, b - start + lag);
-    const double bound_mj = tv * static_cast<double>(w_max + h_max / 2 + r_max) / 1e9 +
-                            quantization_mw * static_cast<double>(b - a) / 1e9;
+    const double bound_mj =
+        tv * static_cast<double>(w_max + h_max / 2 + r_max) / 1e9 + quantization_mw * static_cast<double>(b - a) / 1e9;
     const auto e = window_energy(measured, w);
     ASSERT_TRUE(e.rails.at(channel).energy.energy_mj) << w.name;
     EXPECT_TRUE(e.rails.at(channel).energy.complete) << w.name;

@@ -17,8 +17,8 @@ PowerTrace orin_trace() {
   // samples at 10 s and 10.001 s keep the signal piecewise linear).
   for (std::int64_t ms = 0; ms <= 20'000; ms += 100) {
     const bool load = ms > 10'000;
-    trace.append(ms * 1'000'000, {load ? 8000.0 : 2000.0, load ? 4000.0 : 800.0, load ? 4000.0 : 3500.0,
-                                  load ? 500.0 : 300.0});
+    trace.append(ms * 1'000'000,
+                 {load ? 8000.0 : 2000.0, load ? 4000.0 : 800.0, load ? 4000.0 : 3500.0, load ? 500.0 : 300.0});
   }
   return trace;
 }

@@ -190,9 +190,9 @@ nvmlReturn_t enter(nvmlDevice_t device, GpuState** state) {
   return NVML_SUCCESS;
 }
 
-#define FAKE_ENTER(device)                                   \
-  std::lock_guard<std::mutex> lock(model().mutex);           \
-  GpuState* s = nullptr;                                     \
+#define FAKE_ENTER(device)                         \
+  std::lock_guard<std::mutex> lock(model().mutex); \
+  GpuState* s = nullptr;                           \
   if (nvmlReturn_t rc = enter(device, &s); rc != NVML_SUCCESS) return rc
 
 // Read at every call: a process keeps NVML initialised across tests that switch profiles.
@@ -201,10 +201,10 @@ bool jetson_profile() {
   return profile != nullptr && std::string(profile) == "jetson";
 }
 
-#define FAKE_JETSON_REFUSES()                      \
+#define FAKE_JETSON_REFUSES() \
   if (jetson_profile()) return NVML_ERROR_NOT_SUPPORTED
 
-#define FAKE_NEEDS_ROOT()                          \
+#define FAKE_NEEDS_ROOT() \
   if (env("JETCHAR_FAKE_NVML_NON_ROOT") != nullptr) return NVML_ERROR_NO_PERMISSION
 
 bool in_table(unsigned int mhz, bool graphics) {
@@ -271,7 +271,8 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetCount_v2(unsign
   return NVML_SUCCESS;
 }
 
-__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index,
+                                                                                  nvmlDevice_t* device) {
   std::lock_guard<std::mutex> lock(model().mutex);
   if (model().init_count <= 0) return NVML_ERROR_UNINITIALIZED;
   if (device == nullptr || index >= model().gpus) return NVML_ERROR_INVALID_ARGUMENT;
@@ -298,12 +299,14 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetHandleByUUID(co
   return NVML_ERROR_NOT_FOUND;
 }
 
-__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length) {
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name,
+                                                                      unsigned int length) {
   FAKE_ENTER(device);
   return copy_text(jetson_profile() ? "jetchar simulated Jetson GPU" : "jetchar simulated GPU", name, length);
 }
 
-__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) {
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid,
+                                                                      unsigned int length) {
   FAKE_ENTER(device);
   return copy_text(uuid_of(device->index), uuid, length);
 }
@@ -317,7 +320,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetPowerUsage(nvml
 }
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device,
-                                                                                         unsigned long long* energy) {
+                                                                                        unsigned long long* energy) {
   FAKE_ENTER(device);
   FAKE_JETSON_REFUSES();
   if (energy == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
@@ -396,8 +399,8 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetPowerManagement
   return NVML_SUCCESS;
 }
 
-__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device,
-                                                                                           unsigned long long* reasons) {
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(
+    nvmlDevice_t device, unsigned long long* reasons) {
   FAKE_ENTER(device);
   FAKE_JETSON_REFUSES();
   if (reasons == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
@@ -470,7 +473,8 @@ static nvmlReturn_t lock_clocks(nvmlDevice_t device, unsigned int min_mhz, unsig
   return NVML_SUCCESS;
 }
 
-__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int min_mhz,
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device,
+                                                                                 unsigned int min_mhz,
                                                                                  unsigned int max_mhz) {
   return lock_clocks(device, min_mhz, max_mhz, true, false);
 }

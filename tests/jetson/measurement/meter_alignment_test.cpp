@@ -35,14 +35,15 @@ struct Stream {
   double drift = 200e-6;           // the meter's clock runs this much fast
   std::int64_t lag_ns = 40 * kMs;  // readings show the power this long before they are produced
   std::int64_t start_ns = 100 * kMs;
-  std::size_t count = 2000;        // 20 s: enough reports to see 200 ppm through 0-6 ms of jitter
-  bool meter_numbered = true;      // the meter's own sequence (INA line) or the reader's count
+  std::size_t count = 2000;    // 20 s: enough reports to see 200 ppm through 0-6 ms of jitter
+  bool meter_numbered = true;  // the meter's own sequence (INA line) or the reader's count
   bool echo_marker = false;
 };
 
 // Production time of report k on the host clock (the truth the fit must find).
 std::int64_t produced_ns(const Stream& s, std::uint64_t k) {
-  return s.start_ns + static_cast<std::int64_t>(std::llround(static_cast<double>(s.interval_ns) * (1.0 - s.drift) * static_cast<double>(k)));
+  return s.start_ns + static_cast<std::int64_t>(
+                          std::llround(static_cast<double>(s.interval_ns) * (1.0 - s.drift) * static_cast<double>(k)));
 }
 
 std::vector<meters::MeterReading> simulate(const Stream& s, unsigned seed = 7) {
@@ -60,7 +61,8 @@ std::vector<meters::MeterReading> simulate(const Stream& s, unsigned seed = 7) {
     out.push_back(r);
   }
   // Arrival order is what a serial port gives: delays never reorder whole reports.
-  for (std::size_t i = 1; i < out.size(); ++i) out[i].host_time_ns = std::max(out[i].host_time_ns, out[i - 1].host_time_ns + 1);
+  for (std::size_t i = 1; i < out.size(); ++i)
+    out[i].host_time_ns = std::max(out[i].host_time_ns, out[i - 1].host_time_ns + 1);
   return out;
 }
 
@@ -85,7 +87,8 @@ TEST(MeterAlignment, ClockFitRecoversTheMetersDriftAndProductionTimes) {
   EXPECT_EQ(a.clock, "clock fit");
   EXPECT_EQ(a.stretches, 1u);
   // The fitted interval is the true one (200 ppm short of nominal) to within 20 ppm.
-  EXPECT_NEAR(a.fit->interval_ns, static_cast<double>(s.interval_ns) * (1 - s.drift), 20e-6 * static_cast<double>(s.interval_ns));
+  EXPECT_NEAR(a.fit->interval_ns, static_cast<double>(s.interval_ns) * (1 - s.drift),
+              20e-6 * static_cast<double>(s.interval_ns));
   // Every report lands within 2 ms of when it was produced (receive delays were 0-6 ms).
   ASSERT_EQ(a.trace.size(), s.count);
   for (std::uint64_t k = 0; k < s.count; ++k) {
@@ -108,7 +111,8 @@ TEST(MeterAlignment, MarkerEdgesGiveTheOffsetWhenTheMeterEchoesThem) {
   EXPECT_EQ(a.offset_source, OffsetSource::kMarkerEdges);
   EXPECT_EQ(a.describe(), "clock fit + marker edges");
   // The meter sees each edge `lag` late, quantised to its interval.
-  EXPECT_NEAR(static_cast<double>(a.offset_ns), static_cast<double>(-s.lag_ns), static_cast<double>(s.interval_ns) + 2.0 * kMs);
+  EXPECT_NEAR(static_cast<double>(a.offset_ns), static_cast<double>(-s.lag_ns),
+              static_cast<double>(s.interval_ns) + 2.0 * kMs);
 }
 
 TEST(MeterAlignment, CorrelationWithMeasuredOnboardPowerGivesTheOffsetAndTheEnergy) {
@@ -140,7 +144,8 @@ TEST(MeterAlignment, AWeakCorrelationIsReportedButNotApplied) {
   MeterAlignmentInput in = input_for(s);
   // Onboard power unrelated to what the meter saw: a slow ramp.
   energy::PowerTrace unrelated({{"VDD_IN", energy::RailRole::kBoardInput}});
-  for (std::int64_t ns = 0; ns <= 4000 * kMs; ns += 5 * kMs) unrelated.append(ns, {3000.0 + static_cast<double>(ns) / 1e6});
+  for (std::int64_t ns = 0; ns <= 4000 * kMs; ns += 5 * kMs)
+    unrelated.append(ns, {3000.0 + static_cast<double>(ns) / 1e6});
   in.onboard = &unrelated;
   const auto a = align_meter(simulate(s), in);
   EXPECT_EQ(a.offset_source, OffsetSource::kNone);
@@ -165,7 +170,8 @@ TEST(MeterAlignment, TheStaleBurstFromTheSerialBufferIsDropped) {
   const auto a = align_meter(readings, input_for(s));
   EXPECT_EQ(a.stale_dropped, 6u);  // the burst and the live report that arrived with it
   ASSERT_TRUE(a.fit);
-  EXPECT_NEAR(a.fit->interval_ns, static_cast<double>(s.interval_ns) * (1 - s.drift), 20e-6 * static_cast<double>(s.interval_ns));
+  EXPECT_NEAR(a.fit->interval_ns, static_cast<double>(s.interval_ns) * (1 - s.drift),
+              20e-6 * static_cast<double>(s.interval_ns));
 }
 
 TEST(MeterAlignment, AGapSplitsTheFitOnlyWhenTheSequenceIsTheReadersOwnCount) {
@@ -200,8 +206,10 @@ TEST(MeterAlignment, BurstyArrivalKeepsTheNominalInterval) {
   // and the batches come later and later (a slope 3 % off).
   for (std::size_t i = 0; i < readings.size(); ++i) {
     const std::size_t last = std::min(readings.size() - 1, (i / 20) * 20 + 19);
-    readings[i].host_time_ns = produced_ns(s, last) + static_cast<std::int64_t>(0.03 * static_cast<double>(produced_ns(s, last) - s.start_ns)) +
-                               static_cast<std::int64_t>(i % 20);
+    readings[i].host_time_ns =
+        produced_ns(s, last) +
+        static_cast<std::int64_t>(0.03 * static_cast<double>(produced_ns(s, last) - s.start_ns)) +
+        static_cast<std::int64_t>(i % 20);
   }
   const auto a = align_meter(readings, input_for(s));
   ASSERT_TRUE(a.fit);

@@ -98,17 +98,17 @@ TEST_P(SerialMeterReaderPty, ReadsTheTraceAndItsEnergyEndToEnd) {
   // the trace's exact energy. The method's own discretization error (trapezoid over point samples
   // of a piecewise-linear trace; rectangle over interval averages, exact for back-to-back
   // intervals) is computed from the trace at the same times; rounding adds ≤ resolution × (b − a).
-  const auto method = reader.protocol().reports_averages() ? energy::Integration::kBackwardRectangle
-                                                           : energy::Integration::kTrapezoid;
+  const auto method =
+      reader.protocol().reports_averages() ? energy::Integration::kBackwardRectangle : energy::Integration::kTrapezoid;
   energy::PowerTrace measured({{"meter", energy::RailRole::kBoardInput}});
   energy::PowerTrace reference({{"meter", energy::RailRole::kBoardInput}});
   for (std::size_t i = 0; i < got.size(); ++i) {
     const auto& s = served[*offset + i];
     measured.append(s.time_ns, {got[i]->power_mw});
     const std::int64_t t = s.time_ns - sim.start_ns();
-    reference.append(s.time_ns, {reader.protocol().reports_averages()
-                                     ? sim.trace().average_mw(t - c.interval.count(), t)
-                                     : sim.trace().power_mw(t)});
+    reference.append(s.time_ns,
+                     {reader.protocol().reports_averages() ? sim.trace().average_mw(t - c.interval.count(), t)
+                                                           : sim.trace().power_mw(t)});
   }
   ASSERT_GE(measured.size(), 6u);
   const std::int64_t a = measured.time_ns(2);

@@ -45,7 +45,8 @@ TEST(SyntheticPowerTrace, ReadsCsvAndNamesBadLines) {
     SyntheticPowerTrace::from_csv(dir.write("w.csv", "t_s,power_w\n0,1\n1,1\n"), 12000);
     FAIL() << "no error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("w.csv:1: header 't_s,power_w' names other columns"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("w.csv:1: header 't_s,power_w' names other columns"), std::string::npos)
+        << e.what();
   }
   try {
     SyntheticPowerTrace::from_csv(dir.write("v.csv", "t_s,power_mw\n0,abc\n"), 12000);

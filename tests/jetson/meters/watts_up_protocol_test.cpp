@@ -31,10 +31,10 @@ TEST(WattsUpProtocol, UnloggedFieldsAreMissingNotZero) {
 
 TEST(WattsUpProtocol, IgnoresLineBreaksInsidePacketsAndRejectsMalformedOnes) {
   EXPECT_TRUE(parse_watts_up_packet("#d,-,3,\r\n1,2,\t3;"));
-  EXPECT_FALSE(parse_watts_up_packet("#d,-,4,1,2,3;"));   // count mismatch
-  EXPECT_FALSE(parse_watts_up_packet("d,-,3,1,2,3;"));    // no '#'
-  EXPECT_FALSE(parse_watts_up_packet("#d,-,3,1,2,3"));    // no ';'
-  EXPECT_FALSE(parse_watts_up_packet("#dd,-,0;"));        // command is one letter
+  EXPECT_FALSE(parse_watts_up_packet("#d,-,4,1,2,3;"));  // count mismatch
+  EXPECT_FALSE(parse_watts_up_packet("d,-,3,1,2,3;"));   // no '#'
+  EXPECT_FALSE(parse_watts_up_packet("#d,-,3,1,2,3"));   // no ';'
+  EXPECT_FALSE(parse_watts_up_packet("#dd,-,0;"));       // command is one letter
   EXPECT_FALSE(parse_watts_up_packet("#d,-,x;"));
   const auto bad_number = parse_watts_up_packet("#d,-,3,35x,2300,1;");
   ASSERT_TRUE(bad_number);
