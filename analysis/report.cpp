@@ -270,167 +270,185 @@ json report_data(const std::vector<RunRecord>& records, const ReportOptions& opt
   return data;
 }
 
-std::string render_report(const std::vector<RunRecord>& records, const ReportOptions& options) {
-  json data = report_data(records, options);
-  std::string body;
+namespace {
+
+// The HTML of each report section, rendered from report_data()'s JSON. Charts are numbered in page
+// order (chart-0, chart-1, ...): report.js finds each canvas by its data-chart, and tests by its id.
+class ChartCanvases {
+ public:
+  std::string next(const std::string& kind, const std::string& caption) {
+    return fmt::format(
+        "<figure><canvas id=\"chart-{}\" data-chart=\"{}\" width=\"1000\" "
+        "height=\"420\"></canvas><figcaption>{}</figcaption></figure>\n",
+        count_++, kind, escape_html(caption));
+  }
+
+ private:
+  int count_ = 0;
+};
+
+std::string header_html(const json& data, const ReportOptions& options) {
   std::string status_line;
   for (const auto& [status, count] : data["statuses"].items()) {
     status_line += fmt::format("{}{} {}", status_line.empty() ? "" : ", ", count.get<std::size_t>(), status);
   }
-  body += fmt::format(
+  return fmt::format(
       "<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p><p>Epoch times and energies are "
       "medians over warm epochs: every epoch after epoch 0, which runs on a cold cache (epoch 0 only where "
       "a configuration has no other), as in <code>jetchar results list</code> and <code>jetchar analyze</code>."
       "</p></header>\n",
       escape_html(options.title), escape_html(options.source), data["rows"].get<std::size_t>(),
       escape_html(status_line), data["configurations"].get<std::size_t>());
+}
 
-  int chart = 0;
-  auto canvas = [&](const std::string& kind, const std::string& caption) {
-    return fmt::format(
-        "<figure><canvas id=\"chart-{}\" data-chart=\"{}\" width=\"1000\" "
-        "height=\"420\"></canvas><figcaption>{}</figcaption></figure>\n",
-        chart++, kind, escape_html(caption));
-  };
-
-  if (!data["pareto"].empty()) {
+std::string pareto_html(const json& pareto, ChartCanvases& canvases) {
+  if (pareto.empty()) return "";
+  std::string body =
+      "<section id=\"pareto\"><h2>Time vs energy per power mode</h2><p>Each point is one configuration (median over "
+      "warm epochs, repetitions and devices); the line joins the Pareto front: no other configuration is both faster "
+      "and cheaper.</p>\n";
+  for (std::size_t g = 0; g < pareto.size(); ++g) {
+    const json& group = pareto[g];
+    body += fmt::format("<h3>{}</h3>", escape_html(group["label"].get<std::string>()));
     body +=
-        "<section id=\"pareto\"><h2>Time vs energy per power mode</h2><p>Each point is one configuration (median over "
-        "warm epochs, repetitions and devices); the line joins the Pareto front: no other configuration is both faster "
-        "and cheaper.</p>\n";
-    for (std::size_t g = 0; g < data["pareto"].size(); ++g) {
-      const json& group = data["pareto"][g];
-      body += fmt::format("<h3>{}</h3>", escape_html(group["label"].get<std::string>()));
-      body += canvas("pareto:" + std::to_string(g), "Epoch time (s) vs epoch energy (J); Pareto front highlighted");
-      body += "<details><summary>Table</summary>" +
-              table(group["points"],
-                    {{"mode", "power mode"},
-                     {"axes", "axes"},
-                     {"time_s", "time (s)"},
-                     {"energy_j", "energy (J)"},
-                     {"power_w", "power (W)"},
-                     {"front", "on front"},
-                     {"samples", "samples"}},
-                    fmt::format("table-pareto-{}", g)) +
-              "</details>\n";
-    }
-    body += "</section>\n";
+        canvases.next("pareto:" + std::to_string(g), "Epoch time (s) vs epoch energy (J); Pareto front highlighted");
+    body += "<details><summary>Table</summary>" +
+            table(group["points"],
+                  {{"mode", "power mode"},
+                   {"axes", "axes"},
+                   {"time_s", "time (s)"},
+                   {"energy_j", "energy (J)"},
+                   {"power_w", "power (W)"},
+                   {"front", "on front"},
+                   {"samples", "samples"}},
+                  fmt::format("table-pareto-{}", g)) +
+            "</details>\n";
   }
-  if (!data["stall"].empty()) {
+  return body + "</section>\n";
+}
+
+std::string stall_html(const json& stall, ChartCanvases& canvases) {
+  if (stall.empty()) return "";
+  std::string body =
+      "<section id=\"stall\"><h2>Fetch stall vs compute</h2><p>Per epoch, by data-loader workers and storage medium, "
+      "in one power mode per workload.</p>\n";
+  for (std::size_t g = 0; g < stall.size(); ++g) {
+    const json& group = stall[g];
+    body += fmt::format("<h3>{}</h3>", escape_html(group["label"].get<std::string>()));
+    body += canvases.next("stall:" + std::to_string(g), "Stall and compute seconds per epoch");
     body +=
-        "<section id=\"stall\"><h2>Fetch stall vs compute</h2><p>Per epoch, by data-loader workers and storage medium, "
-        "in one power mode per workload.</p>\n";
-    for (std::size_t g = 0; g < data["stall"].size(); ++g) {
-      const json& group = data["stall"][g];
-      body += fmt::format("<h3>{}</h3>", escape_html(group["label"].get<std::string>()));
-      body += canvas("stall:" + std::to_string(g), "Stall and compute seconds per epoch");
-      body +=
-          "<details><summary>Table</summary>" +
-          table(
-              group["rows"],
+        "<details><summary>Table</summary>" +
+        table(group["rows"],
               {{"setting", "setting"}, {"stall_s", "stall (s)"}, {"compute_s", "compute (s)"}, {"time_s", "epoch (s)"}},
               fmt::format("table-stall-{}", g)) +
+        "</details>\n";
+  }
+  return body + "</section>\n";
+}
+
+std::string trace_html(const json& trace, const ReportOptions& options, ChartCanvases& canvases) {
+  if (trace.is_null()) return "";
+  std::string body = "<section id=\"trace\"><h2>Power over time</h2>\n";
+  if (!options.trace_caption.empty()) body += "<p>" + escape_html(options.trace_caption) + "</p>\n";
+  body += canvases.next("trace", "Power (W) over time (s); dashed lines mark phases");
+  body += "<details><summary>Markers</summary>" +
+          table(trace["markers"], {{"t_s", "t (s)"}, {"label", "phase"}, {"power_w", "power (W)"}}, "table-trace") +
           "</details>\n";
-    }
-    body += "</section>\n";
-  }
-  if (!data["trace"].is_null()) {
-    body += "<section id=\"trace\"><h2>Power over time</h2>\n";
-    if (!options.trace_caption.empty()) body += "<p>" + escape_html(options.trace_caption) + "</p>\n";
-    body += canvas("trace", "Power (W) over time (s); dashed lines mark phases");
-    body += "<details><summary>Markers</summary>" +
-            table(data["trace"]["markers"], {{"t_s", "t (s)"}, {"label", "phase"}, {"power_w", "power (W)"}},
-                  "table-trace") +
+  return body + "</section>\n";
+}
+
+std::string prediction_html(const json& prediction, ModelKind model, ChartCanvases& canvases) {
+  if (prediction.empty()) return "";
+  std::string body = fmt::format(
+      "<section id=\"prediction\"><h2>Predicted vs measured</h2><p>Model <code>{}</code>, each mode predicted by a "
+      "fit that left it out (leave-one-out).</p>\n",
+      to_string(model));
+  auto pct = [](const json& v) { return v.is_null() ? std::string("–") : fmt::format("{:.2f} %", v.get<double>()); };
+  for (std::size_t g = 0; g < prediction.size(); ++g) {
+    const json& group = prediction[g];
+    body += fmt::format("<h3>{}</h3><p>LOO MAPE: time {}, energy {}; 5-fold time {}.</p>",
+                        escape_html(group["label"].get<std::string>()), pct(group["loo_time_mape"]),
+                        pct(group["loo_energy_mape"]), pct(group["kfold_time_mape"]));
+    body += canvases.next("prediction:" + std::to_string(g),
+                          "Predicted vs measured epoch time (s); the diagonal is a perfect prediction");
+    body += "<details><summary>Table</summary>" +
+            table(group["rows"],
+                  {{"mode", "power mode"},
+                   {"measured_time_s", "time (s)"},
+                   {"predicted_time_s", "predicted (s)"},
+                   {"measured_energy_j", "energy (J)"},
+                   {"predicted_energy_j", "predicted (J)"}},
+                  fmt::format("table-prediction-{}", g)) +
             "</details>\n";
-    body += "</section>\n";
   }
-  if (!data["prediction"].empty()) {
-    body += fmt::format(
-        "<section id=\"prediction\"><h2>Predicted vs measured</h2><p>Model <code>{}</code>, each mode predicted by a "
-        "fit that left it out (leave-one-out).</p>\n",
-        to_string(options.model));
-    for (std::size_t g = 0; g < data["prediction"].size(); ++g) {
-      const json& group = data["prediction"][g];
-      auto pct = [](const json& v) {
-        return v.is_null() ? std::string("–") : fmt::format("{:.2f} %", v.get<double>());
-      };
-      body += fmt::format("<h3>{}</h3><p>LOO MAPE: time {}, energy {}; 5-fold time {}.</p>",
-                          escape_html(group["label"].get<std::string>()), pct(group["loo_time_mape"]),
-                          pct(group["loo_energy_mape"]), pct(group["kfold_time_mape"]));
-      body += canvas("prediction:" + std::to_string(g),
-                     "Predicted vs measured epoch time (s); the diagonal is a perfect prediction");
-      body += "<details><summary>Table</summary>" +
-              table(group["rows"],
-                    {{"mode", "power mode"},
-                     {"measured_time_s", "time (s)"},
-                     {"predicted_time_s", "predicted (s)"},
-                     {"measured_energy_j", "energy (J)"},
-                     {"predicted_energy_j", "predicted (J)"}},
-                    fmt::format("table-prediction-{}", g)) +
-              "</details>\n";
-    }
-    body += "</section>\n";
-  }
-  if (!data["latency"].empty()) {
-    body += "<section id=\"latency\"><h2>Inference latency distribution</h2>\n";
-    body += canvas("latency", "Latency percentiles per configuration (ms)");
-    body += table(data["latency"],
-                  {{"config", "configuration"},
-                   {"avg", "avg (ms)"},
-                   {"p50", "p50"},
-                   {"p90", "p90"},
-                   {"p95", "p95"},
-                   {"p99", "p99"},
-                   {"max", "max"},
-                   {"throughput", "samples/s"}},
-                  "table-latency");
-    body += "</section>\n";
-  }
-  if (!data["stats"].empty()) {
-    body += "<section id=\"stats\"><h2>Variability across repetitions</h2>\n";
-    body += table(data["stats"],
-                  {{"config", "configuration"},
-                   {"group", "group"},
-                   {"n", "runs"},
-                   {"median_s", "median (s)"},
-                   {"mean_s", "mean (s)"},
-                   {"cv_pct", "CV (%)"},
-                   {"olympic_s", "olympic mean (s)"},
-                   {"ci_low_s", "95% CI low"},
-                   {"ci_high_s", "95% CI high"},
-                   {"energy_median_j", "energy (J)"}},
-                  "table-stats");
-    body += "</section>\n";
-  }
+  return body + "</section>\n";
+}
 
-  if (!data["fleet"].is_null()) {
-    body +=
-        "<section id=\"fleet\"><h2>Fleet: boards and variability across instances</h2><p>Every physical board "
-        "(device-tree serial number and module, or host) that ran part of these results. A configuration measured on "
-        "several boards of one kind shows how much instances of that kind differ: the per-board medians' spread.</p>\n";
-    body += table(data["fleet"]["boards"],
-                  {{"device", "board (device id)"}, {"kind", "kind"}, {"runs", "runs"}, {"ok", "OK"}},
-                  "table-fleet-boards");
-    if (!data["fleet"]["variability"].empty()) {
-      body += "<h3>Across boards of one kind</h3>" + table(data["fleet"]["variability"],
-                                                           {{"config", "configuration"},
-                                                            {"n", "boards"},
-                                                            {"median_s", "median (s)"},
-                                                            {"cv_pct", "CV (%)"},
-                                                            {"min_s", "min (s)"},
-                                                            {"max_s", "max (s)"},
-                                                            {"energy_median_j", "energy (J)"},
-                                                            {"energy_cv_pct", "energy CV (%)"}},
-                                                           "table-fleet-variability");
-    } else {
-      body += "<p>No configuration was measured on more than one board of a kind.</p>\n";
-    }
-    body += "</section>\n";
-  }
+std::string latency_html(const json& latency, ChartCanvases& canvases) {
+  if (latency.empty()) return "";
+  std::string body = "<section id=\"latency\"><h2>Inference latency distribution</h2>\n";
+  body += canvases.next("latency", "Latency percentiles per configuration (ms)");
+  body += table(latency,
+                {{"config", "configuration"},
+                 {"avg", "avg (ms)"},
+                 {"p50", "p50"},
+                 {"p90", "p90"},
+                 {"p95", "p95"},
+                 {"p99", "p99"},
+                 {"max", "max"},
+                 {"throughput", "samples/s"}},
+                "table-latency");
+  return body + "</section>\n";
+}
 
+std::string stats_html(const json& stats) {
+  if (stats.empty()) return "";
+  std::string body = "<section id=\"stats\"><h2>Variability across repetitions</h2>\n";
+  body += table(stats,
+                {{"config", "configuration"},
+                 {"group", "group"},
+                 {"n", "runs"},
+                 {"median_s", "median (s)"},
+                 {"mean_s", "mean (s)"},
+                 {"cv_pct", "CV (%)"},
+                 {"olympic_s", "olympic mean (s)"},
+                 {"ci_low_s", "95% CI low"},
+                 {"ci_high_s", "95% CI high"},
+                 {"energy_median_j", "energy (J)"}},
+                "table-stats");
+  return body + "</section>\n";
+}
+
+std::string fleet_html(const json& fleet) {
+  if (fleet.is_null()) return "";
+  std::string body =
+      "<section id=\"fleet\"><h2>Fleet: boards and variability across instances</h2><p>Every physical board "
+      "(device-tree serial number and module, or host) that ran part of these results. A configuration measured on "
+      "several boards of one kind shows how much instances of that kind differ: the per-board medians' spread.</p>\n";
+  body += table(fleet["boards"], {{"device", "board (device id)"}, {"kind", "kind"}, {"runs", "runs"}, {"ok", "OK"}},
+                "table-fleet-boards");
+  if (!fleet["variability"].empty()) {
+    body += "<h3>Across boards of one kind</h3>" + table(fleet["variability"],
+                                                         {{"config", "configuration"},
+                                                          {"n", "boards"},
+                                                          {"median_s", "median (s)"},
+                                                          {"cv_pct", "CV (%)"},
+                                                          {"min_s", "min (s)"},
+                                                          {"max_s", "max (s)"},
+                                                          {"energy_median_j", "energy (J)"},
+                                                          {"energy_cv_pct", "energy CV (%)"}},
+                                                         "table-fleet-variability");
+  } else {
+    body += "<p>No configuration was measured on more than one board of a kind.</p>\n";
+  }
+  return body + "</section>\n";
+}
+
+// The page around the sections: the stylesheet, the report's JSON for the charts, Chart.js and report.js.
+std::string page_html(const std::string& title, const std::string& body, const json& data) {
   std::string html;
   html += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
-  html += fmt::format("<title>{}</title>\n<style>{}</style>\n", escape_html(options.title), assets::kReportCss);
+  html += fmt::format("<title>{}</title>\n<style>{}</style>\n", escape_html(title), assets::kReportCss);
   html += "</head><body>\n" + body;
   html += "<script id=\"report-data\" type=\"application/json\">" + script_safe(data.dump()) + "</script>\n";
   html += "<script>/* Chart.js, MIT licence: see analysis/report/vendor/LICENSE-chart.js.md */\n";
@@ -439,6 +457,22 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
   html += assets::kReportJs;
   html += "\n</script>\n</body></html>\n";
   return html;
+}
+
+}  // namespace
+
+std::string render_report(const std::vector<RunRecord>& records, const ReportOptions& options) {
+  json data = report_data(records, options);
+  ChartCanvases canvases;
+  std::string body = header_html(data, options);
+  body += pareto_html(data["pareto"], canvases);
+  body += stall_html(data["stall"], canvases);
+  body += trace_html(data["trace"], options, canvases);
+  body += prediction_html(data["prediction"], options.model, canvases);
+  body += latency_html(data["latency"], canvases);
+  body += stats_html(data["stats"]);
+  body += fleet_html(data["fleet"]);
+  return page_html(options.title, body, data);
 }
 
 }  // namespace jetchar::analysis
