@@ -24,13 +24,9 @@
 
 #include "analysis/config_point.h"
 #include "analysis/mode_model.h"
+#include "analysis/prediction_interval.h"
 
 namespace jetchar::analysis {
-
-struct Interval {
-  double value = 0;          ///< the fit on every profiled mode
-  double low = 0, high = 0;  ///< the interval at the predictor's level
-};
 
 struct ModePrediction {
   Interval time_s;

@@ -7,9 +7,11 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "analysis/input_error.h"
@@ -521,6 +523,106 @@ std::optional<StoredPowerTrace> ResultsStoreReader::power_trace() const {
   } catch (const SQLite::Exception& e) {
     throw InputError({file_}, fmt::format("cannot be read as a results store ({})", e.what()));
   }
+}
+
+std::vector<StoredModePrediction> ResultsStoreReader::mode_predictions() const {
+  // The columns of experiments/proto/results_store_schema.h's kModePredictionsTable, in the order
+  // read below.
+  static constexpr std::array<const char*, 22> kColumns = {
+      "sweep",        "mode",      "cpu_cores",    "cpu_freq_khz",  "gpu_freq_khz",    "emc_freq_khz",
+      "profiled",     "time_s",    "time_low_s",   "time_high_s",   "power_w",         "power_low_w",
+      "power_high_w", "energy_j",  "energy_low_j", "energy_high_j", "measured_time_s", "measured_power_w",
+      "level",        "time_form", "power_form",   "modelled"};
+  std::vector<StoredModePrediction> out;
+  try {
+    if (!db_->tableExists("mode_predictions")) return out;
+    std::set<std::string> present;
+    SQLite::Statement info(*db_, "PRAGMA table_info(mode_predictions)");
+    while (info.executeStep()) present.insert(info.getColumn(1).getString());
+    std::string missing;
+    for (const char* column : kColumns) {
+      if (!present.count(column)) missing += (missing.empty() ? "" : ", ") + std::string(column);
+    }
+    if (!missing.empty()) {
+      throw InputError({file_}, fmt::format("table 'mode_predictions' lacks column(s) {}; not the table "
+                                            "`jetchar sweep run` writes for adaptive_profile sweeps",
+                                            missing));
+    }
+    std::string columns;
+    for (const char* column : kColumns) columns += (columns.empty() ? "" : ", ") + std::string(column);
+    SQLite::Statement query(*db_, fmt::format("SELECT {} FROM mode_predictions ORDER BY sweep, cpu_cores, "
+                                              "cpu_freq_khz, gpu_freq_khz, emc_freq_khz, mode",
+                                              columns));
+    while (query.executeStep()) {
+      StoredModePrediction p;
+      p.sweep = query.getColumn(0).getString();
+      p.mode.name = query.getColumn(1).getString();
+      const std::string where = fmt::format("mode_predictions: sweep {} mode {}", p.sweep, p.mode.name);
+      const auto bad = [&](int column, const std::string& value, std::string_view valid) {
+        return InputError({file_},
+                          fmt::format("{}: {} {} {}", where, kColumns[static_cast<std::size_t>(column)], value, valid));
+      };
+      const auto knob = [&](int column) -> std::optional<std::int64_t> {
+        const SQLite::Column c = query.getColumn(column);
+        if (c.isNull()) return std::nullopt;
+        if (!c.isInteger() || c.getInt64() < 0) throw bad(column, text_of(c), "is not a count or a frequency in kHz");
+        return c.getInt64() > 0 ? std::optional(c.getInt64()) : std::nullopt;  // 0: not known
+      };
+      if (const auto cores = knob(2)) p.mode.cpu_cores = static_cast<int>(*cores);
+      p.mode.cpu_freq_khz = knob(3);
+      p.mode.gpu_freq_khz = knob(4);
+      p.mode.emc_freq_khz = knob(5);
+      const auto flag = [&](int column) {
+        const SQLite::Column c = query.getColumn(column);
+        if (!c.isInteger() || (c.getInt64() != 0 && c.getInt64() != 1)) throw bad(column, text_of(c), "is not 0 or 1");
+        return c.getInt64() == 1;
+      };
+      p.profiled = flag(6);
+      p.modelled = flag(21);
+      // A positive finite number, or nullopt for NULL where NULL is allowed.
+      const auto positive = [&](int column, bool required) -> std::optional<double> {
+        const SQLite::Column c = query.getColumn(column);
+        if (c.isNull()) {
+          if (required) throw bad(column, "NULL", "is missing; it must be a positive number");
+          return std::nullopt;
+        }
+        const double v = c.isInteger() || c.isFloat() ? c.getDouble() : std::nan("");
+        if (!(v > 0) || !std::isfinite(v)) throw bad(column, text_of(c), "is not a positive number");
+        return v;
+      };
+      // value, low, high at `column`..column+2: all three or (where allowed) none, low <= value <= high.
+      const auto interval = [&](int column, bool required) -> std::optional<Interval> {
+        const auto value = positive(column, required);
+        const auto low = positive(column + 1, required || value.has_value());
+        const auto high = positive(column + 2, required || value.has_value());
+        if (!value) {
+          if (low || high) throw bad(column, "NULL", "is missing while its interval bounds are given");
+          return std::nullopt;
+        }
+        if (*low > *value) {
+          throw bad(column + 1, fmt::format("{}", *low), fmt::format("is above its value {}", *value));
+        }
+        if (*high < *value) {
+          throw bad(column + 2, fmt::format("{}", *high), fmt::format("is below its value {}", *value));
+        }
+        return Interval{*value, *low, *high};
+      };
+      p.time_s = *interval(7, true);
+      p.power_w = interval(10, false);
+      p.energy_j = interval(13, false);
+      p.measured_time_s = positive(16, false);
+      p.measured_power_w = positive(17, false);
+      const SQLite::Column level = query.getColumn(18);
+      p.level = level.isInteger() || level.isFloat() ? level.getDouble() : std::nan("");
+      if (!(p.level > 0 && p.level < 1)) throw bad(18, text_of(level), "is not a coverage in (0, 1)");
+      p.time_form = text_of(query.getColumn(19));
+      p.power_form = text_of(query.getColumn(20));
+      out.push_back(std::move(p));
+    }
+  } catch (const SQLite::Exception& e) {
+    throw InputError({file_}, fmt::format("cannot be read as a results store ({})", e.what()));
+  }
+  return out;
 }
 
 }  // namespace jetchar::analysis

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/mode_predictions.h"
 #include "analysis/power_trace.h"
 #include "analysis/run_record.h"
 
@@ -68,6 +69,14 @@ class ResultsStoreReader {
   /// (one warm epoch), else the per-epoch average power over the whole run (epoch markers).
   /// nullopt when no run has any power figure.
   std::optional<StoredPowerTrace> power_trace() const;
+
+  /// The predictions adaptive-profiling sweeps stored beside their runs (table mode_predictions,
+  /// analysis/mode_predictions.h), by sweep, then by cores and CPU, GPU and EMC clocks; empty when
+  /// the store has none (the table comes with the first sweep that stores predictions). Throws
+  /// InputError naming the sweep, the mode, the column and the value when a row is not a
+  /// prediction: a value that is not a positive number, an interval that does not hold its value,
+  /// a level outside (0, 1).
+  std::vector<StoredModePrediction> mode_predictions() const;
 
  private:
   std::filesystem::path file_;

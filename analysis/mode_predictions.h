@@ -1,0 +1,59 @@
+// The predictions an adaptive-profiling sweep stores beside its runs (table mode_predictions,
+// written by experiments/mode_predictions_store.cpp, read by ResultsStoreReader::mode_predictions):
+// every power mode of the sweep with its predicted epoch time, power and energy and their
+// intervals, the profiled modes with their measured values. From them, the predicted Pareto front
+// over every mode of the sweep: measured values where a mode was profiled, predictions elsewhere.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/prediction_interval.h"
+#include "analysis/run_record.h"
+
+namespace jetchar::analysis {
+
+/// One row of mode_predictions.
+struct StoredModePrediction {
+  std::string sweep;
+  PowerMode mode;  ///< name: the stored label; the four knobs from their columns
+  bool profiled = false;
+  Interval time_s;
+  std::optional<Interval> power_w, energy_j;  ///< nullopt when the sweep measured no power
+  std::optional<double> measured_time_s, measured_power_w;
+  double level = 0.9;                 ///< the intervals' coverage
+  std::string time_form, power_form;  ///< the forms the predictor chose ("" without power)
+  bool modelled = false;              ///< times from a simulated board's time model
+};
+
+/// One mode on the time-energy plane of a predicted front.
+struct PredictedFrontPoint {
+  std::size_t prediction = 0;  ///< index into the predictions the front was built from
+  bool measured = false;       ///< profiled with a measured time and power: the point is measured
+  double time_s = 0, energy_j = 0;
+  double time_low_s = 0, time_high_s = 0;      ///< the interval (the value itself when measured)
+  double energy_low_j = 0, energy_high_j = 0;  ///< likewise
+  bool on_front = false;
+  /// Not surely off the front: no other mode's interval corner (time high, energy high) beats
+  /// this mode's optimistic corner (time low, energy low) in both. Every front point is one.
+  bool may_be_on_front = false;
+};
+
+/// The time-energy Pareto front of one sweep's modes.
+struct PredictedParetoFront {
+  std::string sweep;
+  double level = 0.9;
+  std::vector<PredictedFrontPoint> points;  ///< every mode with an energy, by time
+  std::vector<std::size_t> front;           ///< indices into points, by time
+  std::size_t measured_on_front = 0, predicted_on_front = 0;
+};
+
+/// One front per sweep among `predictions` (in order of first appearance). A profiled mode with a
+/// measured time and power stands at its measured time and energy (time × power); every other mode
+/// at its prediction. Modes without an energy (no power measured or predicted) are left out; a
+/// sweep without any gives no front.
+std::vector<PredictedParetoFront> predicted_pareto_fronts(const std::vector<StoredModePrediction>& predictions);
+
+}  // namespace jetchar::analysis
