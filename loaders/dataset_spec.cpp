@@ -71,7 +71,9 @@ std::vector<std::pair<std::string, std::string>> dataset_kinds() {
       {"gld23k", "GLD-23k: split CSV user_id,image_id,class (PATH or found in PATH) and <image_id>.jpg"},
       {"synthetic", "generated samples of shape PATH (e.g. 3x32x32); ?samples=N&classes=K&delay_us=D"},
       {"conll2003", "CoNLL-2003 NER (PATH: directory or file); ?vocab=vocab.txt&max_length=128"},
-      {"squad", "SQuAD v1.1 JSON (PATH); ?vocab=vocab.txt&max_length=384&stride=128&max_query_length=64"},
+      {"squad",
+       "SQuAD v1.1 JSON (PATH, or a directory with train-v1.1.json); squad/validation: the dev file (dev-v1.1.json "
+       "beside it); ?vocab=vocab.txt&max_length=384&stride=128&max_query_length=64&dev=dev-v1.1.json"},
   };
 }
 
@@ -221,13 +223,17 @@ std::shared_ptr<Dataset> open_dataset(const DatasetSpec& spec, const std::option
         file, tokenizer, static_cast<std::size_t>(integer_option(spec, "max_length", 128, 2, 4096)));
   }
   if (spec.kind == "squad") {
-    check_options(spec, {"vocab", "max_length", "stride", "max_query_length"});
+    check_options(spec, {"vocab", "max_length", "stride", "max_query_length", "dev"});
     const auto tokenizer = tokenizer_for(spec);
+    const auto dev = spec.options.find("dev");
+    const std::filesystem::path file = text::SquadDataset::split_file(
+        spec.path, spec.split,
+        dev == spec.options.end() ? std::nullopt : std::optional<std::filesystem::path>(dev->second));
     text::WindowOptions windows;
     windows.max_length = static_cast<std::size_t>(integer_option(spec, "max_length", 384, 8, 4096));
     windows.stride = static_cast<std::size_t>(integer_option(spec, "stride", 128, 0, 4096));
     windows.max_first_length = static_cast<std::size_t>(integer_option(spec, "max_query_length", 64, 1, 4096));
-    return std::make_shared<text::SquadDataset>(spec.path, tokenizer, windows);
+    return std::make_shared<text::SquadDataset>(file, tokenizer, windows);
   }
   throw std::invalid_argument(fmt::format("data set '{}': unknown kind '{}'", spec.text, spec.kind));
 }

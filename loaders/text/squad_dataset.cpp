@@ -1,10 +1,14 @@
 #include "loaders/text/squad_dataset.h"
 
 #include <stdexcept>
+#include <string_view>
+#include <system_error>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "loaders/text/token_sample.h"
+#include "loaders/text/utf8.h"
 
 namespace jetchar::loaders::text {
 
@@ -26,6 +30,52 @@ std::optional<std::pair<std::size_t, std::size_t>> answer_piece_range(const std:
   return std::pair{*first, last};
 }
 
+std::filesystem::path SquadDataset::split_file(const std::filesystem::path& path, const std::string& split,
+                                               const std::optional<std::filesystem::path>& dev) {
+  namespace fs = std::filesystem;
+  const bool directory = fs::is_directory(path);
+  auto first_file = [](const std::vector<fs::path>& candidates, std::string_view what) {
+    for (const auto& candidate : candidates) {
+      if (fs::is_regular_file(candidate)) return candidate;
+    }
+    std::vector<std::string> names;
+    for (const auto& candidate : candidates) names.push_back(candidate.string());
+    throw std::invalid_argument(fmt::format("no SQuAD {} file: looked for {}", what, fmt::join(names, ", ")));
+  };
+  if (split == "train") {
+    if (!directory) return first_file({path}, "training");
+    return first_file({path / "train-v1.1.json", path / "train-v2.0.json"}, "training");
+  }
+  if (split != "validation" && split != "valid" && split != "dev") {
+    throw std::invalid_argument(fmt::format(
+        "SQuAD split '{}' is not one of train, validation (valid, dev): SQuAD publishes no test answers", split));
+  }
+  fs::path file;
+  if (dev) {
+    file = first_file({*dev}, "dev (named by dev=)");
+  } else if (directory) {
+    file = first_file({path / "dev-v1.1.json", path / "dev-v2.0.json"}, "dev");
+  } else {
+    const std::string name = path.filename().string();
+    const auto train = name.find("train");
+    if (train == std::string::npos) {
+      throw std::invalid_argument(
+          fmt::format("no SQuAD dev file for {}: its name has no 'train' to replace by 'dev'; name the dev file "
+                      "with ?dev=FILE (e.g. dev-v1.1.json)",
+                      path.string()));
+    }
+    file = first_file({path.parent_path() / (name.substr(0, train) + "dev" + name.substr(train + 5))},
+                      fmt::format("dev for {} (name it with ?dev=FILE)", path.string()));
+  }
+  std::error_code error;
+  const fs::path train_file = directory ? path / "train-v1.1.json" : path;
+  if (fs::equivalent(file, train_file, error)) {
+    throw std::invalid_argument(fmt::format(
+        "SQuAD dev file {} is the training file: evaluation needs the dev split (e.g. dev-v1.1.json)", file.string()));
+  }
+  return file;
+}
+
 SquadDataset::SquadDataset(const std::filesystem::path& file, const WordPieceTokenizer& tokenizer,
                            const WindowOptions& windows, std::string name)
     : windows_(windows),
@@ -38,16 +88,25 @@ SquadDataset::SquadDataset(const std::filesystem::path& file, const WordPieceTok
         "window holds more context tokens than consecutive windows share",
         file.string(), windows.max_length, windows.max_first_length, windows.stride));
   }
-  const SquadData data = read_squad(file);
+  SquadData data = read_squad(file);
   const std::string source = file.string();
 
   std::vector<std::vector<WordPiece>> contexts;
   contexts.reserve(data.paragraphs.size());
+  contexts_.reserve(data.paragraphs.size());
   paragraph_starts_.push_back(0);
   for (std::size_t p = 0; p < data.paragraphs.size(); ++p) {
-    contexts.push_back(tokenizer.tokenize(data.paragraphs[p].context, source));
-    for (const WordPiece& piece : contexts.back()) context_ids_.push_back(static_cast<std::int32_t>(piece.id));
+    const std::string& text = data.paragraphs[p].context;
+    contexts.push_back(tokenizer.tokenize(text, source));
+    // Piece spans count code points; evaluation cuts answers out of the UTF-8 text by bytes.
+    const DecodedText decoded = decode_utf8(text, source);
+    for (const WordPiece& piece : contexts.back()) {
+      context_ids_.push_back(static_cast<std::int32_t>(piece.id));
+      context_piece_bytes_.emplace_back(static_cast<std::uint32_t>(decoded.byte_offsets.at(piece.span.begin)),
+                                        static_cast<std::uint32_t>(decoded.byte_offsets.at(piece.span.end)));
+    }
     paragraph_starts_.push_back(context_ids_.size());
+    contexts_.push_back(std::move(data.paragraphs[p].context));
   }
 
   question_starts_.push_back(0);
@@ -62,6 +121,8 @@ SquadDataset::SquadDataset(const std::filesystem::path& file, const WordPieceTok
     question_starts_.push_back(question_ids_pieces_.size());
     question_paragraph_.push_back(question.paragraph);
     question_ids_.push_back(question.id);
+    auto& gold = gold_answers_.emplace_back();
+    for (const SquadAnswer& answer : question.answers) gold.push_back(answer.text);
 
     const std::vector<WordPiece>& context = contexts[question.paragraph];
     // Training uses the first reference answer, as BERT's run_squad and HF's run_qa do.
@@ -92,6 +153,26 @@ SquadDataset::SquadDataset(const std::filesystem::path& file, const WordPieceTok
   info_.layout.has_token_type_ids = true;
   info_.files = {file};
   info_.bytes = total_file_bytes(info_.files);
+}
+
+std::pair<std::int64_t, std::int64_t> SquadDataset::context_positions(std::int64_t index) const {
+  const QaFeature& f = feature(index);
+  const auto first = static_cast<std::int64_t>(question_starts_[f.question + 1] - question_starts_[f.question] + 2);
+  return {first, first + static_cast<std::int64_t>(f.window_end - f.window_begin) - 1};
+}
+
+std::string SquadDataset::span_text(std::int64_t index, std::int64_t start, std::int64_t end) const {
+  const auto [first, last] = context_positions(index);
+  if (start < first || end > last || end < start) {
+    throw std::out_of_range(fmt::format("{}: span [{}, {}] of sample {} is not within its context positions [{}, {}]",
+                                        info_.name, start, end, index, first, last));
+  }
+  const QaFeature& f = feature(index);
+  const std::size_t paragraph = question_paragraph_[f.question];
+  const std::size_t base = paragraph_starts_[paragraph] + f.window_begin;
+  const std::uint32_t begin_byte = context_piece_bytes_[base + static_cast<std::size_t>(start - first)].first;
+  const std::uint32_t end_byte = context_piece_bytes_[base + static_cast<std::size_t>(end - first)].second;
+  return contexts_[paragraph].substr(begin_byte, end_byte - begin_byte);
 }
 
 SampleStatus SquadDataset::get(std::int64_t index, Rng& /*rng: no augmentation*/, const SampleOut& out) const {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loaders/dataset.h"
@@ -36,6 +37,16 @@ std::optional<std::pair<std::size_t, std::size_t>> answer_piece_range(const std:
 
 class SquadDataset : public Dataset {
  public:
+  /// The SQuAD file of a split. `path` is a file or a directory; `dev`, when given, names the dev
+  /// file. train: `path` itself, or train-v1.1.json / train-v2.0.json in a directory.
+  /// validation (valid, dev): `dev`; else dev-v1.1.json / dev-v2.0.json in a directory; else the
+  /// file beside `path` whose name has "dev" for its "train" (train-v1.1.json -> dev-v1.1.json).
+  /// Throws std::invalid_argument naming what was looked for when there is no such file, for
+  /// another split (SQuAD publishes no test answers), and when the validation file is the
+  /// training file (evaluation never runs on the data the model trains on).
+  static std::filesystem::path split_file(const std::filesystem::path& path, const std::string& split,
+                                          const std::optional<std::filesystem::path>& dev = std::nullopt);
+
   /// Reads and tokenizes `file` (TextFormatError for malformed input; std::invalid_argument when
   /// the window options leave no room: max_length - 3 - max_first_length must exceed stride).
   SquadDataset(const std::filesystem::path& file, const WordPieceTokenizer& tokenizer, const WindowOptions& windows,
@@ -54,6 +65,17 @@ class SquadDataset : public Dataset {
   std::size_t truncated_questions() const { return truncated_questions_; }
   /// Id of the question a sample belongs to.
   const std::string& question_id(std::int64_t index) const { return question_ids_.at(feature(index).question); }
+  /// The reference answers of question `question` (index into the file's questions, as
+  /// QaFeature::question): what evaluation compares a predicted span with.
+  const std::vector<std::string>& gold_answers(std::size_t question) const { return gold_answers_.at(question); }
+  /// Sample positions [first, last] of the context pieces of sample `index` (after [CLS] question
+  /// [SEP]): the only positions an answer span may start or end at.
+  std::pair<std::int64_t, std::int64_t> context_positions(std::int64_t index) const;
+  /// The text of the paragraph's context that positions [start, end] of sample `index` cover:
+  /// from where the start position's piece begins to where the end position's piece ends, in the
+  /// original context (accents, case and spacing as written). Throws std::out_of_range when a
+  /// position is not one of context_positions(index) or end < start.
+  std::string span_text(std::int64_t index, std::int64_t start, std::int64_t end) const;
 
  private:
   DatasetInfo info_;
@@ -63,7 +85,11 @@ class SquadDataset : public Dataset {
   std::size_t truncated_questions_ = 0;
   // Paragraph and question pieces back to back; paragraph p is [paragraph_starts_[p], ...[p + 1]).
   std::vector<std::int32_t> context_ids_;
+  /// Byte span of each context piece in its paragraph's UTF-8 context (parallel to context_ids_).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> context_piece_bytes_;
   std::vector<std::size_t> paragraph_starts_;
+  std::vector<std::string> contexts_;
+  std::vector<std::vector<std::string>> gold_answers_;
   std::vector<std::int32_t> question_ids_pieces_;
   std::vector<std::size_t> question_starts_;
   std::vector<std::size_t> question_paragraph_;

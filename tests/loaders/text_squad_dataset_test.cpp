@@ -148,6 +148,65 @@ TEST_F(SquadDatasetTest, ImpossibleWindowOptionsAndBadFilesAreErrors) {
   EXPECT_FALSE(dataset.get(-1, rng_, b.out()).ok);
 }
 
+TEST_F(SquadDatasetTest, SpansMapBackToTheContextAsWritten) {
+  const SquadDataset dataset(file_, tokenizer_,
+                             WindowOptions{.max_length = 24, .stride = 2, .max_first_length = 8, .pad = true});
+  // q-tokyo: [CLS] + 5 question pieces + [SEP], then the 8 context pieces at positions 7..14.
+  EXPECT_EQ(dataset.context_positions(0), (std::pair<std::int64_t, std::int64_t>{7, 14}));
+  EXPECT_EQ(dataset.span_text(0, 7, 8), "Café naïve");  // accents and case as written, not as tokenized
+  EXPECT_EQ(dataset.span_text(0, 9, 10), "東京");
+  EXPECT_EQ(dataset.span_text(0, 13, 14), "tower.");
+  // q-un: one question piece; "##aff" alone is the middle of the word.
+  EXPECT_EQ(dataset.context_positions(2), (std::pair<std::int64_t, std::int64_t>{3, 5}));
+  EXPECT_EQ(dataset.span_text(2, 4, 4), "aff");
+  EXPECT_THAT(dataset.gold_answers(2), ElementsAre("unaffable", "able"));
+  EXPECT_THROW((void)dataset.span_text(0, 6, 8), std::out_of_range);   // [SEP] is no context
+  EXPECT_THROW((void)dataset.span_text(0, 9, 15), std::out_of_range);  // past the last piece
+  EXPECT_THROW((void)dataset.span_text(0, 10, 9), std::out_of_range);  // end before start
+}
+
+TEST_F(SquadDatasetTest, SpansOfLaterWindowsMapToTheirOwnPieces) {
+  const SquadDataset dataset(file_, tokenizer_,
+                             WindowOptions{.max_length = 12, .stride = 1, .max_first_length = 6, .pad = true});
+  // q-tokyo's second window holds pieces 3..6 (京 has a tower) at positions 7..10.
+  EXPECT_EQ(dataset.context_positions(1), (std::pair<std::int64_t, std::int64_t>{7, 10}));
+  EXPECT_EQ(dataset.span_text(1, 7, 8), "京 has");
+  // Its third window holds pieces 6..7 (tower .).
+  EXPECT_EQ(dataset.context_positions(2), (std::pair<std::int64_t, std::int64_t>{7, 8}));
+  EXPECT_EQ(dataset.span_text(2, 7, 8), "tower.");
+}
+
+TEST_F(SquadDatasetTest, TheValidationSplitIsTheDevFileNeverTheTrainingFile) {
+  EXPECT_THROW((void)SquadDataset::split_file(file_, "validation"), std::invalid_argument);  // no dev file yet
+  try {
+    (void)SquadDataset::split_file(file_, "validation");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr((dir_.path() / "dev-v1.1.json").string()));
+    EXPECT_THAT(e.what(), HasSubstr("dev=FILE"));
+  }
+  const auto dev = dir_.write("dev-v1.1.json", squad_json());
+  EXPECT_EQ(SquadDataset::split_file(file_, "validation"), dev);
+  EXPECT_EQ(SquadDataset::split_file(file_, "dev"), dev);
+  EXPECT_EQ(SquadDataset::split_file(dir_.path(), "validation"), dir_.path() / "dev-v1.1.json");
+  EXPECT_EQ(SquadDataset::split_file(dir_.path(), "train"), file_);
+  EXPECT_EQ(SquadDataset::split_file(file_, "train"), file_);
+  const auto other = dir_.write("my-dev.json", squad_json());
+  EXPECT_EQ(SquadDataset::split_file(file_, "validation", other), other);
+  try {
+    (void)SquadDataset::split_file(file_, "validation", file_);
+    ADD_FAILURE() << "the training file was accepted as the dev file";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("is the training file"));
+  }
+  try {
+    (void)SquadDataset::split_file(file_, "test");
+    ADD_FAILURE() << "SQuAD has no test split";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("'test' is not one of train, validation"));
+  }
+  EXPECT_THROW((void)SquadDataset::split_file(other, "validation"), std::invalid_argument);  // no 'train' in the name
+}
+
 TEST(AnswerPieceRangeTest, OverlapInCodePoints) {
   const std::vector<WordPiece> pieces{{1, {0, 4}}, {2, {5, 7}}, {3, {7, 10}}, {4, {11, 12}}};
   EXPECT_EQ(answer_piece_range(pieces, 5, 5), (std::pair<std::size_t, std::size_t>{1, 2}));
