@@ -208,6 +208,99 @@ Precision precision_of(const proto::WorkloadSpec& workload) {
   }
 }
 
+// The training pipeline's settings from the resolved spec: shuffled, seeded by the workload.
+loaders::PipelineOptions training_pipeline_options(const proto::ExperimentSpec& spec) {
+  const auto& w = spec.workload();
+  loaders::PipelineOptions pipeline_options;
+  pipeline_options.batch_size = w.batch_size();
+  pipeline_options.num_workers = static_cast<int>(spec.loader().workers());
+  pipeline_options.prefetch_factor = static_cast<int>(spec.loader().prefetch());
+  pipeline_options.shuffle = true;
+  pipeline_options.seed = w.seed();
+  pipeline_options.drop_last = spec.loader().drop_last();
+  pipeline_options.pin_memory = spec.loader().pin_memory();
+  return pipeline_options;
+}
+
+// The trainer's settings from the resolved spec (the run's hooks are added by the executor).
+TrainingConfig training_config(const proto::ExperimentSpec& spec) {
+  const auto& w = spec.workload();
+  TrainingConfig config;
+  config.device = device_of(w);
+  config.epochs = w.epochs();
+  config.accumulate = w.accumulate();
+  if (w.has_learning_rate()) config.learning_rate = w.learning_rate();
+  if (w.has_warmup_proportion()) config.warmup_proportion = w.warmup_proportion();
+  config.precision = precision_of(w);
+  config.sync_per_batch = !w.async();
+  if (w.max_minibatches() > 0) config.max_batches = w.max_minibatches();
+  config.seed = w.seed();
+  config.keep_minibatch_records = spec.measurement().minibatch_records();
+  return config;
+}
+
+// The INA3221 conversion settings (samples averaged, update interval) the run's samples come from.
+void record_power_monitor_settings(jetson::measurement::PowerSession& power, proto::RunResult& result) {
+  for (const auto& s : power.sampler().power_monitor_settings()) {
+    if (s.samples) result.mutable_context()->set_ina3221_samples(static_cast<std::uint32_t>(*s.samples));
+    if (s.update_interval_ms) result.mutable_context()->set_ina3221_update_interval_ms(*s.update_interval_ms);
+  }
+}
+
+// Each trained epoch's times and, where its window was recorded, its start in the run, onboard
+// and meter energies and data-path figures.
+void record_epochs(const std::vector<EpochResult>& epochs, const std::vector<InstrumentedEpoch>& recorded,
+                   jetson::measurement::PowerSession& power, const jetson::measurement::MeterSession& meters,
+                   std::size_t run_window, const energy::Baseload* baseload, proto::RunResult& result) {
+  for (std::size_t i = 0; i < epochs.size(); ++i) {
+    const auto& t = epochs[i];
+    auto* e = result.add_epochs();
+    e->set_epoch(static_cast<std::uint32_t>(t.epoch));
+    e->set_stall_s(t.stall_ns / 1e9);
+    e->set_compute_s(t.compute_ns / 1e9);
+    e->set_e2e_s(t.e2e_ns / 1e9);
+    e->set_samples(static_cast<std::uint64_t>(t.samples));
+    e->set_minibatches(static_cast<std::uint64_t>(t.batches));
+    if (t.mean_loss) e->set_loss(*t.mean_loss);
+    if (t.train_accuracy) e->set_accuracy(*t.train_accuracy);
+    if (i < recorded.size()) {
+      const auto& window = power.windows().windows()[recorded[i].window];
+      e->set_start_s(static_cast<double>(window.begin_ns - power.windows().windows()[run_window].begin_ns) / 1e9);
+      if (power.has_power()) fill_energy(power.energy(window, baseload), *e);
+      if (window.end_ns) {
+        for (auto& meter : meter_energy_records(meters, window.begin_ns, *window.end_ns))
+          *e->add_meters() = std::move(meter);
+      }
+      if (const auto& dp = recorded[i].stats.data_path) {
+        if (dp->residency_before) e->set_residency_before(*dp->residency_before);
+        if (dp->residency_after) e->set_residency_after(*dp->residency_after);
+        if (dp->io) {
+          e->set_read_bytes(dp->io->bytes_read);
+          e->set_read_ios(dp->io->reads_completed);
+        }
+      }
+    }
+  }
+}
+
+// Each minibatch's times and, when the board has power (`trace` given), its energy from the trace.
+void record_minibatches(const std::vector<MinibatchRecord>& minibatches, const energy::PowerTrace* trace,
+                        proto::RunResult& result) {
+  for (const auto& m : minibatches) {
+    auto* r = result.add_minibatches();
+    r->set_epoch(static_cast<std::uint32_t>(m.epoch));
+    r->set_index(static_cast<std::uint32_t>(m.index));
+    r->set_stall_s(m.stall_ns / 1e9);
+    r->set_compute_s(m.compute_ns / 1e9);
+    if (m.loss) r->set_loss(*m.loss);
+    if (trace) {
+      const auto energy =
+          energy::window_energy(*trace, "minibatch", m.start_ns, m.start_ns + m.stall_ns + m.compute_ns);
+      if (energy.total_energy_mj) r->set_energy_j(*energy.total_energy_mj / 1000.0);
+    }
+  }
+}
+
 }  // namespace
 
 proto::ExperimentSpec resolve_defaults(const proto::ExperimentSpec& spec) {
@@ -421,15 +514,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   if (!w.pretrained().empty()) use_pretrained_vocab(dataset_spec, w.pretrained());
   auto dataset = loaders::open_dataset(
       dataset_spec, w.transform().empty() ? std::nullopt : std::optional<std::string>(w.transform()));
-  loaders::PipelineOptions pipeline_options;
-  pipeline_options.batch_size = w.batch_size();
-  pipeline_options.num_workers = static_cast<int>(spec.loader().workers());
-  pipeline_options.prefetch_factor = static_cast<int>(spec.loader().prefetch());
-  pipeline_options.shuffle = true;
-  pipeline_options.seed = w.seed();
-  pipeline_options.drop_last = spec.loader().drop_last();
-  pipeline_options.pin_memory = spec.loader().pin_memory();
-  loaders::Pipeline pipeline(dataset, pipeline_options);
+  loaders::Pipeline pipeline(dataset, training_pipeline_options(spec));
 
   // The data set's medium and page-cache state live on the host's real file system.
   const auto& files = dataset->info().files;
@@ -449,17 +534,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
                    ? make_model(model_spec, num_classes)
                    : make_pretrained_model(model_spec, w.pretrained(), num_classes, w.seed()).network;
 
-  TrainingConfig config;
-  config.device = device_of(w);
-  config.epochs = w.epochs();
-  config.accumulate = w.accumulate();
-  if (w.has_learning_rate()) config.learning_rate = w.learning_rate();
-  if (w.has_warmup_proportion()) config.warmup_proportion = w.warmup_proportion();
-  config.precision = precision_of(w);
-  config.sync_per_batch = !w.async();
-  if (w.max_minibatches() > 0) config.max_batches = w.max_minibatches();
-  config.seed = w.seed();
-  config.keep_minibatch_records = spec.measurement().minibatch_records();
+  TrainingConfig config = training_config(spec);
 
   // A simulated board paces each minibatch's compute to its time model (modelled_time_pacer.h),
   // so its times follow the mode's clocks; the pacer also pins the rails' activity for the run.
@@ -474,10 +549,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   jetson::measurement::MeasurementSession session(*board_.root, measurement_options(spec.measurement(), board_));
   auto& power = session.onboard();
   const auto& meters = session.meters();
-  for (const auto& s : power.sampler().power_monitor_settings()) {
-    if (s.samples) result.mutable_context()->set_ina3221_samples(static_cast<std::uint32_t>(*s.samples));
-    if (s.update_interval_ms) result.mutable_context()->set_ina3221_update_interval_ms(*s.update_interval_ms);
-  }
+  record_power_monitor_settings(power, result);
   EpochInstrumentedSource source(pipeline, spec.cache(), files, &power.windows());
   const auto marker = open_marker(spec.measurement(), board_);
   if (marker) session.set_marker(*marker, {energy::WindowKind::kRun, energy::WindowKind::kEpoch});
@@ -527,50 +599,9 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   result.set_async(!trained.synchronized);
   fill_memory(trained.memory, *result.mutable_memory());
 
-  const jetson::energy::Baseload* baseload = baseload_ ? &*baseload_ : nullptr;
-  const auto& recorded = source.epochs();
-  for (std::size_t i = 0; i < trained.epochs.size(); ++i) {
-    const auto& t = trained.epochs[i];
-    auto* e = result.add_epochs();
-    e->set_epoch(static_cast<std::uint32_t>(t.epoch));
-    e->set_stall_s(t.stall_ns / 1e9);
-    e->set_compute_s(t.compute_ns / 1e9);
-    e->set_e2e_s(t.e2e_ns / 1e9);
-    e->set_samples(static_cast<std::uint64_t>(t.samples));
-    e->set_minibatches(static_cast<std::uint64_t>(t.batches));
-    if (t.mean_loss) e->set_loss(*t.mean_loss);
-    if (t.train_accuracy) e->set_accuracy(*t.train_accuracy);
-    if (i < recorded.size()) {
-      const auto& window = power.windows().windows()[recorded[i].window];
-      e->set_start_s(static_cast<double>(window.begin_ns - power.windows().windows()[run_window].begin_ns) / 1e9);
-      if (power.has_power()) fill_energy(power.energy(window, baseload), *e);
-      if (window.end_ns) {
-        for (auto& meter : meter_energy_records(meters, window.begin_ns, *window.end_ns))
-          *e->add_meters() = std::move(meter);
-      }
-      if (const auto& dp = recorded[i].stats.data_path) {
-        if (dp->residency_before) e->set_residency_before(*dp->residency_before);
-        if (dp->residency_after) e->set_residency_after(*dp->residency_after);
-        if (dp->io) {
-          e->set_read_bytes(dp->io->bytes_read);
-          e->set_read_ios(dp->io->reads_completed);
-        }
-      }
-    }
-  }
+  record_epochs(trained.epochs, source.epochs(), power, meters, run_window, baseload_ ? &*baseload_ : nullptr, result);
   const auto trace = power.trace();
-  for (const auto& m : trained.minibatches) {
-    auto* r = result.add_minibatches();
-    r->set_epoch(static_cast<std::uint32_t>(m.epoch));
-    r->set_index(static_cast<std::uint32_t>(m.index));
-    r->set_stall_s(m.stall_ns / 1e9);
-    r->set_compute_s(m.compute_ns / 1e9);
-    if (m.loss) r->set_loss(*m.loss);
-    if (power.has_power()) {
-      const auto energy = energy::window_energy(trace, "minibatch", m.start_ns, m.start_ns + m.stall_ns + m.compute_ns);
-      if (energy.total_energy_mj) r->set_energy_j(*energy.total_energy_mj / 1000.0);
-    }
-  }
+  record_minibatches(trained.minibatches, power.has_power() ? &trace : nullptr, result);
   if (spec.measurement().power_samples())
     power_samples_ = stored_samples(trace, meters, power.windows().windows()[run_window]);
   if (power.has_power()) {
