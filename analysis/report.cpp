@@ -8,6 +8,7 @@
 
 #include "analysis/config_point.h"
 #include "analysis/cross_validation.h"
+#include "analysis/mode_predictions.h"
 #include "analysis/pareto.h"
 #include "analysis/report_assets.h"
 #include "analysis/statistics.h"
@@ -148,6 +149,81 @@ json prediction_section(const std::vector<ConfigPoint>& points, ModelKind kind) 
   return groups;
 }
 
+// The predicted-modes page: per sweep, every mode's prediction with its interval beside what was
+// measured where it was profiled, and the predicted Pareto front over all of them
+// (analysis/mode_predictions.h).
+json mode_predictions_section(const std::vector<StoredModePrediction>& predictions) {
+  const auto fronts = predicted_pareto_fronts(predictions);
+  std::vector<const PredictedFrontPoint*> plane(predictions.size(), nullptr);
+  for (const auto& f : fronts) {
+    for (const auto& p : f.points) plane[p.prediction] = &p;
+  }
+  json groups = json::array();
+  std::map<std::string, std::size_t> group_of;
+  for (std::size_t i = 0; i < predictions.size(); ++i) {
+    const StoredModePrediction& p = predictions[i];
+    auto [it, added] = group_of.try_emplace(p.sweep, groups.size());
+    if (added) {
+      groups.push_back({{"label", "sweep " + p.sweep},
+                        {"level", p.level},
+                        {"time_form", p.time_form},
+                        {"power_form", p.power_form},
+                        {"modelled", p.modelled},
+                        {"modes", 0},
+                        {"profiled", 0},
+                        {"rows", json::array()},
+                        {"points", json::array()},
+                        {"front", json::array()}});
+    }
+    json& group = groups[it->second];
+    group["modes"] = group["modes"].get<std::size_t>() + 1;
+    if (p.profiled) group["profiled"] = group["profiled"].get<std::size_t>() + 1;
+    const auto bound = [](const std::optional<Interval>& v, double Interval::*field) {
+      return v ? json((*v).*field) : json(nullptr);
+    };
+    const PredictedFrontPoint* at = plane[i];
+    group["rows"].push_back({{"mode", p.mode.label()},
+                             {"status", p.profiled ? "profiled" : "predicted"},
+                             {"measured_time_s", optional_json(p.measured_time_s)},
+                             {"time_s", p.time_s.value},
+                             {"time_low_s", p.time_s.low},
+                             {"time_high_s", p.time_s.high},
+                             {"measured_power_w", optional_json(p.measured_power_w)},
+                             {"power_w", bound(p.power_w, &Interval::value)},
+                             {"power_low_w", bound(p.power_w, &Interval::low)},
+                             {"power_high_w", bound(p.power_w, &Interval::high)},
+                             {"energy_j", bound(p.energy_j, &Interval::value)},
+                             {"energy_low_j", bound(p.energy_j, &Interval::low)},
+                             {"energy_high_j", bound(p.energy_j, &Interval::high)},
+                             {"front", at == nullptr         ? json(nullptr)
+                                       : at->on_front        ? json("yes")
+                                       : at->may_be_on_front ? json("maybe")
+                                                             : json("no")}});
+  }
+  for (const PredictedParetoFront& f : fronts) {
+    json& group = groups[group_of.at(f.sweep)];
+    std::size_t maybe = 0;
+    for (const PredictedFrontPoint& p : f.points) {
+      maybe += p.may_be_on_front && !p.on_front;
+      group["points"].push_back({{"mode", predictions[p.prediction].mode.label()},
+                                 {"measured", p.measured},
+                                 {"time_s", p.time_s},
+                                 {"energy_j", p.energy_j},
+                                 {"time_low_s", p.time_low_s},
+                                 {"time_high_s", p.time_high_s},
+                                 {"energy_low_j", p.energy_low_j},
+                                 {"energy_high_j", p.energy_high_j},
+                                 {"on_front", p.on_front},
+                                 {"may_be_on_front", p.may_be_on_front}});
+    }
+    for (std::size_t i : f.front) group["front"].push_back(group["points"][i]);
+    group["measured_on_front"] = f.measured_on_front;
+    group["predicted_on_front"] = f.predicted_on_front;
+    group["may_be_on_front"] = maybe;
+  }
+  return groups;
+}
+
 // Inference runs have latencies but no epochs, so this works on the records, not on ConfigPoints
 // (which need an epoch time): medians per configuration of each latency column.
 json latency_section(const std::vector<RunRecord>& records) {
@@ -254,6 +330,7 @@ json report_data(const std::vector<RunRecord>& records, const ReportOptions& opt
   data["pareto"] = pareto_section(points);
   data["stall"] = stall_section(points);
   data["prediction"] = prediction_section(points, options.model);
+  data["mode_predictions"] = mode_predictions_section(options.mode_predictions);
   data["latency"] = latency_section(records);
   data["stats"] = stats_section(records);
   data["fleet"] = fleet_section(records);
@@ -384,6 +461,70 @@ std::string prediction_html(const json& prediction, ModelKind model, ChartCanvas
   return body + "</section>\n";
 }
 
+std::string mode_predictions_html(const json& groups, ChartCanvases& canvases) {
+  if (groups.empty()) return "";
+  std::string body =
+      "<section id=\"mode-predictions\"><h2>Predicted power modes</h2><p>An adaptive_profile sweep profiled a few "
+      "power modes and predicted the rest. Each row is a mode: its predicted epoch time, power and energy with the "
+      "interval at the stated level, and the measured values where it was profiled. The chart places every mode on "
+      "the time-energy plane, the profiled ones at their measured values and the others at their predictions, and "
+      "joins the predicted Pareto front; a mode marked <em>maybe</em> is off that front but within its intervals of "
+      "it.</p>\n";
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const json& group = groups[g];
+    body += fmt::format(
+        "<h3>{}</h3><p>{} power modes, {} profiled; {:.0f} % intervals; forms {}/{}{}.</p>",
+        escape_html(group["label"].get<std::string>()), group["modes"].get<std::size_t>(),
+        group["profiled"].get<std::size_t>(), 100 * group["level"].get<double>(),
+        escape_html(group["time_form"].get<std::string>()),
+        escape_html(group["power_form"].get<std::string>().empty() ? "-" : group["power_form"].get<std::string>()),
+        group["modelled"].get<bool>() ? "; times from the simulated board's time model (MODELLED)" : "");
+    if (!group["points"].empty()) {
+      body += fmt::format(
+          "<p>Predicted Pareto front: {} modes ({} measured, {} predicted); {} more may be on it within their "
+          "intervals.</p>",
+          group["front"].size(), group["measured_on_front"].get<std::size_t>(),
+          group["predicted_on_front"].get<std::size_t>(), group["may_be_on_front"].get<std::size_t>());
+      body += canvases.next("predicted-front:" + std::to_string(g),
+                            "Epoch time (s) vs epoch energy (J) of every power mode: measured (profiled) filled, "
+                            "predicted hollow, the predicted Pareto front joined with its intervals");
+      body += "<details><summary>Pareto front</summary>" +
+              table(group["front"],
+                    {{"mode", "power mode"},
+                     {"measured", "measured"},
+                     {"time_s", "time (s)"},
+                     {"time_low_s", "low"},
+                     {"time_high_s", "high"},
+                     {"energy_j", "energy (J)"},
+                     {"energy_low_j", "low"},
+                     {"energy_high_j", "high"}},
+                    fmt::format("table-predicted-front-{}", g)) +
+              "</details>\n";
+    } else {
+      body += "<p>No power was measured, so there is no energy to place the modes on a time-energy front.</p>\n";
+    }
+    body += "<details><summary>Every mode</summary>" +
+            table(group["rows"],
+                  {{"mode", "power mode"},
+                   {"status", "status"},
+                   {"measured_time_s", "measured time (s)"},
+                   {"time_s", "time (s)"},
+                   {"time_low_s", "low"},
+                   {"time_high_s", "high"},
+                   {"measured_power_w", "measured power (W)"},
+                   {"power_w", "power (W)"},
+                   {"power_low_w", "low"},
+                   {"power_high_w", "high"},
+                   {"energy_j", "energy (J)"},
+                   {"energy_low_j", "low"},
+                   {"energy_high_j", "high"},
+                   {"front", "on front"}},
+                  fmt::format("table-mode-predictions-{}", g)) +
+            "</details>\n";
+  }
+  return body + "</section>\n";
+}
+
 std::string latency_html(const json& latency, ChartCanvases& canvases) {
   if (latency.empty()) return "";
   std::string body = "<section id=\"latency\"><h2>Inference latency distribution</h2>\n";
@@ -469,6 +610,7 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
   body += stall_html(data["stall"], canvases);
   body += trace_html(data["trace"], options, canvases);
   body += prediction_html(data["prediction"], options.model, canvases);
+  body += mode_predictions_html(data["mode_predictions"], canvases);
   body += latency_html(data["latency"], canvases);
   body += stats_html(data["stats"]);
   body += fleet_html(data["fleet"]);

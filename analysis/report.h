@@ -1,7 +1,9 @@
 // `jetchar report`: one self-contained HTML file (Chart.js and the data inlined, works offline) with
 // the plots such a study shows — time vs energy per power mode with the Pareto front, stall vs
 // compute per worker count and medium, power over time with phase markers, predicted vs measured,
-// latency distribution — and the tables behind them. Sections without data are left out.
+// every power mode an adaptive_profile sweep predicted with its interval and the predicted Pareto
+// front over them, latency distribution — and the tables behind them. Sections without data are
+// left out.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/mode_predictions.h"
 #include "analysis/power_trace.h"
 #include "analysis/predictor.h"
 #include "analysis/run_record.h"
@@ -22,6 +25,9 @@ struct ReportOptions {
   std::optional<std::vector<TraceSample>> trace;  ///< power over time within an epoch
   std::string trace_caption;                      ///< where the trace comes from (run, data source)
   ModelKind model = ModelKind::kNnls;             ///< predictor for predicted vs measured (LOO)
+  /// What an adaptive_profile sweep stored for every power mode (ResultsStoreReader::mode_predictions):
+  /// the predicted-modes page with its predicted Pareto front; none: no such page.
+  std::vector<StoredModePrediction> mode_predictions;
 };
 
 /// The data behind every chart, as the page embeds it (also useful to test what a report shows).

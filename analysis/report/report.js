@@ -83,6 +83,30 @@
     };
   }
 
+  // Every power mode of an adaptive_profile sweep on the time-energy plane: measured (profiled)
+  // modes filled, predicted ones hollow, the predicted Pareto front joined, and each predicted front
+  // point's interval drawn as a cross (time and energy bounds at the stored level).
+  function predictedFrontChart(group) {
+    const point = (p) => ({ x: p.time_s, y: p.energy_j, label: p.mode + (p.measured ? ' (measured)' : ' (predicted)') });
+    const front = group.points.filter((p) => p.on_front);
+    const crosses = [];
+    front.filter((p) => !p.measured).forEach((p) => {
+      crosses.push({ x: p.time_low_s, y: p.energy_j }, { x: p.time_high_s, y: p.energy_j }, { x: NaN, y: NaN });
+      crosses.push({ x: p.time_s, y: p.energy_low_j }, { x: p.time_s, y: p.energy_high_j }, { x: NaN, y: NaN });
+    });
+    return {
+      type: 'scatter',
+      data: { datasets: [
+        { label: 'predicted Pareto front', data: front.map(point), showLine: true, borderColor: colours[1], backgroundColor: colours[1], pointRadius: 5 },
+        { label: 'measured (profiled)', data: group.points.filter((p) => p.measured).map(point), borderColor: colours[0], backgroundColor: colours[0], pointRadius: 4 },
+        { label: 'predicted', data: group.points.filter((p) => !p.measured).map(point), borderColor: 'rgba(120,120,120,0.7)', backgroundColor: 'rgba(0,0,0,0)', pointRadius: 3 },
+        { label: Math.round(100 * group.level) + ' % interval (front)', data: crosses, showLine: true, spanGaps: false, pointRadius: 0, borderColor: 'rgba(214,39,40,0.45)', borderWidth: 1 },
+      ] },
+      options: Object.assign({}, base, { scales: { x: axis('epoch time (s)'), y: axis('epoch energy (J)') },
+        plugins: { legend: base.plugins.legend, tooltip: { filter: (c) => c.raw.label !== undefined, callbacks: { label: (c) => c.raw.label + ': ' + c.raw.x.toPrecision(4) + ' s, ' + c.raw.y.toPrecision(4) + ' J' } } } }),
+    };
+  }
+
   function latencyChart(rows) {
     const keys = ['avg', 'p50', 'p90', 'p95', 'p99', 'max'];
     return {
@@ -100,6 +124,7 @@
       case 'trace': return traceChart(data.trace);
       case 'prediction': return predictionChart(data.prediction[+index]);
       case 'latency': return latencyChart(data.latency);
+      case 'predicted-front': return predictedFrontChart(data.mode_predictions[+index]);
     }
     throw new Error('unknown chart ' + kind);
   }

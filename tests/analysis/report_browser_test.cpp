@@ -167,6 +167,34 @@ TEST(ReportBrowserIntegration, ChartsAreDrawnInHeadlessChromium) {
   check_in_browser(*chromium, page, expected_charts, "analysis-report-screenshot.png");
 }
 
+// The predicted-modes page (an adaptive_profile sweep's stored predictions): its predicted Pareto
+// front chart is drawn beside the others.
+TEST(ReportBrowserIntegration, ThePredictedParetoFrontIsDrawn) {
+  auto chromium = find_chromium();
+  if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
+  jetchar::testing::TempDir dir;
+  ReportOptions options;
+  options.title = "jetchar browser test: predicted modes";
+  int i = 0;
+  for (int cores : {4, 8, 12})
+    for (double gpu : {0.306, 0.51, 0.714, 0.918, 1.122, 1.3005}) {
+      StoredModePrediction p;
+      p.sweep = "ap";
+      p.mode = testing::make_mode(cores, 2.2016, gpu, 3.199);
+      const double t = testing::true_time_s(p.mode, {}), w = testing::true_power_w(p.mode);
+      p.time_s = {t, t * 0.95, t * 1.06};
+      p.power_w = Interval{w, w * 0.97, w * 1.03};
+      p.energy_j = Interval{t * w, t * w * 0.93, t * w * 1.08};
+      p.profiled = i++ % 5 == 0;
+      if (p.profiled) p.measured_time_s = t * 1.01, p.measured_power_w = w * 0.99;
+      options.mode_predictions.push_back(p);
+    }
+  auto page = dir.write("report.html", render_report(demo_records(), options));
+  const std::size_t expected_charts =
+      1 /*pareto*/ + 1 /*stall*/ + 2 /*prediction*/ + 1 /*predicted front*/ + 1 /*latency*/;
+  check_in_browser(*chromium, page, expected_charts, "analysis-report-predicted-front-screenshot.png");
+}
+
 TEST(ReportBrowserIntegration, ReportOfASimulatedSweepsResultsDirectoryDrawsEveryPlot) {
   auto chromium = find_chromium();
   if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";

@@ -61,6 +61,81 @@ TEST(Report, DataHasEverySectionThatHasColumns) {
   EXPECT_THAT(html, Not(HasSubstr("src=\"http")));  // offline: nothing fetched
 }
 
+// What an adaptive_profile sweep stores (ResultsStoreReader::mode_predictions): 12 modes of one
+// sweep, 3 of them profiled; time falls and power rises with the GPU clock.
+std::vector<StoredModePrediction> stored_predictions() {
+  std::vector<StoredModePrediction> out;
+  int i = 0;
+  for (int cores : {4, 8, 12})
+    for (double gpu : {0.306, 0.714, 1.0, 1.3005}) {
+      StoredModePrediction p;
+      p.sweep = "ap";
+      p.mode = testing::make_mode(cores, 2.2016, gpu, 3.199);
+      p.mode.name = p.mode.label();
+      const double t = 1 + 2 / gpu + 0.5 / cores, w = 5 + 0.2 * cores + 12 * gpu * gpu;
+      p.time_s = {t, t * 0.95, t * 1.06};
+      p.power_w = Interval{w, w * 0.97, w * 1.03};
+      p.energy_j = Interval{t * w, t * w * 0.93, t * w * 1.08};
+      p.profiled = i++ % 4 == 1;
+      if (p.profiled) p.measured_time_s = t * 1.01, p.measured_power_w = w * 0.99;
+      p.time_form = "nested";
+      p.power_form = "voltage";
+      p.modelled = true;
+      out.push_back(p);
+    }
+  return out;
+}
+
+TEST(Report, PredictedModesGetAPageWithThePredictedParetoFront) {
+  auto records = parse_results_csv(sweep_csv(), "sweep.csv");
+  ReportOptions options;
+  EXPECT_TRUE(report_data(records, options)["mode_predictions"].empty());
+  EXPECT_THAT(render_report(records, options), Not(HasSubstr("id=\"mode-predictions\"")));
+
+  options.mode_predictions = stored_predictions();
+  const auto data = report_data(records, options);
+  ASSERT_EQ(data["mode_predictions"].size(), 1u);
+  const auto& group = data["mode_predictions"][0];
+  EXPECT_EQ(group["label"], "sweep ap");
+  EXPECT_EQ(group["modes"], 12);
+  EXPECT_EQ(group["profiled"], 3);
+  ASSERT_EQ(group["rows"].size(), 12u);
+  ASSERT_EQ(group["points"].size(), 12u);
+  // The same front as analysis/mode_predictions.h gives, profiled modes at their measured values.
+  const auto fronts = predicted_pareto_fronts(options.mode_predictions);
+  ASSERT_EQ(group["front"].size(), fronts[0].front.size());
+  EXPECT_EQ(group["measured_on_front"].get<std::size_t>() + group["predicted_on_front"].get<std::size_t>(),
+            fronts[0].front.size());
+  for (const auto& row : group["rows"]) {
+    if (row["status"] == "profiled") {
+      EXPECT_FALSE(row["measured_time_s"].is_null());
+    } else {
+      EXPECT_TRUE(row["measured_time_s"].is_null());
+    }
+    EXPECT_LE(row["time_low_s"].get<double>(), row["time_s"].get<double>());
+    EXPECT_GE(row["energy_high_j"].get<double>(), row["energy_j"].get<double>());
+  }
+  for (const auto& p : group["points"]) {
+    if (p["measured"].get<bool>()) {
+      EXPECT_DOUBLE_EQ(p["time_low_s"].get<double>(), p["time_s"].get<double>());
+    }
+  }
+  const std::string html = render_report(records, options);
+  EXPECT_THAT(html, HasSubstr("<section id=\"mode-predictions\"><h2>Predicted power modes</h2>"));
+  EXPECT_THAT(html, HasSubstr("data-chart=\"predicted-front:0\""));
+  EXPECT_THAT(html, HasSubstr("id=\"table-predicted-front-0\""));
+  EXPECT_THAT(html, HasSubstr("id=\"table-mode-predictions-0\""));
+  EXPECT_THAT(html, HasSubstr("12 power modes, 3 profiled; 90 % intervals; forms nested/voltage; times from the "
+                              "simulated board's time model (MODELLED)."));
+
+  // Without power there is no energy: the modes are listed, no front is drawn.
+  for (auto& p : options.mode_predictions) p.power_w.reset(), p.energy_j.reset(), p.measured_power_w.reset();
+  const std::string time_only = render_report(records, options);
+  EXPECT_THAT(time_only, HasSubstr("id=\"table-mode-predictions-0\""));
+  EXPECT_THAT(time_only, Not(HasSubstr("predicted-front:0")));
+  EXPECT_THAT(time_only, HasSubstr("No power was measured"));
+}
+
 TEST(Report, UserTextCannotBreakOutOfTheDocument) {
   auto records =
       parse_results_csv("workload,epoch_time_s,epoch_energy_j,latency_p50_ms\n\"</script><b>x</b>\",1,2,3\n", "r.csv");
