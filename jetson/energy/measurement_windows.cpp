@@ -1,18 +1,15 @@
 #include "jetson/energy/measurement_windows.h"
 
 #include <fmt/format.h>
-#include <time.h>
 
 #include <algorithm>
 #include <stdexcept>
 
+#include "sysfs/monotonic_clock.h"
+
 namespace jetchar::jetson::energy {
 
-std::int64_t WindowRecorder::now_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+std::int64_t WindowRecorder::now_ns() { return sysfs::monotonic_ns(); }
 
 std::optional<std::size_t> WindowRecorder::open_index(std::string_view name) const {
   for (std::size_t index : open_) {

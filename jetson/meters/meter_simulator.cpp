@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <pty.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -25,15 +24,13 @@
 #include "jetson/meters/um_protocol.h"
 #include "jetson/meters/watts_up_protocol.h"
 #include "jetson/meters/wt300_protocol.h"
+#include "sysfs/monotonic_clock.h"
+#include "sysfs/unique_fd.h"
 
 namespace jetchar::jetson::meters {
 namespace {
 
-std::int64_t monotonic_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+using sysfs::monotonic_ns;
 
 enum class Kind { kWattsUp, kWt300, kUm, kIna };
 
@@ -42,6 +39,12 @@ struct Wt300Item {
 };
 
 }  // namespace
+
+double typical_supply_mv(std::string_view protocol) {
+  if (protocol == "wattsup") return 230000.0;       // mains
+  if (protocol.rfind("um", 0) == 0) return 5000.0;  // USB
+  return 19000.0;                                   // a Jetson barrel-jack supply
+}
 
 struct MeterSimulator::Impl {
   Impl(std::string p, SyntheticPowerTrace t, MeterSimulatorOptions o)
@@ -77,8 +80,8 @@ struct MeterSimulator::Impl {
   std::int64_t interval_ns = 0;
 
   mutable std::mutex mutex;  // guards the fds, paths and protocol state below
-  int master = -1;
-  int slave = -1;
+  sysfs::UniqueFd master;    // the meter's side of the pseudo-terminal
+  sysfs::UniqueFd slave;     // the simulator's own descriptor of the terminal readers open (slave_name)
   std::string slave_name;
   std::int64_t start = 0;
   std::thread thread;
@@ -102,12 +105,16 @@ struct MeterSimulator::Impl {
     termios raw{};
     ::cfmakeraw(&raw);
     char name[128] = {};
-    if (::openpty(&master, &slave, name, &raw, nullptr) != 0) {
+    int master_fd = -1;
+    int slave_fd = -1;
+    if (::openpty(&master_fd, &slave_fd, name, &raw, nullptr) != 0) {
       throw std::system_error(errno, std::generic_category(), "meter simulator: openpty");
     }
-    ::fcntl(master, F_SETFL, ::fcntl(master, F_GETFL) | O_NONBLOCK);
-    ::fcntl(master, F_SETFD, FD_CLOEXEC);
-    ::fcntl(slave, F_SETFD, FD_CLOEXEC);
+    master.reset(master_fd);
+    slave.reset(slave_fd);
+    ::fcntl(master.get(), F_SETFL, ::fcntl(master.get(), F_GETFL) | O_NONBLOCK);
+    ::fcntl(master.get(), F_SETFD, FD_CLOEXEC);
+    ::fcntl(slave.get(), F_SETFD, FD_CLOEXEC);
     slave_name = name;
     if (!options.link_path.empty()) {
       std::error_code ec;
@@ -121,19 +128,18 @@ struct MeterSimulator::Impl {
       std::error_code ec;
       std::filesystem::remove(options.link_path, ec);
     }
-    if (master >= 0) ::close(master);
-    if (slave >= 0) ::close(slave);
-    master = slave = -1;
+    master.reset();
+    slave.reset();
   }
 
   // Writes to the master; a full buffer (nobody reading) drops the rest, as a meter would.
   void write_locked(std::string_view bytes) {
-    if (master < 0 || bytes.empty()) return;
+    if (!master.valid() || bytes.empty()) return;
     if (options.fragment && bytes.size() > 8) {
       std::size_t at = 0;
       while (at < bytes.size()) {
         const std::size_t piece = std::min<std::size_t>(7, bytes.size() - at);
-        if (::write(master, bytes.data() + at, piece) < 0) return;
+        if (::write(master.get(), bytes.data() + at, piece) < 0) return;
         at += piece;
         ::usleep(200);
       }
@@ -141,7 +147,7 @@ struct MeterSimulator::Impl {
     }
     std::size_t at = 0;
     while (at < bytes.size()) {
-      const ssize_t n = ::write(master, bytes.data() + at, bytes.size() - at);
+      const ssize_t n = ::write(master.get(), bytes.data() + at, bytes.size() - at);
       if (n <= 0) return;
       at += static_cast<std::size_t>(n);
     }
@@ -210,8 +216,8 @@ struct MeterSimulator::Impl {
       switch (items[i].function) {
         case 'U': values.push_back(u_v); break;
         case 'I': values.push_back(p_w / u_v); break;
-        case 'P': values.push_back(p_w); break;
-        case 'S': values.push_back(p_w); break;  // a DC load: apparent = active power
+        case 'P':
+        case 'S': values.push_back(p_w); break;  // S: a DC load's apparent power is its active power
         default: values.push_back(std::nullopt);
       }
     }
@@ -248,7 +254,7 @@ struct MeterSimulator::Impl {
       const std::size_t index = digits_at == std::string::npos ? 0 : std::stoul(m[2].substr(digits_at));
       if (index >= 1 && index <= items.size() && !command->arguments.empty()) {
         const char f = static_cast<char>(std::toupper(static_cast<unsigned char>(command->arguments[0])));
-        items[index - 1].function = (f == 'U' || f == 'I' || f == 'P' || f == 'S') ? f : 0;
+        items[index - 1].function = (f == 'U' || f == 'I' || f == 'P' || f == 'S') ? f : '\0';
       }
     } else if (is(0, "SAMPle") && is(1, "RATE") && !command->query) {
       const auto rate = parse_wt300_number(command->arguments);
@@ -345,7 +351,7 @@ struct MeterSimulator::Impl {
       int timeout_ms = 5;
       {
         std::lock_guard lock(mutex);
-        fd = master;
+        fd = master.get();
         const std::int64_t now = monotonic_ns();
         emit_due_locked(now);
         std::int64_t next = INT64_MAX;
@@ -363,7 +369,7 @@ struct MeterSimulator::Impl {
       const int ready = ::poll(&p, 1, timeout_ms);
       if (ready <= 0 || !(p.revents & POLLIN)) continue;
       std::lock_guard lock(mutex);
-      if (master != fd) continue;  // reconnected meanwhile
+      if (master.get() != fd) continue;  // reconnected meanwhile
       const ssize_t n = ::read(fd, buffer.data(), buffer.size());
       if (n <= 0) continue;
       const std::int64_t now = monotonic_ns();

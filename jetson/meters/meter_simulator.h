@@ -18,11 +18,17 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "jetson/meters/synthetic_power_trace.h"
 
 namespace jetchar::jetson::meters {
+
+/// The supply a meter of `protocol` typically sits on, the voltage a simulated one reports when
+/// none is given: mains for a Watts Up? (230 V), USB for the UM testers (5 V), a Jetson's barrel-jack
+/// supply (19 V) for the others.
+double typical_supply_mv(std::string_view protocol);
 
 struct MeterSimulatorOptions {
   /// Overrides the interval the protocol would use (Watts Up? logging interval — the real meter

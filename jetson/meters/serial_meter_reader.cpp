@@ -1,7 +1,6 @@
 #include "jetson/meters/serial_meter_reader.h"
 
 #include <fmt/format.h>
-#include <time.h>
 
 #include <array>
 #include <boost/asio/io_context.hpp>
@@ -15,16 +14,14 @@
 #include <optional>
 #include <thread>
 
+#include "sysfs/monotonic_clock.h"
+
 namespace jetchar::jetson::meters {
 namespace {
 
 namespace asio = boost::asio;
 
-std::int64_t monotonic_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+using sysfs::monotonic_ns;
 
 }  // namespace
 

@@ -2,21 +2,17 @@
 
 #include <fmt/format.h>
 #include <gpiod.h>
-#include <time.h>
 
 #include <cerrno>
 #include <stdexcept>
 
 #include "sysfs/error.h"
+#include "sysfs/monotonic_clock.h"
 
 namespace jetchar::jetson {
 namespace {
 
-std::int64_t monotonic_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+using sysfs::monotonic_ns;
 
 std::string device_path(std::string_view chip) {
   if (chip.rfind("/dev/", 0) == 0) return std::string(chip);

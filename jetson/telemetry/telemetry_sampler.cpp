@@ -17,13 +17,18 @@
 #include <utility>
 
 #include "jetson/nvml/nvml_library.h"
+#include "sysfs/monotonic_clock.h"
+#include "sysfs/unique_fd.h"
 
 namespace jetchar::jetson {
 namespace {
 
-std::int64_t clock_ns(clockid_t clock) {
+using sysfs::monotonic_ns;
+
+// CPU time this thread has used: the sampler's own cost per sample.
+std::int64_t thread_cpu_ns() {
   timespec ts{};
-  ::clock_gettime(clock, &ts);
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
@@ -43,38 +48,24 @@ class OpenFile {
     // O_NOATIME spares every read an access-time update where the files are ordinary files (a
     // simulated board, a fixture); sysfs/procfs ignore it. Refused (EPERM) for files of another
     // owner without CAP_FOWNER: then open normally.
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOATIME);
-    if (fd_ < 0 && errno == EPERM) fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    error_ = fd_ < 0 ? errno : 0;
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOATIME);
+    if (fd < 0 && errno == EPERM) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    error_ = fd < 0 ? errno : 0;
+    fd_.reset(fd);
   }
-  OpenFile(OpenFile&& other) noexcept
-      : fd_(std::exchange(other.fd_, -1)),
-        error_(other.error_),
-        injecting_root_(std::move(other.injecting_root_)),
-        canonical_path_(std::move(other.canonical_path_)) {}
-  OpenFile& operator=(OpenFile&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    error_ = other.error_;
-    injecting_root_ = std::move(other.injecting_root_);
-    canonical_path_ = std::move(other.canonical_path_);
-    return *this;
-  }
-  ~OpenFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  bool ok() const { return fd_ >= 0; }
+  bool ok() const { return fd_.valid(); }
   int error() const { return error_; }
 
   /// Reads the whole (small) file into `buffer`; returns the length or -1.
   ssize_t read(char* buffer, std::size_t size) const {
-    if (fd_ < 0) return -1;
+    if (!fd_) return -1;
     if (injecting_root_) {
       if (const auto injected = injecting_root_->injected_error(canonical_path_, sysfs::Access::kRead)) {
         errno = *injected;
         return -1;
       }
     }
-    const ssize_t n = ::pread(fd_, buffer, size, 0);
+    const ssize_t n = ::pread(fd_.get(), buffer, size, 0);
     return n;
   }
 
@@ -94,7 +85,7 @@ class OpenFile {
   }
 
  private:
-  int fd_ = -1;
+  sysfs::UniqueFd fd_;
   int error_ = 0;
   std::shared_ptr<const sysfs::Root> injecting_root_;  ///< null for the host's own root
   std::string canonical_path_;
@@ -112,6 +103,22 @@ void set_value(std::vector<FieldValue>& values, std::size_t field, double value,
   values[field].value = value;
   values[field].flags = field_flags::kValid | extra;
 }
+
+// The sampler's layout as its sources are opened: fields appended in order (the order of the
+// sample's values), and a note for every source left out.
+struct LayoutBuilder {
+  const sysfs::Root& root;
+  TelemetryLayout& layout;
+  std::vector<std::string>& notes;
+
+  std::size_t add_field(std::string name, std::string unit, FieldGroup group) {
+    layout.fields.push_back(FieldInfo{std::move(name), std::move(unit), group});
+    return layout.fields.size() - 1;
+  }
+  void note_missing(const std::string& what, const std::string& path, int error) {
+    notes.push_back(fmt::format("{}: {} cannot be opened ({}); left out", what, path, std::strerror(error)));
+  }
+};
 
 }  // namespace
 
@@ -170,6 +177,20 @@ struct TelemetrySampler::Source {
   std::vector<FieldValue> slow_last;  // indexed like slow_fields
   std::int64_t slow_read_ns = INT64_MIN / 2;
 
+  // Opening, one kind of source each; the constructor calls them in the layout's field order.
+  void open_rails(LayoutBuilder& b, const std::vector<RailSource>& sources);
+  void open_energy_counters(LayoutBuilder& b, const std::vector<EnergyCounterSource>& sources);
+  void open_nvml_gpus(LayoutBuilder& b, const std::shared_ptr<const NvmlLibrary>& library,
+                      const std::vector<NvmlGpuSource>& gpus);
+  void open_cpu_load(LayoutBuilder& b, std::vector<int> cpu_numbers);
+  std::optional<Scalar> open_scalar(LayoutBuilder& b, const std::string& what, const std::string& path,
+                                    std::string field, std::string unit, FieldGroup group, double scale);
+  /// CPU cluster clocks, GPU load and clock, EMC clock and activity, memory, temperatures.
+  void open_scalars(LayoutBuilder& b, const TelemetrySources& sources);
+  /// Everything but the rails and energy counters is read at most every `sub_rate_period_ns`
+  /// when that is longer than a sample period, else every sample.
+  void mark_sub_rate_fields(TelemetryLayout& layout, std::int64_t sample_period_ns, std::int64_t sub_rate_period_ns);
+
   // What read_into reads, one concern each (they write into a sample's values).
   void read_rails(std::vector<FieldValue>& values, std::int64_t t_ns);
   void read_energy_counters(std::vector<FieldValue>& values, std::int64_t t_ns);
@@ -180,6 +201,204 @@ struct TelemetrySampler::Source {
   void read_cpu_load(std::vector<FieldValue>& values);
   void read_memory(std::vector<FieldValue>& values);
 };
+
+void TelemetrySampler::Source::open_rails(LayoutBuilder& b, const std::vector<RailSource>& sources) {
+  for (const auto& rail : sources) {
+    Rail r;
+    r.voltage = OpenFile(b.root, rail.voltage_path);
+    r.current = OpenFile(b.root, rail.current_path);
+    if (rail.power_path) r.power = OpenFile(b.root, *rail.power_path);
+    if (!r.power.ok() && !(r.voltage.ok() && r.current.ok())) {
+      b.note_missing("rail " + rail.name, r.voltage.ok() ? rail.current_path : rail.voltage_path,
+                     r.voltage.ok() ? r.current.error() : r.voltage.error());
+      continue;
+    }
+    r.fields.name = rail.name;
+    r.fields.role = rail.role;
+    if (r.voltage.ok()) r.fields.voltage_mv = b.add_field(rail.name + ".voltage_mv", "mV", FieldGroup::kRail);
+    if (r.current.ok()) r.fields.current_ma = b.add_field(rail.name + ".current_ma", "mA", FieldGroup::kRail);
+    r.fields.power_mw = b.add_field(rail.name + ".power_mw", "mW", FieldGroup::kRail);
+    r.update_interval_ns = rail.update_interval_ns;
+    r.power_mw_per_unit = rail.power_mw_per_unit;
+    b.layout.rails.push_back(r.fields);
+    rails.push_back(std::move(r));
+  }
+}
+
+void TelemetrySampler::Source::open_energy_counters(LayoutBuilder& b, const std::vector<EnergyCounterSource>& sources) {
+  for (const auto& counter : sources) {
+    Counter c;
+    c.energy = OpenFile(b.root, counter.energy_path);
+    if (!c.energy.ok()) {
+      b.note_missing("energy counter " + counter.name, counter.energy_path, c.energy.error());
+      continue;
+    }
+    // Opening can succeed where reading fails (RAPL energy_uj is 0400 root): probe once.
+    double probe = 0;
+    if (!c.energy.read_int(probe)) {
+      b.notes.push_back(
+          fmt::format("energy counter {}: {} is not readable; left out", counter.name, counter.energy_path));
+      continue;
+    }
+    c.max_range_uj = counter.max_energy_range_uj;
+    c.field = b.add_field(counter.name + ".power_mw", "mW", FieldGroup::kEnergyCounter);
+    b.layout.rails.push_back(
+        RailFields{counter.name, energy::RailRole::kModule, std::nullopt, std::nullopt, c.field, true});
+    counters.push_back(std::move(c));
+  }
+}
+
+void TelemetrySampler::Source::open_nvml_gpus(LayoutBuilder& b, const std::shared_ptr<const NvmlLibrary>& library,
+                                              const std::vector<NvmlGpuSource>& gpus) {
+  nvml = library;
+  const NvmlLibrary& lib = *nvml;
+  for (const auto& gpu : gpus) {
+    const auto handle = lib.handle_by_uuid(gpu.uuid);
+    if (!handle.ok()) {
+      b.notes.push_back(fmt::format("NVML GPU {} ({}): {}; left out", gpu.name, gpu.uuid, handle.error));
+      continue;
+    }
+    NvmlGpu g;
+    g.device = *handle.value;
+    // Each reading is probed once: one NVML refuses (NotSupported) is left out with its reason.
+    const auto note_refused = [&](const std::string& what, const std::string& error) {
+      b.notes.push_back(fmt::format("NVML GPU {} {}: {}; left out", gpu.name, what, error));
+    };
+    const auto power = lib.power_usage_mw(g.device);
+    const auto energy = lib.total_energy_mj(g.device);
+    if (energy.ok()) {
+      g.energy = b.add_field(gpu.name + "_energy.power_mw", "mW", FieldGroup::kEnergyCounter);
+      b.layout.rails.push_back(
+          RailFields{gpu.name + "_energy", energy::RailRole::kModule, std::nullopt, std::nullopt, *g.energy, true});
+    } else {
+      note_refused("energy counter", energy.error);
+    }
+    if (power.ok()) {
+      g.power = b.add_field(gpu.name + "_power.power_mw", "mW", FieldGroup::kRail);
+      // With a counter, the polled power is the same energy again: a sub-rail, never in a total.
+      b.layout.rails.push_back(RailFields{gpu.name + "_power",
+                                          energy.ok() ? energy::RailRole::kSubRail : energy::RailRole::kModule,
+                                          std::nullopt, std::nullopt, *g.power});
+    } else {
+      note_refused("power", power.error);
+    }
+    const auto probe = [&](std::optional<std::size_t>& slot, const auto& result, const std::string& what,
+                           std::string field, std::string unit, FieldGroup group) {
+      if (result.ok()) slot = b.add_field(gpu.name + "." + std::move(field), std::move(unit), group);
+      else note_refused(what, result.error);
+    };
+    probe(g.graphics_clock, lib.clock_mhz(g.device, nvml_abi::NVML_CLOCK_GRAPHICS), "graphics clock",
+          "graphics_clock_mhz", "MHz", FieldGroup::kNvmlGpu);
+    probe(g.sm_clock, lib.clock_mhz(g.device, nvml_abi::NVML_CLOCK_SM), "SM clock", "sm_clock_mhz", "MHz",
+          FieldGroup::kNvmlGpu);
+    probe(g.memory_clock, lib.clock_mhz(g.device, nvml_abi::NVML_CLOCK_MEM), "memory clock", "memory_clock_mhz", "MHz",
+          FieldGroup::kNvmlGpu);
+    const auto utilization = lib.utilization(g.device);
+    probe(g.util, utilization, "utilisation", "util_pct", "%", FieldGroup::kNvmlGpu);
+    probe(g.memory_util, utilization, "memory utilisation", "memory_util_pct", "%", FieldGroup::kNvmlGpu);
+    probe(g.memory_used, lib.memory(g.device), "memory", "memory_used_kib", "KiB", FieldGroup::kNvmlGpu);
+    probe(g.temperature, lib.temperature_c(g.device), "temperature", "temp_mc", "m°C", FieldGroup::kTemperature);
+    nvml_gpus.push_back(g);
+  }
+}
+
+// `cpu_numbers` empty: every cpuN line of /proc/stat.
+void TelemetrySampler::Source::open_cpu_load(LayoutBuilder& b, std::vector<int> cpu_numbers) {
+  proc_stat = OpenFile(b.root, "/proc/stat");
+  if (!proc_stat.ok()) {
+    b.note_missing("CPU utilisation", "/proc/stat", proc_stat.error());
+    return;
+  }
+  if (cpu_numbers.empty()) {
+    const ssize_t n = proc_stat.read(big_buffer.data(), big_buffer.size());
+    std::string_view text(big_buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
+    std::size_t at = 0;
+    while (at < text.size()) {
+      const std::size_t eol = std::min(text.find('\n', at), text.size());
+      const std::string_view line = text.substr(at, eol - at);
+      if (line.size() > 3 && line.substr(0, 3) == "cpu" && line[3] >= '0' && line[3] <= '9') {
+        int cpu = 0;
+        std::from_chars(line.data() + 3, line.data() + line.size(), cpu);
+        cpu_numbers.push_back(cpu);
+      }
+      at = eol + 1;
+    }
+  }
+  std::sort(cpu_numbers.begin(), cpu_numbers.end());
+  for (int cpu : cpu_numbers) {
+    cpus.push_back(cpu);
+    cpu_fields.push_back(b.add_field(fmt::format("cpu{}.util_pct", cpu), "%", FieldGroup::kCpuUtil));
+  }
+  const int max_cpu = cpu_numbers.empty() ? 0 : cpu_numbers.back();
+  cpu_prev.assign(static_cast<std::size_t>(max_cpu) + 1, {});
+  cpu_now.assign(static_cast<std::size_t>(max_cpu) + 1, {});
+  cpu_last_util.assign(cpus.size(), -1.0);
+}
+
+std::optional<TelemetrySampler::Source::Scalar> TelemetrySampler::Source::open_scalar(
+    LayoutBuilder& b, const std::string& what, const std::string& path, std::string field, std::string unit,
+    FieldGroup group, double scale) {
+  Scalar s;
+  s.file = OpenFile(b.root, path);
+  if (!s.file.ok()) {
+    b.note_missing(what, path, s.file.error());
+    return std::nullopt;
+  }
+  s.field = b.add_field(std::move(field), std::move(unit), group);
+  s.scale = scale;
+  return s;
+}
+
+void TelemetrySampler::Source::open_scalars(LayoutBuilder& b, const TelemetrySources& sources) {
+  for (const auto& cluster : sources.cpu_clusters) {
+    if (auto s = open_scalar(b, "CPU frequency " + cluster.name, cluster.cur_freq_path, cluster.name + ".freq_khz",
+                             "kHz", FieldGroup::kCpuFreq, 1.0)) {
+      scalars.push_back(std::move(*s));
+    }
+  }
+  if (sources.gpu_load_path) {
+    gpu_load = open_scalar(b, "GPU load", *sources.gpu_load_path, "gpu.load_pct", "%", FieldGroup::kGpu, 0.1);
+  }
+  if (sources.gpu_freq_path) {
+    if (auto s = open_scalar(b, "GPU frequency", *sources.gpu_freq_path, "gpu.freq_hz", "Hz", FieldGroup::kGpu, 1.0)) {
+      scalars.push_back(std::move(*s));
+    }
+  }
+  if (sources.emc_freq_path) {
+    if (auto s = open_scalar(b, "EMC frequency", *sources.emc_freq_path, "emc.freq_hz", "Hz", FieldGroup::kEmc, 1.0)) {
+      emc_freq_field = s->field;
+      scalars.push_back(std::move(*s));
+    }
+  }
+  if (sources.emc_activity_path) {
+    emc_activity =
+        open_scalar(b, "EMC activity", *sources.emc_activity_path, "emc.util_pct", "%", FieldGroup::kEmc, 1.0);
+    if (emc_activity) emc_util_field = emc_activity->field;
+  }
+  if (sources.memory) {
+    meminfo = OpenFile(b.root, "/proc/meminfo");
+    if (meminfo.ok()) mem_field = b.add_field("mem.used_kib", "KiB", FieldGroup::kMemory);
+    else b.note_missing("memory", "/proc/meminfo", meminfo.error());
+  }
+  for (const auto& temp : sources.temperatures) {
+    if (auto s = open_scalar(b, "temperature " + temp.name, temp.path, temp.name + ".temp_mc", "m°C",
+                             FieldGroup::kTemperature, 1.0)) {
+      scalars.push_back(std::move(*s));
+    }
+  }
+}
+
+void TelemetrySampler::Source::mark_sub_rate_fields(TelemetryLayout& layout, std::int64_t sample_period_ns,
+                                                    std::int64_t sub_rate_period_ns) {
+  slow_period_ns = sub_rate_period_ns > sample_period_ns ? sub_rate_period_ns : 0;
+  for (std::size_t f = 0; f < layout.fields.size(); ++f) {
+    const FieldGroup group = layout.fields[f].group;
+    if (group == FieldGroup::kRail || group == FieldGroup::kEnergyCounter) continue;
+    slow_fields.push_back(f);
+    layout.fields[f].read_period_ns = slow_period_ns;
+  }
+  slow_last.resize(slow_fields.size());
+}
 
 TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySources& sources, SamplerOptions options)
     : options_(options),
@@ -192,199 +411,13 @@ TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySourc
   }
   if (options_.ring_capacity < 2) options_.ring_capacity = 2;
   auto& src = *source_;
-  auto add_field = [&](std::string name, std::string unit, FieldGroup group) {
-    layout_.fields.push_back(FieldInfo{std::move(name), std::move(unit), group});
-    return layout_.fields.size() - 1;
-  };
-  auto note_missing = [&](const std::string& what, const std::string& path, int error) {
-    notes_.push_back(fmt::format("{}: {} cannot be opened ({}); left out", what, path, std::strerror(error)));
-  };
-
-  for (const auto& rail : sources.rails) {
-    Source::Rail r;
-    r.voltage = OpenFile(root, rail.voltage_path);
-    r.current = OpenFile(root, rail.current_path);
-    if (rail.power_path) r.power = OpenFile(root, *rail.power_path);
-    if (!r.power.ok() && !(r.voltage.ok() && r.current.ok())) {
-      note_missing("rail " + rail.name, r.voltage.ok() ? rail.current_path : rail.voltage_path,
-                   r.voltage.ok() ? r.current.error() : r.voltage.error());
-      continue;
-    }
-    r.fields.name = rail.name;
-    r.fields.role = rail.role;
-    if (r.voltage.ok()) r.fields.voltage_mv = add_field(rail.name + ".voltage_mv", "mV", FieldGroup::kRail);
-    if (r.current.ok()) r.fields.current_ma = add_field(rail.name + ".current_ma", "mA", FieldGroup::kRail);
-    r.fields.power_mw = add_field(rail.name + ".power_mw", "mW", FieldGroup::kRail);
-    r.update_interval_ns = rail.update_interval_ns;
-    r.power_mw_per_unit = rail.power_mw_per_unit;
-    layout_.rails.push_back(r.fields);
-    src.rails.push_back(std::move(r));
-  }
-  for (const auto& counter : sources.energy_counters) {
-    Source::Counter c;
-    c.energy = OpenFile(root, counter.energy_path);
-    if (!c.energy.ok()) {
-      note_missing("energy counter " + counter.name, counter.energy_path, c.energy.error());
-      continue;
-    }
-    // Opening can succeed where reading fails (RAPL energy_uj is 0400 root): probe once.
-    double probe = 0;
-    if (!c.energy.read_int(probe)) {
-      notes_.push_back(
-          fmt::format("energy counter {}: {} is not readable; left out", counter.name, counter.energy_path));
-      continue;
-    }
-    c.max_range_uj = counter.max_energy_range_uj;
-    c.field = add_field(counter.name + ".power_mw", "mW", FieldGroup::kEnergyCounter);
-    layout_.rails.push_back(
-        RailFields{counter.name, energy::RailRole::kModule, std::nullopt, std::nullopt, c.field, true});
-    src.counters.push_back(std::move(c));
-  }
-
-  if (sources.nvml) {
-    src.nvml = sources.nvml;
-    const NvmlLibrary& nvml = *src.nvml;
-    for (const auto& gpu : sources.nvml_gpus) {
-      const auto handle = nvml.handle_by_uuid(gpu.uuid);
-      if (!handle.ok()) {
-        notes_.push_back(fmt::format("NVML GPU {} ({}): {}; left out", gpu.name, gpu.uuid, handle.error));
-        continue;
-      }
-      Source::NvmlGpu g;
-      g.device = *handle.value;
-      // Each reading is probed once: one NVML refuses (NotSupported) is left out with its reason.
-      const auto note_refused = [&](const std::string& what, const std::string& error) {
-        notes_.push_back(fmt::format("NVML GPU {} {}: {}; left out", gpu.name, what, error));
-      };
-      const auto power = nvml.power_usage_mw(g.device);
-      const auto energy = nvml.total_energy_mj(g.device);
-      if (energy.ok()) {
-        g.energy = add_field(gpu.name + "_energy.power_mw", "mW", FieldGroup::kEnergyCounter);
-        layout_.rails.push_back(
-            RailFields{gpu.name + "_energy", energy::RailRole::kModule, std::nullopt, std::nullopt, *g.energy, true});
-      } else {
-        note_refused("energy counter", energy.error);
-      }
-      if (power.ok()) {
-        g.power = add_field(gpu.name + "_power.power_mw", "mW", FieldGroup::kRail);
-        // With a counter, the polled power is the same energy again: a sub-rail, never in a total.
-        layout_.rails.push_back(RailFields{gpu.name + "_power",
-                                           energy.ok() ? energy::RailRole::kSubRail : energy::RailRole::kModule,
-                                           std::nullopt, std::nullopt, *g.power});
-      } else {
-        note_refused("power", power.error);
-      }
-      const auto probe = [&](std::optional<std::size_t>& slot, const auto& result, const std::string& what,
-                             std::string field, std::string unit, FieldGroup group) {
-        if (result.ok()) slot = add_field(gpu.name + "." + std::move(field), std::move(unit), group);
-        else note_refused(what, result.error);
-      };
-      probe(g.graphics_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_GRAPHICS), "graphics clock",
-            "graphics_clock_mhz", "MHz", FieldGroup::kNvmlGpu);
-      probe(g.sm_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_SM), "SM clock", "sm_clock_mhz", "MHz",
-            FieldGroup::kNvmlGpu);
-      probe(g.memory_clock, nvml.clock_mhz(g.device, nvml_abi::NVML_CLOCK_MEM), "memory clock", "memory_clock_mhz",
-            "MHz", FieldGroup::kNvmlGpu);
-      const auto utilization = nvml.utilization(g.device);
-      probe(g.util, utilization, "utilisation", "util_pct", "%", FieldGroup::kNvmlGpu);
-      probe(g.memory_util, utilization, "memory utilisation", "memory_util_pct", "%", FieldGroup::kNvmlGpu);
-      probe(g.memory_used, nvml.memory(g.device), "memory", "memory_used_kib", "KiB", FieldGroup::kNvmlGpu);
-      probe(g.temperature, nvml.temperature_c(g.device), "temperature", "temp_mc", "m°C", FieldGroup::kTemperature);
-      src.nvml_gpus.push_back(g);
-    }
-  }
-
-  if (sources.cpu_utilization) {
-    src.proc_stat = OpenFile(root, "/proc/stat");
-    if (!src.proc_stat.ok()) {
-      note_missing("CPU utilisation", "/proc/stat", src.proc_stat.error());
-    } else {
-      std::vector<int> cpus = sources.cpus;
-      if (cpus.empty()) {
-        const ssize_t n = src.proc_stat.read(src.big_buffer.data(), src.big_buffer.size());
-        std::string_view text(src.big_buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
-        std::size_t at = 0;
-        while (at < text.size()) {
-          const std::size_t eol = std::min(text.find('\n', at), text.size());
-          const std::string_view line = text.substr(at, eol - at);
-          if (line.size() > 3 && line.substr(0, 3) == "cpu" && line[3] >= '0' && line[3] <= '9') {
-            int cpu = 0;
-            std::from_chars(line.data() + 3, line.data() + line.size(), cpu);
-            cpus.push_back(cpu);
-          }
-          at = eol + 1;
-        }
-      }
-      std::sort(cpus.begin(), cpus.end());
-      for (int cpu : cpus) {
-        src.cpus.push_back(cpu);
-        src.cpu_fields.push_back(add_field(fmt::format("cpu{}.util_pct", cpu), "%", FieldGroup::kCpuUtil));
-      }
-      const int max_cpu = cpus.empty() ? 0 : cpus.back();
-      src.cpu_prev.assign(static_cast<std::size_t>(max_cpu) + 1, {});
-      src.cpu_now.assign(static_cast<std::size_t>(max_cpu) + 1, {});
-      src.cpu_last_util.assign(src.cpus.size(), -1.0);
-    }
-  }
-  auto add_scalar = [&](const std::string& what, const std::string& path, std::string field, std::string unit,
-                        FieldGroup group, double scale) -> std::optional<Source::Scalar> {
-    Source::Scalar s;
-    s.file = OpenFile(root, path);
-    if (!s.file.ok()) {
-      note_missing(what, path, s.file.error());
-      return std::nullopt;
-    }
-    s.field = add_field(std::move(field), std::move(unit), group);
-    s.scale = scale;
-    return s;
-  };
-  for (const auto& cluster : sources.cpu_clusters) {
-    if (auto s = add_scalar("CPU frequency " + cluster.name, cluster.cur_freq_path, cluster.name + ".freq_khz", "kHz",
-                            FieldGroup::kCpuFreq, 1.0)) {
-      src.scalars.push_back(std::move(*s));
-    }
-  }
-  if (sources.gpu_load_path) {
-    src.gpu_load = add_scalar("GPU load", *sources.gpu_load_path, "gpu.load_pct", "%", FieldGroup::kGpu, 0.1);
-  }
-  if (sources.gpu_freq_path) {
-    if (auto s = add_scalar("GPU frequency", *sources.gpu_freq_path, "gpu.freq_hz", "Hz", FieldGroup::kGpu, 1.0)) {
-      src.scalars.push_back(std::move(*s));
-    }
-  }
-  if (sources.emc_freq_path) {
-    if (auto s = add_scalar("EMC frequency", *sources.emc_freq_path, "emc.freq_hz", "Hz", FieldGroup::kEmc, 1.0)) {
-      src.emc_freq_field = s->field;
-      src.scalars.push_back(std::move(*s));
-    }
-  }
-  if (sources.emc_activity_path) {
-    src.emc_activity =
-        add_scalar("EMC activity", *sources.emc_activity_path, "emc.util_pct", "%", FieldGroup::kEmc, 1.0);
-    if (src.emc_activity) src.emc_util_field = src.emc_activity->field;
-  }
-  if (sources.memory) {
-    src.meminfo = OpenFile(root, "/proc/meminfo");
-    if (src.meminfo.ok()) src.mem_field = add_field("mem.used_kib", "KiB", FieldGroup::kMemory);
-    else note_missing("memory", "/proc/meminfo", src.meminfo.error());
-  }
-  for (const auto& temp : sources.temperatures) {
-    if (auto s = add_scalar("temperature " + temp.name, temp.path, temp.name + ".temp_mc", "m°C",
-                            FieldGroup::kTemperature, 1.0)) {
-      src.scalars.push_back(std::move(*s));
-    }
-  }
-
-  // Everything but the rails and energy counters is a sub-rate field.
-  const auto period_ns = static_cast<std::int64_t>(1e9 / options_.rate_hz);
-  src.slow_period_ns = options_.sub_rate_period_ns > period_ns ? options_.sub_rate_period_ns : 0;
-  for (std::size_t f = 0; f < layout_.fields.size(); ++f) {
-    const FieldGroup group = layout_.fields[f].group;
-    if (group == FieldGroup::kRail || group == FieldGroup::kEnergyCounter) continue;
-    src.slow_fields.push_back(f);
-    layout_.fields[f].read_period_ns = src.slow_period_ns;
-  }
-  src.slow_last.resize(src.slow_fields.size());
+  LayoutBuilder builder{root, layout_, notes_};
+  src.open_rails(builder, sources.rails);
+  src.open_energy_counters(builder, sources.energy_counters);
+  if (sources.nvml) src.open_nvml_gpus(builder, sources.nvml, sources.nvml_gpus);
+  if (sources.cpu_utilization) src.open_cpu_load(builder, sources.cpus);
+  src.open_scalars(builder, sources);
+  src.mark_sub_rate_fields(layout_, static_cast<std::int64_t>(1e9 / options_.rate_hz), options_.sub_rate_period_ns);
 
   ring_.resize(options_.ring_capacity);
   for (auto& sample : ring_) sample.values.resize(layout_.fields.size());
@@ -638,9 +671,9 @@ void TelemetrySampler::run() {
   const auto period_ns = static_cast<std::int64_t>(1e9 / options_.rate_hz);
   // Each clock read is a syscall or a slow vDSO call on some VMs: per sample there are two
   // monotonic reads (start and end of reading) and one thread-CPU read, nothing else.
-  std::int64_t cpu_last = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  std::int64_t cpu_last = thread_cpu_ns();
   const std::int64_t cpu_start = cpu_last;
-  const std::int64_t start = clock_ns(CLOCK_MONOTONIC);
+  const std::int64_t start = monotonic_ns();
   std::int64_t deadline = start + period_ns;
   constexpr std::int64_t kMaxSleepNs = 50'000'000;  // wake at least every 50 ms to notice stop()
   while (running_.load(std::memory_order_relaxed)) {
@@ -652,25 +685,25 @@ void TelemetrySampler::run() {
       }
     } else {
       // Slow rates sleep to the absolute deadline in slices, so stop() is prompt even at 1 Hz.
-      std::int64_t now = clock_ns(CLOCK_MONOTONIC);
+      std::int64_t now = monotonic_ns();
       while (now < deadline && running_.load(std::memory_order_relaxed)) {
         const std::int64_t until = std::min(deadline, now + kMaxSleepNs);
         const timespec ts{static_cast<time_t>(until / 1'000'000'000), static_cast<long>(until % 1'000'000'000)};
         ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
-        now = clock_ns(CLOCK_MONOTONIC);
+        now = monotonic_ns();
       }
     }
     if (!running_.load(std::memory_order_relaxed)) break;
 
     const std::uint64_t head = head_.load(std::memory_order_relaxed);
     const std::uint64_t tail = tail_.load(std::memory_order_acquire);
-    const std::int64_t t = clock_ns(CLOCK_MONOTONIC);
+    const std::int64_t t = monotonic_ns();
     std::int64_t after = t;
     if (head - tail < ring_.size()) {
       TelemetrySample& slot = ring_[head % ring_.size()];
       read_into(slot, t);
-      after = clock_ns(CLOCK_MONOTONIC);
-      const std::int64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+      after = monotonic_ns();
+      const std::int64_t cpu = thread_cpu_ns();
       slot.time_ns = t;
       slot.lateness_ns = t - deadline;
       slot.read_ns = after - t;
@@ -728,12 +761,12 @@ TelemetrySample TelemetrySampler::sample_now() {
   if (running_.load()) throw std::logic_error("TelemetrySampler::sample_now while the sampler thread runs");
   TelemetrySample sample;
   sample.values.resize(layout_.fields.size());
-  const std::int64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-  const std::int64_t t = clock_ns(CLOCK_MONOTONIC);
+  const std::int64_t cpu0 = thread_cpu_ns();
+  const std::int64_t t = monotonic_ns();
   read_into(sample, t);
   sample.time_ns = t;
-  sample.read_ns = clock_ns(CLOCK_MONOTONIC) - t;
-  sample.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+  sample.read_ns = monotonic_ns() - t;
+  sample.cpu_ns = thread_cpu_ns() - cpu0;
   return sample;
 }
 
