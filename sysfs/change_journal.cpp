@@ -15,6 +15,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "sysfs/boot_id.h"
 #include "sysfs/error.h"
 #include "sysfs/unique_fd.h"
 #include "sysfs/whole_file.h"
@@ -24,7 +25,9 @@ namespace fs = std::filesystem;
 namespace jetchar::sysfs {
 namespace {
 
-constexpr std::string_view kMagic = "jetchar-change-journal 1";
+constexpr std::string_view kMagic = "jetchar-change-journal 2";
+constexpr std::string_view kMagicVersion1 = "jetchar-change-journal 1";
+constexpr std::string_view kBootTag = "@boot";
 
 std::uint32_t fnv1a(std::string_view text) {
   std::uint32_t hash = 2166136261u;
@@ -142,6 +145,7 @@ void create_directories_durably(const fs::path& dir) {
 struct ParsedJournal {
   JournalContents contents;
   bool has_header = false;
+  std::string last_boot_tag;
   std::size_t valid_size = 0;  ///< bytes up to the end of the last intact record
 };
 
@@ -157,10 +161,12 @@ bool torn_append(std::string_view tail, bool has_header) {
   const bool printable = std::all_of(tail.begin(), tail.end(),
                                      [](char c) { return c == '\t' || std::isprint(static_cast<unsigned char>(c)); });
   if (!printable) return false;
-  if (!has_header)
-    return kMagic.starts_with(tail.substr(0, kMagic.size())) &&
-           (tail.size() <= kMagic.size() || tail[kMagic.size()] == '\t');
-  if (tail.front() == '/') return true;
+  // The beginning of a record whose first field is `tag`.
+  const auto starts_record = [&](std::string_view tag) {
+    return tag.starts_with(tail.substr(0, tag.size())) && (tail.size() <= tag.size() || tail[tag.size()] == '\t');
+  };
+  if (!has_header) return starts_record(kMagic) || starts_record(kMagicVersion1);
+  if (tail.front() == '/' || starts_record(kBootTag)) return true;
   // Or the path of a control another library owns ("nvml:..."; sysfs/external_attribute.h).
   std::size_t scheme = 0;
   while (scheme < tail.size() && (std::isalnum(static_cast<unsigned char>(tail[scheme])) || tail[scheme] == '_'))
@@ -207,13 +213,16 @@ ParsedJournal parse_journal(const std::string& content, const fs::path& file) {
       break;
     }
     if (!parsed.has_header) {
-      if (record->first != kMagic) {
-        throw FormatError(file.string(), std::string(line.substr(0, 120)), "a jetchar change journal header");
+      if (record->first != kMagic && record->first != kMagicVersion1) {
+        throw FormatError(file.string(), std::string(line.substr(0, 120)),
+                          "a jetchar change journal header (version 1 or 2)");
       }
       parsed.has_header = true;
       parsed.contents.root_prefix = record->second;
+    } else if (record->first == kBootTag) {
+      parsed.last_boot_tag = record->second;
     } else {
-      parsed.contents.entries.push_back(JournalEntry{record->first, record->second});
+      parsed.contents.entries.push_back(JournalEntry{record->first, record->second, parsed.last_boot_tag});
     }
     position = end + 1;
     parsed.valid_size = position;
@@ -238,6 +247,18 @@ bool write_external(const std::string& path, const std::string& value, std::stri
     return false;
   }
   return true;
+}
+
+// An entry of a control its owner resets at boot, recorded in another boot than `current_boot`: the
+// reboot undid it. Untagged entries and an unknown current boot keep the entry (it is restored).
+bool reset_since_recorded(const JournalEntry& entry, const std::string& current_boot) {
+  if (entry.boot_id.empty() || current_boot.empty() || entry.boot_id == current_boot) return false;
+  if (!is_external_attribute(entry.path)) return false;
+  try {
+    return external_attribute_handler(entry.path).reset_at_boot;
+  } catch (const std::runtime_error&) {
+    return false;  // nobody owns it in this process: restoring reports that
+  }
 }
 
 bool write_raw(const Root& root, const std::string& path, const std::string& value, std::string& failure) {
@@ -318,9 +339,19 @@ std::optional<JournalContents> find_pending_journal(const fs::path& state_dir) {
   return std::move(parsed.contents);
 }
 
-std::size_t restore_entries(const Root& root, const std::vector<JournalEntry>& entries, const fs::path& journal) {
+std::size_t restore_entries(const Root& root, const std::vector<JournalEntry>& entries, const fs::path& journal,
+                            std::vector<std::string>* reset_by_reboot) {
+  const std::string current_boot = boot_id(root);
   std::vector<const JournalEntry*> pending;
-  for (auto it = entries.rbegin(); it != entries.rend(); ++it) pending.push_back(&*it);
+  std::size_t dropped = 0;
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+    if (reset_since_recorded(*it, current_boot)) {
+      ++dropped;
+      if (reset_by_reboot != nullptr) reset_by_reboot->push_back(it->path);
+    } else {
+      pending.push_back(&*it);
+    }
+  }
   std::vector<std::string> failures;
   // Later passes retry values the kernel refused while another attribute was not back yet
   // (a cpufreq limit of an offline core, a min above the current max).
@@ -337,11 +368,11 @@ std::size_t restore_entries(const Root& root, const std::vector<JournalEntry>& e
     pending = std::move(retry);
   }
   if (!pending.empty()) throw RestoreIncomplete(journal, std::move(failures));
-  return entries.size();
+  return entries.size() - dropped;
 }
 
 ChangeJournal::ChangeJournal(const Root& root, fs::path state_dir)
-    : root_(root), state_dir_(std::move(state_dir)), file_(journal_file(state_dir_)) {
+    : root_(root), state_dir_(std::move(state_dir)), file_(journal_file(state_dir_)), boot_id_(boot_id(root)) {
   fd_.reset(::open(file_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
   if (!fd_) {
     if (errno != ENOENT) throw IoError(file_.string(), "open change journal", errno);
@@ -369,6 +400,7 @@ ChangeJournal::ChangeJournal(const Root& root, fs::path state_dir)
         file_.string(), parsed.contents.root_prefix.string(), root_.prefix().string(), state_dir_.string()));
   }
   entries_ = std::move(parsed.contents.entries);
+  tagged_boot_ = std::move(parsed.last_boot_tag);
   continued_pending_ = !entries_.empty();
   if (!parsed.has_header || parsed.contents.torn_tail) {
     // Drop the torn record so that the next one starts on a fresh line.
@@ -384,7 +416,9 @@ ChangeJournal::~ChangeJournal() = default;
 
 bool ChangeJournal::recorded(std::string_view path) const {
   const std::string canonical = is_external_attribute(path) ? std::string(path) : root_.canonical(path);
-  return std::any_of(entries_.begin(), entries_.end(), [&](const JournalEntry& e) { return e.path == canonical; });
+  // An original from an earlier boot of a control reset at boot is no longer this boot's original.
+  return std::any_of(entries_.begin(), entries_.end(),
+                     [&](const JournalEntry& e) { return e.path == canonical && !reset_since_recorded(e, boot_id_); });
 }
 
 void ChangeJournal::create_file() {
@@ -399,7 +433,14 @@ void ChangeJournal::create_file() {
   }
   if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) throw IoError(file_.string(), "lock change journal", errno);
   append_line(record_line(kMagic, root_.prefix().string()));
+  tagged_boot_.clear();
   fsync_directory(state_dir_);
+}
+
+void ChangeJournal::tag_boot() {
+  if (boot_id_.empty() || tagged_boot_ == boot_id_) return;
+  append_line(record_line(kBootTag, boot_id_));
+  tagged_boot_ = boot_id_;
 }
 
 void ChangeJournal::append_line(const std::string& line) {
@@ -419,8 +460,9 @@ void ChangeJournal::append_line(const std::string& line) {
 void ChangeJournal::record(std::string_view path) {
   const std::string canonical = is_external_attribute(path) ? std::string(path) : root_.canonical(path);
   if (recorded(canonical)) return;
-  JournalEntry entry{canonical, read_raw_attribute(root_, canonical)};
+  JournalEntry entry{canonical, read_raw_attribute(root_, canonical), boot_id_};
   if (!fd_) create_file();
+  tag_boot();
   append_line(record_line(entry.path, entry.original));
   entries_.push_back(std::move(entry));
 }
@@ -444,7 +486,8 @@ void ChangeJournal::write(std::string_view path, std::string_view value, Verify 
 }
 
 std::size_t ChangeJournal::restore() {
-  const std::size_t count = restore_entries(root_, entries_, file_);
+  reset_by_reboot_.clear();
+  const std::size_t count = restore_entries(root_, entries_, file_, &reset_by_reboot_);
   if (fd_) {
     if (::unlink(file_.c_str()) != 0 && errno != ENOENT) throw IoError(file_.string(), "remove change journal", errno);
     fsync_directory(state_dir_);

@@ -11,12 +11,19 @@
 // File format, one record per line, each line ending in a checksum so that a record torn by a
 // power loss mid-append (a short line, or a tail of zero bytes) is recognised and dropped — it
 // stands for a write that had not started, because the write only follows a complete fsync:
-//   jetchar-change-journal 1<TAB><root prefix><TAB><fnv1a32 hex>
+//   jetchar-change-journal 2<TAB><root prefix><TAB><fnv1a32 hex>
+//   @boot<TAB><boot id><TAB><fnv1a32 hex>
 //   <kernel path><TAB><escaped original><TAB><fnv1a32 hex>
-// Escapes: \\ \t \n \r and \xHH for other non-printable bytes.
+// Escapes: \\ \t \n \r and \xHH for other non-printable bytes. A "@boot" record says that the
+// records after it were written in that boot (sysfs/boot_id.h); one is appended whenever a process
+// records in a boot other than the last one tagged. Version 1 files have no such records and are
+// still read (their entries are untagged).
 //
 // Controls that are not kernel files (NVML's power limit and locked clocks) are journalled the same
 // way under a "scheme:" path whose library registered a reader and writer (sysfs/external_attribute.h).
+// Those that their owner resets at boot are dropped at restore when they were recorded in an earlier
+// boot: the reboot has already undone them, and writing the old original back would change the
+// board again.
 //
 // The journal file is flock()ed while a process uses it, which tells a journal left by a dead
 // process (pending: restore it) from one in use by a live process (refuse to interfere).
@@ -36,8 +43,9 @@
 namespace jetchar::sysfs {
 
 struct JournalEntry {
-  std::string path;      ///< canonical kernel path (symlinks resolved inside the root)
-  std::string original;  ///< raw content before the first write
+  std::string path;          ///< canonical kernel path (symlinks resolved inside the root)
+  std::string original;      ///< raw content before the first write
+  std::string boot_id = {};  ///< the boot it was recorded in; empty when untagged (version 1, no boot id)
 };
 
 /// What a journal file holds, as read back from disk.
@@ -78,9 +86,12 @@ std::optional<JournalContents> find_pending_journal(const std::filesystem::path&
 
 /// Writes the entries back in reverse order (more passes for attributes that refuse a value until
 /// another one is back), each verified by reading back. Returns the number of attributes written.
-/// Throws RestoreIncomplete listing what failed.
+/// Throws RestoreIncomplete listing what failed. An entry of a control reset at boot that was
+/// recorded in an earlier boot than `root`'s current one is not written: its path goes to
+/// `reset_by_reboot` (when given).
 std::size_t restore_entries(const Root& root, const std::vector<JournalEntry>& entries,
-                            const std::filesystem::path& journal_for_messages);
+                            const std::filesystem::path& journal_for_messages,
+                            std::vector<std::string>* reset_by_reboot = nullptr);
 
 class ChangeJournal {
  public:
@@ -108,6 +119,9 @@ class ChangeJournal {
   /// Writes every original back (reverse order) and removes the journal file once all read back.
   /// Throws RestoreIncomplete (journal kept) otherwise. Returns the number of attributes written.
   std::size_t restore();
+  /// The controls the last restore() left alone because a reboot had reset them since they were
+  /// recorded (restore_entries).
+  const std::vector<std::string>& reset_by_reboot() const { return reset_by_reboot_; }
 
   /// Test hook: called after every completed attribute write (journal record + write), with the
   /// count of writes so far. Tests use it to kill the process at each write boundary.
@@ -116,13 +130,17 @@ class ChangeJournal {
  private:
   void create_file();
   void append_line(const std::string& line);
+  void tag_boot();
 
   const Root& root_;
   std::filesystem::path state_dir_;
   std::filesystem::path file_;
   UniqueFd fd_;  ///< the open journal, locked (flock) while this object owns the board
   bool continued_pending_ = false;
+  std::string boot_id_;      ///< this boot (sysfs/boot_id.h); empty when unknown
+  std::string tagged_boot_;  ///< the boot of the file's last "@boot" record
   std::vector<JournalEntry> entries_;
+  std::vector<std::string> reset_by_reboot_;
   std::size_t writes_ = 0;
   void (*after_write_hook_)(std::size_t) = nullptr;
 };

@@ -3,7 +3,8 @@
 // that library (jetson/nvml/nvml_control.h registers "nvml:" for NVML's power limit and locked
 // clocks). The journal records such a path and its original text as it does a sysfs attribute,
 // so `jetchar device restore` after a SIGKILL puts them back the same way. A journal entry whose
-// scheme nobody registered cannot be restored and is reported, never skipped.
+// scheme nobody registered cannot be restored and is reported, never skipped. One the owner resets
+// at boot and that was recorded in an earlier boot is dropped, and the restore names it.
 #pragma once
 
 #include <functional>
@@ -22,6 +23,10 @@ struct ExternalAttributeHandler {
   /// False for a control its library can set but not report (NVML's locked clocks): a write is
   /// then checked by the call's result alone, not by reading back.
   std::function<bool(const std::string& path)> readable_back;
+  /// True for controls the owner resets at every boot (NVML's): a journal entry recorded in an
+  /// earlier boot is then dropped at restore instead of written back, since the reboot already
+  /// undid the change (sysfs/boot_id.h).
+  bool reset_at_boot = false;
 };
 
 /// Registers (or replaces) the handler of `scheme` ("nvml"), for the whole process.

@@ -3,12 +3,17 @@
 // and an entry nobody can write back reported, with the journal kept.
 #include "sysfs/external_attribute.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 
 #include "sysfs/change_journal.h"
 #include "tests/support/temp_dir.h"
@@ -36,15 +41,31 @@ void register_test_scheme() {
     controls()[path] = value;
   };
   handler.readable_back = [](const std::string& path) { return path != "testlib:locked"; };
-  register_external_attributes("testlib", std::move(handler));
+  register_external_attributes("testlib", handler);
+  // The same controls as NVML's behave: reset to the driver's defaults at every boot.
+  handler.reset_at_boot = true;
+  register_external_attributes("bootlib", std::move(handler));
+}
+
+std::uint32_t fnv1a(std::string_view text) {
+  std::uint32_t hash = 2166136261u;
+  for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  return hash;
 }
 
 class ExternalAttributeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     register_test_scheme();
-    controls() = {{"testlib:gpu0/limit", "250000"}, {"testlib:locked", "reset"}};
+    controls() = {{"testlib:gpu0/limit", "250000"}, {"testlib:locked", "reset"}, {"bootlib:gpu0/limit", "250000"}};
   }
+  // The tree's boot id, as the kernel prints it (sysfs/boot_id.h); changing it is a reboot.
+  void boot(std::string_view id) {
+    std::filesystem::create_directories(board.path() / "proc/sys/kernel/random");
+    std::ofstream(board.path() / "proc/sys/kernel/random/boot_id") << id << "\n";
+  }
+  static constexpr std::string_view kBootA = "9f1c2a4e-5b7d-4e8f-a0b1-c2d3e4f5a6b7";
+  static constexpr std::string_view kBootB = "0d6e2f31-8a4b-4c5d-9e6f-7a8b9c0d1e2f";
   testing::TempDir board, state;
   Root root{board.path()};
 };
@@ -104,6 +125,88 @@ TEST_F(ExternalAttributeTest, AnEntryNobodyCanWriteBackKeepsTheJournal) {
   EXPECT_THAT([&] { journal.restore(); },
               ::testing::ThrowsMessage<RestoreIncomplete>(HasSubstr("no handler for 'unknownlib:' controls")));
   EXPECT_TRUE(find_pending_journal(state.path()) || std::filesystem::exists(journal_file(state.path())));
+}
+
+TEST_F(ExternalAttributeTest, AControlResetAtBootIsDroppedWhenTheRebootUndidIt) {
+  boot(kBootA);
+  std::filesystem::create_directories(board.path() / "sys/devices/test");
+  std::ofstream(board.path() / "sys/devices/test/value") << "1\n";
+  {
+    ChangeJournal journal(root, state.path());
+    journal.write("bootlib:gpu0/limit", "200000");
+    journal.write("/sys/devices/test/value", "2");
+  }  // killed; then the board reboots and the driver comes up with its default limit
+  boot(kBootB);
+  controls()["bootlib:gpu0/limit"] = "300000";
+  const JournalContents contents = read_journal(journal_file(state.path()));
+  ASSERT_EQ(contents.entries.size(), 2u);
+  EXPECT_EQ(contents.entries[0].boot_id, kBootA);
+  ChangeJournal next(root, state.path());
+  EXPECT_EQ(next.restore(), 1u);  // the kernel file only
+  EXPECT_THAT(next.reset_by_reboot(), ::testing::ElementsAre("bootlib:gpu0/limit"));
+  EXPECT_EQ(controls()["bootlib:gpu0/limit"], "300000");
+  std::ifstream value(board.path() / "sys/devices/test/value");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(value), {}), "1\n");
+  EXPECT_FALSE(std::filesystem::exists(journal_file(state.path())));
+}
+
+TEST_F(ExternalAttributeTest, InTheSameBootAControlResetAtBootIsRestored) {
+  boot(kBootA);
+  {
+    ChangeJournal journal(root, state.path());
+    journal.write("bootlib:gpu0/limit", "200000");
+  }
+  ChangeJournal next(root, state.path());
+  EXPECT_EQ(next.restore(), 1u);
+  EXPECT_TRUE(next.reset_by_reboot().empty());
+  EXPECT_EQ(controls()["bootlib:gpu0/limit"], "250000");
+}
+
+TEST_F(ExternalAttributeTest, AJournalContinuedAfterARebootKeepsThisBootsOriginal) {
+  boot(kBootA);
+  {
+    ChangeJournal journal(root, state.path());
+    journal.write("bootlib:gpu0/limit", "200000");
+  }
+  boot(kBootB);
+  controls()["bootlib:gpu0/limit"] = "300000";
+  {
+    ChangeJournal journal(root, state.path());  // a sweep in the new boot continues the journal
+    EXPECT_TRUE(journal.continued_pending());
+    EXPECT_FALSE(journal.recorded("bootlib:gpu0/limit"));
+    journal.write("bootlib:gpu0/limit", "150000");
+  }
+  const JournalContents contents = read_journal(journal_file(state.path()));
+  ASSERT_EQ(contents.entries.size(), 2u);
+  EXPECT_EQ(contents.entries[1].original, "300000");
+  EXPECT_EQ(contents.entries[1].boot_id, kBootB);
+  ChangeJournal next(root, state.path());
+  EXPECT_EQ(next.restore(), 1u);
+  EXPECT_EQ(controls()["bootlib:gpu0/limit"], "300000");
+}
+
+TEST_F(ExternalAttributeTest, AVersion1JournalHasNoBootTagsAndIsRestoredWhole) {
+  boot(kBootB);
+  const std::string header = "jetchar-change-journal 1\t" + root.prefix().string();
+  const std::string entry = "bootlib:gpu0/limit\t250000";
+  std::ofstream(journal_file(state.path()))
+      << fmt::format("{}\t{:08x}\n{}\t{:08x}\n", header, fnv1a(header), entry, fnv1a(entry));
+  controls()["bootlib:gpu0/limit"] = "200000";
+  ChangeJournal journal(root, state.path());
+  EXPECT_EQ(journal.restore(), 1u);
+  EXPECT_EQ(controls()["bootlib:gpu0/limit"], "250000");
+}
+
+TEST_F(ExternalAttributeTest, ATornBootTagIsATornAppend) {
+  boot(kBootA);
+  {
+    ChangeJournal journal(root, state.path());
+    journal.write("bootlib:gpu0/limit", "200000");
+  }
+  std::ofstream(journal_file(state.path()), std::ios::app) << "@bo";
+  const JournalContents contents = read_journal(journal_file(state.path()));
+  EXPECT_TRUE(contents.torn_tail);
+  EXPECT_EQ(contents.entries.size(), 1u);
 }
 
 }  // namespace
