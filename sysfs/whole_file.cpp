@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
+#include <stdexcept>
 
 #include "sysfs/error.h"
 #include "sysfs/unique_fd.h"
@@ -28,6 +30,16 @@ std::string read_whole_file(const std::filesystem::path& file) {
   const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) throw IoError(file.string(), "read", errno);
   return read_to_end(fd.get(), file.string());
+}
+
+void replace_file(const std::filesystem::path& file, std::string_view content) {
+  const std::filesystem::path temporary = file.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << content;
+    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+  }
+  std::filesystem::rename(temporary, file);
 }
 
 }  // namespace jetchar::sysfs

@@ -30,4 +30,9 @@ std::string read_whole_file(const std::filesystem::path& file, MakeError&& make_
   }
 }
 
+/// Writes `content` to `file` whole or not at all: into `file`.tmp, renamed over `file` once
+/// flushed, so that a kill mid-write never leaves a torn file (an earlier one stays as it was).
+/// Throws std::runtime_error "cannot write FILE.tmp" when the temporary file cannot be written.
+void replace_file(const std::filesystem::path& file, std::string_view content);
+
 }  // namespace jetchar::sysfs

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -152,6 +153,32 @@ TEST(WholeFile, ReadsInterruptedBySignalsAreRetried) {
   ::sigaction(SIGUSR1, &previous, nullptr);
   EXPECT_EQ(content, "after the signals");
   EXPECT_EQ(g_interruptions.load(), 5);
+}
+
+TEST(WholeFile, ReplaceFileWritesTheNewContentAndLeavesNoTemporaryFile) {
+  const TempDir dir;
+  const auto file = dir.path() / "sweep.textproto";
+  replace_file(file, "name: \"a\"\n");
+  EXPECT_EQ(read_whole_file(file), "name: \"a\"\n");
+  replace_file(file, std::string("b\0c", 3));
+  EXPECT_EQ(read_whole_file(file), std::string("b\0c", 3));
+  EXPECT_FALSE(std::filesystem::exists(file.string() + ".tmp"));
+}
+
+TEST(WholeFile, ReplaceFileThatCannotWriteNamesTheTemporaryFileAndKeepsTheOldOne) {
+  const TempDir dir;
+  const auto missing = dir.path() / "no-such-dir" / "file";
+  try {
+    replace_file(missing, "x");
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write " + missing.string() + ".tmp");
+  }
+  const auto file = dir.path() / "kept";
+  replace_file(file, "old");
+  std::filesystem::create_directory(file.string() + ".tmp");  // the temporary file cannot be opened
+  EXPECT_THROW(replace_file(file, "new"), std::runtime_error);
+  EXPECT_EQ(read_whole_file(file), "old");
 }
 
 }  // namespace
