@@ -183,7 +183,7 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
                       "(jetchar sweep run), not as fleet tasks",
                       spec_file.string()));
     }
-    check_adaptive_profile(sweep.adaptive_profile(), plan, spec_file.string());
+    ex::check_adaptive_profile(sweep.adaptive_profile(), plan, spec_file.string());
   }
   const std::string name = selection != nullptr   ? selection->sweep_name
                            : sweep.name().empty() ? location.directory.filename().string()
@@ -228,7 +228,7 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   fmt::print(stderr, "sweep {}: {} runs on {}; results in {}\n", name, plan.runs.size(), board.label,
              location.directory.string());
   bool stopped = false;
-  // adaptive_profile runs only the modes the predictor asks for (cli/adaptive_profile_sweep.h).
+  // adaptive_profile runs only the modes the predictor asks for (experiments/adaptive_profile_sweep.h).
   const auto progress = sweep.has_adaptive_profile()
                             ? run_adaptive_profile(sweep.adaptive_profile(), plan, store, journal, notifier, executor,
                                                    runner_options, board.simulated(), &stopped)
