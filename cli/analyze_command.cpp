@@ -1,6 +1,7 @@
-// `jetchar analyze stats|pareto|choose|fit|predict RESULTS`: statistics, Pareto fronts, power-mode
-// choice and time/energy prediction over a sweep's results: its results directory, its results.db,
-// or a CSV/JSONL export (layout in analysis/README.md).
+// `jetchar analyze stats|pareto|choose|fit|predict|predictions RESULTS`: statistics, Pareto fronts,
+// power-mode choice and time/energy prediction over a sweep's results: its results directory, its
+// results.db, or a CSV/JSONL export (layout in analysis/README.md); `predictions` reads what an
+// adaptive_profile sweep stored in its results.db (table mode_predictions).
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -20,12 +21,14 @@
 #include "analysis/config_point.h"
 #include "analysis/cross_validation.h"
 #include "analysis/mode_choice.h"
+#include "analysis/mode_predictions.h"
 #include "analysis/mode_predictor.h"
 #include "analysis/modes_file.h"
 #include "analysis/pareto.h"
 #include "analysis/predictor.h"
 #include "analysis/profile_design.h"
 #include "analysis/results_file.h"
+#include "analysis/results_store_reader.h"
 #include "analysis/variability.h"
 #include "cli/command.h"
 #include "cli/exit_code.h"
@@ -124,8 +127,10 @@ std::set<std::string> varying_axes(const std::vector<ConfigPoint>& points) {
     for (const auto& [axis, value] : p.key.axes) values[axis].insert(value);
   }
   std::set<std::string> varying;
-  for (const auto& [axis, seen] : values) {
-    if (seen.size() > 1 ||
+  for (const auto& entry : values) {
+    // A named reference, not a structured binding: clang 14 (clang-tidy) cannot capture those.
+    const std::string& axis = entry.first;
+    if (entry.second.size() > 1 ||
         std::any_of(points.begin(), points.end(), [&](const ConfigPoint& p) { return !p.key.axes.count(axis); })) {
       varying.insert(axis);
     }
@@ -435,6 +440,146 @@ void run_predict(const AnalyzeOptions& o) {
   print(o.json ? doc.dump(2) + "\n" : out);
 }
 
+// `analyze predictions`: the predictions an adaptive_profile sweep stored for every power mode
+// (analysis/mode_predictions.h), measured beside predicted, and the predicted time-energy Pareto
+// front over all of them.
+std::vector<StoredModePrediction> load_stored_predictions(const std::string& results) {
+  if (!is_results_store(results)) {
+    throw std::invalid_argument(
+        fmt::format("{}: predictions are stored in a results store (table mode_predictions of results.db); give the "
+                    "sweep's results directory or its results.db, not an export",
+                    results));
+  }
+  auto predictions = ResultsStoreReader(results).mode_predictions();
+  if (predictions.empty()) {
+    throw std::invalid_argument(
+        fmt::format("{}: no mode predictions stored; only a sweep with adaptive_profile {{ ... }} stores them "
+                    "(jetchar sweep run)",
+                    results));
+  }
+  return predictions;
+}
+
+std::string interval_text(const Interval& i, const char* format) {
+  return fmt::format(fmt::runtime(format), i.value, i.low, i.high);
+}
+
+void run_predictions(const AnalyzeOptions& o) {
+  const auto predictions = load_stored_predictions(o.results);
+  const auto fronts = predicted_pareto_fronts(predictions);
+  // Where each prediction sits on its sweep's plane (for the front column).
+  std::vector<const PredictedFrontPoint*> plane(predictions.size(), nullptr);
+  for (const auto& f : fronts) {
+    for (const auto& p : f.points) plane[p.prediction] = &p;
+  }
+  const auto front_text = [&](std::size_t i) {
+    const PredictedFrontPoint* p = plane[i];
+    if (p == nullptr) return std::string("-");
+    return std::string(p->on_front ? "yes" : p->may_be_on_front ? "maybe" : "no");
+  };
+  if (o.json) {
+    auto doc = nlohmann::json::object({{"results", o.results}, {"sweeps", nlohmann::json::array()}});
+    auto interval = [](const std::optional<Interval>& i) {
+      return i ? nlohmann::json({{"value", i->value}, {"low", i->low}, {"high", i->high}}) : nlohmann::json(nullptr);
+    };
+    std::map<std::string, std::size_t> sweep_index;
+    for (std::size_t i = 0; i < predictions.size(); ++i) {
+      const auto& p = predictions[i];
+      auto [it, added] = sweep_index.try_emplace(p.sweep, doc["sweeps"].size());
+      if (added) {
+        doc["sweeps"].push_back(
+            {{"sweep", p.sweep},
+             {"interval_level", p.level},
+             {"time_form", p.time_form},
+             {"power_form", p.power_form.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.power_form)},
+             {"modelled", p.modelled},
+             {"modes", nlohmann::json::array()},
+             {"front", nlohmann::json::array()}});
+      }
+      doc["sweeps"][it->second]["modes"].push_back(
+          {{"mode", p.mode.label()},
+           {"cpu_cores", p.mode.cpu_cores.value_or(0)},
+           {"cpu_freq_khz", p.mode.cpu_freq_khz.value_or(0)},
+           {"gpu_freq_khz", p.mode.gpu_freq_khz.value_or(0)},
+           {"emc_freq_khz", p.mode.emc_freq_khz.value_or(0)},
+           {"profiled", p.profiled},
+           {"time_s", interval(p.time_s)},
+           {"power_w", interval(p.power_w)},
+           {"energy_j", interval(p.energy_j)},
+           {"measured_time_s", optional_json(p.measured_time_s)},
+           {"measured_power_w", optional_json(p.measured_power_w)},
+           {"on_front", plane[i] != nullptr && plane[i]->on_front},
+           {"may_be_on_front", plane[i] != nullptr && plane[i]->may_be_on_front}});
+    }
+    for (const auto& f : fronts) {
+      auto& front = doc["sweeps"][sweep_index.at(f.sweep)]["front"];
+      for (std::size_t i : f.front) {
+        const auto& p = f.points[i];
+        front.push_back({{"mode", predictions[p.prediction].mode.label()},
+                         {"measured", p.measured},
+                         {"time_s", p.time_s},
+                         {"energy_j", p.energy_j},
+                         {"time_low_s", p.time_low_s},
+                         {"time_high_s", p.time_high_s},
+                         {"energy_low_j", p.energy_low_j},
+                         {"energy_high_j", p.energy_high_j}});
+      }
+    }
+    print(doc.dump(2) + "\n");
+    return;
+  }
+  std::string out = fmt::format(
+      "{}: predictions stored by adaptive profiling ({}); each interval at the level shown; front: on the predicted "
+      "time-energy Pareto front (measured values for profiled modes, predictions for the rest), maybe: off it, but "
+      "within its intervals of it\n",
+      o.results, kWarmEpochs);
+  std::size_t width = std::string_view("power mode").size();
+  for (const auto& p : predictions) width = std::max(width, p.mode.label().size());
+  std::string sweep;
+  for (std::size_t i = 0; i < predictions.size(); ++i) {
+    const auto& p = predictions[i];
+    if (i == 0 || p.sweep != sweep) {
+      sweep = p.sweep;
+      std::size_t modes = 0, profiled = 0;
+      for (const auto& q : predictions) {
+        if (q.sweep != sweep) continue;
+        ++modes;
+        if (q.profiled) ++profiled;
+      }
+      out += fmt::format("\nsweep {}: {} power modes, {} profiled, {} predicted; {:.0f} % intervals; forms {}/{}{}\n",
+                         sweep, modes, profiled, modes - profiled, 100 * p.level, p.time_form,
+                         p.power_form.empty() ? "-" : p.power_form,
+                         p.modelled ? "; times from the simulated board's time model: MODELLED" : "");
+      out += fmt::format("  {:<{}} {:<9} {:>28} {:>10} {:>26} {:>10} {:>28} {:>5}\n", "power mode", width, "",
+                         "epoch s [interval]", "measured", "power W [interval]", "measured", "energy J [interval]",
+                         "front");
+    }
+    out += fmt::format("  {:<{}} {:<9} {:>28} {:>10} {:>26} {:>10} {:>28} {:>5}\n", p.mode.label(), width,
+                       p.profiled ? "profiled" : "predicted", interval_text(p.time_s, "{:.4g} [{:.4g}, {:.4g}]"),
+                       opt(p.measured_time_s), p.power_w ? interval_text(*p.power_w, "{:.4g} [{:.4g}, {:.4g}]") : "-",
+                       opt(p.measured_power_w),
+                       p.energy_j ? interval_text(*p.energy_j, "{:.4g} [{:.4g}, {:.4g}]") : "-", front_text(i));
+  }
+  for (const auto& f : fronts) {
+    std::size_t maybe = 0;
+    for (const auto& p : f.points) maybe += p.may_be_on_front && !p.on_front;
+    out += fmt::format(
+        "\nsweep {}: predicted time-energy Pareto front over {} modes: {} on it ({} measured, {} predicted); {} more "
+        "may be on it within their {:.0f} % intervals\n",
+        f.sweep, f.points.size(), f.front.size(), f.measured_on_front, f.predicted_on_front, maybe, 100 * f.level);
+    out += fmt::format("  {:<{}} {:<9} {:>10} {:>10} {:>24}\n", "power mode", width, "", "time_s", "energy_j",
+                       "energy J interval");
+    for (std::size_t i : f.front) {
+      const auto& p = f.points[i];
+      out +=
+          fmt::format("  {:<{}} {:<9} {:>10.4g} {:>10.4g} {:>24}\n", predictions[p.prediction].mode.label(), width,
+                      p.measured ? "measured" : "predicted", p.time_s, p.energy_j,
+                      p.measured ? std::string("-") : fmt::format("[{:.4g}, {:.4g}]", p.energy_low_j, p.energy_high_j));
+    }
+  }
+  print(out);
+}
+
 void add_analyze_command(CLI::App& app) {
   auto& analyze = jetchar::cli::command_group(app, "analyze",
                                               "Statistics, Pareto fronts, power-mode choice and prediction over a "
@@ -524,6 +669,16 @@ void add_analyze_command(CLI::App& app) {
                    "Fit on N of the measured modes only: a space-filling design for auto, the spread design otherwise")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
   predict->callback([o] { run_predict(*o); });
+
+  auto* predictions = analyze.add_subcommand(
+      "predictions",
+      "The predictions an adaptive_profile sweep stored for every power mode (measured beside predicted, with "
+      "intervals) and the predicted time-energy Pareto front over all of them");
+  predictions->add_option("results", o->results, "A results directory of an adaptive_profile sweep, or its results.db")
+      ->required()
+      ->check(CLI::ExistingPath);
+  predictions->add_flag("--json", o->json, "JSON on stdout: per sweep every mode with its intervals, and the front");
+  predictions->callback([o] { run_predictions(*o); });
 }
 
 }  // namespace

@@ -38,6 +38,8 @@ void run_report(const ReportCommandOptions& o) {
   if (is_results_store(o.results) || std::filesystem::is_directory(o.results)) {
     ResultsStoreReader store(o.results);
     records = store.records();
+    // An adaptive_profile sweep's predictions for every mode: the predicted-modes page.
+    options.mode_predictions = store.mode_predictions();
     // Power over time from the store unless a trace file is given.
     if (o.trace.empty()) {
       if (auto stored = store.power_trace()) {

@@ -4,6 +4,7 @@
 // prints the profiling time against the study's; specs the predictor cannot use are refused
 // before anything runs, naming the run and the setting.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -104,6 +105,87 @@ TEST_F(AdaptiveProfileSweepTest, ReachesItsTargetFromAFewModesAndPredictsEveryMo
     EXPECT_NEAR(predicted / measured, 1.0, 0.25) << line;
   }
   EXPECT_EQ(rows, profiled) << text;
+}
+
+// What the sweep stored is what `analyze predictions` and the report read back: every mode with
+// its intervals, the profiled ones with their measured values, and the predicted Pareto front.
+TEST_F(AdaptiveProfileSweepTest, AnalyzeAndTheReportReadTheStoredPredictions) {
+  const std::string axes =
+      "axes { field: \"device.cpu_cores\" values: [\"4\", \"12\"] }\n"
+      "axes { field: \"device.cpu_freq_mhz\" values: [\"729.6\", \"2201.6\"] }\n"
+      "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"1300.5\"] }\n"
+      "axes { field: \"device.emc_freq_mhz\" values: [\"665.6\", \"3199\"] }\n";
+  ASSERT_EQ(sweep(spec("max_modes: 5 initial_modes: 4", axes)), kOk) << out() << err();
+  ASSERT_NE(out().find("predictions for all 16 modes stored in"), std::string::npos) << out();
+  const std::string results = (dir_.path() / "results").string();
+
+  ASSERT_EQ(testing::run_jetchar({"analyze", "predictions", results, "--json"}, dir_.path() / "out.txt",
+                                 dir_.path() / "err.txt"),
+            kOk)
+      << err();
+  const auto doc = nlohmann::json::parse(out());
+  ASSERT_EQ(doc.at("sweeps").size(), 1u);
+  const auto& s = doc.at("sweeps").at(0);
+  EXPECT_EQ(s.at("sweep"), "ap");
+  EXPECT_EQ(s.at("interval_level"), 0.9);
+  EXPECT_EQ(s.at("modelled"), true);
+  ASSERT_EQ(s.at("modes").size(), 16u);
+  int profiled = 0;
+  for (const auto& m : s.at("modes")) {
+    for (const char* what : {"time_s", "power_w", "energy_j"}) {
+      const auto& v = m.at(what);
+      ASSERT_FALSE(v.is_null()) << what;
+      EXPECT_LE(v.at("low").get<double>(), v.at("value").get<double>()) << what;
+      EXPECT_GE(v.at("high").get<double>(), v.at("value").get<double>()) << what;
+    }
+    if (m.at("profiled").get<bool>()) {
+      ++profiled;
+      EXPECT_GT(m.at("measured_time_s").get<double>(), 0);
+      EXPECT_GT(m.at("measured_power_w").get<double>(), 0);
+    } else {
+      EXPECT_TRUE(m.at("measured_time_s").is_null());
+    }
+  }
+  EXPECT_EQ(profiled, 5);
+  ASSERT_FALSE(s.at("front").empty());
+  for (const auto& f : s.at("front")) {
+    if (!f.at("measured").get<bool>()) {
+      EXPECT_LT(f.at("energy_low_j").get<double>(), f.at("energy_high_j").get<double>());
+    }
+  }
+
+  ASSERT_EQ(testing::run_jetchar({"analyze", "predictions", results}, dir_.path() / "out.txt", dir_.path() / "err.txt"),
+            kOk)
+      << err();
+  EXPECT_TRUE(
+      std::regex_search(out(), std::regex(R"(sweep ap: 16 power modes, 5 profiled, 11 predicted; 90 % intervals)")))
+      << out();
+  EXPECT_TRUE(std::regex_search(
+      out(),
+      std::regex(
+          R"(sweep ap: predicted time-energy Pareto front over 16 modes: \d+ on it \(\d+ measured, \d+ predicted\))")))
+      << out();
+
+  const auto page = dir_.path() / "report.html";
+  ASSERT_EQ(
+      testing::run_jetchar({"report", results, "-o", page.string()}, dir_.path() / "out.txt", dir_.path() / "err.txt"),
+      kOk)
+      << err();
+  const std::string html = read(page);
+  EXPECT_NE(html.find("<section id=\"mode-predictions\">"), std::string::npos);
+  EXPECT_NE(html.find("data-chart=\"predicted-front:0\""), std::string::npos);
+  EXPECT_NE(html.find("16 power modes, 5 profiled"), std::string::npos);
+}
+
+TEST_F(AdaptiveProfileSweepTest, AnalyzePredictionsNamesWhatItNeeds) {
+  const auto csv = dir_.path() / "runs.csv";
+  std::ofstream(csv) << "workload,epoch_time_s\nlenet,1\n";
+  EXPECT_EQ(
+      testing::run_jetchar({"analyze", "predictions", csv.string()}, dir_.path() / "out.txt", dir_.path() / "err.txt"),
+      kBadInput);
+  EXPECT_NE(err().find("predictions are stored in a results store (table mode_predictions of results.db)"),
+            std::string::npos)
+      << err();
 }
 
 TEST_F(AdaptiveProfileSweepTest, AnAxisOtherThanThePowerModeIsRefusedBeforeAnythingRuns) {

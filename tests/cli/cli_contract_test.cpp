@@ -528,6 +528,8 @@ TEST_F(CliContractIntegration, ReadCommandsLeaveTheStoreByteIdentical) {
   expect_read_only({"results", "export", store.string()}, store, kUsage);
   expect_read_only({"analyze", "predict", store.string(), "--modes", path("missing.csv").string()}, store, kBadInput);
   expect_read_only({"analyze", "fit", store.string(), "--folds", "nan"}, store, kBadInput);
+  // A plain sweep stored no mode predictions: named as bad input.
+  expect_read_only({"analyze", "predictions", store.string()}, store, kBadInput);
 }
 
 // The epoch time a user sees is one number: results list, the sweep summary, analyze and the
