@@ -11,6 +11,7 @@
 #include "loaders/synthetic_dataset.h"
 #include "loaders/text/conll2003_dataset.h"
 #include "loaders/text/squad_dataset.h"
+#include "loaders/text/text_datasets.h"
 #include "loaders/text/wordpiece_tokenizer.h"
 #include "loaders/transform.h"
 
@@ -71,6 +72,9 @@ std::vector<std::pair<std::string, std::string>> dataset_kinds() {
       {"gld23k", "GLD-23k: split CSV user_id,image_id,class (PATH or found in PATH) and <image_id>.jpg"},
       {"synthetic", "generated samples of shape PATH (e.g. 3x32x32); ?samples=N&classes=K&delay_us=D"},
       {"conll2003", "CoNLL-2003 NER (PATH: directory or file); ?vocab=vocab.txt&max_length=128"},
+      {"textcls",
+       "sequence classification, GLUE-style TSV/CSV/JSONL with text, text_pair, label (PATH: directory with train.*, "
+       "dev.*, test.*, or the training file); ?vocab=vocab.txt&max_length=128"},
       {"squad",
        "SQuAD v1.1 JSON (PATH, or a directory with train-v1.1.json); squad/validation: the dev file (dev-v1.1.json "
        "beside it); ?vocab=vocab.txt&max_length=384&stride=128&max_query_length=64&dev=dev-v1.1.json"},
@@ -221,6 +225,14 @@ std::shared_ptr<Dataset> open_dataset(const DatasetSpec& spec, const std::option
     if (std::filesystem::is_directory(file)) file = text::Conll2003Dataset::split_file(file, spec.split);
     return std::make_shared<text::Conll2003Dataset>(
         file, tokenizer, static_cast<std::size_t>(integer_option(spec, "max_length", 128, 2, 4096)));
+  }
+  if (spec.kind == "textcls") {
+    check_options(spec, {"vocab", "max_length"});
+    text::TextDatasetOptions options;
+    options.split = spec.split;
+    if (const auto vocab = spec.options.find("vocab"); vocab != spec.options.end()) options.vocab = vocab->second;
+    options.max_length = static_cast<std::size_t>(integer_option(spec, "max_length", 128, 3, 4096));
+    return text::open_text_classification(spec.path, options);
   }
   if (spec.kind == "squad") {
     check_options(spec, {"vocab", "max_length", "stride", "max_query_length", "dev"});

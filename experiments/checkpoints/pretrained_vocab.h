@@ -1,4 +1,4 @@
-// A pretrained model reads token ids of its own vocabulary: text data sets (CoNLL-2003, SQuAD)
+// A pretrained model reads token ids of its own vocabulary: text data sets (CoNLL-2003, SQuAD, textcls)
 // that name no vocab.txt take the model folder's.
 #pragma once
 

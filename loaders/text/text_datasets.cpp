@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "loaders/text/conll2003_dataset.h"
+#include "loaders/text/sequence_classification_dataset.h"
 #include "loaders/text/squad_dataset.h"
 #include "loaders/text/wordpiece_tokenizer.h"
 
@@ -27,7 +28,7 @@ std::filesystem::path find_vocab(const std::filesystem::path& data_path, const T
     return *options.vocab;
   }
   const std::filesystem::path dir = std::filesystem::is_directory(data_path) ? data_path : data_path.parent_path();
-  const std::filesystem::path candidate = dir / "vocab.txt";
+  std::filesystem::path candidate = dir / "vocab.txt";
   if (std::filesystem::is_regular_file(candidate)) return candidate;
   throw std::invalid_argument(
       fmt::format("no WordPiece vocabulary for {}: {} does not exist; put the model's "
@@ -46,6 +47,29 @@ std::unique_ptr<Dataset> open_conll2003(const std::filesystem::path& dir, const 
   const WordPieceTokenizer tokenizer = make_tokenizer(dir, options);
   return std::make_unique<Conll2003Dataset>(file, tokenizer, options.max_length.value_or(128), std::nullopt,
                                             fmt::format("conll2003/{}", options.split));
+}
+
+std::unique_ptr<Dataset> open_text_classification(const std::filesystem::path& path,
+                                                  const TextDatasetOptions& options) {
+  const bool directory = std::filesystem::is_directory(path);
+  if (!directory && !std::filesystem::is_regular_file(path)) {
+    throw std::invalid_argument(fmt::format(
+        "textcls:{}: neither a directory (with train.tsv/.csv/.jsonl, dev.*, test.*) nor a file", path.string()));
+  }
+  if (!directory && options.split != "train") {
+    throw std::invalid_argument(
+        fmt::format("textcls:{}: a single file is the training split; for the {} split give the directory that holds "
+                    "train.* and the {} file",
+                    path.string(), options.split, options.split));
+  }
+  const std::filesystem::path train = directory ? SequenceClassificationDataset::split_file(path, "train") : path;
+  const std::filesystem::path file =
+      options.split == "train" ? train : SequenceClassificationDataset::split_file(path, options.split);
+  std::optional<std::vector<std::string>> labels;
+  if (file != train) labels = label_set(read_classification(train));
+  const WordPieceTokenizer tokenizer = make_tokenizer(path, options);
+  return std::make_unique<SequenceClassificationDataset>(file, tokenizer, options.max_length.value_or(128),
+                                                         std::move(labels), fmt::format("textcls/{}", options.split));
 }
 
 std::unique_ptr<Dataset> open_squad(const std::filesystem::path& file, const TextDatasetOptions& options) {

@@ -1,4 +1,4 @@
-// Opening the text data sets from a data-set spec ("conll2003:DIR", "squad:FILE"): finds the split
+// Opening the text data sets from a data-set spec ("conll2003:DIR", "squad:FILE", "textcls:DIR"): finds the split
 // file and the WordPiece vocabulary, builds the tokenizer and the data set in one call, so the
 // spec parser needs one line per kind.
 #pragma once
@@ -33,6 +33,12 @@ std::filesystem::path find_vocab(const std::filesystem::path& data_path, const T
 
 /// conll2003:DIR -> token classification samples of DIR's `options.split` file.
 std::unique_ptr<Dataset> open_conll2003(const std::filesystem::path& dir, const TextDatasetOptions& options = {});
+
+/// textcls:PATH -> sequence-classification samples (sequence_classification_dataset.h): PATH is a
+/// directory holding train.* (and dev.*, test.*; tsv, csv or jsonl) or one file, the training
+/// split. Every split takes its label set from the training file. max_length defaults to 128.
+std::unique_ptr<Dataset> open_text_classification(const std::filesystem::path& path,
+                                                  const TextDatasetOptions& options = {});
 
 /// squad:FILE -> question-answering windows of FILE.
 std::unique_ptr<Dataset> open_squad(const std::filesystem::path& file, const TextDatasetOptions& options = {});
