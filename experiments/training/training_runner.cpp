@@ -12,6 +12,7 @@
 #include "experiments/training/grad_scaler.h"
 #include "experiments/training/linear_schedule.h"
 #include "experiments/training/out_of_memory.h"
+#include "experiments/training/squad_scoring.h"
 
 namespace jetchar::experiments {
 
@@ -126,10 +127,14 @@ EpochSummary TrainingResult::summary() const {
 }
 
 EvalResult evaluate(Network& model, loaders::BatchSource& source, const torch::Device& device,
-                    std::optional<std::int64_t> max_batches, const std::vector<std::string>& labels) {
+                    std::optional<std::int64_t> max_batches, const std::vector<std::string>& labels,
+                    const loaders::text::SquadDataset* squad, const loaders::text::SquadSpanOptions& squad_spans) {
   torch::NoGradGuard no_grad;
   const bool entities = model.task() == Task::kTokenClassification && !labels.empty();
   loaders::text::EntityEvaluator entity_evaluator;
+  std::optional<loaders::text::SquadPredictions> answers;
+  if (model.task() == Task::kQuestionAnswering && squad != nullptr) answers.emplace(*squad, squad_spans);
+  std::optional<std::int64_t> batch_rows;  // the first batch's size: every batch but the last has it
   const bool was_training = model.is_training();
   model.eval();
   source.start_epoch(0);
@@ -144,6 +149,10 @@ EvalResult evaluate(Network& model, loaders::BatchSource& source, const torch::D
     loss_sum += task_loss(model.task(), logits, batch).item<double>() * static_cast<double>(count);
     auto score = task_score(model.task(), logits, batch);
     if (entities) add_entity_predictions(entity_evaluator, logits, batch.targets, labels);
+    if (answers) {
+      if (!batch_rows) batch_rows = count;
+      add_squad_logits(*answers, logits, batch.index * *batch_rows);
+    }
     correct += score.correct;
     scored += score.total;
     samples += count;
@@ -159,6 +168,12 @@ EvalResult evaluate(Network& model, loaders::BatchSource& source, const torch::D
     result.entity_precision = overall.precision();
     result.entity_recall = overall.recall();
     result.entity_f1 = overall.f1();
+  }
+  if (answers) {
+    const auto scores = answers->scores();
+    result.squad_exact_match = scores.exact_match / 100;
+    result.squad_f1 = scores.f1 / 100;
+    result.squad_questions = scores.questions;
   }
   return result;
 }
@@ -181,6 +196,7 @@ TrainingResult describe_training(Network& model, const TrainingConfig& config, O
   result.seed = config.seed;
   result.threads = torch::get_num_threads();
   result.max_batches = config.max_batches;
+  if (config.eval_source != nullptr) result.eval_name = config.eval_name;
   return result;
 }
 
@@ -344,6 +360,8 @@ void record_evaluation(const EvalResult& eval, EpochResult& epoch) {
   epoch.eval_entity_precision = eval.entity_precision;
   epoch.eval_entity_recall = eval.entity_recall;
   epoch.eval_entity_f1 = eval.entity_f1;
+  epoch.eval_squad_exact_match = eval.squad_exact_match;
+  epoch.eval_squad_f1 = eval.squad_f1;
 }
 
 }  // namespace
@@ -371,7 +389,8 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
       train_epoch(model, source, config, optimizer, epoch, result);
       monitor.sample();
       if (config.eval_source != nullptr) {
-        record_evaluation(evaluate(model, *config.eval_source, config.device, std::nullopt, config.eval_labels),
+        record_evaluation(evaluate(model, *config.eval_source, config.device, std::nullopt, config.eval_labels,
+                                   config.eval_squad, config.eval_squad_spans),
                           result.epochs.back());
       }
       if (result.stopped_early) break;
@@ -408,7 +427,9 @@ nlohmann::json to_json(const TrainingResult& result) {
                           {"eval_accuracy", optional(epoch.eval_accuracy)},
                           {"eval_entity_precision", optional(epoch.eval_entity_precision)},
                           {"eval_entity_recall", optional(epoch.eval_entity_recall)},
-                          {"eval_entity_f1", optional(epoch.eval_entity_f1)}};
+                          {"eval_entity_f1", optional(epoch.eval_entity_f1)},
+                          {"eval_squad_exact_match", optional(epoch.eval_squad_exact_match)},
+                          {"eval_squad_f1", optional(epoch.eval_squad_f1)}};
   };
   nlohmann::json epochs = nlohmann::json::array();
   for (const auto& epoch : result.epochs) epochs.push_back(epoch_json(epoch));
@@ -443,6 +464,7 @@ nlohmann::json to_json(const TrainingResult& result) {
         {"seed", result.seed},
         {"threads", result.threads},
         {"max_batches", optional(result.max_batches)},
+        {"eval", result.eval_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.eval_name)},
         {"final_loss_scale", optional(result.final_loss_scale)},
         {"skipped_steps", optional(result.skipped_steps)}}},
       {"epochs", epochs},

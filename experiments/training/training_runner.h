@@ -21,6 +21,7 @@
 #include "experiments/training/memory_monitor.h"
 #include "experiments/training/precision.h"
 #include "loaders/batch.h"
+#include "loaders/text/squad_predictions.h"
 #include "sysfs/root.h"
 
 namespace jetchar::experiments {
@@ -66,6 +67,14 @@ struct TrainingConfig {
   /// Label names by id of the evaluated data set (its classes). For token classification they give
   /// entity-level precision, recall and F1 (loaders/text/conll_evaluation.h) besides the accuracy.
   std::vector<std::string> eval_labels;
+  /// The evaluated SQuAD data set, for question answering: its windows' logits give each
+  /// question's answer (loaders/text/squad_predictions.h) and the epoch's SQuAD EM and F1. The
+  /// eval source must yield this data set's samples in order (an unshuffled Pipeline over it).
+  const loaders::text::SquadDataset* eval_squad = nullptr;
+  loaders::text::SquadSpanOptions eval_squad_spans;
+  /// What was evaluated (the split and its data set, e.g. "validation: conll2003/valid.txt"),
+  /// carried into the result.
+  std::string eval_name;
   /// Called after every minibatch from the training thread (progress bars).
   std::function<void(const TrainingProgress&)> on_batch;
   /// Asked after every minibatch (after on_batch): true ends the run there, as adaptive profiling
@@ -115,7 +124,13 @@ struct EpochResult {
   std::optional<double> eval_entity_precision;
   std::optional<double> eval_entity_recall;
   std::optional<double> eval_entity_f1;
+  /// SQuAD v1.1 exact match and F1 on the evaluated split, as fractions in [0, 1] (question
+  /// answering with eval_squad).
+  std::optional<double> eval_squad_exact_match;
+  std::optional<double> eval_squad_f1;
   double samples_per_s() const { return e2e_ns > 0 ? samples * 1e9 / e2e_ns : 0.0; }
+  /// The task's F1 on the evaluated split: entity F1 or SQuAD F1, whichever was measured.
+  std::optional<double> eval_f1() const { return eval_entity_f1 ? eval_entity_f1 : eval_squad_f1; }
 };
 
 /// Epoch 0 apart; medians over the later epochs (absent with a single epoch).
@@ -147,6 +162,7 @@ struct TrainingResult {
   std::uint64_t seed = 0;
   int threads = 0;
   std::optional<std::int64_t> max_batches;
+  std::string eval_name;                      ///< TrainingConfig::eval_name; empty when nothing was evaluated
   std::optional<double> final_loss_scale;     ///< AMP fp16 only
   std::optional<std::int64_t> skipped_steps;  ///< AMP fp16 only: steps skipped for inf/NaN gradients
   std::vector<EpochResult> epochs;
@@ -172,12 +188,19 @@ struct EvalResult {
   std::optional<double> entity_precision;
   std::optional<double> entity_recall;
   std::optional<double> entity_f1;
+  /// Question answering with a SQuAD data set only: fractions in [0, 1].
+  std::optional<double> squad_exact_match;
+  std::optional<double> squad_f1;
+  std::int64_t squad_questions = 0;
 };
 
 /// No-grad pass over one epoch of `source` (eval mode; the module's mode is restored). `labels`
-/// (label names by id) adds entity-level scores for token classification.
+/// (label names by id) adds entity-level scores for token classification; `squad` (the data set
+/// `source` yields in order) adds SQuAD EM and F1 for question answering.
 EvalResult evaluate(Network& model, loaders::BatchSource& source, const torch::Device& device,
-                    std::optional<std::int64_t> max_batches = {}, const std::vector<std::string>& labels = {});
+                    std::optional<std::int64_t> max_batches = {}, const std::vector<std::string>& labels = {},
+                    const loaders::text::SquadDataset* squad = nullptr,
+                    const loaders::text::SquadSpanOptions& squad_spans = {});
 
 /// Moves a batch's tensors to `device` (non-blocking from pinned memory).
 loaders::Batch to_device(const loaders::Batch& batch, const torch::Device& device);
