@@ -106,7 +106,9 @@ bool is_informational_column(std::string_view column) {
                                 "adaptive_minibatches",
                                 "adaptive_basis",
                                 "gpio_marker",
-                                "meter"};
+                                "meter",
+                                "eval_loss",
+                                "target_epoch"};
   for (std::string_view name : kInfo) {
     if (column == name) return true;
   }
@@ -118,15 +120,19 @@ void set_record_field(RunRecord& record, std::string_view column, std::string_vi
   if (text.empty()) return;  // missing value
   where.column = std::string(column);
   auto seconds = [&] { return non_negative(text, where, "seconds >= 0"); };
+  // A frequency column sets its knob; an informational one describes the run and nothing in the
+  // analysis depends on it. No other branch below matches these names.
+  if (set_frequency(record.mode.cpu_freq_khz, column, "cpu_freq_", text, where) ||
+      set_frequency(record.mode.gpu_freq_khz, column, "gpu_freq_", text, where) ||
+      set_frequency(record.mode.emc_freq_khz, column, "emc_freq_", text, where) || is_informational_column(column)) {
+    return;
+  }
 
   if (column == "workload") record.workload = std::string(text);
   else if (column == "mode" || column == "power_mode") record.mode.name = std::string(text);
   else if (column == "cpu_cores")
     record.mode.cpu_cores = static_cast<int>(whole(text, where, "a core count from 1 to 4096", 1, 4096));
-  else if (set_frequency(record.mode.cpu_freq_khz, column, "cpu_freq_", text, where)) {
-  } else if (set_frequency(record.mode.gpu_freq_khz, column, "gpu_freq_", text, where)) {
-  } else if (set_frequency(record.mode.emc_freq_khz, column, "emc_freq_", text, where)) {
-  } else if (column == "device") record.device = std::string(text);
+  else if (column == "device") record.device = std::string(text);
   else if (column == "run_id") record.run_id = std::string(text);
   else if (column == "repetition")
     record.repetition = static_cast<int>(whole(text, where, "an integer from 0 to 2^31-1", 0, 2147483647.0));
@@ -156,8 +162,6 @@ void set_record_field(RunRecord& record, std::string_view column, std::string_vi
     if (!status)
       throw InputError(where, fmt::format("'{}' is not a run status; expected OK, OOM, FAILED or INVALID", text));
     record.status = *status;
-  } else if (is_informational_column(column)) {
-    // Describes the run; nothing in the analysis depends on it.
   } else if (has_unit_suffix(column)) {
     record.metrics[std::string(column)] = number(text, where, "a number (the column name carries a unit suffix)");
   } else {

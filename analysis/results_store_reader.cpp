@@ -451,6 +451,26 @@ std::vector<RunRecord> ResultsStoreReader::records() const {
                                                                 "residency_before_ratio",
                                                                 "residency_after_ratio",
                                                                 "read_bytes"};
+  // Task metrics (schema 6), by the export's names: scores on the validation split per epoch and
+  // the run's time and energy to target. Older stores have none (NULL).
+  static constexpr std::array<std::pair<const char*, const char*>, 12> kMetricColumns = {{
+      {"e.eval_loss", "eval_loss"},
+      {"e.eval_accuracy", "eval_accuracy_ratio"},
+      {"e.eval_entity_precision", "eval_entity_precision_ratio"},
+      {"e.eval_entity_recall", "eval_entity_recall_ratio"},
+      {"e.eval_entity_f1", "eval_entity_f1_ratio"},
+      {"e.eval_exact_match", "eval_exact_match_ratio"},
+      {"e.eval_squad_f1", "eval_squad_f1_ratio"},
+      {"r.target_f1", "target_f1_ratio"},
+      {"r.target_epoch", "target_epoch"},
+      {"r.time_to_target_s", "time_to_target_s"},
+      {"r.energy_to_target_j", "energy_to_target_j"},
+      {"r.wall_to_target_s", "wall_to_target_s"},
+  }};
+  std::string metric_select;
+  for (const auto& [column, name] : kMetricColumns) {
+    metric_select += fmt::format(", {}", schema_version_ >= 6 ? column : "NULL");
+  }
   std::vector<RunRecord> records;
   try {
     // Several board models in one store (a merged fleet of several kinds): each record names its kind.
@@ -464,11 +484,11 @@ SELECT r.sweep, r.run_id, r.repetition, r.status, r.reason, r.model, r.dataset, 
        {}, r.simulated, r.medium, r.energy_source,
        e.epoch, e.e2e_s, e.stall_s, e.compute_s, e.samples, e.energy_j, e.incremental_energy_j, e.energy_per_sample_j,
        e.average_power_w, e.loss, e.accuracy, e.residency_before, e.residency_after, e.read_bytes, r.board_model
-       , {}
+       , {}{}
 FROM runs r LEFT JOIN epochs e ON e.sweep = r.sweep AND e.run_id = r.run_id{}
 ORDER BY r.sweep, r.run_id, {}, e.epoch)sql",
                     has_device_id_ ? "COALESCE(NULLIF(r.device_id, ''), r.board_model)" : "r.board_model",
-                    has_device_id_ ? "COALESCE(r.device_id, '')" : "''",
+                    has_device_id_ ? "COALESCE(r.device_id, '')" : "''", metric_select,
                     keyed_by_device_ ? " AND e.device_id = r.device_id" : "", has_device_id_ ? "r.device_id" : "1"));
     while (query.executeStep()) {
       RunRecord record;
@@ -489,6 +509,11 @@ ORDER BY r.sweep, r.run_id, {}, e.epoch)sql",
         for (std::size_t i = 0; i < kEpochColumns.size(); ++i) {
           set_record_field(record, kEpochColumns[i], text_of(query.getColumn(static_cast<int>(kRunColumns.size() + i))),
                            where);
+        }
+        const auto first_metric = static_cast<int>(kRunColumns.size() + kEpochColumns.size() + 2);
+        for (std::size_t i = 0; i < kMetricColumns.size(); ++i) {
+          set_record_field(record, kMetricColumns[i].second,
+                           text_of(query.getColumn(first_metric + static_cast<int>(i))), where);
         }
       } catch (const InputError& e) {
         // Name the run: a store has no line numbers.

@@ -40,9 +40,11 @@ class ResultsStoreReader {
   /// added columns and a table (epoch_meters) that are not read here, version 3 the epochs'
   /// start times (read when present), version 4 the physical board of each run (runs.device_id:
   /// the record's device when set, else the board model; see records()), version 5 the board in
-  /// every table's key (one run id of two boards is two runs; rows are joined on it).
+  /// every table's key (one run id of two boards is two runs; rows are joined on it), version 6
+  /// the task metrics (epochs.eval_*, runs' time and energy to target: record metrics by the
+  /// export's names, absent in older stores).
   static constexpr int kOldestSchemaVersion = 1;
-  static constexpr int kNewestSchemaVersion = 5;
+  static constexpr int kNewestSchemaVersion = 6;
 
   /// `path`: a results directory (with results.db) or the store file. Opens read-only and checks
   /// the schema version and the tables and columns read here; throws InputError naming the file

@@ -23,8 +23,10 @@
 #include "experiments/modelled_time_pacer.h"
 #include "experiments/models/model_work.h"
 #include "experiments/models/registry.h"
+#include "experiments/target_outcome.h"
 #include "experiments/training/precision.h"
 #include "experiments/training/training_runner.h"
+#include "experiments/training/validation_split.h"
 #include "jetchar/version.h"
 #include "jetson/control/power_mode.h"
 #include "jetson/discovery/thermal.h"
@@ -263,6 +265,13 @@ void record_epochs(const std::vector<EpochResult>& epochs, const std::vector<Ins
     e->set_minibatches(static_cast<std::uint64_t>(t.batches));
     if (t.mean_loss) e->set_loss(*t.mean_loss);
     if (t.train_accuracy) e->set_accuracy(*t.train_accuracy);
+    if (t.eval_loss) e->set_eval_loss(*t.eval_loss);
+    if (t.eval_accuracy) e->set_eval_accuracy(*t.eval_accuracy);
+    if (t.eval_entity_precision) e->set_eval_entity_precision(*t.eval_entity_precision);
+    if (t.eval_entity_recall) e->set_eval_entity_recall(*t.eval_entity_recall);
+    if (t.eval_entity_f1) e->set_eval_entity_f1(*t.eval_entity_f1);
+    if (t.eval_squad_exact_match) e->set_eval_exact_match(*t.eval_squad_exact_match);
+    if (t.eval_squad_f1) e->set_eval_squad_f1(*t.eval_squad_f1);
     if (i < recorded.size()) {
       const auto& window = power.windows().windows()[recorded[i].window];
       e->set_start_s(static_cast<double>(window.begin_ns - power.windows().windows()[run_window].begin_ns) / 1e9);
@@ -535,6 +544,22 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
                    : make_pretrained_model(model_spec, w.pretrained(), num_classes, w.seed()).network;
 
   TrainingConfig config = training_config(spec);
+  // workload.evaluate: the validation split after every epoch, untimed and outside the epochs'
+  // energy windows; workload.target_f1 is judged on it.
+  if (w.has_target_f1()) {
+    check_target_f1(w.target_f1());
+    if (!w.evaluate()) {
+      throw std::invalid_argument(
+          fmt::format("workload.target_f1 {} needs workload.evaluate: true (the target is a dev F1)", w.target_f1()));
+    }
+  }
+  std::optional<ValidationSplit> validation;
+  if (w.evaluate()) {
+    loaders::text::SquadSpanOptions spans;
+    if (w.n_best_size() > 0) spans.n_best_size = w.n_best_size();
+    if (w.max_answer_length() > 0) spans.max_answer_length = w.max_answer_length();
+    validation = open_validation_split(dataset_spec, training_pipeline_options(spec), config, spans);
+  }
 
   // A simulated board paces each minibatch's compute to its time model (modelled_time_pacer.h),
   // so its times follow the mode's clocks; the pacer also pins the rails' activity for the run.
@@ -600,6 +625,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   fill_memory(trained.memory, *result.mutable_memory());
 
   record_epochs(trained.epochs, source.epochs(), power, meters, run_window, baseload_ ? &*baseload_ : nullptr, result);
+  if (w.has_target_f1()) *result.mutable_target() = target_outcome(result.epochs(), w.target_f1());
   const auto trace = power.trace();
   record_minibatches(trained.minibatches, power.has_power() ? &trace : nullptr, result);
   if (spec.measurement().power_samples())

@@ -128,6 +128,33 @@ Row latency_columns(const proto::RunResult& r) {
   };
 }
 
+// Task metrics on the validation split (per epoch) and the run's time and energy to target,
+// after the older columns so that their positions stay as they were. Scores are fractions
+// (_ratio, as analysis/record_fields.cpp reads unit suffixes); eval_loss and target_epoch are
+// informational there.
+Row metric_columns(const proto::RunResult& r, const proto::EpochResult* e) {
+  const bool has_target = r.has_target();
+  const auto& t = r.target();
+  auto epoch_cell = [&](bool (proto::EpochResult::*has)() const, double (proto::EpochResult::*get)() const) {
+    return e != nullptr ? optional_cell((e->*has)(), (e->*get)()) : Cell();
+  };
+  using E = proto::EpochResult;
+  return {
+      {"eval_loss", epoch_cell(&E::has_eval_loss, &E::eval_loss)},
+      {"eval_accuracy_ratio", epoch_cell(&E::has_eval_accuracy, &E::eval_accuracy)},
+      {"eval_entity_precision_ratio", epoch_cell(&E::has_eval_entity_precision, &E::eval_entity_precision)},
+      {"eval_entity_recall_ratio", epoch_cell(&E::has_eval_entity_recall, &E::eval_entity_recall)},
+      {"eval_entity_f1_ratio", epoch_cell(&E::has_eval_entity_f1, &E::eval_entity_f1)},
+      {"eval_exact_match_ratio", epoch_cell(&E::has_eval_exact_match, &E::eval_exact_match)},
+      {"eval_squad_f1_ratio", epoch_cell(&E::has_eval_squad_f1, &E::eval_squad_f1)},
+      {"target_f1_ratio", optional_cell(has_target, t.target_f1())},
+      {"target_epoch", optional_cell(has_target && t.has_epoch(), t.epoch())},
+      {"time_to_target_s", optional_cell(has_target && t.has_time_s(), t.time_s())},
+      {"energy_to_target_j", optional_cell(has_target && t.has_energy_j(), t.energy_j())},
+      {"wall_to_target_s", optional_cell(has_target && t.has_wall_s(), t.wall_s())},
+  };
+}
+
 std::string csv_text(const Cell& cell) {
   if (std::holds_alternative<std::monostate>(cell)) return {};
   if (const auto* d = std::get_if<double>(&cell)) return fmt::format("{}", *d);
@@ -154,6 +181,7 @@ std::size_t export_results(const std::vector<proto::RunResult>& results, ExportF
     Row row = run_columns(run);
     for (auto& cell : epoch_columns(epoch)) row.push_back(std::move(cell));
     for (auto& cell : latency_columns(run)) row.push_back(std::move(cell));
+    for (auto& cell : metric_columns(run, epoch)) row.push_back(std::move(cell));
     if (format == ExportFormat::kCsv) {
       if (rows == 0) {
         for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << row[i].first;

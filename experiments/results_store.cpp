@@ -59,6 +59,23 @@ void migrate_to_device_key(SQLite::Database& db) {
     db.exec(fmt::format("DROP TABLE {}_v4", *table));
 }
 
+// Version 5 -> 6: the task-metric columns, appended. A store migrated from version 4 in the same
+// opening already has them (its tables were created anew from kSchema), so each is added only
+// when missing.
+void add_metric_columns(SQLite::Database& db) {
+  auto add = [&db](const char* table, const auto& columns) {
+    std::vector<std::string> present;
+    SQLite::Statement info(db, fmt::format("PRAGMA table_info({})", table));
+    while (info.executeStep()) present.push_back(info.getColumn(1).getString());
+    for (const auto& [name, type] : columns) {
+      if (std::find(present.begin(), present.end(), name) == present.end())
+        db.exec(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", table, name, type));
+    }
+  };
+  add("runs", proto::kResultsStoreV6RunColumns);
+  add("epochs", proto::kResultsStoreV6EpochColumns);
+}
+
 // Binds an optional value, NULL when absent (never 0 for a missing measurement).
 template <typename T>
 void bind_optional(SQLite::Statement& statement, int index, bool present, T value) {
@@ -94,7 +111,8 @@ void insert_run_row(SQLite::Database& db, const proto::RunResult& result) {
   result.SerializeToString(&blob);
   const auto& requested = result.resolved().has_workload() ? result.resolved() : result.requested();
   const auto& device = requested.device();
-  SQLite::Statement run(db, "INSERT INTO runs VALUES (?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?, ?,?, ?, ?,?,?)");
+  SQLite::Statement run(
+      db, "INSERT INTO runs VALUES (?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?, ?,?, ?, ?,?,?, ?,?,?,?,?)");
   int i = 0;
   run.bind(++i, result.sweep());
   run.bind(++i, result.run_id());
@@ -124,11 +142,18 @@ void insert_run_row(SQLite::Database& db, const proto::RunResult& result) {
   bind_optional(run, ++i, result.adaptive_minibatches() > 0, static_cast<int64_t>(result.adaptive_minibatches()));
   run.bind(++i, result.context().gpio_marker());
   run.bind(++i, result.context().device_id());
+  const bool target = result.has_target();
+  const auto& t = result.target();
+  bind_optional(run, ++i, target, t.target_f1());
+  bind_optional(run, ++i, target && t.has_epoch(), static_cast<int64_t>(t.epoch()));
+  bind_optional(run, ++i, target && t.has_time_s(), t.time_s());
+  bind_optional(run, ++i, target && t.has_energy_j(), t.energy_j());
+  bind_optional(run, ++i, target && t.has_wall_s(), t.wall_s());
   run.exec();
 }
 
 void insert_epoch_rows(SQLite::Database& db, const proto::RunResult& result) {
-  SQLite::Statement epoch(db, "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?)");
+  SQLite::Statement epoch(db, "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?, ?,?,?,?,?,?,?)");
   for (const auto& e : result.epochs()) {
     epoch.reset();
     epoch.clearBindings();
@@ -153,6 +178,13 @@ void insert_epoch_rows(SQLite::Database& db, const proto::RunResult& result) {
     bind_optional(epoch, ++k, e.has_read_ios(), static_cast<int64_t>(e.read_ios()));
     bind_optional(epoch, ++k, e.has_start_s(), e.start_s());
     epoch.bind(++k, result.context().device_id());
+    bind_optional(epoch, ++k, e.has_eval_loss(), e.eval_loss());
+    bind_optional(epoch, ++k, e.has_eval_accuracy(), e.eval_accuracy());
+    bind_optional(epoch, ++k, e.has_eval_entity_precision(), e.eval_entity_precision());
+    bind_optional(epoch, ++k, e.has_eval_entity_recall(), e.eval_entity_recall());
+    bind_optional(epoch, ++k, e.has_eval_entity_f1(), e.eval_entity_f1());
+    bind_optional(epoch, ++k, e.has_eval_exact_match(), e.eval_exact_match());
+    bind_optional(epoch, ++k, e.has_eval_squad_f1(), e.eval_squad_f1());
     epoch.exec();
   }
 }
@@ -315,6 +347,10 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access)
       if (found == 4) {
         migrate_to_device_key(*db_);
         found = 5;
+      }
+      if (found == 5) {
+        add_metric_columns(*db_);
+        found = 6;
       }
       if (found != kSchemaVersion) {
         throw std::runtime_error(

@@ -7,17 +7,23 @@
 
 #include <array>
 #include <string_view>
+#include <utility>
 
 namespace jetchar::experiments::proto {
 
 /// The version the writer stamps into meta.schema_version; older stores are migrated when opened.
-inline constexpr int kResultsStoreSchemaVersion = 5;
+inline constexpr int kResultsStoreSchemaVersion = 6;
 
 /// Table meta: key/value pairs, among them schema_version. Created first, on its own, so that a
 /// store's version can be read before the rest of the schema is created or migrated.
 inline constexpr std::string_view kResultsStoreMetaTable =
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)";
 
+// Schema version 6 added the task metrics: epochs.eval_* (scores on the validation split after
+// the epoch, fractions 0..1, NULL when not evaluated) and runs.target_f1, target_epoch,
+// time_to_target_s, energy_to_target_j, wall_to_target_s (RunResult.target; NULL without a
+// target or while it is not reached), at the end of their tables so that a migrated store
+// (ALTER TABLE ADD COLUMN) has the columns in the same order as a new one.
 // Schema version 5: a run is identified by (sweep, run_id, device_id), so one run id measured on
 // two boards of a fleet is two records (two devices), and every table carries device_id ('' for
 // a run that recorded no board). Version 4 added runs.device_id (nullable, outside the key);
@@ -50,6 +56,7 @@ CREATE TABLE IF NOT EXISTS runs (
   started_utc TEXT, duration_s REAL,
   result BLOB NOT NULL,
   adaptive_minibatches INTEGER, gpio_marker TEXT, device_id TEXT NOT NULL DEFAULT '',
+  target_f1 REAL, target_epoch INTEGER, time_to_target_s REAL, energy_to_target_j REAL, wall_to_target_s REAL,
   PRIMARY KEY (sweep, run_id, device_id));
 CREATE TABLE IF NOT EXISTS epochs (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL,
@@ -57,6 +64,8 @@ CREATE TABLE IF NOT EXISTS epochs (
   loss REAL, accuracy REAL, energy_j REAL, incremental_energy_j REAL, energy_per_sample_j REAL,
   average_power_w REAL, residency_before REAL, residency_after REAL, read_bytes INTEGER, read_ios INTEGER,
   start_s REAL, device_id TEXT NOT NULL DEFAULT '',
+  eval_loss REAL, eval_accuracy REAL, eval_entity_precision REAL, eval_entity_recall REAL, eval_entity_f1 REAL,
+  eval_exact_match REAL, eval_squad_f1 REAL,
   PRIMARY KEY (sweep, run_id, device_id, epoch));
 CREATE TABLE IF NOT EXISTS epoch_meters (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, meter TEXT NOT NULL,
@@ -84,6 +93,24 @@ inline constexpr std::string_view kModePredictionsTable =
     "power_w REAL, power_low_w REAL, power_high_w REAL, "
     "energy_j REAL, energy_low_j REAL, energy_high_j REAL, measured_time_s REAL, measured_power_w REAL, "
     "level REAL NOT NULL, time_form TEXT, power_form TEXT, modelled INTEGER NOT NULL, PRIMARY KEY (sweep, mode))";
+
+/// The columns version 6 added, per table, in their order (the 5 -> 6 migration adds them).
+inline constexpr std::array<std::pair<const char*, const char*>, 5> kResultsStoreV6RunColumns = {{
+    {"target_f1", "REAL"},
+    {"target_epoch", "INTEGER"},
+    {"time_to_target_s", "REAL"},
+    {"energy_to_target_j", "REAL"},
+    {"wall_to_target_s", "REAL"},
+}};
+inline constexpr std::array<std::pair<const char*, const char*>, 7> kResultsStoreV6EpochColumns = {{
+    {"eval_loss", "REAL"},
+    {"eval_accuracy", "REAL"},
+    {"eval_entity_precision", "REAL"},
+    {"eval_entity_recall", "REAL"},
+    {"eval_entity_f1", "REAL"},
+    {"eval_exact_match", "REAL"},
+    {"eval_squad_f1", "REAL"},
+}};
 
 /// The tables kResultsStoreSchema creates, parents first.
 inline constexpr std::array<const char*, 5> kResultsStoreTables = {"runs", "epochs", "epoch_meters", "minibatches",

@@ -491,5 +491,50 @@ TEST(ResultsStoreReaderTest, OneKindGetsNoBoardAxisAndAStoreWithoutDeviceIdsName
   EXPECT_EQ(records[0].axes.count("board"), 0u);
 }
 
+// Schema 6: the dev scores of each epoch and the run's time and energy to target become metrics
+// under the export's names, never axes (each epoch's F1 differs: as an axis it would split one
+// configuration into one per epoch). A version 5 store has none and reads as before.
+TEST(ResultsStoreReaderTest, TaskMetricsAndTimeToTargetAreMetricsNotAxes) {
+  testing::TempDir dir;
+  {
+    Store store(dir.path() / "results.db");
+    store.run("0000-r0", "OK", 4, 612);
+    store.epoch("0000-r0", 0, 2.0, 10.0);
+    store.epoch("0000-r0", 1, 2.0, 10.0);
+    store.db.exec(
+        "UPDATE epochs SET eval_entity_f1 = 0.5 + 0.4 * epoch, eval_loss = 0.7, eval_squad_f1 = NULL, "
+        "eval_exact_match = 0.25 WHERE run_id = '0000-r0'");
+    store.db.exec(
+        "UPDATE runs SET target_f1 = 0.85, target_epoch = 1, time_to_target_s = 4, energy_to_target_j = 20 "
+        "WHERE run_id = '0000-r0'");
+  }
+  const auto records = load_results(dir.path());
+  ASSERT_EQ(records.size(), 2u);
+  const auto& warm = records[1];
+  EXPECT_DOUBLE_EQ(warm.metrics.at("eval_entity_f1_ratio"), 0.9);
+  EXPECT_DOUBLE_EQ(warm.metrics.at("eval_exact_match_ratio"), 0.25);
+  EXPECT_EQ(warm.metrics.count("eval_squad_f1_ratio"), 0u);  // NULL: not measured
+  EXPECT_DOUBLE_EQ(warm.metrics.at("target_f1_ratio"), 0.85);
+  EXPECT_DOUBLE_EQ(warm.metrics.at("time_to_target_s"), 4);
+  EXPECT_DOUBLE_EQ(warm.metrics.at("energy_to_target_j"), 20);
+  EXPECT_EQ(warm.metrics.count("wall_to_target_s"), 0u);
+  EXPECT_DOUBLE_EQ(records[0].metrics.at("eval_entity_f1_ratio"), 0.5);
+  for (const auto& record : records) {
+    for (const auto& [axis, value] : record.axes) {
+      EXPECT_FALSE(axis.starts_with("eval_") || axis.starts_with("target_")) << axis << "=" << value;
+    }
+  }
+
+  testing::TempDir old_dir;
+  {
+    Store store(old_dir.path() / "results.db", 5);
+    store.run("0000-r0", "OK", 4, 612);
+    store.epoch("0000-r0", 1, 2.0, 10.0);
+  }
+  const auto old_records = load_results(old_dir.path());
+  ASSERT_EQ(old_records.size(), 1u);
+  EXPECT_EQ(old_records[0].metrics.count("eval_entity_f1_ratio"), 0u);
+}
+
 }  // namespace
 }  // namespace jetchar::analysis

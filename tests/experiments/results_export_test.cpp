@@ -68,6 +68,41 @@ TEST(ResultsExportTest, JsonlUsesNullForAbsentValues) {
   EXPECT_NE(text.find("\"status\":\"FAILED\""), std::string::npos);
 }
 
+TEST(ResultsExportTest, TaskMetricsAndTimeToTargetFollowTheOlderColumns) {
+  auto runs = two_runs();
+  auto& train = runs[0];
+  train.mutable_epochs(0)->set_eval_entity_f1(0.5);
+  train.mutable_epochs(1)->set_eval_entity_f1(0.875);
+  train.mutable_epochs(1)->set_eval_entity_precision(0.9);
+  train.mutable_epochs(1)->set_eval_squad_f1(0.25);
+  train.mutable_target()->set_target_f1(0.85);
+  train.mutable_target()->set_epoch(1);
+  train.mutable_target()->set_time_s(22);
+  train.mutable_target()->set_energy_j(110.5);
+  std::ostringstream out;
+  export_results(runs, ExportFormat::kCsv, out);
+  std::istringstream lines(out.str());
+  std::string header, first, second, third;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  std::getline(lines, second);
+  std::getline(lines, third);
+  const std::string metrics =
+      ",throughput_samples_per_s,peak_rss_bytes,eval_loss,eval_accuracy_ratio,eval_entity_precision_ratio,"
+      "eval_entity_recall_ratio,eval_entity_f1_ratio,eval_exact_match_ratio,eval_squad_f1_ratio,target_f1_ratio,"
+      "target_epoch,time_to_target_s,energy_to_target_j,wall_to_target_s";
+  EXPECT_TRUE(header.ends_with(metrics)) << header;
+  EXPECT_TRUE(first.ends_with(",,,,,0.5,,,0.85,1,22,110.5,")) << first;  // the run's target on every epoch row
+  EXPECT_TRUE(second.ends_with(",,,0.9,,0.875,,0.25,0.85,1,22,110.5,")) << second;
+  EXPECT_TRUE(third.ends_with(",,,,,,,,,,,,")) << third;  // the failed run: no epoch, no target
+
+  std::ostringstream jsonl;
+  export_results(runs, ExportFormat::kJsonl, jsonl);
+  EXPECT_NE(jsonl.str().find("\"eval_entity_f1_ratio\":0.875"), std::string::npos);
+  EXPECT_NE(jsonl.str().find("\"energy_to_target_j\":110.5"), std::string::npos);
+  EXPECT_NE(jsonl.str().find("\"target_f1_ratio\":null"), std::string::npos);
+}
+
 // The export is for pandas: read it with the real pandas when the machine has it.
 TEST(ResultsExportTest, PandasReadsTheCsv) {
   if (std::system("/usr/bin/python3 -c 'import pandas' 2>/dev/null") != 0)

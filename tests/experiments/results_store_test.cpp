@@ -404,6 +404,88 @@ CREATE INDEX power_samples_run ON power_samples (sweep, run_id);
   EXPECT_EQ(layout_of(db), schema_layout(dir.path()));  // migrated to the one schema, column for column
 }
 
+// A version 5 store gains the task-metric columns at the end of runs and epochs: its rows keep
+// their values with NULL metrics, and a run with dev scores and a target stores them.
+TEST(ResultsStoreTest, AVersionFiveStoreGainsTheTaskMetricColumns) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "results.db";
+  {
+    SQLite::Database db(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(R"sql(
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '5');
+CREATE TABLE runs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, repetition INTEGER NOT NULL,
+  status TEXT NOT NULL, reason TEXT NOT NULL,
+  model TEXT, dataset TEXT, task TEXT, batch_size INTEGER, accumulate INTEGER, workers INTEGER,
+  cache TEXT, power_mode TEXT, cpu_cores INTEGER, cpu_freq_mhz REAL, gpu_freq_mhz REAL, emc_freq_mhz REAL,
+  board_kind TEXT, board_model TEXT, simulated INTEGER, medium TEXT, energy_source TEXT,
+  started_utc TEXT, duration_s REAL,
+  result BLOB NOT NULL,
+  adaptive_minibatches INTEGER, gpio_marker TEXT, device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id));
+CREATE TABLE epochs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL,
+  stall_s REAL, compute_s REAL, e2e_s REAL, samples INTEGER, minibatches INTEGER,
+  loss REAL, accuracy REAL, energy_j REAL, incremental_energy_j REAL, energy_per_sample_j REAL,
+  average_power_w REAL, residency_before REAL, residency_after REAL, read_bytes INTEGER, read_ios INTEGER,
+  start_s REAL, device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id, epoch));
+CREATE TABLE epoch_meters (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, meter TEXT NOT NULL,
+  energy_j REAL, average_power_w REAL, readings INTEGER NOT NULL, gap_s REAL NOT NULL,
+  device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id, epoch, meter));
+CREATE TABLE minibatches (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, idx INTEGER NOT NULL,
+  stall_s REAL, compute_s REAL, energy_j REAL, loss REAL, device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id, epoch, idx));
+CREATE TABLE power_samples (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL,
+  device_id TEXT NOT NULL DEFAULT '');
+CREATE INDEX power_samples_run ON power_samples (sweep, run_id, device_id);
+)sql");
+    std::string blob;
+    make_run("old", 10).SerializeToString(&blob);
+    SQLite::Statement insert(
+        db,
+        "INSERT INTO runs VALUES ('s1', 'old', 0, 'OK', '', 'lenet5', '', 'CLASSIFICATION', 16, 1, 2, "
+        "'WARM', 'MODE_30W', NULL, NULL, 624.75, NULL, '', '', 0, '', '', '', 10, ?, NULL, '', '')");
+    insert.bind(1, blob.data(), static_cast<int>(blob.size()));
+    insert.exec();
+    db.exec("INSERT INTO epochs (sweep, run_id, epoch, e2e_s) VALUES ('s1', 'old', 0, 10)");
+  }
+  {
+    ResultsStore store(file);
+    EXPECT_TRUE(store.contains("s1", "old"));
+    auto run = make_run("new", 10);
+    run.mutable_epochs(0)->set_eval_entity_f1(0.5);
+    run.mutable_epochs(1)->set_eval_entity_f1(0.9);
+    run.mutable_epochs(1)->set_eval_exact_match(0.75);
+    run.mutable_target()->set_target_f1(0.85);
+    run.mutable_target()->set_epoch(1);
+    run.mutable_target()->set_time_s(21);
+    run.mutable_target()->set_energy_j(100);
+    store.save(run);
+    EXPECT_DOUBLE_EQ(store.load("s1", "new")->target().energy_j(), 100);
+  }
+  SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "6");
+  EXPECT_EQ(layout_of(db), schema_layout(dir.path()));  // the columns in the new schema's order
+  EXPECT_TRUE(db.execAndGet("SELECT eval_entity_f1 FROM epochs WHERE run_id = 'old'").isNull());
+  EXPECT_TRUE(db.execAndGet("SELECT target_f1 FROM runs WHERE run_id = 'old'").isNull());
+  EXPECT_DOUBLE_EQ(db.execAndGet("SELECT eval_entity_f1 FROM epochs WHERE run_id = 'new' AND epoch = 1").getDouble(),
+                   0.9);
+  EXPECT_DOUBLE_EQ(db.execAndGet("SELECT eval_exact_match FROM epochs WHERE run_id = 'new' AND epoch = 1").getDouble(),
+                   0.75);
+  EXPECT_TRUE(db.execAndGet("SELECT eval_squad_f1 FROM epochs WHERE run_id = 'new' AND epoch = 1").isNull());
+  EXPECT_DOUBLE_EQ(db.execAndGet("SELECT target_f1 FROM runs WHERE run_id = 'new'").getDouble(), 0.85);
+  EXPECT_EQ(db.execAndGet("SELECT target_epoch FROM runs WHERE run_id = 'new'").getInt(), 1);
+  EXPECT_DOUBLE_EQ(db.execAndGet("SELECT time_to_target_s FROM runs WHERE run_id = 'new'").getDouble(), 21);
+  EXPECT_DOUBLE_EQ(db.execAndGet("SELECT energy_to_target_j FROM runs WHERE run_id = 'new'").getDouble(), 100);
+  EXPECT_TRUE(db.execAndGet("SELECT wall_to_target_s FROM runs WHERE run_id = 'new'").isNull());
+}
+
 // A process killed while saving leaves either the whole run or nothing.
 TEST(ResultsStoreTest, KilledSaveIsAllOrNothing) {
   testing::TempDir dir;
