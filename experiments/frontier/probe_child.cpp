@@ -46,7 +46,7 @@ std::string one_line(std::string text) {
 
 }  // namespace
 
-std::filesystem::path own_executable() { return std::filesystem::read_symlink("/proc/self/exe"); }
+std::filesystem::path own_executable() { return "/proc/self/exe"; }
 
 ProbeOutcome outcome_without_verdict(int signal, int exit_code, const std::string& stderr_tail) {
   ProbeOutcome outcome;

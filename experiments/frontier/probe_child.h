@@ -25,7 +25,9 @@ struct ProbeCommand {
   std::optional<std::chrono::seconds> timeout;
 };
 
-/// The running program's own executable (/proc/self/exe), for probes that re-execute it.
+/// The running program's own executable for probes that re-execute it: /proc/self/exe itself, not
+/// the path it links to, so that a child runs the very image this process runs even when the file
+/// was rebuilt or removed during a long search (a rebuild once made a probe's execv fail with 127).
 std::filesystem::path own_executable();
 
 /// Throws std::system_error when the child cannot be started; everything after that is the outcome.
