@@ -47,12 +47,6 @@ void wait_until_done(const ControlInterrupt& interrupt, double duration_s, const
   }
 }
 
-double default_voltage_mv(const std::string& protocol) {
-  if (protocol == "wattsup") return 230000.0;       // mains
-  if (protocol.rfind("um", 0) == 0) return 5000.0;  // USB
-  return 19000.0;                                   // a Jetson barrel-jack supply
-}
-
 struct SimulateOptions {
   std::string protocol;
   std::string trace_file;
@@ -64,7 +58,7 @@ struct SimulateOptions {
 };
 
 void run_simulate(const SimulateOptions& o) {
-  const double voltage = o.voltage_mv.value_or(default_voltage_mv(o.protocol));
+  const double voltage = o.voltage_mv.value_or(meters::typical_supply_mv(o.protocol));
   meters::SyntheticPowerTrace trace = o.trace_file.empty()
                                           ? meters::SyntheticPowerTrace::standard(voltage)
                                           : meters::SyntheticPowerTrace::from_csv(o.trace_file, voltage);
@@ -127,8 +121,7 @@ void run_read(const ReadOptions& o) {
   }
   if (trace.size() >= 2) {
     const auto e =
-        energy::integrate(trace, 0, trace.time_ns(0), trace.time_ns(trace.size() - 1),
-                          averages ? energy::Integration::kBackwardRectangle : energy::Integration::kTrapezoid);
+        energy::integrate(trace, 0, trace.time_ns(0), trace.time_ns(trace.size() - 1), reader.protocol().integration());
     std::fprintf(stderr,
                  "jetchar: %llu readings, energy %.3f J over %.3f s (%s), %llu bad frames, %llu garbage bytes\n",
                  static_cast<unsigned long long>(status.readings), e.energy_mj.value_or(0.0) / 1000.0,

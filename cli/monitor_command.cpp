@@ -5,32 +5,31 @@
 //
 // The measuring is the library's measurement session (jetson/measurement/measurement_session.h),
 // the same a sweep's runs use: the sampler, the meter, the meter's alignment onto the onboard clock,
-// the energy and the sample log. This file parses the options and prints.
+// the energy and the sample log, run for the monitored span (monitored_span.h) and worded by
+// session_summary.h and live_telemetry_line.h. This file parses the options and prints.
 #include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "cli/option_checks.h"
 #include "jetson/control/control_interrupt.h"
 #include "jetson/discovery/board_handle.h"
-#include "jetson/energy/baseload.h"
 #include "jetson/measurement/measurement_session.h"
+#include "jetson/measurement/monitored_span.h"
 #include "jetson/measurement/sample_log.h"
-#include "jetson/telemetry/telemetry_line.h"
+#include "jetson/measurement/session_summary.h"
+#include "jetson/telemetry/live_telemetry_line.h"
 #include "sysfs/monotonic_clock.h"
 
 namespace {
@@ -76,147 +75,7 @@ std::unique_ptr<measurement::SampleLog> open_log(const MonitorOptions& o, const 
                                                                   meters, "--csv");
 }
 
-void print_header(const std::string& board_label, double rate_hz, const TelemetrySampler& sampler) {
-  std::fprintf(stderr, "jetchar monitor: %s, %.3g Hz, %zu fields\n", board_label.c_str(), rate_hz,
-               sampler.layout().fields.size());
-  const auto opt = [](const auto& v) { return v ? std::to_string(*v) : std::string("-"); };
-  for (const auto& ina : sampler.power_monitor_settings()) {
-    std::fprintf(stderr, "  power monitor %s (%s): samples %s, update_interval %s ms, running_mode %s\n",
-                 ina.device.c_str(), ina.driver.c_str(), opt(ina.samples).c_str(), opt(ina.update_interval_ms).c_str(),
-                 opt(ina.running_mode).c_str());
-  }
-  for (const auto& note : sampler.notes()) std::fprintf(stderr, "  absent: %s\n", note.c_str());
-}
-
-void print_baseload(const energy::Baseload& b, const std::string& title) {
-  std::printf("%s over %.3f s\n", title.c_str(), static_cast<double>(b.end_ns - b.begin_ns) / 1e9);
-  std::printf("  %-20s %12s %12s %12s %12s %8s\n", "rail", "mean_mW", "stddev_mW", "min_mW", "max_mW", "samples");
-  for (const auto& rail : b.rails) {
-    const auto f = [](std::optional<double> v) { return v ? fmt::format("{:.1f}", *v) : std::string("-"); };
-    std::printf("  %-20s %12s %12s %12s %12s %8zu  %s\n", rail.name.c_str(), f(rail.mean_power_mw).c_str(),
-                f(rail.stddev_mw).c_str(), f(rail.min_mw).c_str(), f(rail.max_mw).c_str(), rail.samples,
-                std::string(energy::to_string(rail.role)).c_str());
-  }
-  if (b.total_power_mw) std::printf("  total: %.1f mW (%s)\n", *b.total_power_mw, b.total.label.c_str());
-  else std::printf("  total: - (%s)\n", b.total.label.c_str());
-}
-
-void print_baseloads(measurement::MeasurementSession& session, std::int64_t begin_ns, std::int64_t end_ns) {
-  print_baseload(energy::measure_baseload(session.onboard().trace(), begin_ns, end_ns),
-                 "idle power (baseload), onboard rails");
-  if (session.meters().empty()) return;
-  const auto& trace = session.meters().alignment(0).trace;
-  if (trace.size() < 2) return;
-  print_baseload(
-      energy::measure_baseload(trace, trace.time_ns(0), trace.time_ns(trace.size() - 1),
-                               session.meters().protocol(0).reports_averages() ? energy::Integration::kBackwardRectangle
-                                                                               : energy::Integration::kTrapezoid),
-      "idle power (baseload), external meter");
-}
-
-void print_energy(const measurement::SessionEnergy& e, const measurement::MeterSession& meters) {
-  const double window_s = static_cast<double>(e.end_ns - e.begin_ns) / 1e9;
-  if (!e.onboard) {
-    std::fprintf(stderr, "energy: no power rails or energy counters on this board\n");
-  } else {
-    std::fprintf(stderr, "energy over %.3f s:", window_s);
-    for (const auto& rail : e.onboard->rails) {
-      if (rail.energy.energy_mj) std::fprintf(stderr, " %s %.3f J", rail.name.c_str(), *rail.energy.energy_mj / 1000);
-    }
-    if (e.onboard->total_energy_mj)
-      std::fprintf(stderr, "; total %.3f J (%s)", *e.onboard->total_energy_mj / 1000, e.onboard->total.label.c_str());
-    std::fprintf(stderr, "\n");
-  }
-  if (e.meters.empty()) return;
-  const auto& m = e.meters.front();
-  if (m.channel.energy_mj) {
-    std::fprintf(stderr, "meter energy: %.3f J over the onboard window (%.3f s%s)\n", *m.channel.energy_mj / 1000,
-                 window_s,
-                 m.whole_energy_mj()
-                     ? ""
-                     : fmt::format(", meter covers {:.3f} s of it, {:.3f} s in gaps",
-                                   static_cast<double>(m.channel.covered_ns) / 1e9, static_cast<double>(m.gap_ns) / 1e9)
-                           .c_str());
-  } else {
-    std::fprintf(stderr, "meter energy: - (no meter readings inside the onboard window)\n");
-  }
-  const auto& a = meters.alignment(0);
-  const std::string clock =
-      a.fit ? fmt::format(
-                  "meter clock {} over {} reports in {} stretch(es) (interval {:.3f} ms, receive delay up to {:.1f} ms "
-                  "removed)",
-                  a.clock == "clock fit" ? "fitted"
-                                         : "placed at the nominal interval (arrival too bursty to fit a slope)",
-                  a.trace.size(), a.stretches, a.fit->interval_ns / 1e6, a.fit->max_delay_ns / 1e6)
-            : "host receive times (too few reports to fit)";
-  std::fprintf(stderr, "  alignment: %s; offset vs onboard total: %s\n", clock.c_str(), a.offset_note.c_str());
-}
-
-void print_meter_status(const measurement::MeterSession& meters) {
-  if (meters.empty()) return;
-  const auto status = meters.status(0);
-  std::fprintf(stderr, "meter %s: %llu readings, %zu gaps, %llu bad frames%s%s\n", meters.protocol(0).name().data(),
-               static_cast<unsigned long long>(status.readings), meters.gaps(0).size(),
-               static_cast<unsigned long long>(status.protocol.bad_frames),
-               status.last_error.empty() ? "" : ", last error: ", status.last_error.c_str());
-}
-
-void print_sampler_cost(const SamplerStats& stats, double rate_hz) {
-  const double achieved =
-      stats.elapsed_ns > 0 ? static_cast<double>(stats.samples) * 1e9 / static_cast<double>(stats.elapsed_ns) : 0;
-  std::fprintf(stderr,
-               "sampler: %llu samples at %.2f Hz (asked %.3g), %llu missed deadlines, %llu dropped; cost %.1f us CPU "
-               "per sample, %.3f %% of one core\n",
-               static_cast<unsigned long long>(stats.samples), achieved, rate_hz,
-               static_cast<unsigned long long>(stats.missed_deadlines), static_cast<unsigned long long>(stats.dropped),
-               stats.cpu_ns_per_sample() / 1e3, 100.0 * stats.cpu_fraction());
-}
-
-// The live display: the newest sample, as one refreshing line on a terminal or a line per second
-// otherwise (none when every sample goes to a log file or while measuring a baseload).
-class LiveDisplay {
- public:
-  LiveDisplay(const TelemetryLayout& layout, bool tty, bool quiet, std::int64_t t0)
-      : formatter_(layout), tty_(tty), quiet_(quiet), t0_(t0), next_print_(t0 + 1'000'000'000) {}
-
-  void sample(const TelemetrySample& s) {
-    std::lock_guard lock(mutex_);
-    latest_ = s;
-  }
-  void meter_power(std::optional<double> mw) {
-    if (mw) meter_mw_ = mw;
-  }
-  void show(bool final) {
-    std::optional<TelemetrySample> s;
-    {
-      std::lock_guard lock(mutex_);
-      s = latest_;
-    }
-    if (quiet_ || !s) return;
-    if (s->time_ns == shown_ns_) {
-      if (final && tty_) std::printf("\n");  // ends the refreshing line
-      return;
-    }
-    shown_ns_ = s->time_ns;
-    const std::string line = formatter_.format(*s, meter_mw_);
-    if (tty_) {
-      std::printf("\r\033[K%s%s", line.c_str(), final ? "\n" : "");
-    } else if (s->time_ns >= next_print_ || final) {
-      std::printf("%.3f %s\n", static_cast<double>(s->time_ns - t0_) / 1e9, line.c_str());
-      next_print_ += 1'000'000'000;
-    }
-    std::fflush(stdout);
-  }
-
- private:
-  TelemetryLineFormatter formatter_;
-  bool tty_, quiet_;
-  std::int64_t t0_, next_print_;
-  std::int64_t shown_ns_ = -1;
-  std::mutex mutex_;
-  std::optional<TelemetrySample> latest_;
-  std::optional<double> meter_mw_;
-};
+void print(std::FILE* stream, const std::string& text) { std::fputs(text.c_str(), stream); }
 
 void run_monitor(MonitorOptions o) {
   // The same --board/--root handling as every other command (jetson/discovery/board_handle.h). A simulated
@@ -239,59 +98,52 @@ void run_monitor(MonitorOptions o) {
   session.start_meters();
   auto log = open_log(o, layout, session.meters().size());
   if (log) log->set_origin_ns(t0);
-  LiveDisplay display(layout, tty, o.baseload_s > 0 || (!tty && log), t0);
-  // The session samples on while it stops (it drains until its trace covers the stop): samples
-  // after the monitored span are not the monitor's to log or show.
-  std::atomic<std::int64_t> last_ns{INT64_MAX};
-  session.onboard().set_sample_listener([&](const TelemetrySample& s) {
-    if (s.time_ns > last_ns.load()) return;
-    if (log) log->sample(s);
-    display.sample(s);
-  });
-  // --duration counts from here, where sampling starts (the meters, already reporting, were
-  // waited for above; starting the sampler and printing the header count as monitoring time).
-  const std::int64_t begin = monotonic_ns();
-  session.start();
+  LiveTelemetryLine live(layout, tty, o.baseload_s > 0 || (!tty && log), t0);
+  const auto show = [&live](bool final) {
+    if (const std::string text = live.show(final); !text.empty()) {
+      print(stdout, text);
+      std::fflush(stdout);
+    }
+  };
+  measurement::MonitoredSpan span(
+      session,
+      [&](const TelemetrySample& s) {
+        if (log) log->sample(s);
+        live.sample(s);
+      },
+      [&](const meters::MeterReading& r) {
+        if (log) log->meter(r);
+        live.meter_power(r.power_mw);
+      });
+  span.start(o.baseload_s > 0 ? o.baseload_s : o.duration_s);
 
   // From here on a signal ends the monitor with its summary (and status 130), not mid-sample.
   const ControlInterrupt interrupt;
-  print_header(board_label, o.rate_hz, session.onboard().sampler());
-
-  const double duration_s = o.baseload_s > 0 ? o.baseload_s : o.duration_s;
-  const std::int64_t end = duration_s > 0 ? begin + static_cast<std::int64_t>(duration_s * 1e9) : INT64_MAX;
+  print(stderr, measurement::sampler_header_text(board_label, o.rate_hz, session.onboard().sampler()));
   const auto display_period_ns = std::max<std::int64_t>(static_cast<std::int64_t>(1e9 / o.rate_hz), 200'000'000);
-  std::vector<std::vector<meters::MeterReading>> readings;
-  const auto pump = [&](bool final) {
-    readings.clear();
-    session.meters().drain(readings);
-    for (const auto& r : readings.empty() ? std::vector<meters::MeterReading>{} : readings.front()) {
-      if (log) log->meter(r);
-      display.meter_power(r.power_mw);
-    }
-    display.show(final);
-  };
-  while (interrupt.signal() == 0 && monotonic_ns() < end) {
-    const auto wait_ns = std::min<std::int64_t>(display_period_ns, std::max<std::int64_t>(end - monotonic_ns(), 0));
-    interrupt.wait(std::chrono::ceil<std::chrono::milliseconds>(std::chrono::nanoseconds(wait_ns)));
-    pump(false);
+  while (interrupt.signal() == 0 && span.running()) {
+    interrupt.wait(span.next_wait(display_period_ns));
+    span.pump();
+    show(false);
   }
-  last_ns.store(std::min(end, monotonic_ns()));
-  pump(false);
-  session.stop();
-  pump(true);
+  span.end();
+  show(false);
+  span.stop();
+  show(true);
   if (board.simulated()) board.sim->stop_refresh();
 
-  const auto span = session.sampled_span();
+  const auto sampled = session.sampled_span();
   if (o.baseload_s > 0) {
-    if (!span) throw std::runtime_error("baseload: fewer than two samples were taken; use a longer --baseload");
-    print_baseloads(session, span->first, span->second);
-  } else if (span) {
-    const auto e = session.energy(span->first, span->second);
-    print_energy(e, session.meters());
+    if (!sampled) throw std::runtime_error("baseload: fewer than two samples were taken; use a longer --baseload");
+    for (const auto& source : measurement::session_baseloads(session, sampled->first, sampled->second))
+      print(stdout, measurement::baseload_text(source));
+  } else if (sampled) {
+    const auto e = session.energy(sampled->first, sampled->second);
+    print(stderr, measurement::energy_text(e, session.meters()));
     if (log) log->summary(e, session.meters());
   }
-  print_meter_status(session.meters());
-  print_sampler_cost(session.onboard().stats(), o.rate_hz);
+  print(stderr, measurement::meter_status_text(session.meters()));
+  print(stderr, measurement::sampler_cost_text(session.onboard().stats(), o.rate_hz));
   if (const int signal = interrupt.signal(); signal != 0) {
     throw jetchar::cli::CommandExit(jetchar::cli::kInterrupted,
                                     fmt::format("stopped by {}", signal == SIGINT ? "SIGINT" : "SIGTERM"));

@@ -164,10 +164,7 @@ std::vector<MeterWindowEnergy> MeterSession::energy(std::int64_t begin_ns, std::
     for (const auto& g : meter->gaps) e.gap_ns += overlap_ns(g.begin_ns + offset, g.end_ns + offset, begin_ns, end_ns);
     const auto& trace = meter->alignment.trace;
     if (!trace.empty() && end_ns > begin_ns) {
-      e.channel =
-          energy::integrate(trace, 0, begin_ns, end_ns,
-                            meter->reader->protocol().reports_averages() ? energy::Integration::kBackwardRectangle
-                                                                         : energy::Integration::kTrapezoid);
+      e.channel = energy::integrate(trace, 0, begin_ns, end_ns, meter->reader->protocol().integration());
     }
     out.push_back(std::move(e));
   }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jetson/energy/energy_integrator.h"
 #include "jetson/meters/meter_reading.h"
 
 namespace jetchar::jetson::meters {
@@ -43,6 +44,12 @@ class MeterProtocol {
                         std::string& reply) = 0;
 
   virtual ProtocolStats stats() const = 0;
+
+  /// How the readings integrate into energy: an average over the interval before each report
+  /// holds for that interval (backward rectangles), an instantaneous value is interpolated (trapezoids).
+  energy::Integration integration() const {
+    return reports_averages() ? energy::Integration::kBackwardRectangle : energy::Integration::kTrapezoid;
+  }
   /// Records the meter says were lost (INA line sequence jumps).
   virtual std::uint64_t lost_records() const { return 0; }
 };
