@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "jetson/discovery/board_description.h"
 #include "jetson/discovery/board_info_json.h"
 #include "jetson/discovery/board_info_text.h"
 #include "jetson/simulated/board_fixture.h"
@@ -30,9 +31,9 @@ BoardOrigin sim_origin(const std::string& name) {
 }
 
 // Exactly what `jetchar device info --board sim:<name> --json` prints.
-std::string device_info_json(const ExpandedFixture& fixture) {
-  const BoardInfo info = discover_board_info(jetchar::sysfs::Root(fixture.root_dir()));
-  return to_json(info, sim_origin(fixture.name())).dump(2) + "\n";
+std::string device_info_json(const std::string& name) {
+  const BoardDescription board = describe_board("sim:" + name, std::nullopt);
+  return to_json(board.info, board.origin).dump(2) + "\n";
 }
 
 std::string slurp(const fs::path& file) {
@@ -47,8 +48,7 @@ std::string slurp(const fs::path& file) {
 class DeviceInfoGoldenFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DeviceInfoGoldenFixture, JsonMatchesTheGoldenFile) {
-  const ExpandedFixture fixture(GetParam());
-  const std::string actual = device_info_json(fixture);
+  const std::string actual = device_info_json(GetParam());
   const fs::path golden = jetchar::testing::source_dir() / "tests/expected/device-info" / (GetParam() + ".json");
   if (const char* update = std::getenv("JETCHAR_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
     fs::create_directories(golden.parent_path());
