@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 #include "cli/option_checks.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/checkpoints/pretrained_vocab.h"
+#include "experiments/models/model_dataset_fit.h"
 #include "experiments/models/registry.h"
 #include "experiments/torch_device.h"
 #include "experiments/training/training_runner.h"
@@ -47,44 +49,16 @@ struct TrainOptions {
   bool json = false;
 };
 
-// Whether the data set's samples fit the model's input and task; throws naming both otherwise.
-void check_compatible(const experiments::ModelSpec& spec, const loaders::DatasetInfo& info) {
-  const auto& layout = info.layout;
-  bool fits = false;
-  if (!spec.token_input()) {
-    fits = layout.input_type == loaders::InputType::kFloat32 && layout.input_shape.size() == 3 &&
-           layout.input_shape[0] == spec.default_input[0] && layout.target_shape.empty();
-  } else if (layout.input_type == loaders::InputType::kInt64 && layout.input_shape.size() == 1) {
-    const auto length = layout.input_shape[0];
-    switch (spec.task) {
-      case experiments::Task::kSequenceClassification: fits = layout.target_shape.empty(); break;
-      case experiments::Task::kTokenClassification:
-        fits = layout.target_shape == std::vector<std::int64_t>{length};
-        break;
-      case experiments::Task::kQuestionAnswering: fits = layout.target_shape == std::vector<std::int64_t>{2}; break;
-      default: break;
-    }
-  }
-  if (!fits) {
-    throw std::invalid_argument(
-        fmt::format("model {} ({}, input {}) does not fit data set {} (input {}, target shape [{}])", spec.name,
-                    experiments::task_name(spec.task), spec.input_description(), info.name,
-                    fmt::join(layout.input_shape, "x"), fmt::join(layout.target_shape, ",")));
-  }
-}
-
 std::string seconds(std::int64_t ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e9); }
 
 std::string percent(const std::optional<double>& value) {
   return value ? fmt::format("{:.2f}", *value * 100) : std::string("-");
 }
 
-void run_train(const TrainOptions& options) {
-  using namespace jetchar::experiments;
-  const auto& spec = find_model(options.model);
-  TrainingConfig config;
-  config.device = parse_device(options.device);
-  config.precision = parse_precision(options.precision);
+experiments::TrainingConfig training_config(const TrainOptions& options) {
+  experiments::TrainingConfig config;
+  config.device = experiments::parse_device(options.device);
+  config.precision = experiments::parse_precision(options.precision);
   config.epochs = options.epochs;
   config.accumulate = options.accumulate;
   config.max_batches = options.max_batches;
@@ -92,6 +66,86 @@ void run_train(const TrainOptions& options) {
   config.warmup_proportion = options.warmup_proportion;
   config.seed = options.seed;
   config.sync_per_batch = !options.async;
+  return config;
+}
+
+// The test split in order (not shuffled), evaluated after every epoch (--eval).
+std::unique_ptr<loaders::Pipeline> open_eval_source(const loaders::DatasetSpec& dataset_spec,
+                                                    loaders::PipelineOptions eval_options,
+                                                    experiments::TrainingConfig& config) {
+  eval_options.shuffle = false;
+  auto test_spec = dataset_spec;
+  test_spec.split = "test";
+  auto test_set = loaders::open_dataset(test_spec);
+  config.eval_labels = test_set->info().classes;
+  auto eval_source = std::make_unique<loaders::Pipeline>(test_set, eval_options);
+  config.eval_source = eval_source.get();
+  return eval_source;
+}
+
+// A progress bar on stderr: the epoch and its minibatches, erased when the epoch ends.
+std::function<void(const experiments::TrainingProgress&)> progress_bar(std::int64_t epochs) {
+  return [epochs](const experiments::TrainingProgress& progress) {
+    constexpr int kWidth = 30;
+    const auto filled = progress.batches_planned > 0 ? progress.batch * kWidth / progress.batches_planned : 0;
+    std::fprintf(stderr, "\repoch %lld/%lld [%s%s] %lld/%lld", static_cast<long long>(progress.epoch + 1),
+                 static_cast<long long>(epochs), std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(kWidth - filled), '.').c_str(),
+                 static_cast<long long>(progress.batch), static_cast<long long>(progress.batches_planned));
+    if (progress.batch == progress.batches_planned) std::fputs("\r\033[K", stderr);
+  };
+}
+
+void print_pretrained(const experiments::PretrainedLoad& pretrained) {
+  fmt::print("pretrained {}: {} tensors loaded, {} fresh{}, {} unused\n", pretrained.weights_file,
+             pretrained.loaded_tensors, pretrained.fresh.size(),
+             pretrained.fresh.empty() ? "" : fmt::format(" ({})", fmt::join(pretrained.fresh, ", ")),
+             pretrained.unused.size());
+}
+
+// The settings line, the per-epoch table, entity scores, later-epoch medians and memory peaks.
+void print_result(const experiments::TrainingResult& result, const TrainOptions& options,
+                  const std::string& dataset_name) {
+  fmt::print(
+      "model {} ({} parameters)  data {}  batch {} x accumulate {}  workers {}  device {}  precision {}  "
+      "optimizer {} lr {}  seed {}  threads {}  timing {}\n",
+      result.model, result.parameters, dataset_name, options.batch, result.accumulate, options.workers, result.device,
+      result.precision, result.optimizer, result.learning_rate, result.seed, result.threads,
+      result.synchronized ? "synchronized per minibatch" : "async (host-side times)");
+  fmt::print("{:>5} {:>8} {:>10} {:>11} {:>9} {:>10} {:>9} {:>10} {:>9}\n", "epoch", "batches", "stall s", "compute s",
+             "E2E s", "samples/s", "loss", "train %", "eval %");
+  for (const auto& epoch : result.epochs) {
+    fmt::print("{:>5} {:>8} {:>10} {:>11} {:>9} {:>10.1f} {:>9} {:>10} {:>9}{}\n", epoch.epoch, epoch.batches,
+               seconds(epoch.stall_ns), seconds(epoch.compute_ns), seconds(epoch.e2e_ns), epoch.samples_per_s(),
+               epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-", percent(epoch.train_accuracy),
+               percent(epoch.eval_accuracy), epoch.completed ? "" : "  (incomplete)");
+  }
+  for (const auto& epoch : result.epochs) {
+    if (epoch.eval_entity_f1) {
+      fmt::print("epoch {} entities on the test split: precision {:.2f} %, recall {:.2f} %, F1 {:.2f} %\n", epoch.epoch,
+                 *epoch.eval_entity_precision * 100, *epoch.eval_entity_recall * 100, *epoch.eval_entity_f1 * 100);
+    }
+  }
+  const auto summary = result.summary();
+  if (summary.later_e2e_ns_median) {
+    fmt::print("later epochs (median): stall {} s, compute {} s, E2E {} s, {:.1f} samples/s\n",
+               seconds(static_cast<std::int64_t>(*summary.later_stall_ns_median)),
+               seconds(static_cast<std::int64_t>(*summary.later_compute_ns_median)),
+               seconds(static_cast<std::int64_t>(*summary.later_e2e_ns_median)), *summary.later_samples_per_s_median);
+  }
+  const auto& memory = result.memory;
+  fmt::print("memory: peak RSS {} MiB, lowest MemAvailable {} MiB{}\n",
+             memory.peak_rss_kib ? fmt::format("{:.1f}", *memory.peak_rss_kib / 1024.0) : "-",
+             memory.min_mem_available_kib ? fmt::format("{:.1f}", *memory.min_mem_available_kib / 1024.0) : "-",
+             memory.cuda_peak_allocated_bytes
+                 ? fmt::format(", CUDA peak allocated {:.1f} MiB", *memory.cuda_peak_allocated_bytes / 1048576.0)
+                 : "");
+}
+
+void run_train(const TrainOptions& options) {
+  using namespace jetchar::experiments;
+  const auto& spec = find_model(options.model);
+  TrainingConfig config = training_config(options);
   if (options.threads) {
     if (*options.threads < 1)
       throw std::invalid_argument(fmt::format("--threads {} must be at least 1", *options.threads));
@@ -101,7 +155,7 @@ void run_train(const TrainOptions& options) {
   auto dataset_spec = loaders::resolve_dataset_spec(options.dataset);
   if (options.pretrained) use_pretrained_vocab(dataset_spec, *options.pretrained);
   std::shared_ptr<const loaders::Dataset> train_set = loaders::open_dataset(dataset_spec);
-  check_compatible(spec, train_set->info());
+  require_model_fits_dataset(spec, train_set->info());
   loaders::PipelineOptions pipeline_options;
   pipeline_options.batch_size = options.batch;
   pipeline_options.num_workers = options.workers;
@@ -109,16 +163,7 @@ void run_train(const TrainOptions& options) {
   pipeline_options.pin_memory = config.device.is_cuda();
   loaders::Pipeline source(train_set, pipeline_options);
   std::unique_ptr<loaders::Pipeline> eval_source;
-  if (options.eval) {
-    auto eval_options = pipeline_options;
-    eval_options.shuffle = false;
-    auto test_spec = dataset_spec;
-    test_spec.split = "test";
-    auto test_set = loaders::open_dataset(test_spec);
-    config.eval_labels = test_set->info().classes;
-    eval_source = std::make_unique<loaders::Pipeline>(test_set, eval_options);
-    config.eval_source = eval_source.get();
-  }
+  if (options.eval) eval_source = open_eval_source(dataset_spec, pipeline_options, config);
   const auto classes = static_cast<std::int64_t>(train_set->info().classes.size());
   const auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
   std::optional<PretrainedLoad> pretrained;
@@ -131,18 +176,7 @@ void run_train(const TrainOptions& options) {
     model = make_model(spec, num_classes);
   }
 
-  const bool bar = !options.json && ::isatty(STDERR_FILENO) == 1;
-  if (bar) {
-    config.on_batch = [epochs = options.epochs](const TrainingProgress& progress) {
-      constexpr int kWidth = 30;
-      const auto filled = progress.batches_planned > 0 ? progress.batch * kWidth / progress.batches_planned : 0;
-      std::fprintf(stderr, "\repoch %lld/%lld [%s%s] %lld/%lld", static_cast<long long>(progress.epoch + 1),
-                   static_cast<long long>(epochs), std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                   std::string(static_cast<std::size_t>(kWidth - filled), '.').c_str(),
-                   static_cast<long long>(progress.batch), static_cast<long long>(progress.batches_planned));
-      if (progress.batch == progress.batches_planned) std::fputs("\r\033[K", stderr);
-    };
-  }
+  if (!options.json && ::isatty(STDERR_FILENO) == 1) config.on_batch = progress_bar(options.epochs);
   const sysfs::Root root;
   const auto result = train(*model, source, config, root, spec.name);
   if (options.json) {
@@ -150,47 +184,8 @@ void run_train(const TrainOptions& options) {
     if (pretrained) json["pretrained"] = to_json(*pretrained);
     fmt::print("{}\n", json.dump(2));
   } else {
-    if (pretrained) {
-      fmt::print("pretrained {}: {} tensors loaded, {} fresh{}, {} unused\n", pretrained->weights_file,
-                 pretrained->loaded_tensors, pretrained->fresh.size(),
-                 pretrained->fresh.empty() ? "" : fmt::format(" ({})", fmt::join(pretrained->fresh, ", ")),
-                 pretrained->unused.size());
-    }
-    fmt::print(
-        "model {} ({} parameters)  data {}  batch {} x accumulate {}  workers {}  device {}  precision {}  "
-        "optimizer {} lr {}  seed {}  threads {}  timing {}\n",
-        result.model, result.parameters, train_set->info().name, options.batch, result.accumulate, options.workers,
-        result.device, result.precision, result.optimizer, result.learning_rate, result.seed, result.threads,
-        result.synchronized ? "synchronized per minibatch" : "async (host-side times)");
-    fmt::print("{:>5} {:>8} {:>10} {:>11} {:>9} {:>10} {:>9} {:>10} {:>9}\n", "epoch", "batches", "stall s",
-               "compute s", "E2E s", "samples/s", "loss", "train %", "eval %");
-    for (const auto& epoch : result.epochs) {
-      fmt::print("{:>5} {:>8} {:>10} {:>11} {:>9} {:>10.1f} {:>9} {:>10} {:>9}{}\n", epoch.epoch, epoch.batches,
-                 seconds(epoch.stall_ns), seconds(epoch.compute_ns), seconds(epoch.e2e_ns), epoch.samples_per_s(),
-                 epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-", percent(epoch.train_accuracy),
-                 percent(epoch.eval_accuracy), epoch.completed ? "" : "  (incomplete)");
-    }
-    for (const auto& epoch : result.epochs) {
-      if (epoch.eval_entity_f1) {
-        fmt::print("epoch {} entities on the test split: precision {:.2f} %, recall {:.2f} %, F1 {:.2f} %\n",
-                   epoch.epoch, *epoch.eval_entity_precision * 100, *epoch.eval_entity_recall * 100,
-                   *epoch.eval_entity_f1 * 100);
-      }
-    }
-    const auto summary = result.summary();
-    if (summary.later_e2e_ns_median) {
-      fmt::print("later epochs (median): stall {} s, compute {} s, E2E {} s, {:.1f} samples/s\n",
-                 seconds(static_cast<std::int64_t>(*summary.later_stall_ns_median)),
-                 seconds(static_cast<std::int64_t>(*summary.later_compute_ns_median)),
-                 seconds(static_cast<std::int64_t>(*summary.later_e2e_ns_median)), *summary.later_samples_per_s_median);
-    }
-    const auto& memory = result.memory;
-    fmt::print("memory: peak RSS {} MiB, lowest MemAvailable {} MiB{}\n",
-               memory.peak_rss_kib ? fmt::format("{:.1f}", *memory.peak_rss_kib / 1024.0) : "-",
-               memory.min_mem_available_kib ? fmt::format("{:.1f}", *memory.min_mem_available_kib / 1024.0) : "-",
-               memory.cuda_peak_allocated_bytes
-                   ? fmt::format(", CUDA peak allocated {:.1f} MiB", *memory.cuda_peak_allocated_bytes / 1048576.0)
-                   : "");
+    if (pretrained) print_pretrained(*pretrained);
+    print_result(result, options, train_set->info().name);
   }
   if (result.status != RunStatus::kOk) {
     throw std::runtime_error(
