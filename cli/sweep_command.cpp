@@ -9,13 +9,11 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -39,6 +37,7 @@
 #include "experiments/sweep_validation.h"
 #include "experiments/systemd_notifier.h"
 #include "jetson/discovery/board_handle.h"
+#include "sysfs/whole_file.h"
 
 namespace jetchar::cli {
 namespace {
@@ -62,13 +61,6 @@ struct RunSelection {
   std::set<std::string> run_ids;
   std::string sweep_name;
 };
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string duration_text(double seconds) {
   if (seconds < 120) return fmt::format("{:.0f} s", seconds);
@@ -166,13 +158,10 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
 
   // The results directory belongs to one sweep: a different spec there is refused, the same one
   // resumes.
-  const std::string spec_text = read_text(spec_file);
-  const bool spec_stored = fs::exists(location.spec());
-  if (spec_stored && read_text(location.spec()) != spec_text) {
-    throw std::invalid_argument(fmt::format(
-        "{} holds results of a different sweep spec; use another --results directory or `jetchar sweep resume {}`",
-        location.directory.string(), location.directory.string()));
-  }
+  const std::string spec_text = sysfs::read_whole_file(spec_file);
+  const bool spec_stored = location.holds_sweep_spec(
+      spec_text,
+      fmt::format("use another --results directory or `jetchar sweep resume {}`", location.directory.string()));
 
   auto board = open_sweep_board(options, sweep);
   if (!options.skip_validation) check_plan(plan, board, spec_file.string());
@@ -193,17 +182,7 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   // The store before the spec's copy: a results.db that is not a store is refused with the
   // directory as it was.
   ex::ResultsStore store(location.store());
-  if (!spec_stored && fs::absolute(spec_file) != fs::absolute(location.spec())) {
-    // Written whole or not at all (temporary file + rename), so that a kill here never leaves a
-    // torn copy that a resume would take for a different sweep.
-    const fs::path temporary = location.spec().string() + ".tmp";
-    {
-      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-      out << spec_text;
-      if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-    }
-    fs::rename(temporary, location.spec());
-  }
+  if (!spec_stored && fs::absolute(spec_file) != fs::absolute(location.spec())) location.store_sweep_spec(spec_text);
 
   install_sweep_signal_handlers();
   ex::SweepJournal journal(location.journal());

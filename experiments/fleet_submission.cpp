@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "experiments/board_kinds.h"
@@ -11,29 +10,12 @@
 #include "experiments/slurm_client.h"
 #include "experiments/spec_io.h"
 #include "experiments/sweep_plan.h"
+#include "sysfs/whole_file.h"
 
 namespace jetchar::experiments {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Written whole or not at all (temporary file + rename).
-void write_whole(const fs::path& file, const std::string& text) {
-  const fs::path temporary = file.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  fs::rename(temporary, file);
-}
 
 }  // namespace
 
@@ -97,16 +79,13 @@ FleetSubmitted submit_fleet(const FleetPlan& plan, const fs::path& spec) {
   const fs::path slurm_dir = results / "slurm";
   // The shared directory belongs to one sweep, as with `sweep run`.
   const ResultsLocation location{results};
-  const std::string spec_text = read_text(spec);
-  if (fs::exists(location.spec()) && read_text(location.spec()) != spec_text) {
-    throw std::invalid_argument(
-        fmt::format("{} holds results of a different sweep spec; use another --results directory", results.string()));
-  }
+  const std::string spec_text = sysfs::read_whole_file(spec);
+  const bool spec_stored = location.holds_sweep_spec(spec_text, "use another --results directory");
   fs::create_directories(slurm_dir);
-  if (!fs::exists(location.spec())) write_whole(location.spec(), spec_text);
+  if (!spec_stored) location.store_sweep_spec(spec_text);
   const auto write_script = [&](const SlurmScript& script) {
     const fs::path file = slurm_dir / script.name;
-    write_whole(file, script.text);
+    sysfs::replace_file(file, script.text);
     return file.string();
   };
   FleetSubmitted submitted;

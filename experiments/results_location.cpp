@@ -1,8 +1,23 @@
 #include "experiments/results_location.h"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
+#include "sysfs/whole_file.h"
+
 namespace jetchar::experiments {
+
+bool ResultsLocation::holds_sweep_spec(const std::string& spec_text, std::string_view remedy) const {
+  if (!std::filesystem::exists(spec())) return false;
+  if (sysfs::read_whole_file(spec()) != spec_text) {
+    throw std::invalid_argument(
+        fmt::format("{} holds results of a different sweep spec; {}", directory.string(), remedy));
+  }
+  return true;
+}
+
+void ResultsLocation::store_sweep_spec(const std::string& spec_text) const { sysfs::replace_file(spec(), spec_text); }
 
 ResultsLocation ResultsLocation::from(const std::filesystem::path& path, bool must_exist) {
   std::error_code ec;

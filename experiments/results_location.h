@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 namespace jetchar::experiments {
 
@@ -15,6 +17,14 @@ struct ResultsLocation {
   std::filesystem::path store() const { return store_file.empty() ? directory / "results.db" : store_file; }
   std::filesystem::path spec() const { return directory / "sweep.textproto"; }
   std::filesystem::path journal() const { return directory / "journal"; }
+
+  /// A results directory belongs to one sweep: true when it holds a copy of `spec_text` already
+  /// (the sweep resumes there), false when it holds no spec yet. Throws std::invalid_argument
+  /// "DIR holds results of a different sweep spec; REMEDY" when it holds another.
+  bool holds_sweep_spec(const std::string& spec_text, std::string_view remedy) const;
+  /// Writes the copy of the sweep spec whole or not at all (sysfs::replace_file), so that a kill
+  /// never leaves a torn copy that a resume would take for a different sweep.
+  void store_sweep_spec(const std::string& spec_text) const;
 
   /// From a directory or a store file (whatever its name: `results list old.db` reads old.db);
   /// throws std::invalid_argument naming `path` when neither exists (`must_exist`).
