@@ -340,6 +340,9 @@ void run_restore(const BoardOptions& options, const std::string& file) {
   out += fmt::format(
       "restored {} attribute{} from the change journal{}\n", count, count == 1 ? "" : "s",
       contents.torn_tail ? " (its last record was torn by the crash and was dropped: that write never began)" : "");
+  for (const std::string& path : journal.reset_by_reboot()) {
+    out += fmt::format("left {} alone: it was journalled before the last reboot, which reset it\n", path);
+  }
   std::fputs(out.c_str(), stdout);
 }
 

@@ -238,6 +238,9 @@ void register_nvml_controls() {
       write_control(*control_library(), path, value);
     };
     handler.readable_back = [](const std::string& path) { return parse_path(path).knob == NvmlKnob::kPowerLimit; };
+    // nvml.h: the power limit is "not persistent across reboots or driver unloads", and locked GPU
+    // and memory clocks "go back to their default value" after a reboot or driver reload.
+    handler.reset_at_boot = true;
     sysfs::register_external_attributes("nvml", std::move(handler));
   });
 }

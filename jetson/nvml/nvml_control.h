@@ -2,7 +2,9 @@
 // memory clocks of a GPU, named in the change journal as "nvml:<uuid>/<knob>" (the UUID, not the
 // index, which may change between boots) and written through NVML (sysfs/external_attribute.h).
 // The original is durable in the journal before NVML is asked to change anything, so `jetchar
-// device restore` puts it back after a SIGKILL, as for a sysfs write.
+// device restore` puts it back after a SIGKILL, as for a sysfs write. The driver resets every one
+// of them at boot: a knob journalled in an earlier boot is dropped at restore, not written back
+// (sysfs/change_journal.h), so the boot-time restore unit needs no access to the GPU.
 //
 // Values in the journal: power_limit_mw as decimal milliwatts; *_locked_clocks_mhz as "MIN,MAX"
 // or "reset". NVML can set locked clocks but has no call that reports them (nvml.h), so their

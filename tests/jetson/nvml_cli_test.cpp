@@ -8,8 +8,11 @@
 #include <signal.h>
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -112,6 +115,54 @@ TEST_F(NvmlCliIntegration, ASigkilledPowerLimitAndClockLockAreRestoredExactlyByT
   EXPECT_THAT(env.state(), HasSubstr("gpu0.power_limit_mw 350000"));
   EXPECT_THAT(env.state(), HasSubstr("gpu0.gpu_locked 0 0"));
   EXPECT_FALSE(fs::exists(fs::path(state_dir) / "change-journal"));
+}
+
+// The journal's "@boot" records (sysfs/change_journal.h) moved to another boot id: the journal as a
+// reboot leaves it. A record's checksum is FNV-1a 32 of the text before its last tab.
+void move_journal_to_an_earlier_boot(const fs::path& journal) {
+  const auto fnv1a = [](const std::string& text) {
+    std::uint32_t hash = 2166136261u;
+    for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+    return hash;
+  };
+  std::ifstream in(journal);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.starts_with("@boot\t")) {
+      const std::string body = "@boot\t00000000-1111-4222-8333-444444444444";
+      line = fmt::format("{}\t{:08x}", body, fnv1a(body));
+    }
+    out += line + "\n";
+  }
+  in.close();
+  std::ofstream(journal, std::ios::trunc) << out;
+}
+
+// The driver resets NVML's knobs at every boot (nvml.h), so what a sweep killed before a reboot
+// journalled is left alone (as jetchar-restore.service at boot does): a limit set since stays.
+TEST_F(NvmlCliIntegration, AfterARebootTheJournalledNvmlKnobsAreLeftAloneAndNamed) {
+  const std::string state_dir = (dir.path() / "state").string();
+  const pid_t child = testing::spawn_jetchar(
+      {"device", "set", "--board", "host", "--state-dir", state_dir, "--gpu-power-limit-w", "200", "--hold", "0"});
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (env.state().find("gpu0.power_limit_mw 200000") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);
+  }
+  ::kill(child, SIGKILL);
+  EXPECT_EQ(testing::wait_exit_status(child), 128 + SIGKILL);
+  const fs::path journal = fs::path(state_dir) / "change-journal";
+  ASSERT_TRUE(fs::exists(journal));
+  move_journal_to_an_earlier_boot(journal);
+  env.set_state("gpu0.power_limit_mw", "300000");  // set by someone after the reboot
+
+  const auto restored = jetchar({"device", "restore", "--board", "host", "--state-dir", state_dir});
+  ASSERT_EQ(restored.exit_code, 0) << restored.output;
+  EXPECT_THAT(restored.output, HasSubstr("restored 0 attributes"));
+  EXPECT_THAT(restored.output, HasSubstr("left nvml:GPU-5f8e1c2a-0000-4000-8000-000000000000/power_limit_mw alone: it "
+                                         "was journalled before the last reboot"));
+  EXPECT_THAT(env.state(), HasSubstr("gpu0.power_limit_mw 300000"));
+  EXPECT_FALSE(fs::exists(journal));
 }
 
 // `device snapshot` records each GPU's power limit beside the sysfs controls, and `device restore
