@@ -220,6 +220,8 @@ Json nvml_json(const NvmlDiscovery& n) {
                         {"name", nvml_json_value(g.name)},
                         {"power_mw", nvml_json_value(g.power_mw)},
                         {"power_source", "polled (nvmlDeviceGetPowerUsage)"},
+                        {"power_average_mw", nvml_json_value(g.power_average_mw)},
+                        {"power_instant_mw", nvml_json_value(g.power_instant_mw)},
                         {"energy_mj", nvml_json_value(g.energy_mj)},
                         {"energy_source", "counter since the driver loaded (nvmlDeviceGetTotalEnergyConsumption)"},
                         {"graphics_clock_mhz", nvml_json_value(g.graphics_clock_mhz)},

@@ -254,6 +254,8 @@ void nvml_text(std::string& out, const NvmlDiscovery& n) {
     out +=
         fmt::format("  GPU {} {}: {}\n", g.index, g.uuid, nvml_value(g.name, [](const std::string& s) { return s; }));
     out += fmt::format("    power (polled):        {}\n", nvml_value(g.power_mw, watts));
+    out += fmt::format("    power (1 s average):   {}\n", nvml_value(g.power_average_mw, watts));
+    out += fmt::format("    power (instant):       {}\n", nvml_value(g.power_instant_mw, watts));
     out += fmt::format("    energy counter:        {}\n", nvml_value(g.energy_mj, [](std::uint64_t mj) {
                          return fmt::format("{:.3f} J since the driver loaded", mj / 1000.0);
                        }));

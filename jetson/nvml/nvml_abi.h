@@ -10,6 +10,11 @@
 // there, so the *_v2 symbols are what the library exports and what jetchar looks up. DECLDIR is
 // empty on Linux: the plain C calling convention.
 //
+// nvmlDeviceGetFieldValues' types (nvmlValueType_t, nvmlValue_t, nvmlFieldValue_t) and the two
+// power field ids come from NVML 13.3.29's nvml.h (NVIDIA's cuda_nvml_dev redistributable; the
+// ids are the same in the NVML bindings that list them): NVML_FI_DEV_POWER_AVERAGE (185, averaged
+// over 1 s, Ampere but GA100 and newer) and NVML_FI_DEV_POWER_INSTANT (186, every architecture).
+//
 // Units (nvml.h): power and power limits in mW, energy in mJ since the driver was loaded
 // (Volta and newer), clocks in MHz, temperature in °C, utilisation in percent, memory in bytes.
 #pragma once
@@ -54,6 +59,39 @@ struct nvmlMemory_t {  // struct nvmlMemory_st (v1)
   unsigned long long used;
 };
 
+using nvmlValueType_t = int;  // enum nvmlValueType_enum
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_DOUBLE = 0;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_UNSIGNED_INT = 1;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_UNSIGNED_LONG = 2;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_SIGNED_INT = 5;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_UNSIGNED_SHORT = 6;
+
+union nvmlValue_t {  // union nvmlValue_st
+  double dVal;
+  int siVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  signed long long sllVal;
+  unsigned short usVal;
+};
+
+struct nvmlFieldValue_t {  // struct nvmlFieldValue_st
+  unsigned int fieldId;    // set by the caller
+  unsigned int scopeId;    // for the power fields: 0 = NVML_POWER_SCOPE_GPU
+  long long timestamp;     // CPU time of the value, µs since 1970
+  long long latencyUsec;
+  nvmlValueType_t valueType;
+  nvmlReturn_t nvmlReturn;  // this field's own result: value is undefined unless NVML_SUCCESS
+  nvmlValue_t value;
+};
+
+inline constexpr unsigned int NVML_FI_DEV_POWER_AVERAGE = 185;
+inline constexpr unsigned int NVML_FI_DEV_POWER_INSTANT = 186;
+inline constexpr unsigned int NVML_POWER_SCOPE_GPU = 0;
+
 inline constexpr unsigned int NVML_DEVICE_UUID_BUFFER_SIZE = 80;
 inline constexpr unsigned int NVML_DEVICE_NAME_V2_BUFFER_SIZE = 96;
 inline constexpr unsigned int NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE = 80;
@@ -90,5 +128,6 @@ using DeviceGetSupportedGraphicsClocksFn = nvmlReturn_t (*)(nvmlDevice_t, unsign
 using DeviceSetUintFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int);                      // SetPowerManagementLimit
 using DeviceSetClockRangeFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int);  // Set*LockedClocks
 using DeviceResetFn = nvmlReturn_t (*)(nvmlDevice_t);                                      // Reset*LockedClocks
+using DeviceGetFieldValuesFn = nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*);     // nvmlDeviceGetFieldValues
 
 }  // namespace jetchar::jetson::nvml_abi

@@ -81,6 +81,8 @@ NvmlDiscovery discover_nvml(const NvmlLibrary::Opened& opened) {
     gpu.uuid = *uuid.value;
     gpu.name = take<std::string>(nvml.name(device), [](const std::string& s) { return s; });
     gpu.power_mw = take_u64(nvml.power_usage_mw(device));
+    gpu.power_average_mw = take_u64(nvml.power_field_mw(device, NVML_FI_DEV_POWER_AVERAGE));
+    gpu.power_instant_mw = take_u64(nvml.power_field_mw(device, NVML_FI_DEV_POWER_INSTANT));
     gpu.energy_mj = take_u64(nvml.total_energy_mj(device));
     gpu.graphics_clock_mhz = take_u64(nvml.clock_mhz(device, NVML_CLOCK_GRAPHICS));
     gpu.sm_clock_mhz = take_u64(nvml.clock_mhz(device, NVML_CLOCK_SM));

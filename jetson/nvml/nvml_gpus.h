@@ -1,4 +1,5 @@
-// The GPUs NVML lists, read once: identity, power (polled), the total energy counter, clocks,
+// The GPUs NVML lists, read once: identity, power (polled, and its averaged and instantaneous
+// fields where the driver has them), the total energy counter, clocks,
 // temperature, utilisation, memory, the power limit and its constraints, clock event (throttle)
 // reasons and the clock tables the locked-clock knobs accept. Each value NVML refuses
 // (NVML_ERROR_NOT_SUPPORTED on a Jetson's NVML or an older GPU, a missing symbol) is absent with
@@ -26,8 +27,10 @@ struct NvmlGpu {
   unsigned int index = 0;
   std::string uuid;  ///< "GPU-…": names the GPU in the change journal (indexes may move between boots)
   NvmlValue<std::string> name;
-  NvmlValue<std::uint64_t> power_mw;   ///< nvmlDeviceGetPowerUsage (averaged over 1 s on Ampere+ but GA100)
-  NvmlValue<std::uint64_t> energy_mj;  ///< counter since the driver loaded (Volta+)
+  NvmlValue<std::uint64_t> power_mw;          ///< nvmlDeviceGetPowerUsage (averaged over 1 s on Ampere+ but GA100)
+  NvmlValue<std::uint64_t> power_average_mw;  ///< field NVML_FI_DEV_POWER_AVERAGE: over 1 s (Ampere+ but GA100)
+  NvmlValue<std::uint64_t> power_instant_mw;  ///< field NVML_FI_DEV_POWER_INSTANT: now (every architecture)
+  NvmlValue<std::uint64_t> energy_mj;         ///< counter since the driver loaded (Volta+)
   NvmlValue<std::uint64_t> graphics_clock_mhz, sm_clock_mhz, memory_clock_mhz;
   NvmlValue<std::uint64_t> temperature_c;
   NvmlValue<std::uint64_t> gpu_util_pct, memory_util_pct;

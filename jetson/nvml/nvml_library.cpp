@@ -80,6 +80,7 @@ NvmlLibrary::Opened NvmlLibrary::open(const std::optional<std::string>& path) {
   bind(fn.reset_gpu_locked_clocks, "nvmlDeviceResetGpuLockedClocks");
   bind(fn.set_memory_locked_clocks, "nvmlDeviceSetMemoryLockedClocks");
   bind(fn.reset_memory_locked_clocks, "nvmlDeviceResetMemoryLockedClocks");
+  bind(fn.field_values, "nvmlDeviceGetFieldValues");
 
   const char* required[] = {"nvmlInit_v2", "nvmlShutdown", "nvmlErrorString", "nvmlDeviceGetCount_v2",
                             "nvmlDeviceGetHandleByIndex_v2"};
@@ -196,6 +197,28 @@ NvmlResult<unsigned int> NvmlLibrary::power_usage_mw(nvmlDevice_t device) const 
 NvmlResult<unsigned long long> NvmlLibrary::total_energy_mj(nvmlDevice_t device) const {
   return JETCHAR_NVML_CALL(unsigned long long, total_energy, "nvmlDeviceGetTotalEnergyConsumption",
                            fn_.total_energy(device, &out));
+}
+
+NvmlResult<unsigned int> NvmlLibrary::power_field_mw(nvmlDevice_t device, unsigned int field_id) const {
+  nvmlFieldValue_t field{};
+  field.fieldId = field_id;
+  field.scopeId = NVML_POWER_SCOPE_GPU;
+  auto result =
+      JETCHAR_NVML_CALL(unsigned int, field_values, "nvmlDeviceGetFieldValues", fn_.field_values(device, 1, &field));
+  if (!result.ok()) return result;
+  const std::string call = fmt::format("nvmlDeviceGetFieldValues (field {})", field_id);
+  if (field.nvmlReturn != NVML_SUCCESS) return failure<unsigned int>(call, field.nvmlReturn);
+  // nvml.h documents these fields in mW as unsigned int; take the integer types a driver may use.
+  switch (field.valueType) {
+    case NVML_VALUE_TYPE_UNSIGNED_INT: result.value = field.value.uiVal; break;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG: result.value = static_cast<unsigned int>(field.value.ulVal); break;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: result.value = static_cast<unsigned int>(field.value.ullVal); break;
+    default:
+      result.value.reset();
+      result.code = NVML_ERROR_UNKNOWN;
+      result.error = fmt::format("{}: value of type {}, not an unsigned integer in mW", call, field.valueType);
+  }
+  return result;
 }
 
 NvmlResult<unsigned int> NvmlLibrary::clock_mhz(nvmlDevice_t device, nvmlClockType_t type) const {

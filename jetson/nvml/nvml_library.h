@@ -70,6 +70,7 @@ class NvmlLibrary {
     nvml_abi::DeviceResetFn reset_gpu_locked_clocks = nullptr;
     nvml_abi::DeviceSetClockRangeFn set_memory_locked_clocks = nullptr;
     nvml_abi::DeviceResetFn reset_memory_locked_clocks = nullptr;
+    nvml_abi::DeviceGetFieldValuesFn field_values = nullptr;
   };
 
   /// The library file to open: `path` when given, else $JETCHAR_NVML_LIBRARY, else the default.
@@ -100,6 +101,10 @@ class NvmlLibrary {
   NvmlResult<std::string> uuid(nvml_abi::nvmlDevice_t device) const;
   NvmlResult<unsigned int> power_usage_mw(nvml_abi::nvmlDevice_t device) const;
   NvmlResult<unsigned long long> total_energy_mj(nvml_abi::nvmlDevice_t device) const;
+  /// A power field of nvmlDeviceGetFieldValues (NVML_FI_DEV_POWER_AVERAGE or _INSTANT), GPU scope,
+  /// in mW. The field's own result counts: a driver that knows the call but not the field refuses
+  /// it there.
+  NvmlResult<unsigned int> power_field_mw(nvml_abi::nvmlDevice_t device, unsigned int field_id) const;
   NvmlResult<unsigned int> clock_mhz(nvml_abi::nvmlDevice_t device, nvml_abi::nvmlClockType_t type) const;
   NvmlResult<unsigned int> temperature_c(nvml_abi::nvmlDevice_t device) const;
   NvmlResult<nvml_abi::nvmlUtilization_t> utilization(nvml_abi::nvmlDevice_t device) const;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -153,7 +154,8 @@ struct TelemetrySampler::Source {
   // GPUs read through NVML: calls on a handle instead of files (telemetry_sources.h).
   struct NvmlGpu {
     nvml_abi::nvmlDevice_t device = nullptr;
-    std::optional<std::size_t> power, energy;  // every sample
+    std::optional<std::size_t> power, energy;                 // every sample
+    std::optional<std::size_t> power_average, power_instant;  // every sample, by field id (one call for both)
     std::optional<std::size_t> graphics_clock, sm_clock, memory_clock, util, memory_util, temperature, memory_used;
     double last_mj = -1;
     std::int64_t last_ns = 0;
@@ -195,6 +197,7 @@ struct TelemetrySampler::Source {
   void read_rails(std::vector<FieldValue>& values, std::int64_t t_ns);
   void read_energy_counters(std::vector<FieldValue>& values, std::int64_t t_ns);
   void read_nvml_power(std::vector<FieldValue>& values, std::int64_t t_ns);
+  void read_nvml_power_fields(const NvmlGpu& gpu, std::vector<FieldValue>& values) const;
   void read_scalars(std::vector<FieldValue>& values);
   void read_nvml_sub_rate(std::vector<FieldValue>& values);
   void read_emc_utilisation(std::vector<FieldValue>& values);
@@ -282,6 +285,16 @@ void TelemetrySampler::Source::open_nvml_gpus(LayoutBuilder& b, const std::share
     } else {
       note_refused("power", power.error);
     }
+    // The driver's 1 s mean and its instant reading: the same energy again, sub-rails labelled by source.
+    const auto power_field = [&](std::optional<std::size_t>& slot, unsigned int id, const std::string& rail) {
+      const auto reading = lib.power_field_mw(g.device, id);
+      if (!reading.ok()) return note_refused(rail + " power", reading.error);
+      slot = b.add_field(gpu.name + "_power_" + rail + ".power_mw", "mW", FieldGroup::kRail);
+      b.layout.rails.push_back(
+          RailFields{gpu.name + "_power_" + rail, energy::RailRole::kSubRail, std::nullopt, std::nullopt, *slot});
+    };
+    power_field(g.power_average, nvml_abi::NVML_FI_DEV_POWER_AVERAGE, "average");
+    power_field(g.power_instant, nvml_abi::NVML_FI_DEV_POWER_INSTANT, "instant");
     const auto probe = [&](std::optional<std::size_t>& slot, const auto& result, const std::string& what,
                            std::string field, std::string unit, FieldGroup group) {
       if (result.ok()) slot = b.add_field(gpu.name + "." + std::move(field), std::move(unit), group);
@@ -495,6 +508,25 @@ void TelemetrySampler::Source::read_nvml_power(std::vector<FieldValue>& values, 
         gpu.last_ns = t_ns;
       }
     }
+    read_nvml_power_fields(gpu, values);
+  }
+}
+
+void TelemetrySampler::Source::read_nvml_power_fields(const NvmlGpu& gpu, std::vector<FieldValue>& values) const {
+  std::array<nvml_abi::nvmlFieldValue_t, 2> fields{};
+  std::array<std::size_t, 2> slots{};
+  int count = 0;
+  for (const auto& [slot, id] : {std::pair{gpu.power_average, nvml_abi::NVML_FI_DEV_POWER_AVERAGE},
+                                 std::pair{gpu.power_instant, nvml_abi::NVML_FI_DEV_POWER_INSTANT}}) {
+    if (!slot) continue;
+    fields[count].fieldId = id;
+    fields[count].scopeId = nvml_abi::NVML_POWER_SCOPE_GPU;
+    slots[count++] = *slot;
+  }
+  if (count == 0 || nvml->functions().field_values(gpu.device, count, fields.data()) != nvml_abi::NVML_SUCCESS) return;
+  for (int k = 0; k < count; ++k) {
+    if (fields[k].nvmlReturn == nvml_abi::NVML_SUCCESS && fields[k].valueType == nvml_abi::NVML_VALUE_TYPE_UNSIGNED_INT)
+      set_value(values, slots[k], static_cast<double>(fields[k].value.uiVal));
   }
 }
 

@@ -5,6 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "tests/jetson/fake_nvml/fake_nvml_env.h"
 
 namespace jetchar::jetson {
@@ -24,6 +27,8 @@ TEST(NvmlGpusTest, ADesktopGpuShowsPowerEnergyClocksLimitsAndTables) {
   EXPECT_EQ(g.name.value, "jetchar simulated GPU");
   // The model: 30 W + 290 W × 0.5 at 1695 MHz, under the 350 W default limit.
   EXPECT_EQ(g.power_mw.value, 175'000u);
+  EXPECT_EQ(g.power_instant_mw.value, 175'000u);
+  EXPECT_TRUE(g.power_average_mw.value);
   ASSERT_TRUE(g.energy_mj.value);
   EXPECT_EQ(g.graphics_clock_mhz.value, 1695u);
   EXPECT_EQ(g.sm_clock_mhz.value, 1695u);
@@ -40,6 +45,20 @@ TEST(NvmlGpusTest, ADesktopGpuShowsPowerEnergyClocksLimitsAndTables) {
   EXPECT_EQ(g.memory_clocks_mhz.value->front(), 9751u);
   EXPECT_EQ(g.graphics_clocks_mhz.value->front(), 1695u);
   EXPECT_EQ(g.graphics_clocks_mhz.value->back(), 210u);
+}
+
+TEST(NvmlGpusTest, TheAveragedPowerFieldIsTheLastSecondsMean) {
+  FakeNvmlEnv env;
+  env.set_state("gpu0.load_pct", "20");
+  ASSERT_EQ(discover_nvml().gpus.size(), 1u);  // the driver takes up the new load from here on
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  env.set_state("gpu0.load_pct", "80");  // the instant changes now; the last second's mean barely does
+  const NvmlDiscovery d = discover_nvml();
+  ASSERT_EQ(d.gpus.size(), 1u);
+  const NvmlGpu& g = d.gpus[0];
+  EXPECT_EQ(g.power_instant_mw.value, 30'000u + 232'000u);  // 30 W + 290 W × 0.8
+  ASSERT_TRUE(g.power_average_mw.value);
+  EXPECT_NEAR(static_cast<double>(*g.power_average_mw.value), 30'000.0 + 58'000.0, 5'000.0);  // 30 W + 290 W × 0.2
 }
 
 TEST(NvmlGpusTest, APowerLimitBelowTheDrawCapsClocksAndSaysSo) {
@@ -64,6 +83,10 @@ TEST(NvmlGpusTest, WhatAJetsonsNvmlRefusesIsAbsentWithTheReasonNeverZero) {
   EXPECT_EQ(g.power_mw.absent, "nvmlDeviceGetPowerUsage: Not Supported (NVML_ERROR_NOT_SUPPORTED, 3)");
   EXPECT_FALSE(g.energy_mj.value);
   EXPECT_THAT(*g.energy_mj.absent, HasSubstr("nvmlDeviceGetTotalEnergyConsumption: Not Supported"));
+  EXPECT_FALSE(g.power_average_mw.value);
+  EXPECT_EQ(g.power_average_mw.absent,
+            "nvmlDeviceGetFieldValues (field 185): Not Supported (NVML_ERROR_NOT_SUPPORTED, 3)");
+  EXPECT_FALSE(g.power_instant_mw.value);
   EXPECT_FALSE(g.power_limit_mw.value);
   EXPECT_FALSE(g.power_limit_range_mw.value);
   EXPECT_FALSE(g.memory_clocks_mhz.value);

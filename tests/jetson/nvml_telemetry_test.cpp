@@ -47,14 +47,19 @@ TEST(NvmlTelemetryTest, EachGpuGetsPowerRailsCounterAndSubRateFields) {
   EXPECT_EQ(sources.nvml_gpus[1].name, "nvml1");
   TelemetrySampler sampler(sysfs::Root("/"), sources, {100.0});
   const TelemetryLayout& layout = sampler.layout();
-  // The counter is the GPU's energy; the polled power measures it again: a sub-rail, never in a total.
-  ASSERT_EQ(layout.rails.size(), 4u);
+  // The counter is the GPU's energy; the polled power and the averaged and instant power fields
+  // measure it again: sub-rails, never in a total.
+  ASSERT_EQ(layout.rails.size(), 8u);
   EXPECT_EQ(layout.rails[0].name, "nvml0_energy");
   EXPECT_EQ(layout.rails[0].role, energy::RailRole::kModule);
   EXPECT_TRUE(layout.rails[0].from_counter);
   EXPECT_EQ(layout.rails[1].name, "nvml0_power");
   EXPECT_EQ(layout.rails[1].role, energy::RailRole::kSubRail);
   EXPECT_FALSE(layout.rails[1].from_counter);
+  EXPECT_EQ(layout.rails[2].name, "nvml0_power_average");
+  EXPECT_EQ(layout.rails[2].role, energy::RailRole::kSubRail);
+  EXPECT_EQ(layout.rails[3].name, "nvml0_power_instant");
+  EXPECT_EQ(layout.rails[3].role, energy::RailRole::kSubRail);
   EXPECT_EQ(layout.fields[*layout.find("nvml0.sm_clock_mhz")].group, FieldGroup::kNvmlGpu);
   EXPECT_EQ(layout.fields[*layout.find("nvml0.temp_mc")].group, FieldGroup::kTemperature);
 
@@ -64,6 +69,9 @@ TEST(NvmlTelemetryTest, EachGpuGetsPowerRailsCounterAndSubRateFields) {
   EXPECT_FALSE(first.values[*layout.find("nvml0_energy.power_mw")].valid());  // no interval yet
   EXPECT_EQ(field(layout, second, "nvml0_power.power_mw"), 175'000);
   EXPECT_EQ(field(layout, second, "nvml1_power.power_mw"), 30'000);
+  EXPECT_EQ(field(layout, second, "nvml0_power_instant.power_mw"), 175'000);
+  EXPECT_EQ(field(layout, second, "nvml1_power_instant.power_mw"), 30'000);
+  EXPECT_GT(field(layout, second, "nvml0_power_average.power_mw"), 0);
   // The counter's rate over 30 ms, from whole mJ: within 1 mJ / 30 ms of the model's power.
   EXPECT_NEAR(field(layout, second, "nvml0_energy.power_mw"), 175'000, 1'000);
   EXPECT_EQ(field(layout, second, "nvml0.graphics_clock_mhz"), 1695);
@@ -85,6 +93,8 @@ TEST(NvmlTelemetryTest, WhatAJetsonsNvmlRefusesIsLeftOutWithItsReason) {
                   "NVML GPU nvml0 power: nvmlDeviceGetPowerUsage: Not Supported (NVML_ERROR_NOT_SUPPORTED, 3)")));
   EXPECT_THAT(sampler.notes(),
               ::testing::Contains(HasSubstr("NVML GPU nvml0 energy counter: nvmlDeviceGetTotalEnergyConsumption")));
+  EXPECT_THAT(sampler.notes(), ::testing::Contains(HasSubstr("NVML GPU nvml0 average power: nvmlDeviceGetFieldValues "
+                                                             "(field 185): Not Supported")));
 }
 
 TEST(NvmlTelemetryTest, WithoutNvmlTheSourcesSayWhy) {

@@ -8,6 +8,9 @@
 // - power: 30 W idle + 290 W × load at the top graphics clock, × clock / 1695 MHz at a lower one;
 //   above the power limit the clock drops until the power meets the limit (reason sw_power_cap);
 // - the energy counter (mJ) integrates that power over CLOCK_MONOTONIC in each process;
+// - nvmlDeviceGetFieldValues: NVML_FI_DEV_POWER_INSTANT is that power now, NVML_FI_DEV_POWER_AVERAGE
+//   the counter's rate over the last second the process has seen (GPU scope only; any other field or
+//   scope is NotSupported in its own nvmlReturn, as nvml.h has a driver answer fields it lacks);
 // - power limit constraints 100..350 W, default 350 W; memory clocks 9751/5001/810/405 MHz,
 //   graphics clocks 210..1695 MHz in 15 MHz steps; locked clocks clamp the clock;
 // - utilisation = load; 35 °C + 0.4 °C per % of load; 24 GiB of memory, 1 GiB + 0.2 GiB per 10 %
@@ -30,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -72,6 +76,7 @@ struct Model {
   GpuState state[kMaxGpus];
   double energy_mj[kMaxGpus] = {};
   long long last_ns = 0;
+  std::deque<std::pair<long long, double>> energy_history[kMaxGpus];  ///< (ns, mJ), the last second and one before
 };
 
 Model& model() {
@@ -173,6 +178,11 @@ void advance(Model& m) {
     for (unsigned int g = 0; g < m.gpus; ++g) {
       m.energy_mj[g] += operating_point(m.state[g]).power_mw * static_cast<double>(now - m.last_ns) / 1e9;
     }
+  }
+  for (unsigned int g = 0; g < m.gpus; ++g) {
+    auto& history = m.energy_history[g];
+    history.emplace_back(now, m.energy_mj[g]);
+    while (history.size() > 2 && history[1].first <= now - 1'000'000'000LL) history.pop_front();
   }
   m.last_ns = now;
   load_state(m);
@@ -491,6 +501,34 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceSetMemoryLockedClo
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device) {
   return lock_clocks(device, 0, 0, false, true);
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int count,
+                                                                             nvmlFieldValue_t* values) {
+  FAKE_ENTER(device);
+  if (values == nullptr || count < 0) return NVML_ERROR_INVALID_ARGUMENT;
+  timespec wall{};
+  ::clock_gettime(CLOCK_REALTIME, &wall);
+  const auto& history = model().energy_history[device->index];
+  for (int k = 0; k < count; ++k) {
+    nvmlFieldValue_t& v = values[k];
+    v.timestamp = static_cast<long long>(wall.tv_sec) * 1'000'000LL + wall.tv_nsec / 1000;
+    v.latencyUsec = 0;
+    v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    const bool power_field = v.fieldId == NVML_FI_DEV_POWER_AVERAGE || v.fieldId == NVML_FI_DEV_POWER_INSTANT;
+    if (!power_field || v.scopeId != NVML_POWER_SCOPE_GPU || jetson_profile()) {
+      v.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+      continue;
+    }
+    double mw = operating_point(*s).power_mw;
+    if (v.fieldId == NVML_FI_DEV_POWER_AVERAGE && history.size() >= 2 && history.back().first > history.front().first) {
+      mw = (history.back().second - history.front().second) /
+           (static_cast<double>(history.back().first - history.front().first) / 1e9);
+    }
+    v.value.uiVal = static_cast<unsigned int>(mw);
+    v.nvmlReturn = NVML_SUCCESS;
+  }
+  return NVML_SUCCESS;
 }
 
 }  // extern "C"
