@@ -19,8 +19,10 @@
 #include "experiments/checkpoints/pretrained_vocab.h"
 #include "experiments/models/model_dataset_fit.h"
 #include "experiments/models/registry.h"
+#include "experiments/target_outcome.h"
 #include "experiments/torch_device.h"
 #include "experiments/training/training_runner.h"
+#include "experiments/training/validation_split.h"
 #include "loaders/dataset_spec.h"
 #include "loaders/pipeline.h"
 #include "sysfs/root.h"
@@ -46,6 +48,9 @@ struct TrainOptions {
   std::optional<std::string> pretrained;
   bool async = false;
   bool eval = false;
+  std::optional<double> target_f1;
+  std::size_t n_best_size = 20;
+  std::size_t max_answer_length = 30;
   bool json = false;
 };
 
@@ -69,18 +74,36 @@ experiments::TrainingConfig training_config(const TrainOptions& options) {
   return config;
 }
 
-// The test split in order (not shuffled), evaluated after every epoch (--eval).
-std::unique_ptr<loaders::Pipeline> open_eval_source(const loaders::DatasetSpec& dataset_spec,
-                                                    loaders::PipelineOptions eval_options,
-                                                    experiments::TrainingConfig& config) {
-  eval_options.shuffle = false;
-  auto test_spec = dataset_spec;
-  test_spec.split = "test";
-  auto test_set = loaders::open_dataset(test_spec);
-  config.eval_labels = test_set->info().classes;
-  auto eval_source = std::make_unique<loaders::Pipeline>(test_set, eval_options);
-  config.eval_source = eval_source.get();
-  return eval_source;
+// --target-f1: the first epoch whose dev F1 reached it and the training time until then
+// (experiments/target_outcome.h; `train` measures no energy, a sweep does).
+experiments::proto::TargetOutcome target_of(const experiments::TrainingResult& result, double target_f1) {
+  google::protobuf::RepeatedPtrField<experiments::proto::EpochResult> epochs;
+  for (const auto& epoch : result.epochs) {
+    auto* e = epochs.Add();
+    e->set_epoch(static_cast<std::uint32_t>(epoch.epoch));
+    e->set_e2e_s(static_cast<double>(epoch.e2e_ns) / 1e9);
+    if (epoch.eval_entity_f1) e->set_eval_entity_f1(*epoch.eval_entity_f1);
+    if (epoch.eval_squad_f1) e->set_eval_squad_f1(*epoch.eval_squad_f1);
+  }
+  return experiments::target_outcome(epochs, target_f1);
+}
+
+nlohmann::json target_json(const experiments::proto::TargetOutcome& target) {
+  auto optional = [](bool has, auto value) { return has ? nlohmann::json(value) : nlohmann::json(nullptr); };
+  return {{"target_f1", target.target_f1()},
+          {"epoch", optional(target.has_epoch(), target.epoch())},
+          {"time_s", optional(target.has_time_s(), target.time_s())},
+          {"best_f1", optional(target.has_best_f1(), target.best_f1())}};
+}
+
+void print_target(const experiments::proto::TargetOutcome& target) {
+  if (target.has_epoch()) {
+    fmt::print("target F1 {:.2f} % reached after epoch {}: {:.3f} s of training\n", target.target_f1() * 100,
+               target.epoch(), target.time_s());
+  } else {
+    fmt::print("target F1 {:.2f} % not reached (best {})\n", target.target_f1() * 100,
+               target.has_best_f1() ? fmt::format("{:.2f} %", target.best_f1() * 100) : std::string("-"));
+  }
 }
 
 // A progress bar on stderr: the epoch and its minibatches, erased when the epoch ends.
@@ -122,8 +145,13 @@ void print_result(const experiments::TrainingResult& result, const TrainOptions&
   }
   for (const auto& epoch : result.epochs) {
     if (epoch.eval_entity_f1) {
-      fmt::print("epoch {} entities on the test split: precision {:.2f} %, recall {:.2f} %, F1 {:.2f} %\n", epoch.epoch,
-                 *epoch.eval_entity_precision * 100, *epoch.eval_entity_recall * 100, *epoch.eval_entity_f1 * 100);
+      fmt::print("epoch {} entities on the {}: precision {:.2f} %, recall {:.2f} %, F1 {:.2f} %\n", epoch.epoch,
+                 result.eval_name, *epoch.eval_entity_precision * 100, *epoch.eval_entity_recall * 100,
+                 *epoch.eval_entity_f1 * 100);
+    }
+    if (epoch.eval_squad_f1) {
+      fmt::print("epoch {} SQuAD on the {}: exact match {:.2f} %, F1 {:.2f} %\n", epoch.epoch, result.eval_name,
+                 *epoch.eval_squad_exact_match * 100, *epoch.eval_squad_f1 * 100);
     }
   }
   const auto summary = result.summary();
@@ -162,8 +190,15 @@ void run_train(const TrainOptions& options) {
   pipeline_options.seed = options.seed;
   pipeline_options.pin_memory = config.device.is_cuda();
   loaders::Pipeline source(train_set, pipeline_options);
-  std::unique_ptr<loaders::Pipeline> eval_source;
-  if (options.eval) eval_source = open_eval_source(dataset_spec, pipeline_options, config);
+  if (options.target_f1 && !options.eval) {
+    throw std::invalid_argument(fmt::format("--target-f1 {} needs --eval: the target is a dev F1", *options.target_f1));
+  }
+  std::optional<ValidationSplit> validation;
+  if (options.eval) {
+    validation =
+        open_validation_split(dataset_spec, pipeline_options, config,
+                              {.n_best_size = options.n_best_size, .max_answer_length = options.max_answer_length});
+  }
   const auto classes = static_cast<std::int64_t>(train_set->info().classes.size());
   const auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
   std::optional<PretrainedLoad> pretrained;
@@ -182,10 +217,12 @@ void run_train(const TrainOptions& options) {
   if (options.json) {
     auto json = to_json(result);
     if (pretrained) json["pretrained"] = to_json(*pretrained);
+    if (options.target_f1) json["target"] = target_json(target_of(result, *options.target_f1));
     fmt::print("{}\n", json.dump(2));
   } else {
     if (pretrained) print_pretrained(*pretrained);
     print_result(result, options, train_set->info().name);
+    if (options.target_f1) print_target(target_of(result, *options.target_f1));
   }
   if (result.status != RunStatus::kOk) {
     throw std::runtime_error(
@@ -245,7 +282,24 @@ void add_train_command(CLI::App& app) {
                       "sets use its vocab.txt unless they name one");
   command->add_flag("--async", options->async,
                     "No device synchronize per minibatch (stall/compute become host-side times; marked in the output)");
-  command->add_flag("--eval", options->eval, "Evaluate on the test split after every epoch (untimed)");
+  command->add_flag("--eval", options->eval,
+                    "Evaluate on the validation split after every epoch (untimed): CoNLL-2003 valid.txt (entity "
+                    "precision/recall/F1), SQuAD's dev file (EM and F1), never the training file");
+  command
+      ->add_option("--target-f1", options->target_f1,
+                   "With --eval: report the first epoch whose dev F1 reaches this fraction (0.885 for 88.5 %) and "
+                   "the training time until then")
+      ->check(cli::between(0.0, 1.0, "F1 as a fraction"));
+  command
+      ->add_option("--n-best-size", options->n_best_size,
+                   "SQuAD answers: start and end candidates per window (run_qa.py's n_best_size)")
+      ->capture_default_str()
+      ->check(cli::between(1, 1000, "candidates"));
+  command
+      ->add_option("--max-answer-length", options->max_answer_length,
+                   "SQuAD answers: longest answer in word pieces (run_qa.py's max_answer_length)")
+      ->capture_default_str()
+      ->check(cli::between(1, 1000, "word pieces"));
   command->add_flag("--json", options->json, "Print the whole result as JSON");
   jetchar::cli::add_examples(
       *command,

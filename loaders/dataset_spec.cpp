@@ -76,8 +76,8 @@ std::vector<std::pair<std::string, std::string>> dataset_kinds() {
        "sequence classification, GLUE-style TSV/CSV/JSONL with text, text_pair, label (PATH: directory with train.*, "
        "dev.*, test.*, or the training file); ?vocab=vocab.txt&max_length=128"},
       {"squad",
-       "SQuAD v1.1 JSON (PATH, or a directory with train-v1.1.json); squad/validation: the dev file (dev-v1.1.json "
-       "beside it); ?vocab=vocab.txt&max_length=384&stride=128&max_query_length=64&dev=dev-v1.1.json"},
+       "SQuAD v1.1 JSON (PATH, or a directory with train-v1.1.json; squad/validation: dev-v1.1.json beside it, or "
+       "?dev=FILE); ?vocab=vocab.txt&max_length=384&stride=128&max_query_length=64"},
   };
 }
 

@@ -80,7 +80,7 @@ TEST_F(PretrainedOptionTest, TrainFineTunesFromTheCheckpointWithItsVocabulary) {
       "w16 NNP B-NP B-MISC\nw17 NN I-NP O\n\n"
       "w18 NNP B-NP B-PER\nw19 NNP I-NP I-PER\n";
   std::ofstream(data / "train.txt") << sentences;
-  std::ofstream(data / "test.txt") << sentences;
+  std::ofstream(data / "valid.txt") << sentences;
   const auto out = dir_->path() / "train.json";
   const auto err = dir_->path() / "train.err";
   ASSERT_EQ(
@@ -91,7 +91,7 @@ TEST_F(PretrainedOptionTest, TrainFineTunesFromTheCheckpointWithItsVocabulary) {
       kOk)
       << read(err);
   const auto json = read(out);
-  // Entity-level scores of the test split after the epoch (their values depend on the random weights).
+  // Entity-level scores of the validation split after the epoch (their values depend on the random weights).
   EXPECT_THAT(json, ::testing::ContainsRegex("\"eval_entity_f1\": [0-9]"));
   EXPECT_THAT(json, ::testing::ContainsRegex("\"eval_entity_precision\": [0-9]"));
   // The checkpoint's classifier holds CoNLL-2003's 9 labels: every tensor but the unused ones loads.
