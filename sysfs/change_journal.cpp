@@ -329,6 +329,10 @@ void write_journal_file(const fs::path& file, const fs::path& root_prefix, const
 
 JournalContents read_journal(const fs::path& file) { return parse_journal(read_whole_file(file), file).contents; }
 
+JournalContents parse_journal_text(const std::string& content, const fs::path& file) {
+  return parse_journal(content, file).contents;
+}
+
 std::optional<JournalContents> find_pending_journal(const fs::path& state_dir) {
   const fs::path file = journal_file(state_dir);
   const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));

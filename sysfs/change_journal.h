@@ -72,6 +72,8 @@ std::filesystem::path journal_file(const std::filesystem::path& state_dir);
 /// Reads a journal file. Throws IoError when it cannot be read, FormatError when a record other
 /// than the last is damaged (that is not a torn append but a corrupted file).
 JournalContents read_journal(const std::filesystem::path& file);
+/// read_journal of text already in memory; `file` names it in errors.
+JournalContents parse_journal_text(const std::string& content, const std::filesystem::path& file);
 
 /// Writes `entries` as a complete journal-format file (a snapshot of values to restore later):
 /// written to a temporary file, fsync'd and renamed over `file`, so that it is whole or absent.
