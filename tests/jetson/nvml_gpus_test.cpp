@@ -50,10 +50,13 @@ TEST(NvmlGpusTest, ADesktopGpuShowsPowerEnergyClocksLimitsAndTables) {
 TEST(NvmlGpusTest, TheAveragedPowerFieldIsTheLastSecondsMean) {
   FakeNvmlEnv env;
   env.set_state("gpu0.load_pct", "20");
-  ASSERT_EQ(discover_nvml().gpus.size(), 1u);  // the driver takes up the new load from here on
+  // One library open throughout, as a sampling process holds it: the driver's history stays.
+  const NvmlLibrary::Opened nvml = NvmlLibrary::open();
+  ASSERT_TRUE(nvml.library) << nvml.absent.value_or("");
+  ASSERT_EQ(discover_nvml(nvml).gpus.size(), 1u);  // the driver takes up the new load from here on
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   env.set_state("gpu0.load_pct", "80");  // the instant changes now; the last second's mean barely does
-  const NvmlDiscovery d = discover_nvml();
+  const NvmlDiscovery d = discover_nvml(nvml);
   ASSERT_EQ(d.gpus.size(), 1u);
   const NvmlGpu& g = d.gpus[0];
   EXPECT_EQ(g.power_instant_mw.value, 30'000u + 232'000u);  // 30 W + 290 W × 0.8
