@@ -22,36 +22,34 @@ cd "$(dirname "$0")/.."
 
 budget_s=${JETCHAR_CI_BUDGET_S:-4200}
 
-skipped() {
-  local var="JETCHAR_SKIP_$1"
-  if [[ ${!var:-0} == 1 ]]; then echo "test.sh: $var=1: $2 NOT run" >&2; return 0; fi
-  return 1
-}
-
-# over_budget STEP COLD_S: whether the step, taking up to COLD_S seconds with its build cold (measured
-# on the 2-core CI machine, docs/building.md), would end past the budget.
-over_budget() {
-  if ((SECONDS + $2 > budget_s)); then
-    echo "test.sh: $1 NOT run: ${SECONDS} s spent, it takes up to $2 s cold, the budget is ${budget_s} s" \
-      "(JETCHAR_CI_BUDGET_S); a run with this run's objects in ccache runs it" >&2
-    return 0
-  fi
-  return 1
-}
-
 timed() {
   local began=$SECONDS
   "$@"
   echo "test.sh: '$*' took $((SECONDS - began)) s (${SECONDS} s in all)" >&2
 }
 
+# optional STEP NAME COLD_S COMMAND...: runs COMMAND, timed, unless JETCHAR_SKIP_STEP=1 or, with
+# COLD_S > 0, the step taking up to COLD_S seconds with its build cold (measured on the 2-core CI
+# machine, docs/building.md) would end past the budget; a step left out is named.
+optional() {
+  local skip_var="JETCHAR_SKIP_$1" name=$2 cold_s=$3
+  shift 3
+  if [[ ${!skip_var:-0} == 1 ]]; then
+    echo "test.sh: $skip_var=1: $name NOT run" >&2
+  elif ((cold_s > 0 && SECONDS + cold_s > budget_s)); then
+    echo "test.sh: $name NOT run: ${SECONDS} s spent, it takes up to ${cold_s} s cold, the budget is" \
+      "${budget_s} s (JETCHAR_CI_BUDGET_S); a run with this run's objects in ccache runs it" >&2
+  else
+    timed "$@"
+  fi
+}
+
 timed scripts/install-deps.sh
-skipped FORMAT "the format check" || timed scripts/format.sh
+optional FORMAT "the format check" 0 scripts/format.sh
 timed scripts/build.sh release
 timed ctest --preset release "$@"
-skipped LINT "clang-tidy" || timed scripts/lint.sh -p build/release
+optional LINT "clang-tidy" 0 scripts/lint.sh -p build/release
 timed scripts/package.sh native >/dev/null
-skipped SANITIZE "the ASan/UBSan tests" || over_budget "the ASan/UBSan tests" 600 || timed scripts/sanitize.sh
-skipped FUZZ "the fuzz smoke" || over_budget "the fuzz smoke" 660 || timed scripts/fuzz-smoke.sh
-skipped CROSS "the aarch64 cross build and tests" || over_budget "the aarch64 cross build and tests" 1200 ||
-  timed scripts/cross-test.sh --ci
+optional SANITIZE "the ASan/UBSan tests" 600 scripts/sanitize.sh
+optional FUZZ "the fuzz smoke" 660 scripts/fuzz-smoke.sh
+optional CROSS "the aarch64 cross build and tests" 1200 scripts/cross-test.sh --ci
