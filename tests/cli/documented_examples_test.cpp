@@ -9,15 +9,24 @@
 // Examples of one document run in the order the document shows them, in one directory, so that
 // `jetchar device capture -o my-board.manifest` followed by `jetchar device info --board
 // sim:my-board.manifest` works as it does for a reader who types both.
+//
+// Where a Markdown document shows what its examples print (a fenced block right after indented
+// `jetchar` lines), every line of that block except `...` must be printed by those examples:
+// numbers may differ (the figures are this machine's), runs of spaces may be longer or shorter
+// (columns widen with the figures) and `...` in a line stands for what it leaves out; the stdout
+// lines come in the order shown.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <regex>
@@ -96,10 +105,46 @@ std::string example_key(const std::vector<std::string>& words) {
   return key;
 }
 
+/// Output a document shows for its examples `first`..`last` (indices into Document::examples).
+struct ShownOutput {
+  std::size_t first = 0;
+  std::size_t last = 0;
+  std::vector<std::string> lines;  ///< as shown, `...` lines left out
+  std::string where;               ///< file:line of the block
+};
+
 struct Document {
   std::string name;                   ///< "jetchar sweep --help", "README.md", "examples/x.textproto"
   std::vector<std::string> examples;  ///< keys, in the order shown
+  std::vector<ShownOutput> outputs;   ///< Markdown only
 };
+
+/// A shown output line as a pattern for a printed line: numbers stand for any number, a run of
+/// spaces for any run of spaces, `...` for anything (what the document leaves out), the rest literally.
+std::regex shown_line_pattern(const std::string& shown) {
+  static const std::regex number(R"(^-?[0-9]+(\.[0-9]+)?)");
+  std::string pattern = "^ *";
+  const std::string line = trim(shown);
+  for (std::size_t i = 0; i < line.size();) {
+    std::smatch m;
+    const bool starts_word = i == 0 || !std::isalnum(static_cast<unsigned char>(line[i - 1]));
+    const std::string rest = line.substr(i);
+    if (rest.rfind("...", 0) == 0) {
+      pattern += ".*";
+      i += 3;
+    } else if (starts_word && std::regex_search(rest, m, number)) {
+      pattern += R"(-?[0-9]+(\.[0-9]+)?)";
+      i += m.length(0);
+    } else if (line[i] == ' ') {
+      pattern += " +";
+      while (i < line.size() && line[i] == ' ') ++i;
+    } else {
+      if (std::strchr(R"(\^$.|?*+()[]{})", line[i]) != nullptr) pattern += '\\';
+      pattern += line[i++];
+    }
+  }
+  return std::regex(pattern + " *$");
+}
 
 /// `jetchar ...` at the start of a line (after indentation or a `$ ` prompt), without a trailing
 /// `# comment`.
@@ -237,7 +282,7 @@ class DocumentedExamples : public ::testing::Test {
       auto args = command;
       args.push_back("--help");
       const Outcome help = run_in(args, dir_.path(), io_);
-      Document document{"jetchar " + example_key(args), {}};
+      Document document{"jetchar " + example_key(args), {}, {}};
       if (help.code != 0) ADD_FAILURE() << document.name << " exited " << help.code << ":\n" << help.err;
       for (const auto& line : lines_of(help.out)) {
         if (auto key = example_in(line)) document.examples.push_back(*key);
@@ -263,16 +308,39 @@ class DocumentedExamples : public ::testing::Test {
     std::sort(files.begin() + 1, files.end());
     std::vector<Document> documents;
     for (const auto& file : files) {
-      Document document{file.lexically_relative(jetchar::testing::source_dir()).string(), {}};
+      Document document{file.lexically_relative(jetchar::testing::source_dir()).string(), {}, {}};
       bool fenced = false;
+      // The examples since the last prose line (indented ones only), and the fenced block that may
+      // show their output.
+      constexpr std::size_t kNoGroup = std::numeric_limits<std::size_t>::max();
+      std::size_t group_first = kNoGroup;
+      std::optional<ShownOutput> block;
+      int number = 0;
       for (const auto& line : lines_of(read_file(file))) {
+        ++number;
         if (trim(line).rfind("```", 0) == 0) {
+          if (!fenced && group_first != kNoGroup) {
+            block =
+                ShownOutput{group_first, document.examples.size() - 1, {}, fmt::format("{}:{}", document.name, number)};
+          } else if (fenced && block) {
+            document.outputs.push_back(*block);
+            block.reset();
+          }
+          if (fenced) group_first = kNoGroup;
           fenced = !fenced;
           continue;
         }
-        const bool code = fenced || line.rfind("    ", 0) == 0;
-        if (!code) continue;
-        if (auto key = example_in(line)) document.examples.push_back(*key);
+        const bool indented = line.rfind("    ", 0) == 0;
+        if (!fenced && !indented && !trim(line).empty()) group_first = kNoGroup;
+        if (!fenced && !indented) continue;
+        auto key = example_in(line);
+        if (key) {
+          document.examples.push_back(*key);
+          block.reset();  // a fenced block of commands shows no output
+          if (!fenced && group_first == kNoGroup) group_first = document.examples.size() - 1;
+        } else if (block && trim(line) != "...") {
+          block->lines.push_back(line);
+        }
       }
       documents.push_back(document);
     }
@@ -286,7 +354,7 @@ class DocumentedExamples : public ::testing::Test {
     std::sort(files.begin(), files.end());
     std::vector<Document> documents;
     for (const auto& file : files) {
-      Document document{file.lexically_relative(jetchar::testing::source_dir()).string(), {}};
+      Document document{file.lexically_relative(jetchar::testing::source_dir()).string(), {}, {}};
       for (const auto& line : lines_of(read_file(file))) {
         if (line.rfind('#', 0) != 0) break;
         if (auto key = example_in(line.substr(1))) document.examples.push_back(*key);
@@ -300,13 +368,16 @@ class DocumentedExamples : public ::testing::Test {
   void run_all(const std::vector<Document>& documents) {
     const auto expectations = read_expectations(source("tests/cli/documented_examples.txt"));
     int ran = 0;
+    int outputs = 0;
     for (const auto& document : documents) {
       if (document.examples.empty()) continue;
       const fs::path cwd = dir_.path() / fmt::format("doc{}", ++documents_);
       fs::create_directories(cwd);
       fs::create_directory_symlink(source("examples"), cwd / "examples");
+      std::vector<Outcome> outcomes;
       for (const auto& example : document.examples) {
         SCOPED_TRACE(document.name + ": " + example);
+        outcomes.emplace_back();
         const auto found = expectations.find(example);
         if (found == expectations.end()) {
           ADD_FAILURE()
@@ -317,7 +388,7 @@ class DocumentedExamples : public ::testing::Test {
         const Expectation& expected = found->second;
         auto words = shell_words(example);
         words.erase(words.begin());  // "jetchar"
-        const Outcome outcome = run_in(words, cwd, io_);
+        const Outcome& outcome = outcomes.back() = run_in(words, cwd, io_);
         ++ran;
         const std::string shown =
             fmt::format("exit {}\nstdout:\n{}\nstderr:\n{}", outcome.code, outcome.out, outcome.err);
@@ -333,8 +404,40 @@ class DocumentedExamples : public ::testing::Test {
               << shown;
         }
       }
+      for (const auto& shown : document.outputs) expect_shown_output(shown, document, outcomes);
+      outputs += static_cast<int>(document.outputs.size());
     }
-    std::printf("ran %d documented examples\n", ran);
+    std::printf("ran %d documented examples; checked the %d outputs they show\n", ran, outputs);
+  }
+
+  /// The lines `shown` shows are printed by its examples: stdout's in the order shown, the others
+  /// anywhere in stderr.
+  static void expect_shown_output(const ShownOutput& shown, const Document& document,
+                                  const std::vector<Outcome>& outcomes) {
+    std::vector<std::string> out;
+    std::vector<std::string> err;
+    std::string printed;
+    for (std::size_t i = shown.first; i <= shown.last; ++i) {
+      const auto o = lines_of(outcomes[i].out);
+      const auto e = lines_of(outcomes[i].err);
+      out.insert(out.end(), o.begin(), o.end());
+      err.insert(err.end(), e.begin(), e.end());
+      printed += fmt::format("$ {}\nstdout:\n{}stderr:\n{}", document.examples[i], outcomes[i].out, outcomes[i].err);
+    }
+    std::size_t next = 0;  // the first stdout line the next shown line may be
+    for (const auto& line : shown.lines) {
+      const std::regex pattern = shown_line_pattern(line);
+      const auto matches = [&](const std::string& printed_line) { return std::regex_search(printed_line, pattern); };
+      const auto in_out = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(next), out.end(), matches);
+      if (in_out != out.end()) {
+        next = static_cast<std::size_t>(in_out - out.begin()) + 1;
+      } else {
+        EXPECT_TRUE(std::any_of(err.begin(), err.end(), matches))
+            << shown.where << ": the document shows '" << line
+            << "', which its examples do not print (or not in this order)\n"
+            << printed;
+      }
+    }
   }
 
   jetchar::testing::TempDir dir_;
@@ -350,6 +453,18 @@ TEST(DocumentedExampleParsing, TakesTheCommandAsAShellSplitsIt) {
   EXPECT_EQ(example_in("scripts/test.sh"), std::nullopt);
   EXPECT_EQ(example_in("see `jetchar models`"), std::nullopt);
   EXPECT_THROW(example_in("jetchar results export r --csv > runs.csv"), std::invalid_argument);
+}
+
+TEST(DocumentedExampleParsing, ShownOutputLetsFiguresAndColumnWidthsDiffer) {
+  const auto pattern = shown_line_pattern("    0       50      0.006  custom: 4 cores 1728/306 MHz (J/query -)");
+  EXPECT_TRUE(std::regex_search("   12      500    123.456  custom: 8 cores 2201.6/1300.5 MHz (J/query -)", pattern));
+  EXPECT_FALSE(std::regex_search("    0       50      0.006  custom: 4 cores 1728/306 GHz (J/query -)", pattern));
+  EXPECT_FALSE(
+      std::regex_search("    0       50      0.006  custom: 4 cores 1728/306 MHz (J/query -) and more", pattern));
+  EXPECT_TRUE(
+      std::regex_search("predictor: time form sum, power 9.1 %", shown_line_pattern("predictor: ..., power 0.4 %")));
+  // A number inside a word is part of the word.
+  EXPECT_FALSE(std::regex_search("ch2 VDD", shown_line_pattern("ch1 VDD")));
 }
 
 TEST(DocumentedExampleParsing, ListsTheSubcommandsOfAHelpText) {
