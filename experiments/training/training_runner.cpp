@@ -30,6 +30,30 @@ double resolved_weight_decay(const TrainingConfig& config, OptimizerKind kind) {
   return config.weight_decay.value_or(kind == OptimizerKind::kSgd ? 0.0 : 0.01);
 }
 
+// AdamW's parameters as Hugging Face's Trainer groups them (transformers' Trainer.get_decay_parameter_names:
+// every parameter decays except those of LayerNorm modules and those whose name holds "bias"); the
+// fine-tuning write-ups train with it. A group is left out when it is empty (lenet5 has no LayerNorm).
+std::vector<torch::optim::OptimizerParamGroup> adamw_parameter_groups(Network& model, double learning_rate,
+                                                                      double weight_decay) {
+  std::vector<torch::Tensor> decayed;
+  std::vector<torch::Tensor> exempt;
+  for (const auto& named_module : model.named_modules()) {
+    const bool layer_norm = named_module.value()->as<torch::nn::LayerNorm>() != nullptr;
+    for (const auto& parameter : named_module.value()->named_parameters(/*recurse=*/false)) {
+      const bool bias = (named_module.key() + "." + parameter.key()).find("bias") != std::string::npos;
+      (layer_norm || bias ? exempt : decayed).push_back(parameter.value());
+    }
+  }
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  for (auto* tensors : {&decayed, &exempt}) {
+    if (tensors->empty()) continue;
+    const double decay = tensors == &decayed ? weight_decay : 0.0;
+    groups.emplace_back(*tensors, std::make_unique<torch::optim::AdamWOptions>(
+                                      torch::optim::AdamWOptions(learning_rate).weight_decay(decay)));
+  }
+  return groups;
+}
+
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(Network& model, OptimizerKind kind, double learning_rate,
                                                         const TrainingConfig& config) {
   const double weight_decay = resolved_weight_decay(config, kind);
@@ -38,7 +62,7 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(Network& model, Optimize
         model.parameters(),
         torch::optim::SGDOptions(learning_rate).momentum(config.momentum).weight_decay(weight_decay));
   }
-  return std::make_unique<torch::optim::AdamW>(model.parameters(),
+  return std::make_unique<torch::optim::AdamW>(adamw_parameter_groups(model, learning_rate, weight_decay),
                                                torch::optim::AdamWOptions(learning_rate).weight_decay(weight_decay));
 }
 
