@@ -11,10 +11,15 @@
 //
 //   prediction_bench [--seeds N] [--noise 0.02] [--grid orin|nx] [--budgets 5,10,15,25,50] [--truth NAME,...]
 //   prediction_bench --coverage [--adaptive] [--seeds N] [--grid G] [--noise X] [--budgets 5,10,15,25]
+//   prediction_bench --transfer [--seeds N] [--noise X] [--budgets 3,5,10] [--truth NAME,...]
 //
 // --coverage prints, instead, how often the stated 90 % interval holds the measured time, power and
 // energy of the held-out modes, per grid, noise level (0.5, 2 and 5 % unless --noise), truth and
 // budget, then pooled per truth and budget: the interval's calibration from few modes.
+//
+// --transfer prints, instead, a new workload adapted from a reference workload profiled on every
+// mode (analysis/transfer_predictor.h) against the mode predictor alone and the study's linear
+// model on the same picks, per truth, reference and budget, and across grids (print_transfer).
 //
 // Slow at large budgets: the adaptive method refits (with every form's cross-validation) after each
 // mode it adds. On the shared 2-core development machine, budget 15 for all four truths with 3 seeds
@@ -34,7 +39,9 @@
 #include "analysis/mode_predictor.h"
 #include "analysis/predictor.h"
 #include "analysis/profile_design.h"
+#include "analysis/reference_model.h"
 #include "analysis/statistics.h"
+#include "analysis/transfer_predictor.h"
 #include "tests/analysis/ground_truths.h"
 
 namespace {
@@ -203,8 +210,96 @@ void print_coverage(const std::vector<std::string>& grids, const std::vector<dou
   fmt::print("{:<13} {:>4}  {}\n", "all", "all", all.shares());
 }
 
+// Transfer from a reference workload (analysis/transfer_predictor.h): each truth as the new
+// workload, adapted from a reference profiled on every mode of the Orin grid -- the same truth
+// with other work (more GPU work, less DRAM traffic, more launch overhead, another switching
+// power) and a different truth -- against the mode predictor and the study's linear model on
+// the same space-filling picks, and across grids (an Orin-grid reference onto the NX grid).
+jetchar::analysis::testing::Truth other_work(jetchar::analysis::testing::Truth t) {
+  t.name += "'";
+  t.gpu_work *= 1.6, t.mem_work *= 0.7, t.launch_work *= 1.3, t.fixed_s *= 0.8;
+  t.k_gpu *= 0.85, t.k_cpu *= 1.2;
+  return t;
+}
+
+Score score_transfer(const TransferPredictor& model, const std::vector<ConfigPoint>& pts,
+                     const std::vector<std::size_t>& picked) {
+  auto in = mask(pts.size(), picked);
+  double t = 0, p = 0, e = 0, tc = 0, pc = 0, n = 0;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    if (in[i]) continue;
+    const auto& pt = pts[i];
+    auto pr = model.predict(pt.key.mode);
+    t += std::abs(pr.time_s.value / pt.time_s - 1);
+    p += std::abs(pr.power_w->value / *pt.power_w - 1);
+    e += std::abs(pr.energy_j->value / *pt.energy_j - 1);
+    tc += pt.time_s >= pr.time_s.low && pt.time_s <= pr.time_s.high;
+    pc += *pt.power_w >= pr.power_w->low && *pt.power_w <= pr.power_w->high;
+    ++n;
+  }
+  return {100 * t / n, 100 * p / n, 100 * e / n, tc / n, pc / n, ""};
+}
+
+void print_transfer(const std::vector<std::size_t>& budgets, int seeds, double noise,
+                    const std::vector<std::string>& only) {
+  using namespace jetchar::analysis::testing;
+  const auto orin = orin_grid_1440(), nx = xavier_nx_grid_360();
+  fmt::print(
+      "transfer: MAPE % over the new workload's modes not profiled (medians over {} seeds), noise {:.1f} %; "
+      "picks: the space-filling design; reference: every mode of the Orin grid\n",
+      seeds, 100 * noise);
+  fmt::print("{:<13} {:<14} {:<5} {:>3}  {:<22} {:>7} {:>7} {:>7} {:>6} {:>6}\n", "new", "reference", "grid", "n",
+             "method", "time", "power", "energy", "tcov", "pcov");
+  const auto truths = all_truths();
+  for (const auto& truth : truths) {
+    if (!only.empty() && std::find(only.begin(), only.end(), truth.name) == only.end()) continue;
+    // gpu_bound's other truth is balanced; every other truth's is gpu_bound.
+    const Truth other = truth.name == "gpu_bound" ? balanced() : gpu_bound();
+    struct Case {
+      Truth reference;
+      bool nx;
+    };
+    for (const Case& c : {Case{other_work(truth), false}, Case{other, false}, Case{other_work(truth), true}}) {
+      const auto& modes = c.nx ? nx : orin;
+      for (std::size_t budget : budgets) {
+        std::vector<Score> abs, norm, alone, lin;
+        for (int s = 0; s < seeds; ++s) {
+          const auto seed = static_cast<std::uint64_t>(s);
+          const ReferenceModel reference = ReferenceModel::fit(measure(orin, c.reference, 3000 + seed, noise));
+          auto pts = measure(modes, truth, 1000 + seed, noise);
+          auto picked = space_filling_design(modes, budget);
+          auto train = subset(pts, picked);
+          TransferOptions options;
+          abs.push_back(score_transfer(TransferPredictor::fit(reference, train, options), pts, picked));
+          if (c.nx) {
+            options.mapping = ClockMapping::kNormalised;
+            options.target_modes = modes;
+            norm.push_back(score_transfer(TransferPredictor::fit(reference, train, options), pts, picked));
+          }
+          alone.push_back(score_new(ModePredictor::fit(train), pts, picked));
+          lin.push_back(score_old(ModelKind::kLinear, pts, picked));
+        }
+        auto row = [&](const std::string& method, const std::vector<Score>& v) {
+          if (v.empty()) return;
+          Score m = median_score(v);
+          auto num = [](double x) { return x < 0 ? std::string("-") : fmt::format("{:.2f}", x); };
+          fmt::print("{:<13} {:<14} {:<5} {:>3}  {:<22} {:>7} {:>7} {:>7} {:>6} {:>6}\n", truth.name, c.reference.name,
+                     c.nx ? "nx" : "orin", budget, method, num(m.time_mape), num(m.power_mape), num(m.energy_mape),
+                     num(m.time_cover), num(m.power_cover));
+        };
+        row(c.nx ? "transfer/absolute" : "transfer", abs);
+        row("transfer/normalised", norm);
+        row("auto (no transfer)", alone);
+        row("linear (the study's)", lin);
+        std::fflush(stdout);
+      }
+    }
+  }
+}
+
 }  // namespace
 
+// NOLINTNEXTLINE(bugprone-exception-escape): a benchmark that fails ends with the exception's message
 int main(int argc, char** argv) {
   CLI::App app{"Mode prediction accuracy per ground truth and profiling budget"};
   int seeds = 3;
@@ -222,7 +317,18 @@ int main(int argc, char** argv) {
                "print the 90 % intervals' coverage per grid, noise level (0.5, 2, 5 % unless --noise), truth and "
                "budget instead");
   app.add_flag("--adaptive", with_adaptive, "with --coverage: pool adaptive designs too (slow)");
+  bool transfer = false;
+  app.add_flag("--transfer", transfer,
+               "print, instead, transfer from a reference workload against no transfer per truth and budget "
+               "(3, 5, 10 unless --budgets), with a cross-grid case");
   CLI11_PARSE(app, argc, argv);
+  if (transfer) {
+    auto start = std::chrono::steady_clock::now();
+    if (app.count("--budgets") == 0) budgets = {3, 5, 10};
+    print_transfer(budgets, seeds, noise, only);
+    fmt::print("elapsed {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return 0;
+  }
   if (coverage) {
     auto start = std::chrono::steady_clock::now();
     if (app.count("--budgets") == 0) budgets = {5, 10, 15, 25};
