@@ -215,13 +215,6 @@ void print_coverage(const std::vector<std::string>& grids, const std::vector<dou
 // with other work (more GPU work, less DRAM traffic, more launch overhead, another switching
 // power) and a different truth -- against the mode predictor and the study's linear model on
 // the same space-filling picks, and across grids (an Orin-grid reference onto the NX grid).
-jetchar::analysis::testing::Truth other_work(jetchar::analysis::testing::Truth t) {
-  t.name += "'";
-  t.gpu_work *= 1.6, t.mem_work *= 0.7, t.launch_work *= 1.3, t.fixed_s *= 0.8;
-  t.k_gpu *= 0.85, t.k_cpu *= 1.2;
-  return t;
-}
-
 Score score_transfer(const TransferPredictor& model, const std::vector<ConfigPoint>& pts,
                      const std::vector<std::size_t>& picked) {
   auto in = mask(pts.size(), picked);
@@ -259,7 +252,8 @@ void print_transfer(const std::vector<std::size_t>& budgets, int seeds, double n
       Truth reference;
       bool nx;
     };
-    for (const Case& c : {Case{other_work(truth), false}, Case{other, false}, Case{other_work(truth), true}}) {
+    for (const Case& c :
+         {Case{with_other_work(truth), false}, Case{other, false}, Case{with_other_work(truth), true}}) {
       const auto& modes = c.nx ? nx : orin;
       for (std::size_t budget : budgets) {
         std::vector<Score> abs, norm, alone, lin;

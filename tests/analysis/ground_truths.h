@@ -167,6 +167,16 @@ inline Truth balanced() {
 
 inline std::vector<Truth> all_truths() { return {gpu_bound(), memory_bound(), launch_bound(), balanced()}; }
 
+/// The same kind of workload with other work: more GPU work, less DRAM traffic, more launch
+/// overhead, a shorter fixed part and other switching power (named with a prime): a reference a
+/// workload is adapted from (analysis/transfer_predictor.h).
+inline Truth with_other_work(Truth t) {
+  t.name += "'";
+  t.gpu_work *= 1.6, t.mem_work *= 0.7, t.launch_work *= 1.3, t.fixed_s *= 0.8;
+  t.k_gpu *= 0.85, t.k_cpu *= 1.2;
+  return t;
+}
+
 /// One measured point per mode: true time and power, each times (1 + noise·N(0, 1)), seeded.
 inline std::vector<ConfigPoint> measure(const std::vector<PowerMode>& modes, const Truth& g, std::uint64_t seed,
                                         double noise) {
