@@ -91,8 +91,8 @@ struct TruthParts {
 };
 
 inline TruthParts truth_parts(const PowerMode& m, const Truth& g) {
-  const double cores = *m.cpu_cores, cpu = *m.cpu_freq_khz / 1e6, gpu = *m.gpu_freq_khz / 1e6,
-               emc = *m.emc_freq_khz / 1e6;
+  const double cores = *m.cpu_cores, cpu = static_cast<double>(*m.cpu_freq_khz) / 1e6,
+               gpu = static_cast<double>(*m.gpu_freq_khz) / 1e6, emc = static_cast<double>(*m.emc_freq_khz) / 1e6;
   const double gpu_s = g.gpu_work / gpu;
   const double mem_s = g.mem_work * (g.mem_floor + (1 - g.mem_floor) / emc);
   const double used = std::min<double>(cores, g.launch_cores);
@@ -104,8 +104,8 @@ inline TruthParts truth_parts(const PowerMode& m, const Truth& g) {
 inline double truth_time_s(const PowerMode& m, const Truth& g) { return truth_parts(m, g).time_s; }
 
 inline double truth_power_w(const PowerMode& m, const Truth& g) {
-  const double cores = *m.cpu_cores, cpu = *m.cpu_freq_khz / 1e6, gpu = *m.gpu_freq_khz / 1e6,
-               emc = *m.emc_freq_khz / 1e6;
+  const double cores = *m.cpu_cores, cpu = static_cast<double>(*m.cpu_freq_khz) / 1e6,
+               gpu = static_cast<double>(*m.gpu_freq_khz) / 1e6, emc = static_cast<double>(*m.emc_freq_khz) / 1e6;
   TruthParts t = truth_parts(m, g);
   const double u_gpu = t.gpu_s / t.time_s, u_mem = t.mem_s / t.time_s;
   // Launch threads spin on the busiest core; the others idle at their clock's leakage.
