@@ -14,6 +14,13 @@
 // the same paper), so a predictor fitted on a whole sweep stays fast. It widens where the left-out fits disagree (far
 // from the profiled modes) and covers measurement noise, since the residuals are against measured values. Energy = time
 // × power gets its own interval from the left-out fits' products.
+//
+// Few modes: where the upper rank ⌈(1−α)(n+1)⌉ exceeds n (n < 9 at 90 %) jackknife+ is unbounded, and
+// its bounds clamped to the extreme left-out fits hold a new mode only about n/(n+1) of the time. There
+// the interval is widened to contain, too, the Student-t predictive interval on the log scale:
+// log ŷ(x) ± t_n(1 − α/2) · √(mean Rᵢ² + u(x)²), with u(x) the jackknife standard deviation of the
+// left-out fits' log predictions at x (n degrees of freedom: the Rᵢ are n prediction errors of mean
+// zero; u(x) adds the disagreement of the fits where x lies beyond the profiled modes).
 #pragma once
 
 #include <cstddef>

@@ -7,7 +7,8 @@
 //   - power = idle + per-core leakage + Σ activity · f · V(f)², where each rail's V(f) is flat at
 //     V_min below a knee and linear above it (the shape of a DVFS table: NVIDIA's Orin
 //     tegra234 OPP tables hold the voltage at the floor for the low rates), activity = the busy
-//     share of the epoch that the resource works;
+//     share of the epoch that the resource works; and one truth (convex_vf) with convex V/f
+//     curves, leakage exponential in V and CPU power from the core-seconds worked;
 //   - multiplicative Gaussian noise on every measurement (2 % unless told).
 // Nothing here is visible to the code under test: it only sees the measured points.
 #pragma once
@@ -56,7 +57,10 @@ inline std::vector<PowerMode> xavier_nx_grid_360() {
 
 struct VfCurve {
   double v_min = 0.6, knee_ghz = 0.8, slope_v_per_ghz = 0.25;
-  double volts(double f_ghz) const { return std::max(v_min, v_min + slope_v_per_ghz * (f_ghz - knee_ghz)); }
+  double curvature_v_per_ghz2 = 0;  // > 0: a convex curve, rising as f² on top of the line
+  double volts(double f_ghz) const {
+    return std::max(v_min, v_min + slope_v_per_ghz * (f_ghz - knee_ghz)) + curvature_v_per_ghz2 * f_ghz * f_ghz;
+  }
 };
 
 struct Truth {
@@ -76,6 +80,13 @@ struct Truth {
   double leak_w_per_core = 0.12;
   double k_cpu = 0.9, k_gpu = 11.0, k_emc = 1.6;
   VfCurve cpu_vf{0.62, 1.2, 0.30}, gpu_vf{0.60, 0.6, 0.40}, emc_vf{0.80, 1.6, 0.08};
+  // 0: per-core leakage grows as V / V_min; > 0: as exp((V − V_min) / this), the exponential rise
+  // of subthreshold leakage with the supply voltage.
+  double leak_volts_scale = 0;
+  // false: the launch threads spin on min(cores, launch_cores) cores; true: the CPU draws dynamic
+  // power for the core-seconds it works (the launch work, whatever the cores) plus 10 % of every
+  // online core's for its clock.
+  bool cpu_power_from_core_seconds = false;
   double noise = 0.02;
 };
 
@@ -108,12 +119,16 @@ inline double truth_power_w(const PowerMode& m, const Truth& g) {
                gpu = static_cast<double>(*m.gpu_freq_khz) / 1e6, emc = static_cast<double>(*m.emc_freq_khz) / 1e6;
   TruthParts t = truth_parts(m, g);
   const double u_gpu = t.gpu_s / t.time_s, u_mem = t.mem_s / t.time_s;
-  // Launch threads spin on the busiest core; the others idle at their clock's leakage.
-  const double u_cpu = std::min(1.0, t.cpu_s / t.time_s + 0.25);
   const double vc = g.cpu_vf.volts(cpu), vg = g.gpu_vf.volts(gpu), vm = g.emc_vf.volts(emc);
-  return g.idle_w + g.leak_w_per_core * cores * vc / g.cpu_vf.v_min +
-         g.k_cpu * u_cpu * std::min<double>(cores, g.launch_cores) * cpu * vc * vc + g.k_gpu * u_gpu * gpu * vg * vg +
-         g.k_emc * (0.3 + 0.7 * u_mem) * emc * vm * vm;
+  const double leak =
+      g.leak_volts_scale > 0 ? std::exp((vc - g.cpu_vf.v_min) / g.leak_volts_scale) : vc / g.cpu_vf.v_min;
+  // Launch threads spin on the busiest core; the others idle at their clock's leakage. Or the
+  // cores draw for the core-seconds of launch work they do per second of the epoch.
+  const double busy_cores = g.cpu_power_from_core_seconds
+                                ? 0.1 * cores + g.launch_work / cpu / t.time_s
+                                : std::min(1.0, t.cpu_s / t.time_s + 0.25) * std::min<double>(cores, g.launch_cores);
+  return g.idle_w + g.leak_w_per_core * cores * leak + g.k_cpu * busy_cores * cpu * vc * vc +
+         g.k_gpu * u_gpu * gpu * vg * vg + g.k_emc * (0.3 + 0.7 * u_mem) * emc * vm * vm;
 }
 
 /// GPU-bound training (ResNet-like): GPU kernels dominate, memory overlaps with them.
@@ -165,7 +180,35 @@ inline Truth balanced() {
   return g;
 }
 
-inline std::vector<Truth> all_truths() { return {gpu_bound(), memory_bound(), launch_bound(), balanced()}; }
+/// Convex V/f curves without a flat part, leakage rising exponentially with voltage, CPU power
+/// from the core-seconds worked: a power that none of the other truths (nor a predictor form) has,
+/// on a workload between balanced and launch-bound (launch saturates at 3 cores, overlaps GPU work).
+inline Truth convex_vf() {
+  Truth g;
+  g.name = "convex_vf";
+  g.gpu_work = 6.0;
+  g.mem_work = 3.5;
+  g.mem_floor = 0.05;
+  g.overlap_p = 3.0;
+  g.launch_work = 2.5;
+  g.launch_serial = 0.35;
+  g.launch_cores = 3;
+  g.cpu_gpu_p = 2.0;
+  g.fixed_s = 0.25;
+  g.idle_w = 5.0;
+  g.leak_w_per_core = 0.08;
+  g.k_cpu = 1.1, g.k_gpu = 8.0, g.k_emc = 1.4;
+  g.cpu_vf = {0.55, 0.0, 0.05, 0.07};
+  g.gpu_vf = {0.50, 0.0, 0.10, 0.30};
+  g.emc_vf = {0.70, 0.0, 0.02, 0.015};
+  g.leak_volts_scale = 0.25;
+  g.cpu_power_from_core_seconds = true;
+  return g;
+}
+
+inline std::vector<Truth> all_truths() {
+  return {gpu_bound(), memory_bound(), launch_bound(), balanced(), convex_vf()};
+}
 
 /// The same kind of workload with other work: more GPU work, less DRAM traffic, more launch
 /// overhead, a shorter fixed part and other switching power (named with a prime): a reference a

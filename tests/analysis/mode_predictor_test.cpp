@@ -64,9 +64,10 @@ TEST_P(FifteenModes, MeetTheGoalOnTheOrinGrid) {
   EXPECT_GT(model.loo_time_mape(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryGroundTruth, FifteenModes, ::testing::Range(0, 4), [](const auto& info) {
-  return testing::all_truths()[static_cast<std::size_t>(info.param)].name;
-});
+INSTANTIATE_TEST_SUITE_P(EveryGroundTruth, FifteenModes,
+                         ::testing::Range(0, static_cast<int>(testing::all_truths().size())), [](const auto& info) {
+                           return testing::all_truths()[static_cast<std::size_t>(info.param)].name;
+                         });
 
 TEST(ModePredictor, MeetsTheGoalOnAnotherGridShape) {
   const auto modes = testing::xavier_nx_grid_360();
@@ -108,8 +109,10 @@ TEST(ModePredictor, NinetyPercentIntervalsHoldAboutNinetyPercentOfHeldOutModes) 
 // pick of profiled modes (so that the held-out modes are like the profiled ones, as jackknife+
 // assumes), the share of held-out modes inside the stated 90 % interval stays near 90 % at 10, 15
 // and 25 modes (within 80–97 % at each, 85–95 % over the three), and a stated 50 % interval holds
-// about half. At 5 modes it does not (0.79 time, 0.67 power here): that case is open, measured by
-// bench/prediction_bench --coverage over more grids, noise levels and designs (bench/README.md).
+// about half. At 5 modes, where jackknife+ alone would be unbounded and the predictor widens it to a
+// Student-t interval, it holds at least 75 % and not all (measured: 0.88 time, 0.76 power; jackknife+
+// alone held 0.79 and 0.67 over the four truths before convex_vf): 5 modes leave some truths' forms
+// biased beyond what their left-out fits show (bench/prediction_bench --coverage, bench/README.md).
 struct Coverage {
   double time = 0, power = 0;
 };
@@ -135,7 +138,13 @@ Coverage pooled_coverage(std::size_t budget, double level) {
   return c;
 }
 
-TEST(ModePredictor, IntervalsAreCalibratedFromTenToTwentyFiveModes) {
+TEST(ModePredictor, IntervalsAreCalibratedFromFiveToTwentyFiveModes) {
+  const Coverage few = pooled_coverage(5, 0.9);
+  EXPECT_GE(few.time, 0.75);
+  EXPECT_LE(few.time, 0.97);
+  EXPECT_GE(few.power, 0.75);
+  EXPECT_LE(few.power, 0.97);
+
   double time = 0, power = 0;
   for (std::size_t budget : {10u, 15u, 25u}) {
     const Coverage c = pooled_coverage(budget, 0.9);
