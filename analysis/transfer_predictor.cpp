@@ -223,7 +223,10 @@ TransferPredictor TransferPredictor::fit(const ReferenceModel& reference, std::s
   out.full_.u = fit_time(reference, terms, times, out.time_prior_);
   for (std::size_t k = 0; k < folds; ++k) out.folds_.push_back({time_folds[tw][k], std::nullopt});
   for (double r : time_resid[tw]) out.time_residual_.push_back(std::abs(r));
-  if (!reference.has_power() || out.powered_.size() < 2) return out;
+  if (!reference.has_power() || out.powered_.size() < 2) {
+    if (options.compare_with_own) out.choose_own(profiled);
+    return out;
+  }
 
   // Power: each fold's rows with that fold's time scales (the new workload's busy shares).
   const auto np = static_cast<Eigen::Index>(out.powered_.size());
@@ -279,10 +282,25 @@ TransferPredictor TransferPredictor::fit(const ReferenceModel& reference, std::s
     out.energy_residual_.push_back(std::abs(energy_log.back()));
   }
   out.loo_energy_mape_ = mean_abs_relative(energy_log);
+  if (options.compare_with_own) out.choose_own(profiled);
   return out;
 }
 
+void TransferPredictor::choose_own(std::span<const ConfigPoint> profiled) {
+  constexpr std::size_t kLeastModes = 8;  // see the header
+  if (profiled.size() < kLeastModes) return;
+  ModePredictorOptions options;
+  options.level = level_;
+  ModePredictor own = ModePredictor::fit(profiled, options);
+  // Time plus power where both predict power, else time alone.
+  const bool both = loo_power_mape_ && own.loo_power_mape();
+  const double mine = loo_time_mape_ + (both ? *loo_power_mape_ : 0);
+  const double theirs = own.loo_time_mape() + (both ? *own.loo_power_mape() : 0);
+  if (theirs < mine && (both || !loo_power_mape_)) own_ = std::move(own);
+}
+
 ModePrediction TransferPredictor::predict(const PowerMode& mode) const {
+  if (own_) return own_->predict(mode);
   const ModeKnobs k = mapped(mode);
   const ReferenceTimeTerms terms = reference_.time_terms(k);
   auto time = [&](const Scales& s) { return time_of(reference_, scaled(terms, s.u)); };

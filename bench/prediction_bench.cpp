@@ -256,7 +256,7 @@ void print_transfer(const std::vector<std::size_t>& budgets, int seeds, double n
          {Case{with_other_work(truth), false}, Case{other, false}, Case{with_other_work(truth), true}}) {
       const auto& modes = c.nx ? nx : orin;
       for (std::size_t budget : budgets) {
-        std::vector<Score> abs, norm, alone, lin;
+        std::vector<Score> abs, always, norm, alone, lin;
         for (int s = 0; s < seeds; ++s) {
           const auto seed = static_cast<std::uint64_t>(s);
           const ReferenceModel reference = ReferenceModel::fit(measure(orin, c.reference, 3000 + seed, noise));
@@ -265,6 +265,9 @@ void print_transfer(const std::vector<std::size_t>& budgets, int seeds, double n
           auto train = subset(pts, picked);
           TransferOptions options;
           abs.push_back(score_transfer(TransferPredictor::fit(reference, train, options), pts, picked));
+          options.compare_with_own = false;
+          always.push_back(score_transfer(TransferPredictor::fit(reference, train, options), pts, picked));
+          options.compare_with_own = true;
           if (c.nx) {
             options.mapping = ClockMapping::kNormalised;
             options.target_modes = modes;
@@ -282,6 +285,7 @@ void print_transfer(const std::vector<std::size_t>& budgets, int seeds, double n
                      num(m.time_cover), num(m.power_cover));
         };
         row(c.nx ? "transfer/absolute" : "transfer", abs);
+        row(c.nx ? "transfer/absolute/always" : "transfer/always", always);
         row("transfer/normalised", norm);
         row("auto (no transfer)", alone);
         row("linear (the study's)", lin);
