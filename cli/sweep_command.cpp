@@ -2,11 +2,9 @@
 // `sweep submit|task|status`: the same sweep as Slurm jobs across a fleet of boards.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -36,6 +34,7 @@
 #include "experiments/sweep_runner.h"
 #include "experiments/sweep_validation.h"
 #include "experiments/systemd_notifier.h"
+#include "jetson/control/control_interrupt.h"
 #include "jetson/discovery/board_handle.h"
 #include "sysfs/whole_file.h"
 
@@ -114,23 +113,6 @@ void run_plan_command(const SweepOptions& options) {
              adaptive ? "; an upper bound: adaptive stopping ends runs once time and power have settled" : "");
 }
 
-// SIGINT/SIGTERM before the board is under control. The executor installs its own handlers while
-// it controls the board (jetson::ControlInterrupt, which puts these back afterwards); a sweep that
-// changes nothing on the board (every run "as found") has only these, so a signal between or
-// during its runs still ends the sweep after the current run, with its summary and status 130,
-// instead of killing it.
-std::atomic<int> g_signal{0};
-extern "C" void on_sweep_signal(int signal) { g_signal.store(signal); }
-
-void install_sweep_signal_handlers() {
-  struct sigaction action {};
-  action.sa_handler = on_sweep_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
-}
-
 // "2 INVALID, 1 OOM": the statuses other than OK among `results`, most frequent first.
 std::string not_ok_counts(const std::vector<ex::proto::RunResult>& results) {
   std::map<std::string, std::size_t> counts;
@@ -167,13 +149,14 @@ void check_adaptive_sweep(const ex::proto::SweepSpec& sweep, const ex::SweepPlan
   ex::check_adaptive_profile(sweep.adaptive_profile(), plan, spec_file.string());
 }
 
-// Stops on the executor's signal or this command's; progress as one refreshing line on a
-// terminal, else the runner's log lines.
-ex::SweepRunnerOptions sweep_runner_options(const std::string& name, const ex::CharacterizationExecutor& executor,
+// Stops after the current run once SIGINT/SIGTERM arrived (`interrupt` is held for the whole
+// sweep; the executor's control session holds it too while it controls the board); progress as
+// one refreshing line on a terminal, else the runner's log lines.
+ex::SweepRunnerOptions sweep_runner_options(const std::string& name, const jetson::ControlInterrupt& interrupt,
                                             bool tty) {
   ex::SweepRunnerOptions runner_options;
   runner_options.sweep_name = name;
-  runner_options.stop_requested = [&executor] { return executor.interrupted() || g_signal.load() != 0; };
+  runner_options.stop_requested = [&interrupt] { return interrupt.signal() != 0; };
   runner_options.log = tty ? nullptr : &std::cerr;
   if (tty) {
     runner_options.on_run = [](const ex::SweepProgress& progress, const ex::PlannedRun& run,
@@ -273,13 +256,15 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   ex::ResultsStore store(location.store());
   if (!spec_stored && fs::absolute(spec_file) != fs::absolute(location.spec())) location.store_sweep_spec(spec_text);
 
-  install_sweep_signal_handlers();
+  // A signal between or during runs (also "as found" ones, which never control the board) ends the
+  // sweep after the current run, with its summary and status 130, instead of killing it.
+  const jetson::ControlInterrupt interrupt;
   ex::SweepJournal journal(location.journal());
   const ex::SystemdNotifier notifier;
   ex::CharacterizationExecutor executor(board, &std::cerr);
   executor.set_redact_serial(options.redact_serial);
   const bool tty = ::isatty(STDERR_FILENO) == 1;
-  const ex::SweepRunnerOptions runner_options = sweep_runner_options(name, executor, tty);
+  const ex::SweepRunnerOptions runner_options = sweep_runner_options(name, interrupt, tty);
   fmt::print(stderr, "sweep {}: {} runs on {}; results in {}\n", name, plan.runs.size(), board.label,
              location.directory.string());
   bool stopped = false;

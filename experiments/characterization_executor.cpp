@@ -344,8 +344,6 @@ void CharacterizationExecutor::restore() {
   if (control_) control_->restore();
 }
 
-bool CharacterizationExecutor::interrupted() const { return control_ && control_->interrupt().signal() != 0; }
-
 void CharacterizationExecutor::enter_mode(const PlannedRun& run) {
   current_mode_key_ = run.mode_key;
   baseload_.reset();

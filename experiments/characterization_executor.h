@@ -42,8 +42,6 @@ class CharacterizationExecutor : public RunExecutor {
 
   /// Restores the board now (also done on destruction).
   void restore();
-  /// True once SIGINT/SIGTERM arrived during board control (the sweep should stop).
-  bool interrupted() const;
   /// Store the board's serial number (and a serial-less host's name) as SHA-256 hashes
   /// (experiments/device_identity.h); off by default.
   void set_redact_serial(bool redact) { redact_serial_ = redact; }

@@ -494,6 +494,28 @@ axes { field: "workload.seed" values: ["1", "2", "3", "4", "5", "6", "7", "8"] }
   EXPECT_THAT(resumed.out, HasSubstr("8 of 8 runs stored"));
 }
 
+// The sweep holds SIGINT/SIGTERM for its whole duration and its control session holds them too
+// (jetson/control/control_interrupt.h): a signal while the board is in a swept mode ends the sweep
+// with status 130 (after the current run, or at once when it lands while a mode is applied) and
+// the board is restored.
+TEST_F(CliContractIntegration, ASweepStoppedBySigtermWhileControllingTheBoardRestoresIt) {
+  const fs::path board = path("board");
+  ASSERT_EQ(run({"device", "modes", "--board", kBoard, "--root", board.string()}).code, kOk);
+  const auto before = tree(board / "sys/devices/system/cpu");
+  const fs::path spec = write("cores.textproto", R"(name: "cores"
+base { workload { model: "lenet5" dataset: "synthetic:1x28x28?samples=256&classes=10" batch_size: 16 epochs: 2 max_minibatches: 4 device: "cpu" } }
+axes { field: "device.cpu_cores" values: ["4", "6", "8", "10", "2", "12"] }
+)");
+  const Outcome stopped = start(
+      {"sweep", "run", spec.string(), "--results", path("results").string(), "--board", kBoard, "--root",
+       board.string()},
+      [](const Outcome& r) { return contains(r.err, "run 0000-r0 (1/6)"); }, SIGTERM);
+  EXPECT_THAT(stopped.err, HasSubstr("power mode: custom: 4 cores")) << "the board was not controlled";
+  EXPECT_EQ(stopped.killed_by, 0) << stopped.text();
+  EXPECT_EQ(stopped.code, kInterrupted) << stopped.text();
+  EXPECT_EQ(tree(board / "sys/devices/system/cpu"), before) << stopped.text();
+}
+
 // ---- reading results ----------------------------------------------------------------------------
 
 TEST_F(CliContractIntegration, ReadCommandsLeaveTheStoreByteIdentical) {
