@@ -124,6 +124,45 @@ StoredModePrediction stored_prediction(const analysis::ModePredictor& predictor,
   return s;
 }
 
+// The modes the profiler may choose from, as indices into the plan's modes: every mode, or a
+// space-filling subset of candidate_modes of them, in plan order.
+std::vector<std::size_t> candidate_groups(const proto::AdaptiveProfileSpec& spec,
+                                          const std::vector<analysis::PowerMode>& all_modes) {
+  std::vector<std::size_t> indices(all_modes.size());
+  for (std::size_t i = 0; i < all_modes.size(); ++i) indices[i] = i;
+  if (spec.candidate_modes() > 0 && spec.candidate_modes() < all_modes.size()) {
+    indices = analysis::space_filling_design(all_modes, spec.candidate_modes());
+    std::sort(indices.begin(), indices.end());
+  }
+  return indices;
+}
+
+analysis::AdaptiveProfileOptions profile_options(const proto::AdaptiveProfileSpec& spec) {
+  analysis::AdaptiveProfileOptions options;
+  options.initial_modes = initial_modes(spec);
+  options.max_modes = max_modes(spec);
+  if (spec.has_target_mape_pct()) options.target_mape_pct = spec.target_mape_pct();
+  options.predictor.level = level(spec);
+  return options;
+}
+
+// The predictor's chosen forms, their leave-one-out errors and a prediction for every mode of the
+// plan (a measured one beside its measurement).
+void record_predictions(const analysis::ModePredictor& predictor, const std::vector<analysis::PowerMode>& all_modes,
+                        const std::map<analysis::PowerMode, analysis::ConfigPoint>& measured,
+                        AdaptiveProfileSweepResult& out) {
+  out.predicted = true;
+  out.time_form = std::string(analysis::to_string(predictor.time_form()));
+  if (predictor.power_form()) out.power_form = std::string(analysis::to_string(*predictor.power_form()));
+  out.loo_time_mape_pct = predictor.loo_time_mape();
+  out.loo_power_mape_pct = predictor.loo_power_mape();
+  for (const auto& mode : all_modes) {
+    const auto it = measured.find(mode);
+    out.predictions.push_back(
+        stored_prediction(predictor, mode, it != measured.end() ? &it->second : nullptr, out.modelled));
+  }
+}
+
 }  // namespace
 
 std::string profiling_duration_text(double seconds) {
@@ -200,25 +239,13 @@ AdaptiveProfileSweepResult run_adaptive_profile(const proto::AdaptiveProfileSpec
   std::vector<analysis::PowerMode> all_modes;
   for (const auto& g : groups) all_modes.push_back(g.mode);
 
-  // Candidates: every mode, or a space-filling subset of candidate_modes of them.
-  std::vector<std::size_t> candidate_groups(groups.size());
-  for (std::size_t i = 0; i < groups.size(); ++i) candidate_groups[i] = i;
-  if (spec.candidate_modes() > 0 && spec.candidate_modes() < groups.size()) {
-    candidate_groups = analysis::space_filling_design(all_modes, spec.candidate_modes());
-    std::sort(candidate_groups.begin(), candidate_groups.end());
-  }
   std::vector<analysis::PowerMode> candidates;
   std::map<analysis::PowerMode, std::size_t> group_of;
-  for (const std::size_t g : candidate_groups) {
+  for (const std::size_t g : candidate_groups(spec, all_modes)) {
     candidates.push_back(groups[g].mode);
     group_of[groups[g].mode] = g;
   }
-
-  analysis::AdaptiveProfileOptions options_profile;
-  options_profile.initial_modes = initial_modes(spec);
-  options_profile.max_modes = max_modes(spec);
-  if (spec.has_target_mape_pct()) options_profile.target_mape_pct = spec.target_mape_pct();
-  options_profile.predictor.level = level(spec);
+  const analysis::AdaptiveProfileOptions options_profile = profile_options(spec);
 
   AdaptiveProfileSweepResult out;
   out.modes = groups.size();
@@ -278,16 +305,7 @@ AdaptiveProfileSweepResult run_adaptive_profile(const proto::AdaptiveProfileSpec
   out.profiled = measured.size();
   if (out.stopped || !predictor) return out;
 
-  out.predicted = true;
-  out.time_form = std::string(analysis::to_string(predictor->time_form()));
-  if (predictor->power_form()) out.power_form = std::string(analysis::to_string(*predictor->power_form()));
-  out.loo_time_mape_pct = predictor->loo_time_mape();
-  out.loo_power_mape_pct = predictor->loo_power_mape();
-  for (const auto& mode : all_modes) {
-    const auto it = measured.find(mode);
-    out.predictions.push_back(
-        stored_prediction(*predictor, mode, it != measured.end() ? &it->second : nullptr, out.modelled));
-  }
+  record_predictions(*predictor, all_modes, measured, out);
   save_mode_predictions(store.file(), options.sweep_name, out.predictions);
   return out;
 }
