@@ -5,45 +5,22 @@
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
-#include <nlohmann/json.hpp>
 
 #include "loaders/rng.h"
 #include "loaders/text/squad_dataset.h"
+#include "tests/support/squad_sample.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
 namespace {
 
-using nlohmann::json;
-
-constexpr const char* kVocab =
-    "[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\nred\nfox\njumps\nover\nlazy\ndog\nnear\nold\nriver\nbank\nwhat\nwho\n"
-    "where\nsleeps\n?\n.\n";
-
 // Three questions on a 14-piece context; at 16 positions with 4 shared every question has two
 // windows: 6 samples.
-std::string squad_json() {
-  const std::string context = "The red fox jumps over the lazy dog near the old river bank.";
-  auto answer = [&](const std::string& text) {
-    return json::array({json{{"text", text}, {"answer_start", context.find(text)}}});
-  };
-  const json qas = json::array({
-      json{{"id", "q1"}, {"question", "what jumps?"}, {"answers", answer("red fox")}},
-      json{{"id", "q2"}, {"question", "who sleeps?"}, {"answers", answer("lazy dog")}},
-      json{{"id", "q3"}, {"question", "where sleeps?"}, {"answers", answer("old river bank")}},
-  });
-  return json{
-      {"version", "1.1"},
-      {"data",
-       json::array({json{{"title", "t"}, {"paragraphs", json::array({json{{"context", context}, {"qas", qas}}})}}})}}
-      .dump();
-}
-
 class QueryInputsTest : public ::testing::Test {
  protected:
   QueryInputsTest()
-      : tokenizer_(loaders::text::WordPieceTokenizer::from_file(dir_.write("vocab.txt", kVocab))),
-        dev_(dir_.write("dev-v1.1.json", squad_json()), tokenizer_,
+      : tokenizer_(loaders::text::WordPieceTokenizer::from_file(dir_.write("vocab.txt", testing::kSquadSampleVocab))),
+        dev_(dir_.write("dev-v1.1.json", testing::squad_sample_json(3)), tokenizer_,
              loaders::text::WindowOptions{.max_length = 16, .stride = 4, .max_first_length = 4, .pad = true}) {}
 
   testing::TempDir dir_;

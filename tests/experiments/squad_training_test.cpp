@@ -10,45 +10,21 @@
 #include "experiments/training/training_runner.h"
 #include "loaders/pipeline.h"
 #include "loaders/text/squad_dataset.h"
+#include "tests/support/squad_sample.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
 namespace {
 
-using nlohmann::json;
-
-constexpr const char* kVocab =
-    "[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\nred\nfox\njumps\nover\nlazy\ndog\nnear\nold\nriver\nbank\nwhat\nwho\n"
-    "where\nsleeps\n?\n.\n";
-
-// 14 context pieces; with 16 positions and questions of 3 pieces a window holds 10 of them, and
-// windows share 4: every question has two windows ([0, 10) and [6, 14)); "red fox" lies wholly in
-// the first only, "old river bank" in the second only, "lazy dog" in both.
-std::string squad_json() {
-  const std::string context = "The red fox jumps over the lazy dog near the old river bank.";
-  auto answer = [&](const std::string& text) {
-    return json::array({json{{"text", text}, {"answer_start", context.find(text)}}});
-  };
-  const json qas = json::array({
-      json{{"id", "q1"}, {"question", "what jumps?"}, {"answers", answer("red fox")}},
-      json{{"id", "q2"}, {"question", "who sleeps?"}, {"answers", answer("lazy dog")}},
-      json{{"id", "q3"}, {"question", "where sleeps?"}, {"answers", answer("old river bank")}},
-  });
-  return json{
-      {"version", "1.1"},
-      {"data",
-       json::array({json{{"title", "t"}, {"paragraphs", json::array({json{{"context", context}, {"qas", qas}}})}}})}}
-      .dump();
-}
-
 TEST(SquadTrainingTest, DevExactMatchAndF1AfterEveryEpoch) {
   testing::TempDir dir;
-  const auto tokenizer = loaders::text::WordPieceTokenizer::from_file(dir.write("vocab.txt", kVocab));
+  const auto tokenizer =
+      loaders::text::WordPieceTokenizer::from_file(dir.write("vocab.txt", testing::kSquadSampleVocab));
   const loaders::text::WindowOptions windows{.max_length = 16, .stride = 4, .max_first_length = 4, .pad = true};
-  auto train_set =
-      std::make_shared<loaders::text::SquadDataset>(dir.write("train-v1.1.json", squad_json()), tokenizer, windows);
-  auto dev_set =
-      std::make_shared<loaders::text::SquadDataset>(dir.write("dev-v1.1.json", squad_json()), tokenizer, windows);
+  auto train_set = std::make_shared<loaders::text::SquadDataset>(
+      dir.write("train-v1.1.json", testing::squad_sample_json(3)), tokenizer, windows);
+  auto dev_set = std::make_shared<loaders::text::SquadDataset>(
+      dir.write("dev-v1.1.json", testing::squad_sample_json(3)), tokenizer, windows);
   ASSERT_EQ(dev_set->size(), 6);  // two windows per question
 
   loaders::PipelineOptions options;

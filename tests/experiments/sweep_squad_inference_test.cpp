@@ -15,6 +15,7 @@
 #include "experiments/sweep_plan.h"
 #include "experiments/sweep_validation.h"
 #include "jetson/discovery/board_handle.h"
+#include "tests/support/squad_sample.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -22,30 +23,11 @@ namespace {
 
 using nlohmann::json;
 
-std::string squad_json() {
-  const std::string context = "The red fox jumps over the lazy dog near the old river bank.";
-  auto answer = [&](const std::string& text) {
-    return json::array({json{{"text", text}, {"answer_start", context.find(text)}}});
-  };
-  const json qas = json::array({
-      json{{"id", "q1"}, {"question", "what jumps?"}, {"answers", answer("red fox")}},
-      json{{"id", "q2"}, {"question", "who sleeps?"}, {"answers", answer("lazy dog")}},
-      json{{"id", "q3"}, {"question", "where sleeps?"}, {"answers", answer("old river bank")}},
-  });
-  return json{
-      {"version", "1.1"},
-      {"data",
-       json::array({json{{"title", "t"}, {"paragraphs", json::array({json{{"context", context}, {"qas", qas}}})}}})}}
-      .dump();
-}
-
 class SweepSquadInferenceTest : public ::testing::Test {
  protected:
   SweepSquadInferenceTest() : board_(jetson::open_board("sim:agx-orin-r36", dir_.path() / "board")) {
-    dir_.write("squad/vocab.txt",
-               "[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\nred\nfox\njumps\nover\nlazy\ndog\nnear\nold\nriver\nbank\nwhat\n"
-               "who\nwhere\nsleeps\n?\n.\n");
-    dir_.write("squad/dev-v1.1.json", squad_json());
+    dir_.write("squad/vocab.txt", testing::kSquadSampleVocab);
+    dir_.write("squad/dev-v1.1.json", testing::squad_sample_json(3));
   }
 
   SweepPlan plan(const std::string& dataset_options, const std::string& sequence_length) {
