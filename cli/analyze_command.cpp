@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,8 +28,10 @@
 #include "analysis/pareto.h"
 #include "analysis/predictor.h"
 #include "analysis/profile_design.h"
+#include "analysis/reference_model.h"
 #include "analysis/results_file.h"
 #include "analysis/results_store_reader.h"
+#include "analysis/transfer_predictor.h"
 #include "analysis/variability.h"
 #include "cli/command.h"
 #include "cli/exit_code.h"
@@ -55,6 +58,8 @@ struct AnalyzeOptions {
   bool json = false;
   double interval_level = 0.9;
   std::string modes;
+  // predict --reference: adapt a reference workload's model (analysis/transfer_predictor.h)
+  std::string reference, reference_workload, clock_mapping = "absolute";
 };
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
@@ -359,15 +364,128 @@ void run_fit(const AnalyzeOptions& o) {
   print(out);
 }
 
+// The reference of `predict --reference`: one workload of that results file (the one there is, or
+// --reference-workload), at one setting of the other axes, its modes with all four knobs.
+ReferenceModel load_reference(const AnalyzeOptions& o) {
+  const auto groups = mode_groups(load_points(o.reference));
+  if (groups.empty()) {
+    throw std::invalid_argument(
+        fmt::format("--reference {}: no configuration has all four knobs (cpu_cores, cpu_freq, gpu_freq, emc_freq); "
+                    "a reference is a workload measured on many power modes",
+                    o.reference));
+  }
+  std::set<std::string> names;
+  for (const auto& g : groups) names.insert(g.workload);
+  std::string listed;
+  for (const auto& name : names) listed += (listed.empty() ? "" : ", ") + name;
+  std::string workload = o.reference_workload;
+  if (workload.empty()) {
+    if (names.size() > 1) {
+      throw std::invalid_argument(fmt::format(
+          "--reference {} holds several workloads ({}); choose one with --reference-workload", o.reference, listed));
+    }
+    workload = *names.begin();
+  } else if (names.count(workload) == 0) {
+    throw std::invalid_argument(fmt::format("--reference-workload '{}' is not a workload of {}; its workloads: {}",
+                                            workload, o.reference, listed));
+  }
+  std::vector<const ModeGroup*> settings;
+  for (const auto& g : groups) {
+    if (g.workload == workload) settings.push_back(&g);
+  }
+  if (settings.size() > 1) {
+    std::string labels;
+    for (const ModeGroup* g : settings) labels += (labels.empty() ? "" : "; ") + g->label();
+    throw std::invalid_argument(fmt::format(
+        "--reference {}: workload '{}' was measured at {} settings of the other axes ({}); a reference is one setting",
+        o.reference, workload, settings.size(), labels));
+  }
+  try {
+    return ReferenceModel::fit(settings.front()->points);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("--reference {}: {}", o.reference, e.what()));
+  }
+}
+
+nlohmann::json reference_json(const AnalyzeOptions& o, const ReferenceModel& r, ClockMapping mapping) {
+  return {{"results", o.reference},
+          {"workload", r.workload()},
+          {"modes", r.modes()},
+          {"time_form", std::string(to_string(r.time_model().form()))},
+          {"time_mape", r.time_mape()},
+          {"power_mape", optional_json(r.power_mape())},
+          {"clock_mapping", std::string(to_string(mapping))}};
+}
+
+// The points predict fits a group on: every measured mode, or --profile N of them.
+std::vector<ConfigPoint> profiled_points(const AnalyzeOptions& o, const ModeGroup& g, bool automatic) {
+  if (!o.profile) return g.points;
+  std::vector<PowerMode> candidates;
+  for (const auto& p : g.points) candidates.push_back(p.key.mode);
+  std::vector<ConfigPoint> train;
+  // The auto model profiles a maximum-projection design (each knob's levels spread); the fixed
+  // models keep the max-min spread design they were compared on.
+  auto picked = automatic ? space_filling_design(candidates, *o.profile) : spread_design(candidates, *o.profile);
+  for (std::size_t i : picked) train.push_back(g.points[i]);
+  return train;
+}
+
+// One group's model: a transfer from the reference, the auto model, or a fixed one; and its name.
+struct GroupModel {
+  std::optional<TimeEnergyModel> fixed;
+  std::optional<ModePredictor> predictor;
+  std::optional<TransferPredictor> transfer;
+  std::string name;
+};
+
+GroupModel fit_group(const AnalyzeOptions& o, ModelKind kind, const std::optional<ReferenceModel>& reference,
+                     ClockMapping mapping, const std::vector<PowerMode>& modes, const std::vector<ConfigPoint>& train) {
+  GroupModel out;
+  if (reference) {
+    TransferOptions options;
+    options.level = o.interval_level;
+    options.mapping = mapping;
+    options.target_modes = modes;
+    out.transfer = TransferPredictor::fit(*reference, train, options);
+    // From 8 modes the workload's own predictor may have predicted its modes better (the model then says auto).
+    out.name = out.transfer->adapted() ? fmt::format("transfer:{}", reference->workload())
+                                       : fmt::format("auto:{}", forms_of(*out.transfer->own()));
+  } else if (with_auto(o.model)) {
+    ModePredictorOptions options;
+    options.level = o.interval_level;
+    out.predictor = ModePredictor::fit(train, options);
+    out.name = fmt::format("auto:{}", forms_of(*out.predictor));
+  } else {
+    out.fixed = TimeEnergyModel::fit(kind, train);
+    out.name = std::string(to_string(kind));
+  }
+  return out;
+}
+
 void run_predict(const AnalyzeOptions& o) {
   const bool automatic = with_auto(o.model);  // "all" is fit's default: predict has one model
   ModelKind kind = automatic ? ModelKind::kNnls : parse_model_kind(o.model);
+  if (!o.reference.empty() && !automatic) {
+    throw jetchar::cli::UsageError(
+        fmt::format("--reference adapts the auto model; --model {} is a fixed model: leave --model out", o.model));
+  }
   auto modes = load_modes(o.modes);
+  const ClockMapping mapping = parse_clock_mapping(o.clock_mapping);
+  std::optional<ReferenceModel> reference;
+  if (!o.reference.empty()) reference = load_reference(o);
   auto groups = mode_groups(load_points(o.results));
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs", o.results));
   // The CSV stays plain (no comment line for a parser to trip on); the note goes to stderr.
   std::fprintf(stderr, "predicted: warm epoch time, power and energy, fitted to the measured %s; %s\n", kWarmEpochs,
                kResolvedKnobs);
+  if (reference) {
+    std::fprintf(stderr, "%s\n",
+                 fmt::format("transfer: each workload adapts reference '{}' of {} ({} modes, time form {}, clocks {}): "
+                             "one multiplier per time and power term, fitted to its own profiled modes",
+                             reference->workload(), o.reference, reference->modes(),
+                             to_string(reference->time_model().form()), to_string(mapping))
+                     .c_str());
+  }
   std::string out =
       "workload,axes,mode,cpu_cores,cpu_freq_khz,gpu_freq_khz,emc_freq_khz,model,profiled,predicted_time_s,"
       "predicted_power_w,predicted_energy_j,time_low_s,time_high_s,power_low_w,power_high_w,energy_low_j,"
@@ -375,37 +493,18 @@ void run_predict(const AnalyzeOptions& o) {
   auto doc = nlohmann::json::object(
       {{"epochs", kWarmEpochs}, {"knobs", kResolvedKnobs}, {"predictions", nlohmann::json::array()}});
   if (automatic) doc["interval_level"] = o.interval_level;
+  if (reference) doc["reference"] = reference_json(o, *reference, mapping);
   auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : std::string(); };
   for (const auto& g : groups) {
-    std::vector<ConfigPoint> train = g.points;
-    if (o.profile) {
-      std::vector<PowerMode> candidates;
-      for (const auto& p : g.points) candidates.push_back(p.key.mode);
-      train.clear();
-      // The auto model profiles a maximum-projection design (each knob's levels spread); the fixed
-      // models keep the max-min spread design they were compared on.
-      auto picked = automatic ? space_filling_design(candidates, *o.profile) : spread_design(candidates, *o.profile);
-      for (std::size_t i : picked) train.push_back(g.points[i]);
-    }
-    std::optional<TimeEnergyModel> fixed;
-    std::optional<ModePredictor> predictor;
-    std::string model_name;
-    if (automatic) {
-      ModePredictorOptions options;
-      options.level = o.interval_level;
-      predictor = ModePredictor::fit(train, options);
-      model_name = fmt::format("auto:{}", forms_of(*predictor));
-    } else {
-      fixed = TimeEnergyModel::fit(kind, train);
-      model_name = std::string(to_string(kind));
-    }
+    const std::vector<ConfigPoint> train = profiled_points(o, g, automatic);
+    auto [fixed, predictor, transfer, model_name] = fit_group(o, kind, reference, mapping, modes, train);
     std::string axes;
     for (const auto& [axis, value] : g.axes) axes += (axes.empty() ? "" : " ") + axis + "=" + value;
     for (const PowerMode& m : modes) {
       std::optional<double> power, energy, t_lo, t_hi, p_lo, p_hi, e_lo, e_hi;
       double time = 0;
-      if (predictor) {
-        ModePrediction p = predictor->predict(m);
+      if (predictor || transfer) {
+        ModePrediction p = predictor ? predictor->predict(m) : transfer->predict(m);
         time = p.time_s.value, t_lo = p.time_s.low, t_hi = p.time_s.high;
         if (p.power_w) power = p.power_w->value, p_lo = p.power_w->low, p_hi = p.power_w->high;
         if (p.energy_j) energy = p.energy_j->value, e_lo = p.energy_j->low, e_hi = p.energy_j->high;
@@ -592,6 +691,57 @@ void run_predictions(const AnalyzeOptions& o) {
       predictions_table(predictions, fronts, width) + predicted_fronts_text(predictions, fronts, width));
 }
 
+// `analyze predict` and its options; `results` adds the RESULTS argument every subcommand takes.
+void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions>& o,
+                         const std::function<void(CLI::App*)>& results) {
+  auto* predict = analyze.add_subcommand(
+      "predict",
+      "Predict epoch time, power and energy for power modes never run, with intervals (CSV or JSON on stdout)");
+  results(predict);
+  predict
+      ->add_option("--modes", o->modes,
+                   "CSV of modes: mode,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz (units hz/khz/mhz)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  predict->add_option(
+      "--model", o->model,
+      "auto (default: physical forms chosen by cross-validation, with intervals), linear, inverse, resource or nnls");
+  predict->add_option("--level", o->interval_level, "Coverage of the auto model's intervals")
+      ->capture_default_str()
+      ->check(jetchar::cli::between(0.5, 0.99, "interval level"));
+  predict->add_flag("--json", o->json, "JSON on stdout instead of CSV: each prediction with its interval");
+  predict
+      ->add_option("--profile", o->profile,
+                   "Fit on N of the measured modes only: a space-filling design for auto, the spread design otherwise")
+      ->check(jetchar::cli::between(1, 1000000, "power modes"));
+  auto* reference =
+      predict
+          ->add_option("--reference", o->reference,
+                       "Adapt a reference workload measured on many modes of the board kind (results directory, "
+                       "results.db, CSV or JSONL) to each workload's few modes: one multiplier per time and power "
+                       "term (analysis/README.md, Transfer)")
+          ->check(CLI::ExistingPath);
+  predict
+      ->add_option("--reference-workload", o->reference_workload,
+                   "The reference's workload, when its results hold several")
+      ->needs(reference);
+  predict
+      ->add_option("--clock-mapping", o->clock_mapping,
+                   "Another board kind's clocks onto the reference's: absolute (a GHz is a GHz) or normalised (each "
+                   "clock's range onto the reference's, log-linear)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"absolute", "normalised"}))
+      ->needs(reference);
+  jetchar::cli::add_examples(
+      *predict,
+      "Examples (a reference workload measured on 12 modes, a new one on 4, every mode of a list predicted):\n"
+      "  jetchar sweep run examples/sim-agx-orin-transfer-reference.textproto\n"
+      "  jetchar sweep run examples/sim-agx-orin-transfer-new.textproto\n"
+      "  jetchar analyze predict results/sim-agx-orin-transfer-new --modes examples/agx-orin-transfer-modes.csv "
+      "--reference results/sim-agx-orin-transfer-reference");
+  predict->callback([o] { run_predict(*o); });
+}
+
 void add_analyze_command(CLI::App& app) {
   auto& analyze = jetchar::cli::command_group(app, "analyze",
                                               "Statistics, Pareto fronts, power-mode choice and prediction over a "
@@ -660,27 +810,7 @@ void add_analyze_command(CLI::App& app) {
   fit->add_flag("--json", o->json, "JSON on stdout: per group each model's errors and the auto model's chosen forms");
   fit->callback([o] { run_fit(*o); });
 
-  auto* predict = analyze.add_subcommand(
-      "predict",
-      "Predict epoch time, power and energy for power modes never run, with intervals (CSV or JSON on stdout)");
-  results(predict);
-  predict
-      ->add_option("--modes", o->modes,
-                   "CSV of modes: mode,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz (units hz/khz/mhz)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  predict->add_option(
-      "--model", o->model,
-      "auto (default: physical forms chosen by cross-validation, with intervals), linear, inverse, resource or nnls");
-  predict->add_option("--level", o->interval_level, "Coverage of the auto model's intervals")
-      ->capture_default_str()
-      ->check(jetchar::cli::between(0.5, 0.99, "interval level"));
-  predict->add_flag("--json", o->json, "JSON on stdout instead of CSV: each prediction with its interval");
-  predict
-      ->add_option("--profile", o->profile,
-                   "Fit on N of the measured modes only: a space-filling design for auto, the spread design otherwise")
-      ->check(jetchar::cli::between(1, 1000000, "power modes"));
-  predict->callback([o] { run_predict(*o); });
+  add_predict_command(analyze, o, results);
 
   auto* predictions = analyze.add_subcommand(
       "predictions",
