@@ -316,6 +316,91 @@ void record_minibatches(const std::vector<MinibatchRecord>& minibatches, const e
   }
 }
 
+// The data set's medium and page-cache state, from the host's real file system (the pipeline
+// keeps the monitor); a synthetic data set has no files.
+void attach_data_path(loaders::Pipeline& pipeline, const loaders::DatasetInfo& info, proto::RunResult& result) {
+  if (info.files.empty()) {
+    result.mutable_context()->set_dataset_medium("none (synthetic)");
+    return;
+  }
+  auto data_path = std::make_shared<loaders::DataPathMonitor>(sysfs::Root("/"), info.files, info.root);
+  result.mutable_context()->set_dataset_medium(data_path->medium_name());
+  pipeline.attach_data_path(std::move(data_path));
+}
+
+// The network to train: a new one, or workload.pretrained's checkpoint, with a head for the data
+// set's classes when it names any.
+std::shared_ptr<Network> training_model(const ModelSpec& model_spec, const proto::WorkloadSpec& w,
+                                        const loaders::DatasetInfo& info) {
+  const auto classes = static_cast<std::int64_t>(info.classes.size());
+  const auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
+  return w.pretrained().empty() ? make_model(model_spec, num_classes)
+                                : make_pretrained_model(model_spec, w.pretrained(), num_classes, w.seed()).network;
+}
+
+// workload.evaluate: the validation split after every epoch, untimed and outside the epochs'
+// energy windows; workload.target_f1 is judged on it. `config` points into the split returned.
+std::optional<ValidationSplit> open_training_validation(const proto::ExperimentSpec& spec,
+                                                        const loaders::DatasetSpec& dataset_spec,
+                                                        TrainingConfig& config) {
+  const auto& w = spec.workload();
+  if (w.has_target_f1()) {
+    check_target_f1(w.target_f1());
+    if (!w.evaluate()) {
+      throw std::invalid_argument(
+          fmt::format("workload.target_f1 {} needs workload.evaluate: true (the target is a dev F1)", w.target_f1()));
+    }
+  }
+  if (!w.evaluate()) return std::nullopt;
+  loaders::text::SquadSpanOptions spans;
+  if (w.n_best_size() > 0) spans.n_best_size = w.n_best_size();
+  if (w.max_answer_length() > 0) spans.max_answer_length = w.max_answer_length();
+  return open_validation_split(dataset_spec, training_pipeline_options(spec), config, spans);
+}
+
+// Adaptive profiling: after every minibatch, its time (stall + compute) and, once the power trace
+// covers it, its mean power feed the stopping rule; the run ends when both have settled.
+class AdaptiveTrainingStop {
+ public:
+  AdaptiveTrainingStop(const proto::AdaptiveSpec& spec, jetson::measurement::PowerSession& power)
+      : rule_(adaptive_options(spec), power.has_power()), power_(power) {}
+
+  /// TrainingConfig::stop_after: called after each minibatch, while the sampler runs.
+  bool settled_after(const TrainingProgress& progress) {
+    const std::int64_t end_ns = energy::WindowRecorder::now_ns();
+    rule_.add_time(static_cast<double>(progress.stall_ns + progress.compute_ns) / 1e9);
+    if (rule_.judges_power()) {
+      unpowered_.emplace_back(end_ns - progress.stall_ns - progress.compute_ns, end_ns);
+      while (!unpowered_.empty()) {
+        const auto mean = power_.mean_power(unpowered_.front().first, unpowered_.front().second);
+        if (!mean.covered) break;
+        if (mean.watts) rule_.add_power(*mean.watts);
+        unpowered_.pop_front();
+      }
+    }
+    return rule_.settled();
+  }
+
+  const AdaptiveStop& rule() const { return rule_; }
+
+ private:
+  AdaptiveStop rule_;
+  jetson::measurement::PowerSession& power_;
+  std::deque<std::pair<std::int64_t, std::int64_t>> unpowered_;  ///< minibatch windows the trace has not reached
+};
+
+// The trainer's outcome and what it resolved: status, the optimizer and weight decay (its defaults
+// depend on the model's task), sync mode, memory peaks.
+void record_trained(const TrainingResult& trained, proto::RunResult& result) {
+  result.set_status(to_proto(trained.status));
+  if (!trained.error.empty()) add_note(result, trained.error);
+  auto* resolved = result.mutable_resolved()->mutable_workload();
+  resolved->set_optimizer(trained.optimizer == optimizer_name(OptimizerKind::kSgd) ? proto::SGD : proto::ADAMW);
+  resolved->set_weight_decay(trained.weight_decay);
+  result.set_async(!trained.synchronized);
+  fill_memory(trained.memory, *result.mutable_memory());
+}
+
 }  // namespace
 
 proto::ExperimentSpec resolve_defaults(const proto::ExperimentSpec& spec) {
@@ -528,42 +613,12 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   auto dataset = loaders::open_dataset(
       dataset_spec, w.transform().empty() ? std::nullopt : std::optional<std::string>(w.transform()));
   loaders::Pipeline pipeline(dataset, training_pipeline_options(spec));
-
-  // The data set's medium and page-cache state live on the host's real file system.
-  const auto& files = dataset->info().files;
-  std::shared_ptr<loaders::DataPathMonitor> data_path;
-  if (!files.empty()) {
-    data_path = std::make_shared<loaders::DataPathMonitor>(sysfs::Root("/"), files, dataset->info().root);
-    pipeline.attach_data_path(data_path);
-    result.mutable_context()->set_dataset_medium(data_path->medium_name());
-  } else {
-    result.mutable_context()->set_dataset_medium("none (synthetic)");
-  }
+  attach_data_path(pipeline, dataset->info(), result);
 
   const auto& model_spec = find_model(w.model());
-  const auto classes = static_cast<std::int64_t>(dataset->info().classes.size());
-  const auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
-  auto model = w.pretrained().empty()
-                   ? make_model(model_spec, num_classes)
-                   : make_pretrained_model(model_spec, w.pretrained(), num_classes, w.seed()).network;
-
+  const auto model = training_model(model_spec, w, dataset->info());
   TrainingConfig config = training_config(spec);
-  // workload.evaluate: the validation split after every epoch, untimed and outside the epochs'
-  // energy windows; workload.target_f1 is judged on it.
-  if (w.has_target_f1()) {
-    check_target_f1(w.target_f1());
-    if (!w.evaluate()) {
-      throw std::invalid_argument(
-          fmt::format("workload.target_f1 {} needs workload.evaluate: true (the target is a dev F1)", w.target_f1()));
-    }
-  }
-  std::optional<ValidationSplit> validation;
-  if (w.evaluate()) {
-    loaders::text::SquadSpanOptions spans;
-    if (w.n_best_size() > 0) spans.n_best_size = w.n_best_size();
-    if (w.max_answer_length() > 0) spans.max_answer_length = w.max_answer_length();
-    validation = open_validation_split(dataset_spec, training_pipeline_options(spec), config, spans);
-  }
+  const auto validation = open_training_validation(spec, dataset_spec, config);  // config points into it
 
   // A simulated board paces each minibatch's compute to its time model (modelled_time_pacer.h),
   // so its times follow the mode's clocks; the pacer also pins the rails' activity for the run.
@@ -579,59 +634,34 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   auto& power = session.onboard();
   const auto& meters = session.meters();
   record_power_monitor_settings(power, result);
-  EpochInstrumentedSource source(pipeline, spec.cache(), files, &power.windows());
+  EpochInstrumentedSource source(pipeline, spec.cache(), dataset->info().files, &power.windows());
   const auto marker = open_marker(spec.measurement(), board_);
   if (marker) session.set_marker(*marker, {energy::WindowKind::kRun, energy::WindowKind::kEpoch});
-
-  // Adaptive profiling: after every minibatch, its time (stall + compute) and, once the trace
-  // covers it, its mean power feed the stopping rule; the run ends when both have settled.
-  std::optional<AdaptiveStop> adaptive;
-  std::deque<std::pair<std::int64_t, std::int64_t>> unpowered;  // minibatch windows the trace has not reached
+  std::optional<AdaptiveTrainingStop> adaptive;
   if (spec.adaptive().enabled()) {
-    adaptive.emplace(adaptive_options(spec.adaptive()), power.has_power());
-    config.stop_after = [&](const TrainingProgress& progress) {
-      const std::int64_t end_ns = energy::WindowRecorder::now_ns();
-      adaptive->add_time(static_cast<double>(progress.stall_ns + progress.compute_ns) / 1e9);
-      if (adaptive->judges_power()) {
-        unpowered.emplace_back(end_ns - progress.stall_ns - progress.compute_ns, end_ns);
-        while (!unpowered.empty()) {
-          const auto mean = power.mean_power(unpowered.front().first, unpowered.front().second);
-          if (!mean.covered) break;
-          if (mean.watts) adaptive->add_power(*mean.watts);
-          unpowered.pop_front();
-        }
-      }
-      return adaptive->settled();
-    };
+    adaptive.emplace(spec.adaptive(), power);
+    config.stop_after = [&adaptive](const TrainingProgress& progress) { return adaptive->settled_after(progress); };
   }
-
   config.on_batch = [this](const TrainingProgress&) { heartbeat(); };
   config.on_epoch_end = [&source] { source.end_epoch(); };
+
   session.start();
   const auto run_window = power.windows().begin("run", energy::WindowKind::kRun);
   const auto trained = train(*model, source, config, *board_.root, model_spec.name);
   source.finish();
   power.windows().end("run");
   session.stop();
+
   if (marker) record_marker(*marker, result);
   if (!meters.empty()) record_meters(meters, power.windows().windows()[run_window], result);
-
-  result.set_status(to_proto(trained.status));
-  if (!trained.error.empty()) add_note(result, trained.error);
-  // The optimizer and weight decay the trainer resolved (its defaults depend on the model's task).
-  auto* resolved = result.mutable_resolved()->mutable_workload();
-  resolved->set_optimizer(trained.optimizer == optimizer_name(OptimizerKind::kSgd) ? proto::SGD : proto::ADAMW);
-  resolved->set_weight_decay(trained.weight_decay);
+  record_trained(trained, result);
   for (const auto& note : source.notes()) add_note(result, note);
-  if (adaptive) record_adaptive(*adaptive, trained.stopped_early, result);
+  if (adaptive) record_adaptive(adaptive->rule(), trained.stopped_early, result);
   if (pacer) {
     pacer->record(result);
   } else if (board_.sim) {
     add_note(result, "times are this host's, not modelled: " + unpaced);
   }
-  result.set_async(!trained.synchronized);
-  fill_memory(trained.memory, *result.mutable_memory());
-
   record_epochs(trained.epochs, source.epochs(), power, meters, run_window, baseload_ ? &*baseload_ : nullptr, result);
   if (w.has_target_f1()) *result.mutable_target() = target_outcome(result.epochs(), w.target_f1());
   const auto trace = power.trace();
