@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -11,6 +12,7 @@
 #include "experiments/adaptive_stop.h"
 #include "experiments/device_spec.h"
 #include "experiments/inference/inference_dataset.h"
+#include "experiments/models/model_dataset_fit.h"
 #include "experiments/models/registry.h"
 #include "jetson/control/control_points.h"
 #include "jetson/control/power_mode.h"
@@ -64,11 +66,12 @@ std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, cons
     }
     // An INFER run queries its data set's validation split (inference_dataset.h), windowed to its
     // sequence length; it may have none (synthetic inputs).
+    // A TRAIN run's samples must feed its model (model_dataset_fit.h), so the pair is checked once.
     const bool infer = workload.task() == proto::INFER;
     const std::string dataset_key = infer
                                         ? fmt::format("infer {} {} {} {}", workload.model(), workload.sequence_length(),
                                                       workload.pretrained(), workload.dataset())
-                                        : workload.dataset();
+                                        : fmt::format("train {} {}", workload.model(), workload.dataset());
     if ((!infer || !workload.dataset().empty()) && datasets_seen.insert(dataset_key).second) {
       try {
         if (infer) {
@@ -78,7 +81,11 @@ std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, cons
               workload.pretrained().empty() ? std::nullopt
                                             : std::optional<std::filesystem::path>(workload.pretrained()));
         } else {
-          (void)loaders::open_dataset(loaders::DatasetSpec::parse(workload.dataset()));
+          const auto dataset = loaders::open_dataset(loaders::DatasetSpec::parse(workload.dataset()));
+          const auto& models = model_registry();
+          const auto model = std::find_if(models.begin(), models.end(),
+                                          [&](const ModelSpec& spec) { return spec.name == workload.model(); });
+          if (model != models.end()) require_model_fits_dataset(*model, dataset->info());  // unknown: named above
         }
       } catch (const std::exception& e) {
         problems.push_back({run.run_id, fmt::format("workload.dataset '{}': {}", workload.dataset(), e.what())});

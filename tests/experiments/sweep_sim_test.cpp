@@ -402,6 +402,12 @@ TEST(SweepSimIntegration, ProblemsAreFoundBeforeTheSweepStartsAndNameTheField) {
       << missing_data;
   EXPECT_NE(missing_data.find("/nonexistent/fashion"), std::string::npos) << missing_data;
 
+  // Samples that cannot feed the model: found before the run, not as a shape error inside LibTorch.
+  const auto misfit =
+      problem_text(R"(name: "s" base { workload { model: "lenet5" dataset: "synthetic:3x32x32" batch_size: 4 } })");
+  EXPECT_NE(misfit.find("workload.dataset 'synthetic:3x32x32': model lenet5 ("), std::string::npos) << misfit;
+  EXPECT_NE(misfit.find("does not fit data set"), std::string::npos) << misfit;
+
   const auto bad_frequency = problem_text(
       R"(name: "s" base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 } device { gpu_freq_mhz: 777 } })");
   EXPECT_NE(bad_frequency.find("device (power mode"), std::string::npos) << bad_frequency;
