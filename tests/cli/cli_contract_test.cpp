@@ -151,7 +151,7 @@ class CliContractIntegration : public ::testing::Test {
 
   /// A copy of the contract sweep's results directory, for commands that must not change it.
   fs::path store_copy(const std::string& name = "store") {
-    const fs::path copy = dir_.path() / name;
+    fs::path copy = dir_.path() / name;
     fs::copy(contract_store(), copy, fs::copy_options::recursive);
     return copy;
   }
@@ -617,7 +617,8 @@ class NotAStoreIntegration : public CliContractIntegration, public ::testing::Wi
   /// What the results.db of each case holds.
   static std::string content(const std::string& name) {
     if (name == "empty") return "";
-    if (name == "damaged") return std::string("SQLite format 3", 16) + std::string(5000, 'Z');  // the header, then junk
+    if (name == "damaged")
+      return std::string("SQLite format 3\0", 16) + std::string(5000, 'Z');  // the header, then junk
     return "not a database at all, just text";
   }
 };
