@@ -74,7 +74,7 @@ int run(const std::vector<std::string>& argv, const std::filesystem::path& out_f
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-using testing::read_file;
+using testing::read_text;
 
 std::vector<RunRecord> demo_records() {
   std::string csv =
@@ -118,7 +118,7 @@ void check_in_browser(const std::filesystem::path& chromium_path, const std::fil
   dom_args.push_back("--dump-dom");
   dom_args.push_back("file://" + page.string());
   ASSERT_EQ(run(dom_args, dir.path() / "dom.html", std::chrono::seconds(90)), 0);
-  const std::string dom = read_file(dir.path() / "dom.html");
+  const std::string dom = read_text(dir.path() / "dom.html");
 
   std::smatch m;
   ASSERT_TRUE(std::regex_search(dom, m, std::regex("data-charts-total=\"(\\d+)\" data-charts-drawn=\"(\\d+)\"")))
@@ -142,7 +142,7 @@ void check_in_browser(const std::filesystem::path& chromium_path, const std::fil
   shot_args.push_back("--screenshot=" + shot.string());
   shot_args.push_back("file://" + page.string());
   ASSERT_EQ(run(shot_args, dir.path() / "shot.log", std::chrono::seconds(90)), 0);
-  const std::string png = read_file(shot);
+  const std::string png = read_text(shot);
   ASSERT_GT(png.size(), 20000u);
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
 }
@@ -204,8 +204,8 @@ TEST(ReportBrowserIntegration, ReportOfASimulatedSweepsResultsDirectoryDrawsEver
   const auto page = dir.path() / "report.html";
   // The CLI, as a user runs it on what `jetchar sweep run` left behind.
   ASSERT_EQ(testing::run_jetchar({"report", sweep.results.string(), "-o", page.string()}, dir.path() / "report.log"), 0)
-      << read_file(dir.path() / "report.log");
-  const std::string html = read_file(page);
+      << read_text(dir.path() / "report.log");
+  const std::string html = read_text(page);
   // Power over time comes from the store (the sweep keeps per-epoch power; samples when stored).
   EXPECT_NE(html.find("id=\"trace\""), std::string::npos);
   EXPECT_EQ(html.find("<script src"), std::string::npos);  // everything inlined: works offline

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tests/support/build_tree.h"
+#include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
 
 namespace jetchar::analysis::testing {
@@ -30,12 +31,7 @@ namespace fs = std::filesystem;
 
 using jetchar::testing::jetchar_executable;
 
-inline std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using jetchar::testing::read_text;
 
 /// Runs jetchar (under the cross build's emulator, if any) with stdout and stderr to `out`;
 /// returns the exit status (128 + signal if killed).
@@ -81,7 +77,7 @@ inline SimSweep sim_sweep() {
   fs::create_directories(dir);
   const int lock = ::open((dir.parent_path() / "analysis-sim-sweep.lock").c_str(), O_RDWR | O_CREAT, 0644);
   ::flock(lock, LOCK_EX);
-  if (read_file(dir / "stamp") != stamp || !fs::exists(sweep.results / "results.db")) {
+  if (read_text(dir / "stamp") != stamp || !fs::exists(sweep.results / "results.db")) {
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::ofstream(dir / "sweep.textproto") << kSimSweepSpec;
@@ -92,7 +88,7 @@ inline SimSweep sim_sweep() {
     if (status == 0) {
       std::ofstream(dir / "stamp") << stamp;
     } else {
-      sweep.error = fmt::format("jetchar sweep run exited {}:\n{}", status, read_file(dir / "sweep.log"));
+      sweep.error = fmt::format("jetchar sweep run exited {}:\n{}", status, read_text(dir / "sweep.log"));
     }
   }
   ::flock(lock, LOCK_UN);

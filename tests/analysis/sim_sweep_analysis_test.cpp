@@ -39,7 +39,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::kSimSweepModes;
-using testing::read_file;
+using testing::read_text;
 using testing::run_jetchar;
 constexpr std::size_t kModes = kSimSweepModes;
 
@@ -265,7 +265,7 @@ TEST_F(SimSweepAnalysisIntegration, StoreAndItsCsvExportGiveTheSameConfiguration
   const fs::path csv = dir_.path() / "export.csv";
   ASSERT_EQ(
       run_jetchar({"results", "export", results_.string(), "--csv", "-o", csv.string()}, dir_.path() / "export.log"), 0)
-      << read_file(dir_.path() / "export.log");
+      << read_text(dir_.path() / "export.log");
   auto exported = load_results(csv);
   // The store keeps the precision only inside its Protobuf blob, which analysis does not read.
   for (auto& r : exported) r.axes.erase("precision");
@@ -302,18 +302,18 @@ TEST_F(SimSweepAnalysisIntegration, PowerTraceIsTheStoredSamplesOfAWarmEpoch) {
 TEST_F(SimSweepAnalysisIntegration, CliAnalyzeAndReportAcceptTheResultsDirectory) {
   const auto truths = brute_force_points(results_ / "results.db");
   const fs::path out = dir_.path() / "cli.txt";
-  ASSERT_EQ(run_jetchar({"analyze", "pareto", results_.string()}, out), 0) << read_file(out);
+  ASSERT_EQ(run_jetchar({"analyze", "pareto", results_.string()}, out), 0) << read_text(out);
   std::size_t on_front = 0;
   for (const Truth& t : truths) on_front += brute_dominated(t, truths) ? 0 : 1;
-  EXPECT_THAT(read_file(out), ::testing::HasSubstr(fmt::format(
+  EXPECT_THAT(read_text(out), ::testing::HasSubstr(fmt::format(
                                   "{} of {} configurations on the time-energy Pareto front", on_front, kModes)));
 
-  ASSERT_EQ(run_jetchar({"analyze", "fit", (results_ / "results.db").string()}, out), 0) << read_file(out);
-  EXPECT_THAT(read_file(out), ::testing::HasSubstr(fmt::format("{} power modes", kModes)));
+  ASSERT_EQ(run_jetchar({"analyze", "fit", (results_ / "results.db").string()}, out), 0) << read_text(out);
+  EXPECT_THAT(read_text(out), ::testing::HasSubstr(fmt::format("{} power modes", kModes)));
 
   const fs::path html = dir_.path() / "report.html";
-  ASSERT_EQ(run_jetchar({"report", results_.string(), "-o", html.string()}, out), 0) << read_file(out);
-  const std::string page = read_file(html);
+  ASSERT_EQ(run_jetchar({"report", results_.string(), "-o", html.string()}, out), 0) << read_text(out);
+  const std::string page = read_text(html);
   for (const char* section : {"id=\"pareto\"", "id=\"stall\"", "id=\"trace\"", "id=\"prediction\"", "id=\"stats\""}) {
     EXPECT_THAT(page, ::testing::HasSubstr(section));
   }
@@ -322,7 +322,7 @@ TEST_F(SimSweepAnalysisIntegration, CliAnalyzeAndReportAcceptTheResultsDirectory
   // Bad input: a directory that is not a results directory is refused with exit 3 and a clear line.
   fs::create_directories(dir_.path() / "not-results");
   EXPECT_EQ(run_jetchar({"report", (dir_.path() / "not-results").string(), "-o", html.string()}, out), 3);
-  EXPECT_THAT(read_file(out), ::testing::HasSubstr("is a directory without results.db"));
+  EXPECT_THAT(read_text(out), ::testing::HasSubstr("is a directory without results.db"));
 }
 
 }  // namespace

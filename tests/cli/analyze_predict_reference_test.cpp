@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/exit_code.h"
+#include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -24,12 +25,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using jetchar::testing::read_text;
 
 // Two workloads of one kind (not a form of the predictors): GPU and DRAM work overlapping as a
 // 4-norm, CPU launch work that stops scaling at 4 cores, power rising with each clock as f·V(f)²
@@ -97,8 +93,8 @@ class AnalyzePredictReferenceTest : public ::testing::Test {
   int run(const std::vector<std::string>& args) {
     return testing::run_jetchar(args, dir_.path() / "out.txt", dir_.path() / "err.txt");
   }
-  std::string out() const { return read(dir_.path() / "out.txt"); }
-  std::string err() const { return read(dir_.path() / "err.txt"); }
+  std::string out() const { return read_text(dir_.path() / "out.txt"); }
+  std::string err() const { return read_text(dir_.path() / "err.txt"); }
   // Time and power MAPE (%) of a --json document's predictions against the new workload's truth.
   std::pair<double, double> errors(const nlohmann::json& doc) const {
     const auto& p = doc.at("predictions");
@@ -155,7 +151,7 @@ TEST_F(AnalyzePredictReferenceTest, FourModesAdaptTheReferenceAndBeatTheAutoMode
 }
 
 TEST_F(AnalyzePredictReferenceTest, AReferenceOfSeveralWorkloadsNeedsTheOneNamed) {
-  std::string both = read(reference_);
+  std::string both = read_text(reference_);
   std::istringstream lines(both);
   std::string line, renamed;
   std::getline(lines, line);
@@ -180,7 +176,7 @@ TEST_F(AnalyzePredictReferenceTest, AReferenceOfSeveralWorkloadsNeedsTheOneNamed
 
 TEST_F(AnalyzePredictReferenceTest, BadReferencesAreBadInputNamingThem) {
   // Too few modes to be a reference.
-  std::istringstream lines(read(reference_));
+  std::istringstream lines(read_text(reference_));
   std::string line, few;
   for (int i = 0; i < 6 && std::getline(lines, line); ++i) few += line + "\n";
   const auto small = dir_.write("small.csv", few);

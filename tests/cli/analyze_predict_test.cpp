@@ -13,18 +13,14 @@
 #include <string>
 
 #include "cli/exit_code.h"
+#include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::cli {
 namespace {
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using jetchar::testing::read_text;
 
 // Epoch time with GPU and memory work overlapping (a 4-norm) plus CPU launch work that stops
 // scaling at 4 cores; power rising with every clock. Not a form of the predictor.
@@ -63,8 +59,8 @@ class AnalyzePredictTest : public ::testing::Test {
   int run(const std::vector<std::string>& args) {
     return testing::run_jetchar(args, dir_.path() / "out.txt", dir_.path() / "err.txt");
   }
-  std::string out() const { return read(dir_.path() / "out.txt"); }
-  std::string err() const { return read(dir_.path() / "err.txt"); }
+  std::string out() const { return read_text(dir_.path() / "out.txt"); }
+  std::string err() const { return read_text(dir_.path() / "err.txt"); }
 
   testing::TempDir dir_;
   std::filesystem::path runs_, modes_;

@@ -31,6 +31,7 @@
 
 #include "cli/exit_code.h"
 #include "tests/support/build_tree.h"
+#include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -43,12 +44,7 @@ using ::testing::Not;
 
 constexpr const char* kBoard = "sim:agx-orin-r36";
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using jetchar::testing::read_text;
 
 /// Everything under `root` (file contents, directories, links), to compare before and after a
 /// command; "<absent>" when `root` does not exist.
@@ -56,12 +52,12 @@ std::map<std::string, std::string> tree(const fs::path& root) {
   std::map<std::string, std::string> entries;
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(root, ec))) return {{"", "<absent>"}};
-  if (!fs::is_directory(root, ec)) return {{"", read_file(root)}};
+  if (!fs::is_directory(root, ec)) return {{"", read_text(root)}};
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
     const std::string name = it->path().lexically_relative(root).string();
     if (it->is_symlink()) entries[name] = "<link " + fs::read_symlink(it->path()).string() + ">";
     else if (it->is_directory()) entries[name] = "<dir>";
-    else entries[name] = read_file(it->path());
+    else entries[name] = read_text(it->path());
   }
   return entries;
 }
@@ -125,8 +121,8 @@ class CliContractIntegration : public ::testing::Test {
       bool sent = false;
       while (std::chrono::steady_clock::now() < give_up) {
         if (::waitpid(child, &status, WNOHANG) == child) break;
-        run.out = read_file(out);
-        run.err = read_file(err);
+        run.out = read_text(out);
+        run.err = read_text(err);
         if (until(run)) {
           ::kill(child, signal);
           sent = true;
@@ -136,13 +132,13 @@ class CliContractIntegration : public ::testing::Test {
       }
       if (!sent) {
         ::kill(child, SIGKILL);
-        ADD_FAILURE() << "the command ended or never reached the point to interrupt: " << read_file(err);
+        ADD_FAILURE() << "the command ended or never reached the point to interrupt: " << read_text(err);
       }
     }
     while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
-    run.out = read_file(out);
-    run.err = read_file(err);
+    run.out = read_text(out);
+    run.err = read_text(err);
     if (WIFEXITED(status)) run.code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) run.killed_by = WTERMSIG(status);
     return run;
@@ -168,7 +164,7 @@ class CliContractIntegration : public ::testing::Test {
     fs::create_directories(dir.parent_path());
     const int lock = ::open((dir.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     ::flock(lock, LOCK_EX);
-    if (read_file(dir / "stamp") != stamp || !fs::exists(dir / "results" / "results.db")) {
+    if (read_text(dir / "stamp") != stamp || !fs::exists(dir / "results" / "results.db")) {
       fs::remove_all(dir);
       fs::create_directories(dir);
       std::ofstream(dir / "sweep.textproto") << kSweepSpec;
@@ -178,7 +174,7 @@ class CliContractIntegration : public ::testing::Test {
       if (status != 0) {
         ::close(lock);
         throw std::runtime_error(
-            fmt::format("the contract sweep exited {}:\n{}", status, read_file(dir / "sweep.log")));
+            fmt::format("the contract sweep exited {}:\n{}", status, read_text(dir / "sweep.log")));
       }
       std::ofstream(dir / "stamp") << stamp;
     }
@@ -344,7 +340,7 @@ TEST_F(CliContractIntegration, DeviceSnapshotAndRestore) {
   const Outcome garbage = run({"device", "restore", "--root", board.string(), "--state-dir", state.string()});
   EXPECT_EQ(garbage.code, kBadInput) << garbage.text();
   EXPECT_THAT(garbage.err, HasSubstr(journal.string()));
-  EXPECT_EQ(read_file(journal), "garbage\n");
+  EXPECT_EQ(read_text(journal), "garbage\n");
 }
 
 // ---- meters and monitor ----------------------------------------------------------------------------
@@ -401,7 +397,7 @@ TEST_F(CliContractIntegration, MeterSimulatorAndReaderAgreeOnTheWattsUpFraming) 
   const pid_t simulator = jetchar::testing::spawn_jetchar(
       {"meter", "simulate", "wattsup", "--interval", "200", "--link", link.string()}, sim_out, path("sim.err"));
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-  while (read_file(sim_out).empty() && std::chrono::steady_clock::now() < give_up) {
+  while (read_text(sim_out).empty() && std::chrono::steady_clock::now() < give_up) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   const Outcome read = run({"meter", "read", "wattsup", link.string(), "--interval", "200", "--duration", "1.5"});
@@ -561,7 +557,7 @@ TEST_F(CliContractIntegration, EveryOutputGivesTheWarmEpochTimeAndSaysSo) {
   const Outcome list = run({"results", "list", store.string()});
   ASSERT_EQ(list.code, kOk) << list.text();
   EXPECT_THAT(list.out, HasSubstr("medians over warm epochs"));
-  const Outcome sweep_log{0, 0, read_file(contract_store().parent_path() / "sweep.log"), ""};
+  const Outcome sweep_log{0, 0, read_text(contract_store().parent_path() / "sweep.log"), ""};
   EXPECT_THAT(sweep_log.out, HasSubstr("medians over warm epochs"));
   // Per run: the list's epoch time is the warm epoch's (each run has epochs 0 and 1 here), the
   // one the export's rows give for epoch 1.
@@ -606,7 +602,7 @@ TEST_F(CliContractIntegration, EveryOutputGivesTheWarmEpochTimeAndSaysSo) {
   }
   const fs::path report = path("report.html");
   ASSERT_EQ(run({"report", store.string(), "-o", report.string()}).code, kOk);
-  EXPECT_THAT(read_file(report), HasSubstr("Epoch times and energies are medians over warm epochs"));
+  EXPECT_THAT(read_text(report), HasSubstr("Epoch times and energies are medians over warm epochs"));
 }
 
 // A results.db that is not a store is bad input for every reader (results list gave 1, analyze 3),
@@ -639,8 +635,8 @@ TEST_P(NotAStoreIntegration, IsBadInputForEveryReaderAndStaysAsItWas) {
     expect_read_only(args, store, kBadInput);
   }
   EXPECT_EQ(names_in(store), std::vector<std::string>{"results.db"});
-  EXPECT_EQ(read_file(report), "an earlier report");
-  EXPECT_EQ(read_file(exported), "an earlier export");
+  EXPECT_EQ(read_text(report), "an earlier report");
+  EXPECT_EQ(read_text(exported), "an earlier export");
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, NotAStoreIntegration, ::testing::Values("empty", "damaged", "text"),

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "tests/support/build_tree.h"
+#include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -45,12 +46,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using jetchar::testing::read_text;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -184,8 +180,8 @@ Outcome run_in(const std::vector<std::string>& args, const fs::path& cwd, const 
   }
   Outcome outcome;
   outcome.code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-  outcome.out = read_file(out);
-  outcome.err = read_file(err);
+  outcome.out = read_text(out);
+  outcome.err = read_text(err);
   return outcome;
 }
 
@@ -316,7 +312,7 @@ class DocumentedExamples : public ::testing::Test {
       std::size_t group_first = kNoGroup;
       std::optional<ShownOutput> block;
       int number = 0;
-      for (const auto& line : lines_of(read_file(file))) {
+      for (const auto& line : lines_of(read_text(file))) {
         ++number;
         if (trim(line).rfind("```", 0) == 0) {
           if (!fenced && group_first != kNoGroup) {
@@ -355,7 +351,7 @@ class DocumentedExamples : public ::testing::Test {
     std::vector<Document> documents;
     for (const auto& file : files) {
       Document document{file.lexically_relative(jetchar::testing::source_dir()).string(), {}, {}};
-      for (const auto& line : lines_of(read_file(file))) {
+      for (const auto& line : lines_of(read_text(file))) {
         if (line.rfind('#', 0) != 0) break;
         if (auto key = example_in(line.substr(1))) document.examples.push_back(*key);
       }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/exit_code.h"
+#include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -19,12 +20,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using jetchar::testing::read_text;
 
 class FrontierCommandIntegration : public ::testing::Test {
  protected:
@@ -45,8 +41,8 @@ TEST_F(FrontierCommandIntegration, FindsTheLargestBatchUnderTheBudgetAndTimesIts
                                   "--max-batch", "512", "--threads", "1", "--split-steps", "2", "--json"},
                                  out, err),
             kOk)
-      << read(err);
-  const auto json = nlohmann::json::parse(read(out));
+      << read_text(err);
+  const auto json = nlohmann::json::parse(read_text(out));
   ASSERT_TRUE(json["largest_batch"].is_number()) << json.dump(2);
   ASSERT_TRUE(json["smallest_failing_batch"].is_number()) << "256 MiB held batch 512: " << json.dump(2);
   const auto largest = json["largest_batch"].get<std::int64_t>();
@@ -89,14 +85,14 @@ TEST_F(FrontierCommandIntegration, FindsTheLargestBatchUnderTheBudgetAndTimesIts
 TEST_F(FrontierCommandIntegration, BadModelsAndMissingBudgetsAreRefusedBeforeAnyProbe) {
   const auto err = dir_.path() / "err";
   EXPECT_EQ(testing::run_jetchar({"frontier", "--model", "resnet18", "--budget", "1GiB"}, "/dev/null", err), kBadInput);
-  EXPECT_THAT(read(err), HasSubstr("resnet18 takes images"));
+  EXPECT_THAT(read_text(err), HasSubstr("resnet18 takes images"));
   EXPECT_EQ(testing::run_jetchar({"frontier", "--model", "bert-nano", "--budget", "1GiB"}, "/dev/null", err),
             kBadInput);
-  EXPECT_THAT(read(err), HasSubstr("unknown model 'bert-nano'"));
+  EXPECT_THAT(read_text(err), HasSubstr("unknown model 'bert-nano'"));
   EXPECT_EQ(testing::run_jetchar({"frontier", "--model", "bert-tiny"}, "/dev/null", err), kUsage);
-  EXPECT_THAT(read(err), HasSubstr("--budget is required"));
+  EXPECT_THAT(read_text(err), HasSubstr("--budget is required"));
   EXPECT_EQ(testing::run_jetchar({"frontier-probe", "{not json"}, "/dev/null", err), kBadInput);
-  EXPECT_THAT(read(err), HasSubstr("frontier-probe request is not JSON"));
+  EXPECT_THAT(read_text(err), HasSubstr("frontier-probe request is not JSON"));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -21,12 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using jetchar::testing::read_text;
 
 struct Outcome {
   int code = -1;
@@ -47,8 +43,8 @@ class HelpCommandIntegration : public ::testing::Test {
     const fs::path err = dir_.path() / fmt::format("{}.err", runs_);
     Outcome outcome;
     outcome.code = jetchar::testing::run_jetchar(args, out, err);
-    outcome.out = read_file(out);
-    outcome.err = read_file(err);
+    outcome.out = read_text(out);
+    outcome.err = read_text(err);
     return outcome;
   }
 
@@ -61,8 +57,8 @@ class HelpCommandIntegration : public ::testing::Test {
         "bash -c \"source '{}'; COMP_WORDS=({}); COMP_CWORD={}; _jetchar; echo \\\"\\${{COMPREPLY[*]}}\\\"\" > '{}' "
         "2>&1",
         script.string(), array, words.size() - 1, out.string());
-    EXPECT_EQ(std::system(command.c_str()), 0) << command << "\n" << read_file(out);
-    std::string reply = read_file(out);
+    EXPECT_EQ(std::system(command.c_str()), 0) << command << "\n" << read_text(out);
+    std::string reply = read_text(out);
     while (!reply.empty() && reply.back() == '\n') reply.pop_back();
     return reply;
   }
@@ -99,7 +95,7 @@ TEST_F(HelpCommandIntegration, ManualPageCoversEveryCommandAndIsCleanRoff) {
   const fs::path page = dir_.path() / "jetchar.1";
   const Outcome made = run({"help", "--man", "-o", page.string()});
   ASSERT_EQ(made.code, 0) << made.err;
-  const std::string text = read_file(page);
+  const std::string text = read_text(page);
   EXPECT_THAT(text, HasSubstr(".TH JETCHAR 1"));
   // Every command has its section, with its options and the examples its --help shows.
   for (const std::string leaf :
@@ -112,8 +108,8 @@ TEST_F(HelpCommandIntegration, ManualPageCoversEveryCommandAndIsCleanRoff) {
   // groff in warning mode: no warning, no error, and the page renders.
   const fs::path warnings = dir_.path() / "groff.err";
   const std::string command = fmt::format("groff -man -ww -z -T utf8 '{}' 2> '{}'", page.string(), warnings.string());
-  ASSERT_EQ(std::system(command.c_str()), 0) << read_file(warnings);
-  EXPECT_EQ(read_file(warnings), "");
+  ASSERT_EQ(std::system(command.c_str()), 0) << read_text(warnings);
+  EXPECT_EQ(read_text(warnings), "");
 }
 
 TEST_F(HelpCommandIntegration, BashCompletionFollowsTheCommandTree) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_code.h"
+#include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/squad_sample.h"
 #include "tests/support/temp_dir.h"
@@ -23,12 +24,7 @@ using nlohmann::json;
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using jetchar::testing::read_text;
 
 class InferSquadTest : public ::testing::Test {
  protected:
@@ -65,8 +61,8 @@ class InferSquadTest : public ::testing::Test {
 
 TEST_F(InferSquadTest, EachBatchSizeQueriesTheDevWindowsWithItsEnergyPerQuery) {
   const auto out = dir_.path() / "infer.json", err = dir_.path() / "infer.err";
-  ASSERT_EQ(testing::run_jetchar(args("bert-tiny-qa", {"--batch", "1,3", "--json"}), out, err), kOk) << read(err);
-  const auto runs = json::parse(read(out));
+  ASSERT_EQ(testing::run_jetchar(args("bert-tiny-qa", {"--batch", "1,3", "--json"}), out, err), kOk) << read_text(err);
+  const auto runs = json::parse(read_text(out));
   ASSERT_TRUE(runs.is_array()) << runs.dump();
   ASSERT_EQ(runs.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
@@ -86,8 +82,8 @@ TEST_F(InferSquadTest, EachBatchSizeQueriesTheDevWindowsWithItsEnergyPerQuery) {
   }
 
   const auto table = dir_.path() / "infer.txt";
-  ASSERT_EQ(testing::run_jetchar(args("bert-tiny-qa", {"--batch", "1,3"}), table, err), kOk) << read(err);
-  const auto text = read(table);
+  ASSERT_EQ(testing::run_jetchar(args("bert-tiny-qa", {"--batch", "1,3"}), table, err), kOk) << read_text(err);
+  const auto text = read_text(table);
   EXPECT_THAT(text, ContainsRegex("model bert-tiny-qa  batch 1,3  seq 16  inputs dev-v1.1.json \\(4 samples\\)"));
   EXPECT_THAT(text, ContainsRegex("\n +1 +20 +[0-9.]+ .* [0-9.]+\n"));
   EXPECT_THAT(text, ContainsRegex("\n +3 +20 +[0-9.]+ .* [0-9.]+\n"));
@@ -97,8 +93,8 @@ TEST_F(InferSquadTest, EachBatchSizeQueriesTheDevWindowsWithItsEnergyPerQuery) {
 TEST_F(InferSquadTest, AModelTheWindowsDoNotFitIsBadInput) {
   const auto err = dir_.path() / "ner.err";
   EXPECT_EQ(testing::run_jetchar(args("bert-tiny-ner", {}), "/dev/null", err), kBadInput);
-  EXPECT_THAT(read(err), HasSubstr("model bert-tiny-ner"));
-  EXPECT_THAT(read(err), HasSubstr("does not fit data set dev-v1.1.json"));
+  EXPECT_THAT(read_text(err), HasSubstr("model bert-tiny-ner"));
+  EXPECT_THAT(read_text(err), HasSubstr("does not fit data set dev-v1.1.json"));
 }
 
 }  // namespace

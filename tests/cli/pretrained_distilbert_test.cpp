@@ -15,6 +15,7 @@
 
 #include "cli/exit_code.h"
 #include "tests/support/build_tree.h"
+#include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -23,12 +24,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using jetchar::testing::read_text;
 
 // The JSON without spaces and line breaks, so a list reads the same however it is laid out.
 std::string without_spaces(std::string text) {
@@ -63,8 +59,8 @@ TEST_F(PretrainedDistilBertTest, InferRunsTheCheckpointWithFreshHeads) {
                                   "32", "--warmup", "0", "--queries", "2", "--threads", "1", "--json"},
                                  out, err),
             kOk)
-      << read(err);
-  const auto json = read(out);
+      << read_text(err);
+  const auto json = read_text(out);
   // 4 embedding tensors and 16 per layer of 6; the QA head is fresh.
   EXPECT_THAT(json, HasSubstr("\"loaded_tensors\": 100"));
   EXPECT_THAT(json, HasSubstr("pytorch_model.bin"));
@@ -91,8 +87,8 @@ TEST_F(PretrainedDistilBertTest, TrainFineTunesSequenceClassificationFromTheChec
                                   "--threads", "1", "--eval", "--json"},
                                  out, err),
             kOk)
-      << read(err);
-  const auto json = read(out);
+      << read_text(err);
+  const auto json = read_text(out);
   EXPECT_THAT(json, HasSubstr("\"loaded_tensors\": 100"));
   EXPECT_THAT(
       without_spaces(json),
@@ -106,8 +102,9 @@ TEST_F(PretrainedDistilBertTest, ABertModelIsBadInputNamingTheFamilies) {
   EXPECT_EQ(testing::run_jetchar({"infer", "--model", "bert-base", "--pretrained", model().string(), "--queries", "1"},
                                  "/dev/null", err),
             kBadInput);
-  EXPECT_THAT(read(err), HasSubstr("holds a DistilBERT checkpoint (model_type \"distilbert\"); bert-base is a BERT "
-                                   "model: choose distilbert, distilbert-ner or distilbert-qa"));
+  EXPECT_THAT(read_text(err),
+              HasSubstr("holds a DistilBERT checkpoint (model_type \"distilbert\"); bert-base is a BERT "
+                        "model: choose distilbert, distilbert-ner or distilbert-qa"));
 }
 
 }  // namespace

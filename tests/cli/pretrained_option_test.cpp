@@ -12,6 +12,7 @@
 
 #include "cli/exit_code.h"
 #include "tests/support/build_tree.h"
+#include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -20,12 +21,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using jetchar::testing::read_text;
 
 class PretrainedOptionTest : public ::testing::Test {
  protected:
@@ -52,8 +48,8 @@ TEST_F(PretrainedOptionTest, InferRunsTheCheckpointAndReportsWhatItLoaded) {
                             "--seq-len", "32", "--warmup", "0", "--queries", "2", "--threads", "1", "--json"},
                            out, err),
       kOk)
-      << read(err);
-  const auto json = read(out);
+      << read_text(err);
+  const auto json = read_text(out);
   EXPECT_THAT(json, HasSubstr("\"loaded_tensors\": 39"));
   EXPECT_THAT(json, HasSubstr("model.safetensors"));
   EXPECT_THAT(json, HasSubstr("\"cls.predictions.bias\""));
@@ -65,7 +61,7 @@ TEST_F(PretrainedOptionTest, AModelOfAnotherSizeIsBadInput) {
                                   "--queries", "1"},
                                  "/dev/null", err),
             kBadInput);
-  EXPECT_THAT(read(err),
+  EXPECT_THAT(read_text(err),
               HasSubstr("describes 2 layers, hidden 128, 2 heads, intermediate 512; bert-base has 12 layers"));
 }
 
@@ -89,8 +85,8 @@ TEST_F(PretrainedOptionTest, TrainFineTunesFromTheCheckpointWithItsVocabulary) {
                             "1", "--threads", "1", "--eval", "--json"},
                            out, err),
       kOk)
-      << read(err);
-  const auto json = read(out);
+      << read_text(err);
+  const auto json = read_text(out);
   // Entity-level scores of the validation split after the epoch (their values depend on the random weights).
   EXPECT_THAT(json, ::testing::ContainsRegex("\"eval_entity_f1\": [0-9]"));
   EXPECT_THAT(json, ::testing::ContainsRegex("\"eval_entity_precision\": [0-9]"));
@@ -109,7 +105,7 @@ TEST_F(PretrainedOptionTest, AFolderWithoutWeightsIsBadInput) {
   EXPECT_EQ(testing::run_jetchar({"infer", "--model", "bert-tiny", "--pretrained", folder.string(), "--queries", "1"},
                                  "/dev/null", err),
             kBadInput);
-  EXPECT_THAT(read(err), HasSubstr("holds neither model.safetensors nor pytorch_model.bin"));
+  EXPECT_THAT(read_text(err), HasSubstr("holds neither model.safetensors nor pytorch_model.bin"));
 }
 
 }  // namespace

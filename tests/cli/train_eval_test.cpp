@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_code.h"
+#include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/squad_sample.h"
 #include "tests/support/temp_dir.h"
@@ -23,12 +24,7 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using jetchar::testing::read_text;
 
 class TrainEvalTest : public ::testing::Test {
  protected:
@@ -60,8 +56,8 @@ TEST_F(TrainEvalTest, SquadIsScoredOnTheDevFileAfterEveryEpoch) {
   dir_.write("dev-v1.1.json", jetchar::testing::squad_sample_json());
   const auto out = dir_.path() / "train.json", err = dir_.path() / "train.err";
   ASSERT_EQ(testing::run_jetchar(args({"--epochs", "2", "--eval", "--target-f1", "0.5", "--json"}), out, err), kOk)
-      << read(err);
-  const auto result = json::parse(read(out));
+      << read_text(err);
+  const auto result = json::parse(read_text(out));
   EXPECT_EQ(result["settings"]["eval"], "validation: " + (dir_.path() / "dev-v1.1.json").string());
   ASSERT_EQ(result["epochs"].size(), 2u);
   for (const auto& epoch : result["epochs"]) {
@@ -78,18 +74,19 @@ TEST_F(TrainEvalTest, SquadIsScoredOnTheDevFileAfterEveryEpoch) {
 
   // The table names the split and gives EM and F1 as percentages.
   const auto table = dir_.path() / "train.txt";
-  ASSERT_EQ(testing::run_jetchar(args({"--epochs", "1", "--eval"}), table, err), kOk) << read(err);
-  EXPECT_THAT(read(table), HasSubstr("epoch 0 SQuAD on the validation: " + (dir_.path() / "dev-v1.1.json").string() +
-                                     ": exact match "));
+  ASSERT_EQ(testing::run_jetchar(args({"--epochs", "1", "--eval"}), table, err), kOk) << read_text(err);
+  EXPECT_THAT(
+      read_text(table),
+      HasSubstr("epoch 0 SQuAD on the validation: " + (dir_.path() / "dev-v1.1.json").string() + ": exact match "));
 }
 
 TEST_F(TrainEvalTest, AMissingDevFileAndATargetWithoutEvalAreBadInput) {
   const auto err = dir_.path() / "missing.err";
   EXPECT_EQ(testing::run_jetchar(args({"--epochs", "1", "--eval"}), "/dev/null", err), kBadInput);
-  EXPECT_THAT(read(err), HasSubstr((dir_.path() / "dev-v1.1.json").string()));
-  EXPECT_THAT(read(err), HasSubstr("dev=FILE"));
+  EXPECT_THAT(read_text(err), HasSubstr((dir_.path() / "dev-v1.1.json").string()));
+  EXPECT_THAT(read_text(err), HasSubstr("dev=FILE"));
   EXPECT_EQ(testing::run_jetchar(args({"--epochs", "1", "--target-f1", "0.9"}), "/dev/null", err), kBadInput);
-  EXPECT_THAT(read(err), HasSubstr("--target-f1 0.9 needs --eval"));
+  EXPECT_THAT(read_text(err), HasSubstr("--target-f1 0.9 needs --eval"));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_code.h"
+#include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -19,12 +20,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using jetchar::testing::read_text;
 
 std::vector<std::string> train(const std::vector<std::string>& extra) {
   std::vector<std::string> args = {
@@ -38,27 +34,27 @@ TEST(TrainOptimizerTest, TheOptimizerAndItsWeightDecayAreWhatRan) {
   testing::TempDir dir;
   const auto out = dir.path() / "train.json", err = dir.path() / "train.err";
   ASSERT_EQ(testing::run_jetchar(train({"--optimizer", "adamw", "--weight-decay", "0.1", "--json"}), out, err), kOk)
-      << read(err);
-  const auto json = nlohmann::json::parse(read(out));
+      << read_text(err);
+  const auto json = nlohmann::json::parse(read_text(out));
   EXPECT_EQ(json["settings"]["optimizer"], "adamw");
   EXPECT_EQ(json["settings"]["weight_decay"], 0.1);
   EXPECT_EQ(json["settings"]["learning_rate"], 5e-5);  // AdamW's default rate
 
   const auto table = dir.path() / "train.txt";
-  ASSERT_EQ(testing::run_jetchar(train({}), table, err), kOk) << read(err);
-  EXPECT_THAT(read(table), HasSubstr("optimizer sgd lr 0.01 weight decay 0  seed 0"));  // LeNet-5's defaults
+  ASSERT_EQ(testing::run_jetchar(train({}), table, err), kOk) << read_text(err);
+  EXPECT_THAT(read_text(table), HasSubstr("optimizer sgd lr 0.01 weight decay 0  seed 0"));  // LeNet-5's defaults
 }
 
 TEST(TrainOptimizerTest, AnUnknownOptimizerOrADecayOutOfRangeIsBadInput) {
   testing::TempDir dir;
   const auto err = dir.path() / "bad.err";
   EXPECT_EQ(testing::run_jetchar(train({"--optimizer", "adam"}), "/dev/null", err), kBadInput);
-  EXPECT_THAT(read(err), HasSubstr("--optimizer"));
-  EXPECT_THAT(read(err), HasSubstr("adam"));
-  EXPECT_THAT(read(err), HasSubstr("sgd"));
+  EXPECT_THAT(read_text(err), HasSubstr("--optimizer"));
+  EXPECT_THAT(read_text(err), HasSubstr("adam"));
+  EXPECT_THAT(read_text(err), HasSubstr("sgd"));
   EXPECT_EQ(testing::run_jetchar(train({"--weight-decay", "-0.5"}), "/dev/null", err), kBadInput);
-  EXPECT_THAT(read(err), HasSubstr("--weight-decay"));
-  EXPECT_THAT(read(err), HasSubstr("-0.5"));
+  EXPECT_THAT(read_text(err), HasSubstr("--weight-decay"));
+  EXPECT_THAT(read_text(err), HasSubstr("-0.5"));
 }
 
 }  // namespace

@@ -11,17 +11,13 @@
 #include "sysfs/root.h"
 #include "tests/jetson/board_tree.h"
 #include "tests/support/build_tree.h"
+#include "tests/support/file_text.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::jetson {
 namespace {
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using jetchar::testing::read_text;
 
 constexpr const char* kSmall = R"(# comment
 < PARAM TYPE=FILE NAME=CPU_ONLINE >
@@ -207,7 +203,7 @@ TEST(NvpmodelConfigFixture, ReadsEveryStockConfiguration) {
     if (entry.path().extension() != ".conf") continue;
     ++files;
     SCOPED_TRACE(entry.path().string());
-    const auto config = parse_nvpmodel_config(read_file(entry.path()), entry.path().filename().string());
+    const auto config = parse_nvpmodel_config(read_text(entry.path()), entry.path().filename().string());
     EXPECT_GE(config.modes.size(), 2u);
     EXPECT_NE(config.find_mode(config.default_mode), nullptr);
     for (const auto& mode : config.modes) {
@@ -225,7 +221,7 @@ TEST(NvpmodelConfigFixture, StockModesCarryReferenceCaps) {
   const auto dir = testing::source_dir() / "tests/fixtures/nvpmodel";
   // The AGX Xavier R32 file is a stand-in (its header says so) holding the reference's stock R32
   // caps; the stock R35 file has the same MODE_10W.
-  const auto xavier = parse_nvpmodel_config(read_file(dir / "agx_xavier_r32.conf"), "xavier");
+  const auto xavier = parse_nvpmodel_config(read_text(dir / "agx_xavier_r32.conf"), "xavier");
   const auto mode10 = summarize(xavier.mode(1));
   EXPECT_EQ(xavier.mode(1).name, "MODE_10W");
   EXPECT_EQ(mode10.online_cores, (std::vector<int>{0, 1}));
@@ -234,7 +230,7 @@ TEST(NvpmodelConfigFixture, StockModesCarryReferenceCaps) {
   EXPECT_EQ(mode10.gpu_max_hz.value(), 520000000);
   EXPECT_EQ(xavier.default_mode, 2);
   EXPECT_EQ(xavier.fan_config.at("DEFAULT"), "cool");
-  const auto xavier35 = parse_nvpmodel_config(read_file(dir / "agx_xavier_r35.conf"), "xavier35");
+  const auto xavier35 = parse_nvpmodel_config(read_text(dir / "agx_xavier_r35.conf"), "xavier35");
   const auto stock10 = summarize(xavier35.mode(1));
   EXPECT_EQ(xavier35.mode(1).name, "MODE_10W");
   EXPECT_EQ(stock10.online_cores, mode10.online_cores);
@@ -246,7 +242,7 @@ TEST(NvpmodelConfigFixture, StockModesCarryReferenceCaps) {
   EXPECT_NE(xavier35.find_param("NALL_PVA_VPS"), nullptr);  // the Android copy's spelling, kept
 
   // AGX Orin 32GB (p3701-0004): 8 cores in two clusters, stock nvpmodel_p3701_0004.conf.
-  const auto orin = parse_nvpmodel_config(read_file(dir / "agx_orin_r35.conf"), "orin");
+  const auto orin = parse_nvpmodel_config(read_text(dir / "agx_orin_r35.conf"), "orin");
   const auto mode15 = summarize(orin.mode(1));
   EXPECT_EQ(orin.mode(1).name, "MODE_15W");
   EXPECT_EQ(mode15.online_cores.size(), 4u);
