@@ -10,6 +10,7 @@
 
 #include "analysis/nnls.h"
 #include "analysis/nonlinear_least_squares.h"
+#include "analysis/p_norm.h"
 
 namespace jetchar::analysis {
 namespace {
@@ -19,17 +20,6 @@ constexpr double kMinShape = -8, kMaxShape = 5;  // p − 1 in [3e-4, 148]: from
 
 double from_log(double theta) { return std::exp(std::clamp(theta, -kMaxLog, kMaxLog)); }
 double exponent(double theta) { return 1 + std::exp(std::clamp(theta, kMinShape, kMaxShape)); }
-
-// ‖x‖_p, computed relative to the largest entry so that a large p cannot overflow.
-template <std::size_t N>
-double pnorm(const std::array<double, N>& x, double p) {
-  double m = 0;
-  for (double v : x) m = std::max(m, v);
-  if (m <= 0) return 0;
-  double s = 0;
-  for (double v : x) s += std::pow(v / m, p);
-  return m * std::pow(s, 1 / p);
-}
 
 bool has_p(TimeForm f) { return f != TimeForm::kSum; }
 bool has_q(TimeForm f) { return f == TimeForm::kNested || f == TimeForm::kSaturating; }
@@ -52,11 +42,11 @@ ResourceTimes evaluate(TimeForm form, const Eigen::VectorXd& th, const ModeKnobs
   double combined = 0;
   switch (form) {
     case TimeForm::kSum: combined = r.gpu_s + r.mem_s + r.cpu_s; break;
-    case TimeForm::kOverlap: combined = r.cpu_s + pnorm<2>({r.gpu_s, r.mem_s}, exponent(th(5))); break;
-    case TimeForm::kOverlapAll: combined = pnorm<3>({r.gpu_s, r.mem_s, r.cpu_s}, exponent(th(5))); break;
+    case TimeForm::kOverlap: combined = r.cpu_s + pnorm({r.gpu_s, r.mem_s}, exponent(th(5))); break;
+    case TimeForm::kOverlapAll: combined = pnorm({r.gpu_s, r.mem_s, r.cpu_s}, exponent(th(5))); break;
     case TimeForm::kNested:
     case TimeForm::kSaturating:
-      combined = pnorm<2>({r.cpu_s, pnorm<2>({r.gpu_s, r.mem_s}, exponent(th(5)))}, exponent(th(6)));
+      combined = pnorm({r.cpu_s, pnorm({r.gpu_s, r.mem_s}, exponent(th(5)))}, exponent(th(6)));
       break;
   }
   r.total_s = r.fixed_s + combined;

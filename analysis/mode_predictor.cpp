@@ -1,65 +1,16 @@
 #include "analysis/mode_predictor.h"
 
 #include <fmt/format.h>
-#include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
+#include "analysis/jackknife_plus.h"
+
 namespace jetchar::analysis {
 namespace {
-
-// The ⌈rank⌉-th smallest of `values` (1-based), clamped to the range.
-double order_statistic(std::vector<double> values, double rank) {
-  std::sort(values.begin(), values.end());
-  auto k = static_cast<std::ptrdiff_t>(std::ceil(rank - 1e-9));
-  k = std::clamp<std::ptrdiff_t>(k, 1, static_cast<std::ptrdiff_t>(values.size()));
-  return values[static_cast<std::size_t>(k - 1)];
-}
-
-double jackknife_sd(const std::vector<double>& v) {
-  if (v.size() < 2) return 0;
-  double mean = 0;
-  for (double x : v) mean += x;
-  mean /= static_cast<double>(v.size());
-  double ss = 0;
-  for (double x : v) ss += (x - mean) * (x - mean);
-  const auto n = static_cast<double>(v.size());
-  return std::sqrt((n - 1) / n * ss);
-}
-
-// Jackknife+ on a log scale; see the header. Where its upper rank exceeds n (n < level/(1 − level):
-// fewer than 9 modes at 90 %) the exact jackknife+ interval is unbounded and the clamped one is the
-// extreme left-out fits, which holds a new mode only about n/(n + 1) of the time; there it is widened
-// to hold the Student-t predictive interval too (see the header).
-Interval jackknife_plus(double full, const std::vector<double>& loo_log, const std::vector<double>& residual,
-                        double level) {
-  const auto n = static_cast<double>(loo_log.size());
-  const double alpha = 1 - level;
-  std::vector<double> lo, hi;
-  for (std::size_t i = 0; i < loo_log.size(); ++i) {
-    lo.push_back(loo_log[i] - residual[i]);
-    hi.push_back(loo_log[i] + residual[i]);
-  }
-  const double low_rank = std::max(1.0, std::floor(alpha * (n + 1)));
-  const double high_rank = std::ceil((1 - alpha) * (n + 1) - 1e-9);
-  Interval out;
-  out.value = full;
-  out.low = std::min(full, std::exp(order_statistic(lo, low_rank)));
-  out.high = std::max(full, std::exp(order_statistic(hi, high_rank)));
-  if (high_rank > n) {
-    double mean_square = 0;
-    for (double r : residual) mean_square += r * r / n;
-    const double spread = jackknife_sd(loo_log);
-    const double half_width =
-        boost::math::quantile(boost::math::students_t(n), 1 - alpha / 2) * std::sqrt(mean_square + spread * spread);
-    out.low = std::min(out.low, full * std::exp(-half_width));
-    out.high = std::max(out.high, full * std::exp(half_width));
-  }
-  return out;
-}
 
 double mean_abs_relative(const std::vector<double>& log_residuals) {
   double s = 0;
@@ -78,6 +29,88 @@ std::size_t pick(const std::vector<Form>& forms, const std::vector<std::optional
     if (mape[i] && *mape[i] <= best * 1.02 + 1e-12) return i;
   }
   return forms.size();
+}
+
+// Leave-one-out up to kMaxLeaveOneOut modes; beyond, kFolds interleaved folds (CV+, the K-fold
+// form of jackknife+ in the same paper), so that a predictor fitted on a whole sweep stays fast.
+constexpr std::size_t kMaxLeaveOneOut = 40, kFolds = 20;
+
+// The entries of `v` (one per entry of `index`, a list of profiled modes) outside fold `fold`.
+template <typename Values>
+Values outside_fold(const Values& v, std::size_t fold, const std::vector<std::size_t>& index,
+                    const std::vector<std::size_t>& fold_of) {
+  Values kept;
+  for (std::size_t j = 0; j < index.size(); ++j) {
+    if (fold_of[index[j]] != fold) kept.push_back(v[j]);
+  }
+  return kept;
+}
+
+// One form's cross-validation: a fit per fold, each mode's left-out log residual and their MAPE
+// (no MAPE when the form was not judged).
+template <typename Model>
+struct FormCrossValidation {
+  std::vector<Model> fold_models;
+  std::vector<double> residuals;
+  std::optional<double> mape;
+};
+
+template <typename Model>
+std::vector<std::optional<double>> mapes_of(const std::vector<FormCrossValidation<Model>>& forms) {
+  std::vector<std::optional<double>> mape;
+  for (const auto& form : forms) mape.push_back(form.mape);
+  return mape;
+}
+
+// Time: each form over the folds. A form is judged only when each left-out fit has as many modes
+// as parameters; the first (simplest) one always is, on its priors, so that a few modes still give
+// a prediction.
+std::vector<FormCrossValidation<TimeModel>> cross_validate_time(const std::vector<TimeForm>& forms,
+                                                                const std::vector<ModeKnobs>& knobs,
+                                                                const std::vector<double>& times,
+                                                                const std::vector<std::size_t>& fold_of,
+                                                                std::size_t folds) {
+  const std::size_t n = knobs.size();
+  std::vector<std::size_t> all(n);
+  for (std::size_t i = 0; i < n; ++i) all[i] = i;
+  std::vector<FormCrossValidation<TimeModel>> out(forms.size());
+  for (std::size_t f = 0; f < forms.size(); ++f) {
+    if (f > 0 && n - (n + folds - 1) / folds < parameter_count(forms[f])) continue;
+    for (std::size_t k = 0; k < folds; ++k) {
+      out[f].fold_models.push_back(
+          TimeModel::fit(forms[f], outside_fold(knobs, k, all, fold_of), outside_fold(times, k, all, fold_of)));
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      out[f].residuals.push_back(std::log(times[i]) - std::log(out[f].fold_models[fold_of[i]].time_s(knobs[i])));
+    }
+    out[f].mape = mean_abs_relative(out[f].residuals);
+  }
+  return out;
+}
+
+// Power: the same folds over the modes with a power (`with_power`, their knobs `knobs` and powers
+// `powers`), each fold's fit with that fold's time fit.
+std::vector<FormCrossValidation<PowerModel>> cross_validate_power(const std::vector<PowerForm>& forms,
+                                                                  const std::vector<ModeKnobs>& knobs,
+                                                                  const std::vector<double>& powers,
+                                                                  const std::vector<std::size_t>& with_power,
+                                                                  const std::vector<std::size_t>& fold_of,
+                                                                  const std::vector<TimeModel>& time_folds) {
+  std::vector<FormCrossValidation<PowerModel>> out(forms.size());
+  for (std::size_t f = 0; f < forms.size(); ++f) {
+    for (std::size_t k = 0; k < time_folds.size(); ++k) {
+      auto kk = outside_fold(knobs, k, with_power, fold_of);
+      auto ww = outside_fold(powers, k, with_power, fold_of);
+      if (kk.empty()) kk = knobs, ww = powers;  // only when every powered mode is in this fold
+      out[f].fold_models.push_back(PowerModel::fit(forms[f], kk, ww, &time_folds[k]));
+    }
+    for (std::size_t r = 0; r < with_power.size(); ++r) {
+      const double p = out[f].fold_models[fold_of[with_power[r]]].power_w(knobs[r]);
+      out[f].residuals.push_back(std::log(powers[r]) - std::log(std::max(p, 1e-12)));
+    }
+    out[f].mape = mean_abs_relative(out[f].residuals);
+  }
+  return out;
 }
 
 }  // namespace
@@ -103,89 +136,44 @@ ModePredictor ModePredictor::fit(std::span<const ConfigPoint> profiled, const Mo
   ModePredictor out;
   out.level_ = options.level;
   out.profiled_ = n;
-  // Leave-one-out up to kMaxLeaveOneOut modes; beyond, kFolds interleaved folds (CV+, the K-fold
-  // form of jackknife+ in the same paper), so that a predictor fitted on a whole sweep stays fast.
-  constexpr std::size_t kMaxLeaveOneOut = 40, kFolds = 20;
   const std::size_t folds = n <= kMaxLeaveOneOut ? n : kFolds;
   out.fold_of_.resize(n);
   for (std::size_t i = 0; i < n; ++i) out.fold_of_[i] = i % folds;
-  auto training = [&](const auto& v, std::size_t fold, const std::vector<std::size_t>& index) {
-    std::remove_cvref_t<decltype(v)> kept;
-    for (std::size_t j = 0; j < index.size(); ++j) {
-      if (out.fold_of_[index[j]] != fold) kept.push_back(v[j]);
-    }
-    return kept;
-  };
-  std::vector<std::size_t> all(n);
-  for (std::size_t i = 0; i < n; ++i) all[i] = i;
 
-  // Time: cross-validation per form, simplest first.
+  // Time: the forms simplest first; the first within 2 % of the best left-out MAPE wins.
   std::vector<TimeForm> forms = options.time_forms;
   std::sort(forms.begin(), forms.end(), [](TimeForm a, TimeForm b) { return parameter_count(a) < parameter_count(b); });
-  std::vector<std::optional<double>> mape(forms.size());
-  std::vector<std::vector<TimeModel>> fold_models(forms.size());
-  std::vector<std::vector<double>> cv_residuals(forms.size());
-  for (std::size_t f = 0; f < forms.size(); ++f) {
-    // A form is judged only when each left-out fit has as many modes as parameters; the
-    // simplest one always is, on its priors, so that a few modes still give a prediction.
-    if (f > 0 && n - (n + folds - 1) / folds < parameter_count(forms[f])) continue;
-    for (std::size_t k = 0; k < folds; ++k) {
-      fold_models[f].push_back(TimeModel::fit(forms[f], training(knobs, k, all), training(times, k, all)));
-    }
-    std::vector<double> residuals;
-    for (std::size_t i = 0; i < n; ++i) {
-      residuals.push_back(std::log(times[i]) - std::log(fold_models[f][out.fold_of_[i]].time_s(knobs[i])));
-    }
-    mape[f] = mean_abs_relative(residuals);
-    cv_residuals[f] = std::move(residuals);
-  }
+  auto time_cv = cross_validate_time(forms, knobs, times, out.fold_of_, folds);
   for (std::size_t f = 0; f < forms.size(); ++f)
-    out.time_scores_.push_back({std::string(to_string(forms[f])), mape[f]});
-  std::size_t chosen = pick(forms, mape);
+    out.time_scores_.push_back({std::string(to_string(forms[f])), time_cv[f].mape});
+  const std::size_t chosen = pick(forms, mapes_of(time_cv));
   if (chosen == forms.size()) {
     throw std::invalid_argument(fmt::format("{} profiled modes are too few for any of the time forms asked for", n));
   }
   out.time_form_ = forms[chosen];
   out.time_full_ = TimeModel::fit(out.time_form_, knobs, times);
-  out.time_loo_ = std::move(fold_models[chosen]);
-  out.loo_time_mape_ = *mape[chosen];
-  for (double r : cv_residuals[chosen]) out.time_residual_.push_back(std::abs(r));
+  out.time_loo_ = std::move(time_cv[chosen].fold_models);
+  out.loo_time_mape_ = *time_cv[chosen].mape;
+  for (double r : time_cv[chosen].residuals) out.time_residual_.push_back(std::abs(r));
 
-  // Power: the same folds over the modes with a power, each fold's fit with that fold's time fit.
   if (with_power.size() < 3 || options.power_forms.empty()) return out;
   std::vector<ModeKnobs> pk;
   std::vector<double> pw;
   for (std::size_t i : with_power) pk.push_back(knobs[i]), pw.push_back(*profiled[i].power_w);
-  std::vector<std::optional<double>> pmape(options.power_forms.size());
-  std::vector<std::vector<PowerModel>> pfold(options.power_forms.size());
-  std::vector<std::vector<double>> presid(options.power_forms.size());
+  auto power_cv = cross_validate_power(options.power_forms, pk, pw, with_power, out.fold_of_, out.time_loo_);
   for (std::size_t f = 0; f < options.power_forms.size(); ++f) {
-    for (std::size_t k = 0; k < folds; ++k) {
-      auto kk = training(pk, k, with_power);
-      auto ww = training(pw, k, with_power);
-      if (kk.empty()) kk = pk, ww = pw;  // only when every powered mode is in this fold
-      pfold[f].push_back(PowerModel::fit(options.power_forms[f], kk, ww, &out.time_loo_[k]));
-    }
-    std::vector<double> residuals;
-    for (std::size_t r = 0; r < with_power.size(); ++r) {
-      const double p = pfold[f][out.fold_of_[with_power[r]]].power_w(pk[r]);
-      residuals.push_back(std::log(pw[r]) - std::log(std::max(p, 1e-12)));
-    }
-    pmape[f] = mean_abs_relative(residuals);
-    presid[f] = std::move(residuals);
+    out.power_scores_.push_back({std::string(to_string(options.power_forms[f])), power_cv[f].mape});
   }
-  for (std::size_t f = 0; f < options.power_forms.size(); ++f) {
-    out.power_scores_.push_back({std::string(to_string(options.power_forms[f])), pmape[f]});
-  }
-  std::size_t pchosen = pick(options.power_forms, pmape);
+  const std::size_t pchosen = pick(options.power_forms, mapes_of(power_cv));
   out.power_form_ = options.power_forms[pchosen];
   out.power_full_ = PowerModel::fit(*out.power_form_, pk, pw, &out.time_full_);
-  out.power_loo_ = std::move(pfold[pchosen]);
+  out.power_loo_ = std::move(power_cv[pchosen].fold_models);
   out.power_loo_point_ = with_power;
-  out.loo_power_mape_ = *pmape[pchosen];
+  out.loo_power_mape_ = *power_cv[pchosen].mape;
+  // Energy: each powered mode's left-out power times its left-out time.
   std::vector<double> energy_log;
   for (std::size_t r = 0; r < with_power.size(); ++r) {
-    out.power_residual_.push_back(std::abs(presid[pchosen][r]));
+    out.power_residual_.push_back(std::abs(power_cv[pchosen].residuals[r]));
     const std::size_t i = with_power[r], k = out.fold_of_[i];
     const double measured = profiled[i].energy_j.value_or(pw[r] * times[i]);
     const double predicted = out.power_loo_[k].power_w(knobs[i]) * out.time_loo_[k].time_s(knobs[i]);

@@ -11,21 +11,13 @@
 #include <vector>
 
 #include "analysis/nnls.h"
+#include "analysis/p_norm.h"
 
 namespace jetchar::analysis {
 namespace {
 
 constexpr std::size_t kMaxFitModes = 240;
 constexpr Eigen::Index kPowerColumns = 20;
-
-double pnorm(std::initializer_list<double> x, double p) {
-  double m = 0;
-  for (double v : x) m = std::max(m, v);
-  if (m <= 0) return 0;
-  double s = 0;
-  for (double v : x) s += std::pow(v / m, p);
-  return m * std::pow(s, 1 / p);
-}
 
 Eigen::RowVectorXd power_row(const ModeKnobs& k, const BusyShares& u) {
   const double c = k.cores, f = k.cpu_ghz, g = k.gpu_ghz, m = k.emc_ghz;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "analysis/jackknife_plus.h"
 #include "analysis/nnls.h"
 #include "analysis/nonlinear_least_squares.h"
 
@@ -85,30 +86,6 @@ std::size_t pick(const std::vector<double>& mape) {
   std::size_t i = 0;
   while (mape[i] > best * 1.02 + 1e-12) ++i;
   return i;
-}
-
-double order_statistic(std::vector<double> values, double rank) {
-  std::sort(values.begin(), values.end());
-  auto k = static_cast<std::ptrdiff_t>(std::ceil(rank - 1e-9));
-  k = std::clamp<std::ptrdiff_t>(k, 1, static_cast<std::ptrdiff_t>(values.size()));
-  return values[static_cast<std::size_t>(k - 1)];
-}
-
-// Jackknife+ on a log scale, the construction of analysis/mode_predictor.h.
-Interval jackknife_plus(double full, const std::vector<double>& loo_log, const std::vector<double>& residual,
-                        double level) {
-  const auto n = static_cast<double>(loo_log.size());
-  const double alpha = 1 - level;
-  std::vector<double> lo, hi;
-  for (std::size_t i = 0; i < loo_log.size(); ++i) {
-    lo.push_back(loo_log[i] - residual[i]);
-    hi.push_back(loo_log[i] + residual[i]);
-  }
-  Interval out;
-  out.value = full;
-  out.low = std::min(full, std::exp(order_statistic(lo, std::max(1.0, std::floor(alpha * (n + 1))))));
-  out.high = std::max(full, std::exp(order_statistic(hi, std::ceil((1 - alpha) * (n + 1)))));
-  return out;
 }
 
 std::array<double, 4> knob_array(const ModeKnobs& k) { return {k.cores, k.cpu_ghz, k.gpu_ghz, k.emc_ghz}; }
