@@ -17,6 +17,15 @@ SyntheticDataset::SyntheticDataset(std::vector<std::int64_t> shape, std::int64_t
     throw std::invalid_argument(
         fmt::format("synthetic shape '{}' is not valid; expected sizes 1..1048576 like 3x32x32", shape_text));
   }
+  // At most 2^28 values a sample, checked size by size so that the product cannot overflow first.
+  constexpr std::int64_t kMaxValues = std::int64_t{1} << 28;
+  std::int64_t values = 1;
+  for (auto dim : shape) {
+    if (values > kMaxValues / dim) {
+      throw std::invalid_argument(fmt::format("synthetic shape '{}' has more than 2^28 values per sample", shape_text));
+    }
+    values *= dim;
+  }
   if (samples <= 0 || classes <= 0 || delay_per_sample.count() < 0) {
     throw std::invalid_argument(
         fmt::format("synthetic data set: samples {} / classes {} / delay {} us not valid; "
@@ -29,9 +38,6 @@ SyntheticDataset::SyntheticDataset(std::vector<std::int64_t> shape, std::int64_t
   info_.layout.input_type = InputType::kFloat32;
   info_.layout.input_shape = std::move(shape);
   info_.layout.target_shape = {};
-  if (info_.layout.input_elements() > (std::int64_t{1} << 28)) {
-    throw std::invalid_argument(fmt::format("synthetic shape '{}' has more than 2^28 values per sample", shape_text));
-  }
 }
 
 SampleStatus SyntheticDataset::get(std::int64_t index, Rng& rng, const SampleOut& out) const {

@@ -75,6 +75,9 @@ TEST(SyntheticDataset, BadShapesCountsAndIndicesAreErrors) {
   EXPECT_NE(error.find("'-2'"), std::string::npos) << error;
   error = invalid_argument_of([] { SyntheticDataset({4096, 4096, 32}, 1, 1); });
   EXPECT_NE(error.find("more than 2^28 values"), std::string::npos) << error;
+  // Found by loaders_dataset_spec_fuzz: sizes whose product overflows 64 bits.
+  error = invalid_argument_of([] { SyntheticDataset({998, 98, 49, 98, 49, 908, 98, 30000}, 1, 1); });
+  EXPECT_NE(error.find("more than 2^28 values"), std::string::npos) << error;
   error = invalid_argument_of([] { SyntheticDataset({3}, 0, 1); });
   EXPECT_NE(error.find("samples 0"), std::string::npos) << error;
   error = invalid_argument_of([] { SyntheticDataset({3}, 1, 0); });
