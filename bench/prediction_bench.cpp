@@ -79,8 +79,11 @@ Score score_old(ModelKind kind, const std::vector<ConfigPoint>& pts, const std::
   return {100 * t / n, 100 * p / n, 100 * e / n, -1, -1, ""};
 }
 
-Score score_new(const ModePredictor& model, const std::vector<ConfigPoint>& pts,
-                const std::vector<std::size_t>& picked) {
+// MAPE and 90 %-interval coverage of `model`'s predictions over the modes not profiled (`picked`);
+// `Predictor` is ModePredictor or TransferPredictor.
+template <typename Predictor>
+Score score_predictions(const Predictor& model, const std::vector<ConfigPoint>& pts,
+                        const std::vector<std::size_t>& picked) {
   auto in = mask(pts.size(), picked);
   double t = 0, p = 0, e = 0, tc = 0, pc = 0, ec = 0, n = 0;
   for (std::size_t i = 0; i < pts.size(); ++i) {
@@ -95,9 +98,15 @@ Score score_new(const ModePredictor& model, const std::vector<ConfigPoint>& pts,
     ec += *pt.energy_j >= pr.energy_j->low && *pt.energy_j <= pr.energy_j->high;
     ++n;
   }
-  Score s{100 * t / n, 100 * p / n, 100 * e / n,
-          tc / n,      pc / n,      fmt::format("{}/{}", to_string(model.time_form()), to_string(*model.power_form()))};
+  Score s{100 * t / n, 100 * p / n, 100 * e / n, tc / n, pc / n, ""};
   s.energy_cover = ec / n;
+  return s;
+}
+
+Score score_new(const ModePredictor& model, const std::vector<ConfigPoint>& pts,
+                const std::vector<std::size_t>& picked) {
+  Score s = score_predictions(model, pts, picked);
+  s.forms = fmt::format("{}/{}", to_string(model.time_form()), to_string(*model.power_form()));
   return s;
 }
 
@@ -215,24 +224,6 @@ void print_coverage(const std::vector<std::string>& grids, const std::vector<dou
 // with other work (more GPU work, less DRAM traffic, more launch overhead, another switching
 // power) and a different truth -- against the mode predictor and the study's linear model on
 // the same space-filling picks, and across grids (an Orin-grid reference onto the NX grid).
-Score score_transfer(const TransferPredictor& model, const std::vector<ConfigPoint>& pts,
-                     const std::vector<std::size_t>& picked) {
-  auto in = mask(pts.size(), picked);
-  double t = 0, p = 0, e = 0, tc = 0, pc = 0, n = 0;
-  for (std::size_t i = 0; i < pts.size(); ++i) {
-    if (in[i]) continue;
-    const auto& pt = pts[i];
-    auto pr = model.predict(pt.key.mode);
-    t += std::abs(pr.time_s.value / pt.time_s - 1);
-    p += std::abs(pr.power_w->value / *pt.power_w - 1);
-    e += std::abs(pr.energy_j->value / *pt.energy_j - 1);
-    tc += pt.time_s >= pr.time_s.low && pt.time_s <= pr.time_s.high;
-    pc += *pt.power_w >= pr.power_w->low && *pt.power_w <= pr.power_w->high;
-    ++n;
-  }
-  return {100 * t / n, 100 * p / n, 100 * e / n, tc / n, pc / n, ""};
-}
-
 void print_transfer(const std::vector<std::size_t>& budgets, int seeds, double noise,
                     const std::vector<std::string>& only) {
   using namespace jetchar::analysis::testing;
@@ -264,14 +255,14 @@ void print_transfer(const std::vector<std::size_t>& budgets, int seeds, double n
           auto picked = space_filling_design(modes, budget);
           auto train = subset(pts, picked);
           TransferOptions options;
-          abs.push_back(score_transfer(TransferPredictor::fit(reference, train, options), pts, picked));
+          abs.push_back(score_predictions(TransferPredictor::fit(reference, train, options), pts, picked));
           options.compare_with_own = false;
-          always.push_back(score_transfer(TransferPredictor::fit(reference, train, options), pts, picked));
+          always.push_back(score_predictions(TransferPredictor::fit(reference, train, options), pts, picked));
           options.compare_with_own = true;
           if (c.nx) {
             options.mapping = ClockMapping::kNormalised;
             options.target_modes = modes;
-            norm.push_back(score_transfer(TransferPredictor::fit(reference, train, options), pts, picked));
+            norm.push_back(score_predictions(TransferPredictor::fit(reference, train, options), pts, picked));
           }
           alone.push_back(score_new(ModePredictor::fit(train), pts, picked));
           lin.push_back(score_old(ModelKind::kLinear, pts, picked));
