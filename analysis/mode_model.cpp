@@ -88,26 +88,31 @@ std::array<double, 5> sum_features(const ModeKnobs& k) {
   return {1.0, 1 / k.gpu_ghz, 1 / k.emc_ghz, 1 / k.cpu_ghz, 1 / (k.cores * k.cpu_ghz)};
 }
 
-double logistic(double x) { return 1 / (1 + std::exp(-std::clamp(x, -30.0, 30.0))); }
+bool is_voltage(PowerForm form) { return form == PowerForm::kVoltage || form == PowerForm::kClocked; }
 
-// The voltage form's columns for shape parameters θ = (log s_cpu, log s_gpu, log s_emc, and the
-// activity weights w_cpu, w_gpu, w_emc as logits): 1, c, S(c)·a_c·f·V_c², a_g·g·V_g², a_m·m·V_m²
-// with V = 1 + s·f and a = 1 − w + w·(busy share).
-Eigen::RowVectorXd voltage_row(const ModeKnobs& k, const TimeModel& time, const Eigen::VectorXd& th) {
+// The voltage forms' shape parameters θ: log s_cpu, log s_gpu, log s_emc (V = 1 + s·f), log k, the
+// most CPU cores that draw power (a launch thread spins on its cores whatever the time's Amdahl
+// fit says), and for the clocked form the logit of w, the GPU's busy-share weight.
+constexpr Eigen::Index kVoltageColumns = 9;
+Eigen::Index shape_count(PowerForm form) { return form == PowerForm::kClocked ? 5 : 4; }
+
+// Their columns: 1, c, c·V_c (leakage); the CPU's f·V_c² times c (every online core at its clock),
+// times u (the cores kept busy: the soft minimum of c and k) and times the core-seconds worked
+// per second; the GPU's g·V_g² times its busy share (voltage) or times 1 − w + w·share (clocked: the
+// GPU's clock tree draws while it waits); the EMC's m·V_m² alone and times its busy share (refresh
+// and the memory controller draw whether or not the GPU waits on DRAM).
+Eigen::RowVectorXd voltage_row(PowerForm form, const ModeKnobs& k, const TimeModel& time, const Eigen::VectorXd& th) {
   const double c = k.cores, f = k.cpu_ghz, g = k.gpu_ghz, m = k.emc_ghz;
-  ResourceTimes t = time.parts(k);
-  const double busy_cores = time.cpu_speedup(c);
-  auto vf2 = [](double freq, double log_slope) {
-    const double v = 1 + from_log(log_slope) * freq;
-    return freq * v * v;
-  };
-  auto active = [](double share, double logit) {
-    const double w = logistic(logit);
-    return 1 - w + w * share;
-  };
-  Eigen::RowVectorXd row(5);
-  row << 1, c, busy_cores * active(t.cpu_s / t.total_s, th(3)) * vf2(f, th(0)),
-      active(t.gpu_s / t.total_s, th(4)) * vf2(g, th(1)), active(t.mem_s / t.total_s, th(5)) * vf2(m, th(2));
+  const ResourceTimes t = time.parts(k);
+  const double vc = 1 + from_log(th(0)) * f, vg = 1 + from_log(th(1)) * g, vm = 1 + from_log(th(2)) * m;
+  const double cpu = f * vc * vc, gpu = g * vg * vg, emc = m * vm * vm;
+  const double limit = from_log(th(3));
+  const double busy = std::pow(std::pow(c, -12.0) + std::pow(limit, -12.0), -1 / 12.0);
+  const double core_seconds = (time.cpu_serial_work() + time.cpu_parallel_work()) / f / t.total_s;
+  const double w = form == PowerForm::kClocked ? 1 / (1 + std::exp(-std::clamp(th(4), -30.0, 30.0))) : 1;
+  Eigen::RowVectorXd row(kVoltageColumns);
+  row << 1, c, c * vc, c * cpu, busy * cpu, core_seconds * cpu, (1 - w + w * t.gpu_s / t.total_s) * gpu, emc,
+      t.mem_s / t.total_s * emc;
   return row;
 }
 
@@ -170,6 +175,7 @@ std::string_view to_string(PowerForm form) {
     case PowerForm::kPolynomial: return "polynomial";
     case PowerForm::kActivity: return "activity";
     case PowerForm::kVoltage: return "voltage";
+    case PowerForm::kClocked: return "clocked";
   }
   return "?";
 }
@@ -181,7 +187,8 @@ const std::vector<TimeForm>& all_time_forms() {
 }
 
 const std::vector<PowerForm>& all_power_forms() {
-  static const std::vector<PowerForm> forms = {PowerForm::kVoltage, PowerForm::kPolynomial, PowerForm::kActivity};
+  static const std::vector<PowerForm> forms = {PowerForm::kVoltage, PowerForm::kClocked, PowerForm::kPolynomial,
+                                               PowerForm::kActivity};
   return forms;
 }
 
@@ -192,7 +199,8 @@ std::size_t parameter_count(PowerForm form) {
   switch (form) {
     case PowerForm::kPolynomial: return 11;
     case PowerForm::kActivity: return 20;
-    case PowerForm::kVoltage: return 11;
+    case PowerForm::kVoltage:
+    case PowerForm::kClocked: return kVoltageColumns;
   }
   return 0;
 }
@@ -306,31 +314,37 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
   }
   PowerModel model;
   model.form_ = form;
-  if (form == PowerForm::kVoltage) {
-    // Variable projection: Levenberg–Marquardt over the six shape parameters, the five linear
-    // coefficients solved by NNLS for each shape; weak priors (slopes near 0.3 V/GHz-ish, weights
-    // near 1/2) keep it determined with few modes.
+  if (is_voltage(form)) {
+    // Variable projection: Levenberg–Marquardt over the shape parameters, the nine linear
+    // coefficients solved by NNLS for each shape; weak priors (slopes near 0.5 and 0.1 per GHz, the
+    // core limit near every core, w near 1/2) keep it determined with few modes.
     Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(power_w.data(), n);
     auto design = [&](const Eigen::VectorXd& th) {
-      Eigen::MatrixXd x(n, 5);
-      for (Eigen::Index i = 0; i < n; ++i) x.row(i) = voltage_row(modes[static_cast<std::size_t>(i)], *time, th);
+      Eigen::MatrixXd x(n, kVoltageColumns);
+      for (Eigen::Index i = 0; i < n; ++i) x.row(i) = voltage_row(form, modes[static_cast<std::size_t>(i)], *time, th);
       return x;
     };
-    Eigen::VectorXd centre(6);
-    centre << std::log(0.5), std::log(0.5), std::log(0.1), 0, 0, 0;
+    double most_cores = 1;
+    for (const ModeKnobs& k : modes) most_cores = std::max(most_cores, k.cores);
+    const Eigen::Index shapes = shape_count(form);
+    Eigen::VectorXd centre = Eigen::VectorXd::Zero(shapes);
+    centre.head(4) << std::log(0.5), std::log(0.5), std::log(0.1), std::log(most_cores);
     auto residuals = [&](const Eigen::VectorXd& th, Eigen::VectorXd& r) {
       Eigen::MatrixXd x = design(th);
       Eigen::VectorXd beta = relative_nnls(x, y);
       Eigen::VectorXd fitted = x * beta;
       for (Eigen::Index i = 0; i < n; ++i) r(i) = std::log(std::max(fitted(i), 1e-12)) - std::log(y(i));
-      for (Eigen::Index j = 0; j < 6; ++j) r(n + j) = 1e-2 * (th(j) - centre(j));
+      for (Eigen::Index j = 0; j < shapes; ++j) r(n + j) = 1e-2 * (th(j) - centre(j));
     };
     double best = std::numeric_limits<double>::infinity();
     for (double slope : {0.1, 1.0}) {
-      Eigen::VectorXd start = centre;
-      start.head(3).array() = std::log(slope);
-      LeastSquaresResult r = minimise_least_squares(residuals, n + 6, start);
-      if (r.cost < best) best = r.cost, model.shape_ = r.theta;
+      for (double limit : {2.0, most_cores}) {
+        Eigen::VectorXd start = centre;
+        start.head(3).array() = std::log(slope);
+        start(3) = std::log(limit);
+        LeastSquaresResult r = minimise_least_squares(residuals, n + shapes, start);
+        if (r.cost < best) best = r.cost, model.shape_ = r.theta;
+      }
     }
     model.coefficients_ = relative_nnls(design(*model.shape_), y);
     model.time_ = *time;
@@ -353,7 +367,7 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
 }
 
 double PowerModel::power_w(const ModeKnobs& mode) const {
-  if (form_ == PowerForm::kVoltage) return voltage_row(mode, *time_, *shape_).dot(coefficients_);
+  if (is_voltage(form_)) return voltage_row(form_, mode, *time_, *shape_).dot(coefficients_);
   return power_row(form_, mode, time_ ? &*time_ : nullptr).dot(coefficients_);
 }
 

@@ -19,10 +19,17 @@
 // curve, i.e. a non-negative combination of f, f², f³ (V = v0 + v1·f, expanded), fitted by
 // non-negative least squares on relative residuals:
 //   polynomial  dyn_r = α_r1·f_r + α_r2·f_r² + α_r3·f_r³ (CPU terms × c)
-//   voltage     P0 + c·L + S(c)·a_c·f·V_c(f)² + a_g·g·V_g(g)² + a_m·m·V_m(m)², V_r = 1 + s_r·f_r
-//               (normalised V/f line, slope fitted), S(c) the Amdahl speedup of the time model's CPU
-//               term (cores that work), a_r = 1 − w_r + w_r·(busy share of r from the time model),
-//               w_r ∈ (0, 1) fitted: 6 shape parameters by Levenberg–Marquardt, 5 coefficients by NNLS
+//   voltage     P0 + c·L0 + c·L1·V_c + (β1·c + β2·u(c) + β3·w)·f·V_c(f)² + β4·ug·g·V_g(g)²
+//               + (β5 + β6·um)·m·V_m(m)², with V_r = 1 + s_r·f_r (a normalised V/f line, slope
+//               fitted); leakage per online core rising with V_c; CPU switching power from every
+//               online core at its clock, from u(c) = min(c, k) busy cores (soft minimum, k fitted
+//               from power: launch threads spin on their cores whatever the Amdahl fit of time
+//               says) and from w = (e1 + e2)/(f·t), the core-seconds worked per second; the GPU's
+//               from its busy share ug = A/t; the EMC's from refresh and the controller (always)
+//               and its busy share um = B/t. 4 shape parameters (s_c, s_g, s_m, k) by
+//               Levenberg–Marquardt, 9 coefficients by NNLS
+//   clocked     voltage with the GPU's term β4·(1 − w + w·ug)·g·V_g(g)², w ∈ (0, 1) a fifth shape
+//               parameter: a GPU whose clock tree draws while it waits for launches or DRAM
 //   activity    polynomial plus the same terms weighted by each resource's busy share of the
 //               epoch from the time model (A/t, B/t, C/t): a GPU that waits for launches draws less.
 #pragma once
@@ -51,7 +58,7 @@ struct ModeKnobs {
 std::vector<std::array<double, 4>> normalised_log_knobs(std::span<const PowerMode> modes);
 
 enum class TimeForm { kSum, kOverlap, kOverlapAll, kNested, kSaturating };
-enum class PowerForm { kVoltage, kPolynomial, kActivity };
+enum class PowerForm { kVoltage, kClocked, kPolynomial, kActivity };
 
 std::string_view to_string(TimeForm form);
 std::string_view to_string(PowerForm form);
@@ -103,7 +110,7 @@ class PowerModel {
  private:
   PowerForm form_ = PowerForm::kPolynomial;
   Eigen::VectorXd coefficients_;
-  std::optional<Eigen::VectorXd> shape_;  ///< the voltage form's slopes and activity weights
+  std::optional<Eigen::VectorXd> shape_;  ///< the voltage form's V/f slopes and busy-core limit
   std::optional<TimeModel> time_;
 };
 

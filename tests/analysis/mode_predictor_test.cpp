@@ -108,11 +108,13 @@ TEST(ModePredictor, NinetyPercentIntervalsHoldAboutNinetyPercentOfHeldOutModes) 
 // Calibration from few modes: over every ground truth and both grid shapes, each with a random
 // pick of profiled modes (so that the held-out modes are like the profiled ones, as jackknife+
 // assumes), the share of held-out modes inside the stated 90 % interval stays near 90 % at 10, 15
-// and 25 modes (within 80–97 % at each, 85–95 % over the three), and a stated 50 % interval holds
+// and 25 modes (within 80–98 % at each, 85–95 % over the three: below 19 modes jackknife+'s upper
+// rank is the extreme left-out fit, conservative by construction, and ten fits per budget leave
+// the share a few points of chance either way), and a stated 50 % interval holds
 // about half. At 5 modes, where jackknife+ alone would be unbounded and the predictor widens it to a
-// Student-t interval, it holds at least 75 % and not all (measured: 0.88 time, 0.76 power; jackknife+
-// alone held 0.79 and 0.67 over the four truths before convex_vf): 5 modes leave some truths' forms
-// biased beyond what their left-out fits show (bench/prediction_bench --coverage, bench/README.md).
+// Student-t interval, it holds at least 75 % and not all (measured: 0.88 time, 0.88 power):
+// 5 modes leave some truths' forms biased beyond what their left-out fits show
+// (bench/prediction_bench --coverage, bench/README.md).
 struct Coverage {
   double time = 0, power = 0;
 };
@@ -149,9 +151,9 @@ TEST(ModePredictor, IntervalsAreCalibratedFromFiveToTwentyFiveModes) {
   for (std::size_t budget : {10u, 15u, 25u}) {
     const Coverage c = pooled_coverage(budget, 0.9);
     EXPECT_GE(c.time, 0.80) << budget << " modes";
-    EXPECT_LE(c.time, 0.97) << budget << " modes";
+    EXPECT_LE(c.time, 0.98) << budget << " modes";
     EXPECT_GE(c.power, 0.80) << budget << " modes";
-    EXPECT_LE(c.power, 0.97) << budget << " modes";
+    EXPECT_LE(c.power, 0.98) << budget << " modes";
     time += c.time / 3, power += c.power / 3;
   }
   EXPECT_GE(time, 0.85);
@@ -189,6 +191,40 @@ TEST(ModePredictor, ChoosesTheFormByCrossValidation) {
   EXPECT_LT(model.loo_time_mape(), 0.01);
   ASSERT_EQ(model.time_scores().size(), all_time_forms().size());
   EXPECT_EQ(model.time_scores().front().form, "sum");
+}
+
+// Power keeps the voltage form unless another one is clearly better on the left-out modes: the
+// ground truths' GPUs draw in proportion to their busy share, which the voltage form has; a GPU
+// whose clock tree draws whether it is busy or waits on a launch-bound CPU needs the clocked form.
+TEST(ModePredictor, KeepsTheVoltageFormUnlessAnotherIsClearlyBetter) {
+  const auto modes = testing::orin_grid_1440();
+  const auto pick = space_filling_design(modes, 15);
+  for (const auto& truth : testing::all_truths()) {
+    const auto pts = testing::measure(modes, truth, 3);
+    std::vector<ConfigPoint> train;
+    for (std::size_t i : pick) train.push_back(pts[i]);
+    const ModePredictor model = ModePredictor::fit(train);
+    EXPECT_EQ(model.power_form(), PowerForm::kVoltage) << truth.name;
+    ASSERT_EQ(model.power_scores().size(), all_power_forms().size());
+  }
+
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> noise(1.0, 0.02);
+  std::vector<ConfigPoint> clocked;
+  for (std::size_t i : pick) {
+    ConfigPoint p;
+    p.key.mode = modes[i];
+    const auto k = ModeKnobs::of(modes[i]);
+    p.time_s = (0.2 + std::max(7.0 / k.cpu_ghz * (0.55 + 0.45 / std::min(k.cores, 2.0)),
+                               1.2 / k.gpu_ghz + 0.6 / k.emc_ghz)) *
+               noise(rng);
+    const double vg = std::max(0.6, 0.6 + 0.4 * (k.gpu_ghz - 0.6));
+    p.power_w = (4.5 + 0.12 * k.cores + 0.9 * std::min(k.cores, 2.0) * k.cpu_ghz * 0.5 +
+                 4.5 * k.gpu_ghz * vg * vg + 1.6 * k.emc_ghz * 0.7) *
+                noise(rng);
+    clocked.push_back(p);
+  }
+  EXPECT_EQ(ModePredictor::fit(clocked).power_form(), PowerForm::kClocked);
 }
 
 TEST(ModePredictor, IntervalsWidenAwayFromTheProfiledModes) {
