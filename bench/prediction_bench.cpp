@@ -12,10 +12,14 @@
 //   prediction_bench [--seeds N] [--noise 0.02] [--grid orin|nx] [--budgets 5,10,15,25,50] [--truth NAME,...]
 //   prediction_bench --coverage [--adaptive] [--seeds N] [--grid G] [--noise X] [--budgets 5,10,15,25]
 //   prediction_bench --transfer [--seeds N] [--noise X] [--budgets 3,5,10] [--truth NAME,...]
+//   prediction_bench --bias [--truth NAME,...]
 //
 // --coverage prints, instead, how often the stated 90 % interval holds the measured time, power and
 // energy of the held-out modes, per grid, noise level (0.5, 2 and 5 % unless --noise), truth and
 // budget, then pooled per truth and budget: the interval's calibration from few modes.
+//
+// --bias prints, instead, each power form's bias: its MAPE against the truth when fitted on every
+// mode of the Orin grid without noise.
 //
 // --transfer prints, instead, a new workload adapted from a reference workload profiled on every
 // mode (analysis/transfer_predictor.h) against the mode predictor alone and the study's linear
@@ -29,7 +33,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -286,6 +292,44 @@ void print_transfer(const std::vector<std::size_t>& budgets, int seeds, double n
   }
 }
 
+// Each power form's bias: fitted on every mode of the Orin grid without noise (with the time form
+// that fits those times best), its MAPE against the truth over the same modes.
+void print_bias(const std::vector<std::string>& only) {
+  using namespace jetchar::analysis::testing;
+  const auto modes = orin_grid_1440();
+  std::vector<ModeKnobs> knobs;
+  for (const PowerMode& m : modes) knobs.push_back(ModeKnobs::of(m));
+  fmt::print("power forms fitted on all {} modes without noise: MAPE % against the truth\n{:<13} {:<12}", modes.size(),
+             "truth", "time form");
+  for (PowerForm form : all_power_forms()) fmt::print(" {:>10}", to_string(form));
+  fmt::print("\n");
+  for (const auto& truth : all_truths()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), truth.name) == only.end()) continue;
+    const auto pts = measure(modes, truth, 0, 0.0);
+    std::vector<double> times, powers;
+    for (const auto& p : pts) times.push_back(p.time_s), powers.push_back(*p.power_w);
+    auto mape = [&](auto predict, const std::vector<double>& truth_values) {
+      double sum = 0;
+      for (std::size_t i = 0; i < knobs.size(); ++i) sum += std::abs(predict(knobs[i]) / truth_values[i] - 1);
+      return 100 * sum / static_cast<double>(knobs.size());
+    };
+    std::optional<TimeModel> time;
+    double best = std::numeric_limits<double>::infinity();
+    for (TimeForm form : all_time_forms()) {
+      TimeModel m = TimeModel::fit(form, knobs, times);
+      const double e = mape([&](const ModeKnobs& k) { return m.time_s(k); }, times);
+      if (e < best) best = e, time = m;
+    }
+    fmt::print("{:<13} {:<12}", truth.name, to_string(time->form()));
+    for (PowerForm form : all_power_forms()) {
+      const PowerModel m = PowerModel::fit(form, knobs, powers, &*time);
+      fmt::print(" {:>10.2f}", mape([&](const ModeKnobs& k) { return m.power_w(k); }, powers));
+    }
+    fmt::print("\n");
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 // NOLINTNEXTLINE(bugprone-exception-escape): a benchmark that fails ends with the exception's message
@@ -310,7 +354,13 @@ int main(int argc, char** argv) {
   app.add_flag("--transfer", transfer,
                "print, instead, transfer from a reference workload against no transfer per truth and budget "
                "(3, 5, 10 unless --budgets), with a cross-grid case");
+  bool bias = false;
+  app.add_flag("--bias", bias, "print, instead, each power form's MAPE when fitted on every mode without noise");
   CLI11_PARSE(app, argc, argv);
+  if (bias) {
+    print_bias(only);
+    return 0;
+  }
   if (transfer) {
     auto start = std::chrono::steady_clock::now();
     if (app.count("--budgets") == 0) budgets = {3, 5, 10};
