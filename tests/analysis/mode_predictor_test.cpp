@@ -215,12 +215,12 @@ TEST(ModePredictor, KeepsTheVoltageFormUnlessAnotherIsClearlyBetter) {
     ConfigPoint p;
     p.key.mode = modes[i];
     const auto k = ModeKnobs::of(modes[i]);
-    p.time_s = (0.2 + std::max(7.0 / k.cpu_ghz * (0.55 + 0.45 / std::min(k.cores, 2.0)),
-                               1.2 / k.gpu_ghz + 0.6 / k.emc_ghz)) *
-               noise(rng);
+    p.time_s =
+        (0.2 + std::max(7.0 / k.cpu_ghz * (0.55 + 0.45 / std::min(k.cores, 2.0)), 1.2 / k.gpu_ghz + 0.6 / k.emc_ghz)) *
+        noise(rng);
     const double vg = std::max(0.6, 0.6 + 0.4 * (k.gpu_ghz - 0.6));
-    p.power_w = (4.5 + 0.12 * k.cores + 0.9 * std::min(k.cores, 2.0) * k.cpu_ghz * 0.5 +
-                 4.5 * k.gpu_ghz * vg * vg + 1.6 * k.emc_ghz * 0.7) *
+    p.power_w = (4.5 + 0.12 * k.cores + 0.9 * std::min(k.cores, 2.0) * k.cpu_ghz * 0.5 + 4.5 * k.gpu_ghz * vg * vg +
+                 1.6 * k.emc_ghz * 0.7) *
                 noise(rng);
     clocked.push_back(p);
   }
