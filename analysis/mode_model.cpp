@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <stdexcept>
 
 #include "analysis/nnls.h"
 #include "analysis/nonlinear_least_squares.h"
-#include "analysis/p_norm.h"
 
 namespace jetchar::analysis {
 namespace {
@@ -20,6 +20,17 @@ constexpr double kMinShape = -8, kMaxShape = 5;  // p − 1 in [3e-4, 148]: from
 
 double from_log(double theta) { return std::exp(std::clamp(theta, -kMaxLog, kMaxLog)); }
 double exponent(double theta) { return 1 + std::exp(std::clamp(theta, kMinShape, kMaxShape)); }
+
+// ‖x‖_p of non-negative terms, relative to the largest entry so that a large p cannot overflow;
+// 0 when every entry is 0.
+double pnorm(std::initializer_list<double> x, double p) {
+  double m = 0;
+  for (double v : x) m = std::max(m, v);
+  if (m <= 0) return 0;
+  double s = 0;
+  for (double v : x) s += std::pow(v / m, p);
+  return m * std::pow(s, 1 / p);
+}
 
 bool has_p(TimeForm f) { return f != TimeForm::kSum; }
 bool has_q(TimeForm f) { return f == TimeForm::kNested || f == TimeForm::kSaturating; }
@@ -39,17 +50,8 @@ ResourceTimes evaluate(TimeForm form, const Eigen::VectorXd& th, const ModeKnobs
   r.gpu_s = from_log(th(1)) / k.gpu_ghz;
   r.mem_s = from_log(th(2)) / k.emc_ghz;
   r.cpu_s = (from_log(th(3)) + from_log(th(4)) * per_core(k.cores, th, form)) / k.cpu_ghz;
-  double combined = 0;
-  switch (form) {
-    case TimeForm::kSum: combined = r.gpu_s + r.mem_s + r.cpu_s; break;
-    case TimeForm::kOverlap: combined = r.cpu_s + pnorm({r.gpu_s, r.mem_s}, exponent(th(5))); break;
-    case TimeForm::kOverlapAll: combined = pnorm({r.gpu_s, r.mem_s, r.cpu_s}, exponent(th(5))); break;
-    case TimeForm::kNested:
-    case TimeForm::kSaturating:
-      combined = pnorm({r.cpu_s, pnorm({r.gpu_s, r.mem_s}, exponent(th(5)))}, exponent(th(6)));
-      break;
-  }
-  r.total_s = r.fixed_s + combined;
+  const double p = has_p(form) ? exponent(th(5)) : 1, q = has_q(form) ? exponent(th(6)) : 1;
+  r.total_s = r.fixed_s + combine_times(form, r.gpu_s, r.mem_s, r.cpu_s, p, q);
   return r;
 }
 
@@ -130,6 +132,17 @@ Eigen::RowVectorXd power_row(PowerForm form, const ModeKnobs& k, const TimeModel
 }
 
 }  // namespace
+
+double combine_times(TimeForm form, double gpu_s, double mem_s, double cpu_s, double p, double q) {
+  switch (form) {
+    case TimeForm::kSum: return gpu_s + mem_s + cpu_s;
+    case TimeForm::kOverlap: return cpu_s + pnorm({gpu_s, mem_s}, p);
+    case TimeForm::kOverlapAll: return pnorm({gpu_s, mem_s, cpu_s}, p);
+    case TimeForm::kNested:
+    case TimeForm::kSaturating: return pnorm({cpu_s, pnorm({gpu_s, mem_s}, p)}, q);
+  }
+  return 0;
+}
 
 ModeKnobs ModeKnobs::of(const PowerMode& mode) {
   if (!mode.has_knobs()) {
@@ -353,13 +366,8 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
   Eigen::MatrixXd x(n, static_cast<Eigen::Index>(parameter_count(form)));
   Eigen::VectorXd y(n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    const double p = power_w[static_cast<std::size_t>(i)];
-    if (!(p > 0) || !std::isfinite(p)) {
-      throw std::invalid_argument(
-          fmt::format("power model: measured power {} W of mode {} is not a positive number", p, i));
-    }
     x.row(i) = power_row(form, modes[static_cast<std::size_t>(i)], time);
-    y(i) = p;
+    y(i) = power_w[static_cast<std::size_t>(i)];
   }
   model.coefficients_ = relative_nnls(x, y);
   if (form == PowerForm::kActivity) model.time_ = *time;

@@ -74,6 +74,10 @@ struct ResourceTimes {
   double gpu_s = 0, mem_s = 0, cpu_s = 0, fixed_s = 0, total_s = 0;
 };
 
+/// The GPU, DRAM and CPU times combined as `form` combines them (the overlap exponents p, q are
+/// ignored by the forms without them); the fixed time is not included.
+double combine_times(TimeForm form, double gpu_s, double mem_s, double cpu_s, double p, double q);
+
 class TimeModel {
  public:
   /// Fits `form` to the measured times (> 0) of `modes`. Throws std::invalid_argument when sizes

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "analysis/nnls.h"
-#include "analysis/p_norm.h"
 
 namespace jetchar::analysis {
 namespace {
@@ -36,16 +35,7 @@ double mape_of(const std::vector<double>& predicted, const std::vector<double>& 
 }  // namespace
 
 double combine_time_terms(TimeForm form, double p, double q, const ReferenceTimeTerms& t) {
-  const double cpu = t.cpu_serial_s + t.cpu_parallel_s;
-  double combined = 0;
-  switch (form) {
-    case TimeForm::kSum: combined = t.gpu_s + t.mem_s + cpu; break;
-    case TimeForm::kOverlap: combined = cpu + pnorm({t.gpu_s, t.mem_s}, p); break;
-    case TimeForm::kOverlapAll: combined = pnorm({t.gpu_s, t.mem_s, cpu}, p); break;
-    case TimeForm::kNested:
-    case TimeForm::kSaturating: combined = pnorm({cpu, pnorm({t.gpu_s, t.mem_s}, p)}, q); break;
-  }
-  return t.fixed_s + combined;
+  return t.fixed_s + combine_times(form, t.gpu_s, t.mem_s, t.cpu_serial_s + t.cpu_parallel_s, p, q);
 }
 
 BusyShares busy_shares(const ReferenceTimeTerms& t, double total_s) {
