@@ -13,6 +13,7 @@
 //   prediction_bench --coverage [--adaptive] [--seeds N] [--grid G] [--noise X] [--budgets 5,10,15,25]
 //   prediction_bench --transfer [--seeds N] [--noise X] [--budgets 3,5,10] [--truth NAME,...]
 //   prediction_bench --bias [--truth NAME,...]
+//   prediction_bench --random N [--grid G] [--budgets 15]
 //
 // --coverage prints, instead, how often the stated 90 % interval holds the measured time, power and
 // energy of the held-out modes, per grid, noise level (0.5, 2 and 5 % unless --noise), truth and
@@ -20,6 +21,12 @@
 //
 // --bias prints, instead, each power form's bias: its MAPE against the truth when fitted on every
 // mode of the Orin grid without noise.
+//
+// --random prints, instead, the MAPE of N truths drawn from a wider family (random_truth in
+// ground_truths.h: other work mixes, overlaps, V/f curves, leakage and idle draws, noise 1-3 %),
+// each profiled on the space-filling design and on a random pick, and how many miss the goal
+// (time 5 %, power 3 %), at the noise of --noise: whether the figures on the named truths carry over to truths nobody
+// chose.
 //
 // --transfer prints, instead, a new workload adapted from a reference workload profiled on every
 // mode (analysis/transfer_predictor.h) against the mode predictor alone and the study's linear
@@ -149,6 +156,24 @@ AdaptiveProfileResult adaptive_run(const std::vector<PowerMode>& modes, const st
       options);
 }
 
+// The ground truths named by --truth (every named one when none is; "randomN" is random_truth(N)).
+std::vector<jetchar::analysis::testing::Truth> truths_named(const std::vector<std::string>& only) {
+  using namespace jetchar::analysis::testing;
+  if (only.empty()) return all_truths();
+  std::vector<Truth> out;
+  for (const std::string& name : only) {
+    if (name.rfind("random", 0) == 0 && name.size() > 6) {
+      out.push_back(random_truth(std::stoull(name.substr(6))));
+      continue;
+    }
+    for (const Truth& t : all_truths()) {
+      if (t.name == name) out.push_back(t);
+    }
+    if (out.empty() || out.back().name != name) throw std::invalid_argument("no ground truth named " + name);
+  }
+  return out;
+}
+
 std::vector<std::size_t> random_design(std::size_t count, std::size_t budget, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<std::size_t> order(count);
@@ -183,8 +208,7 @@ void print_coverage(const std::vector<std::string>& grids, const std::vector<dou
     const auto modes =
         grid == "nx" ? jetchar::analysis::testing::xavier_nx_grid_360() : jetchar::analysis::testing::orin_grid_1440();
     for (double noise : noises) {
-      for (const auto& truth : jetchar::analysis::testing::all_truths()) {
-        if (!only.empty() && std::find(only.begin(), only.end(), truth.name) == only.end()) continue;
+      for (const auto& truth : truths_named(only)) {
         auto row = std::find_if(by_truth.begin(), by_truth.end(), [&](const auto& r) { return r.first == truth.name; });
         if (row == by_truth.end()) {
           row = by_truth.insert(by_truth.end(), {truth.name, std::vector<Cell>(budgets.size())});
@@ -240,9 +264,7 @@ void print_transfer(const std::vector<std::size_t>& budgets, int seeds, double n
       seeds, 100 * noise);
   fmt::print("{:<13} {:<14} {:<5} {:>3}  {:<22} {:>7} {:>7} {:>7} {:>6} {:>6}\n", "new", "reference", "grid", "n",
              "method", "time", "power", "energy", "tcov", "pcov");
-  const auto truths = all_truths();
-  for (const auto& truth : truths) {
-    if (!only.empty() && std::find(only.begin(), only.end(), truth.name) == only.end()) continue;
+  for (const auto& truth : truths_named(only)) {
     // gpu_bound's other truth is balanced; every other truth's is gpu_bound.
     const Truth other = truth.name == "gpu_bound" ? balanced() : gpu_bound();
     struct Case {
@@ -303,8 +325,7 @@ void print_bias(const std::vector<std::string>& only) {
              "truth", "time form");
   for (PowerForm form : all_power_forms()) fmt::print(" {:>10}", to_string(form));
   fmt::print("\n");
-  for (const auto& truth : all_truths()) {
-    if (!only.empty() && std::find(only.begin(), only.end(), truth.name) == only.end()) continue;
+  for (const auto& truth : truths_named(only)) {
     const auto pts = measure(modes, truth, 0, 0.0);
     std::vector<double> times, powers;
     for (const auto& p : pts) times.push_back(p.time_s), powers.push_back(*p.power_w);
@@ -330,6 +351,60 @@ void print_bias(const std::vector<std::string>& only) {
   }
 }
 
+// Truths drawn at random (random_truth): per truth and budget, the mode predictor's MAPE on the
+// space-filling design, a random pick and the adaptive design, then per design the spread over
+// truths and how many miss the goal (time 5 %, power 3 %).
+void print_random(int count, const std::vector<PowerMode>& modes, const std::vector<std::size_t>& budgets,
+                  double noise) {
+  using namespace jetchar::analysis::testing;
+  fmt::print("{} random truths, {} modes, noise {:.1f} %; MAPE % over the modes not profiled\n", count, modes.size(),
+             100 * noise);
+  fmt::print("{:<10} {:>4}  {:<14} {:>7} {:>7} {:>7} {:>6} {:>6}  {}\n", "truth", "n", "design", "time", "power",
+             "energy", "tcov", "pcov", "forms (time/power)");
+  const char* const designs[] = {"auto/space", "auto/random", "auto/adaptive"};
+  struct Tally {
+    std::vector<double> time, power;
+    int time_misses = 0, power_misses = 0;
+  };
+  std::vector<Tally> tallies(std::size(designs) * budgets.size());
+  for (int i = 0; i < count; ++i) {
+    const auto seed = static_cast<std::uint64_t>(i);
+    const Truth truth = random_truth(seed);
+    const auto pts = measure(modes, truth, 7000 + seed, noise);
+    for (std::size_t b = 0; b < budgets.size(); ++b) {
+      for (std::size_t d = 0; d < std::size(designs); ++d) {
+        Score s;
+        if (d == 2) {
+          const auto result = adaptive_run(modes, pts, budgets[b]);
+          s = score_new(*result.predictor, pts, result.profiled);
+        } else {
+          const auto picked =
+              d == 0 ? space_filling_design(modes, budgets[b]) : random_design(modes.size(), budgets[b], 500 + seed);
+          s = score_new(ModePredictor::fit(subset(pts, picked)), pts, picked);
+        }
+        fmt::print("{:<10} {:>4}  {:<14} {:>7.2f} {:>7.2f} {:>7.2f} {:>6.2f} {:>6.2f}  {}\n", truth.name, budgets[b],
+                   designs[d], s.time_mape, s.power_mape, s.energy_mape, s.time_cover, s.power_cover, s.forms);
+        std::fflush(stdout);
+        Tally& t = tallies[std::size(designs) * b + d];
+        t.time.push_back(s.time_mape), t.power.push_back(s.power_mape);
+        t.time_misses += s.time_mape > 5, t.power_misses += s.power_mape > 3;
+      }
+    }
+  }
+  auto spread = [](const std::vector<double>& v) {
+    return fmt::format("{:.2f}/{:.2f}/{:.2f}", median(v), quantile(v, 0.9), *std::max_element(v.begin(), v.end()));
+  };
+  fmt::print("\n{:>4}  {:<14} {:>22} {:>22} {:>14}\n", "n", "design", "time median/p90/max", "power median/p90/max",
+             "misses t/p");
+  for (std::size_t b = 0; b < budgets.size(); ++b) {
+    for (std::size_t d = 0; d < std::size(designs); ++d) {
+      const Tally& t = tallies[std::size(designs) * b + d];
+      fmt::print("{:>4}  {:<14} {:>22} {:>22} {:>8}/{}\n", budgets[b], designs[d], spread(t.time), spread(t.power),
+                 t.time_misses, t.power_misses);
+    }
+  }
+}
+
 }  // namespace
 
 // NOLINTNEXTLINE(bugprone-exception-escape): a benchmark that fails ends with the exception's message
@@ -344,7 +419,7 @@ int main(int argc, char** argv) {
   app.add_option("--noise", noise, "relative measurement noise")->capture_default_str();
   app.add_option("--grid", grid, "orin (1,440 modes) or nx (360)")->capture_default_str();
   app.add_option("--budgets", budgets, "profiled modes")->delimiter(',');
-  app.add_option("--truth", only, "only these ground truths")->delimiter(',');
+  app.add_option("--truth", only, "only these ground truths (randomN: random_truth(N))")->delimiter(',');
   bool coverage = false, with_adaptive = false;
   app.add_flag("--coverage", coverage,
                "print the 90 % intervals' coverage per grid, noise level (0.5, 2, 5 % unless --noise), truth and "
@@ -354,11 +429,24 @@ int main(int argc, char** argv) {
   app.add_flag("--transfer", transfer,
                "print, instead, transfer from a reference workload against no transfer per truth and budget "
                "(3, 5, 10 unless --budgets), with a cross-grid case");
+  int random_count = 0;
+  app.add_option("--random", random_count,
+                 "print, instead, the MAPE on N truths drawn from a wider family (budget 15 unless --budgets)");
   bool bias = false;
   app.add_flag("--bias", bias, "print, instead, each power form's MAPE when fitted on every mode without noise");
   CLI11_PARSE(app, argc, argv);
   if (bias) {
     print_bias(only);
+    return 0;
+  }
+  if (random_count > 0) {
+    auto start = std::chrono::steady_clock::now();
+    if (app.count("--budgets") == 0) budgets = {15};
+    print_random(
+        random_count,
+        grid == "nx" ? jetchar::analysis::testing::xavier_nx_grid_360() : jetchar::analysis::testing::orin_grid_1440(),
+        budgets, noise);
+    fmt::print("elapsed {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return 0;
   }
   if (transfer) {
@@ -390,8 +478,7 @@ int main(int argc, char** argv) {
   fmt::print("{:<13} {:>4}  {:<14} {:>7} {:>7} {:>7} {:>6} {:>6}  {}\n", "truth", "n", "method", "time", "power",
              "energy", "tcov", "pcov", "forms (time/power)");
   auto start = std::chrono::steady_clock::now();
-  for (const auto& truth : jetchar::analysis::testing::all_truths()) {
-    if (!only.empty() && std::find(only.begin(), only.end(), truth.name) == only.end()) continue;
+  for (const auto& truth : truths_named(only)) {
     for (std::size_t budget : budgets) {
       std::vector<Score> lin, nn, rnd, spc, ada;
       for (int s = 0; s < seeds; ++s) {

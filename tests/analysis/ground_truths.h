@@ -9,13 +9,15 @@
 //     tegra234 OPP tables hold the voltage at the floor for the low rates), activity = the busy
 //     share of the epoch that the resource works; and one truth (convex_vf) with convex V/f
 //     curves, leakage exponential in V and CPU power from the core-seconds worked;
-//   - multiplicative Gaussian noise on every measurement (2 % unless told).
+//   - multiplicative Gaussian noise on every measurement (2 % unless told);
+//   - random_truth(seed): truths drawn from a wider family of the same kinds (other shapes too).
 // Nothing here is visible to the code under test: it only sees the measured points.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -87,6 +89,16 @@ struct Truth {
   // power for the core-seconds it works (the launch work, whatever the cores) plus 10 % of every
   // online core's for its clock.
   bool cpu_power_from_core_seconds = false;
+  // The share of the launch work that waits on DRAM (scales as 1/f_emc instead of 1/f_cpu): CPU
+  // code that misses its caches. None of the predictor's time forms has it.
+  double launch_mem_share = 0;
+  // Share of the GPU's switching power drawn at its clock while it waits (clock tree, idle SMs).
+  double gpu_idle_draw = 0;
+  // Share of the EMC's switching power drawn whether or not DRAM is busy (refresh, controller),
+  // and the lowest busy share a launch thread's core counts as (spin-waiting).
+  double emc_idle_draw = 0.3, cpu_busy_floor = 0.25;
+  // Voltages rounded up to this step (V): a DVFS table's discrete rails; 0 = continuous.
+  double volt_step = 0;
   double noise = 0.02;
 };
 
@@ -107,7 +119,8 @@ inline TruthParts truth_parts(const PowerMode& m, const Truth& g) {
   const double gpu_s = g.gpu_work / gpu;
   const double mem_s = g.mem_work * (g.mem_floor + (1 - g.mem_floor) / emc);
   const double used = std::min<double>(cores, g.launch_cores);
-  const double cpu_s = g.launch_work / cpu * (g.launch_serial + (1 - g.launch_serial) / used);
+  const double launch_clock = (1 - g.launch_mem_share) / cpu + g.launch_mem_share / emc;
+  const double cpu_s = g.launch_work * launch_clock * (g.launch_serial + (1 - g.launch_serial) / used);
   const double device_s = pnorm2(gpu_s, mem_s, g.overlap_p);
   return {g.fixed_s + pnorm2(cpu_s, device_s, g.cpu_gpu_p), gpu_s, mem_s, cpu_s};
 }
@@ -119,16 +132,19 @@ inline double truth_power_w(const PowerMode& m, const Truth& g) {
                gpu = static_cast<double>(*m.gpu_freq_khz) / 1e6, emc = static_cast<double>(*m.emc_freq_khz) / 1e6;
   TruthParts t = truth_parts(m, g);
   const double u_gpu = t.gpu_s / t.time_s, u_mem = t.mem_s / t.time_s;
-  const double vc = g.cpu_vf.volts(cpu), vg = g.gpu_vf.volts(gpu), vm = g.emc_vf.volts(emc);
+  auto stepped = [&](double v) { return g.volt_step > 0 ? std::ceil(v / g.volt_step) * g.volt_step : v; };
+  const double vc = stepped(g.cpu_vf.volts(cpu)), vg = stepped(g.gpu_vf.volts(gpu)), vm = stepped(g.emc_vf.volts(emc));
   const double leak =
       g.leak_volts_scale > 0 ? std::exp((vc - g.cpu_vf.v_min) / g.leak_volts_scale) : vc / g.cpu_vf.v_min;
   // Launch threads spin on the busiest core; the others idle at their clock's leakage. Or the
   // cores draw for the core-seconds of launch work they do per second of the epoch.
-  const double busy_cores = g.cpu_power_from_core_seconds
-                                ? 0.1 * cores + g.launch_work / cpu / t.time_s
-                                : std::min(1.0, t.cpu_s / t.time_s + 0.25) * std::min<double>(cores, g.launch_cores);
+  const double busy_cores = g.cpu_power_from_core_seconds ? 0.1 * cores + g.launch_work / cpu / t.time_s
+                                                          : std::min(1.0, t.cpu_s / t.time_s + g.cpu_busy_floor) *
+                                                                std::min<double>(cores, g.launch_cores);
+  const double gpu_share = g.gpu_idle_draw + (1 - g.gpu_idle_draw) * u_gpu;
+  const double emc_share = g.emc_idle_draw + (1 - g.emc_idle_draw) * u_mem;
   return g.idle_w + g.leak_w_per_core * cores * leak + g.k_cpu * busy_cores * cpu * vc * vc +
-         g.k_gpu * u_gpu * gpu * vg * vg + g.k_emc * (0.3 + 0.7 * u_mem) * emc * vm * vm;
+         g.k_gpu * gpu_share * gpu * vg * vg + g.k_emc * emc_share * emc * vm * vm;
 }
 
 /// GPU-bound training (ResNet-like): GPU kernels dominate, memory overlaps with them.
@@ -208,6 +224,55 @@ inline Truth convex_vf() {
 
 inline std::vector<Truth> all_truths() {
   return {gpu_bound(), memory_bound(), launch_bound(), balanced(), convex_vf()};
+}
+
+/// A truth drawn at random from a wider family than the named ones: any mix of GPU, DRAM and
+/// launch work, any overlap from a sum to a roofline, launch code partly waiting on DRAM, V/f
+/// curves with or without a knee, straight or convex (rising 0.2-0.5 V to the top clock), stepped
+/// like a DVFS table, leakage linear or exponential in V, CPU power from spinning threads or from
+/// core-seconds, GPU and EMC drawing at their clocks while idle. It checks that what the predictor
+/// reaches on the named truths is not owed to their particular choices (prediction_bench --random).
+inline Truth random_truth(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  auto log_uniform = [&](double lo, double hi) { return std::exp(uniform(std::log(lo), std::log(hi))); };
+  auto one_of = [&](std::initializer_list<double> v) {
+    return *(v.begin() + std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng));
+  };
+  Truth g;
+  g.name = "random" + std::to_string(seed);
+  g.gpu_work = log_uniform(0.5, 12);
+  g.mem_work = log_uniform(0.3, 7);
+  g.mem_floor = uniform(0, 0.3);
+  g.overlap_p = one_of({1.0, 1.5, 2.0, 3.0, 6.0, INFINITY});
+  g.launch_work = log_uniform(0.3, 8);
+  g.launch_serial = uniform(0.1, 0.7);
+  g.launch_cores = static_cast<int>(one_of({1, 2, 3, 4, 6, 8, 12}));
+  g.cpu_gpu_p = one_of({1.0, 1.5, 2.0, 3.0, INFINITY});
+  g.fixed_s = log_uniform(0.03, 0.6);
+  g.launch_mem_share = one_of({0.0, 0.0, uniform(0.05, 0.4)});
+  g.idle_w = uniform(3, 7);
+  g.leak_w_per_core = uniform(0.04, 0.25);
+  g.k_cpu = log_uniform(0.4, 1.6), g.k_gpu = log_uniform(4, 16), g.k_emc = log_uniform(0.6, 2.5);
+  // A V/f curve from v_min to v_min + 0.2-0.5 V at the top clock (the swing of Orin's CPU and GPU
+  // rails), flat below a knee or not, its rise split between a line and an f² part.
+  auto curve = [&](double v_min, double f_max_ghz) {
+    VfCurve c;
+    c.v_min = v_min;
+    c.knee_ghz = one_of({0.0, uniform(0, 0.7 * f_max_ghz)});
+    const double swing = uniform(0.2, 0.5), convex = one_of({0.0, uniform(0, 1)});
+    c.slope_v_per_ghz = (1 - convex) * swing / (f_max_ghz - c.knee_ghz);
+    c.curvature_v_per_ghz2 = convex * swing / (f_max_ghz * f_max_ghz);
+    return c;
+  };
+  g.cpu_vf = curve(uniform(0.55, 0.7), 2.2), g.gpu_vf = curve(uniform(0.5, 0.65), 1.3);
+  g.emc_vf = curve(uniform(0.7, 0.85), 3.2);
+  g.leak_volts_scale = one_of({0.0, uniform(0.2, 0.45)});
+  g.cpu_power_from_core_seconds = uniform(0, 1) < 0.3;
+  g.gpu_idle_draw = one_of({0.0, uniform(0.0, 0.3)});
+  g.emc_idle_draw = uniform(0.1, 0.6), g.cpu_busy_floor = uniform(0, 0.4);
+  g.volt_step = one_of({0.0, 0.0125, 0.025});
+  return g;
 }
 
 /// The same kind of workload with other work: more GPU work, less DRAM traffic, more launch
