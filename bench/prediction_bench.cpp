@@ -23,10 +23,10 @@
 // mode of the Orin grid without noise.
 //
 // --random prints, instead, the MAPE of N truths drawn from a wider family (random_truth in
-// ground_truths.h: other work mixes, overlaps, V/f curves, leakage and idle draws, noise 1-3 %),
-// each profiled on the space-filling design and on a random pick, and how many miss the goal
-// (time 5 %, power 3 %), at the noise of --noise: whether the figures on the named truths carry over to truths nobody
-// chose.
+// ground_truths.h: other work mixes, overlaps, V/f curves, leakage and idle draws), each profiled
+// on the space-filling design, a random pick and the adaptive design at the noise of --noise, and
+// how many miss the goal (time 5 %, power 3 %): whether the figures on the named truths carry over
+// to truths nobody chose.
 //
 // --transfer prints, instead, a new workload adapted from a reference workload profiled on every
 // mode (analysis/transfer_predictor.h) against the mode predictor alone and the study's linear
