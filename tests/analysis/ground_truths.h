@@ -254,8 +254,9 @@ inline Truth random_truth(std::uint64_t seed) {
   g.idle_w = uniform(3, 7);
   g.leak_w_per_core = uniform(0.04, 0.25);
   g.k_cpu = log_uniform(0.4, 1.6), g.k_gpu = log_uniform(4, 16), g.k_emc = log_uniform(0.6, 2.5);
-  // A V/f curve from v_min to v_min + 0.2-0.5 V at the top clock (the swing of Orin's CPU and GPU
-  // rails), flat below a knee or not, its rise split between a line and an f² part.
+  // A V/f curve from v_min to v_min + 0.2-0.5 V at the top clock (a range chosen to span the named
+  // truths' swings, not taken from a board), flat below a knee or not, its rise split between a
+  // line and an f² part.
   auto curve = [&](double v_min, double f_max_ghz) {
     VfCurve c;
     c.v_min = v_min;
