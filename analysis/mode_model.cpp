@@ -92,11 +92,23 @@ std::array<double, 5> sum_features(const ModeKnobs& k) {
 
 bool is_voltage(PowerForm form) { return form == PowerForm::kVoltage || form == PowerForm::kClocked; }
 
-// The voltage forms' shape parameters θ: log s_cpu, log s_gpu, log s_emc (V = 1 + s·f), log k, the
-// most CPU cores that draw power (a launch thread spins on its cores whatever the time's Amdahl
-// fit says), and for the clocked form the logit of w, the GPU's busy-share weight.
+// The voltage forms' shape parameters θ: log s_cpu, log s_gpu, log s_emc (the V/f slopes), log k,
+// the most CPU cores that draw power (a launch thread spins on its cores whatever the time's
+// Amdahl fit says), the CPU's and the GPU's V/f knees in GHz, and for the clocked form the logit
+// of w, the GPU's busy-share weight.
 constexpr Eigen::Index kVoltageColumns = 9;
-Eigen::Index shape_count(PowerForm form) { return form == PowerForm::kClocked ? 5 : 4; }
+constexpr Eigen::Index kCpuKnee = 4, kGpuKnee = 5, kGpuClockWeight = 6;
+Eigen::Index shape_count(PowerForm form) { return form == PowerForm::kClocked ? 7 : 6; }
+
+// How far f lies above the knee f_k, smoothed over kKneeWidth: h·ln(1 + e^((f − f_k)/h)), 0 well
+// below the knee and f − f_k well above it. A DVFS table holds the voltage at its floor up to a
+// rate and raises it above (NVIDIA's tegra234 OPP tables; the CPU and GPU both), so V = 1 + s·that.
+// A knee at or below the lowest clock makes V a straight line in f.
+constexpr double kKneeWidth = 0.05;
+double above_knee(double f, double knee) {
+  const double x = (f - knee) / kKneeWidth;
+  return x > 30 ? f - knee : kKneeWidth * std::log1p(std::exp(x));
+}
 
 // Their columns: 1, c, c·V_c (leakage); the CPU's f·V_c² times c (every online core at its clock),
 // times u (the cores kept busy: the soft minimum of c and k) and times the core-seconds worked
@@ -106,12 +118,13 @@ Eigen::Index shape_count(PowerForm form) { return form == PowerForm::kClocked ? 
 Eigen::RowVectorXd voltage_row(PowerForm form, const ModeKnobs& k, const TimeModel& time, const Eigen::VectorXd& th) {
   const double c = k.cores, f = k.cpu_ghz, g = k.gpu_ghz, m = k.emc_ghz;
   const ResourceTimes t = time.parts(k);
-  const double vc = 1 + from_log(th(0)) * f, vg = 1 + from_log(th(1)) * g, vm = 1 + from_log(th(2)) * m;
+  const double vc = 1 + from_log(th(0)) * above_knee(f, th(kCpuKnee));
+  const double vg = 1 + from_log(th(1)) * above_knee(g, th(kGpuKnee)), vm = 1 + from_log(th(2)) * m;
   const double cpu = f * vc * vc, gpu = g * vg * vg, emc = m * vm * vm;
   const double limit = from_log(th(3));
   const double busy = std::pow(std::pow(c, -12.0) + std::pow(limit, -12.0), -1 / 12.0);
   const double core_seconds = (time.cpu_serial_work() + time.cpu_parallel_work()) / f / t.total_s;
-  const double w = form == PowerForm::kClocked ? 1 / (1 + std::exp(-std::clamp(th(4), -30.0, 30.0))) : 1;
+  const double w = form == PowerForm::kClocked ? 1 / (1 + std::exp(-std::clamp(th(kGpuClockWeight), -30.0, 30.0))) : 1;
   Eigen::RowVectorXd row(kVoltageColumns);
   row << 1, c, c * vc, c * cpu, busy * cpu, core_seconds * cpu, (1 - w + w * t.gpu_s / t.total_s) * gpu, emc,
       t.mem_s / t.total_s * emc;
@@ -330,7 +343,10 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
   if (is_voltage(form)) {
     // Variable projection: Levenberg–Marquardt over the shape parameters, the nine linear
     // coefficients solved by NNLS for each shape; weak priors (slopes near 0.5 and 0.1 per GHz, the
-    // core limit near every core, w near 1/2) keep it determined with few modes.
+    // core limit near every core, w near 1/2) keep it determined with few modes. The knees' prior
+    // sits at 0 GHz (straight V/f lines) with a weight of 5e-2 per GHz, firm enough that 15 noisy
+    // modes do not bend a line that is straight, so a knee moves only where the data need one
+    // (weights 1e-2 to 2e-1 compared in bench/README.md).
     Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(power_w.data(), n);
     auto design = [&](const Eigen::VectorXd& th) {
       Eigen::MatrixXd x(n, kVoltageColumns);
@@ -347,16 +363,30 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
       Eigen::VectorXd beta = relative_nnls(x, y);
       Eigen::VectorXd fitted = x * beta;
       for (Eigen::Index i = 0; i < n; ++i) r(i) = std::log(std::max(fitted(i), 1e-12)) - std::log(y(i));
-      for (Eigen::Index j = 0; j < shapes; ++j) r(n + j) = 1e-2 * (th(j) - centre(j));
+      for (Eigen::Index j = 0; j < shapes; ++j) {
+        const double weight = j == kCpuKnee || j == kGpuKnee ? 5e-2 : 1e-2;
+        r(n + j) = weight * (th(j) - centre(j));
+      }
     };
+    double cpu_lo = std::numeric_limits<double>::infinity(), cpu_hi = 0, gpu_lo = cpu_lo, gpu_hi = 0;
+    for (const ModeKnobs& k : modes) {
+      cpu_lo = std::min(cpu_lo, k.cpu_ghz), cpu_hi = std::max(cpu_hi, k.cpu_ghz);
+      gpu_lo = std::min(gpu_lo, k.gpu_ghz), gpu_hi = std::max(gpu_hi, k.gpu_ghz);
+    }
     double best = std::numeric_limits<double>::infinity();
     for (double slope : {0.1, 1.0}) {
       for (double limit : {2.0, most_cores}) {
         Eigen::VectorXd start = centre;
         start.head(3).array() = std::log(slope);
         start(3) = std::log(limit);
-        LeastSquaresResult r = minimise_least_squares(residuals, n + shapes, start);
-        if (r.cost < best) best = r.cost, model.shape_ = r.theta;
+        // Straight lines, and for steep slopes also knees in the middle of the profiled clocks.
+        for (bool kneed : {false, true}) {
+          if (kneed && slope < 1) continue;
+          start(kCpuKnee) = kneed ? (cpu_lo + cpu_hi) / 2 : 0;
+          start(kGpuKnee) = kneed ? (gpu_lo + gpu_hi) / 2 : 0;
+          LeastSquaresResult r = minimise_least_squares(residuals, n + shapes, start);
+          if (r.cost < best) best = r.cost, model.shape_ = r.theta;
+        }
       }
     }
     model.coefficients_ = relative_nnls(design(*model.shape_), y);

@@ -113,6 +113,28 @@ TEST(ModeModel, FittedModelsAreMonotoneInEveryClock) {
   }
 }
 
+TEST(ModeModel, VoltageFormFollowsAVfCurveWithAKnee) {
+  // random_truth(25)'s GPU voltage is flat to 0.88 GHz and rises 1.1 V/GHz above it. Fitted on
+  // every fifth mode without noise, the voltage form with straight V/f lines misses its power by
+  // 2.6 % over every mode; with the fitted knees by 0.3 %.
+  const auto truth = testing::random_truth(25);
+  const auto modes = testing::orin_grid_1440();
+  std::vector<ModeKnobs> k;
+  std::vector<double> t, p;
+  for (std::size_t i = 0; i < modes.size(); i += 5) {
+    k.push_back(ModeKnobs::of(modes[i]));
+    t.push_back(testing::truth_time_s(modes[i], truth));
+    p.push_back(testing::truth_power_w(modes[i], truth));
+  }
+  const auto time = TimeModel::fit(TimeForm::kSaturating, k, t);
+  const auto power = PowerModel::fit(PowerForm::kVoltage, k, p, &time);
+  double mape = 0;
+  for (const PowerMode& m : modes) {
+    mape += std::abs(power.power_w(ModeKnobs::of(m)) / testing::truth_power_w(m, truth) - 1);
+  }
+  EXPECT_LT(100 * mape / static_cast<double>(modes.size()), 0.8);
+}
+
 TEST(ModeModel, BadInputIsNamed) {
   PowerMode no_gpu = testing::grid_mode(4, 1.2, 0.6, 1.6);
   no_gpu.gpu_freq_khz.reset();

@@ -81,19 +81,16 @@ TEST(ModePredictor, MeetsTheGoalOnAnotherGridShape) {
 
 // Truths nobody chose: the first ten drawn from the wider family (other work mixes, overlaps, V/f
 // curves, leakage and idle draws). prediction_bench --random 30 gives the rest: on the space-filling
-// design every time within 5 % and power within 3 % on 27 of 30, the others within 3.2 %.
+// design every time within 5 % and power within 3 % on 27 of 30, the others within 3.14 %.
 TEST(ModePredictor, MeetsTheGoalOnTruthsDrawnAtRandom) {
   const auto modes = testing::orin_grid_1440();
   const auto design = space_filling_design(modes, 15);
-  int power_misses = 0;
   for (std::uint64_t seed = 0; seed < 10; ++seed) {
     const auto truth = testing::random_truth(seed);
     HeldOut h = held_out(testing::measure(modes, truth, 7000 + seed), design);
     EXPECT_LE(h.time_mape, 5.0) << truth.name;
-    EXPECT_LE(h.power_mape, 3.5) << truth.name;
-    power_misses += h.power_mape > 3.0;
+    EXPECT_LE(h.power_mape, 3.0) << truth.name;
   }
-  EXPECT_LE(power_misses, 1);
 }
 
 TEST(ModePredictor, NinetyPercentIntervalsHoldAboutNinetyPercentOfHeldOutModes) {
