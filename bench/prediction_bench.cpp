@@ -14,6 +14,7 @@
 //   prediction_bench --transfer [--seeds N] [--noise X] [--budgets 3,5,10] [--truth NAME,...]
 //   prediction_bench --bias [--truth NAME,...]
 //   prediction_bench --random N [--grid G] [--budgets 15]
+//   prediction_bench --random N --draws D [--grid G] [--budgets 15]
 //
 // --coverage prints, instead, how often the stated 90 % interval holds the measured time, power and
 // energy of the held-out modes, per grid, noise level (0.5, 2 and 5 % unless --noise), truth and
@@ -27,6 +28,11 @@
 // on the space-filling design, a random pick and the adaptive design at the noise of --noise, and
 // how many miss the goal (time 5 %, power 3 %): whether the figures on the named truths carry over
 // to truths nobody chose.
+//
+// --random N --draws D prints, instead, per design (space-filling and a random pick) the mean, the
+// worst and the count over the goal of the time and power MAPE of every fit, over the five named
+// truths and the first N random ones, each measured D times (D noise draws, and D random picks): a
+// figure steady enough to compare two versions of a form by.
 //
 // --transfer prints, instead, a new workload adapted from a reference workload profiled on every
 // mode (analysis/transfer_predictor.h) against the mode predictor alone and the study's linear
@@ -405,6 +411,49 @@ void print_random(int count, const std::vector<PowerMode>& modes, const std::vec
   }
 }
 
+// --random N --draws D: the named truths (numbered −1 to −5) and random_truth 0 to N − 1, each
+// measured D times (noise seed 7000 + number + 1000·draw) and fitted on the space-filling design
+// and on a random pick (seed 500 + number + 1000·draw).
+void print_draws(int count, int draws, const std::vector<PowerMode>& modes, std::size_t budget, double noise) {
+  using namespace jetchar::analysis::testing;
+  std::vector<std::pair<std::int64_t, Truth>> truths;
+  for (std::size_t k = 0; k < all_truths().size(); ++k) {
+    truths.emplace_back(-static_cast<std::int64_t>(k) - 1, all_truths()[k]);
+  }
+  for (int i = 0; i < count; ++i) truths.emplace_back(i, random_truth(static_cast<std::uint64_t>(i)));
+  struct Tally {
+    double time = 0, power = 0, worst_time = 0, worst_power = 0;
+    int fits = 0, time_misses = 0, power_misses = 0;
+  };
+  Tally tallies[2];
+  for (const auto& [number, truth] : truths) {
+    for (int d = 0; d < draws; ++d) {
+      const auto seed = static_cast<std::uint64_t>(number + 1000 * d);
+      const auto pts = measure(modes, truth, 7000 + seed, noise);
+      for (int design = 0; design < 2; ++design) {
+        const auto picked =
+            design == 0 ? space_filling_design(modes, budget) : random_design(modes.size(), budget, 500 + seed);
+        const Score s = score_new(ModePredictor::fit(subset(pts, picked)), pts, picked);
+        Tally& t = tallies[design];
+        t.time += s.time_mape, t.power += s.power_mape, ++t.fits;
+        t.worst_time = std::max(t.worst_time, s.time_mape), t.worst_power = std::max(t.worst_power, s.power_mape);
+        t.time_misses += s.time_mape > 5, t.power_misses += s.power_mape > 3;
+      }
+    }
+  }
+  fmt::print("{} truths x {} draws, {} modes, {} profiled, noise {:.1f} %; MAPE % over the modes not profiled\n",
+             truths.size(), draws, modes.size(), budget, 100 * noise);
+  fmt::print("{:<14} {:>10} {:>10} {:>12} {:>10} {:>11} {:>12}\n", "design", "time mean", "time worst", "time > 5 %",
+             "power mean", "power worst", "power > 3 %");
+  const char* const names[] = {"space-filling", "random"};
+  for (int design = 0; design < 2; ++design) {
+    const Tally& t = tallies[design];
+    fmt::print("{:<14} {:>10.3f} {:>10.2f} {:>5} of {:<3} {:>10.3f} {:>11.2f} {:>5} of {:<3}\n", names[design],
+               t.time / t.fits, t.worst_time, t.time_misses, t.fits, t.power / t.fits, t.worst_power, t.power_misses,
+               t.fits);
+  }
+}
+
 }  // namespace
 
 // NOLINTNEXTLINE(bugprone-exception-escape): a benchmark that fails ends with the exception's message
@@ -432,6 +481,10 @@ int main(int argc, char** argv) {
   int random_count = 0;
   app.add_option("--random", random_count,
                  "print, instead, the MAPE on N truths drawn from a wider family (budget 15 unless --budgets)");
+  int draws = 0;
+  app.add_option("--draws", draws,
+                 "with --random: measure the named and the N random truths D times each and print per design "
+                 "the mean and worst MAPE");
   bool bias = false;
   app.add_flag("--bias", bias, "print, instead, each power form's MAPE when fitted on every mode without noise");
   CLI11_PARSE(app, argc, argv);
@@ -442,10 +495,14 @@ int main(int argc, char** argv) {
   if (random_count > 0) {
     auto start = std::chrono::steady_clock::now();
     if (app.count("--budgets") == 0) budgets = {15};
-    print_random(
-        random_count,
-        grid == "nx" ? jetchar::analysis::testing::xavier_nx_grid_360() : jetchar::analysis::testing::orin_grid_1440(),
-        budgets, noise);
+    const auto& grid_modes =
+        grid == "nx" ? jetchar::analysis::testing::xavier_nx_grid_360() : jetchar::analysis::testing::orin_grid_1440();
+    if (draws > 0) {
+      print_draws(random_count, draws, grid_modes, budgets.front(), noise);
+      fmt::print("elapsed {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      return 0;
+    }
+    print_random(random_count, grid_modes, budgets, noise);
     fmt::print("elapsed {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return 0;
   }
