@@ -101,9 +101,9 @@ constexpr Eigen::Index kCpuKnee = 4, kGpuKnee = 5, kGpuClockWeight = 6;
 Eigen::Index shape_count(PowerForm form) { return form == PowerForm::kClocked ? 7 : 6; }
 
 // How far f lies above the knee f_k, smoothed over kKneeWidth: h·ln(1 + e^((f − f_k)/h)), 0 well
-// below the knee and f − f_k well above it. A DVFS table holds the voltage at its floor up to a
-// rate and raises it above (NVIDIA's tegra234 OPP tables; the CPU and GPU both), so V = 1 + s·that.
-// A knee at or below the lowest clock makes V a straight line in f.
+// below the knee and f − f_k well above it. A DVFS table holds a rail at its floor voltage for the
+// low rates and raises it above, so V = 1 + s·that; a knee at or below the lowest clock makes V a
+// straight line in f.
 constexpr double kKneeWidth = 0.05;
 double above_knee(double f, double knee) {
   const double x = (f - knee) / kKneeWidth;
