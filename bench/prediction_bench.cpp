@@ -417,9 +417,8 @@ void print_random(int count, const std::vector<PowerMode>& modes, const std::vec
 void print_draws(int count, int draws, const std::vector<PowerMode>& modes, std::size_t budget, double noise) {
   using namespace jetchar::analysis::testing;
   std::vector<std::pair<std::int64_t, Truth>> truths;
-  for (std::size_t k = 0; k < all_truths().size(); ++k) {
-    truths.emplace_back(-static_cast<std::int64_t>(k) - 1, all_truths()[k]);
-  }
+  const std::vector<Truth> named = all_truths();
+  for (std::size_t k = 0; k < named.size(); ++k) truths.emplace_back(-static_cast<std::int64_t>(k) - 1, named[k]);
   for (int i = 0; i < count; ++i) truths.emplace_back(i, random_truth(static_cast<std::uint64_t>(i)));
   struct Tally {
     double time = 0, power = 0, worst_time = 0, worst_power = 0;
@@ -499,10 +498,9 @@ int main(int argc, char** argv) {
         grid == "nx" ? jetchar::analysis::testing::xavier_nx_grid_360() : jetchar::analysis::testing::orin_grid_1440();
     if (draws > 0) {
       print_draws(random_count, draws, grid_modes, budgets.front(), noise);
-      fmt::print("elapsed {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      return 0;
+    } else {
+      print_random(random_count, grid_modes, budgets, noise);
     }
-    print_random(random_count, grid_modes, budgets, noise);
     fmt::print("elapsed {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return 0;
   }
