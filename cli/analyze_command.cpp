@@ -28,6 +28,7 @@
 #include "analysis/pareto.h"
 #include "analysis/predictor.h"
 #include "analysis/profile_design.h"
+#include "analysis/profiled_range.h"
 #include "analysis/reference_model.h"
 #include "analysis/results_file.h"
 #include "analysis/results_store_reader.h"
@@ -500,7 +501,13 @@ void run_predict(const AnalyzeOptions& o) {
     auto [fixed, predictor, transfer, model_name] = fit_group(o, kind, reference, mapping, modes, train);
     std::string axes;
     for (const auto& [axis, value] : g.axes) axes += (axes.empty() ? "" : " ") + axis + "=" + value;
+    std::vector<PowerMode> profiled_modes;
+    for (const ConfigPoint& p : train) profiled_modes.push_back(p.key.mode);
+    const ProfiledRange range(profiled_modes);
+    std::map<std::string_view, std::size_t> extrapolated;  // per knob, the modes beyond its profiled range
     for (const PowerMode& m : modes) {
+      nlohmann::json beyond = nlohmann::json::array();
+      for (const KnobRange& k : range.outside(m)) beyond.push_back(k.knob), ++extrapolated[k.knob];
       std::optional<double> power, energy, t_lo, t_hi, p_lo, p_hi, e_lo, e_hi;
       double time = 0;
       if (predictor || transfer) {
@@ -533,7 +540,17 @@ void run_predict(const AnalyzeOptions& o) {
                                     {"profiled", train.size()},
                                     {"time_s", interval(time, t_lo, t_hi)},
                                     {"power_w", interval(power, p_lo, p_hi)},
-                                    {"energy_j", interval(energy, e_lo, e_hi)}});
+                                    {"energy_j", interval(energy, e_lo, e_hi)},
+                                    {"extrapolates", beyond}});
+    }
+    for (const KnobRange& k : range.knobs()) {
+      if (!extrapolated.contains(k.knob)) continue;
+      std::fprintf(stderr, "%s\n",
+                   fmt::format("extrapolated: {}{}: {} of {} modes lie outside the profiled {} range {}..{}; "
+                               "cross-validation on the profiled modes does not check predictions there",
+                               g.workload, axes.empty() ? "" : " (" + axes + ")", extrapolated[k.knob], modes.size(),
+                               k.knob, k.low, k.high)
+                       .c_str());
     }
   }
   print(o.json ? doc.dump(2) + "\n" : out);
@@ -709,7 +726,9 @@ void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
   predict->add_option("--level", o->interval_level, "Coverage of the auto model's intervals")
       ->capture_default_str()
       ->check(jetchar::cli::between(0.5, 0.99, "interval level"));
-  predict->add_flag("--json", o->json, "JSON on stdout instead of CSV: each prediction with its interval");
+  predict->add_flag("--json", o->json,
+                    "JSON on stdout instead of CSV: each prediction with its interval and the knobs on which it lies "
+                    "outside the profiled modes' range (extrapolates; stderr names them per workload either way)");
   predict
       ->add_option("--profile", o->profile,
                    "Fit on N of the measured modes only: a space-filling design for auto, the spread design otherwise")

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analysis/profile_design.h"
+#include "analysis/profiled_range.h"
 #include "tests/analysis/ground_truths.h"
 
 namespace jetchar::analysis {
@@ -44,6 +45,21 @@ TEST(SpaceFillingDesign, SpreadsEveryKnobWithoutCrowdingTheCorners) {
   EXPECT_GE(core_levels.size(), 5u);  // of 6
   EXPECT_LT(corners(modes, picked), corners(modes, spread_design(modes, 15)));
   EXPECT_EQ(space_filling_design(modes, 5000).size(), modes.size());
+}
+
+// Every knob's lowest and highest value is among the picks, so no prediction over the grid
+// extrapolates a knob beyond the profiled modes (analysis/profiled_range.h), from 5 modes up.
+TEST(SpaceFillingDesign, SpansEveryKnobsRange) {
+  for (const auto& modes : {testing::orin_grid_1440(), testing::xavier_nx_grid_360()}) {
+    for (std::size_t count : {5u, 8u, 10u, 15u, 25u}) {
+      std::vector<PowerMode> profiled;
+      for (std::size_t i : space_filling_design(modes, count)) profiled.push_back(modes[i]);
+      const ProfiledRange range(profiled);
+      std::size_t outside = 0;
+      for (const PowerMode& m : modes) outside += !range.outside(m).empty();
+      EXPECT_EQ(outside, 0u) << count << " of " << modes.size() << " modes";
+    }
+  }
 }
 
 std::optional<ConfigPoint> lookup(const std::vector<PowerMode>& modes, const std::vector<ConfigPoint>& pts,
