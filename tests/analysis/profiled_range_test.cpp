@@ -46,7 +46,7 @@ TEST(ProfiledRange, AModeWithoutItsKnobsIsNamed) {
   PowerMode named;
   named.name = "15W";
   try {
-    ProfiledRange{std::vector<PowerMode>{named}};
+    const ProfiledRange range{std::vector<PowerMode>{named}};
     FAIL() << "a mode without knobs was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("'15W'"), std::string::npos) << e.what();
