@@ -15,6 +15,7 @@
 //   prediction_bench --bias [--truth NAME,...]
 //   prediction_bench --random N [--grid G] [--budgets 15]
 //   prediction_bench --random N --draws D [--grid G] [--budgets 15]
+//   prediction_bench --held-out [--draws 8] [--grid G] [--budgets 15]
 //
 // --coverage prints, instead, how often the stated 90 % interval holds the measured time, power and
 // energy of the held-out modes, per grid, noise level (0.5, 2 and 5 % unless --noise), truth and
@@ -34,6 +35,9 @@
 // truths and the first N random ones, each measured D times (D noise draws, and D random picks): a
 // figure steady enough to compare two versions of a form by.
 //
+// --held-out prints, instead, the same per truth of held_out_truths.h (truths built apart from the
+// random family, each with a behaviour no form has) and then over them all.
+//
 // --transfer prints, instead, a new workload adapted from a reference workload profiled on every
 // mode (analysis/transfer_predictor.h) against the mode predictor alone and the study's linear
 // model on the same picks, per truth, reference and budget, and across grids (print_transfer).
@@ -46,6 +50,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -62,6 +67,7 @@
 #include "analysis/statistics.h"
 #include "analysis/transfer_predictor.h"
 #include "tests/analysis/ground_truths.h"
+#include "tests/analysis/held_out_truths.h"
 
 namespace {
 
@@ -411,46 +417,89 @@ void print_random(int count, const std::vector<PowerMode>& modes, const std::vec
   }
 }
 
-// --random N --draws D: the named truths (numbered −1 to −5) and random_truth 0 to N − 1, each
-// measured D times (noise seed 7000 + number + 1000·draw) and fitted on the space-filling design
-// and on a random pick (seed 500 + number + 1000·draw).
-void print_draws(int count, int draws, const std::vector<PowerMode>& modes, std::size_t budget, double noise) {
+// A truth for print_draws: its name, its number (which sets its seeds) and its measurement.
+struct DrawnTruth {
+  std::string name;
+  std::int64_t number = 0;
+  std::function<std::vector<ConfigPoint>(std::uint64_t seed)> measure;
+};
+
+// --random N --draws D: the named truths (numbered −1 to −5) and random_truth 0 to N − 1.
+std::vector<DrawnTruth> named_and_random_truths(int count, const std::vector<PowerMode>& modes, double noise) {
   using namespace jetchar::analysis::testing;
   std::vector<std::pair<std::int64_t, Truth>> truths;
   const std::vector<Truth> named = all_truths();
   for (std::size_t k = 0; k < named.size(); ++k) truths.emplace_back(-static_cast<std::int64_t>(k) - 1, named[k]);
   for (int i = 0; i < count; ++i) truths.emplace_back(i, random_truth(static_cast<std::uint64_t>(i)));
+  std::vector<DrawnTruth> out;
+  for (const auto& [number, truth] : truths) {
+    out.push_back({truth.name, number, [&modes, truth, noise](std::uint64_t seed) {
+                     return jetchar::analysis::testing::measure(modes, truth, seed, noise);
+                   }});
+  }
+  return out;
+}
+
+// --held-out --draws D: the truths of held_out_truths.h, numbered 2000 to 2005.
+std::vector<DrawnTruth> held_out_drawn_truths(const std::vector<PowerMode>& modes, double noise) {
+  using namespace jetchar::analysis::testing;
+  std::vector<DrawnTruth> out;
+  std::int64_t number = 2000;
+  for (const HeldOutTruth& truth : held_out_truths()) {
+    out.push_back({truth.name, number++, [&modes, truth, noise](std::uint64_t seed) {
+                     return jetchar::analysis::testing::measure(modes, truth, seed, noise);
+                   }});
+  }
+  return out;
+}
+
+// Each truth measured D times (noise seed 7000 + number + 1000·draw) and fitted on the
+// space-filling design and on a random pick (seed 500 + number + 1000·draw); per design the mean,
+// the worst and the count over the goal of the time and power MAPE of every fit, and with
+// `per_truth` the same for each truth first.
+void print_draws(const std::vector<DrawnTruth>& truths, int draws, const std::vector<PowerMode>& modes,
+                 std::size_t budget, double noise, bool per_truth) {
   struct Tally {
     double time = 0, power = 0, worst_time = 0, worst_power = 0;
     int fits = 0, time_misses = 0, power_misses = 0;
+    void add(const Score& s) {
+      time += s.time_mape, power += s.power_mape, ++fits;
+      worst_time = std::max(worst_time, s.time_mape), worst_power = std::max(worst_power, s.power_mape);
+      time_misses += s.time_mape > 5, power_misses += s.power_mape > 3;
+    }
   };
+  const char* const names[] = {"space-filling", "random"};
+  const auto header = [](const char* first) {
+    fmt::print("{:<22} {:>10} {:>10} {:>12} {:>10} {:>11} {:>12}\n", first, "time mean", "time worst", "time > 5 %",
+               "power mean", "power worst", "power > 3 %");
+  };
+  const auto row = [](const std::string& label, const Tally& t) {
+    fmt::print("{:<22} {:>10.3f} {:>10.2f} {:>5} of {:<3} {:>10.3f} {:>11.2f} {:>5} of {:<3}\n", label, t.time / t.fits,
+               t.worst_time, t.time_misses, t.fits, t.power / t.fits, t.worst_power, t.power_misses, t.fits);
+  };
+  fmt::print("{} truths x {} draws, {} modes, {} profiled, noise {:.1f} %; MAPE % over the modes not profiled\n",
+             truths.size(), draws, modes.size(), budget, 100 * noise);
+  if (per_truth) header("truth (design)");
   Tally tallies[2];
-  for (const auto& [number, truth] : truths) {
+  for (const DrawnTruth& truth : truths) {
+    Tally own[2];
     for (int d = 0; d < draws; ++d) {
-      const auto seed = static_cast<std::uint64_t>(number + 1000 * d);
-      const auto pts = measure(modes, truth, 7000 + seed, noise);
+      const auto seed = static_cast<std::uint64_t>(truth.number + 1000 * d);
+      const auto pts = truth.measure(7000 + seed);
       for (int design = 0; design < 2; ++design) {
         const auto picked =
             design == 0 ? space_filling_design(modes, budget) : random_design(modes.size(), budget, 500 + seed);
         const Score s = score_new(ModePredictor::fit(subset(pts, picked)), pts, picked);
-        Tally& t = tallies[design];
-        t.time += s.time_mape, t.power += s.power_mape, ++t.fits;
-        t.worst_time = std::max(t.worst_time, s.time_mape), t.worst_power = std::max(t.worst_power, s.power_mape);
-        t.time_misses += s.time_mape > 5, t.power_misses += s.power_mape > 3;
+        tallies[design].add(s);
+        own[design].add(s);
       }
     }
+    if (!per_truth) continue;
+    for (int design = 0; design < 2; ++design)
+      row(fmt::format("{} ({})", truth.name, design == 0 ? "s" : "r"), own[design]);
   }
-  fmt::print("{} truths x {} draws, {} modes, {} profiled, noise {:.1f} %; MAPE % over the modes not profiled\n",
-             truths.size(), draws, modes.size(), budget, 100 * noise);
-  fmt::print("{:<14} {:>10} {:>10} {:>12} {:>10} {:>11} {:>12}\n", "design", "time mean", "time worst", "time > 5 %",
-             "power mean", "power worst", "power > 3 %");
-  const char* const names[] = {"space-filling", "random"};
-  for (int design = 0; design < 2; ++design) {
-    const Tally& t = tallies[design];
-    fmt::print("{:<14} {:>10.3f} {:>10.2f} {:>5} of {:<3} {:>10.3f} {:>11.2f} {:>5} of {:<3}\n", names[design],
-               t.time / t.fits, t.worst_time, t.time_misses, t.fits, t.power / t.fits, t.worst_power, t.power_misses,
-               t.fits);
-  }
+  header("design");
+  for (int design = 0; design < 2; ++design) row(names[design], tallies[design]);
 }
 
 }  // namespace
@@ -486,18 +535,26 @@ int main(int argc, char** argv) {
                  "the mean and worst MAPE");
   bool bias = false;
   app.add_flag("--bias", bias, "print, instead, each power form's MAPE when fitted on every mode without noise");
+  bool held_out = false;
+  app.add_flag("--held-out", held_out,
+               "print, instead, per truth of held_out_truths.h and per design the mean and worst MAPE over D draws "
+               "(--draws, 8 unless given)");
   CLI11_PARSE(app, argc, argv);
   if (bias) {
     print_bias(only);
     return 0;
   }
-  if (random_count > 0) {
+  if (random_count > 0 || held_out) {
     auto start = std::chrono::steady_clock::now();
     if (app.count("--budgets") == 0) budgets = {15};
     const auto& grid_modes =
         grid == "nx" ? jetchar::analysis::testing::xavier_nx_grid_360() : jetchar::analysis::testing::orin_grid_1440();
-    if (draws > 0) {
-      print_draws(random_count, draws, grid_modes, budgets.front(), noise);
+    if (held_out) {
+      print_draws(held_out_drawn_truths(grid_modes, noise), draws > 0 ? draws : 8, grid_modes, budgets.front(), noise,
+                  true);
+    } else if (draws > 0) {
+      print_draws(named_and_random_truths(random_count, grid_modes, noise), draws, grid_modes, budgets.front(), noise,
+                  false);
     } else {
       print_random(random_count, grid_modes, budgets, noise);
     }

@@ -103,9 +103,9 @@ TEST(NvmlRealGpuTest, EveryGpuAnswersWithValuesInItsOwnRanges) {
 TEST(NvmlRealGpuTest, ReadsWhatNvidiaSmiPrintsForTheSameGpus) {
   const auto opened = open_real();
   SKIP_WITHOUT_NVML(opened);
-  const auto lines =
-      command_lines("nvidia-smi --query-gpu=uuid,name,memory.total,power.default_limit,driver_version "
-                    "--format=csv,noheader,nounits 2>/dev/null");
+  const auto lines = command_lines(
+      "nvidia-smi --query-gpu=uuid,name,memory.total,power.default_limit,driver_version "
+      "--format=csv,noheader,nounits 2>/dev/null");
   if (lines.empty()) GTEST_SKIP() << "nvidia-smi is not here";
   const NvmlDiscovery d = discover_nvml(opened);
   ASSERT_EQ(d.gpus.size(), lines.size());
@@ -186,14 +186,14 @@ TEST(NvmlRealGpuTest, TheControlPlanChecksRequestsAgainstTheCardsOwnLimits) {
   ASSERT_TRUE(g.default_power_limit_mw.value && g.power_limit_range_mw.value && g.graphics_clocks_mhz.value);
 
   NvmlSettings at_default;
-  at_default.power_limit_w = *g.default_power_limit_mw.value / 1000.0;
+  at_default.power_limit_w = static_cast<double>(*g.default_power_limit_mw.value) / 1000.0;
   const auto writes = plan_nvml_writes(nvml, at_default);
   ASSERT_EQ(writes.size(), 1u);
   EXPECT_EQ(writes[0].path, nvml_control_path(g.uuid, NvmlKnob::kPowerLimit));
   EXPECT_EQ(writes[0].value, std::to_string(*g.default_power_limit_mw.value));
 
   NvmlSettings too_high;
-  too_high.power_limit_w = g.power_limit_range_mw.value->second / 1000.0 + 1.0;
+  too_high.power_limit_w = static_cast<double>(g.power_limit_range_mw.value->second) / 1000.0 + 1.0;
   try {
     plan_nvml_writes(nvml, too_high);
     ADD_FAILURE() << "a power limit above the card's maximum was planned";
