@@ -432,8 +432,9 @@ std::vector<DrawnTruth> named_and_random_truths(int count, const std::vector<Pow
   for (std::size_t k = 0; k < named.size(); ++k) truths.emplace_back(-static_cast<std::int64_t>(k) - 1, named[k]);
   for (int i = 0; i < count; ++i) truths.emplace_back(i, random_truth(static_cast<std::uint64_t>(i)));
   std::vector<DrawnTruth> out;
-  for (const auto& [number, truth] : truths) {
-    out.push_back({truth.name, number, [&modes, truth, noise](std::uint64_t seed) {
+  for (const auto& numbered : truths) {
+    const Truth& truth = numbered.second;
+    out.push_back({truth.name, numbered.first, [&modes, truth, noise](std::uint64_t seed) {
                      return jetchar::analysis::testing::measure(modes, truth, seed, noise);
                    }});
   }
