@@ -44,10 +44,22 @@ double per_core(double cores, const Eigen::VectorXd& th, TimeForm form) {
   return std::pow(std::pow(cores, -6.0) + std::pow(k, -6.0), 1 / 6.0);
 }
 
+// Where θ holds the GPU's clock exponent: after log d, log a, log b, log e1, log e2 and the form's
+// log(p − 1), log(q − 1), log k.
+Eigen::Index gpu_exponent_at(TimeForm form) {
+  return 5 + (has_p(form) ? 1 : 0) + (has_q(form) ? 1 : 0) + (has_k(form) ? 1 : 0);
+}
+
+// The GPU time is a/g^α: kernels whose every cycle is a GPU cycle scale as 1/g (α = 1), while
+// parts bound by caches, launch latency or another clock domain shorten less (α < 1). α lies in
+// (0.2, 1.2), a logistic function of θ; θ = ln 4 gives α = 1, where its prior sits.
+double gpu_exponent_of(double theta) { return 0.2 + 1 / (1 + std::exp(-std::clamp(theta, -30.0, 30.0))); }
+const double kUnitGpuExponent = std::log(4.0);
+
 ResourceTimes evaluate(TimeForm form, const Eigen::VectorXd& th, const ModeKnobs& k) {
   ResourceTimes r;
   r.fixed_s = from_log(th(0));
-  r.gpu_s = from_log(th(1)) / k.gpu_ghz;
+  r.gpu_s = from_log(th(1)) / std::pow(k.gpu_ghz, gpu_exponent_of(th(gpu_exponent_at(form))));
   r.mem_s = from_log(th(2)) / k.emc_ghz;
   r.cpu_s = (from_log(th(3)) + from_log(th(4)) * per_core(k.cores, th, form)) / k.cpu_ghz;
   const double p = has_p(form) ? exponent(th(5)) : 1, q = has_q(form) ? exponent(th(6)) : 1;
@@ -218,9 +230,7 @@ const std::vector<PowerForm>& all_power_forms() {
   return forms;
 }
 
-std::size_t parameter_count(TimeForm form) {
-  return 5 + (has_p(form) ? 1 : 0) + (has_q(form) ? 1 : 0) + (has_k(form) ? 1 : 0);
-}
+std::size_t parameter_count(TimeForm form) { return static_cast<std::size_t>(gpu_exponent_at(form)) + 1; }
 std::size_t parameter_count(PowerForm form) {
   switch (form) {
     case PowerForm::kPolynomial: return 11;
@@ -264,9 +274,10 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
   double most_cores = 1;
   for (const ModeKnobs& k : modes) most_cores = std::max(most_cores, k.cores);
   if (has_k(form)) start(7) = std::log(4 * most_cores);
+  start(gpu_exponent_at(form)) = kUnitGpuExponent;
 
   // Weak priors keep the problem determined with few modes (log coefficients near the start,
-  // exponents near p = 2) without pulling a fit that the data support.
+  // exponents near p = 2, the GPU clock exponent near 1) without pulling a fit that the data support.
   const Eigen::VectorXd prior_centre = start;
   auto residuals = [&](const Eigen::VectorXd& th, Eigen::VectorXd& r) {
     for (Eigen::Index i = 0; i < n; ++i) {
@@ -322,6 +333,7 @@ double TimeModel::cpu_speedup(double cores) const {
 }
 double TimeModel::overlap_p() const { return has_p(form_) ? exponent(theta_(5)) : 1; }
 double TimeModel::overlap_q() const { return has_q(form_) ? exponent(theta_(6)) : 1; }
+double TimeModel::gpu_clock_exponent() const { return gpu_exponent_of(theta_(gpu_exponent_at(form_))); }
 
 PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std::span<const double> power_w,
                            const TimeModel* time) {

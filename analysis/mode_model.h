@@ -93,12 +93,14 @@ class TimeModel {
   /// Work coefficients d, a, b, e1, e2 (seconds, s·GHz) and the overlap exponents p, q (1 if unused).
   double fixed_s() const, gpu_work() const, mem_work() const, cpu_serial_work() const, cpu_parallel_work() const;
   double overlap_p() const, overlap_q() const;
+  /// α of the GPU time a/g^α, in (0.2, 1.2): 1 where the GPU time scales as its clock's period.
+  double gpu_clock_exponent() const;
   /// How many times faster the CPU term runs on `cores` than on one (Amdahl, with the core limit).
   double cpu_speedup(double cores) const;
 
  private:
   TimeForm form_ = TimeForm::kSum;
-  Eigen::VectorXd theta_;  ///< log d, log a, log b, log e1, log e2, log(p−1), log(q−1), log k
+  Eigen::VectorXd theta_;  ///< log d, log a, log b, log e1, log e2, log(p−1), log(q−1), log k, logit(α − 0.2)
 };
 
 class PowerModel {
