@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -16,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "analysis/adaptive_profile.h"
@@ -418,18 +421,38 @@ nlohmann::json reference_json(const AnalyzeOptions& o, const ReferenceModel& r, 
           {"clock_mapping", std::string(to_string(mapping))}};
 }
 
-// The points predict fits a group on: every measured mode, or --profile N of them.
-std::vector<ConfigPoint> profiled_points(const AnalyzeOptions& o, const ModeGroup& g, bool automatic) {
-  if (!o.profile) return g.points;
+// The points predict fits a group on (indices into g.points): every measured mode, or --profile N
+// of them.
+std::vector<std::size_t> profiled_points(const AnalyzeOptions& o, const ModeGroup& g, bool automatic) {
+  if (!o.profile) {
+    std::vector<std::size_t> all(g.points.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return all;
+  }
   std::vector<PowerMode> candidates;
   for (const auto& p : g.points) candidates.push_back(p.key.mode);
-  std::vector<ConfigPoint> train;
   // The auto model profiles a maximum-projection design (each knob's levels spread); the fixed
   // models keep the max-min spread design they were compared on.
-  auto picked = automatic ? space_filling_design(candidates, *o.profile) : spread_design(candidates, *o.profile);
-  for (std::size_t i : picked) train.push_back(g.points[i]);
-  return train;
+  return automatic ? space_filling_design(candidates, *o.profile) : spread_design(candidates, *o.profile);
 }
+
+// The four knobs of a mode, by which a mode of --modes finds its measured point.
+using Knobs = std::tuple<int, std::int64_t, std::int64_t, std::int64_t>;
+Knobs knobs_of(const PowerMode& m) { return {*m.cpu_cores, *m.cpu_freq_khz, *m.gpu_freq_khz, *m.emc_freq_khz}; }
+
+// The MAPE of predictions against the measured values of the modes the fit left out (--profile
+// N): the error a user can expect on modes never run, measured on modes that were.
+struct HeldOutMape {
+  double sum = 0;  // of |predicted / measured − 1|
+  std::size_t modes = 0;
+  void add(double predicted, double measured) {
+    sum += std::abs(predicted / measured - 1);
+    ++modes;
+  }
+  std::optional<double> pct() const {
+    return modes ? std::optional<double>(100 * sum / static_cast<double>(modes)) : std::nullopt;
+  }
+};
 
 // One group's model: a transfer from the reference, the auto model, or a fixed one; and its name.
 struct GroupModel {
@@ -490,14 +513,20 @@ void run_predict(const AnalyzeOptions& o) {
   std::string out =
       "workload,axes,mode,cpu_cores,cpu_freq_khz,gpu_freq_khz,emc_freq_khz,model,profiled,predicted_time_s,"
       "predicted_power_w,predicted_energy_j,time_low_s,time_high_s,power_low_w,power_high_w,energy_low_j,"
-      "energy_high_j\n";
+      "energy_high_j,fitted_on,measured_time_s,measured_power_w,measured_energy_j\n";
   auto doc = nlohmann::json::object(
       {{"epochs", kWarmEpochs}, {"knobs", kResolvedKnobs}, {"predictions", nlohmann::json::array()}});
   if (automatic) doc["interval_level"] = o.interval_level;
   if (reference) doc["reference"] = reference_json(o, *reference, mapping);
   auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : std::string(); };
   for (const auto& g : groups) {
-    const std::vector<ConfigPoint> train = profiled_points(o, g, automatic);
+    const std::vector<std::size_t> picked = profiled_points(o, g, automatic);
+    std::vector<ConfigPoint> train;
+    std::vector<bool> in_fit(g.points.size(), false);
+    for (std::size_t i : picked) train.push_back(g.points[i]), in_fit[i] = true;
+    std::map<Knobs, std::size_t> measured_at;
+    for (std::size_t i = 0; i < g.points.size(); ++i) measured_at.emplace(knobs_of(g.points[i].key.mode), i);
+    HeldOutMape held_out_time, held_out_power, held_out_energy;
     auto [fixed, predictor, transfer, model_name] = fit_group(o, kind, reference, mapping, modes, train);
     std::string axes;
     for (const auto& [axis, value] : g.axes) axes += (axes.empty() ? "" : " ") + axis + "=" + value;
@@ -519,10 +548,26 @@ void run_predict(const AnalyzeOptions& o) {
         Prediction p = fixed->predict(m);
         time = p.time_s, power = p.power_w, energy = p.energy_j;
       }
-      out +=
-          fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{},{},{},{},{},{},{},{}\n", g.workload, axes, m.name,
-                      *m.cpu_cores, *m.cpu_freq_khz, *m.gpu_freq_khz, *m.emc_freq_khz, model_name, train.size(), time,
-                      num(power), num(energy), num(t_lo), num(t_hi), num(p_lo), num(p_hi), num(e_lo), num(e_hi));
+      const auto at = measured_at.find(knobs_of(m));
+      const ConfigPoint* measured = at == measured_at.end() ? nullptr : &g.points[at->second];
+      const bool fitted_on = measured != nullptr && in_fit[at->second];
+      if (measured && !fitted_on) {
+        held_out_time.add(time, measured->time_s);
+        if (power && measured->power_w) held_out_power.add(*power, *measured->power_w);
+        if (energy && measured->energy_j) held_out_energy.add(*energy, *measured->energy_j);
+      }
+      std::string measured_csv = ",,";  // time, power, energy: empty where the mode was not measured
+      nlohmann::json measured_json;     // null likewise
+      if (measured) {
+        measured_csv = fmt::format("{:.6g},{},{}", measured->time_s, num(measured->power_w), num(measured->energy_j));
+        measured_json = {{"time_s", measured->time_s},
+                         {"power_w", optional_json(measured->power_w)},
+                         {"energy_j", optional_json(measured->energy_j)}};
+      }
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{},{},{},{},{},{},{},{},{},{}\n", g.workload, axes, m.name,
+                         *m.cpu_cores, *m.cpu_freq_khz, *m.gpu_freq_khz, *m.emc_freq_khz, model_name, train.size(),
+                         time, num(power), num(energy), num(t_lo), num(t_hi), num(p_lo), num(p_hi), num(e_lo),
+                         num(e_hi), fitted_on ? 1 : 0, measured_csv);
       auto interval = [](const std::optional<double>& v, const std::optional<double>& lo,
                          const std::optional<double>& hi) {
         nlohmann::json j = {{"value", optional_json(v)}};
@@ -541,7 +586,23 @@ void run_predict(const AnalyzeOptions& o) {
                                     {"time_s", interval(time, t_lo, t_hi)},
                                     {"power_w", interval(power, p_lo, p_hi)},
                                     {"energy_j", interval(energy, e_lo, e_hi)},
-                                    {"extrapolates", beyond}});
+                                    {"extrapolates", beyond},
+                                    {"fitted_on", fitted_on},
+                                    {"measured", measured_json}});
+    }
+    if (held_out_time.modes > 0) {
+      doc["held_out"].push_back({{"workload", g.workload},
+                                 {"axes", axes_json(g.axes)},
+                                 {"modes", held_out_time.modes},
+                                 {"time_mape_pct", optional_json(held_out_time.pct())},
+                                 {"power_mape_pct", optional_json(held_out_power.pct())},
+                                 {"energy_mape_pct", optional_json(held_out_energy.pct())}});
+      auto pct = [](const HeldOutMape& m) { return m.modes ? fmt::format("{:.2f} %", *m.pct()) : std::string("-"); };
+      std::fprintf(stderr, "%s\n",
+                   fmt::format("held out: {}{}: {} measured modes the fit left out: MAPE time {}, power {}, energy {}",
+                               g.workload, axes.empty() ? "" : " (" + axes + ")", held_out_time.modes,
+                               pct(held_out_time), pct(held_out_power), pct(held_out_energy))
+                       .c_str());
     }
     for (const KnobRange& k : range.knobs()) {
       if (!extrapolated.contains(k.knob)) continue;
@@ -731,7 +792,9 @@ void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
                     "outside the profiled modes' range (extrapolates; stderr names them per workload either way)");
   predict
       ->add_option("--profile", o->profile,
-                   "Fit on N of the measured modes only: a space-filling design for auto, the spread design otherwise")
+                   "Fit on N of the measured modes only (a space-filling design for auto, the spread design "
+                   "otherwise); the measured modes of --modes the fit left out give the held-out MAPE (stderr, and "
+                   "held_out in --json)")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
   auto* reference =
       predict

@@ -5,9 +5,10 @@
 // k-fold MAPE per workload; the store and its CSV export give the same configurations; and the
 // CLI's `analyze` and `report` accept the directory.
 //
-// What the simulator makes true (jetson/simulated/simulated_board.h): the training runs on this host's CPU,
-// so epoch time does not depend on the simulated clocks, while the modelled board power rises with
-// the GPU clock at fixed CPU settings. The predictors know none of this.
+// What the simulator makes true (jetson/simulated/simulated_board.h): the training runs on this
+// host's CPU, paced to the board's time model (jetson/simulated/simulated_time_model.h), so epoch
+// time follows the simulated clocks, and the modelled board power rises with every clock. The
+// predictors know none of this.
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 #include <gmock/gmock.h>

@@ -120,10 +120,13 @@ TEST_F(AnalyzePredictTest, ModesOutsideTheProfiledRangeOfAKnobAreNamedOnStderr) 
 TEST_F(AnalyzePredictTest, PredictCsvCarriesTheBoundsAndFixedModelsLeaveThemEmpty) {
   ASSERT_EQ(run({"analyze", "predict", runs_.string(), "--modes", modes_.string()}), 0) << err();
   EXPECT_THAT(out(), ::testing::HasSubstr("predicted_energy_j,time_low_s,time_high_s,power_low_w,power_high_w,"
-                                          "energy_low_j,energy_high_j\n"));
+                                          "energy_low_j,energy_high_j,fitted_on,measured_time_s,measured_power_w,"
+                                          "measured_energy_j\n"));
   EXPECT_THAT(out(), ::testing::ContainsRegex("resnet18,,a,6,1651200,918000,2133000,auto:[a-z_]+/[a-z]+,18,"));
+  // Neither mode was measured: not fitted on, no measured values.
+  EXPECT_THAT(out(), ::testing::ContainsRegex(",0,,,\n"));
   ASSERT_EQ(run({"analyze", "predict", runs_.string(), "--modes", modes_.string(), "--model", "nnls"}), 0) << err();
-  EXPECT_THAT(out(), ::testing::ContainsRegex(",nnls,18,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,,,,,,\n"));
+  EXPECT_THAT(out(), ::testing::ContainsRegex(",nnls,18,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,,,,,,,0,,,\n"));
 }
 
 TEST_F(AnalyzePredictTest, FitJsonNamesTheChosenFormsAndEveryScore) {
@@ -181,16 +184,40 @@ TEST_F(AnalyzePredictTest, FifteenProfiledModesPredictTheWholeGrid) {
   auto doc = nlohmann::json::parse(out());
   const auto& predictions = doc.at("predictions");
   ASSERT_EQ(predictions.size(), measured.size());
-  double time_error = 0, power_error = 0;
+  double time_error = 0, power_error = 0, held_out_time = 0, held_out_power = 0;
+  int fitted_on = 0;
   for (std::size_t i = 0; i < measured.size(); ++i) {
-    EXPECT_EQ(predictions[i].at("profiled"), 15);
-    time_error += std::abs(predictions[i].at("time_s").at("value").get<double>() / measured[i].first - 1);
-    power_error += std::abs(predictions[i].at("power_w").at("value").get<double>() / measured[i].second - 1);
+    const auto& p = predictions[i];
+    EXPECT_EQ(p.at("profiled"), 15);
+    const double t = p.at("time_s").at("value").get<double>(), w = p.at("power_w").at("value").get<double>();
+    time_error += std::abs(t / measured[i].first - 1);
+    power_error += std::abs(w / measured[i].second - 1);
+    // Every mode was measured: each prediction carries its measured values, and the modes the
+    // fit left out give the held-out error.
+    const double measured_t = p.at("measured").at("time_s"), measured_w = p.at("measured").at("power_w");
+    EXPECT_NEAR(measured_t / measured[i].first, 1, 0.1) << p.at("mode");
+    if (p.at("fitted_on").get<bool>()) {
+      ++fitted_on;
+    } else {
+      held_out_time += std::abs(t / measured_t - 1), held_out_power += std::abs(w / measured_w - 1);
+    }
   }
+  EXPECT_EQ(fitted_on, 15);
   // Against the noiseless truth. This GPU draws at its clock whether busy or not, so the predictor
   // picks the clocked power form (1.6 % power MAPE here).
   EXPECT_LE(100 * time_error / measured.size(), 5.0);
   EXPECT_LE(100 * power_error / measured.size(), 3.0);
+  // The held-out error against the measured (noisy) values, as printed on stderr and in the JSON.
+  const double held_out = static_cast<double>(measured.size()) - 15;
+  ASSERT_EQ(doc.at("held_out").size(), 1u);
+  const auto& h = doc.at("held_out").at(0);
+  EXPECT_EQ(h.at("workload"), "lenet");
+  EXPECT_EQ(h.at("modes"), measured.size() - 15);
+  EXPECT_NEAR(h.at("time_mape_pct").get<double>(), 100 * held_out_time / held_out, 1e-9);
+  EXPECT_NEAR(h.at("power_mape_pct").get<double>(), 100 * held_out_power / held_out, 1e-9);
+  EXPECT_LE(h.at("power_mape_pct").get<double>(), 3.0);
+  EXPECT_THAT(err(), ::testing::ContainsRegex("held out: lenet: 1425 measured modes the fit left out: MAPE time "
+                                              "[0-9.]+ %, power [0-9.]+ %, energy [0-9.]+ %\n"));
 }
 
 TEST_F(AnalyzePredictTest, ABadIntervalLevelIsBadInput) {
