@@ -17,6 +17,20 @@ double distance(const std::array<double, 4>& a, const std::array<double, 4>& b) 
   return std::sqrt(s);
 }
 
+// The candidate not yet tried whose prediction the left-out fits disagree on most; the number of
+// candidates when every one was tried.
+std::size_t most_uncertain(const ModePredictor& predictor, std::span<const PowerMode> candidates,
+                           const std::vector<bool>& tried) {
+  std::size_t next = candidates.size();
+  double most = -1;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (tried[i]) continue;
+    const double u = predictor.uncertainty(candidates[i]);
+    if (u > most) most = u, next = i;
+  }
+  return next;
+}
+
 }  // namespace
 
 std::vector<std::size_t> space_filling_design(std::span<const PowerMode> candidates, std::size_t count) {
@@ -107,12 +121,7 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
     }
     std::size_t next = candidates.size();
     if (out.predictor) {
-      double most = -1;
-      for (std::size_t i = 0; i < candidates.size(); ++i) {
-        if (tried[i]) continue;
-        double u = out.predictor->uncertainty(candidates[i]);
-        if (u > most) most = u, next = i;
-      }
+      next = most_uncertain(*out.predictor, candidates, tried);
     } else {
       // Too few successful runs to fit: the untried candidate farthest from every tried one.
       const auto x = normalised_log_knobs(candidates);
@@ -133,6 +142,44 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
     run(next);
     refit();
   }
+}
+
+std::vector<std::size_t> modes_to_profile_next(std::span<const ConfigPoint> profiled,
+                                               std::span<const PowerMode> candidates, std::size_t count,
+                                               const ModePredictorOptions& options) {
+  if (profiled.size() < 3) {
+    throw std::invalid_argument(
+        fmt::format("suggesting modes to profile needs at least 3 profiled modes; got {}", profiled.size()));
+  }
+  std::vector<ConfigPoint> points(profiled.begin(), profiled.end());
+  std::vector<bool> tried(candidates.size(), false);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const PowerMode& c = candidates[i];
+    ModeKnobs::of(c);  // names a candidate without its knobs
+    tried[i] = std::any_of(points.begin(), points.end(), [&](const ConfigPoint& p) {
+      return p.key.mode.cpu_cores == c.cpu_cores && p.key.mode.cpu_freq_khz == c.cpu_freq_khz &&
+             p.key.mode.gpu_freq_khz == c.gpu_freq_khz && p.key.mode.emc_freq_khz == c.emc_freq_khz;
+    });
+  }
+  std::vector<std::size_t> out;
+  while (out.size() < count) {
+    const ModePredictor predictor = ModePredictor::fit(points, options);
+    const std::size_t next = most_uncertain(predictor, candidates, tried);
+    if (next == candidates.size()) break;
+    out.push_back(next);
+    tried[next] = true;
+    // Believed at its prediction: the refit's left-out fits agree there, as they would once it is
+    // measured, so the next pick moves to where they still disagree.
+    ConfigPoint believed;
+    believed.key = points.front().key;
+    believed.key.mode = candidates[next];
+    const ModePrediction p = predictor.predict(candidates[next]);
+    believed.time_s = p.time_s.value;
+    if (p.power_w) believed.power_w = p.power_w->value;
+    if (p.energy_j) believed.energy_j = p.energy_j->value;
+    points.push_back(believed);
+  }
+  return out;
 }
 
 }  // namespace jetchar::analysis

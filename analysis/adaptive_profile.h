@@ -49,4 +49,14 @@ struct AdaptiveProfileResult {
 AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, const MeasureMode& measure,
                                        const AdaptiveProfileOptions& options);
 
+/// Up to `count` of `candidates` to profile next after `profiled` (at least 3 measured modes of
+/// one workload), in order: each the candidate the left-out fits disagree on most (as the
+/// adaptive loop picks), after the ones before it were added at their predicted values, so that
+/// the suggestions spread instead of clustering where the profiled modes leave a gap. Candidates
+/// with a profiled mode's knobs are skipped. Throws std::invalid_argument for fewer than 3
+/// profiled modes or a candidate without its knobs, and as ModePredictor::fit does.
+std::vector<std::size_t> modes_to_profile_next(std::span<const ConfigPoint> profiled,
+                                               std::span<const PowerMode> candidates, std::size_t count,
+                                               const ModePredictorOptions& options = {});
+
 }  // namespace jetchar::analysis

@@ -57,6 +57,7 @@ struct AnalyzeOptions {
   // fit / predict
   std::string model = "all";
   std::optional<std::size_t> profile;
+  std::optional<std::size_t> suggest;  // predict: modes of --modes to profile next
   int folds = 5;
   bool table = false;
   bool json = false;
@@ -493,6 +494,10 @@ void run_predict(const AnalyzeOptions& o) {
     throw jetchar::cli::UsageError(
         fmt::format("--reference adapts the auto model; --model {} is a fixed model: leave --model out", o.model));
   }
+  if (o.suggest && (!automatic || !o.reference.empty())) {
+    throw jetchar::cli::UsageError(
+        "--suggest asks the auto model's left-out fits where they disagree: leave --model and --reference out");
+  }
   auto modes = load_modes(o.modes);
   const ClockMapping mapping = parse_clock_mapping(o.clock_mapping);
   std::optional<ReferenceModel> reference;
@@ -602,6 +607,24 @@ void run_predict(const AnalyzeOptions& o) {
                    fmt::format("held out: {}{}: {} measured modes the fit left out: MAPE time {}, power {}, energy {}",
                                g.workload, axes.empty() ? "" : " (" + axes + ")", held_out_time.modes,
                                pct(held_out_time), pct(held_out_power), pct(held_out_energy))
+                       .c_str());
+    }
+    if (o.suggest) {
+      nlohmann::json next = nlohmann::json::array();
+      std::string names;
+      for (std::size_t i : modes_to_profile_next(train, modes, *o.suggest)) {
+        const PowerMode& m = modes[i];
+        next.push_back({{"mode", m.name},
+                        {"cpu_cores", *m.cpu_cores},
+                        {"cpu_freq_khz", *m.cpu_freq_khz},
+                        {"gpu_freq_khz", *m.gpu_freq_khz},
+                        {"emc_freq_khz", *m.emc_freq_khz}});
+        names += (names.empty() ? "" : ", ") + m.label();
+      }
+      doc["profile_next"].push_back({{"workload", g.workload}, {"axes", axes_json(g.axes)}, {"modes", next}});
+      std::fprintf(stderr, "%s\n",
+                   fmt::format("profile next: {}{}: {} (where the left-out fits disagree most)", g.workload,
+                               axes.empty() ? "" : " (" + axes + ")", names.empty() ? "no mode left" : names)
                        .c_str());
     }
     for (const KnobRange& k : range.knobs()) {
@@ -796,6 +819,12 @@ void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
                    "otherwise); the measured modes of --modes the fit left out give the held-out MAPE (stderr, and "
                    "held_out in --json)")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
+  predict
+      ->add_option("--suggest", o->suggest,
+                   "Also name N modes of --modes to profile next, per workload: where the auto model's left-out fits "
+                   "disagree most, each chosen as if the ones before it were measured (stderr, and profile_next in "
+                   "--json)")
+      ->check(jetchar::cli::between(1, 1000, "power modes"));
   auto* reference =
       predict
           ->add_option("--reference", o->reference,

@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
 #include <set>
 
 #include "analysis/profile_design.h"
@@ -113,6 +117,68 @@ TEST(AdaptiveProfile, SpendsTheBudgetAndSkipsFailedRuns) {
   EXPECT_FALSE(result.failed.empty());
   std::set<std::size_t> all(result.profiled.begin(), result.profiled.end());
   for (std::size_t f : result.failed) EXPECT_FALSE(all.count(f)) << "a failed mode was profiled again";
+}
+
+// A user's own pick of 12 random modes leaves gaps (extreme core counts or clocks unseen). Adding
+// the 3 modes suggested next lowers the power error on the modes not profiled more than 3 other
+// random modes do (summed over four truths, measured against four random triples each: 9.05 %
+// against 11.2 % power, but 8.59 % against 7.99 % time: the suggestions aim where the left-out
+// fits disagree, and there power's extrapolation dominates).
+TEST(ModesToProfileNext, FillTheGapsOfARandomPickBetterThanMoreRandomModes) {
+  const auto modes = testing::orin_grid_1440();
+  double suggested_power = 0, random_power = 0;
+  auto power_mape = [&](const std::vector<ConfigPoint>& pts, const std::vector<std::size_t>& pick) {
+    std::vector<ConfigPoint> train;
+    std::vector<bool> in(pts.size(), false);
+    for (std::size_t i : pick) train.push_back(pts[i]), in[i] = true;
+    const ModePredictor model = ModePredictor::fit(train);
+    double sum = 0, n = 0;
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      if (in[i]) continue;
+      sum += std::abs(model.predict(pts[i].key.mode).power_w->value / *pts[i].power_w - 1), ++n;
+    }
+    return 100 * sum / n;
+  };
+  for (int t = 0; t < 4; ++t) {
+    const auto pts = testing::measure(modes, testing::random_truth(t), 7000 + t, 0.02);
+    std::vector<std::size_t> order(modes.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 rng(500 + t);
+    std::shuffle(order.begin(), order.end(), rng);
+    const std::vector<std::size_t> pick(order.begin(), order.begin() + 12);
+    std::vector<ConfigPoint> profiled;
+    for (std::size_t i : pick) profiled.push_back(pts[i]);
+
+    const auto next = modes_to_profile_next(profiled, modes, 3);
+    ASSERT_EQ(next.size(), 3u);
+    EXPECT_EQ(std::set<std::size_t>(next.begin(), next.end()).size(), 3u) << "suggested twice";
+    for (std::size_t i : next) EXPECT_EQ(std::count(pick.begin(), pick.end(), i), 0) << "already profiled";
+    std::vector<std::size_t> with_next = pick;
+    with_next.insert(with_next.end(), next.begin(), next.end());
+    suggested_power += power_mape(pts, with_next);
+    for (std::ptrdiff_t r = 0; r < 2; ++r) {
+      std::vector<std::size_t> with_random = pick;
+      with_random.insert(with_random.end(), order.begin() + 12 + 3 * r, order.begin() + 15 + 3 * r);
+      random_power += power_mape(pts, with_random) / 2;
+    }
+  }
+  EXPECT_LT(suggested_power, random_power);
+}
+
+TEST(ModesToProfileNext, SkipsProfiledModesAndNamesWhatItNeeds) {
+  const auto modes = testing::xavier_nx_grid_360();
+  const auto pts = testing::measure(modes, testing::gpu_bound(), 3);
+  std::vector<ConfigPoint> profiled;
+  for (std::size_t i : space_filling_design(modes, 8)) profiled.push_back(pts[i]);
+  // Candidates that are all profiled leave nothing to suggest.
+  std::vector<PowerMode> same;
+  for (const ConfigPoint& p : profiled) same.push_back(p.key.mode);
+  EXPECT_TRUE(modes_to_profile_next(profiled, same, 2).empty());
+  EXPECT_THAT(
+      [&] {
+        modes_to_profile_next({profiled.begin(), profiled.begin() + 2}, modes, 1);
+      },
+      ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("at least 3 profiled modes; got 2")));
 }
 
 TEST(AdaptiveProfile, BadOptionsAreNamed) {

@@ -220,6 +220,27 @@ TEST_F(AnalyzePredictTest, FifteenProfiledModesPredictTheWholeGrid) {
                                               "[0-9.]+ %, power [0-9.]+ %, energy [0-9.]+ %\n"));
 }
 
+// --suggest names modes of --modes to profile next, per workload; the fixed models have no
+// left-out fits to ask.
+TEST_F(AnalyzePredictTest, SuggestNamesModesToProfileNext) {
+  ASSERT_EQ(run({"analyze", "predict", runs_.string(), "--modes", modes_.string(), "--suggest", "1", "--json"}), 0)
+      << err();
+  const auto doc = nlohmann::json::parse(out());
+  ASSERT_EQ(doc.at("profile_next").size(), 1u);
+  const auto& next = doc.at("profile_next").at(0);
+  EXPECT_EQ(next.at("workload"), "resnet18");
+  ASSERT_EQ(next.at("modes").size(), 1u);
+  // b's one core lies beyond every profiled mode: the left-out fits disagree most there.
+  EXPECT_EQ(next.at("modes").at(0).at("mode"), "b");
+  EXPECT_EQ(next.at("modes").at(0).at("cpu_cores"), 1);
+  EXPECT_THAT(err(), ::testing::HasSubstr("profile next: resnet18: b (where the left-out fits disagree most)\n"));
+
+  EXPECT_EQ(
+      run({"analyze", "predict", runs_.string(), "--modes", modes_.string(), "--suggest", "1", "--model", "nnls"}),
+      kUsage);
+  EXPECT_THAT(err(), ::testing::HasSubstr("--suggest asks the auto model's left-out fits"));
+}
+
 TEST_F(AnalyzePredictTest, ABadIntervalLevelIsBadInput) {
   EXPECT_EQ(run({"analyze", "predict", runs_.string(), "--modes", modes_.string(), "--level", "1.5"}), kBadInput);
   EXPECT_THAT(err(), ::testing::HasSubstr("interval level"));
