@@ -154,12 +154,9 @@ std::vector<std::size_t> modes_to_profile_next(std::span<const ConfigPoint> prof
   std::vector<ConfigPoint> points(profiled.begin(), profiled.end());
   std::vector<bool> tried(candidates.size(), false);
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const PowerMode& c = candidates[i];
-    ModeKnobs::of(c);  // names a candidate without its knobs
-    tried[i] = std::any_of(points.begin(), points.end(), [&](const ConfigPoint& p) {
-      return p.key.mode.cpu_cores == c.cpu_cores && p.key.mode.cpu_freq_khz == c.cpu_freq_khz &&
-             p.key.mode.gpu_freq_khz == c.gpu_freq_khz && p.key.mode.emc_freq_khz == c.emc_freq_khz;
-    });
+    const ModeKnobs knobs = ModeKnobs::of(candidates[i]);
+    tried[i] = std::any_of(points.begin(), points.end(),
+                           [&](const ConfigPoint& p) { return ModeKnobs::of(p.key.mode) == knobs; });
   }
   std::vector<std::size_t> out;
   while (out.size() < count) {
