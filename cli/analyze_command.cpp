@@ -811,8 +811,9 @@ void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
       ->capture_default_str()
       ->check(jetchar::cli::between(0.5, 0.99, "interval level"));
   predict->add_flag("--json", o->json,
-                    "JSON on stdout instead of CSV: each prediction with its interval and the knobs on which it lies "
-                    "outside the profiled modes' range (extrapolates; stderr names them per workload either way)");
+                    "JSON on stdout instead of CSV: each prediction with its interval, the knobs on which it lies "
+                    "outside the profiled modes' range (extrapolates; stderr names them per workload either way) and "
+                    "the mode's measured values where the results hold it (measured, fitted_on)");
   predict
       ->add_option("--profile", o->profile,
                    "Fit on N of the measured modes only (a space-filling design for auto, the spread design "
