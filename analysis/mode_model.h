@@ -52,7 +52,7 @@ struct ModeKnobs {
   double cores = 0, cpu_ghz = 0, gpu_ghz = 0, emc_ghz = 0;
   /// Throws std::invalid_argument naming the mode when a knob is missing or not positive.
   static ModeKnobs of(const PowerMode& mode);
-  bool operator==(const ModeKnobs&) const = default;
+  auto operator<=>(const ModeKnobs&) const = default;
 };
 
 /// Each mode's knobs (cores, CPU, GPU, EMC) on a log scale, each scaled to [0, 1] over `modes`:

@@ -8,17 +8,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 #include "analysis/adaptive_profile.h"
@@ -427,7 +426,7 @@ nlohmann::json reference_json(const AnalyzeOptions& o, const ReferenceModel& r, 
 std::vector<std::size_t> profiled_points(const AnalyzeOptions& o, const ModeGroup& g, bool automatic) {
   if (!o.profile) {
     std::vector<std::size_t> all(g.points.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    std::iota(all.begin(), all.end(), 0);
     return all;
   }
   std::vector<PowerMode> candidates;
@@ -436,10 +435,6 @@ std::vector<std::size_t> profiled_points(const AnalyzeOptions& o, const ModeGrou
   // models keep the max-min spread design they were compared on.
   return automatic ? space_filling_design(candidates, *o.profile) : spread_design(candidates, *o.profile);
 }
-
-// The four knobs of a mode, by which a mode of --modes finds its measured point.
-using Knobs = std::tuple<int, std::int64_t, std::int64_t, std::int64_t>;
-Knobs knobs_of(const PowerMode& m) { return {*m.cpu_cores, *m.cpu_freq_khz, *m.gpu_freq_khz, *m.emc_freq_khz}; }
 
 // The MAPE of predictions against the measured values of the modes the fit left out (--profile
 // N): the error a user can expect on modes never run, measured on modes that were.
@@ -529,12 +524,13 @@ void run_predict(const AnalyzeOptions& o) {
     std::vector<ConfigPoint> train;
     std::vector<bool> in_fit(g.points.size(), false);
     for (std::size_t i : picked) train.push_back(g.points[i]), in_fit[i] = true;
-    std::map<Knobs, std::size_t> measured_at;
-    for (std::size_t i = 0; i < g.points.size(); ++i) measured_at.emplace(knobs_of(g.points[i].key.mode), i);
+    std::map<ModeKnobs, std::size_t> measured_at;  // a mode of --modes finds its measured point by its knobs
+    for (std::size_t i = 0; i < g.points.size(); ++i) measured_at.emplace(ModeKnobs::of(g.points[i].key.mode), i);
     HeldOutMape held_out_time, held_out_power, held_out_energy;
     auto [fixed, predictor, transfer, model_name] = fit_group(o, kind, reference, mapping, modes, train);
     std::string axes;
     for (const auto& [axis, value] : g.axes) axes += (axes.empty() ? "" : " ") + axis + "=" + value;
+    const std::string group = g.workload + (axes.empty() ? "" : " (" + axes + ")");  // as stderr names it
     std::vector<PowerMode> profiled_modes;
     for (const ConfigPoint& p : train) profiled_modes.push_back(p.key.mode);
     const ProfiledRange range(profiled_modes);
@@ -553,7 +549,7 @@ void run_predict(const AnalyzeOptions& o) {
         Prediction p = fixed->predict(m);
         time = p.time_s, power = p.power_w, energy = p.energy_j;
       }
-      const auto at = measured_at.find(knobs_of(m));
+      const auto at = measured_at.find(ModeKnobs::of(m));
       const ConfigPoint* measured = at == measured_at.end() ? nullptr : &g.points[at->second];
       const bool fitted_on = measured != nullptr && in_fit[at->second];
       if (measured && !fitted_on) {
@@ -603,11 +599,11 @@ void run_predict(const AnalyzeOptions& o) {
                                  {"power_mape_pct", optional_json(held_out_power.pct())},
                                  {"energy_mape_pct", optional_json(held_out_energy.pct())}});
       auto pct = [](const HeldOutMape& m) { return m.modes ? fmt::format("{:.2f} %", *m.pct()) : std::string("-"); };
-      std::fprintf(stderr, "%s\n",
-                   fmt::format("held out: {}{}: {} measured modes the fit left out: MAPE time {}, power {}, energy {}",
-                               g.workload, axes.empty() ? "" : " (" + axes + ")", held_out_time.modes,
-                               pct(held_out_time), pct(held_out_power), pct(held_out_energy))
-                       .c_str());
+      std::fprintf(
+          stderr, "%s\n",
+          fmt::format("held out: {}: {} measured modes the fit left out: MAPE time {}, power {}, energy {}", group,
+                      held_out_time.modes, pct(held_out_time), pct(held_out_power), pct(held_out_energy))
+              .c_str());
     }
     if (o.suggest) {
       nlohmann::json next = nlohmann::json::array();
@@ -623,17 +619,16 @@ void run_predict(const AnalyzeOptions& o) {
       }
       doc["profile_next"].push_back({{"workload", g.workload}, {"axes", axes_json(g.axes)}, {"modes", next}});
       std::fprintf(stderr, "%s\n",
-                   fmt::format("profile next: {}{}: {} (where the left-out fits disagree most)", g.workload,
-                               axes.empty() ? "" : " (" + axes + ")", names.empty() ? "no mode left" : names)
+                   fmt::format("profile next: {}: {} (where the left-out fits disagree most)", group,
+                               names.empty() ? "no mode left" : names)
                        .c_str());
     }
     for (const KnobRange& k : range.knobs()) {
       if (!extrapolated.contains(k.knob)) continue;
       std::fprintf(stderr, "%s\n",
-                   fmt::format("extrapolated: {}{}: {} of {} modes lie outside the profiled {} range {}..{}; "
+                   fmt::format("extrapolated: {}: {} of {} modes lie outside the profiled {} range {}..{}; "
                                "cross-validation on the profiled modes does not check predictions there",
-                               g.workload, axes.empty() ? "" : " (" + axes + ")", extrapolated[k.knob], modes.size(),
-                               k.knob, k.low, k.high)
+                               group, extrapolated[k.knob], modes.size(), k.knob, k.low, k.high)
                        .c_str());
     }
   }
