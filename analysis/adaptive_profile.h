@@ -1,7 +1,8 @@
-// Choosing which power modes to profile: a space-filling start that is not corner-heavy, then
-// active learning — profile next the candidate whose prediction the left-out fits disagree on most
-// (ModePredictor::uncertainty), refit, until the estimated error is below a target or the budget
-// of modes is spent.
+// Choosing which power modes to profile: a space-filling design that is not corner-heavy for the
+// first three quarters of the budget, then active learning — profile next the candidate whose
+// measurement would most narrow the predictions of every candidate (from the left-out fits'
+// covariance, ModePredictor::fold_predictions), refit, until the estimated error is below a
+// target or the budget of modes is spent.
 #pragma once
 
 #include <cstddef>
@@ -50,11 +51,11 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
                                        const AdaptiveProfileOptions& options);
 
 /// Up to `count` of `candidates` to profile next after `profiled` (at least 3 measured modes of
-/// one workload), in order: each the candidate the left-out fits disagree on most (as the
-/// adaptive loop picks), after the ones before it were added at their predicted values, so that
-/// the suggestions spread instead of clustering where the profiled modes leave a gap. Candidates
-/// with a profiled mode's knobs are skipped. Throws std::invalid_argument for fewer than 3
-/// profiled modes or a candidate without its knobs, and as ModePredictor::fit does.
+/// one workload), in order: each the candidate whose measurement would most narrow the
+/// predictions of all candidates (as the adaptive loop picks), after the ones before it were added at their predicted
+/// values, so that the suggestions spread instead of clustering where the profiled modes leave a gap. Candidates with a
+/// profiled mode's knobs are skipped. Throws std::invalid_argument for fewer than 3 profiled modes or a candidate
+/// without its knobs, and as ModePredictor::fit does.
 std::vector<std::size_t> modes_to_profile_next(std::span<const ConfigPoint> profiled,
                                                std::span<const PowerMode> candidates, std::size_t count,
                                                const ModePredictorOptions& options = {});

@@ -232,12 +232,26 @@ ModePrediction ModePredictor::predict(const PowerMode& mode) const {
   return out;
 }
 
-double ModePredictor::uncertainty(const PowerMode& mode) const {
+ModePredictor::FoldPredictions ModePredictor::fold_predictions(const PowerMode& mode) const {
   const ModeKnobs k = ModeKnobs::of(mode);
-  std::vector<double> t_log, p_log;
-  for (const TimeModel& m : time_loo_) t_log.push_back(std::log(m.time_s(k)));
-  for (const PowerModel& m : power_loo_) p_log.push_back(std::log(std::max(m.power_w(k), 1e-12)));
-  return std::hypot(jackknife_sd(t_log), jackknife_sd(p_log));
+  FoldPredictions out;
+  for (const TimeModel& m : time_loo_) out.log_time.push_back(std::log(m.time_s(k)));
+  for (const PowerModel& m : power_loo_) out.log_power.push_back(std::log(std::max(m.power_w(k), 1e-12)));
+  return out;
+}
+
+namespace {
+double mean_square(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x * x;
+  return s / static_cast<double>(v.size());
+}
+}  // namespace
+
+double ModePredictor::time_residual_variance() const { return mean_square(time_residual_); }
+std::optional<double> ModePredictor::power_residual_variance() const {
+  if (!power_full_) return std::nullopt;
+  return mean_square(power_residual_);
 }
 
 }  // namespace jetchar::analysis

@@ -63,9 +63,16 @@ class ModePredictor {
   static ModePredictor fit(std::span<const ConfigPoint> profiled, const ModePredictorOptions& options = {});
 
   ModePrediction predict(const PowerMode& mode) const;
-  /// Spread of the left-out fits' log predictions of time and power at `mode` (their jackknife
-  /// standard deviations added in quadrature): how unsure the predictor is there.
-  double uncertainty(const PowerMode& mode) const;
+  /// The left-out fits' log predictions at `mode`, one per fold: of time, and of power (empty
+  /// without a power model).
+  struct FoldPredictions {
+    std::vector<double> log_time, log_power;
+  };
+  FoldPredictions fold_predictions(const PowerMode& mode) const;
+  /// Mean squared left-out log residual of time and of power: how far a new measurement scatters
+  /// about the fit.
+  double time_residual_variance() const;
+  std::optional<double> power_residual_variance() const;
 
   TimeForm time_form() const { return time_form_; }
   std::optional<PowerForm> power_form() const { return power_form_; }

@@ -4,7 +4,7 @@
 //   nnls/spread     the resource model with non-negative work on the max-min spread design
 //   auto/random     the mode predictor (CV-chosen physical forms) on random modes
 //   auto/space      the mode predictor on the space-filling design alone
-//   auto/adaptive   the mode predictor, space-filling start then most-uncertain-next
+//   auto/adaptive   the mode predictor, space-filling then the most informative modes next
 // and, for the mode predictor, how often the stated 90 % interval holds the measured time and power
 // of the modes not profiled. Ground truths: tests/analysis/ground_truths.h (none is a predictor's form).
 // Medians over seeds (each seed: another noise draw and another random choice).
@@ -30,7 +30,7 @@
 // how many miss the goal (time 5 %, power 3 %): whether the figures on the named truths carry over
 // to truths nobody chose.
 //
-// --random N --draws D prints, instead, per design (space-filling and a random pick) the mean, the
+// --random N --draws D prints, instead, per design (space-filling, a random pick, adaptive) the mean, the
 // worst and the count over the goal of the time and power MAPE of every fit, over the five named
 // truths and the first N random ones, each measured D times (D noise draws, and D random picks): a
 // figure steady enough to compare two versions of a form by.
@@ -455,7 +455,8 @@ std::vector<DrawnTruth> held_out_drawn_truths(const std::vector<PowerMode>& mode
 }
 
 // Each truth measured D times (noise seed 7000 + number + 1000·draw) and fitted on the
-// space-filling design and on a random pick (seed 500 + number + 1000·draw); per design the mean,
+// space-filling design, on a random pick (seed 500 + number + 1000·draw) and on the adaptive
+// loop's picks (adaptive_run); per design the mean,
 // the worst and the count over the goal of the time and power MAPE of every fit, and with
 // `per_truth` the same for each truth first.
 void print_draws(const std::vector<DrawnTruth>& truths, int draws, const std::vector<PowerMode>& modes,
@@ -469,7 +470,8 @@ void print_draws(const std::vector<DrawnTruth>& truths, int draws, const std::ve
       time_misses += s.time_mape > 5, power_misses += s.power_mape > 3;
     }
   };
-  const char* const names[] = {"space-filling", "random"};
+  constexpr int kDesigns = 3;
+  const char* const names[kDesigns] = {"space-filling", "random", "adaptive"};
   const auto header = [](const char* first) {
     fmt::print("{:<22} {:>10} {:>10} {:>12} {:>10} {:>11} {:>12}\n", first, "time mean", "time worst", "time > 5 %",
                "power mean", "power worst", "power > 3 %");
@@ -481,26 +483,32 @@ void print_draws(const std::vector<DrawnTruth>& truths, int draws, const std::ve
   fmt::print("{} truths x {} draws, {} modes, {} profiled, noise {:.1f} %; MAPE % over the modes not profiled\n",
              truths.size(), draws, modes.size(), budget, 100 * noise);
   if (per_truth) header("truth (design)");
-  Tally tallies[2];
+  Tally tallies[kDesigns];
   for (const DrawnTruth& truth : truths) {
-    Tally own[2];
+    Tally own[kDesigns];
     for (int d = 0; d < draws; ++d) {
       const auto seed = static_cast<std::uint64_t>(truth.number + 1000 * d);
       const auto pts = truth.measure(7000 + seed);
-      for (int design = 0; design < 2; ++design) {
-        const auto picked =
-            design == 0 ? space_filling_design(modes, budget) : random_design(modes.size(), budget, 500 + seed);
-        const Score s = score_new(ModePredictor::fit(subset(pts, picked)), pts, picked);
+      for (int design = 0; design < kDesigns; ++design) {
+        Score s;
+        if (design == 2) {
+          const AdaptiveProfileResult adaptive = adaptive_run(modes, pts, budget);
+          s = score_new(*adaptive.predictor, pts, adaptive.profiled);
+        } else {
+          const auto picked =
+              design == 0 ? space_filling_design(modes, budget) : random_design(modes.size(), budget, 500 + seed);
+          s = score_new(ModePredictor::fit(subset(pts, picked)), pts, picked);
+        }
         tallies[design].add(s);
         own[design].add(s);
       }
     }
     if (!per_truth) continue;
-    for (int design = 0; design < 2; ++design)
-      row(fmt::format("{} ({})", truth.name, design == 0 ? "s" : "r"), own[design]);
+    for (int design = 0; design < kDesigns; ++design)
+      row(fmt::format("{} ({})", truth.name, names[design][0]), own[design]);
   }
   header("design");
-  for (int design = 0; design < 2; ++design) row(names[design], tallies[design]);
+  for (int design = 0; design < kDesigns; ++design) row(names[design], tallies[design]);
 }
 
 }  // namespace

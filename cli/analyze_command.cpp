@@ -619,7 +619,7 @@ void run_predict(const AnalyzeOptions& o) {
       }
       doc["profile_next"].push_back({{"workload", g.workload}, {"axes", axes_json(g.axes)}, {"modes", next}});
       std::fprintf(stderr, "%s\n",
-                   fmt::format("profile next: {}: {} (where the left-out fits disagree most)", group,
+                   fmt::format("profile next: {}: {} (where a measurement would most narrow the predictions)", group,
                                names.empty() ? "no mode left" : names)
                        .c_str());
     }
@@ -816,10 +816,11 @@ void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
                    "held_out in --json)")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
   predict
-      ->add_option("--suggest", o->suggest,
-                   "Also name N modes of --modes to profile next, per workload: where the auto model's left-out fits "
-                   "disagree most, each chosen as if the ones before it were measured (stderr, and profile_next in "
-                   "--json)")
+      ->add_option(
+          "--suggest", o->suggest,
+          "Also name N modes of --modes to profile next, per workload: where a measurement would most narrow the "
+          "auto model's predictions, each chosen as if the ones before it were measured (stderr, and profile_next in "
+          "--json)")
       ->check(jetchar::cli::between(1, 1000, "power modes"));
   auto* reference =
       predict

@@ -121,9 +121,9 @@ TEST(AdaptiveProfile, SpendsTheBudgetAndSkipsFailedRuns) {
 
 // A user's own pick of 12 random modes leaves gaps (extreme core counts or clocks unseen). Adding
 // the 3 modes suggested next lowers the power error on the modes not profiled more than 3 other
-// random modes do (summed over four truths, measured against four random triples each: 9.05 %
-// against 11.2 % power, but 8.59 % against 7.99 % time: the suggestions aim where the left-out
-// fits disagree, and there power's extrapolation dominates).
+// random modes do (summed over these four truths against four random triples each, a one-off
+// program: 8.97 % against 11.2 % power, 8.08 % against 7.79 % time; bench/README.md, "Modes to
+// profile next").
 TEST(ModesToProfileNext, FillTheGapsOfARandomPickBetterThanMoreRandomModes) {
   const auto modes = testing::orin_grid_1440();
   double suggested_power = 0, random_power = 0;

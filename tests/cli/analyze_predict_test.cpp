@@ -230,10 +230,11 @@ TEST_F(AnalyzePredictTest, SuggestNamesModesToProfileNext) {
   const auto& next = doc.at("profile_next").at(0);
   EXPECT_EQ(next.at("workload"), "resnet18");
   ASSERT_EQ(next.at("modes").size(), 1u);
-  // b's one core lies beyond every profiled mode: the left-out fits disagree most there.
+  // b's one core lies beyond every profiled mode: measuring it narrows the predictions most.
   EXPECT_EQ(next.at("modes").at(0).at("mode"), "b");
   EXPECT_EQ(next.at("modes").at(0).at("cpu_cores"), 1);
-  EXPECT_THAT(err(), ::testing::HasSubstr("profile next: resnet18: b (where the left-out fits disagree most)\n"));
+  EXPECT_THAT(err(), ::testing::HasSubstr(
+                         "profile next: resnet18: b (where a measurement would most narrow the predictions)\n"));
 
   EXPECT_EQ(
       run({"analyze", "predict", runs_.string(), "--modes", modes_.string(), "--suggest", "1", "--model", "nnls"}),
