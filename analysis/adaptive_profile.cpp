@@ -50,6 +50,7 @@ Eigen::VectorXd variance_removed(const Eigen::MatrixXd& d, double noise) {
 // candidates when every one was tried.
 std::size_t most_informative(const ModePredictor& predictor, std::span<const PowerMode> candidates,
                              const std::vector<bool>& tried) {
+  if (candidates.empty()) return 0;
   std::vector<std::vector<double>> time_logs, power_logs;
   for (const PowerMode& m : candidates) {
     ModePredictor::FoldPredictions f = predictor.fold_predictions(m);
@@ -184,8 +185,8 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
       return out;
     }
     std::size_t next = out.profiled.size() < filling ? next_of_design() : candidates.size();
-    // Too few successful runs to fit (failures used up the design): the candidate farthest from
-    // every tried one.
+    // Past the design, or once failed runs have used it up: the most informative candidate, or
+    // with too few successful runs to fit, the one farthest from every tried one.
     if (next == candidates.size()) {
       next = out.predictor ? most_informative(*out.predictor, candidates, tried) : farthest_untried(candidates, tried);
     }

@@ -174,6 +174,7 @@ TEST(ModesToProfileNext, SkipsProfiledModesAndNamesWhatItNeeds) {
   std::vector<PowerMode> same;
   for (const ConfigPoint& p : profiled) same.push_back(p.key.mode);
   EXPECT_TRUE(modes_to_profile_next(profiled, same, 2).empty());
+  EXPECT_TRUE(modes_to_profile_next(profiled, std::vector<PowerMode>{}, 2).empty());
   EXPECT_THAT(
       [&] {
         modes_to_profile_next({profiled.begin(), profiled.begin() + 2}, modes, 1);
