@@ -50,7 +50,7 @@ Eigen::VectorXd variance_removed(const Eigen::MatrixXd& d, double noise) {
 // candidates when every one was tried.
 std::size_t most_informative(const ModePredictor& predictor, std::span<const PowerMode> candidates,
                              const std::vector<bool>& tried) {
-  if (candidates.empty()) return 0;
+  if (candidates.empty()) return candidates.size();
   std::vector<std::vector<double>> time_logs, power_logs;
   for (const PowerMode& m : candidates) {
     ModePredictor::FoldPredictions f = predictor.fold_predictions(m);

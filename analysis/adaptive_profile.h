@@ -52,10 +52,11 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
 
 /// Up to `count` of `candidates` to profile next after `profiled` (at least 3 measured modes of
 /// one workload), in order: each the candidate whose measurement would most narrow the
-/// predictions of all candidates (as the adaptive loop picks), after the ones before it were added at their predicted
-/// values, so that the suggestions spread instead of clustering where the profiled modes leave a gap. Candidates with a
-/// profiled mode's knobs are skipped. Throws std::invalid_argument for fewer than 3 profiled modes or a candidate
-/// without its knobs, and as ModePredictor::fit does.
+/// predictions of all candidates (as the adaptive loop picks), after the ones before it were
+/// added at their predicted values, so that the suggestions spread instead of clustering where the
+/// profiled modes leave a gap. Candidates with a profiled mode's knobs are skipped. Throws
+/// std::invalid_argument for fewer than 3 profiled modes or a candidate without its knobs, and as
+/// ModePredictor::fit does.
 std::vector<std::size_t> modes_to_profile_next(std::span<const ConfigPoint> profiled,
                                                std::span<const PowerMode> candidates, std::size_t count,
                                                const ModePredictorOptions& options = {});
