@@ -9,13 +9,16 @@
 // of the modes not profiled. Ground truths: tests/analysis/ground_truths.h (none is a predictor's form).
 // Medians over seeds (each seed: another noise draw and another random choice).
 //
-//   prediction_bench [--seeds N] [--noise 0.02] [--grid orin|nx] [--budgets 5,10,15,25,50] [--truth NAME,...]
+//   prediction_bench [--seeds N] [--noise 0.02] [--grid G] [--budgets 5,10,15,25,50] [--truth NAME,...]
 //   prediction_bench --coverage [--adaptive] [--seeds N] [--grid G] [--noise X] [--budgets 5,10,15,25]
 //   prediction_bench --transfer [--seeds N] [--noise X] [--budgets 3,5,10] [--truth NAME,...]
 //   prediction_bench --bias [--truth NAME,...]
 //   prediction_bench --random N [--grid G] [--budgets 15]
 //   prediction_bench --random N --draws D [--grid G] [--budgets 15]
 //   prediction_bench --held-out [--draws 8] [--grid G] [--budgets 15]
+//
+// G is orin (the 1,440-mode grid, the default), orin-full (its shape over the AGX Orin's whole
+// clock ranges) or nx (360 modes).
 //
 // --coverage prints, instead, how often the stated 90 % interval holds the measured time, power and
 // energy of the held-out modes, per grid, noise level (0.5, 2 and 5 % unless --noise), truth and
@@ -79,6 +82,14 @@ struct Score {
   std::string forms;
   double energy_cover = -1;
 };
+
+// The mode grids --grid names: orin (1,440 modes), orin-full (the same shape over the AGX Orin's
+// whole clock ranges) and nx (360).
+std::vector<PowerMode> grid_modes(const std::string& name) {
+  if (name == "nx") return jetchar::analysis::testing::xavier_nx_grid_360();
+  if (name == "orin-full") return jetchar::analysis::testing::orin_full_range_grid_1440();
+  return jetchar::analysis::testing::orin_grid_1440();
+}
 
 std::vector<bool> mask(std::size_t n, const std::vector<std::size_t>& picked) {
   std::vector<bool> in(n, false);
@@ -217,8 +228,7 @@ void print_coverage(const std::vector<std::string>& grids, const std::vector<dou
   Cell all;
   std::vector<Cell> by_budget(budgets.size());
   for (const std::string& grid : grids) {
-    const auto modes =
-        grid == "nx" ? jetchar::analysis::testing::xavier_nx_grid_360() : jetchar::analysis::testing::orin_grid_1440();
+    const auto modes = grid_modes(grid);
     for (double noise : noises) {
       for (const auto& truth : truths_named(only)) {
         auto row = std::find_if(by_truth.begin(), by_truth.end(), [&](const auto& r) { return r.first == truth.name; });
@@ -523,7 +533,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> only;
   app.add_option("--seeds", seeds, "noise draws / random choices per cell")->capture_default_str();
   app.add_option("--noise", noise, "relative measurement noise")->capture_default_str();
-  app.add_option("--grid", grid, "orin (1,440 modes) or nx (360)")->capture_default_str();
+  app.add_option("--grid", grid,
+                 "orin (1,440 modes), orin-full (the same shape over the AGX Orin's whole clock ranges: CPU from "
+                 "115.2 MHz, EMC from 204 MHz) or nx (360)")
+      ->check(CLI::IsMember({"orin", "orin-full", "nx"}))
+      ->capture_default_str();
   app.add_option("--budgets", budgets, "profiled modes")->delimiter(',');
   app.add_option("--truth", only, "only these ground truths (randomN: random_truth(N))")->delimiter(',');
   bool coverage = false, with_adaptive = false;
@@ -556,16 +570,13 @@ int main(int argc, char** argv) {
   if (random_count > 0 || held_out) {
     auto start = std::chrono::steady_clock::now();
     if (app.count("--budgets") == 0) budgets = {15};
-    const auto& grid_modes =
-        grid == "nx" ? jetchar::analysis::testing::xavier_nx_grid_360() : jetchar::analysis::testing::orin_grid_1440();
+    const auto modes = grid_modes(grid);
     if (held_out) {
-      print_draws(held_out_drawn_truths(grid_modes, noise), draws > 0 ? draws : 8, grid_modes, budgets.front(), noise,
-                  true);
+      print_draws(held_out_drawn_truths(modes, noise), draws > 0 ? draws : 8, modes, budgets.front(), noise, true);
     } else if (draws > 0) {
-      print_draws(named_and_random_truths(random_count, grid_modes, noise), draws, grid_modes, budgets.front(), noise,
-                  false);
+      print_draws(named_and_random_truths(random_count, modes, noise), draws, modes, budgets.front(), noise, false);
     } else {
-      print_random(random_count, grid_modes, budgets, noise);
+      print_random(random_count, modes, budgets, noise);
     }
     fmt::print("elapsed {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return 0;
@@ -590,8 +601,7 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  const auto modes =
-      grid == "nx" ? jetchar::analysis::testing::xavier_nx_grid_360() : jetchar::analysis::testing::orin_grid_1440();
+  const auto modes = grid_modes(grid);
   fmt::print(
       "grid {} ({} modes), noise {:.1f} %, {} seeds; MAPE % over the modes not profiled (medians over seeds); "
       "cover = share inside the 90 % interval\n",

@@ -47,6 +47,18 @@ inline std::vector<PowerMode> orin_grid_1440() {
   return modes;
 }
 
+/// The same shape over the AGX Orin's whole clock ranges, as its kernel lists them
+/// (tests/fixtures/boards/agx-orin-r36/board.manifest): CPU 115.2–2201.6 MHz, GPU 306–1300.5 MHz
+/// and the EMC's four rates, 204–3199 MHz; 6 × 6 × 10 × 4 = 1,440 modes.
+inline std::vector<PowerMode> orin_full_range_grid_1440() {
+  std::vector<PowerMode> modes;
+  for (int cores : {1, 2, 4, 6, 8, 12})
+    for (double cpu : {0.1152, 0.4224, 0.8064, 1.1904, 1.6896, 2.2016})
+      for (double gpu : {0.306, 0.408, 0.510, 0.612, 0.714, 0.816, 0.918, 1.020, 1.122, 1.3005})
+        for (double emc : {0.204, 0.6656, 2.133, 3.199}) modes.push_back(grid_mode(cores, cpu, gpu, emc));
+  return modes;
+}
+
 /// A smaller Xavier-NX-like grid of another shape: 3 core counts × 5 CPU × 8 GPU × 3 EMC = 360.
 inline std::vector<PowerMode> xavier_nx_grid_360() {
   std::vector<PowerMode> modes;
