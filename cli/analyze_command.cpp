@@ -422,7 +422,12 @@ nlohmann::json reference_json(const AnalyzeOptions& o, const ReferenceModel& r, 
 }
 
 // The points predict fits a group on (indices into g.points): every measured mode, or --profile N
-// of them.
+// of them. The auto model profiles the N modes an adaptive_profile sweep with max_modes N and no
+// target would (its default start, 8 modes): the space-filling design for three quarters of N, then
+// where a measurement would most narrow the predictions, judged from the measured values of the
+// modes picked before (bench/README.md, "Adaptive profiling": fewer fits over the goal than the
+// design alone); up to 8 modes that is the space-filling design. A transfer profiles the
+// space-filling design; the fixed models keep the max-min spread design they were compared on.
 std::vector<std::size_t> profiled_points(const AnalyzeOptions& o, const ModeGroup& g, bool automatic) {
   if (!o.profile) {
     std::vector<std::size_t> all(g.points.size());
@@ -431,9 +436,17 @@ std::vector<std::size_t> profiled_points(const AnalyzeOptions& o, const ModeGrou
   }
   std::vector<PowerMode> candidates;
   for (const auto& p : g.points) candidates.push_back(p.key.mode);
-  // The auto model profiles a maximum-projection design (each knob's levels spread); the fixed
-  // models keep the max-min spread design they were compared on.
-  return automatic ? space_filling_design(candidates, *o.profile) : spread_design(candidates, *o.profile);
+  if (!automatic) return spread_design(candidates, *o.profile);
+  const std::size_t budget = std::min(*o.profile, candidates.size());
+  AdaptiveProfileOptions options;
+  if (!o.reference.empty() || budget <= options.initial_modes) return space_filling_design(candidates, budget);
+  options.max_modes = budget;
+  options.predictor.level = o.interval_level;
+  auto measured = [&](const PowerMode& mode) -> std::optional<ConfigPoint> {
+    return g
+        .points[static_cast<std::size_t>(std::find(candidates.begin(), candidates.end(), mode) - candidates.begin())];
+  };
+  return adaptive_profile(candidates, measured, options).profiled;
 }
 
 // The MAPE of predictions against the measured values of the modes the fit left out (--profile
@@ -811,9 +824,10 @@ void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
                     "the mode's measured values where the results hold it (measured, fitted_on)");
   predict
       ->add_option("--profile", o->profile,
-                   "Fit on N of the measured modes only (a space-filling design for auto, the spread design "
-                   "otherwise); the measured modes of --modes the fit left out give the held-out MAPE (stderr, and "
-                   "held_out in --json)")
+                   "Fit on N of the measured modes only (for auto, those an adaptive_profile sweep of N modes "
+                   "would profile; with --reference a space-filling design; the spread design otherwise); the "
+                   "measured modes of --modes the fit left out give the held-out MAPE (stderr, and held_out in "
+                   "--json)")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
   predict
       ->add_option(
