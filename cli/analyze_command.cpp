@@ -825,9 +825,9 @@ void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
   predict
       ->add_option("--profile", o->profile,
                    "Fit on N of the measured modes only (for auto, those an adaptive_profile sweep of N modes "
-                   "would profile; with --reference a space-filling design; the spread design otherwise); the "
-                   "measured modes of --modes the fit left out give the held-out MAPE (stderr, and held_out in "
-                   "--json)")
+                   "would profile, refitting after each of its last quarter's picks, so a large N takes minutes; "
+                   "with --reference a space-filling design; the spread design otherwise); the measured modes of "
+                   "--modes the fit left out give the held-out MAPE (stderr, and held_out in --json)")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
   predict
       ->add_option(
