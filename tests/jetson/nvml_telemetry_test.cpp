@@ -64,7 +64,7 @@ TEST(NvmlTelemetryTest, EachGpuGetsPowerRailsCounterAndSubRateFields) {
   EXPECT_EQ(layout.fields[*layout.find("nvml0.temp_mc")].group, FieldGroup::kTemperature);
 
   const TelemetrySample first = sampler.sample_now();
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const TelemetrySample second = sampler.sample_now();
   EXPECT_FALSE(first.values[*layout.find("nvml0_energy.power_mw")].valid());  // no interval yet
   EXPECT_EQ(field(layout, second, "nvml0_power.power_mw"), 175'000);
@@ -72,8 +72,11 @@ TEST(NvmlTelemetryTest, EachGpuGetsPowerRailsCounterAndSubRateFields) {
   EXPECT_EQ(field(layout, second, "nvml0_power_instant.power_mw"), 175'000);
   EXPECT_EQ(field(layout, second, "nvml1_power_instant.power_mw"), 30'000);
   EXPECT_GT(field(layout, second, "nvml0_power_average.power_mw"), 0);
-  // The counter's rate over 30 ms, from whole mJ: within 1 mJ / 30 ms of the model's power.
-  EXPECT_NEAR(field(layout, second, "nvml0_energy.power_mw"), 175'000, 1'000);
+  // The counter's rate over the 200 ms between the samples, from whole mJ (5 mW), within 3 % of
+  // the model's power: the fake advances its counter by its own clock when it is called, apart
+  // from the sampler's timestamp, and a loaded host (another test on both cores) can put a few
+  // milliseconds between the two; over 30 ms with a 1 W bound that failed once under ctest -j2.
+  EXPECT_NEAR(field(layout, second, "nvml0_energy.power_mw"), 175'000, 0.03 * 175'000);
   EXPECT_EQ(field(layout, second, "nvml0.graphics_clock_mhz"), 1695);
   EXPECT_EQ(field(layout, second, "nvml0.memory_clock_mhz"), 9751);
   EXPECT_EQ(field(layout, second, "nvml0.util_pct"), 50);
