@@ -132,7 +132,9 @@ TEST(NvmlTelemetryTest, AWindowsEnergyFromTheCounterIsTheCountersDifference) {
   take();
   std::this_thread::sleep_for(std::chrono::milliseconds(40));
   take();
-  const auto seconds = [&](std::size_t a, std::size_t b) { return (samples[b].time_ns - samples[a].time_ns) / 1e9; };
+  const auto seconds = [&](std::size_t a, std::size_t b) {
+    return static_cast<double>(samples[b].time_ns - samples[a].time_ns) / 1e9;
+  };
   const double expected_mj = 88'000 * seconds(0, 2) + 262'000 * seconds(2, 3);
   const auto result = energy::window_energy(trace, "run", samples.front().time_ns, samples.back().time_ns);
   const auto counter =
