@@ -7,7 +7,9 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 namespace jetchar::analysis {
 namespace {
@@ -143,21 +145,34 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
   }
   AdaptiveProfileResult out;
   std::vector<bool> tried(candidates.size(), false);
+  std::optional<std::size_t> fitted_on;  // how many points out.predictor was fitted on
   auto run = [&](std::size_t i) {
     tried[i] = true;
     if (auto p = measure(candidates[i])) {
       out.profiled.push_back(i);
       out.points.push_back(*p);
+      fitted_on = std::nullopt;
     } else {
       out.failed.push_back(i);
     }
   };
-  auto refit = [&] {
-    out.predictor.reset();
-    if (out.points.size() >= 3) out.predictor = ModePredictor::fit(out.points, options.predictor);
+  // Fitted only when read (the target's check, an informative pick, the result): along the design
+  // with no target nothing reads it, and each fit runs a leave-one-out over every measured mode.
+  auto predictor = [&]() -> const std::optional<ModePredictor>& {
+    if (fitted_on != out.points.size()) {
+      out.predictor.reset();
+      if (out.points.size() >= 3) out.predictor = ModePredictor::fit(out.points, options.predictor);
+      fitted_on = out.points.size();
+    }
+    return out.predictor;
+  };
+  auto finish = [&](const char* reason) -> AdaptiveProfileResult {
+    predictor();
+    out.stop_reason = reason;
+    return std::move(out);
   };
   auto reached = [&] {
-    if (!options.target_mape_pct || !out.predictor || out.points.size() < options.initial_modes) return false;
+    if (!options.target_mape_pct || out.points.size() < options.initial_modes || !predictor()) return false;
     const ModePredictor& p = *out.predictor;
     return p.loo_time_mape() <= *options.target_mape_pct && p.loo_power_mape().value_or(0) <= *options.target_mape_pct;
   };
@@ -174,28 +189,17 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
     return along < design.size() ? design[along] : candidates.size();
   };
   while (along < std::min(options.initial_modes, design.size())) run(design[along++]);
-  refit();
   while (true) {
-    if (reached()) {
-      out.stop_reason = "target reached";
-      return out;
-    }
-    if (out.profiled.size() >= options.max_modes) {
-      out.stop_reason = "budget spent";
-      return out;
-    }
+    if (reached()) return finish("target reached");
+    if (out.profiled.size() >= options.max_modes) return finish("budget spent");
     std::size_t next = out.profiled.size() < filling ? next_of_design() : candidates.size();
     // Past the design, or once failed runs have used it up: the most informative candidate, or
     // with too few successful runs to fit, the one farthest from every tried one.
     if (next == candidates.size()) {
-      next = out.predictor ? most_informative(*out.predictor, candidates, tried) : farthest_untried(candidates, tried);
+      next = predictor() ? most_informative(*out.predictor, candidates, tried) : farthest_untried(candidates, tried);
     }
-    if (next == candidates.size()) {
-      out.stop_reason = "no candidates left";
-      return out;
-    }
+    if (next == candidates.size()) return finish("no candidates left");
     run(next);
-    refit();
   }
 }
 
