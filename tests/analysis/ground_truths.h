@@ -36,37 +36,39 @@ inline PowerMode grid_mode(int cores, double cpu_ghz, double gpu_ghz, double emc
   return m;
 }
 
+/// Every combination of the given core counts and CPU, GPU and EMC clocks (GHz), cores outermost
+/// and EMC innermost.
+inline std::vector<PowerMode> grid_of(std::initializer_list<int> cores, std::initializer_list<double> cpu_ghz,
+                                      std::initializer_list<double> gpu_ghz, std::initializer_list<double> emc_ghz) {
+  std::vector<PowerMode> modes;
+  for (int c : cores)
+    for (double cpu : cpu_ghz)
+      for (double gpu : gpu_ghz)
+        for (double emc : emc_ghz) modes.push_back(grid_mode(c, cpu, gpu, emc));
+  return modes;
+}
+
 /// 6 core counts × 6 CPU × 10 GPU × 4 EMC = 1,440 modes, frequencies from the AGX Orin's tables
 /// (CPU 729.6–2201.6 MHz, GPU 306–1300.5 MHz, EMC 665.6–3199 MHz).
 inline std::vector<PowerMode> orin_grid_1440() {
-  std::vector<PowerMode> modes;
-  for (int cores : {1, 2, 4, 6, 8, 12})
-    for (double cpu : {0.7296, 1.0368, 1.3440, 1.6512, 1.9584, 2.2016})
-      for (double gpu : {0.306, 0.408, 0.510, 0.612, 0.714, 0.816, 0.918, 1.020, 1.122, 1.3005})
-        for (double emc : {0.6656, 1.600, 2.133, 3.199}) modes.push_back(grid_mode(cores, cpu, gpu, emc));
-  return modes;
+  return grid_of({1, 2, 4, 6, 8, 12}, {0.7296, 1.0368, 1.3440, 1.6512, 1.9584, 2.2016},
+                 {0.306, 0.408, 0.510, 0.612, 0.714, 0.816, 0.918, 1.020, 1.122, 1.3005},
+                 {0.6656, 1.600, 2.133, 3.199});
 }
 
 /// The same shape over the AGX Orin's whole clock ranges, as its kernel lists them
 /// (tests/fixtures/boards/agx-orin-r36/board.manifest): CPU 115.2–2201.6 MHz, GPU 306–1300.5 MHz
 /// and the EMC's four rates, 204–3199 MHz; 6 × 6 × 10 × 4 = 1,440 modes.
 inline std::vector<PowerMode> orin_full_range_grid_1440() {
-  std::vector<PowerMode> modes;
-  for (int cores : {1, 2, 4, 6, 8, 12})
-    for (double cpu : {0.1152, 0.4224, 0.8064, 1.1904, 1.6896, 2.2016})
-      for (double gpu : {0.306, 0.408, 0.510, 0.612, 0.714, 0.816, 0.918, 1.020, 1.122, 1.3005})
-        for (double emc : {0.204, 0.6656, 2.133, 3.199}) modes.push_back(grid_mode(cores, cpu, gpu, emc));
-  return modes;
+  return grid_of({1, 2, 4, 6, 8, 12}, {0.1152, 0.4224, 0.8064, 1.1904, 1.6896, 2.2016},
+                 {0.306, 0.408, 0.510, 0.612, 0.714, 0.816, 0.918, 1.020, 1.122, 1.3005},
+                 {0.204, 0.6656, 2.133, 3.199});
 }
 
 /// A smaller Xavier-NX-like grid of another shape: 3 core counts × 5 CPU × 8 GPU × 3 EMC = 360.
 inline std::vector<PowerMode> xavier_nx_grid_360() {
-  std::vector<PowerMode> modes;
-  for (int cores : {2, 4, 6})
-    for (double cpu : {0.729, 1.1904, 1.4976, 1.7280, 1.9072})
-      for (double gpu : {0.1147, 0.2040, 0.3060, 0.4080, 0.5100, 0.6000, 0.7523, 1.1000})
-        for (double emc : {0.800, 1.331, 1.866}) modes.push_back(grid_mode(cores, cpu, gpu, emc));
-  return modes;
+  return grid_of({2, 4, 6}, {0.729, 1.1904, 1.4976, 1.7280, 1.9072},
+                 {0.1147, 0.2040, 0.3060, 0.4080, 0.5100, 0.6000, 0.7523, 1.1000}, {0.800, 1.331, 1.866});
 }
 
 struct VfCurve {

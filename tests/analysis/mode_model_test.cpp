@@ -18,12 +18,7 @@ std::vector<ModeKnobs> knobs_of(const std::vector<PowerMode>& modes) {
 }
 
 std::vector<PowerMode> small_grid() {
-  std::vector<PowerMode> modes;
-  for (int cores : {1, 2, 4, 8})
-    for (double cpu : {0.73, 1.5, 2.2})
-      for (double gpu : {0.3, 0.7, 1.3})
-        for (double emc : {0.665, 3.199}) modes.push_back(testing::grid_mode(cores, cpu, gpu, emc));
-  return modes;
+  return testing::grid_of({1, 2, 4, 8}, {0.73, 1.5, 2.2}, {0.3, 0.7, 1.3}, {0.665, 3.199});
 }
 
 TEST(NonlinearLeastSquares, FitsAnExponentialDecayExactly) {
