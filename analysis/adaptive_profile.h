@@ -50,6 +50,14 @@ struct AdaptiveProfileResult {
 AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, const MeasureMode& measure,
                                        const AdaptiveProfileOptions& options);
 
+/// The indices of the `count` of `points` (measured modes of one workload) that an adaptive
+/// profile with max_modes `count`, no target and the default start would profile, each mode
+/// measured as its point: the space-filling design up to the start's size, past it the design for
+/// three quarters of `count` and then the most informative picks. How an existing sweep shows
+/// what the adaptive loop would reach on it. Throws as adaptive_profile does.
+std::vector<std::size_t> adaptive_pick(std::span<const ConfigPoint> points, std::size_t count,
+                                       const ModePredictorOptions& options = {});
+
 /// Up to `count` of `candidates` to profile next after `profiled` (at least 3 measured modes of
 /// one workload), in order: each the candidate whose measurement would most narrow the
 /// predictions of all candidates (as the adaptive loop picks), after the ones before it were

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <random>
 #include <stdexcept>
 
+#include "analysis/adaptive_profile.h"
 #include "analysis/cross_validation.h"
 #include "analysis/mode_model.h"
 #include "analysis/statistics.h"
@@ -22,6 +24,79 @@ namespace {
 std::optional<double> median_of(const std::vector<double>& v) {
   if (v.empty()) return std::nullopt;
   return median(v);
+}
+
+void check_leaves_some(std::size_t points, std::size_t count) {
+  if (count >= points) {
+    throw std::invalid_argument(
+        fmt::format("cannot profile {} of {} modes and keep some to evaluate on", count, points));
+  }
+}
+
+std::optional<double> mean_pct(const std::vector<double>& relative_errors) {
+  if (relative_errors.empty()) return std::nullopt;
+  return 100 * std::accumulate(relative_errors.begin(), relative_errors.end(), 0.0) /
+         static_cast<double>(relative_errors.size());
+}
+
+struct HeldOutMapes {
+  std::optional<double> time, energy, power;
+};
+
+// The auto predictor's MAPE over `test`, against each point's measured values.
+HeldOutMapes auto_held_out(const ModePredictor& model, std::span<const ConfigPoint> test) {
+  std::vector<double> time, power, energy;
+  for (const ConfigPoint& p : test) {
+    const ModePrediction predicted = model.predict(p.key.mode);
+    time.push_back(std::abs(predicted.time_s.value / p.time_s - 1));
+    if (predicted.power_w && p.power_w) power.push_back(std::abs(predicted.power_w->value / *p.power_w - 1));
+    if (predicted.energy_j && p.energy_j) energy.push_back(std::abs(predicted.energy_j->value / *p.energy_j - 1));
+  }
+  return {mean_pct(time), mean_pct(energy), mean_pct(power)};
+}
+
+using ScoreSplit = std::function<HeldOutMapes(std::span<const ConfigPoint> train, std::span<const ConfigPoint> test)>;
+
+// `score` of the split the design makes and the median of its scores over `trials` seeded random
+// choices of as many points.
+ProfileEvaluation compare_with_random(std::span<const ConfigPoint> points, std::size_t count,
+                                      const std::vector<std::size_t>& design, int trials, std::uint64_t seed,
+                                      const ScoreSplit& score) {
+  check_leaves_some(points.size(), count);
+  // The fit sees the picked points in the order picked, as predict --profile fits them.
+  auto split = [&](const std::vector<std::size_t>& picked) {
+    std::vector<bool> in(points.size(), false);
+    std::vector<ConfigPoint> train, test;
+    for (std::size_t i : picked) in[i] = true, train.push_back(points[i]);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!in[i]) test.push_back(points[i]);
+    }
+    return score(train, test);
+  };
+  ProfileEvaluation out;
+  out.profiled = count;
+  out.evaluated = points.size() - count;
+  const HeldOutMapes designed = split(design);
+  out.design_time_mape = designed.time;
+  out.design_energy_mape = designed.energy;
+  out.design_power_mape = designed.power;
+
+  std::mt19937_64 rng(seed);
+  std::vector<std::size_t> order(points.size());
+  std::vector<double> times, energies, powers;
+  for (int t = 0; t < trials; ++t) {
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    const HeldOutMapes random = split({order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count)});
+    if (random.time) times.push_back(*random.time);
+    if (random.energy) energies.push_back(*random.energy);
+    if (random.power) powers.push_back(*random.power);
+  }
+  out.random_trials = trials;
+  out.random_time_mape = median_of(times);
+  out.random_energy_mape = median_of(energies);
+  out.random_power_mape = median_of(powers);
+  return out;
 }
 
 }  // namespace
@@ -69,40 +144,25 @@ std::vector<std::size_t> spread_design(std::span<const PowerMode> candidates, st
 
 ProfileEvaluation evaluate_profile_choice(ModelKind kind, std::span<const ConfigPoint> points, std::size_t count,
                                           int trials, std::uint64_t seed) {
-  ProfileEvaluation out;
-  out.profiled = count;
-  if (count >= points.size()) {
-    throw std::invalid_argument(
-        fmt::format("cannot profile {} of {} modes and keep some to evaluate on", count, points.size()));
-  }
-  out.evaluated = points.size() - count;
-  auto split = [&](const std::vector<std::size_t>& picked) {
-    std::vector<bool> in(points.size(), false);
-    for (std::size_t i : picked) in[i] = true;
-    std::vector<ConfigPoint> train, test;
-    for (std::size_t i = 0; i < points.size(); ++i) (in[i] ? train : test).push_back(points[i]);
-    return holdout(kind, train, test);
-  };
   std::vector<PowerMode> modes;
   for (const ConfigPoint& p : points) modes.push_back(p.key.mode);
-  auto rows = split(spread_design(modes, count));
-  out.design_time_mape = mape_time(rows);
-  out.design_energy_mape = mape_energy(rows);
+  return compare_with_random(points, count, spread_design(modes, count), trials, seed,
+                             [&](std::span<const ConfigPoint> train, std::span<const ConfigPoint> test) {
+                               auto rows = holdout(kind, train, test);
+                               return HeldOutMapes{mape_time(rows), mape_energy(rows), std::nullopt};
+                             });
+}
 
-  std::mt19937_64 rng(seed);
-  std::vector<std::size_t> order(points.size());
-  std::vector<double> times, energies;
-  for (int t = 0; t < trials; ++t) {
-    std::iota(order.begin(), order.end(), 0);
-    std::shuffle(order.begin(), order.end(), rng);
-    auto random_rows = split({order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count)});
-    if (auto m = mape_time(random_rows)) times.push_back(*m);
-    if (auto m = mape_energy(random_rows)) energies.push_back(*m);
+ProfileEvaluation evaluate_auto_profile_choice(std::span<const ConfigPoint> points, std::size_t count, int trials,
+                                               std::uint64_t seed, const ModePredictorOptions& options) {
+  if (count < 3) {
+    throw std::invalid_argument(fmt::format("the auto predictor needs at least 3 profiled modes; got {}", count));
   }
-  out.random_trials = trials;
-  out.random_time_mape = median_of(times);
-  out.random_energy_mape = median_of(energies);
-  return out;
+  check_leaves_some(points.size(), count);
+  return compare_with_random(points, count, adaptive_pick(points, count, options), trials, seed,
+                             [&](std::span<const ConfigPoint> train, std::span<const ConfigPoint> test) {
+                               return auto_held_out(ModePredictor::fit(train, options), test);
+                             });
 }
 
 }  // namespace jetchar::analysis

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/config_point.h"
+#include "analysis/mode_predictor.h"
 #include "analysis/predictor.h"
 #include "analysis/run_record.h"
 
@@ -20,11 +21,13 @@ namespace jetchar::analysis {
 /// indices (all when count >= candidates). Throws std::invalid_argument when a mode lacks a knob.
 std::vector<std::size_t> spread_design(std::span<const PowerMode> candidates, std::size_t count);
 
+/// Held-out MAPE (%) of a fit on a design's modes and the median over random choices of as many.
 struct ProfileEvaluation {
   std::size_t profiled = 0;
   std::size_t evaluated = 0;
-  std::optional<double> design_time_mape, design_energy_mape;  ///< fitted on the spread design
+  std::optional<double> design_time_mape, design_energy_mape;  ///< fitted on the design's modes
   std::optional<double> random_time_mape, random_energy_mape;  ///< median over random choices
+  std::optional<double> design_power_mape, random_power_mape;  ///< the auto predictor's only
   int random_trials = 0;
 };
 
@@ -32,5 +35,12 @@ struct ProfileEvaluation {
 /// choices of the same size, and measures MAPE on the points not profiled.
 ProfileEvaluation evaluate_profile_choice(ModelKind kind, std::span<const ConfigPoint> points, std::size_t count,
                                           int trials = 20, std::uint64_t seed = 1);
+
+/// The same for the auto predictor (ModePredictor): fitted on the `count` points an adaptive
+/// profile of `count` modes picks (adaptive_pick), and on `trials` seeded random choices. Each fit
+/// chooses its forms by cross-validation, so a trial costs seconds where a fixed model's costs
+/// microseconds. Throws std::invalid_argument when `count` is under 3 or leaves no point out.
+ProfileEvaluation evaluate_auto_profile_choice(std::span<const ConfigPoint> points, std::size_t count, int trials,
+                                               std::uint64_t seed, const ModePredictorOptions& options = {});
 
 }  // namespace jetchar::analysis

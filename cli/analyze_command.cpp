@@ -281,6 +281,91 @@ std::string forms_of(const ModePredictor& m) {
   return fmt::format("{}/{}", to_string(m.time_form()), m.power_form() ? to_string(*m.power_form()) : "-");
 }
 
+// fit --profile: each model fitted on N modes of its design and on random choices of N, scored on
+// the rest. The auto model's design is the adaptive pick (what predict --profile fits on); each of
+// its fits chooses forms by cross-validation (seconds on 15 modes), hence fewer random choices.
+constexpr int kRandomChoices = 20, kAutoRandomChoices = 5;
+
+struct ProfileComparison {
+  std::string model;
+  std::optional<ProfileEvaluation> evaluation;  // nullopt: `needs` says why not
+  std::string needs;
+};
+
+std::vector<ProfileComparison> compare_profiles(const AnalyzeOptions& o, const ModeGroup& g) {
+  std::vector<ProfileComparison> out;
+  const std::size_t n = *o.profile, modes = g.points.size();
+  auto needs = [&](std::size_t least) {
+    return fmt::format("needs between {} and {} profiled modes", least, modes > 0 ? modes - 1 : 0);
+  };
+  for (ModelKind kind : models_of(o.model)) {
+    const std::size_t least = TimeEnergyModel::coefficient_count(kind);
+    if (n < least || n >= modes) {
+      out.push_back({std::string(to_string(kind)), std::nullopt, needs(least)});
+    } else {
+      out.push_back(
+          {std::string(to_string(kind)), evaluate_profile_choice(kind, g.points, n, kRandomChoices, o.seed), ""});
+    }
+  }
+  if (with_auto(o.model)) {
+    ModePredictorOptions options;
+    options.level = o.interval_level;
+    if (n < 3 || n >= modes) {
+      out.push_back({kAuto, std::nullopt, needs(3)});
+    } else {
+      out.push_back({kAuto, evaluate_auto_profile_choice(g.points, n, kAutoRandomChoices, o.seed, options), ""});
+    }
+  }
+  return out;
+}
+
+nlohmann::json profile_json(const AnalyzeOptions& o, const ModeGroup& g) {
+  auto models = nlohmann::json::array();
+  for (const ProfileComparison& c : compare_profiles(o, g)) {
+    if (!c.evaluation) {
+      models.push_back({{"model", c.model}, {"error", c.needs}});
+      continue;
+    }
+    const ProfileEvaluation& e = *c.evaluation;
+    models.push_back({{"model", c.model},
+                      {"design",
+                       {{"time_mape_pct", optional_json(e.design_time_mape)},
+                        {"power_mape_pct", optional_json(e.design_power_mape)},
+                        {"energy_mape_pct", optional_json(e.design_energy_mape)}}},
+                      {"random",
+                       {{"time_mape_pct", optional_json(e.random_time_mape)},
+                        {"power_mape_pct", optional_json(e.random_power_mape)},
+                        {"energy_mape_pct", optional_json(e.random_energy_mape)}}},
+                      {"random_choices", e.random_trials}});
+  }
+  const std::size_t modes = g.points.size();
+  return {{"profiled", *o.profile}, {"evaluated", modes > *o.profile ? modes - *o.profile : 0}, {"models", models}};
+}
+
+std::string profile_text(const AnalyzeOptions& o, const ModeGroup& g) {
+  const std::size_t modes = g.points.size();
+  std::string out = fmt::format(
+      "  profiling {} modes, evaluated on the other {}: the design (spread; auto: adaptive pick) against the median "
+      "of random choices ({}; auto: {})\n",
+      *o.profile, modes > *o.profile ? modes - *o.profile : 0, kRandomChoices, kAutoRandomChoices);
+  for (const ProfileComparison& c : compare_profiles(o, g)) {
+    if (!c.evaluation) {
+      out += fmt::format("  {:<9} {}\n", c.model, c.needs);
+      continue;
+    }
+    const ProfileEvaluation& e = *c.evaluation;
+    out += fmt::format("  {:<9} time % design {:>7} random {:>7}   energy % design {:>7} random {:>7}", c.model,
+                       opt(e.design_time_mape, "{:.2f}"), opt(e.random_time_mape, "{:.2f}"),
+                       opt(e.design_energy_mape, "{:.2f}"), opt(e.random_energy_mape, "{:.2f}"));
+    if (e.design_power_mape || e.random_power_mape) {
+      out += fmt::format("   power % design {:>7} random {:>7}", opt(e.design_power_mape, "{:.2f}"),
+                         opt(e.random_power_mape, "{:.2f}"));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 void run_fit(const AnalyzeOptions& o) {
   auto groups = mode_groups(load_points(o.results));
   if (groups.empty())
@@ -317,6 +402,7 @@ void run_fit(const AnalyzeOptions& o) {
             {"power_forms", scores_json(m.power_scores())},
             {"interval_level", m.level()}};
       }
+      if (o.profile) group["profile"] = profile_json(o, g);
       doc["groups"].push_back(std::move(group));
     }
     print(doc.dump(2) + "\n");
@@ -348,22 +434,7 @@ void run_fit(const AnalyzeOptions& o) {
         }
       }
     }
-    if (o.profile) {
-      out +=
-          fmt::format("  profiling {} modes, evaluated on the other {}: spread design vs median of 20 random choices\n",
-                      *o.profile, g.points.size() > *o.profile ? g.points.size() - *o.profile : 0);
-      for (ModelKind kind : models_of(o.model)) {
-        if (*o.profile < TimeEnergyModel::coefficient_count(kind) || *o.profile >= g.points.size()) {
-          out += fmt::format("  {:<9} needs between {} and {} profiled modes\n", to_string(kind),
-                             TimeEnergyModel::coefficient_count(kind), g.points.size() - 1);
-          continue;
-        }
-        auto e = evaluate_profile_choice(kind, g.points, *o.profile, 20, o.seed);
-        out += fmt::format("  {:<9} time % design {:>7} random {:>7}   energy % design {:>7} random {:>7}\n",
-                           to_string(kind), opt(e.design_time_mape, "{:.2f}"), opt(e.random_time_mape, "{:.2f}"),
-                           opt(e.design_energy_mape, "{:.2f}"), opt(e.random_energy_mape, "{:.2f}"));
-      }
-    }
+    if (o.profile) out += profile_text(o, g);
   }
   print(out);
 }
@@ -422,12 +493,10 @@ nlohmann::json reference_json(const AnalyzeOptions& o, const ReferenceModel& r, 
 }
 
 // The points predict fits a group on (indices into g.points): every measured mode, or --profile N
-// of them. The auto model profiles the N modes an adaptive_profile sweep with max_modes N and no
-// target would (its default start, 8 modes): the space-filling design for three quarters of N, then
-// where a measurement would most narrow the predictions, judged from the measured values of the
-// modes picked before (bench/README.md, "Adaptive profiling": fewer fits over the goal than the
-// design alone); up to 8 modes that is the space-filling design. A transfer profiles the
-// space-filling design; the fixed models keep the max-min spread design they were compared on.
+// of them. The auto model profiles the N modes an adaptive_profile sweep of N modes would
+// (adaptive_pick; bench/README.md, "Adaptive profiling": fewer fits over the goal than the
+// space-filling design alone). A transfer profiles the space-filling design; the fixed models
+// keep the max-min spread design they were compared on.
 std::vector<std::size_t> profiled_points(const AnalyzeOptions& o, const ModeGroup& g, bool automatic) {
   if (!o.profile) {
     std::vector<std::size_t> all(g.points.size());
@@ -437,16 +506,10 @@ std::vector<std::size_t> profiled_points(const AnalyzeOptions& o, const ModeGrou
   std::vector<PowerMode> candidates;
   for (const auto& p : g.points) candidates.push_back(p.key.mode);
   if (!automatic) return spread_design(candidates, *o.profile);
-  const std::size_t budget = std::min(*o.profile, candidates.size());
-  AdaptiveProfileOptions options;
-  if (!o.reference.empty() || budget <= options.initial_modes) return space_filling_design(candidates, budget);
-  options.max_modes = budget;
-  options.predictor.level = o.interval_level;
-  auto measured = [&](const PowerMode& mode) -> std::optional<ConfigPoint> {
-    return g
-        .points[static_cast<std::size_t>(std::find(candidates.begin(), candidates.end(), mode) - candidates.begin())];
-  };
-  return adaptive_profile(candidates, measured, options).profiled;
+  if (!o.reference.empty()) return space_filling_design(candidates, *o.profile);
+  ModePredictorOptions options;
+  options.level = o.interval_level;
+  return adaptive_pick(g.points, *o.profile, options);
 }
 
 // The MAPE of predictions against the measured values of the modes the fit left out (--profile
@@ -922,7 +985,9 @@ void add_analyze_command(CLI::App& app) {
          "linear (the study's), inverse, resource, nnls, auto (physical forms chosen by cross-validation) or all")
       ->capture_default_str();
   fit->add_option("--profile", o->profile,
-                  "Also compare N spread-design profiled modes with N random ones (holdout MAPE)")
+                  "Also fit each model on N profiled modes and on random choices of N, and give the MAPE on the "
+                  "other modes: the spread design for the fixed models (median of 20 random choices), the "
+                  "adaptive pick predict --profile fits on for auto (median of 5; each auto fit takes seconds)")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
   fit->add_option("--folds", o->folds, "k for k-fold cross-validation")
       ->capture_default_str()

@@ -45,5 +45,19 @@ TEST(ProfileDesign, SpreadProfilesPredictBetterThanRandomOnes) {
   EXPECT_THROW(evaluate_profile_choice(ModelKind::kNnls, pts, pts.size()), std::invalid_argument);
 }
 
+// The auto predictor's comparison scores power too, and refuses budgets it cannot fit on or that
+// leave nothing to score.
+TEST(ProfileDesign, AutoComparisonScoresPowerAndRefusesImpossibleBudgets) {
+  const auto pts = testing::synthetic_points(testing::orin_like_grid(), {}, 5);
+  const ProfileEvaluation eval = evaluate_auto_profile_choice(pts, 6, 2, 9);
+  EXPECT_EQ(eval.profiled, 6u);
+  EXPECT_EQ(eval.evaluated, pts.size() - 6);
+  EXPECT_EQ(eval.random_trials, 2);
+  ASSERT_TRUE(eval.design_power_mape && eval.random_power_mape && eval.design_energy_mape);
+  EXPECT_LT(*eval.design_time_mape, 5.0);
+  EXPECT_THROW(evaluate_auto_profile_choice(pts, 2, 2, 9), std::invalid_argument);
+  EXPECT_THROW(evaluate_auto_profile_choice(pts, pts.size(), 2, 9), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace jetchar::analysis

@@ -271,6 +271,55 @@ TEST_F(AnalyzePredictTest, ProfileFollowsEachWorkloadsMeasurementsAfterTheSpaceF
   EXPECT_LT(shared.size(), 15u);
 }
 
+// fit --profile N fits each model on N modes and on random choices of N and scores them on the
+// other modes. The auto model's N modes are the adaptive pick that predict --profile N fits on, so
+// its design score is predict's held-out error; only auto predicts power on its own.
+TEST_F(AnalyzePredictTest, FitProfileScoresAutoOnTheModesPredictProfilesAndRandomChoices) {
+  ASSERT_EQ(run({"analyze", "fit", runs_.string(), "--profile", "10", "--json"}), 0) << err();
+  const auto profile = nlohmann::json::parse(out()).at("groups").at(0).at("profile");
+  EXPECT_EQ(profile.at("profiled"), 10);
+  EXPECT_EQ(profile.at("evaluated"), 8);
+  ASSERT_EQ(profile.at("models").size(), 5u);  // linear, inverse, resource, nnls, auto
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& m = profile.at("models").at(i);
+    EXPECT_EQ(m.at("random_choices"), 20) << m.at("model");
+    EXPECT_TRUE(m.at("design").at("time_mape_pct").is_number()) << m.at("model");
+    EXPECT_TRUE(m.at("random").at("power_mape_pct").is_null()) << m.at("model");
+  }
+  const auto& a = profile.at("models").at(4);
+  EXPECT_EQ(a.at("model"), "auto");
+  EXPECT_EQ(a.at("random_choices"), 5);
+  for (const char* what : {"time_mape_pct", "power_mape_pct", "energy_mape_pct"}) {
+    EXPECT_GT(a.at("random").at(what).get<double>(), 0) << what;
+  }
+
+  std::ostringstream every_mode;
+  every_mode << "mode,cpu_cores,cpu_freq_mhz,gpu_freq_mhz,emc_freq_mhz\n";
+  std::istringstream rows(read_text(runs_));
+  std::string row;
+  std::getline(rows, row);  // the header
+  while (std::getline(rows, row)) {
+    std::vector<std::string> cells;
+    std::istringstream fields(row);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    every_mode << "m," << cells[1] << "," << cells[2] << "," << cells[3] << "," << cells[4] << "\n";
+  }
+  const auto modes = dir_.write("measured_modes.csv", every_mode.str());
+  ASSERT_EQ(run({"analyze", "predict", runs_.string(), "--modes", modes.string(), "--profile", "10", "--json"}), 0)
+      << err();
+  const auto held_out = nlohmann::json::parse(out()).at("held_out").at(0);
+  EXPECT_EQ(held_out.at("modes"), 8);
+  for (const char* what : {"time_mape_pct", "power_mape_pct", "energy_mape_pct"}) {
+    EXPECT_NEAR(a.at("design").at(what).get<double>(), held_out.at(what).get<double>(), 1e-9) << what;
+  }
+
+  ASSERT_EQ(run({"analyze", "fit", runs_.string(), "--model", "auto", "--profile", "10"}), 0) << err();
+  EXPECT_THAT(out(), ::testing::ContainsRegex("\n  auto +time % design +[0-9.]+ random +[0-9.]+   energy % design "
+                                              "+[0-9.]+ random +[0-9.]+   power % design +[0-9.]+ random +[0-9.]+\n"));
+  ASSERT_EQ(run({"analyze", "fit", runs_.string(), "--model", "auto", "--profile", "2"}), 0) << err();
+  EXPECT_THAT(out(), ::testing::HasSubstr("\n  auto      needs between 3 and 17 profiled modes\n"));
+}
+
 // --suggest names modes of --modes to profile next, per workload; the fixed models have no
 // left-out fits to ask.
 TEST_F(AnalyzePredictTest, SuggestNamesModesToProfileNext) {
