@@ -32,7 +32,42 @@ double pnorm(std::initializer_list<double> x, double p) {
   return m * std::pow(s, 1 / p);
 }
 
-bool has_p(TimeForm f) { return f != TimeForm::kSum; }
+// The power laws' logarithms are linear in the knobs' logarithms: log y = log y1 ± (γc·log c +
+// γf·log f + γg·log g + γm·log m), + for power (it rises with each knob), − for time (it falls).
+Eigen::RowVectorXd log_knobs_row(const ModeKnobs& k) {
+  Eigen::RowVectorXd row(5);
+  row << 1, std::log(k.cores), std::log(k.cpu_ghz), std::log(k.gpu_ghz), std::log(k.emc_ghz);
+  return row;
+}
+
+// θ = (log y1, γc, γf, γg, γm) by least squares on log y with every γ ≥ 0 and the intercept free:
+// NNLS over the columns 1 and −1 (one of the two stays 0) and sign·log knob, scaled to unit maximum.
+Eigen::VectorXd fit_power_law(std::span<const ModeKnobs> modes, std::span<const double> values, double sign) {
+  const auto n = static_cast<Eigen::Index>(modes.size());
+  Eigen::MatrixXd a(n, 6);
+  Eigen::VectorXd b(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Eigen::RowVectorXd row = log_knobs_row(modes[static_cast<std::size_t>(i)]);
+    a.row(i) << 1, -1, sign * row.tail(4);
+    b(i) = std::log(values[static_cast<std::size_t>(i)]);
+  }
+  Eigen::VectorXd scale(a.cols());
+  for (Eigen::Index j = 0; j < a.cols(); ++j) {
+    const double m = a.col(j).cwiseAbs().maxCoeff();
+    scale(j) = m > 0 ? 1 / m : 1;
+  }
+  const Eigen::VectorXd beta = nnls(a * scale.asDiagonal(), b).x.cwiseProduct(scale);
+  Eigen::VectorXd theta(5);
+  theta << beta(0) - beta(1), beta.tail(4);
+  return theta;
+}
+
+double power_law_value(const Eigen::VectorXd& theta, const ModeKnobs& k, double sign) {
+  const Eigen::RowVectorXd row = log_knobs_row(k);
+  return std::exp(theta(0) + sign * row.tail(4).dot(theta.tail(4)));
+}
+
+bool has_p(TimeForm f) { return f != TimeForm::kSum && f != TimeForm::kPowerLaw; }
 bool has_q(TimeForm f) { return f == TimeForm::kNested || f == TimeForm::kSaturating; }
 bool has_k(TimeForm f) { return f == TimeForm::kSaturating; }
 
@@ -56,7 +91,19 @@ Eigen::Index gpu_exponent_at(TimeForm form) {
 double gpu_exponent_of(double theta) { return 0.2 + 1 / (1 + std::exp(-std::clamp(theta, -30.0, 30.0))); }
 const double kUnitGpuExponent = std::log(4.0);
 
+// The power law's parts are its elasticities times the time, scaled down when they add up to
+// more than 1: for a sum of per-resource terms each term's elasticity is its share of the time.
+ResourceTimes power_law_parts(const Eigen::VectorXd& th, const ModeKnobs& k) {
+  ResourceTimes r;
+  r.total_s = power_law_value(th, k, -1);
+  const double elastic = th(2) + th(3) + th(4), scale = r.total_s / std::max(1.0, elastic);
+  r.cpu_s = th(2) * scale, r.gpu_s = th(3) * scale, r.mem_s = th(4) * scale;
+  r.fixed_s = r.total_s - r.cpu_s - r.gpu_s - r.mem_s;
+  return r;
+}
+
 ResourceTimes evaluate(TimeForm form, const Eigen::VectorXd& th, const ModeKnobs& k) {
+  if (form == TimeForm::kPowerLaw) return power_law_parts(th, k);
   ResourceTimes r;
   r.fixed_s = from_log(th(0));
   r.gpu_s = from_log(th(1)) / std::pow(k.gpu_ghz, gpu_exponent_of(th(gpu_exponent_at(form))));
@@ -135,7 +182,7 @@ Eigen::RowVectorXd voltage_row(PowerForm form, const ModeKnobs& k, const TimeMod
   const double cpu = f * vc * vc, gpu = g * vg * vg, emc = m * vm * vm;
   const double limit = from_log(th(3));
   const double busy = std::pow(std::pow(c, -12.0) + std::pow(limit, -12.0), -1 / 12.0);
-  const double core_seconds = (time.cpu_serial_work() + time.cpu_parallel_work()) / f / t.total_s;
+  const double core_seconds = time.cpu_core_seconds(k) / t.total_s;
   const double w = form == PowerForm::kClocked ? 1 / (1 + std::exp(-std::clamp(th(kGpuClockWeight), -30.0, 30.0))) : 1;
   Eigen::RowVectorXd row(kVoltageColumns);
   row << 1, c, c * vc, c * cpu, busy * cpu, core_seconds * cpu, (1 - w + w * t.gpu_s / t.total_s) * gpu, emc,
@@ -160,7 +207,8 @@ Eigen::RowVectorXd power_row(PowerForm form, const ModeKnobs& k, const TimeModel
 
 double combine_times(TimeForm form, double gpu_s, double mem_s, double cpu_s, double p, double q) {
   switch (form) {
-    case TimeForm::kSum: return gpu_s + mem_s + cpu_s;
+    case TimeForm::kSum:
+    case TimeForm::kPowerLaw: return gpu_s + mem_s + cpu_s;  // the power law's parts add up to its time
     case TimeForm::kOverlap: return cpu_s + pnorm({gpu_s, mem_s}, p);
     case TimeForm::kOverlapAll: return pnorm({gpu_s, mem_s, cpu_s}, p);
     case TimeForm::kNested:
@@ -204,6 +252,7 @@ std::string_view to_string(TimeForm form) {
     case TimeForm::kOverlapAll: return "overlap_all";
     case TimeForm::kNested: return "nested";
     case TimeForm::kSaturating: return "saturating";
+    case TimeForm::kPowerLaw: return "power_law";
   }
   return "?";
 }
@@ -214,27 +263,31 @@ std::string_view to_string(PowerForm form) {
     case PowerForm::kActivity: return "activity";
     case PowerForm::kVoltage: return "voltage";
     case PowerForm::kClocked: return "clocked";
+    case PowerForm::kPowerLaw: return "power_law";
   }
   return "?";
 }
 
 const std::vector<TimeForm>& all_time_forms() {
-  static const std::vector<TimeForm> forms = {TimeForm::kSum, TimeForm::kOverlap, TimeForm::kOverlapAll,
-                                              TimeForm::kNested, TimeForm::kSaturating};
+  static const std::vector<TimeForm> forms = {TimeForm::kSum,    TimeForm::kOverlap,    TimeForm::kOverlapAll,
+                                              TimeForm::kNested, TimeForm::kSaturating, TimeForm::kPowerLaw};
   return forms;
 }
 
 const std::vector<PowerForm>& all_power_forms() {
   static const std::vector<PowerForm> forms = {PowerForm::kVoltage, PowerForm::kClocked, PowerForm::kPolynomial,
-                                               PowerForm::kActivity};
+                                               PowerForm::kActivity, PowerForm::kPowerLaw};
   return forms;
 }
 
-std::size_t parameter_count(TimeForm form) { return static_cast<std::size_t>(gpu_exponent_at(form)) + 1; }
+std::size_t parameter_count(TimeForm form) {
+  return form == TimeForm::kPowerLaw ? 5 : static_cast<std::size_t>(gpu_exponent_at(form)) + 1;
+}
 std::size_t parameter_count(PowerForm form) {
   switch (form) {
     case PowerForm::kPolynomial: return 11;
     case PowerForm::kActivity: return 20;
+    case PowerForm::kPowerLaw: return 5;
     case PowerForm::kVoltage:
     case PowerForm::kClocked: return kVoltageColumns;
   }
@@ -247,14 +300,23 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
   // form with more parameters than modes predicts well is for cross-validation to judge.
   check_sizes("time", modes.size(), time_s.size(), 2, to_string(form));
   const auto n = static_cast<Eigen::Index>(modes.size());
-  Eigen::MatrixXd x(n, 5);
-  Eigen::VectorXd y(n), log_y(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const double t = time_s[static_cast<std::size_t>(i)];
     if (!(t > 0) || !std::isfinite(t)) {
       throw std::invalid_argument(
           fmt::format("time model: measured time {} s of mode {} is not a positive number", t, i));
     }
+  }
+  if (form == TimeForm::kPowerLaw) {
+    TimeModel model;
+    model.form_ = form;
+    model.theta_ = fit_power_law(modes, time_s, -1);
+    return model;
+  }
+  Eigen::MatrixXd x(n, 5);
+  Eigen::VectorXd y(n), log_y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double t = time_s[static_cast<std::size_t>(i)];
     auto row = sum_features(modes[static_cast<std::size_t>(i)]);
     for (Eigen::Index j = 0; j < 5; ++j) x(i, j) = row[static_cast<std::size_t>(j)];
     y(i) = t;
@@ -322,6 +384,10 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
 }
 
 ResourceTimes TimeModel::parts(const ModeKnobs& mode) const { return evaluate(form_, theta_, mode); }
+double TimeModel::cpu_core_seconds(const ModeKnobs& mode) const {
+  if (form_ == TimeForm::kPowerLaw) return parts(mode).cpu_s;
+  return (cpu_serial_work() + cpu_parallel_work()) / mode.cpu_ghz;
+}
 double TimeModel::fixed_s() const { return from_log(theta_(0)); }
 double TimeModel::gpu_work() const { return from_log(theta_(1)); }
 double TimeModel::mem_work() const { return from_log(theta_(2)); }
@@ -333,14 +399,16 @@ double TimeModel::cpu_speedup(double cores) const {
 }
 double TimeModel::overlap_p() const { return has_p(form_) ? exponent(theta_(5)) : 1; }
 double TimeModel::overlap_q() const { return has_q(form_) ? exponent(theta_(6)) : 1; }
-double TimeModel::gpu_clock_exponent() const { return gpu_exponent_of(theta_(gpu_exponent_at(form_))); }
+double TimeModel::gpu_clock_exponent() const {
+  return form_ == TimeForm::kPowerLaw ? theta_(3) : gpu_exponent_of(theta_(gpu_exponent_at(form_)));
+}
 
 PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std::span<const double> power_w,
                            const TimeModel* time) {
   // NNLS needs no more rows than coefficients to be determined: the non-negativity constraints
   // and the minimum-norm solution keep an under-determined fit bounded, so only one mode is required.
   check_sizes("power", modes.size(), power_w.size(), 1, to_string(form));
-  if (form != PowerForm::kPolynomial && time == nullptr) {
+  if (form != PowerForm::kPolynomial && form != PowerForm::kPowerLaw && time == nullptr) {
     throw std::invalid_argument(
         fmt::format("the {} power model needs the time model of the same modes", to_string(form)));
   }
@@ -405,6 +473,10 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
     model.time_ = *time;
     return model;
   }
+  if (form == PowerForm::kPowerLaw) {
+    model.coefficients_ = fit_power_law(modes, power_w, 1);
+    return model;
+  }
   Eigen::MatrixXd x(n, static_cast<Eigen::Index>(parameter_count(form)));
   Eigen::VectorXd y(n);
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -418,6 +490,7 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
 
 double PowerModel::power_w(const ModeKnobs& mode) const {
   if (is_voltage(form_)) return voltage_row(form_, mode, *time_, *shape_).dot(coefficients_);
+  if (form_ == PowerForm::kPowerLaw) return power_law_value(coefficients_, mode, 1);
   return power_row(form_, mode, time_ ? &*time_ : nullptr).dot(coefficients_);
 }
 

@@ -12,8 +12,12 @@
 //   nested      t = d + ‖(C, ‖(A, B)‖_p)‖_q                       (two overlaps, p and q fitted)
 //   saturating  nested, with the CPU's parallel part e2·(c⁻⁶ + k⁻⁶)^(1/6) in place of e2/c: cores
 //               beyond a fitted k do not help (a launch thread, a fixed worker count)
+//   power_law   t = t1·c^−γc·f^−γf·g^−γg·m^−γm, every γ ≥ 0 (least squares on log t): each clock
+//               scales the whole epoch, as when every part of the work waits on every clock; its
+//               parts are the time's elasticities (γf, γg, γm of t, the rest fixed), which are the
+//               terms' shares of t for a sum of per-resource terms
 // where ‖x‖_p = (Σ x_i^p)^(1/p), p ≥ 1: p = 1 is a sum, p → ∞ a max (a roofline). Fitted by
-// Levenberg–Marquardt on relative (log) residuals, from several starts.
+// Levenberg–Marquardt on relative (log) residuals, from several starts; the power law by NNLS.
 //
 // Power: P = P0 + c·L + Σ_r dyn_r, with each rail's dynamic power f·V(f)² for an unknown V/f
 // curve, i.e. a non-negative combination of f, f², f³ (V = v0 + v1·f, expanded), fitted by
@@ -34,6 +38,9 @@
 //               parameter: a GPU whose clock tree draws while it waits for launches or DRAM
 //   activity    polynomial plus the same terms weighted by each resource's busy share of the
 //               epoch from the time model (A/t, B/t, C/t): a GPU that waits for launches draws less.
+//   power_law   P = P1·c^γc·f^γf·g^γg·m^γm, every γ ≥ 0 (least squares on log P): no rail adds to
+//               another, every clock scales the whole draw (e.g. a regulator or a governor that
+//               moves the rails together), which no sum of per-rail terms can follow.
 #pragma once
 
 #include <Eigen/Dense>
@@ -60,8 +67,8 @@ struct ModeKnobs {
 /// ModeKnobs::of does.
 std::vector<std::array<double, 4>> normalised_log_knobs(std::span<const PowerMode> modes);
 
-enum class TimeForm { kSum, kOverlap, kOverlapAll, kNested, kSaturating };
-enum class PowerForm { kVoltage, kClocked, kPolynomial, kActivity };
+enum class TimeForm { kSum, kOverlap, kOverlapAll, kNested, kSaturating, kPowerLaw };
+enum class PowerForm { kVoltage, kClocked, kPolynomial, kActivity, kPowerLaw };
 
 std::string_view to_string(TimeForm form);
 std::string_view to_string(PowerForm form);
@@ -91,17 +98,25 @@ class TimeModel {
   TimeForm form() const { return form_; }
   ResourceTimes parts(const ModeKnobs& mode) const;
   double time_s(const ModeKnobs& mode) const { return parts(mode).total_s; }
-  /// Work coefficients d, a, b, e1, e2 (seconds, s·GHz) and the overlap exponents p, q (1 if unused).
+  /// Core-seconds of CPU work in an epoch at `mode`: (e1 + e2)/f, the serial part on one core and
+  /// the parallel part spread over the cores; for the power law, its CPU part.
+  double cpu_core_seconds(const ModeKnobs& mode) const;
+  /// The physical forms' (every form but the power law's) work coefficients d, a, b, e1, e2
+  /// (seconds, s·GHz) and overlap exponents p, q (1 if unused).
   double fixed_s() const, gpu_work() const, mem_work() const, cpu_serial_work() const, cpu_parallel_work() const;
   double overlap_p() const, overlap_q() const;
-  /// α of the GPU time a/g^α, in (0.2, 1.2): 1 where the GPU time scales as its clock's period.
+  /// α of the GPU time a/g^α, in (0.2, 1.2): 1 where the GPU time scales as its clock's period
+  /// (the power law's γg).
   double gpu_clock_exponent() const;
-  /// How many times faster the CPU term runs on `cores` than on one (Amdahl, with the core limit).
+  /// How many times faster the CPU term runs on `cores` than on one (Amdahl, with the core limit;
+  /// physical forms).
   double cpu_speedup(double cores) const;
 
  private:
   TimeForm form_ = TimeForm::kSum;
-  Eigen::VectorXd theta_;  ///< log d, log a, log b, log e1, log e2, log(p−1), log(q−1), log k, logit(α − 0.2)
+  /// log d, log a, log b, log e1, log e2, log(p−1), log(q−1), log k, logit(α − 0.2); for the power
+  /// law log t1, γc, γf, γg, γm.
+  Eigen::VectorXd theta_;
 };
 
 class PowerModel {

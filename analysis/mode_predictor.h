@@ -2,8 +2,9 @@
 // model form chosen by cross-validation and a calibrated interval on each prediction.
 //
 // Choice: every time form (analysis/mode_model.h) with fewer parameters than profiled modes is
-// fitted leaving each profiled mode out in turn; the form with the least mean absolute relative
-// leave-one-out error wins, a simpler form on ties within 2 %. Power keeps the first form asked for
+// fitted leaving each profiled mode out in turn; of the physical forms the one with the least mean
+// absolute relative leave-one-out error wins, a simpler form on ties within 2 %, and the power law
+// replaces it only when clearly better, as below. Power keeps the first form asked for
 // (the voltage form by default) unless another's left-out errors are smaller, mode by mode, by more
 // than twice the standard error of the paired difference: from 15 modes the forms' left-out MAPEs
 // differ by chance as much as by fit. Each left-out power fit uses the chosen time form's fit on the

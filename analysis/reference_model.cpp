@@ -88,7 +88,9 @@ ReferenceModel ReferenceModel::fit(std::span<const ConfigPoint> points) {
     (i % 2 ? test_k : train_k).push_back(knobs[i]);
     (i % 2 ? test_t : train_t).push_back(times[i]);
   }
+  // The physical forms only: a transfer rescales each work term, and the power law has none.
   std::vector<TimeForm> forms = all_time_forms();
+  std::erase(forms, TimeForm::kPowerLaw);
   std::stable_sort(forms.begin(), forms.end(),
                    [](TimeForm a, TimeForm b) { return parameter_count(a) < parameter_count(b); });
   std::vector<double> scores;

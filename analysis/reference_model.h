@@ -2,11 +2,11 @@
 // of one board kind, for other workloads to adapt from a handful of their own
 // (analysis/transfer_predictor.h; PowerTrain's idea, Gupta et al., FGCS 2024).
 //
-// Time: the physical forms of analysis/mode_model.h. Each form is fitted on half of the reference's
-// modes and scored on the other half; the least held-out MAPE wins, a simpler form on ties within
-// 2 % (as the mode predictor chooses). The winner is refitted on every mode. At most 240 modes, a
-// seeded random subset of a larger sweep, go into the fits: enough to pin 8 parameters, and a
-// 1,440-mode reference fits in seconds.
+// Time: the physical forms of analysis/mode_model.h (not the power law: it has no terms to
+// rescale). Each form is fitted on half of the reference's modes and scored on the other half; the
+// least held-out MAPE wins, a simpler form on ties within 2 % (as the mode predictor chooses). The
+// winner is refitted on every mode. At most 240 modes, a seeded random subset of a larger sweep, go
+// into the fits: enough to pin 8 parameters, and a 1,440-mode reference fits in seconds.
 //
 // Power: the board's response to each clock, split by rail, with the workload's activity:
 //   P = b0 + b1·c + c·(b2·f + b3·f² + b4·f³) + uc·(b5·f + b6·f² + b7·f³)      base, leakage, CPU

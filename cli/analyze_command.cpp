@@ -875,9 +875,9 @@ void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
                    "CSV of modes: mode,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz (units hz/khz/mhz)")
       ->required()
       ->check(CLI::ExistingFile);
-  predict->add_option(
-      "--model", o->model,
-      "auto (default: physical forms chosen by cross-validation, with intervals), linear, inverse, resource or nnls");
+  predict->add_option("--model", o->model,
+                      "auto (default: physical forms or power laws chosen by cross-validation, with intervals), "
+                      "linear, inverse, resource or nnls");
   predict->add_option("--level", o->interval_level, "Coverage of the auto model's intervals")
       ->capture_default_str()
       ->check(jetchar::cli::between(0.5, 0.99, "interval level"));
@@ -980,9 +980,9 @@ void add_analyze_command(CLI::App& app) {
 
   auto* fit = analyze.add_subcommand("fit", "Fit time/energy predictors per workload; leave-one-out and k-fold MAPE");
   results(fit);
-  fit->add_option(
-         "--model", o->model,
-         "linear (the study's), inverse, resource, nnls, auto (physical forms chosen by cross-validation) or all")
+  fit->add_option("--model", o->model,
+                  "linear (the study's), inverse, resource, nnls, auto (physical forms or power laws chosen by "
+                  "cross-validation) or all")
       ->capture_default_str();
   fit->add_option("--profile", o->profile,
                   "Also fit each model on N profiled modes and on random choices of N, and give the MAPE on the "

@@ -130,6 +130,39 @@ TEST(ModeModel, VoltageFormFollowsAVfCurveWithAKnee) {
   EXPECT_LT(100 * mape / static_cast<double>(modes.size()), 0.8);
 }
 
+TEST(ModeModel, PowerLawFormsRecoverAProductOfPowersAndStayMonotone) {
+  // P = 9·c^0.05·f^0.25·g^0.9·m^0.2 on the small grid without noise: the fit recovers every
+  // exponent. Falling power with more cores (a negative exponent) is fitted as flat, not falling.
+  const std::vector<ModeKnobs> k = knobs_of(small_grid());
+  std::vector<double> p, falling, t;
+  for (const ModeKnobs& m : k) {
+    const double clocks = std::pow(m.cpu_ghz, 0.25) * std::pow(m.gpu_ghz, 0.9) * std::pow(m.emc_ghz, 0.2);
+    p.push_back(9 * std::pow(m.cores, 0.05) * clocks);
+    falling.push_back(9 * std::pow(m.cores, -0.3) * clocks);
+    t.push_back(3 / clocks);
+  }
+  // Time t = 3·f^−0.25·g^−0.9·m^−0.2: its parts are its elasticities times t, the rest fixed.
+  const auto time = TimeModel::fit(TimeForm::kPowerLaw, k, t);
+  EXPECT_NEAR(time.gpu_clock_exponent(), 0.9, 1e-6);
+  const ResourceTimes parts = time.parts(k[7]);
+  EXPECT_NEAR(parts.total_s, t[7], 1e-6 * t[7]);
+  EXPECT_NEAR(parts.gpu_s, 0.9 / 1.35 * t[7], 1e-6 * t[7]);
+  EXPECT_NEAR(parts.cpu_s, 0.25 / 1.35 * t[7], 1e-6 * t[7]);
+  EXPECT_NEAR(parts.fixed_s, 0, 1e-6 * t[7]);
+  EXPECT_NEAR(time.cpu_core_seconds(k[7]), parts.cpu_s, 1e-12);
+  const auto model = PowerModel::fit(PowerForm::kPowerLaw, k, p, nullptr);
+  ASSERT_EQ(model.coefficients().size(), 5);
+  EXPECT_NEAR(std::exp(model.coefficients()(0)), 9, 1e-6);
+  EXPECT_NEAR(model.coefficients()(1), 0.05, 1e-6);
+  EXPECT_NEAR(model.coefficients()(2), 0.25, 1e-6);
+  EXPECT_NEAR(model.coefficients()(3), 0.9, 1e-6);
+  EXPECT_NEAR(model.coefficients()(4), 0.2, 1e-6);
+  EXPECT_NEAR(model.power_w(k[5]), p[5], 1e-6 * p[5]);
+  const auto flat = PowerModel::fit(PowerForm::kPowerLaw, k, falling, nullptr);
+  EXPECT_EQ(flat.coefficients()(1), 0);
+  EXPECT_NEAR(flat.coefficients()(3), 0.9, 1e-6);
+}
+
 TEST(ModeModel, BadInputIsNamed) {
   PowerMode no_gpu = testing::grid_mode(4, 1.2, 0.6, 1.6);
   no_gpu.gpu_freq_khz.reset();

@@ -141,8 +141,8 @@ TEST_F(AnalyzePredictTest, FitJsonNamesTheChosenFormsAndEveryScore) {
   EXPECT_EQ(g.at("power_modes"), 18);
   EXPECT_EQ(g.at("models").size(), 4u);  // linear, inverse, resource, nnls
   const auto& a = g.at("auto");
-  EXPECT_EQ(a.at("time_forms").size(), 5u);
-  EXPECT_EQ(a.at("power_forms").size(), 4u);  // voltage, clocked, polynomial, activity
+  EXPECT_EQ(a.at("time_forms").size(), 6u);   // sum, overlap, overlap_all, nested, saturating, power_law
+  EXPECT_EQ(a.at("power_forms").size(), 5u);  // voltage, clocked, polynomial, activity, power_law
   EXPECT_LT(a.at("loo_time_mape_pct").get<double>(), 5);
   EXPECT_LT(a.at("loo_power_mape_pct").get<double>(), 5);
   bool chosen_listed = false;
