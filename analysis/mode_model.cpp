@@ -40,8 +40,19 @@ Eigen::RowVectorXd log_knobs_row(const ModeKnobs& k) {
   return row;
 }
 
+// NNLS with the columns scaled to unit maximum, which conditions the solve without moving the
+// constraints (a positive scale keeps a coefficient's sign).
+Eigen::VectorXd scaled_nnls(const Eigen::MatrixXd& a, const Eigen::VectorXd& b) {
+  Eigen::VectorXd scale(a.cols());
+  for (Eigen::Index j = 0; j < a.cols(); ++j) {
+    const double m = a.col(j).cwiseAbs().maxCoeff();
+    scale(j) = m > 0 ? 1 / m : 1;
+  }
+  return nnls(a * scale.asDiagonal(), b).x.cwiseProduct(scale);
+}
+
 // θ = (log y1, γc, γf, γg, γm) by least squares on log y with every γ ≥ 0 and the intercept free:
-// NNLS over the columns 1 and −1 (one of the two stays 0) and sign·log knob, scaled to unit maximum.
+// NNLS over the columns 1 and −1 (one of the two stays 0) and sign·log knob.
 Eigen::VectorXd fit_power_law(std::span<const ModeKnobs> modes, std::span<const double> values, double sign) {
   const auto n = static_cast<Eigen::Index>(modes.size());
   Eigen::MatrixXd a(n, 6);
@@ -51,12 +62,7 @@ Eigen::VectorXd fit_power_law(std::span<const ModeKnobs> modes, std::span<const 
     a.row(i) << 1, -1, sign * row.tail(4);
     b(i) = std::log(values[static_cast<std::size_t>(i)]);
   }
-  Eigen::VectorXd scale(a.cols());
-  for (Eigen::Index j = 0; j < a.cols(); ++j) {
-    const double m = a.col(j).cwiseAbs().maxCoeff();
-    scale(j) = m > 0 ? 1 / m : 1;
-  }
-  const Eigen::VectorXd beta = nnls(a * scale.asDiagonal(), b).x.cwiseProduct(scale);
+  const Eigen::VectorXd beta = scaled_nnls(a, b);
   Eigen::VectorXd theta(5);
   theta << beta(0) - beta(1), beta.tail(4);
   return theta;
@@ -131,18 +137,11 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// NNLS on rows divided by the measured value (relative error) and columns scaled to unit maximum.
+// NNLS on rows divided by the measured value (relative error).
 Eigen::VectorXd relative_nnls(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
   Eigen::MatrixXd a = x;
-  Eigen::VectorXd b = Eigen::VectorXd::Ones(y.size());
   for (Eigen::Index i = 0; i < a.rows(); ++i) a.row(i) /= y(i);
-  Eigen::VectorXd scale(a.cols());
-  for (Eigen::Index j = 0; j < a.cols(); ++j) {
-    double m = a.col(j).cwiseAbs().maxCoeff();
-    scale(j) = m > 0 ? 1 / m : 1;
-  }
-  Eigen::VectorXd beta = nnls(a * scale.asDiagonal(), b).x;
-  return beta.cwiseProduct(scale);
+  return scaled_nnls(a, Eigen::VectorXd::Ones(y.size()));
 }
 
 std::array<double, 5> sum_features(const ModeKnobs& k) {
