@@ -179,14 +179,14 @@ ModePredictor ModePredictor::fit(std::span<const ConfigPoint> profiled, const Mo
   auto time_cv = cross_validate_time(forms, knobs, times, out.fold_of_, folds);
   for (std::size_t f = 0; f < forms.size(); ++f)
     out.time_scores_.push_back({std::string(to_string(forms[f])), time_cv[f].mape});
+  const bool power_law_last = forms.back() == TimeForm::kPowerLaw && forms.size() > 1;
   std::vector<std::optional<double>> physical = mapes_of(time_cv);
-  if (forms.back() == TimeForm::kPowerLaw && forms.size() > 1) physical.back().reset();
+  if (power_law_last) physical.back().reset();
   std::size_t chosen = pick(forms, physical);
   if (chosen == forms.size()) {
     throw std::invalid_argument(fmt::format("{} profiled modes are too few for any of the time forms asked for", n));
   }
-  if (forms.back() == TimeForm::kPowerLaw && chosen + 1 < forms.size() && time_cv.back().mape &&
-      clear_gain(time_cv[chosen].residuals, time_cv.back().residuals) > 0) {
+  if (power_law_last && time_cv.back().mape && clear_gain(time_cv[chosen].residuals, time_cv.back().residuals) > 0) {
     chosen = forms.size() - 1;
   }
   out.time_form_ = forms[chosen];

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
 
 #include "analysis/adaptive_profile.h"
@@ -44,6 +45,24 @@ HeldOut held_out(const std::vector<ConfigPoint>& pts, const std::vector<std::siz
   h.energy_mape *= 100 / h.count;
   if (out) *out = std::move(model);
   return h;
+}
+
+// The picked modes of `modes`, measured from truth functions of the knobs with 2 % noise.
+template <typename Time, typename Power>
+std::vector<ConfigPoint> profile(const std::vector<PowerMode>& modes, const std::vector<std::size_t>& pick, Time time_s,
+                                 Power power_w, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(1.0, 0.02);
+  std::vector<ConfigPoint> out;
+  for (std::size_t i : pick) {
+    ConfigPoint p;
+    p.key.mode = modes[i];
+    const auto k = ModeKnobs::of(modes[i]);
+    p.time_s = time_s(k) * noise(rng);
+    p.power_w = power_w(k) * noise(rng);
+    out.push_back(p);
+  }
+  return out;
 }
 
 // The goal: from 15 profiled modes (the space-filling design), time MAPE <= 5 % and power
@@ -237,23 +256,15 @@ TEST(ModePredictor, KeepsTheVoltageFormUnlessAnotherIsClearlyBetter) {
     ASSERT_EQ(model.power_scores().size(), all_power_forms().size());
   }
 
-  std::mt19937_64 rng(5);
-  std::normal_distribution<double> noise(1.0, 0.02);
-  std::vector<ConfigPoint> clocked;
-  for (std::size_t i : pick) {
-    ConfigPoint p;
-    p.key.mode = modes[i];
-    const auto k = ModeKnobs::of(modes[i]);
-    p.time_s =
-        (0.2 + std::max(7.0 / k.cpu_ghz * (0.55 + 0.45 / std::min(k.cores, 2.0)), 1.2 / k.gpu_ghz + 0.6 / k.emc_ghz)) *
-        noise(rng);
+  auto time_s = [](const ModeKnobs& k) {
+    return 0.2 + std::max(7.0 / k.cpu_ghz * (0.55 + 0.45 / std::min(k.cores, 2.0)), 1.2 / k.gpu_ghz + 0.6 / k.emc_ghz);
+  };
+  auto power_w = [](const ModeKnobs& k) {
     const double vg = std::max(0.6, 0.6 + 0.4 * (k.gpu_ghz - 0.6));
-    p.power_w = (4.5 + 0.12 * k.cores + 0.9 * std::min(k.cores, 2.0) * k.cpu_ghz * 0.5 + 4.5 * k.gpu_ghz * vg * vg +
-                 1.6 * k.emc_ghz * 0.7) *
-                noise(rng);
-    clocked.push_back(p);
-  }
-  EXPECT_EQ(ModePredictor::fit(clocked).power_form(), PowerForm::kClocked);
+    return 4.5 + 0.12 * k.cores + 0.9 * std::min(k.cores, 2.0) * k.cpu_ghz * 0.5 + 4.5 * k.gpu_ghz * vg * vg +
+           1.6 * k.emc_ghz * 0.7;
+  };
+  EXPECT_EQ(ModePredictor::fit(profile(modes, pick, time_s, power_w, 5)).power_form(), PowerForm::kClocked);
 }
 
 // A workload whose every clock scales the whole epoch and the whole draw (products of powers of
@@ -271,18 +282,7 @@ TEST(ModePredictor, TakesThePowerLawFormsForProductsOfPowers) {
     return 9 * std::pow(k.cores, 0.05) * std::pow(k.cpu_ghz, 0.25) * std::pow(k.gpu_ghz, 0.9) *
            std::pow(k.emc_ghz, 0.2);
   };
-  std::mt19937_64 rng(3);
-  std::normal_distribution<double> noise(1.0, 0.02);
-  std::vector<ConfigPoint> train;
-  for (std::size_t i : pick) {
-    ConfigPoint p;
-    p.key.mode = modes[i];
-    const auto k = ModeKnobs::of(modes[i]);
-    p.time_s = time_s(k) * noise(rng);
-    p.power_w = power_w(k) * noise(rng);
-    train.push_back(p);
-  }
-  const ModePredictor model = ModePredictor::fit(train);
+  const ModePredictor model = ModePredictor::fit(profile(modes, pick, time_s, power_w, 3));
   EXPECT_EQ(model.time_form(), TimeForm::kPowerLaw);
   EXPECT_EQ(model.power_form(), PowerForm::kPowerLaw);
   double time_mape = 0, power_mape = 0;
