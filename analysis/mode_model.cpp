@@ -144,6 +144,23 @@ Eigen::VectorXd relative_nnls(const Eigen::MatrixXd& x, const Eigen::VectorXd& y
   return scaled_nnls(a, Eigen::VectorXd::Ones(y.size()));
 }
 
+// relative_nnls with a ridge on one column: one more row, sqrt(kStallRidge) times the column's
+// largest relative value with target 0, costs kStallRidge times the square of the column's largest
+// share of the power. It keeps the voltage form's DRAM-stall term small unless the data need it:
+// with a lighter ridge, 15 noisy modes lean on it to follow noise, and the voltage form loses to
+// worse forms on workloads whose GPU draws the same whether busy or stalled (weights 0.02 to 0.5
+// compared in bench/README.md).
+constexpr double kStallRidge = 0.5;
+Eigen::VectorXd ridged_nnls(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, Eigen::Index col) {
+  const Eigen::Index n = x.rows();
+  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(n + 1, x.cols());
+  for (Eigen::Index i = 0; i < n; ++i) a.row(i) = x.row(i) / y(i);
+  a(n, col) = std::sqrt(kStallRidge) * a.col(col).head(n).cwiseAbs().maxCoeff();
+  Eigen::VectorXd b = Eigen::VectorXd::Ones(n + 1);
+  b(n) = 0;
+  return scaled_nnls(a, b);
+}
+
 std::array<double, 5> sum_features(const ModeKnobs& k) {
   return {1.0, 1 / k.gpu_ghz, 1 / k.emc_ghz, 1 / k.cpu_ghz, 1 / (k.cores * k.cpu_ghz)};
 }
@@ -154,7 +171,7 @@ bool is_voltage(PowerForm form) { return form == PowerForm::kVoltage || form == 
 // the most CPU cores that draw power (a launch thread spins on its cores whatever the time's
 // Amdahl fit says), the CPU's and the GPU's V/f knees in GHz, and for the clocked form the logit
 // of w, the GPU's busy-share weight.
-constexpr Eigen::Index kVoltageColumns = 9;
+constexpr Eigen::Index kVoltageColumns = 10, kStallColumn = 7;
 constexpr Eigen::Index kCpuKnee = 4, kGpuKnee = 5, kGpuClockWeight = 6;
 Eigen::Index shape_count(PowerForm form) { return form == PowerForm::kClocked ? 7 : 6; }
 
@@ -171,8 +188,10 @@ double above_knee(double f, double knee) {
 // Their columns: 1, c, c·V_c (leakage); the CPU's f·V_c² times c (every online core at its clock),
 // times u (the cores kept busy: the soft minimum of c and k) and times the core-seconds worked
 // per second; the GPU's g·V_g² times its busy share (voltage) or times 1 − w + w·share (clocked: the
-// GPU's clock tree draws while it waits); the EMC's m·V_m² alone and times its busy share (refresh
-// and the memory controller draw whether or not the GPU waits on DRAM).
+// GPU's clock tree draws while it waits); the GPU's g·V_g² times the DRAM busy share (a GPU that
+// stays at its clock while its kernels stall on DRAM; 0 in the clocked form, whose 1 − w already
+// lets the GPU draw while it waits); the EMC's m·V_m² alone and times its busy share (refresh and
+// the memory controller draw whether or not the GPU waits on DRAM).
 Eigen::RowVectorXd voltage_row(PowerForm form, const ModeKnobs& k, const TimeModel& time, const Eigen::VectorXd& th) {
   const double c = k.cores, f = k.cpu_ghz, g = k.gpu_ghz, m = k.emc_ghz;
   const ResourceTimes t = time.parts(k);
@@ -183,9 +202,10 @@ Eigen::RowVectorXd voltage_row(PowerForm form, const ModeKnobs& k, const TimeMod
   const double busy = std::pow(std::pow(c, -12.0) + std::pow(limit, -12.0), -1 / 12.0);
   const double core_seconds = time.cpu_core_seconds(k) / t.total_s;
   const double w = form == PowerForm::kClocked ? 1 / (1 + std::exp(-std::clamp(th(kGpuClockWeight), -30.0, 30.0))) : 1;
+  const double stall = form == PowerForm::kVoltage ? t.mem_s / t.total_s : 0;
   Eigen::RowVectorXd row(kVoltageColumns);
-  row << 1, c, c * vc, c * cpu, busy * cpu, core_seconds * cpu, (1 - w + w * t.gpu_s / t.total_s) * gpu, emc,
-      t.mem_s / t.total_s * emc;
+  row << 1, c, c * vc, c * cpu, busy * cpu, core_seconds * cpu, (1 - w + w * t.gpu_s / t.total_s) * gpu, stall * gpu,
+      emc, t.mem_s / t.total_s * emc;
   return row;
 }
 
@@ -420,9 +440,10 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
   PowerModel model;
   model.form_ = form;
   if (is_voltage(form)) {
-    // Variable projection: Levenberg–Marquardt over the shape parameters, the nine linear
-    // coefficients solved by NNLS for each shape; weak priors (slopes near 0.5 and 0.1 per GHz, the
-    // core limit near every core, w near 1/2) keep it determined with few modes. The knees' prior
+    // Variable projection: Levenberg–Marquardt over the shape parameters, the ten linear
+    // coefficients solved by NNLS (ridged on the DRAM-stall column) for each shape; weak priors
+    // (slopes near 0.5 and 0.1 per GHz, the core limit near every core, w near 1/2) keep it
+    // determined with few modes. The knees' prior
     // sits at 0 GHz (straight V/f lines) with a weight of 5e-2 per GHz, firm enough that 15 noisy
     // modes do not bend a line that is straight, so a knee moves only where the data need one
     // (weights 1e-2 to 2e-1 compared in bench/README.md).
@@ -439,7 +460,7 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
     centre.head(4) << std::log(0.5), std::log(0.5), std::log(0.1), std::log(most_cores);
     auto residuals = [&](const Eigen::VectorXd& th, Eigen::VectorXd& r) {
       Eigen::MatrixXd x = design(th);
-      Eigen::VectorXd beta = relative_nnls(x, y);
+      Eigen::VectorXd beta = ridged_nnls(x, y, kStallColumn);
       Eigen::VectorXd fitted = x * beta;
       for (Eigen::Index i = 0; i < n; ++i) r(i) = std::log(std::max(fitted(i), 1e-12)) - std::log(y(i));
       for (Eigen::Index j = 0; j < shapes; ++j) {
@@ -468,7 +489,7 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
         }
       }
     }
-    model.coefficients_ = relative_nnls(design(*model.shape_), y);
+    model.coefficients_ = ridged_nnls(design(*model.shape_), y, kStallColumn);
     model.time_ = *time;
     return model;
   }

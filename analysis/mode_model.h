@@ -23,19 +23,22 @@
 // curve, i.e. a non-negative combination of f, f², f³ (V = v0 + v1·f, expanded), fitted by
 // non-negative least squares on relative residuals:
 //   polynomial  dyn_r = α_r1·f_r + α_r2·f_r² + α_r3·f_r³ (CPU terms × c)
-//   voltage     P0 + c·L0 + c·L1·V_c + (β1·c + β2·u(c) + β3·w)·f·V_c(f)² + β4·ug·g·V_g(g)²
-//               + (β5 + β6·um)·m·V_m(m)², with V_r = 1 + s_r·(f_r above the knee k_r), a
+//   voltage     P0 + c·L0 + c·L1·V_c + (β1·c + β2·u(c) + β3·w)·f·V_c(f)² + (β4·ug + β5·um)·g·V_g(g)²
+//               + (β6 + β7·um)·m·V_m(m)², with V_r = 1 + s_r·(f_r above the knee k_r), a
 //               normalised V/f curve: flat to a knee, then a line, smoothed over 50 MHz (slopes
 //               fitted, knees for the CPU and GPU, the EMC's a line); leakage per online core
 //               rising with V_c; CPU switching power from every online core at its clock, from
 //               u(c) = min(c, k) busy cores (soft minimum, k fitted from power: launch threads
 //               spin on their cores whatever the Amdahl fit of time says) and from
 //               w = (e1 + e2)/(f·t), the core-seconds worked per second; the GPU's from its busy
-//               share ug = A/t; the EMC's from refresh and the controller (always) and its busy
-//               share um = B/t. 6 shape parameters (s_c, s_g, s_m, k, k_c, k_g) by
-//               Levenberg–Marquardt, 9 coefficients by NNLS
-//   clocked     voltage with the GPU's term β4·(1 − w + w·ug)·g·V_g(g)², w ∈ (0, 1) a seventh shape
-//               parameter: a GPU whose clock tree draws while it waits for launches or DRAM
+//               share ug = A/t and from the DRAM busy share um = B/t (a GPU at its clock while its
+//               kernels stall on DRAM; β5 ridged towards 0, so it is taken only where the data
+//               need it); the EMC's from refresh and the controller (always) and its busy share.
+//               6 shape parameters (s_c, s_g, s_m, k, k_c, k_g) by Levenberg–Marquardt,
+//               10 coefficients by NNLS
+//   clocked     voltage with the GPU's term β4·(1 − w + w·ug)·g·V_g(g)² and β5 = 0, w ∈ (0, 1) a
+//               seventh shape parameter: a GPU whose clock tree draws while it waits for launches
+//               or DRAM
 //   activity    polynomial plus the same terms weighted by each resource's busy share of the
 //               epoch from the time model (A/t, B/t, C/t): a GPU that waits for launches draws less.
 //   power_law   P = P1·c^γc·f^γf·g^γg·m^γm, every γ ≥ 0 (least squares on log P): no rail adds to
