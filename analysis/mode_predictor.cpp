@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -83,6 +84,7 @@ std::size_t pick_power(const std::vector<FormCrossValidation<PowerModel>>& forms
   std::size_t chosen = 0;
   double best_gain = 0;
   for (std::size_t f = 1; f < forms.size(); ++f) {
+    if (!forms[f].mape) continue;
     const double gain = clear_gain(forms[0].residuals, forms[f].residuals);
     if (gain > best_gain) best_gain = gain, chosen = f;
   }
@@ -115,8 +117,18 @@ std::vector<FormCrossValidation<TimeModel>> cross_validate_time(const std::vecto
   return out;
 }
 
+// Whether a cubic in each clock is determined on the profiled modes: with fewer than four levels of
+// a clock its f, f², f³ and the intercept are collinear there, so the fit may bend any way between
+// the levels, and cross-validation cannot see it (every left-out mode shares its level with others).
+bool cubics_determined(const std::vector<ModeKnobs>& knobs) {
+  std::set<double> cpu, gpu, emc;
+  for (const ModeKnobs& k : knobs) cpu.insert(k.cpu_ghz), gpu.insert(k.gpu_ghz), emc.insert(k.emc_ghz);
+  return std::min({cpu.size(), gpu.size(), emc.size()}) >= 4;
+}
+
 // Power: the same folds over the modes with a power (`with_power`, their knobs `knobs` and powers
-// `powers`), each fold's fit with that fold's time fit.
+// `powers`), each fold's fit with that fold's time fit. A form with cubics is judged only where
+// they are determined; the first form always is.
 std::vector<FormCrossValidation<PowerModel>> cross_validate_power(const std::vector<PowerForm>& forms,
                                                                   const std::vector<ModeKnobs>& knobs,
                                                                   const std::vector<double>& powers,
@@ -124,7 +136,10 @@ std::vector<FormCrossValidation<PowerModel>> cross_validate_power(const std::vec
                                                                   const std::vector<std::size_t>& fold_of,
                                                                   const std::vector<TimeModel>& time_folds) {
   std::vector<FormCrossValidation<PowerModel>> out(forms.size());
+  const bool cubics = cubics_determined(knobs);
   for (std::size_t f = 0; f < forms.size(); ++f) {
+    const bool has_cubics = forms[f] == PowerForm::kPolynomial || forms[f] == PowerForm::kActivity;
+    if (f > 0 && has_cubics && !cubics) continue;
     for (std::size_t k = 0; k < time_folds.size(); ++k) {
       auto kk = outside_fold(knobs, k, with_power, fold_of);
       auto ww = outside_fold(powers, k, with_power, fold_of);
