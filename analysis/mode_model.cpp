@@ -443,10 +443,9 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
     // Variable projection: Levenberg–Marquardt over the shape parameters, the ten linear
     // coefficients solved by NNLS (ridged on the DRAM-stall column) for each shape; weak priors
     // (slopes near 0.5 and 0.1 per GHz, the core limit near every core, w near 1/2) keep it
-    // determined with few modes. The knees' prior
-    // sits at 0 GHz (straight V/f lines) with a weight of 5e-2 per GHz, firm enough that 15 noisy
-    // modes do not bend a line that is straight, so a knee moves only where the data need one
-    // (weights 1e-2 to 2e-1 compared in bench/README.md).
+    // determined with few modes. The knees' prior sits at 0 GHz (straight V/f lines) with a weight
+    // of 5e-2 per GHz, firm enough that 15 noisy modes do not bend a line that is straight, so a
+    // knee moves only where the data need one (weights 1e-2 to 2e-1 compared in bench/README.md).
     Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(power_w.data(), n);
     auto design = [&](const Eigen::VectorXd& th) {
       Eigen::MatrixXd x(n, kVoltageColumns);

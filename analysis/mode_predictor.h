@@ -46,7 +46,8 @@ struct ModePrediction {
 
 struct FormScore {
   std::string form;
-  std::optional<double> loo_mape;  ///< nullopt when the form has too many parameters
+  std::optional<double> loo_mape;  ///< nullopt when the form was not judged (too many parameters,
+                                   ///< or cubics in a clock with fewer than four profiled levels)
 };
 
 struct ModePredictorOptions {

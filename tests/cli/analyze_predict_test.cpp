@@ -78,8 +78,8 @@ TEST_F(AnalyzePredictTest, PredictJsonGivesEachModeAnIntervalFromTheAutoModel) {
   EXPECT_EQ(doc.at("interval_level"), 0.9);
   ASSERT_EQ(doc.at("predictions").size(), 2u);
   // Mode b has 1 core, which no profiled mode has: an extrapolation, so its time interval is the
-  // wider one (both must still hold the truth). The power intervals here are as wide as each other
-  // to 1e-4: the left-out power fits differ at b as they do at a.
+  // wider one (both must still hold the truth). The power intervals are close in width (0.057 and
+  // 0.060 in log terms), so only the time intervals are compared.
   auto width = [](const nlohmann::json& v) { return std::log(v.at("high").get<double>() / v.at("low").get<double>()); };
   EXPECT_GT(width(doc.at("predictions").at(1).at("time_s")), width(doc.at("predictions").at(0).at("time_s")));
   for (const auto& p : doc.at("predictions")) {
