@@ -240,6 +240,9 @@ SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path>
             fmt::format("{} holds a simulated '{}' board, not '{}'", root_dir_.string(), fixture_, fixture));
       }
       open_roots();
+      // A kernel derives its current clocks as the limits are written; here the writer does, and
+      // one killed between its last write and its update left them stale. Derive them again.
+      update_clocks();
       return;
     }
     if (fs::exists(root_dir_) && !fs::is_empty(root_dir_)) {

@@ -106,7 +106,14 @@ axes { field: "workload.batch_size" values: ["16", "32"] }
   const auto runs = store.list("resume-test");
   ASSERT_EQ(runs.size(), 8u);
   for (const auto& run : runs) EXPECT_EQ(run.status, "OK") << run.run_id;
-  EXPECT_EQ(tree_contents(board), before);
+  const auto after = tree_contents(board);
+  for (const auto& [path, content] : before) {
+    const auto it = after.find(path);
+    EXPECT_TRUE(it != after.end() && it->second == content)
+        << path << " was '" << content << "', is " << (it == after.end() ? "gone" : "'" + it->second + "'");
+  }
+  for (const auto& [path, content] : after)
+    EXPECT_TRUE(before.contains(path)) << path << " is new: '" << content << "'";
 }
 
 }  // namespace

@@ -261,5 +261,27 @@ TEST(SimulatedBoardTest, StatePersistsInAGivenDirectory) {
   EXPECT_THROW(SimulatedBoard("no-such-board"), std::invalid_argument);
 }
 
+TEST(SimulatedBoardTest, ReopeningDerivesTheClocksFromLimitsThatAKilledWriterLeft) {
+  const auto fixtures = list_board_fixtures();
+  if (fixtures.empty()) GTEST_SKIP() << "no board fixtures";
+  testing::TempDir dir;
+  const fs::path root_dir = dir.path() / "board";
+  std::string devfreq;
+  std::int64_t top = 0;
+  {
+    SimulatedBoard sim(fixtures.front(), root_dir);
+    const auto gpu = discover_gpu(sim.root()).gpu;
+    if (!gpu || gpu->available_freqs_hz.empty()) GTEST_SKIP() << fixtures.front() << " has no GPU frequency table";
+    devfreq = gpu->devfreq_path;
+    top = gpu->available_freqs_hz.back();
+    ASSERT_NE(sysfs::read_int(sim.root(), devfreq + "/cur_freq"), top);
+    // The limits are written and the writer dies before it updates the model.
+    sysfs::write_string(sim.root(), devfreq + "/max_freq", std::to_string(top) + "\n");
+    sysfs::write_string(sim.root(), devfreq + "/min_freq", std::to_string(top) + "\n");
+  }
+  SimulatedBoard again(fixtures.front(), root_dir);
+  EXPECT_EQ(sysfs::read_int(again.root(), devfreq + "/cur_freq"), top);
+}
+
 }  // namespace
 }  // namespace jetchar::jetson
