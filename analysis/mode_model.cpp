@@ -97,6 +97,18 @@ Eigen::Index gpu_exponent_at(TimeForm form) {
 double gpu_exponent_of(double theta) { return 0.2 + 1 / (1 + std::exp(-std::clamp(theta, -30.0, 30.0))); }
 const double kUnitGpuExponent = std::log(4.0);
 
+// The CPU's work takes (1 − σ)/f + σ/m seconds per s·GHz: the share σ of it waits on DRAM (code
+// that misses its caches runs at the memory's pace, not the core's). σ = logistic(θ) follows the
+// GPU's exponent in θ. The fit starts at σ = 0.05 and a prior residual kCpuMemoryShareWeight·σ
+// holds it near 0 unless the EMC clock moves the CPU's time (a 0.6 % relative error at σ = 0.3).
+Eigen::Index cpu_memory_share_at(TimeForm form) { return gpu_exponent_at(form) + 1; }
+double cpu_memory_share_of(double theta) { return 1 / (1 + std::exp(-std::clamp(theta, -30.0, 30.0))); }
+constexpr double kCpuMemoryShareStart = 0.05, kCpuMemoryShareWeight = 0.02;
+double cpu_work_period(TimeForm form, const Eigen::VectorXd& th, const ModeKnobs& k) {
+  const double share = cpu_memory_share_of(th(cpu_memory_share_at(form)));
+  return (1 - share) / k.cpu_ghz + share / k.emc_ghz;
+}
+
 // The power law's parts are its elasticities times the time, scaled down when they add up to
 // more than 1: for a sum of per-resource terms each term's elasticity is its share of the time.
 ResourceTimes power_law_parts(const Eigen::VectorXd& th, const ModeKnobs& k) {
@@ -114,7 +126,7 @@ ResourceTimes evaluate(TimeForm form, const Eigen::VectorXd& th, const ModeKnobs
   r.fixed_s = from_log(th(0));
   r.gpu_s = from_log(th(1)) / std::pow(k.gpu_ghz, gpu_exponent_of(th(gpu_exponent_at(form))));
   r.mem_s = from_log(th(2)) / k.emc_ghz;
-  r.cpu_s = (from_log(th(3)) + from_log(th(4)) * per_core(k.cores, th, form)) / k.cpu_ghz;
+  r.cpu_s = (from_log(th(3)) + from_log(th(4)) * per_core(k.cores, th, form)) * cpu_work_period(form, th, k);
   const double p = has_p(form) ? exponent(th(5)) : 1, q = has_q(form) ? exponent(th(6)) : 1;
   r.total_s = r.fixed_s + combine_times(form, r.gpu_s, r.mem_s, r.cpu_s, p, q);
   return r;
@@ -299,8 +311,10 @@ const std::vector<PowerForm>& all_power_forms() {
   return forms;
 }
 
+// σ is not counted: its prior holds it at 0 unless the data need it, as a ridge would, so it does
+// not keep a form from being judged on few modes (the saturating form on 10).
 std::size_t parameter_count(TimeForm form) {
-  return form == TimeForm::kPowerLaw ? 5 : static_cast<std::size_t>(gpu_exponent_at(form)) + 1;
+  return form == TimeForm::kPowerLaw ? 5 : static_cast<std::size_t>(cpu_memory_share_at(form));
 }
 std::size_t parameter_count(PowerForm form) {
   switch (form) {
@@ -314,7 +328,7 @@ std::size_t parameter_count(PowerForm form) {
 }
 
 TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::span<const double> time_s) {
-  const std::size_t np = parameter_count(form);
+  const std::size_t np = parameter_count(form) + (form == TimeForm::kPowerLaw ? 0 : 1);  // and σ
   // Two modes suffice to make the problem determined, thanks to the weak priors below; whether a
   // form with more parameters than modes predicts well is for cross-validation to judge.
   check_sizes("time", modes.size(), time_s.size(), 2, to_string(form));
@@ -356,6 +370,8 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
   for (const ModeKnobs& k : modes) most_cores = std::max(most_cores, k.cores);
   if (has_k(form)) start(7) = std::log(4 * most_cores);
   start(gpu_exponent_at(form)) = kUnitGpuExponent;
+  const Eigen::Index share_at = cpu_memory_share_at(form);
+  start(share_at) = std::log(kCpuMemoryShareStart / (1 - kCpuMemoryShareStart));
 
   // Weak priors keep the problem determined with few modes (log coefficients near the start,
   // exponents near p = 2, the GPU clock exponent near 1) without pulling a fit that the data support.
@@ -368,6 +384,7 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
       const double w = j < 5 ? 1e-3 : 5e-3;
       r(n + j) = w * (th(j) - prior_centre(j));
     }
+    r(n + share_at) = kCpuMemoryShareWeight * cpu_memory_share_of(th(share_at));
   };
   const Eigen::Index count = n + static_cast<Eigen::Index>(np);
   TimeModel best;
@@ -405,7 +422,13 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
 ResourceTimes TimeModel::parts(const ModeKnobs& mode) const { return evaluate(form_, theta_, mode); }
 double TimeModel::cpu_core_seconds(const ModeKnobs& mode) const {
   if (form_ == TimeForm::kPowerLaw) return parts(mode).cpu_s;
-  return (cpu_serial_work() + cpu_parallel_work()) / mode.cpu_ghz;
+  return (cpu_serial_work() + cpu_parallel_work()) * cpu_seconds_per_work(mode);
+}
+double TimeModel::cpu_seconds_per_work(const ModeKnobs& mode) const {
+  return form_ == TimeForm::kPowerLaw ? 1 / mode.cpu_ghz : cpu_work_period(form_, theta_, mode);
+}
+double TimeModel::cpu_memory_share() const {
+  return form_ == TimeForm::kPowerLaw ? 0 : cpu_memory_share_of(theta_(cpu_memory_share_at(form_)));
 }
 double TimeModel::fixed_s() const { return from_log(theta_(0)); }
 double TimeModel::gpu_work() const { return from_log(theta_(1)); }

@@ -4,8 +4,9 @@
 // with each clock, whatever the data.
 //
 // Time: per-resource terms  A = a/g (GPU kernels), B = b/m (DRAM traffic),
-//       C = (e1 + e2/c)/f (CPU launch/dispatch: a serial and a parallel part, Amdahl in the cores),
-//       d (fixed), combined as
+//       C = (e1 + e2/c)·((1 − σ)/f + σ/m) (CPU launch/dispatch: a serial and a parallel part,
+//       Amdahl in the cores; the share σ of it waits on DRAM, code that misses its caches, σ fitted
+//       from a prior at 0.05), d (fixed), combined as
 //   sum         t = d + A + B + C                                 (nothing overlaps)
 //   overlap     t = d + C + ‖(A, B)‖_p                            (GPU and DRAM overlap; p fitted)
 //   overlap_all t = d + ‖(A, B, C)‖_p                             (asynchronous launches overlap too)
@@ -30,10 +31,11 @@
 //               rising with V_c; CPU switching power from every online core at its clock, from
 //               u(c) = min(c, k) busy cores (soft minimum, k fitted from power: launch threads
 //               spin on their cores whatever the Amdahl fit of time says) and from
-//               w = (e1 + e2)/(f·t), the core-seconds worked per second; the GPU's from its busy
-//               share ug = A/t and from the DRAM busy share um = B/t (a GPU at its clock while its
-//               kernels stall on DRAM; β5 ridged towards 0, so it is taken only where the data
-//               need it); the EMC's from refresh and the controller (always) and its busy share.
+//               w = (e1 + e2)·((1 − σ)/f + σ/m)/t, the core-seconds worked per second; the GPU's
+//               from its busy share ug = A/t and from the DRAM busy share um = B/t (a GPU at its
+//               clock while its kernels stall on DRAM; β5 ridged towards 0, so it is taken only
+//               where the data need it); the EMC's from refresh and the controller (always) and
+//               its busy share.
 //               6 shape parameters (s_c, s_g, s_m, k, k_c, k_g) by Levenberg–Marquardt,
 //               10 coefficients by NNLS
 //   clocked     voltage with the GPU's term β4·(1 − w + w·ug)·g·V_g(g)² and β5 = 0, w ∈ (0, 1) a
@@ -77,7 +79,8 @@ std::string_view to_string(TimeForm form);
 std::string_view to_string(PowerForm form);
 const std::vector<TimeForm>& all_time_forms();
 const std::vector<PowerForm>& all_power_forms();
-/// Parameters of the time form (its work coefficients and overlap exponents).
+/// Parameters of the time form (its work coefficients, overlap exponents and GPU clock exponent;
+/// not σ, the CPU's DRAM share, which a prior holds at 0 unless the data need it).
 std::size_t parameter_count(TimeForm form);
 /// Coefficients of the power form.
 std::size_t parameter_count(PowerForm form);
@@ -101,8 +104,8 @@ class TimeModel {
   TimeForm form() const { return form_; }
   ResourceTimes parts(const ModeKnobs& mode) const;
   double time_s(const ModeKnobs& mode) const { return parts(mode).total_s; }
-  /// Core-seconds of CPU work in an epoch at `mode`: (e1 + e2)/f, the serial part on one core and
-  /// the parallel part spread over the cores; for the power law, its CPU part.
+  /// Core-seconds of CPU work in an epoch at `mode`: (e1 + e2)·((1 − σ)/f + σ/m), the serial part
+  /// on one core and the parallel part spread over the cores; for the power law, its CPU part.
   double cpu_core_seconds(const ModeKnobs& mode) const;
   /// The physical forms' (every form but the power law's) work coefficients d, a, b, e1, e2
   /// (seconds, s·GHz) and overlap exponents p, q (1 if unused).
@@ -111,14 +114,18 @@ class TimeModel {
   /// α of the GPU time a/g^α, in (0.2, 1.2): 1 where the GPU time scales as its clock's period
   /// (the power law's γg).
   double gpu_clock_exponent() const;
+  /// σ, the share of the CPU's work that waits on DRAM (physical forms; 0 for the power law), and
+  /// the seconds one s·GHz of CPU work takes at `mode`: (1 − σ)/f + σ/m.
+  double cpu_memory_share() const;
+  double cpu_seconds_per_work(const ModeKnobs& mode) const;
   /// How many times faster the CPU term runs on `cores` than on one (Amdahl, with the core limit;
   /// physical forms).
   double cpu_speedup(double cores) const;
 
  private:
   TimeForm form_ = TimeForm::kSum;
-  /// log d, log a, log b, log e1, log e2, log(p−1), log(q−1), log k, logit(α − 0.2); for the power
-  /// law log t1, γc, γf, γg, γm.
+  /// log d, log a, log b, log e1, log e2, log(p−1), log(q−1), log k, logit(α − 0.2), logit σ; for
+  /// the power law log t1, γc, γf, γg, γm.
   Eigen::VectorXd theta_;
 };
 

@@ -148,7 +148,7 @@ ReferenceTimeTerms ReferenceModel::time_terms(const ModeKnobs& mode) const {
   t.fixed_s = r.fixed_s;
   t.gpu_s = r.gpu_s;
   t.mem_s = r.mem_s;
-  t.cpu_serial_s = std::min(r.cpu_s, time_.cpu_serial_work() / mode.cpu_ghz);
+  t.cpu_serial_s = std::min(r.cpu_s, time_.cpu_serial_work() * time_.cpu_seconds_per_work(mode));
   t.cpu_parallel_s = r.cpu_s - t.cpu_serial_s;
   return t;
 }
