@@ -374,7 +374,8 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
   start(share_at) = std::log(kCpuMemoryShareStart / (1 - kCpuMemoryShareStart));
 
   // Weak priors keep the problem determined with few modes (log coefficients near the start,
-  // exponents near p = 2, the GPU clock exponent near 1) without pulling a fit that the data support.
+  // exponents near p = 2, the GPU clock exponent near 1, σ near 0) without pulling a fit that the
+  // data support.
   const Eigen::VectorXd prior_centre = start;
   auto residuals = [&](const Eigen::VectorXd& th, Eigen::VectorXd& r) {
     for (Eigen::Index i = 0; i < n; ++i) {

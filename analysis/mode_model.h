@@ -5,8 +5,9 @@
 //
 // Time: per-resource terms  A = a/g (GPU kernels), B = b/m (DRAM traffic),
 //       C = (e1 + e2/c)·((1 − σ)/f + σ/m) (CPU launch/dispatch: a serial and a parallel part,
-//       Amdahl in the cores; the share σ of it waits on DRAM, code that misses its caches, σ fitted
-//       from a prior at 0.05), d (fixed), combined as
+//       Amdahl in the cores; the share σ of it waits on DRAM, code that misses its caches: fitted
+//       from 0.05, a prior holding it at 0 unless the EMC clock moves the CPU's time), d (fixed),
+//       combined as
 //   sum         t = d + A + B + C                                 (nothing overlaps)
 //   overlap     t = d + C + ‖(A, B)‖_p                            (GPU and DRAM overlap; p fitted)
 //   overlap_all t = d + ‖(A, B, C)‖_p                             (asynchronous launches overlap too)
