@@ -91,10 +91,13 @@ Eigen::Index gpu_exponent_at(TimeForm form) {
   return 5 + (has_p(form) ? 1 : 0) + (has_q(form) ? 1 : 0) + (has_k(form) ? 1 : 0);
 }
 
+// 1/(1 + e^−x), clamped so that no θ overflows the exponential.
+double logistic(double x) { return 1 / (1 + std::exp(-std::clamp(x, -30.0, 30.0))); }
+
 // The GPU time is a/g^α: kernels whose every cycle is a GPU cycle scale as 1/g (α = 1), while
 // parts bound by caches, launch latency or another clock domain shorten less (α < 1). α lies in
 // (0.2, 1.2), a logistic function of θ; θ = ln 4 gives α = 1, where its prior sits.
-double gpu_exponent_of(double theta) { return 0.2 + 1 / (1 + std::exp(-std::clamp(theta, -30.0, 30.0))); }
+double gpu_exponent_of(double theta) { return 0.2 + logistic(theta); }
 const double kUnitGpuExponent = std::log(4.0);
 
 // The CPU's work takes (1 − σ)/f + σ/m seconds per s·GHz: the share σ of it waits on DRAM (code
@@ -102,10 +105,9 @@ const double kUnitGpuExponent = std::log(4.0);
 // GPU's exponent in θ. The fit starts at σ = 0.05 and a prior residual kCpuMemoryShareWeight·σ
 // holds it near 0 unless the EMC clock moves the CPU's time (a 0.6 % relative error at σ = 0.3).
 Eigen::Index cpu_memory_share_at(TimeForm form) { return gpu_exponent_at(form) + 1; }
-double cpu_memory_share_of(double theta) { return 1 / (1 + std::exp(-std::clamp(theta, -30.0, 30.0))); }
 constexpr double kCpuMemoryShareStart = 0.05, kCpuMemoryShareWeight = 0.02;
 double cpu_work_period(TimeForm form, const Eigen::VectorXd& th, const ModeKnobs& k) {
-  const double share = cpu_memory_share_of(th(cpu_memory_share_at(form)));
+  const double share = logistic(th(cpu_memory_share_at(form)));
   return (1 - share) / k.cpu_ghz + share / k.emc_ghz;
 }
 
@@ -213,7 +215,7 @@ Eigen::RowVectorXd voltage_row(PowerForm form, const ModeKnobs& k, const TimeMod
   const double limit = from_log(th(3));
   const double busy = std::pow(std::pow(c, -12.0) + std::pow(limit, -12.0), -1 / 12.0);
   const double core_seconds = time.cpu_core_seconds(k) / t.total_s;
-  const double w = form == PowerForm::kClocked ? 1 / (1 + std::exp(-std::clamp(th(kGpuClockWeight), -30.0, 30.0))) : 1;
+  const double w = form == PowerForm::kClocked ? logistic(th(kGpuClockWeight)) : 1;
   const double stall = form == PowerForm::kVoltage ? t.mem_s / t.total_s : 0;
   Eigen::RowVectorXd row(kVoltageColumns);
   row << 1, c, c * vc, c * cpu, busy * cpu, core_seconds * cpu, (1 - w + w * t.gpu_s / t.total_s) * gpu, stall * gpu,
@@ -385,7 +387,7 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
       const double w = j < 5 ? 1e-3 : 5e-3;
       r(n + j) = w * (th(j) - prior_centre(j));
     }
-    r(n + share_at) = kCpuMemoryShareWeight * cpu_memory_share_of(th(share_at));
+    r(n + share_at) = kCpuMemoryShareWeight * logistic(th(share_at));
   };
   const Eigen::Index count = n + static_cast<Eigen::Index>(np);
   TimeModel best;
@@ -429,7 +431,7 @@ double TimeModel::cpu_seconds_per_work(const ModeKnobs& mode) const {
   return form_ == TimeForm::kPowerLaw ? 1 / mode.cpu_ghz : cpu_work_period(form_, theta_, mode);
 }
 double TimeModel::cpu_memory_share() const {
-  return form_ == TimeForm::kPowerLaw ? 0 : cpu_memory_share_of(theta_(cpu_memory_share_at(form_)));
+  return form_ == TimeForm::kPowerLaw ? 0 : logistic(theta_(cpu_memory_share_at(form_)));
 }
 double TimeModel::fixed_s() const { return from_log(theta_(0)); }
 double TimeModel::gpu_work() const { return from_log(theta_(1)); }
