@@ -33,10 +33,21 @@ int CsvTable::column(const std::string& name) const {
 std::string read_text_file(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError({file}, fmt::format("cannot be read: {}", std::strerror(errno)));
-  std::ostringstream content;
-  content << in.rdbuf();
+  // Read in pieces up to the limit: a device that never ends (/dev/zero) is refused at the limit
+  // instead of filling memory.
+  std::string content;
+  std::string piece(std::size_t{1} << 20, '\0');
+  while (in) {
+    in.read(piece.data(), static_cast<std::streamsize>(piece.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (content.size() + got > kMaxInputFileBytes) {
+      throw InputError({file}, fmt::format("is larger than {} MiB: not a results export, modes file or power trace",
+                                           kMaxInputFileBytes >> 20));
+    }
+    content.append(piece.data(), got);
+  }
   if (in.bad()) throw InputError({file}, "read failed");
-  return content.str();
+  return content;
 }
 
 CsvTable parse_csv(const std::string& text, const std::filesystem::path& file) {

@@ -29,7 +29,10 @@ CsvTable parse_csv(const std::string& text, const std::filesystem::path& file);
 /// Reads and parses `file`; throws InputError when it cannot be read.
 CsvTable read_csv(const std::filesystem::path& file);
 
-/// Reads a whole file; throws InputError naming it when it cannot be read.
+/// The most an input file (an export, a modes file, a power trace) may hold: 256 MiB.
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t{256} << 20;
+/// Reads a whole file; throws InputError naming it when it cannot be read, and when it is larger
+/// than kMaxInputFileBytes (an endless device such as /dev/zero too), naming the limit.
 std::string read_text_file(const std::filesystem::path& file);
 
 }  // namespace jetchar::analysis

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <map>
+#include <tuple>
+
 #include "analysis/csv_table.h"
 #include "analysis/input_error.h"
 #include "analysis/record_fields.h"
@@ -30,7 +34,14 @@ std::vector<PowerMode> parse_modes_csv(const std::string& text, const std::files
                        "gpu_freq_{hz,khz,mhz}, emc_freq_{hz,khz,mhz}");
     }
   }
+  // Far beyond any board's modes (an AGX Orin has about 29,000 knob combinations), and checked
+  // before the rows become modes.
+  constexpr std::size_t kMaxModes = 1000000;
+  if (table.rows.size() > kMaxModes) {
+    throw InputError({file}, fmt::format("lists {} power modes; at most {}", table.rows.size(), kMaxModes));
+  }
   std::vector<PowerMode> modes;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::size_t> line_of;
   for (const CsvRow& row : table.rows) {
     RunRecord record;
     for (std::size_t i = 0; i < table.header.size(); ++i) {
@@ -40,6 +51,15 @@ std::vector<PowerMode> parse_modes_csv(const std::string& text, const std::files
       throw InputError({file, row.line}, fmt::format("power mode '{}' lacks a knob; every row needs cpu_cores, "
                                                      "cpu_freq, gpu_freq and emc_freq",
                                                      record.mode.label()));
+    }
+    // The same mode twice would be predicted and counted twice.
+    const auto& m = record.mode;
+    const auto [earlier, added] =
+        line_of.emplace(std::tuple{*m.cpu_cores, *m.cpu_freq_khz, *m.gpu_freq_khz, *m.emc_freq_khz}, row.line);
+    if (!added) {
+      throw InputError(
+          {file, row.line},
+          fmt::format("power mode '{}' is listed on line {} already; list each mode once", m.label(), earlier->second));
     }
     modes.push_back(record.mode);
   }

@@ -13,6 +13,7 @@ std::string_view to_string(RunStatus status) {
     case RunStatus::kOom: return "OOM";
     case RunStatus::kFailed: return "FAILED";
     case RunStatus::kInvalid: return "INVALID";
+    case RunStatus::kInterrupted: return "INTERRUPTED";
   }
   return "?";
 }
@@ -22,7 +23,8 @@ std::optional<RunStatus> parse_run_status(std::string_view text) {
   std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
   // The proto's default value: a writer that never set a status; not a usable result.
   if (upper == "RUN_STATUS_UNSPECIFIED") return RunStatus::kInvalid;
-  for (RunStatus s : {RunStatus::kOk, RunStatus::kOom, RunStatus::kFailed, RunStatus::kInvalid}) {
+  for (RunStatus s :
+       {RunStatus::kOk, RunStatus::kOom, RunStatus::kFailed, RunStatus::kInvalid, RunStatus::kInterrupted}) {
     if (upper == to_string(s)) return s;
   }
   return std::nullopt;

@@ -14,10 +14,11 @@
 namespace jetchar::analysis {
 
 /// Mirrors experiments/proto RunStatus: a failed run is a result, not a missing row.
-enum class RunStatus { kOk, kOom, kFailed, kInvalid };
+enum class RunStatus { kOk, kOom, kFailed, kInvalid, kInterrupted };
 
 std::string_view to_string(RunStatus status);
-/// "OK", "OOM", "FAILED", "INVALID" (any case; RUN_STATUS_UNSPECIFIED counts as INVALID); nullopt otherwise.
+/// "OK", "OOM", "FAILED", "INVALID", "INTERRUPTED" (any case; RUN_STATUS_UNSPECIFIED counts as INVALID); nullopt
+/// otherwise.
 std::optional<RunStatus> parse_run_status(std::string_view text);
 
 /// The knobs the study's predictor uses. Frequencies are stored in kHz whatever unit the input

@@ -232,12 +232,14 @@ void run_choose(const AnalyzeOptions& o) {
     groups[{p.key.workload, fixed}].push_back(p);
   }
   std::string out = fmt::format("{}\n{}\n", budget.describe(), kWarmEpochs);
+  std::size_t unmet = 0;
   for (const auto& [id, members] : groups) {
     std::string label = id.first;
     for (const auto& [axis, value] : id.second) label += " " + axis + "=" + value;
     auto choice = choose(members, budget);
     if (!choice) {
       out += fmt::format("{}: no configuration meets the budget ({} measured)\n", label, members.size());
+      ++unmet;
       continue;
     }
     const ConfigPoint& p = members[choice->index];
@@ -248,6 +250,14 @@ void run_choose(const AnalyzeOptions& o) {
     out += "\n";
   }
   print(out);
+  // No answer is not success: a script that picks a mode from this must see it.
+  if (unmet > 0) {
+    std::fflush(stdout);
+    throw jetchar::cli::CommandExit(
+        jetchar::cli::kFailure,
+        fmt::format("error: {} of {} configuration(s) have no measured mode that meets the budget", unmet,
+                    groups.size()));
+  }
 }
 
 // `--model auto` is the mode predictor (analysis/mode_predictor.h): its forms chosen by
@@ -948,7 +958,9 @@ void add_analyze_command(CLI::App& app) {
   stats->add_option("--resamples", o->resamples, "Bootstrap resamples")
       ->capture_default_str()
       ->check(jetchar::cli::between(1, 1000000, "resamples"));
-  stats->add_option("--seed", o->seed, "Bootstrap seed")->capture_default_str();
+  stats->add_option("--seed", o->seed, "Bootstrap seed")
+      ->check(jetchar::cli::unsigned_integer("a seed"))
+      ->capture_default_str();
   stats->callback([o] { run_stats(*o); });
 
   auto* pareto = analyze.add_subcommand(
@@ -992,7 +1004,9 @@ void add_analyze_command(CLI::App& app) {
   fit->add_option("--folds", o->folds, "k for k-fold cross-validation")
       ->capture_default_str()
       ->check(jetchar::cli::between(2, 1000, "folds"));
-  fit->add_option("--seed", o->seed, "Seed for the fold shuffle and random profiles")->capture_default_str();
+  fit->add_option("--seed", o->seed, "Seed for the fold shuffle and random profiles")
+      ->check(jetchar::cli::unsigned_integer("a seed"))
+      ->capture_default_str();
   fit->add_flag("--table", o->table, "Print the leave-one-out predicted-vs-measured table");
   fit->add_flag("--json", o->json, "JSON on stdout: per group each model's errors and the auto model's chosen forms");
   fit->callback([o] { run_fit(*o); });

@@ -231,7 +231,8 @@ void add_data_command(CLI::App& app) {
   bench->add_option("--epochs", bench_options->epochs, "Epochs")->check(cli::between(1, 100000, "epochs"));
   bench->add_option("--prefetch", bench_options->prefetch, "Batches in flight per worker (prefetch_factor)")
       ->check(cli::between(1, 1024, "batches per worker"));
-  bench->add_option("--seed", bench_options->seed, "Shuffle and augmentation seed");
+  bench->add_option("--seed", bench_options->seed, "Shuffle and augmentation seed")
+      ->check(jetchar::cli::unsigned_integer("a seed"));
   bench->add_flag("--no-shuffle", bench_options->no_shuffle, "Keep the data set order");
   bench->add_flag("--drop-last", bench_options->drop_last, "Drop the last partial batch");
   bench->add_flag("--pin-memory", bench_options->pin_memory,

@@ -26,8 +26,9 @@
 #include "jetson/nvml/nvml_control.h"
 #include "jetson/simulated/simulated_board.h"
 #include "sysfs/change_journal.h"
+#include "sysfs/error.h"
+#include "sysfs/output_file.h"
 #include "sysfs/root.h"
-#include "sysfs/whole_file.h"
 
 namespace {
 
@@ -315,6 +316,29 @@ void run_set(const SetOptions& options) {
 
 // ---- restore / snapshot ---------------------------------------------------------------------
 
+// `device restore` of a journal that cannot be read: the board comes back from its session's
+// snapshot, and the status is a failure naming the damaged record.
+[[noreturn]] void restore_after_damage(Board& board, const sysfs::FormatError& damage, std::string out) {
+  sysfs::DamagedJournalRestore restored;
+  try {
+    restored = sysfs::restore_from_snapshot(*board.root, board.state_dir);
+  } catch (const std::exception& e) {
+    std::fputs(out.c_str(), stdout);
+    std::fflush(stdout);
+    throw cli::CommandExit(cli::kFailure, fmt::format("error: {}; the journal is kept: {}", damage.what(), e.what()));
+  }
+  if (board.sim) board.sim->update();
+  for (const std::string& path : restored.rewritten) out += fmt::format("wrote back {} from the snapshot\n", path);
+  out +=
+      fmt::format("restored {} control(s) from the snapshot {} taken before the session; all {} read back as in it\n",
+                  restored.rewritten.size(), restored.snapshot.string(), restored.controls);
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+  throw cli::CommandExit(cli::kFailure, fmt::format("error: {}; the board was restored from the snapshot instead, "
+                                                    "and the damaged journal is kept as {}",
+                                                    damage.what(), restored.kept_journal.string()));
+}
+
 void run_restore(const BoardOptions& options, const std::string& file) {
   // The journal may hold NVML's knobs (nvml:<uuid>/...): they are restored through NVML.
   jetson::register_nvml_controls();
@@ -339,12 +363,24 @@ void run_restore(const BoardOptions& options, const std::string& file) {
   }
   const fs::path file_path = sysfs::journal_file(board.state_dir);
   if (!fs::exists(file_path)) {
+    // A snapshot without a journal is of a session killed before its first write: nothing changed.
+    std::error_code ignored;
+    fs::remove(sysfs::snapshot_file(board.state_dir), ignored);
     out += fmt::format("nothing to restore: no change journal in {}\n", board.state_dir.string());
     std::fputs(out.c_str(), stdout);
     return;
   }
-  // The journal names the board it changed; restore that one.
-  const auto contents = sysfs::read_journal(file_path);
+  // Not under a live session: refused naming it (the session restores the board itself).
+  const sysfs::WriterLock writer = jetson::lock_board(board.state_dir);
+  // The journal names the board it changed; restore that one. A damaged journal cannot say what
+  // it changed: the snapshot its session took before the first write says what the board was.
+  sysfs::JournalContents contents;
+  try {
+    contents = sysfs::read_journal(file_path);
+  } catch (const sysfs::FormatError& damage) {
+    restore_after_damage(board, damage, std::move(out));
+    return;
+  }
   const bool same_root = contents.root_prefix.empty() || contents.root_prefix == board.root->prefix();
   if (!same_root && (!options.root.empty() || options.board != "auto")) {
     throw std::invalid_argument(fmt::format("the change journal in {} holds changes to the board under '{}', not '{}'",
@@ -369,7 +405,21 @@ void run_restore(const BoardOptions& options, const std::string& file) {
   for (const std::string& path : journal.reset_by_reboot()) {
     out += fmt::format("left {} alone: it was journalled before the last reboot, which reset it\n", path);
   }
+  const auto& repaired = journal.repaired_from_snapshot();
+  for (const std::string& path : repaired) {
+    out += fmt::format("{} still differed from the snapshot taken before the session: written back from it\n", path);
+  }
   std::fputs(out.c_str(), stdout);
+  // A journal cut short by more than one torn append lost records: the board is back (from the
+  // snapshot), but the journal was damaged, and the status says so.
+  if (contents.torn_tail && !repaired.empty()) {
+    std::fflush(stdout);
+    throw cli::CommandExit(
+        cli::kFailure,
+        fmt::format("error: the change journal {} was cut short and lacked the records of {} control(s); every "
+                    "control now reads back as in the snapshot taken before the session",
+                    file_path.string(), repaired.size()));
+  }
 }
 
 void run_snapshot(const BoardOptions& options, const std::string& output) {
@@ -388,14 +438,12 @@ void run_snapshot(const BoardOptions& options, const std::string& output) {
     std::fprintf(stderr, "jetchar: warning: not in the snapshot: %s\n", reason.c_str());
   const auto& readable = snapshot.entries;
   if (output.empty() || output == "-") {
-    const fs::path temporary = board.state_dir / "snapshot.tmp-stdout";
-    fs::create_directories(board.state_dir);
-    sysfs::write_journal_file(temporary, board.root->prefix(), readable);
-    const std::string content = sysfs::read_whole_file(temporary);
-    fs::remove(temporary);
+    const std::string content = sysfs::journal_text(board.root->prefix(), readable);
     std::fwrite(content.data(), 1, content.size(), stdout);
     return;
   }
+  // Never over the board's own journal or its session's snapshot.
+  sysfs::refuse_output_onto(output, std::vector<fs::path>{board.state_dir}, "-o");
   sysfs::write_journal_file(output, board.root->prefix(), readable);
   std::printf("board: %s\nsnapshot of %zu controls written to %s\n", board.label.c_str(), readable.size(),
               output.c_str());
@@ -450,7 +498,7 @@ void add_device_control_commands(CLI::App& app) {
   set->add_option("--hold", set_options->hold_s,
                   "Keep the mode for SECONDS (0: until SIGINT/SIGTERM), then restore; without it a change on a "
                   "real or --root board stays until `jetchar device restore`")
-      ->check(cli::at_least(0, "seconds, 0 = until SIGINT/SIGTERM"));
+      ->check(cli::duration_seconds("seconds, 0 = until SIGINT/SIGTERM"));
   set->add_option("--gpu-power-limit-w", set_options->gpu_power_limit_w,
                   "NVML: power limit of the GPU in W (desktop/datacenter GPUs; within the range `jetchar device "
                   "info` shows; needs root)")

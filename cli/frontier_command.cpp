@@ -246,7 +246,9 @@ void add_frontier_command(CLI::App& app) {
   command->add_flag("--no-splits", options->no_splits, "Only search; do not time the splits of the largest batch");
   command->add_option("--threads", options->threads, "LibTorch intra-op threads of each probe")
       ->check(cli::between(1, 1024, "threads"));
-  command->add_option("--seed", options->seed, "Seed of the weights and the synthetic inputs")->capture_default_str();
+  command->add_option("--seed", options->seed, "Seed of the weights and the synthetic inputs")
+      ->check(jetchar::cli::unsigned_integer("a seed"))
+      ->capture_default_str();
   command->add_option("--probe-timeout", options->timeout_s, "Seconds after which a probe is killed and fails")
       ->check(cli::above(0, "seconds"));
   command->add_option("--board", options->board, "auto (default), jetson or host: whose rails give J/step");

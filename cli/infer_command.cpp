@@ -223,7 +223,9 @@ void add_infer_command(CLI::App& app) {
       ->check(cli::between(1, 1024, "threads"));
   command->add_option("--classes", options->classes, "Output classes (default: the model's)")
       ->check(cli::between(1, 1000000, "classes"));
-  command->add_option("--seed", options->seed, "Seed of the weights and the synthetic inputs")->capture_default_str();
+  command->add_option("--seed", options->seed, "Seed of the weights and the synthetic inputs")
+      ->check(jetchar::cli::unsigned_integer("a seed"))
+      ->capture_default_str();
   command->add_option(
       "--pretrained", options->pretrained,
       "Hugging Face model folder (config.json, model.safetensors or pytorch_model.bin) whose weights "

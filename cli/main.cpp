@@ -1,14 +1,17 @@
 // The jetchar executable: parses the command line, lets the registered subcommands run, and maps
 // errors to one line on stderr and an exit code (cli/exit_code.h, shown at the end of --help).
 #include <fmt/format.h>
+#include <google/protobuf/stubs/logging.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
@@ -59,9 +62,50 @@ std::string command_path(const CLI::App& app) {
   return path;
 }
 
+// Edits (insert, delete, replace one character) from `a` to `b`.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown command 'sweeps'; the nearest is 'sweep'" for a word where the command reached so far
+// takes a subcommand and none was given; empty when that is not the mistake.
+std::string unknown_command(const CLI::App& app, const CLI::ParseError& e) {
+  const CLI::App* at = &app;
+  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+  const bool unexpected =
+      dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr || dynamic_cast<const CLI::RequiredError*>(&e) != nullptr;
+  if (!unexpected || at->get_subcommands({}).empty()) return {};
+  const auto extras = at->remaining();
+  if (extras.empty() || extras.front().starts_with("-")) return {};
+  std::string word = extras.front();
+  std::string nearest;
+  std::size_t best = 3;  // more than two edits away is no suggestion
+  for (const CLI::App* command : at->get_subcommands({})) {
+    const std::size_t distance = edit_distance(word, command->get_name());
+    if (distance < best) best = distance, nearest = command->get_name();
+  }
+  if (word.size() > 40) word = word.substr(0, 40) + "...";
+  return fmt::format("unknown command '{}'{}", word,
+                     nearest.empty() ? "" : fmt::format("; did you mean '{}'?", nearest));
+}
+
 // CLI11's errors: a value that a check or a conversion refused is bad input (it names the option
 // and the value); everything else is a command line that does not fit the command.
 int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
+  if (const std::string unknown = unknown_command(app, e); !unknown.empty()) {
+    return report(fmt::format("{} (see `{} --help`)", unknown, command_path(app)), jetchar::cli::kUsage);
+  }
   const bool value_error = dynamic_cast<const CLI::ValidationError*>(&e) != nullptr ||
                            dynamic_cast<const CLI::ConversionError*>(&e) != nullptr;
   return report(fmt::format("{} (see `{} --help`)", e.what(), command_path(app)),
@@ -71,6 +115,9 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // libprotobuf's own "[libprotobuf ERROR ...]" lines would reach the terminal beside jetchar's one
+  // line: every parse jetchar does collects its errors itself and names the input.
+  google::protobuf::SetLogHandler(nullptr);
   CLI::App app{"jetchar: characterize deep-learning training and inference on NVIDIA Jetson boards"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(jetchar::version_string()));

@@ -157,7 +157,7 @@ void add_meter_command(CLI::App& app) {
       ->check(jetchar::cli::at_least(0, "milliseconds, 0 = the protocol's default"));
   simulate->add_option("--link", sim->link, "Keep a symlink at this path pointing to the current pty");
   simulate->add_option("--duration", sim->duration_s, "Stop after this many seconds (default: until Ctrl-C)")
-      ->check(jetchar::cli::at_least(0, "seconds, 0 = until Ctrl-C"));
+      ->check(jetchar::cli::duration_seconds("seconds, 0 = until Ctrl-C"));
   simulate->add_flag("--fragment", sim->fragment, "Write replies in small pieces (tests frame reassembly)");
   simulate->callback([sim] { run_simulate(*sim); });
 
@@ -172,7 +172,7 @@ void add_meter_command(CLI::App& app) {
       ->check(jetchar::cli::at_least(0, "milliseconds, 0 = the protocol's default"));
   read->add_option("--duration", rd->duration_s, "Seconds to read (0 = until Ctrl-C)")
       ->capture_default_str()
-      ->check(jetchar::cli::at_least(0, "seconds, 0 = until Ctrl-C"));
+      ->check(jetchar::cli::duration_seconds("seconds, 0 = until Ctrl-C"));
   read->callback([rd] { run_read(*rd); });
 }
 

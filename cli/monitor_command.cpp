@@ -99,7 +99,7 @@ void add_monitor_command(CLI::App& app) {
   cmd->add_option("--meter-interval", o->meter_interval_ms, "Meter interval in ms (0 = the protocol's default)")
       ->check(jetchar::cli::at_least(0, "milliseconds, 0 = the protocol's default"));
   cmd->add_option("--duration", o->duration_s, "Stop after this many seconds (default: until Ctrl-C)")
-      ->check(jetchar::cli::at_least(0, "seconds, 0 = until Ctrl-C"));
+      ->check(jetchar::cli::duration_seconds("seconds, 0 = until Ctrl-C"));
   auto* csv = cmd->add_option("--csv", o->csv, "Write every sample (and meter reading) to this CSV file");
   auto* jsonl = cmd->add_option("--jsonl", o->jsonl,
                                 "Write every sample (and meter reading) as JSON lines, closed by a summary record "

@@ -4,7 +4,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 
 namespace jetchar::cli {
@@ -48,5 +50,19 @@ CLI::Validator between(double low, double high, const std::string& meaning) {
                       fmt::format("a number from {} to {}: {}", low, high, meaning),
                       fmt::format("{} to {}", low, high));
 }
+
+CLI::Validator unsigned_integer(const std::string& meaning) {
+  return CLI::Validator(
+      [meaning](std::string& text) -> std::string {
+        std::uint64_t value = 0;
+        const auto [stop, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (!text.empty() && error == std::errc() && stop == text.data() + text.size()) return {};
+        return fmt::format("'{}' is not valid; valid: an integer from 0 to {}: {}", text,
+                           std::numeric_limits<std::uint64_t>::max(), meaning);
+      },
+      "0 or more");
+}
+
+CLI::Validator duration_seconds(const std::string& meaning) { return between(0, 1e8, meaning); }
 
 }  // namespace jetchar::cli

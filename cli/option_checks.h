@@ -16,5 +16,10 @@ CLI::Validator at_least(double low, const std::string& meaning);
 CLI::Validator above(double low, const std::string& meaning);
 /// A finite number in [low, high].
 CLI::Validator between(double low, double high, const std::string& meaning);
+/// An unsigned integer written without a sign (a seed): "-1" would wrap to 18446744073709551615.
+CLI::Validator unsigned_integer(const std::string& meaning);
+/// Seconds from 0 to 1e8 (three years): a longer wait overflows the clock's nanoseconds and
+/// would end at once instead of never.
+CLI::Validator duration_seconds(const std::string& meaning);
 
 }  // namespace jetchar::cli

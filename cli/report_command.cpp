@@ -3,13 +3,10 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "analysis/power_trace.h"
@@ -17,6 +14,7 @@
 #include "analysis/results_file.h"
 #include "analysis/results_store_reader.h"
 #include "cli/command.h"
+#include "sysfs/output_file.h"
 
 namespace {
 
@@ -30,6 +28,10 @@ struct ReportCommandOptions {
 
 void run_report(const ReportCommandOptions& o) {
   using namespace jetchar::analysis;
+  // Refused before anything is read or written: a report over its own store would destroy it.
+  std::vector<std::filesystem::path> inputs{o.results};
+  if (!o.trace.empty()) inputs.emplace_back(o.trace);
+  jetchar::sysfs::refuse_output_onto(o.output, inputs, "-o");
   ReportOptions options;
   options.source = o.results;
   options.title = o.title.empty() ? fmt::format("jetchar report: {}", o.results) : o.title;
@@ -55,25 +57,8 @@ void run_report(const ReportCommandOptions& o) {
     options.trace_caption = fmt::format("From {}.", o.trace);
   }
   const std::string html = render_report(records, options);
-  // Written beside the output and renamed over it once complete: a failed write leaves an earlier
-  // report of that name as it was.
-  const std::filesystem::path output = o.output;
-  std::error_code ec;
-  if (std::filesystem::is_directory(output, ec))
-    throw std::invalid_argument(fmt::format("-o {} is a directory", o.output));
-  const std::filesystem::path temporary = o.output + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw std::system_error(errno, std::generic_category(), fmt::format("-o {}: cannot be written", o.output));
-    out.write(html.data(), static_cast<std::streamsize>(html.size()));
-    out.close();
-    if (!out) {
-      std::filesystem::remove(temporary, ec);
-      throw std::runtime_error(fmt::format("{}: write failed (disk full?)", o.output));
-    }
-  }
-  std::filesystem::rename(temporary, output);
+  // Whole or not at all: a failed write leaves an earlier report of that name as it was.
+  jetchar::sysfs::write_output_file(o.output, html);
   fmt::print("wrote {} ({} bytes)\n", o.output, html.size());
 }
 

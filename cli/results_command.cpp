@@ -3,12 +3,10 @@
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <system_error>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
@@ -17,6 +15,8 @@
 #include "experiments/results_location.h"
 #include "experiments/results_merge.h"
 #include "experiments/results_store.h"
+#include "jetson/control/control_interrupt.h"
+#include "sysfs/output_file.h"
 
 namespace jetchar::cli {
 namespace {
@@ -31,6 +31,7 @@ struct ResultsOptions {
   std::string output;
   bool csv = false;
   bool jsonl = false;
+  bool wait = false;
   std::vector<std::string> inputs;
 };
 
@@ -96,47 +97,46 @@ void show(const ResultsOptions& options) {
 
 void export_runs(const ResultsOptions& options) {
   if (options.csv == options.jsonl) throw cli::UsageError("choose one of --csv or --jsonl");
+  const bool to_file = !options.output.empty() && options.output != "-";
+  // Refused before anything is written: an export over its own store would destroy it.
+  if (to_file) sysfs::refuse_output_onto(options.output, std::vector<fs::path>{options.results}, "--output");
   const ex::ResultsStore store = open_store(options);
   const auto runs = store.load_all(options.sweep);
   const auto format = options.csv ? ex::ExportFormat::kCsv : ex::ExportFormat::kJsonl;
-  if (options.output.empty() || options.output == "-") {
+  if (!to_file) {
     ex::export_results(runs, format, std::cout);
     return;
   }
-  // Written beside the output and renamed over it once complete: a failed export leaves an earlier
-  // file of that name as it was.
-  const fs::path output = options.output;
-  std::error_code ec;
-  if (fs::is_directory(output, ec))
-    throw std::invalid_argument(fmt::format("--output {} is a directory", options.output));
-  const fs::path temporary = output.string() + ".tmp";
-  std::size_t rows = 0;
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      throw std::system_error(errno, std::generic_category(),
-                              fmt::format("--output {}: cannot be written", options.output));
-    }
-    try {
-      rows = ex::export_results(runs, format, out);
-      out.close();
-      if (!out) throw std::runtime_error(fmt::format("writing {} failed (disk full?)", options.output));
-    } catch (...) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw;
-    }
-  }
-  fs::rename(temporary, output);
+  // Whole or not at all: a failed export leaves an earlier file of that name as it was.
+  std::ostringstream text;
+  const std::size_t rows = ex::export_results(runs, format, text);
+  sysfs::write_output_file(options.output, text.str());
   std::cerr << fmt::format("{} rows from {} runs written to {}\n", rows, runs.size(), options.output);
 }
 
 void merge(const ResultsOptions& options) {
   std::vector<fs::path> inputs(options.inputs.begin(), options.inputs.end());
-  const auto summary = ex::merge_results(options.output, inputs);
+  // A signal before the write (one transaction) stops the merge with nothing written; one during
+  // it lets it finish, then ends with 130.
+  const jetson::ControlInterrupt interrupt;
+  ex::MergeOptions merge_options;
+  merge_options.stop_requested = [&interrupt] { return interrupt.signal() != 0; };
+  merge_options.wait_for_writer = options.wait;
+  ex::MergeSummary summary;
+  try {
+    summary = ex::merge_results(options.output, inputs, merge_options);
+  } catch (const ex::MergeStopped&) {
+    throw cli::CommandExit(
+        cli::kInterrupted,
+        fmt::format("results merge stopped by a signal: nothing was merged into {}", options.output));
+  }
   fmt::print("merged {} store(s) into {}: {} run(s) read, {} added, {} already held (kept once); {} run(s) in total\n",
              summary.inputs, ex::ResultsLocation{options.output}.store().string(), summary.runs_read,
              summary.runs_added, summary.duplicates, summary.runs_total);
+  if (interrupt.signal() != 0) {
+    std::fflush(stdout);
+    throw cli::CommandExit(cli::kInterrupted, "results merge: a signal came during the write, which was finished");
+  }
 }
 
 void add_results_command(CLI::App& app) {
@@ -166,10 +166,12 @@ void add_results_command(CLI::App& app) {
       "merge", "Merge stores (a fleet's per-node stores) into one, each run once; analyze and report read the result");
   merge_cmd->add_option("output", options->output, "Results directory to merge into (created when absent)")->required();
   merge_cmd->add_option("stores", options->inputs, "Results directories or results.db files to merge")->required();
+  merge_cmd->add_flag("--wait", options->wait, "Wait for another process writing the output to end (default: refuse)");
   merge_cmd->footer(
       "A run is (sweep, run id) on one board: met again with the same content it is kept once (a requeued task's "
       "store, a merge run twice); with different content, or from another board, it is a conflict: an error "
-      "naming both stores, and nothing of that store is merged.");
+      "naming both stores, and nothing is merged. Every input is checked before anything is written, and what is new "
+      "is written in one transaction: a refused or interrupted merge leaves the output as it was.");
   merge_cmd->callback([options] { merge(*options); });
 }
 

@@ -37,6 +37,7 @@
 #include "jetson/control/control_interrupt.h"
 #include "jetson/discovery/board_handle.h"
 #include "sysfs/whole_file.h"
+#include "sysfs/writer_lock.h"
 
 namespace jetchar::cli {
 namespace {
@@ -53,6 +54,7 @@ struct SweepOptions {
   std::string kind;  ///< the spec's board kind to plan (a spec with kinds needs one)
   bool skip_validation = false;
   bool redact_serial = false;
+  bool wait = false;  ///< wait for another writer of the results directory instead of refusing
 };
 
 // The runs one fleet task carries out, and the sweep name every node's store files them under.
@@ -251,9 +253,14 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
                                                   : sweep.name();
 
   fs::create_directories(location.directory);
-  // The store before the spec's copy: a results.db that is not a store is refused with the
-  // directory as it was.
+  // The store before the lock and the spec's copy: a results.db that is not a store is refused
+  // with the directory as it was (opening a store creates or migrates its schema in a transaction
+  // of its own, which a second sweep beside this one may do as well).
   ex::ResultsStore store(location.store());
+  // One writer per results directory from here on: a second sweep there would take the first's
+  // live run for an interrupted one and overwrite its figures.
+  const sysfs::WriterLock writer(location.lock(), fmt::format("results directory {}", location.directory.string()),
+                                 options.wait ? sysfs::WriterLock::Wait::kYes : sysfs::WriterLock::Wait::kNo);
   if (!spec_stored && fs::absolute(spec_file) != fs::absolute(location.spec())) location.store_sweep_spec(spec_text);
 
   // A signal between or during runs (also "as found" ones, which never control the board) ends the
@@ -486,6 +493,8 @@ void add_board_sweep_commands(CLI::App& group, const std::shared_ptr<SweepOption
   for (auto* command : {run, resume}) {
     command->add_flag("--redact-serial", options->redact_serial,
                       "Store the board's serial number (and a serial-less host's name) as a SHA-256 hash");
+    command->add_flag("--wait", options->wait,
+                      "Wait for another jetchar writing the results directory to end (default: refuse, exit 1)");
   }
   for (auto* command : {plan, run, resume}) {
     command->add_option("--kind", options->kind,

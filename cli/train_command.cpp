@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/exit_code.h"
 #include "cli/option_checks.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/checkpoints/pretrained_vocab.h"
@@ -23,6 +25,7 @@
 #include "experiments/torch_device.h"
 #include "experiments/training/training_runner.h"
 #include "experiments/training/validation_split.h"
+#include "jetson/control/control_interrupt.h"
 #include "loaders/dataset_spec.h"
 #include "loaders/pipeline.h"
 #include "sysfs/root.h"
@@ -217,6 +220,9 @@ void run_train(const TrainOptions& options) {
 
   if (!options.json && ::isatty(STDERR_FILENO) == 1) config.on_batch = progress_bar(options.epochs);
   const sysfs::Root root;
+  // Ctrl-C ends the run at the next minibatch: the epochs finished by then are printed, then 130.
+  const jetson::ControlInterrupt interrupt;
+  config.stop_after = [&interrupt](const TrainingProgress&) { return interrupt.signal() != 0; };
   const auto result = train(*model, source, config, root, spec.name);
   if (options.json) {
     auto json = to_json(result);
@@ -227,6 +233,15 @@ void run_train(const TrainOptions& options) {
     if (pretrained) print_pretrained(*pretrained);
     print_result(result, options, train_set->info().name);
     if (options.target_f1) print_target(target_of(result, *options.target_f1));
+  }
+  if (interrupt.signal() != 0) {
+    std::fflush(stdout);
+    const auto finished = std::count_if(result.epochs.begin(), result.epochs.end(),
+                                        [](const EpochResult& epoch) { return epoch.completed; });
+    throw cli::CommandExit(cli::kInterrupted,
+                           fmt::format("training {} stopped by a signal after {} finished epoch(s) of {}; the table "
+                                       "above holds what was measured (the last epoch partial)",
+                                       spec.name, finished, options.epochs));
   }
   if (result.status != RunStatus::kOk) {
     throw std::runtime_error(
@@ -288,7 +303,9 @@ void add_train_command(CLI::App& app) {
       ->add_option("--weight-decay", options->weight_decay,
                    "AdamW's decoupled weight decay, or SGD's L2 term (default: adamw 0.01, sgd 0)")
       ->check(cli::between(0.0, 1.0, "weight decay"));
-  command->add_option("--seed", options->seed, "Seed of weights, shuffling and augmentation")->capture_default_str();
+  command->add_option("--seed", options->seed, "Seed of weights, shuffling and augmentation")
+      ->check(jetchar::cli::unsigned_integer("a seed"))
+      ->capture_default_str();
   command->add_option(
       "--pretrained", options->pretrained,
       "Hugging Face model folder (config.json, vocab.txt, model.safetensors or pytorch_model.bin) "

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <deque>
@@ -588,6 +589,14 @@ proto::RunResult CharacterizationExecutor::execute(const PlannedRun& run) {
   } catch (const std::exception& e) {
     set_failure(result, proto::FAILED, e.what());
   }
+  if (interrupt_.signal() != 0 && result.status() != proto::INVALID) {
+    // Whatever the loop had measured when the signal came is kept, never called OK.
+    set_failure(result, proto::INTERRUPTED,
+                fmt::format("stopped by {} inside the run: its figures are partial",
+                            interrupt_.signal() == SIGTERM ? "SIGTERM" : "SIGINT"));
+    result.set_duration_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return result;
+  }
   if (result.status() == proto::OK) {
     auto changes =
         changes_between(mode_at_start, jetson::discover_board_info(*board_.root, board_.request), run.spec.device());
@@ -638,10 +647,10 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   const auto marker = open_marker(spec.measurement(), board_);
   if (marker) session.set_marker(*marker, {energy::WindowKind::kRun, energy::WindowKind::kEpoch});
   std::optional<AdaptiveTrainingStop> adaptive;
-  if (spec.adaptive().enabled()) {
-    adaptive.emplace(spec.adaptive(), power);
-    config.stop_after = [&adaptive](const TrainingProgress& progress) { return adaptive->settled_after(progress); };
-  }
+  if (spec.adaptive().enabled()) adaptive.emplace(spec.adaptive(), power);
+  config.stop_after = [this, &adaptive](const TrainingProgress& progress) {
+    return interrupt_.signal() != 0 || (adaptive && adaptive->settled_after(progress));
+  };
   config.on_batch = [this](const TrainingProgress&) { heartbeat(); };
   config.on_epoch_end = [&source] { source.end_epoch(); };
 
@@ -707,6 +716,7 @@ void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult
   config.precision = precision_of(w);
   config.seed = w.seed();
   config.on_query = [this] { heartbeat(); };
+  config.stop_requested = [this] { return interrupt_.signal() != 0; };
   if (spec.adaptive().enabled()) add_note(result, "adaptive stopping applies to training runs only: ignored");
   if (board_.sim) add_note(result, "latencies are this host's: the simulated board's time model paces training only");
 
@@ -779,7 +789,10 @@ void CharacterizationExecutor::cool_down(const proto::CooldownSpec& cooldown) co
   const Clock::time_point rest_until =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cooldown.seconds()));
   while (Clock::now() < rest_until) {
-    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::seconds(1), rest_until - Clock::now()));
+    // A signal ends the rest at once (the sweep stops after this run).
+    if (interrupt_.wait(std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::min<Clock::duration>(std::chrono::seconds(1), rest_until - Clock::now()))) != 0)
+      return;
     heartbeat();
   }
   if (!cooldown.has_max_temperature_c()) return;
@@ -794,7 +807,7 @@ void CharacterizationExecutor::cool_down(const proto::CooldownSpec& cooldown) co
     }
     if (hottest <= limit_mc || std::chrono::steady_clock::now() >= deadline) return;
     if (board_.sim) board_.sim->update_sensors();
-    std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (interrupt_.wait(std::chrono::seconds(1)) != 0) return;
     heartbeat();
   }
 }

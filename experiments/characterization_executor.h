@@ -63,6 +63,9 @@ class CharacterizationExecutor : public RunExecutor {
   std::string mode_error_;  ///< why the current mode could not be applied (runs in it are INVALID)
   std::vector<StoredPowerSample> power_samples_;  ///< of the last run, when its spec asked for them
   bool redact_serial_ = false;
+  /// SIGINT/SIGTERM, held for the executor's life: the training and inference loops end at the
+  /// next minibatch or query once one arrives, and the run is recorded as INTERRUPTED.
+  jetson::ControlInterrupt interrupt_;
 };
 
 /// The settings a run actually used: the spec with every default filled in.

@@ -1,6 +1,7 @@
 // Where a sweep keeps its results: a directory holding the SQLite store (results.db), a copy of
-// the sweep spec it ran (sweep.textproto, which `sweep resume DIR` reads back) and the resume
-// journal (journal). Commands that read results accept the directory or the .db file itself.
+// the sweep spec it ran (sweep.textproto, which `sweep resume DIR` reads back), the resume
+// journal (journal) and the lock of the one process that writes there (lock). Commands that read
+// results accept the directory or the .db file itself.
 #pragma once
 
 #include <filesystem>
@@ -17,6 +18,8 @@ struct ResultsLocation {
   std::filesystem::path store() const { return store_file.empty() ? directory / "results.db" : store_file; }
   std::filesystem::path spec() const { return directory / "sweep.textproto"; }
   std::filesystem::path journal() const { return directory / "journal"; }
+  /// The lock file one writer holds (sysfs/writer_lock.h): a sweep, a resume, a merge into it.
+  std::filesystem::path lock() const { return directory / "lock"; }
 
   /// A results directory belongs to one sweep: true when it holds a copy of `spec_text` already
   /// (the sweep resumes there), false when it holds no spec yet. Throws std::invalid_argument

@@ -12,6 +12,7 @@
 #include "experiments/device_identity.h"
 #include "experiments/results_location.h"
 #include "experiments/results_store.h"
+#include "sysfs/writer_lock.h"
 
 namespace jetchar::experiments {
 namespace {
@@ -40,36 +41,34 @@ std::string digest_of(const proto::RunResult& result) {
 
 std::string shown_device(const std::string& device_id) { return device_id.empty() ? "an unnamed board" : device_id; }
 
-}  // namespace
-
-MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& inputs) {
-  if (inputs.empty()) throw std::invalid_argument("results merge: name at least one results directory to merge");
-  // Every input must exist before the output is touched: a refused merge leaves no output behind.
-  for (const auto& input : inputs) (void)ResultsLocation::from(input);
-  const ResultsLocation out_location{output};
-  fs::create_directories(output);
-  ResultsStore out(out_location.store());
-  const fs::path out_file = fs::weakly_canonical(out_location.store());
-
-  std::map<RunKey, Held> held;
-  for (const auto& result : out.load_all()) {
-    const std::string& device = result.context().device_id();
-    held[{result.sweep(), result.run_id(), device}] =
-        Held{out_location.store().string(), digest_of(result),
-             out.power_samples(result.sweep(), result.run_id(), device).size()};
-  }
-
+// What a merge would write: the runs new to the output, found with every conflict checked.
+struct MergePlan {
+  std::vector<proto::RunResult> added;
+  std::vector<std::vector<StoredPowerSample>> added_samples;
   MergeSummary summary;
-  for (const auto& input : inputs) {
-    const auto location = ResultsLocation::from(input);
-    if (fs::weakly_canonical(location.store()) == out_file) {
-      throw std::invalid_argument(fmt::format("results merge: input {} is the output store itself", input.string()));
+};
+
+MergePlan plan_merge(const ResultsLocation& out_location, const std::vector<fs::path>& inputs,
+                     const MergeOptions& options) {
+  std::map<RunKey, Held> held;
+  std::error_code ec;
+  const bool output_exists = fs::exists(out_location.store(), ec);
+  if (output_exists) {
+    const ResultsStore out(out_location.store(), ResultsStore::Access::kReadOnly);
+    for (const auto& result : out.load_all()) {
+      const std::string& device = result.context().device_id();
+      held[{result.sweep(), result.run_id(), device}] =
+          Held{out_location.store().string(), digest_of(result),
+               out.power_samples(result.sweep(), result.run_id(), device).size()};
     }
+  }
+  MergePlan plan;
+  MergeSummary& summary = plan.summary;
+  for (const auto& input : inputs) {
+    if (options.stop_requested && options.stop_requested()) throw MergeStopped("results merge stopped by a signal");
+    const auto location = ResultsLocation::from(input);
     const ResultsStore store(location.store(), ResultsStore::Access::kReadOnly);
     const std::string source = location.store().string();
-    std::vector<proto::RunResult> added;
-    std::vector<std::vector<StoredPowerSample>> added_samples;
-    std::map<RunKey, Held> pending;
     for (auto& result : store.load_all()) {
       ++summary.runs_read;
       const std::string& device = result.context().device_id();
@@ -82,27 +81,60 @@ MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& 
         const Held& first = earlier->second;
         if (first.digest != candidate.digest || first.samples != candidate.samples) {
           throw std::invalid_argument(fmt::format(
-              "results merge: run {} of sweep '{}' on {} differs between {} and {} ({}); nothing of {} was merged",
+              "results merge: run {} of sweep '{}' on {} differs between {} and {} ({}); nothing was merged",
               std::get<1>(key), std::get<0>(key), shown_device(device), first.source, source,
               first.digest != candidate.digest
                   ? "different records"
-                  : fmt::format("{} and {} power samples", first.samples, candidate.samples),
-              source));
+                  : fmt::format("{} and {} power samples", first.samples, candidate.samples)));
         }
         ++summary.duplicates;
         continue;
       }
-      pending.emplace(key, std::move(candidate));
-      added.push_back(std::move(result));
-      added_samples.push_back(std::move(samples));
+      held.emplace(key, std::move(candidate));
+      plan.added.push_back(std::move(result));
+      plan.added_samples.push_back(std::move(samples));
     }
-    out.save_batch(added, added_samples);
-    summary.runs_added += added.size();
-    held.merge(pending);
     ++summary.inputs;
   }
+  summary.runs_added = plan.added.size();
   summary.runs_total = held.size();
-  return summary;
+  return plan;
+}
+
+}  // namespace
+
+MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& inputs, const MergeOptions& options) {
+  if (inputs.empty()) throw std::invalid_argument("results merge: name at least one results directory to merge");
+  const ResultsLocation out_location{output};
+  // Every input must be a store, and none the output, before the output is touched.
+  std::error_code ec;
+  for (const auto& input : inputs) {
+    const auto location = ResultsLocation::from(input);
+    if (fs::exists(out_location.store(), ec) && fs::equivalent(location.store(), out_location.store(), ec)) {
+      throw std::invalid_argument(fmt::format("results merge: input {} is the output store itself", input.string()));
+    }
+  }
+  const auto wait = options.wait_for_writer ? sysfs::WriterLock::Wait::kYes : sysfs::WriterLock::Wait::kNo;
+  const std::string what = fmt::format("results directory {}", output.string());
+  const bool new_folder = !fs::is_directory(output, ec);
+  if (new_folder) {
+    // A new output folder exists only once its merge is sure to write: planned first, then created.
+    (void)plan_merge(out_location, inputs, options);
+    fs::create_directories(output);
+  }
+  try {
+    const sysfs::WriterLock lock(out_location.lock(), what, wait);
+    // Planned again under the lock: another writer may have changed the output meanwhile.
+    MergePlan plan = plan_merge(out_location, inputs, options);
+    if (options.stop_requested && options.stop_requested()) throw MergeStopped("results merge stopped by a signal");
+    ResultsStore out(out_location.store());
+    out.save_batch(plan.added, plan.added_samples);
+    return plan.summary;
+  } catch (...) {
+    // Nothing was written: a folder this merge created goes again, lock file and all.
+    if (new_folder) fs::remove_all(output, ec);
+    throw;
+  }
 }
 
 }  // namespace jetchar::experiments

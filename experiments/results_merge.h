@@ -4,11 +4,15 @@
 // two devices' runs. The merge is idempotent: a record already in the output, or met twice among
 // the inputs (a store copied after a requeue), is kept once when its content is the same; the
 // same run on the same board with different content is a conflict, an error that names both
-// sources, and nothing of the offending input is written.
+// sources. A merge is all or nothing: every input is read and checked before the output is
+// touched, and everything new is written in one transaction, so a refused or interrupted merge
+// leaves the output as it was (a new output folder is not created).
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,11 +26,27 @@ struct MergeSummary {
   std::size_t runs_total = 0;  ///< records in the output afterwards
 };
 
+struct MergeOptions {
+  /// Checked between inputs and before the write: true ends the merge with nothing written
+  /// (MergeStopped). A signal during the write, which is one transaction, lets it finish.
+  std::function<bool()> stop_requested = {};
+  /// Wait for another writer of the output folder instead of refusing (sysfs/writer_lock.h).
+  bool wait_for_writer = false;
+};
+
+/// A merge stopped before its write: nothing was merged.
+class MergeStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Merges the stores `inputs` (results directories or .db files, opened read-only) into the
-/// results directory `output` (created; its results.db is created or extended). Each input is
-/// written in one transaction. Throws std::invalid_argument naming the input for a missing or
-/// foreign store, and for a conflict naming the run, both sources and what differs; inputs
-/// before the conflicting one stay merged.
-MergeSummary merge_results(const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs);
+/// results directory `output` (created when absent; its results.db is created or extended),
+/// holding the output's writer lock. Throws std::invalid_argument naming the input for a missing
+/// or foreign store, for an input that is the output, and for a conflict naming the run, both
+/// sources and what differs; sysfs::LockHeld when another process writes the output. Nothing is
+/// written then.
+MergeSummary merge_results(const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs,
+                           const MergeOptions& options = {});
 
 }  // namespace jetchar::experiments

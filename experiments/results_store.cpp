@@ -288,6 +288,36 @@ std::unique_ptr<SQLite::Database> open_read_only(const std::filesystem::path& fi
                                             SQLite::OPEN_READONLY | SQLite::OPEN_URI);
 }
 
+// Whether the database `db` is a jetchar store (its meta table holds a schema version) or empty
+// (a new store). Anything else belongs to another program and is never written: std::invalid_argument
+// naming the tables it has.
+void check_store_or_empty(SQLite::Database& db, const std::filesystem::path& file) {
+  std::vector<std::string> tables;
+  SQLite::Statement list(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  while (list.executeStep()) tables.push_back(list.getColumn(0).getString());
+  if (tables.empty()) return;
+  std::string why;
+  if (std::find(tables.begin(), tables.end(), "meta") == tables.end()) {
+    why = "it has no table 'meta'";
+  } else {
+    SQLite::Statement version(db, "SELECT value FROM meta WHERE key = 'schema_version'");
+    if (version.executeStep()) return;
+    why = "its table 'meta' holds no schema_version";
+  }
+  std::string shown;
+  for (std::size_t i = 0; i < tables.size() && i < 8; ++i) shown += (i == 0 ? "" : ", ") + tables[i];
+  if (tables.size() > 8) shown += fmt::format(", ... ({} tables)", tables.size());
+  throw std::invalid_argument(
+      fmt::format("results store {} is not a jetchar results store ({}; its tables: {}); nothing was written to it",
+                  file.string(), why, shown));
+}
+
+// The side files SQLite keeps beside a database.
+void remove_store_files(const std::filesystem::path& file) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(file.string() + suffix, ec);
+}
+
 }  // namespace
 
 ResultsStore::ResultsStore(const std::filesystem::path& file, Access access)
@@ -296,8 +326,9 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access)
     db_ = open_read_only(file);
     try {
       db_->setBusyTimeout(5000);
-      if (!db_->tableExists("meta") || !db_->tableExists("runs")) {
-        throw std::invalid_argument("has no tables 'meta' and 'runs': not a jetchar results store");
+      for (const char* table : {"meta", "runs"}) {
+        if (!db_->tableExists(table))
+          throw std::invalid_argument(fmt::format("has no table '{}': not a jetchar results store", table));
       }
       SQLite::Statement version(*db_, "SELECT value FROM meta WHERE key = 'schema_version'");
       if (!version.executeStep()) throw std::invalid_argument("has no schema_version: not a jetchar results store");
@@ -317,9 +348,13 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access)
     }
     return;
   }
+  std::error_code ec;
+  const bool created = !std::filesystem::exists(file, ec);
   try {
     db_ = std::make_unique<SQLite::Database>(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db_->setBusyTimeout(5000);
+    // Before the first write: switching to WAL rewrites the file's header.
+    check_store_or_empty(*db_, file);
     db_->exec("PRAGMA journal_mode=WAL");
     db_->exec("PRAGMA synchronous=FULL");  // a committed run survives power loss
     SQLite::Transaction create(*db_);
@@ -365,13 +400,31 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access)
     db_->exec(kSchema);
     create.commit();
   } catch (const SQLite::Exception& e) {
-    // A file that is not a store is bad input, whoever names it; a disk that fails is not.
+    // A store this constructor created and could not finish (a full disk) is no store: removed.
+    db_.reset();
+    if (created) remove_store_files(file);
+    // A file that is not a store is bad input, whoever names it; a disk that fails is not; a
+    // folder that cannot be written is a permission problem (exit 4).
     const int code = e.getErrorCode() & 0xff;
     if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
       throw std::invalid_argument(fmt::format("results store {}: {}", file.string(), e.what()));
     }
+    if (code == SQLITE_READONLY || code == SQLITE_PERM || code == SQLITE_CANTOPEN) {
+      const std::filesystem::path folder = file.parent_path().empty() ? "." : file.parent_path();
+      for (const auto& path : {file, folder}) {
+        if (::access(path.c_str(), W_OK) != 0 && (errno == EACCES || errno == EROFS)) {
+          throw std::system_error(errno, std::generic_category(),
+                                  fmt::format("results store {}: {}", file.string(), e.what()));
+        }
+      }
+    }
     throw std::runtime_error(fmt::format("results store {}: {}", file.string(), e.what()));
+  } catch (const std::invalid_argument&) {
+    db_.reset();
+    throw;
   } catch (const std::exception& e) {
+    db_.reset();
+    if (created) remove_store_files(file);
     throw std::runtime_error(fmt::format("results store {}: {}", file.string(), e.what()));
   }
 }

@@ -256,10 +256,48 @@ Spec parse_text(std::string_view text, std::string_view source, pb::TextFormat::
   return spec;
 }
 
+// A spec is text a person writes: 16 MiB is far beyond any, and a device that never ends
+// (/dev/zero) is refused at that size instead of filling memory.
+constexpr std::size_t kMaxSpecBytes = std::size_t{16} << 20;
+
 std::string read_file(const std::filesystem::path& file) {
-  return sysfs::read_whole_file(file, [&](const sysfs::IoError& e) {
-    return SpecError(file.string(), 0, 0, "", "cannot read the spec file: " + sysfs::errno_text(e.error_number()));
-  });
+  std::string text;
+  try {
+    text = sysfs::read_file_at_most(file, kMaxSpecBytes, "a spec");
+  } catch (const sysfs::IoError& e) {
+    throw SpecError(file.string(), 0, 0, "", "cannot read the spec file: " + sysfs::errno_text(e.error_number()));
+  } catch (const sysfs::FormatError&) {
+    throw SpecError(file.string(), 0, 0, "",
+                    fmt::format("the file is larger than {} MiB: not a spec", kMaxSpecBytes >> 20));
+  }
+  // Editors on some systems start UTF-8 text with a byte-order mark, which protobuf's parser
+  // refuses as "non ascii codepoint 239": it is no part of the spec.
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+  return text;
+}
+
+// A sweep's name becomes a folder name (results/<name>, a fleet's sweep name): one plain name.
+void check_sweep_name(const std::string& name, std::string_view source, int line, int column) {
+  constexpr std::size_t kMaxName = 100;
+  std::string problem;
+  if (name.size() > kMaxName) {
+    problem = fmt::format("is {} bytes long; at most {}", name.size(), kMaxName);
+  } else if (name == "." || name == "..") {
+    problem = "is a relative folder";
+  } else if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos) {
+    problem = "holds a path separator";
+  } else if (std::any_of(name.begin(), name.end(),
+                         [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); })) {
+    problem = "holds a control character";
+  }
+  if (problem.empty()) return;
+  std::string shown = name.substr(0, 60);
+  if (name.size() > shown.size()) shown.append("...");
+  for (char& c : shown) c = std::iscntrl(static_cast<unsigned char>(c)) ? '?' : c;
+  throw SpecError(std::string(source), line, column, "name",
+                  fmt::format("'{}' {}: a sweep's name becomes a folder name (letters, digits, '-', '_', '.'; no '/', "
+                              "no '..')",
+                              shown, problem));
 }
 
 }  // namespace
@@ -284,6 +322,8 @@ proto::SweepSpec parse_sweep_spec(std::string_view text, std::string_view source
   pb::TextFormat::ParseInfoTree tree;
   auto sweep = parse_text<proto::SweepSpec>(text, source, &tree);
   const auto* descriptor = sweep.GetDescriptor();
+  const auto name_at = tree.GetLocation(descriptor->FindFieldByName("name"), -1);
+  check_sweep_name(sweep.name(), source, name_at.line + 1, name_at.column + 1);
   reject_written_zeros(sweep.base(), tree.GetTreeForNested(descriptor->FindFieldByName("base"), -1), source, "base.");
   for (int i = 0; i < sweep.runs_size(); ++i) {
     reject_written_zeros(sweep.runs(i), tree.GetTreeForNested(descriptor->FindFieldByName("runs"), i), source, "runs.");

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <stdexcept>
 
 #include "experiments/spec_io.h"
 
@@ -83,13 +86,28 @@ void set_field(proto::ExperimentSpec& spec, const std::string& path, const std::
   }
 }
 
+double axis_value_count(const proto::Axis& axis) {
+  if (!axis.values().empty()) return axis.values_size();
+  const auto& range = axis.range();
+  if (range.step() <= 0 || range.to() < range.from()) return 0;
+  return std::floor((range.to() - range.from()) / range.step() + 1e-9) + 1;
+}
+
 std::vector<std::string> axis_values(const proto::Axis& axis) {
   if (!axis.values().empty()) return {axis.values().begin(), axis.values().end()};
   std::vector<std::string> values;
   const auto& range = axis.range();
   if (range.step() <= 0) return values;
-  // Count steps up front so accumulated rounding cannot add or drop the last value.
-  const auto steps = static_cast<long>(std::floor((range.to() - range.from()) / range.step() + 1e-9));
+  // Counted up front, so that accumulated rounding cannot add or drop the last value and an
+  // endless range is refused before it is expanded.
+  const double count = axis_value_count(axis);
+  constexpr double kMaxAxisValues = 1e6;
+  if (!(count <= kMaxAxisValues)) {
+    throw std::invalid_argument(fmt::format("axis '{}': range from {} to {} step {} has {:.0f} values; at most {:.0f}",
+                                            axis.field(), range.from(), range.to(), range.step(), count,
+                                            kMaxAxisValues));
+  }
+  const auto steps = static_cast<long>(count) - 1;
   for (long i = 0; i <= steps; ++i) {
     // 12 significant digits drop the binary noise of from + i·step (0.30000000000000004).
     const double value = range.from() + static_cast<double>(i) * range.step();
@@ -97,6 +115,57 @@ std::vector<std::string> axis_values(const proto::Axis& axis) {
   }
   return values;
 }
+
+namespace {
+
+// The same value written twice ("612" and "612.0" too): one run labelled twice.
+bool same_value(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  char* end_a = nullptr;
+  char* end_b = nullptr;
+  const double x = std::strtod(a.c_str(), &end_a);
+  const double y = std::strtod(b.c_str(), &end_b);
+  return !a.empty() && !b.empty() && *end_a == '\0' && *end_b == '\0' && x == y;
+}
+
+// A field on two axes would take both values in turn, and the runs would be labelled with values
+// they did not run at; a value twice on one axis runs the same thing twice under two ids; a plan
+// larger than max_runs would be expanded in memory before anything could refuse it.
+void check_axes(const proto::SweepSpec& sweep, const std::string& source, std::size_t starts) {
+  std::map<std::string, std::size_t> fields;
+  double runs = static_cast<double>(starts);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(sweep.axes_size()); ++i) {
+    const auto& axis = sweep.axes(static_cast<int>(i));
+    if (const auto [earlier, added] = fields.emplace(axis.field(), i); !added) {
+      throw SpecError(source, 0, 0, "axes",
+                      fmt::format("field '{}' is on axes {} and {}: a field takes one value per run; put all its "
+                                  "values on one axis",
+                                  axis.field(), earlier->second + 1, i + 1));
+    }
+    for (int a = 0; a < axis.values_size(); ++a) {
+      for (int b = a + 1; b < axis.values_size(); ++b) {
+        if (same_value(axis.values(a), axis.values(b))) {
+          throw SpecError(source, 0, 0, "axes",
+                          fmt::format("axis '{}' lists the value {} twice ('{}' and '{}'); list each value once",
+                                      axis.field(), axis.values(a), axis.values(a), axis.values(b)));
+        }
+      }
+    }
+    runs *= axis_value_count(axis);
+  }
+  std::uint32_t repetitions = std::max<std::uint32_t>(1, sweep.base().repetitions());
+  for (const auto& run : sweep.runs()) repetitions = std::max(repetitions, run.repetitions());
+  runs *= repetitions;
+  const std::uint32_t limit = sweep.has_max_runs() ? sweep.max_runs() : kDefaultMaxRuns;
+  if (runs > limit) {
+    throw SpecError(source, 0, 0, "max_runs",
+                    fmt::format("the sweep expands to {:.0f} runs (repetitions counted), more than its limit of {}; "
+                                "narrow the axes, or raise the limit with `max_runs: N` if the sweep is meant",
+                                runs, limit));
+  }
+}
+
+}  // namespace
 
 std::string describe_mode(const proto::DeviceSpec& device) {
   if (device.has_preset_mode()) return fmt::format("preset {}", device.preset_mode());
@@ -132,6 +201,7 @@ SweepPlan plan_sweep(const proto::SweepSpec& sweep, const std::string& source) {
     proto::ExperimentSpec spec;
     std::vector<std::pair<std::string, std::string>> values;
   };
+  check_axes(sweep, source, starts.size());
   std::vector<Expanded> expanded;
   for (auto& start : starts) expanded.push_back({std::move(start), {}});
   for (const auto& axis : sweep.axes()) {

@@ -24,8 +24,13 @@ SweepProgress SweepRunner::run(const SweepPlan& plan, RunExecutor& executor, con
   // left: runs that adaptive stopping shortened shorten it as they come in.
   double seconds_stored = 0;
   std::size_t durations_stored = 0;
+  // A run stored as INTERRUPTED is partial: it counts as not done, and runs again.
+  const auto done_in_store = [&](const PlannedRun& run) {
+    const auto stored = store_.load(options.sweep_name, run.run_id);
+    return stored && stored->status() != proto::INTERRUPTED ? stored : std::nullopt;
+  };
   for (const auto& run : plan.runs) {
-    if (const auto stored = store_.load(options.sweep_name, run.run_id)) {
+    if (const auto stored = done_in_store(run)) {
       ++progress.done;
       if (stored->duration_s() > 0) {
         seconds_stored += stored->duration_s();
@@ -51,7 +56,7 @@ SweepProgress SweepRunner::run(const SweepPlan& plan, RunExecutor& executor, con
   if (stopped != nullptr) *stopped = false;
 
   for (const auto& run : plan.runs) {
-    if (store_.contains(options.sweep_name, run.run_id)) continue;
+    if (store_.contains(options.sweep_name, run.run_id) && done_in_store(run)) continue;
     if (options.stop_requested()) {
       if (stopped != nullptr) *stopped = true;
       break;
@@ -83,6 +88,13 @@ SweepProgress SweepRunner::run(const SweepPlan& plan, RunExecutor& executor, con
       throw;
     }
     journal_.finished(run.run_id);
+    if (result.status() == proto::INTERRUPTED) {
+      // Stored for what it measured, not counted as done: the sweep stops here, a resume reruns it.
+      if (options.log != nullptr)
+        *options.log << fmt::format("run {} {}; stored as INTERRUPTED\n", run.run_id, result.reason());
+      if (stopped != nullptr) *stopped = true;
+      break;
+    }
 
     ++progress.done;
     ++progress.ran_now;

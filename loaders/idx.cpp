@@ -54,10 +54,13 @@ IdxHeader parse_idx_header(std::span<const std::uint8_t> bytes, std::uint64_t fi
   if (bytes.size() < 4 || file_bytes < 4) {
     throw FormatError(name, fmt::format("{} bytes", file_bytes), "an IDX file of at least 4 bytes (magic number)");
   }
-  if (bytes[0] != 0 || bytes[1] != 0 || !is_known_type(bytes[2]) || bytes[3] == 0) {
+  // No IDX file has more than a few dimensions (MNIST's have 1 to 3): a larger count is not a
+  // header, and its "shape" would be hundreds of numbers long.
+  constexpr std::uint8_t kMaxDims = 8;
+  if (bytes[0] != 0 || bytes[1] != 0 || !is_known_type(bytes[2]) || bytes[3] == 0 || bytes[3] > kMaxDims) {
     throw FormatError(fmt::format("{} offset 0", name),
                       fmt::format("magic {:02x} {:02x} {:02x} {:02x}", bytes[0], bytes[1], bytes[2], bytes[3]),
-                      "IDX magic 00 00 <type 08|09|0b|0c|0d|0e> <ndims 1..>");
+                      "IDX magic 00 00 <type 08|09|0b|0c|0d|0e> <ndims 1..8>");
   }
   IdxHeader header;
   header.type = static_cast<IdxType>(bytes[2]);

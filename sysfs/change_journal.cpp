@@ -17,6 +17,7 @@
 
 #include "sysfs/boot_id.h"
 #include "sysfs/error.h"
+#include "sysfs/output_file.h"
 #include "sysfs/unique_fd.h"
 #include "sysfs/whole_file.h"
 
@@ -199,18 +200,10 @@ ParsedJournal parse_journal(const std::string& content, const fs::path& file) {
     const std::string_view line(content.data() + position, end - position);
     const auto record = parse_record(line);
     if (!record) {
-      // A damaged record is a torn append only when nothing intact follows it.
-      const bool last = content.find('\n', end + 1) == std::string::npos;
-      if (!last) {
-        throw FormatError(file.string(), std::string(line.substr(0, 120)),
-                          fmt::format("an intact journal record on line {} (the file is corrupted; restore "
-                                      "the remaining values by hand or from a snapshot)",
-                                      line_number));
-      }
-      const std::string_view tail(content.data() + position, content.size() - position);
-      if (!torn_append(tail, parsed.has_header)) refuse_tail(tail);
-      parsed.contents.torn_tail = true;
-      break;
+      // An append is one write(2) that ends in its newline: a crash can cut it short, but a whole
+      // line whose checksum fails was changed after it was written. That is damage, wherever it is.
+      throw FormatError(file.string(), static_cast<std::size_t>(line_number), escape(line.substr(0, 120)),
+                        "an intact journal record (its checksum fails: the file is damaged; it is kept)");
     }
     if (!parsed.has_header) {
       if (record->first != kMagic && record->first != kMagicVersion1) {
@@ -302,29 +295,31 @@ RestoreIncomplete::RestoreIncomplete(const fs::path& journal, std::vector<std::s
 
 fs::path journal_file(const fs::path& state_dir) { return state_dir / "change-journal"; }
 
+fs::path snapshot_file(const fs::path& state_dir) { return state_dir / "change-journal.snapshot"; }
+
 std::string read_raw_attribute(const Root& root, std::string_view path) {
   if (is_external_attribute(path)) return external_attribute_handler(path).read(std::string(path));
   return read_attribute_raw(root, root.canonical(path));
 }
 
-void write_journal_file(const fs::path& file, const fs::path& root_prefix, const std::vector<JournalEntry>& entries) {
+std::string journal_text(const fs::path& root_prefix, const std::vector<JournalEntry>& entries) {
   std::string content = record_line(kMagic, root_prefix.string());
-  for (const auto& entry : entries) content += record_line(entry.path, entry.original);
-  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  const fs::path temporary = dir / (file.filename().string() + ".tmp");
-  UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!fd) throw IoError(temporary.string(), "create", errno);
-  size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd.get(), content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw IoError(temporary.string(), "write", errno);
-    done += static_cast<size_t>(n);
+  std::string tagged;
+  for (const auto& entry : entries) {
+    // The boot an entry was read in, as the journal tags it: a control reset at boot is not
+    // written back from before a reboot.
+    if (!entry.boot_id.empty() && entry.boot_id != tagged) {
+      content += record_line(kBootTag, entry.boot_id);
+      tagged = entry.boot_id;
+    }
+    content += record_line(entry.path, entry.original);
   }
-  if (::fsync(fd.get()) != 0) throw IoError(temporary.string(), "sync", errno);
-  fd.close();
-  if (::rename(temporary.c_str(), file.c_str()) != 0) throw IoError(file.string(), "rename into place", errno);
-  fsync_directory(dir);
+  return content;
+}
+
+void write_journal_file(const fs::path& file, const fs::path& root_prefix, const std::vector<JournalEntry>& entries) {
+  // Whole or absent (sysfs/output_file.h): a kill while it is written leaves no part of it.
+  write_output_file(file, journal_text(root_prefix, entries));
 }
 
 JournalContents read_journal(const fs::path& file) { return parse_journal(read_whole_file(file), file).contents; }
@@ -373,6 +368,64 @@ std::size_t restore_entries(const Root& root, const std::vector<JournalEntry>& e
   }
   if (!pending.empty()) throw RestoreIncomplete(journal, std::move(failures));
   return entries.size() - dropped;
+}
+
+std::vector<std::string> restore_differences(const Root& root, const std::vector<JournalEntry>& snapshot,
+                                             const fs::path& snapshot_for_messages) {
+  std::vector<JournalEntry> differing;
+  for (const JournalEntry& entry : snapshot) {
+    std::string now;
+    try {
+      now = read_raw_attribute(root, entry.path);
+    } catch (const std::exception&) {
+      now.clear();  // unreadable now: written back, and its read-back says whether it came back
+    }
+    if (now != entry.original) differing.push_back(entry);
+  }
+  std::vector<std::string> reset_by_reboot;
+  restore_entries(root, differing, snapshot_for_messages, &reset_by_reboot);
+  std::vector<std::string> paths;
+  for (const auto& entry : differing) {
+    if (std::find(reset_by_reboot.begin(), reset_by_reboot.end(), entry.path) == reset_by_reboot.end())
+      paths.push_back(entry.path);
+  }
+  return paths;
+}
+
+DamagedJournalRestore restore_from_snapshot(const Root& root, const fs::path& state_dir) {
+  const fs::path journal = journal_file(state_dir);
+  const fs::path snapshot = snapshot_file(state_dir);
+  // Whoever holds the journal's lock is controlling the board now: nothing to restore under it.
+  const UniqueFd fd(::open(journal.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd && ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    throw std::runtime_error(fmt::format(
+        "another jetchar process is controlling this board (its change journal {} is locked); wait for it to end",
+        journal.string()));
+  }
+  if (!fs::exists(snapshot)) {
+    throw std::runtime_error(fmt::format(
+        "there is no snapshot of the board from before the session ({} is absent): the journal is kept; bring the "
+        "controls back by hand, or with `jetchar device restore FILE` from a snapshot of your own",
+        snapshot.string()));
+  }
+  const JournalContents contents = read_journal(snapshot);
+  if (contents.root_prefix != root.prefix()) {
+    throw std::runtime_error(fmt::format("the snapshot {} was taken of the board under '{}', not '{}'",
+                                         snapshot.string(), contents.root_prefix.string(), root.prefix().string()));
+  }
+  DamagedJournalRestore result;
+  result.snapshot = snapshot;
+  result.controls = contents.entries.size();
+  result.rewritten = restore_differences(root, contents.entries, snapshot);
+  // Every control reads back as before the session: the damaged journal is kept for inspection
+  // under another name, so that the next session starts a journal of its own.
+  result.kept_journal = state_dir / "change-journal.damaged";
+  if (fd && ::rename(journal.c_str(), result.kept_journal.c_str()) != 0) {
+    throw IoError(journal.string(), "rename damaged change journal", errno);
+  }
+  if (::unlink(snapshot.c_str()) != 0 && errno != ENOENT) throw IoError(snapshot.string(), "remove snapshot", errno);
+  fsync_directory(state_dir);
+  return result;
 }
 
 ChangeJournal::ChangeJournal(const Root& root, fs::path state_dir)
@@ -427,6 +480,13 @@ bool ChangeJournal::recorded(std::string_view path) const {
 
 void ChangeJournal::create_file() {
   create_directories_durably(state_dir_);
+  // The controls before this session's first write, whole before the journal exists: a restore
+  // reaches this state even when journal records are lost.
+  if (snapshot_source_) {
+    std::vector<JournalEntry> controls = snapshot_source_();
+    for (auto& entry : controls) entry.boot_id = boot_id_;
+    write_journal_file(snapshot_file(state_dir_), root_.prefix(), controls);
+  }
   fd_.reset(::open(file_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (!fd_) {
     if (errno == EEXIST) {
@@ -491,9 +551,19 @@ void ChangeJournal::write(std::string_view path, std::string_view value, Verify 
 
 std::size_t ChangeJournal::restore() {
   reset_by_reboot_.clear();
+  repaired_from_snapshot_.clear();
   const std::size_t count = restore_entries(root_, entries_, file_, &reset_by_reboot_);
+  // The board read back against the snapshot of the session's start: a control the journal did
+  // not bring back (a lost record, a change made beside jetchar) is written back from it.
+  const fs::path snapshot = snapshot_file(state_dir_);
+  if (fd_ && fs::exists(snapshot)) {
+    const JournalContents before = read_journal(snapshot);
+    if (before.root_prefix == root_.prefix())
+      repaired_from_snapshot_ = restore_differences(root_, before.entries, snapshot);
+  }
   if (fd_) {
     if (::unlink(file_.c_str()) != 0 && errno != ENOENT) throw IoError(file_.string(), "remove change journal", errno);
+    if (::unlink(snapshot.c_str()) != 0 && errno != ENOENT) throw IoError(snapshot.string(), "remove snapshot", errno);
     fsync_directory(state_dir_);
     fd_.close();
   }

@@ -9,8 +9,11 @@
 // as it was; a partial restore keeps the journal so that it can be run again.
 //
 // File format, one record per line, each line ending in a checksum so that a record torn by a
-// power loss mid-append (a short line, or a tail of zero bytes) is recognised and dropped — it
-// stands for a write that had not started, because the write only follows a complete fsync:
+// power loss mid-append (a short last line without its newline, or a tail of zero bytes) is
+// recognised and dropped — it stands for a write that had not started, because the write only
+// follows a complete fsync. A whole line whose checksum fails is damage (FormatError), never
+// dropped. Beside the journal, a session's snapshot of every control before its first write
+// (snapshot_file) lets a restore reach that state even when the journal is damaged or cut:
 //   jetchar-change-journal 2<TAB><root prefix><TAB><fnv1a32 hex>
 //   @boot<TAB><boot id><TAB><fnv1a32 hex>
 //   <kernel path><TAB><escaped original><TAB><fnv1a32 hex>
@@ -30,6 +33,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -75,13 +79,41 @@ JournalContents read_journal(const std::filesystem::path& file);
 /// read_journal of text already in memory; `file` names it in errors.
 JournalContents parse_journal_text(const std::string& content, const std::filesystem::path& file);
 
+/// `entries` in the journal's format, as write_journal_file writes them.
+std::string journal_text(const std::filesystem::path& root_prefix, const std::vector<JournalEntry>& entries);
 /// Writes `entries` as a complete journal-format file (a snapshot of values to restore later):
 /// written to a temporary file, fsync'd and renamed over `file`, so that it is whole or absent.
+/// Entries with a boot id are preceded by its "@boot" record.
 void write_journal_file(const std::filesystem::path& file, const std::filesystem::path& root_prefix,
                         const std::vector<JournalEntry>& entries);
 
 /// Raw content of a kernel attribute (trailing newline included), as the journal keeps it.
 std::string read_raw_attribute(const Root& root, std::string_view path);
+
+/// The snapshot of every control a session took before its first write, beside its journal
+/// (ChangeJournal::set_snapshot_source); removed with the journal.
+std::filesystem::path snapshot_file(const std::filesystem::path& state_dir);
+
+/// Writes back every control of `snapshot` whose value reads otherwise now (restore_entries, so
+/// each is verified; a control reset at boot recorded before the last reboot is left alone);
+/// returns the paths written. Throws RestoreIncomplete naming what did not come back.
+std::vector<std::string> restore_differences(const Root& root, const std::vector<JournalEntry>& snapshot,
+                                             const std::filesystem::path& snapshot_for_messages);
+
+/// What restore_from_snapshot did.
+struct DamagedJournalRestore {
+  std::filesystem::path snapshot;
+  std::size_t controls = 0;            ///< controls in the snapshot, all reading back as in it now
+  std::vector<std::string> rewritten;  ///< those that differed and were written back
+  std::filesystem::path kept_journal;  ///< where the damaged journal is kept
+};
+
+/// The board under `root` brought back to the snapshot its session took, for a journal that
+/// cannot be read (FormatError: damaged): every control that differs is written back and read
+/// back; the damaged journal is then kept as change-journal.damaged. Throws std::runtime_error
+/// when there is no snapshot or a live process holds the journal, RestoreIncomplete when a
+/// control does not come back (the journal stays where it is then).
+DamagedJournalRestore restore_from_snapshot(const Root& root, const std::filesystem::path& state_dir);
 
 /// A journal left behind by a process that is gone (the file exists and nobody holds its lock).
 std::optional<JournalContents> find_pending_journal(const std::filesystem::path& state_dir);
@@ -125,6 +157,15 @@ class ChangeJournal {
   /// recorded (restore_entries).
   const std::vector<std::string>& reset_by_reboot() const { return reset_by_reboot_; }
 
+  /// The controls restore() wrote back from the session's snapshot because they still differed
+  /// from it after the journal's originals were back (a journal record lost, or a change made
+  /// beside jetchar).
+  const std::vector<std::string>& repaired_from_snapshot() const { return repaired_from_snapshot_; }
+
+  /// Before this session's first write (when it creates the journal), `source`'s entries are
+  /// written as snapshot_file(): every control the session may touch, as it was.
+  void set_snapshot_source(std::function<std::vector<JournalEntry>()> source) { snapshot_source_ = std::move(source); }
+
   /// Test hook: called after every completed attribute write (journal record + write), with the
   /// count of writes so far. Tests use it to kill the process at each write boundary.
   void set_after_write_hook(void (*hook)(std::size_t writes_so_far)) { after_write_hook_ = hook; }
@@ -143,6 +184,8 @@ class ChangeJournal {
   std::string tagged_boot_;  ///< the boot of the file's last "@boot" record
   std::vector<JournalEntry> entries_;
   std::vector<std::string> reset_by_reboot_;
+  std::vector<std::string> repaired_from_snapshot_;
+  std::function<std::vector<JournalEntry>()> snapshot_source_;
   std::size_t writes_ = 0;
   void (*after_write_hook_)(std::size_t) = nullptr;
 };

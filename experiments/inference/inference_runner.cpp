@@ -145,14 +145,16 @@ InferenceResult run_inference(Network& model, const ModelSpec& spec, const Infer
     const auto queried = [&] {
       if (config.on_query) config.on_query();
     };
-    for (std::int64_t i = 0; i < config.warmup; ++i) {
+    const auto stop = [&config] { return config.stop_requested && config.stop_requested(); };
+    for (std::int64_t i = 0; i < config.warmup && !stop(); ++i) {
       query();
       queried();
     }
     result.timed_begin_ns = sysfs::monotonic_ns();
     const auto start = Clock::now();
     auto now = start;
-    while (static_cast<std::int64_t>(result.latencies_ns.size()) < min_queries || now - start < min_duration) {
+    while ((static_cast<std::int64_t>(result.latencies_ns.size()) < min_queries || now - start < min_duration) &&
+           !stop()) {
       const auto query_start = Clock::now();
       query();
       now = Clock::now();

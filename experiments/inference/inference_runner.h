@@ -44,6 +44,8 @@ struct InferenceConfig {
   /// Called after every query, warm-up included, outside its latency (watchdog pings: a long
   /// inference run must be seen to progress).
   std::function<void()> on_query;
+  /// Asked after every query: true ends the run there (a signal), with what was timed so far.
+  std::function<bool()> stop_requested;
 };
 
 struct InferenceResult {

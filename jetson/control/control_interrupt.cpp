@@ -16,6 +16,7 @@ namespace {
 // What the handler touches: lock-free atomics only (a std::mutex is not async-signal-safe).
 static_assert(std::atomic<int>::is_always_lock_free);
 std::atomic<int> g_signal{0};
+std::atomic<int> g_count{0};
 // The self-pipe: made by the first holder ever and kept for the process's life (two O_CLOEXEC
 // descriptors), so a handler running in another thread never writes to a descriptor closed and
 // reused meanwhile. Non-blocking at both ends.
@@ -25,6 +26,7 @@ std::atomic<int> g_wake_write_fd{-1};
 extern "C" void on_signal(int signal) {
   const int saved = errno;
   g_signal.store(signal);
+  g_count.fetch_add(1);
   if (const int fd = g_wake_write_fd.load(); fd >= 0) {
     // A full pipe already wakes every waiter, so a byte that does not fit is not needed.
     const char byte = 1;
@@ -67,6 +69,7 @@ void empty_pipe() {
 void install(Handlers& h) {
   empty_pipe();
   g_signal.store(0);
+  g_count.store(0);
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
@@ -99,6 +102,8 @@ ControlInterrupt::~ControlInterrupt() {
 }
 
 int ControlInterrupt::signal() const { return g_signal.load(); }
+
+int ControlInterrupt::count() const { return g_count.load(); }
 
 int ControlInterrupt::wait(std::chrono::milliseconds timeout) const {
   if (const int signal = g_signal.load(); signal != 0) return signal;

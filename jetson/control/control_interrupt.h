@@ -27,6 +27,8 @@ class ControlInterrupt {
   /// The signal received (SIGINT or SIGTERM; the later one when both came) since the outermost
   /// holder was made, or 0.
   int signal() const;
+  /// How many signals arrived since the outermost holder was made (a second Ctrl-C: 2).
+  int count() const;
   /// Waits up to `timeout` for a signal; returns it or 0. Returns at once once one has arrived, for
   /// every holder and waiter.
   int wait(std::chrono::milliseconds timeout) const;

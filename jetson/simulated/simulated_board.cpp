@@ -58,6 +58,9 @@ void put(const sysfs::Root& root, const std::string& path, const std::string& va
     out << value << "\n";
     if (!out) throw std::runtime_error("simulated board: cannot write " + temporary.string());
   }
+  // The attribute keeps its mode (a kernel's 0400 cpuinfo_cur_freq stays 0400).
+  std::error_code ec;
+  fs::permissions(temporary, fs::status(target, ec).permissions(), ec);
   fs::rename(temporary, target);
 }
 

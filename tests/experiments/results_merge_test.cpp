@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "experiments/results_store.h"
+#include "sysfs/writer_lock.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -69,7 +70,7 @@ TEST(ResultsMerge, ARunStoredTwiceByItsBoardIsKeptOnce) {
   EXPECT_EQ(summary.runs_total, 2u);
 }
 
-TEST(ResultsMerge, AConflictNamesBothSourcesAndMergesNothingOfTheSecond) {
+TEST(ResultsMerge, AConflictNamesBothSourcesAndMergesNothing) {
   testing::TempDir dir;
   const auto b1 = store_with(dir.path() / "b1", {run_on("0000-r0", "b1/1", 1)});
   const auto differs =
@@ -82,9 +83,39 @@ TEST(ResultsMerge, AConflictNamesBothSourcesAndMergesNothingOfTheSecond) {
     EXPECT_NE(message.find("run 0000-r0"), std::string::npos) << message;
     EXPECT_NE(message.find((b1 / "results.db").string()), std::string::npos) << message;
     EXPECT_NE(message.find((differs / "results.db").string()), std::string::npos) << message;
+    EXPECT_NE(message.find("nothing was merged"), std::string::npos) << message;
   }
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "merged")) << "a refused merge left its new output folder";
+
+  // Into an existing store: it stays as it was.
+  merge_results(dir.path() / "merged", {b1});
+  const auto before = std::filesystem::file_size(dir.path() / "merged/results.db");
+  EXPECT_THROW(merge_results(dir.path() / "merged", {differs}), std::invalid_argument);
   const ResultsStore merged(dir.path() / "merged/results.db", ResultsStore::Access::kReadOnly);
   EXPECT_EQ(merged.load_all().size(), 1u) << "the conflicting store's other run was merged";
+  EXPECT_EQ(std::filesystem::file_size(dir.path() / "merged/results.db"), before);
+}
+
+TEST(ResultsMerge, AStopBeforeTheWriteMergesNothingAndLeavesNoNewFolder) {
+  testing::TempDir dir;
+  const auto b1 = store_with(dir.path() / "b1", {run_on("0000-r0", "b1/1", 1)});
+  const auto b2 = store_with(dir.path() / "b2", {run_on("0000-r0", "b2/2", 2)});
+  int checks = 0;
+  MergeOptions options;
+  // Stops at the last check before the write (the plan under the lock checks once per input).
+  options.stop_requested = [&checks] { return ++checks > 4; };
+  EXPECT_THROW(merge_results(dir.path() / "merged", {b1, b2}, options), MergeStopped);
+  EXPECT_EQ(checks, 5);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "merged"));
+}
+
+TEST(ResultsMerge, ASecondWriterOfTheOutputIsRefused) {
+  testing::TempDir dir;
+  const auto b1 = store_with(dir.path() / "b1", {run_on("0000-r0", "b1/1", 1)});
+  std::filesystem::create_directories(dir.path() / "merged");
+  const sysfs::WriterLock held(dir.path() / "merged" / "lock", "the test's lock");
+  EXPECT_THROW(merge_results(dir.path() / "merged", {b1}), sysfs::LockHeld);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "merged" / "results.db"));
 }
 
 // The key is (sweep, run id, board): one run id measured on two boards is two devices' runs, each

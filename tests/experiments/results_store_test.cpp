@@ -11,9 +11,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <system_error>
 #include <thread>
 
 #include "experiments/proto/results_store_schema.h"
+#include "tests/support/small_mount.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -510,6 +512,51 @@ TEST(ResultsStoreTest, KilledSaveIsAllOrNothing) {
       EXPECT_EQ(store.load("s1", summary.run_id)->epochs_size(), 3);
     }
   }
+}
+
+// Another program's database is never written: not a table, not an index, not the WAL switch.
+TEST(ResultsStoreSafety, AForeignDatabaseIsRefusedAndLeftByteForByte) {
+  const testing::TempDir dir;
+  const auto file = dir.path() / "results.db";
+  {
+    SQLite::Database db(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE runs (id INTEGER PRIMARY KEY); CREATE TABLE notes (text TEXT)");
+  }
+  const std::string before = bytes_of(file);
+  try {
+    ResultsStore store(file);
+    ADD_FAILURE() << "a foreign database was opened as a store";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a jetchar results store (it has no table 'meta'; its tables: notes, "
+                                         "runs); nothing was written to it"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(bytes_of(file), before);
+  EXPECT_FALSE(std::filesystem::exists(file.string() + "-wal"));
+}
+
+TEST(ResultsStoreSafety, AStoreThatCannotBeCreatedOnAFullDiskLeavesNoFile) {
+  const testing::SmallMount mount(64);
+  if (!mount.available()) GTEST_SKIP() << mount.why_not();
+  mount.fill();
+  const auto file = mount.path() / "results.db";
+  EXPECT_THROW(ResultsStore{file}, std::runtime_error);
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    EXPECT_FALSE(std::filesystem::exists(file.string() + suffix)) << suffix;
+}
+
+TEST(ResultsStoreSafety, AReadOnlyFolderIsAPermissionError) {
+  const testing::SmallMount mount(256);
+  if (!mount.available()) GTEST_SKIP() << mount.why_not();
+  mount.set_read_only(true);
+  try {
+    ResultsStore store(mount.path() / "results.db");
+    ADD_FAILURE() << "a store was created on a read-only file system";
+  } catch (const std::system_error& e) {
+    EXPECT_EQ(e.code().value(), EROFS) << e.what();
+  }
+  mount.set_read_only(false);
 }
 
 }  // namespace

@@ -146,5 +146,42 @@ TEST(SpecIoTest, LoadsFromAFile) {
   EXPECT_EQ(load_experiment_spec(file).name(), "lenet");
 }
 
+std::string sweep_error(const std::string& name) {
+  std::string text = "name: \"";
+  text.append(name);
+  text.append("\"\nbase { workload { model: \"lenet5\" dataset: \"synthetic:1x28x28\" batch_size: 16 } }\n");
+  try {
+    parse_sweep_spec(text, "sweep.textproto");
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A sweep's name becomes results/<name>: it must stay one folder inside.
+TEST(SpecIoTest, ASweepNameThatIsNoPlainFolderNameIsRefused) {
+  EXPECT_NE(sweep_error("../../etc/x").find("sweep.textproto:1:1: field name: '../../etc/x' holds a path separator"),
+            std::string::npos);
+  EXPECT_NE(sweep_error("..").find("is a relative folder"), std::string::npos);
+  EXPECT_NE(sweep_error("a\\tb").find("holds a control character"), std::string::npos);
+  const std::string long_error = sweep_error(std::string(5000, 'n'));
+  EXPECT_NE(long_error.find("is 5000 bytes long; at most 100"), std::string::npos);
+  EXPECT_LT(long_error.size(), 400u) << "the message repeats the whole name";
+  EXPECT_EQ(sweep_error("agx-orin_modes.v2"), "no error");
+}
+
+TEST(SpecIoTest, ASpecFileIsReadUpToItsLimitAndMayStartWithAByteOrderMark) {
+  const jetchar::testing::TempDir dir;
+  const auto bom = dir.write("bom.textproto", "\xEF\xBB\xBFname: \"bom\"\nbase { workload { model: \"lenet5\" } }\n");
+  EXPECT_EQ(load_sweep_spec(bom).name(), "bom");
+  try {
+    (void)load_sweep_spec("/dev/zero");
+    ADD_FAILURE() << "/dev/zero was read as a spec";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/zero: the file is larger than 16 MiB: not a spec"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace jetchar::experiments

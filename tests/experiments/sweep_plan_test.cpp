@@ -134,5 +134,56 @@ TEST(SweepPlanTest, DescribesModes) {
   EXPECT_EQ(describe_mode(device), "preset 2");
 }
 
+std::string plan_error(std::string_view axes) {
+  const std::string text = base_with(axes);
+  try {
+    (void)plan_sweep(sweep_of(text), "sweep.textproto");
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A field on two axes would set both values in turn: runs labelled 306 and 612 MHz both ran at
+// the last value written.
+TEST(SweepPlanTest, AFieldOnTwoAxesIsRefused) {
+  EXPECT_NE(plan_error(R"(
+axes { field: "device.gpu_freq_mhz" values: ["306"] }
+axes { field: "workload.batch_size" values: ["16"] }
+axes { field: "device.gpu_freq_mhz" values: ["612"] }
+)")
+                .find("field 'device.gpu_freq_mhz' is on axes 1 and 3"),
+            std::string::npos);
+}
+
+TEST(SweepPlanTest, AValueTwiceOnAnAxisIsRefusedAsWrittenOrAsANumber) {
+  EXPECT_NE(plan_error(R"(axes { field: "workload.batch_size" values: ["16", "32", "16"] })").find("value 16 twice"),
+            std::string::npos);
+  EXPECT_NE(plan_error(R"(axes { field: "device.gpu_freq_mhz" values: ["612", "612.0"] })").find("value 612 twice"),
+            std::string::npos);
+}
+
+// Counted before expanding: a range of 10^12 steps is refused at once instead of filling memory.
+TEST(SweepPlanTest, APlanOverItsRunLimitIsRefusedBeforeItIsExpanded) {
+  EXPECT_NE(plan_error(R"(axes { field: "workload.seed" range { from: 0 to: 1e12 step: 1 } })")
+                .find("expands to 1000000000001 runs (repetitions counted), more than its limit of 10000"),
+            std::string::npos);
+  // Repetitions count: 101 x 100 runs.
+  try {
+    (void)plan_sweep(sweep_of(R"(name: "r"
+base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 16 } repetitions: 100 }
+axes { field: "workload.seed" range { from: 0 to: 100 step: 1 } }
+)"),
+                     "sweep.textproto");
+    ADD_FAILURE() << "10100 runs were planned";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("expands to 10100 runs"), std::string::npos) << e.what();
+  }
+  // max_runs raises the limit for a sweep that means it.
+  std::string text = base_with(R"(axes { field: "workload.seed" range { from: 0 to: 10000 step: 1 } })");
+  text.append("max_runs: 20000\n");
+  EXPECT_EQ(plan_sweep(sweep_of(text), "sweep.textproto").runs.size(), 10001u);
+}
+
 }  // namespace
 }  // namespace jetchar::experiments

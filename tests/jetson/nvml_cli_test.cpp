@@ -154,6 +154,10 @@ TEST_F(NvmlCliIntegration, AfterARebootTheJournalledNvmlKnobsAreLeftAloneAndName
   const fs::path journal = fs::path(state_dir) / "change-journal";
   ASSERT_TRUE(fs::exists(journal));
   move_journal_to_an_earlier_boot(journal);
+  // The snapshot the session took beside its journal was read in that boot too.
+  const fs::path snapshot = fs::path(state_dir) / "change-journal.snapshot";
+  ASSERT_TRUE(fs::exists(snapshot));
+  move_journal_to_an_earlier_boot(snapshot);
   env.set_state("gpu0.power_limit_mw", "300000");  // set by someone after the reboot
 
   const auto restored = jetchar({"device", "restore", "--board", "host", "--state-dir", state_dir});
@@ -163,6 +167,7 @@ TEST_F(NvmlCliIntegration, AfterARebootTheJournalledNvmlKnobsAreLeftAloneAndName
                                          "was journalled before the last reboot"));
   EXPECT_THAT(env.state(), HasSubstr("gpu0.power_limit_mw 300000"));
   EXPECT_FALSE(fs::exists(journal));
+  EXPECT_FALSE(fs::exists(snapshot));
 }
 
 // `device snapshot` records each GPU's power limit beside the sysfs controls, and `device restore

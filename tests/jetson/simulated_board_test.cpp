@@ -98,6 +98,21 @@ TEST_P(SimulatedBoardFixture, LimitsClampTheCurrentClocks) {
   (void)captured;
 }
 
+// A derived attribute is replaced whole on update; it keeps the mode the kernel gives it (cpufreq's
+// cpuinfo_cur_freq is 0400).
+TEST_P(SimulatedBoardFixture, AnUpdatedAttributeKeepsItsMode) {
+  const std::string policy = root.glob(std::string(kCpu) + "/cpufreq/policy*").front();
+  const auto table = sysfs::read_int_list(root, policy + "/scaling_available_frequencies");
+  write(policy + "/scaling_max_freq", std::to_string(table.back()));
+  write(policy + "/scaling_min_freq", std::to_string(table.back()));
+  const auto file = root.resolve(policy + "/scaling_cur_freq");
+  std::filesystem::permissions(file, std::filesystem::perms::owner_read);
+  write(policy + "/scaling_min_freq", std::to_string(table.front()));
+  write(policy + "/scaling_max_freq", std::to_string(table.front()));
+  EXPECT_EQ(read(policy + "/scaling_cur_freq"), table.front()) << "the update did not rewrite it";
+  EXPECT_EQ(std::filesystem::status(file).permissions(), std::filesystem::perms::owner_read);
+}
+
 TEST_P(SimulatedBoardFixture, EmcHonoursLockAndCap) {
   const std::string bpmp = "/sys/kernel/debug/bpmp/debug/clk/emc/";
   if (!root.exists(bpmp + "rate")) GTEST_SKIP() << "no BPMP EMC in this fixture";

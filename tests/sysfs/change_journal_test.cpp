@@ -4,10 +4,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "sysfs/error.h"
 #include "tests/support/temp_dir.h"
@@ -101,8 +104,7 @@ TEST_F(ChangeJournalTest, TornLastRecordIsDroppedAndTheJournalContinues) {
   }
   const fs::path file = journal_file(state_dir);
   const std::string intact = slurp(file);
-  for (const std::string& tail :
-       {std::string("/sys/odd\tpartial"), std::string(16, '\0'), std::string("/sys/odd\tx\t00000000\n")}) {
+  for (const std::string& tail : {std::string("/sys/odd\tpartial"), std::string(16, '\0')}) {
     SCOPED_TRACE(tail);
     std::ofstream(file, std::ios::binary | std::ios::trunc) << intact << tail;
     const auto contents = read_journal(file);
@@ -140,6 +142,103 @@ TEST_F(ChangeJournalTest, CorruptionBeforeTheLastRecordIsAnError) {
   content[content.find("/sys/cpu/cpu1") + 5] = 'X';
   std::ofstream(journal_file(state_dir), std::ios::binary | std::ios::trunc) << content;
   EXPECT_THROW(read_journal(journal_file(state_dir)), FormatError);
+}
+
+// An append is one write(2) ending in its newline: a whole last line whose checksum fails was
+// changed after it was written (a flipped bit, an edit), and is damage, not a torn append.
+TEST_F(ChangeJournalTest, AWholeLastRecordWithABadChecksumIsDamageAndTheJournalIsKept) {
+  {
+    ChangeJournal journal(root, state_dir);
+    journal.write("/sys/cpu/cpu1/online", "0\n");
+    journal.write("/sys/odd", "y\n");
+  }
+  const fs::path file = journal_file(state_dir);
+  std::string content = slurp(file);
+  const std::size_t at = content.rfind("/sys/odd");
+  content[at + 2] ^= 0x01;
+  const auto line = static_cast<std::size_t>(std::count(content.begin(), content.begin() + at, '\n')) + 1;
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << content;
+  try {
+    (void)read_journal(file);
+    ADD_FAILURE() << "a damaged last record was taken for a torn append";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(e.line(), line);
+    EXPECT_NE(std::string(e.what()).find("checksum fails"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((ChangeJournal{root, state_dir}), FormatError);
+  EXPECT_EQ(slurp(file), content);
+}
+
+// A session snapshots every control it may touch before its first write; restore() writes back
+// whatever still differs from that snapshot once the journal's originals are back (a record lost),
+// and removes the snapshot with the journal.
+TEST_F(ChangeJournalTest, RestoreBringsBackFromTheSnapshotWhatTheJournalLost) {
+  const auto before = tree(board.path());
+  const std::vector<JournalEntry> controls = {{"/sys/cpu/cpu1/online", "1\n"},
+                                              {"/sys/cpu/policy0/scaling_max_freq", "2201600\n"},
+                                              {"/sys/cpu/policy0/scaling_governor", "schedutil\n"}};
+  {
+    ChangeJournal journal(root, state_dir);
+    int taken = 0;
+    journal.set_snapshot_source([&] {
+      ++taken;
+      return controls;
+    });
+    journal.write("/sys/cpu/cpu1/online", "0\n");
+    journal.write("/sys/cpu/policy0/scaling_governor", "performance\n");
+    EXPECT_EQ(taken, 1) << "the snapshot is taken once, before the first write";
+    EXPECT_EQ(read_journal(snapshot_file(state_dir)).entries.size(), 3u);
+  }
+  // The journal loses its last record (cut by hand); the change it recorded stays on the board.
+  const fs::path file = journal_file(state_dir);
+  std::string content = slurp(file);
+  content.resize(content.rfind("/sys/cpu/policy0") + 5);
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << content;
+  ChangeJournal next(root, state_dir);
+  EXPECT_EQ(next.entries().size(), 1u);
+  next.restore();
+  EXPECT_EQ(next.repaired_from_snapshot(), std::vector<std::string>{"/sys/cpu/policy0/scaling_governor"});
+  EXPECT_EQ(tree(board.path()), before);
+  EXPECT_FALSE(fs::exists(file));
+  EXPECT_FALSE(fs::exists(snapshot_file(state_dir)));
+}
+
+TEST_F(ChangeJournalTest, ADamagedJournalIsRestoredFromTheSnapshotAndKeptAside) {
+  const auto before = tree(board.path());
+  {
+    ChangeJournal journal(root, state_dir);
+    journal.set_snapshot_source([] {
+      return std::vector<JournalEntry>{{"/sys/cpu/cpu1/online", "1\n"},
+                                       {"/sys/odd", "tab\there\\ and \x01 bytes\nsecond line\n"}};
+    });
+    journal.write("/sys/cpu/cpu1/online", "0\n");
+    journal.write("/sys/odd", "y\n");
+  }
+  const fs::path file = journal_file(state_dir);
+  std::string content = slurp(file);
+  content[content.find("/sys/cpu/cpu1") + 3] = 'X';
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << content;
+  const auto restored = restore_from_snapshot(root, state_dir);
+  EXPECT_EQ(restored.controls, 2u);
+  EXPECT_EQ(restored.rewritten, (std::vector<std::string>{"/sys/cpu/cpu1/online", "/sys/odd"}));
+  EXPECT_EQ(tree(board.path()), before);
+  EXPECT_FALSE(fs::exists(file));
+  EXPECT_EQ(slurp(restored.kept_journal), content);
+  EXPECT_EQ(find_pending_journal(state_dir), std::nullopt);
+}
+
+TEST_F(ChangeJournalTest, ADamagedJournalWithoutASnapshotIsKeptWhereItIs) {
+  {
+    ChangeJournal journal(root, state_dir);
+    journal.write("/sys/cpu/cpu1/online", "0\n");
+  }
+  const fs::path file = journal_file(state_dir);
+  std::string content = slurp(file);
+  content[content.find("/sys/cpu/cpu1") + 3] = 'X';
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << content;
+  EXPECT_THROW(restore_from_snapshot(root, state_dir), std::runtime_error);
+  EXPECT_EQ(slurp(file), content);
+  EXPECT_EQ(read_string(root, "/sys/cpu/cpu1/online"), "0");
 }
 
 // Only what a power loss can leave is a torn append: zero bytes, or the start of the header or of

@@ -5,15 +5,20 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
+#include <vector>
 
 #include "sysfs/error.h"
 #include "sysfs/unique_fd.h"
@@ -155,6 +160,14 @@ TEST(WholeFile, ReadsInterruptedBySignalsAreRetried) {
   EXPECT_EQ(g_interruptions.load(), 5);
 }
 
+// Leaves no temporary file beside it (sysfs/output_file.h writes ".NAME.XXXXXX" and renames it).
+std::vector<std::string> names_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 TEST(WholeFile, ReplaceFileWritesTheNewContentAndLeavesNoTemporaryFile) {
   const TempDir dir;
   const auto file = dir.path() / "sweep.textproto";
@@ -162,23 +175,29 @@ TEST(WholeFile, ReplaceFileWritesTheNewContentAndLeavesNoTemporaryFile) {
   EXPECT_EQ(read_whole_file(file), "name: \"a\"\n");
   replace_file(file, std::string("b\0c", 3));
   EXPECT_EQ(read_whole_file(file), std::string("b\0c", 3));
-  EXPECT_FALSE(std::filesystem::exists(file.string() + ".tmp"));
+  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"sweep.textproto"});
 }
 
-TEST(WholeFile, ReplaceFileThatCannotWriteNamesTheTemporaryFileAndKeepsTheOldOne) {
+TEST(WholeFile, ReplaceFileThatCannotWriteNamesTheFileAndKeepsTheOldOne) {
   const TempDir dir;
   const auto missing = dir.path() / "no-such-dir" / "file";
   try {
     replace_file(missing, "x");
     FAIL() << "no exception";
-  } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), "cannot write " + missing.string() + ".tmp");
+  } catch (const std::system_error& e) {
+    EXPECT_EQ(e.code().value(), ENOENT);
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(missing.string() + ": cannot be written"));
   }
   const auto file = dir.path() / "kept";
   replace_file(file, "old");
-  std::filesystem::create_directory(file.string() + ".tmp");  // the temporary file cannot be opened
-  EXPECT_THROW(replace_file(file, "new"), std::runtime_error);
-  EXPECT_EQ(read_whole_file(file), "old");
+  std::filesystem::create_directory(dir.path() / "sub");
+  std::filesystem::rename(file, dir.path() / "sub" / "kept");
+  ::chmod((dir.path() / "sub").c_str(), 0500);  // the temporary file cannot be created (root ignores it)
+  if (::geteuid() != 0) {
+    EXPECT_THROW(replace_file(dir.path() / "sub" / "kept", "new"), std::system_error);
+    EXPECT_EQ(read_whole_file(dir.path() / "sub" / "kept"), "old");
+  }
+  ::chmod((dir.path() / "sub").c_str(), 0700);
 }
 
 }  // namespace

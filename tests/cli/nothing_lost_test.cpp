@@ -1,0 +1,354 @@
+// Nothing a user stored is lost or misstated, whatever they do beside jetchar, checked through the
+// real executable on a simulated board: an output aimed at an input, two writers of one results
+// folder, a database of another program, a damaged change journal, Ctrl-C inside a long run.
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/exit_code.h"
+#include "tests/cli/cli_integration.h"
+#include "tests/support/file_text.h"
+#include "tests/support/jetchar_cli.h"
+
+namespace jetchar::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// Eight short runs on the simulated board: long enough to start a second command beside it.
+constexpr const char* kEightRuns = R"(name: "eight"
+base { workload { model: "lenet5" dataset: "synthetic:1x28x28?samples=256&classes=10" batch_size: 16 epochs: 2 max_minibatches: 4 device: "cpu" } }
+axes { field: "workload.seed" values: ["1", "2", "3", "4", "5", "6", "7", "8"] }
+)";
+
+class NothingLost : public CliIntegration {
+ protected:
+  /// Waits until `file` holds `text` (or the child ended); false when it never did.
+  static bool wait_for(const fs::path& file, const std::string& text, pid_t child) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    while (std::chrono::steady_clock::now() < give_up) {
+      if (contains(read_text(file), text)) return true;
+      if (::waitpid(child, nullptr, WNOHANG) == child) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+
+  /// The controls of the board kept in `board` (`device snapshot`'s text), to compare before and
+  /// after a session.
+  std::string controls_of(const fs::path& board, const std::string& name) {
+    const fs::path file = path(name);
+    const Outcome taken = run({"device", "snapshot", "--board", kBoard, "--root", board.string(), "--state-dir",
+                               path("snapshot-state").string(), "-o", file.string()});
+    EXPECT_EQ(taken.code, kOk) << taken.text();
+    return read_text(file);
+  }
+};
+
+// ---- an output that is an input -----------------------------------------------------------------
+
+TEST_F(NothingLost, AReportOrExportOntoItsOwnStoreIsRefusedAndTheStoreKept) {
+  const fs::path store = store_copy();
+  const auto before = tree(store);
+  fs::create_symlink(store / "results.db", path("link.db"));
+  const std::vector<std::vector<std::string>> refused = {
+      {"report", store.string(), "-o", (store / "results.db").string()},
+      {"report", store.string(), "-o", path("link.db").string()},
+      {"report", (store / "results.db").string(), "-o", (store / "journal").string()},
+      {"results", "export", store.string(), "--csv", "-o", (store / "results.db").string()},
+      {"results", "export", store.string(), "--jsonl", "-o", path("link.db").string()},
+      {"results", "export", store.string(), "--csv", "-o", (store / "sweep.textproto").string()},
+  };
+  for (const auto& args : refused) {
+    const Outcome r = run(args);
+    EXPECT_EQ(r.code, kBadInput) << fmt::format("jetchar {}\n", fmt::join(args, " ")) << r.text();
+    EXPECT_THAT(r.err, HasSubstr("nothing was written")) << r.text();
+    EXPECT_EQ(tree(store), before) << fmt::format("jetchar {} changed the store", fmt::join(args, " "));
+  }
+  EXPECT_EQ(run({"results", "list", store.string()}).code, kOk);
+  // A report beside the store is written, and nothing else is left there.
+  EXPECT_EQ(run({"report", store.string(), "-o", path("report.html").string()}).code, kOk);
+  EXPECT_EQ(names_in(dir_.path()), (std::vector<std::string>{"io", "link.db", "report.html", "store"}));
+}
+
+// ---- two writers ----------------------------------------------------------------------------------
+
+TEST_F(NothingLost, ASecondSweepOnOneResultsFolderIsRefusedNamingTheFirstAndWaitWaits) {
+  const fs::path spec = write("eight.textproto", kEightRuns);
+  const fs::path results = path("results");
+  const std::vector<std::string> args = {"sweep",          "run",     spec.string(), "--results",
+                                         results.string(), "--board", kBoard};
+  const fs::path first_err = path("first.err");
+  const pid_t first = jetchar::testing::spawn_jetchar(args, path("first.out"), first_err);
+  ASSERT_TRUE(wait_for(first_err, "run 0000-r0 (1/8)", first)) << read_text(first_err);
+
+  const Outcome second = run(args);
+  EXPECT_EQ(second.code, kFailure) << second.text();
+  EXPECT_THAT(second.err,
+              HasSubstr(fmt::format("is in use by another jetchar process (pid {}: jetchar sweep run", first)));
+  EXPECT_THAT(second.err, HasSubstr("--wait"));
+
+  // --wait runs once the first is done: every run is stored already, none runs twice.
+  std::vector<std::string> waiting = args;
+  waiting.push_back("--wait");
+  const Outcome waited = run(waiting);
+  EXPECT_EQ(jetchar::testing::wait_exit_status(first), kOk) << read_text(first_err);
+  EXPECT_EQ(waited.code, kOk) << waited.text();
+  EXPECT_THAT(waited.out, HasSubstr("8 of 8 runs stored (0 run now"));
+  EXPECT_THAT(read_text(first_err), ::testing::Not(HasSubstr("interrupted by an earlier process")));
+}
+
+TEST_F(NothingLost, ASweepKilledWithSigkillResumesAtOnce) {
+  const fs::path spec = write("eight.textproto", kEightRuns);
+  const fs::path results = path("results");
+  const fs::path err = path("killed.err");
+  const pid_t killed = jetchar::testing::spawn_jetchar(
+      {"sweep", "run", spec.string(), "--results", results.string(), "--board", kBoard}, "/dev/null", err);
+  ASSERT_TRUE(wait_for(err, "run 0001-r0 (2/8)", killed)) << read_text(err);
+  ::kill(killed, SIGKILL);
+  EXPECT_EQ(jetchar::testing::wait_exit_status(killed), 128 + SIGKILL);
+  // The lock died with its holder: the resume neither waits nor is refused.
+  const Outcome resumed = run({"sweep", "resume", results.string(), "--board", kBoard});
+  EXPECT_EQ(resumed.code, kOk) << resumed.text();
+  EXPECT_THAT(resumed.out, HasSubstr("8 of 8 runs stored"));
+}
+
+TEST_F(NothingLost, AMergeIntoAFolderASweepWritesIsRefused) {
+  const fs::path store = store_copy();
+  const fs::path spec = write("eight.textproto", kEightRuns);
+  const fs::path results = path("results");
+  const fs::path err = path("sweep.err");
+  const pid_t sweep = jetchar::testing::spawn_jetchar(
+      {"sweep", "run", spec.string(), "--results", results.string(), "--board", kBoard}, "/dev/null", err);
+  ASSERT_TRUE(wait_for(err, "run 0000-r0 (1/8)", sweep)) << read_text(err);
+  const Outcome merge = run({"results", "merge", results.string(), store.string()});
+  EXPECT_EQ(merge.code, kFailure) << merge.text();
+  EXPECT_THAT(merge.err, HasSubstr(fmt::format("(pid {}", sweep)));
+  EXPECT_EQ(jetchar::testing::wait_exit_status(sweep), kOk) << read_text(err);
+}
+
+TEST_F(NothingLost, ASecondProcessControllingTheBoardIsRefusedNamingTheFirst) {
+  const fs::path board = path("board");
+  const fs::path state = path("state");
+  ASSERT_EQ(run({"device", "modes", "--board", kBoard, "--root", board.string()}).code, kOk);
+  const fs::path out = path("hold.out");
+  const pid_t holder =
+      jetchar::testing::spawn_jetchar({"device", "set", "--board", kBoard, "--root", board.string(), "--state-dir",
+                                       state.string(), "--cpu-cores", "4", "--hold", "0"},
+                                      out, path("hold.err"));
+  ASSERT_TRUE(wait_for(out, "holding until SIGINT", holder)) << read_text(path("hold.err"));
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"device", "set", "--board", kBoard, "--root", board.string(), "--state-dir",
+                                 state.string(), "--cpu-cores", "2"},
+        std::vector<std::string>{"device", "restore", "--board", kBoard, "--root", board.string(), "--state-dir",
+                                 state.string()}}) {
+    const Outcome second = run(args);
+    EXPECT_EQ(second.code, kFailure) << second.text();
+    EXPECT_THAT(second.err,
+                HasSubstr(fmt::format("in use by another jetchar process (pid {}: jetchar device set", holder)));
+  }
+  ::kill(holder, SIGINT);
+  EXPECT_EQ(jetchar::testing::wait_exit_status(holder), kInterrupted);
+  EXPECT_THAT(read_text(out), HasSubstr("restored "));
+}
+
+// ---- another program's database ----------------------------------------------------------------
+
+TEST_F(NothingLost, ADatabaseOfAnotherProgramIsNeverWritten) {
+  const fs::path folder = path("theirs");
+  fs::create_directories(folder);
+  {
+    SQLite::Database db((folder / "results.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE runs (id INTEGER PRIMARY KEY, label TEXT); INSERT INTO runs (label) VALUES ('mine')");
+  }
+  const auto before = tree(folder);
+  const fs::path spec = write("eight.textproto", kEightRuns);
+  const Outcome sweep = run({"sweep", "run", spec.string(), "--results", folder.string(), "--board", kBoard});
+  EXPECT_EQ(sweep.code, kBadInput) << sweep.text();
+  EXPECT_THAT(sweep.err, HasSubstr("not a jetchar results store (it has no table 'meta'; its tables: runs)"));
+  const auto after = tree(folder);
+  EXPECT_EQ(after.at("results.db"), before.at("results.db")) << "the foreign database was changed";
+
+  const Outcome merge = run({"results", "merge", folder.string(), store_copy().string()});
+  EXPECT_EQ(merge.code, kBadInput) << merge.text();
+  EXPECT_EQ(tree(folder).at("results.db"), before.at("results.db"));
+  const Outcome list = run({"results", "list", folder.string()});
+  EXPECT_EQ(list.code, kBadInput) << list.text();
+  EXPECT_THAT(list.err, HasSubstr("has no table 'meta'"));
+}
+
+// ---- a damaged change journal -------------------------------------------------------------------
+
+class DamagedJournal : public NothingLost, public ::testing::WithParamInterface<std::string> {};
+
+// After `device set`, the journal is damaged as a disk or a person may damage it: one byte of its
+// last complete record flipped, or the file cut in half. The restore says so (exit 1), keeps the
+// journal, and brings every control back from the snapshot taken before the session.
+TEST_P(DamagedJournal, TheBoardComesBackFromTheSnapshotAndTheStatusSaysSo) {
+  const fs::path board = path("board");
+  const fs::path state = path("state");
+  ASSERT_EQ(run({"device", "modes", "--board", kBoard, "--root", board.string()}).code, kOk);
+  const std::string before = controls_of(board, "before.snapshot");
+  const Outcome set = run({"device", "set", "--board", kBoard, "--root", board.string(), "--state-dir", state.string(),
+                           "--cpu-cores", "4", "--gpu-freq", "612", "--emc-freq", "2133", "--dvfs", "off"});
+  ASSERT_EQ(set.code, kOk) << set.text();
+  ASSERT_NE(controls_of(board, "during.snapshot"), before) << "device set changed nothing";
+
+  const fs::path journal = state / "change-journal";
+  std::string text = read_text(journal);
+  if (GetParam() == "flip") {
+    const std::size_t last_line = text.rfind('\n', text.size() - 2) + 1;
+    text[last_line + 3] ^= 0x01;  // inside the path of the last record
+  } else {
+    text.resize(text.size() / 2);
+    if (text.back() == '\n') text.pop_back();  // a cut inside a record, not between two
+  }
+  std::ofstream(journal, std::ios::binary | std::ios::trunc) << text;
+
+  const Outcome restore =
+      run({"device", "restore", "--board", kBoard, "--root", board.string(), "--state-dir", state.string()});
+  EXPECT_EQ(restore.code, kFailure) << restore.text();
+  if (GetParam() == "flip") {
+    EXPECT_THAT(restore.err, HasSubstr("line "));
+    EXPECT_THAT(restore.err, HasSubstr("checksum fails"));
+    EXPECT_THAT(restore.err, HasSubstr("change-journal.damaged"));
+    EXPECT_EQ(read_text(state / "change-journal.damaged"), text) << "the damaged journal was not kept as it was";
+  } else {
+    EXPECT_THAT(restore.err, HasSubstr("snapshot"));
+  }
+  EXPECT_EQ(controls_of(board, "after.snapshot"), before) << restore.text();
+  // Nothing is pending afterwards: a new session starts a journal of its own.
+  const Outcome again =
+      run({"device", "restore", "--board", kBoard, "--root", board.string(), "--state-dir", state.string()});
+  EXPECT_EQ(again.code, kOk) << again.text();
+  EXPECT_THAT(again.out, HasSubstr("nothing to restore"));
+}
+
+INSTANTIATE_TEST_SUITE_P(FlippedOrCut, DamagedJournal, ::testing::Values("flip", "cut"));
+
+// ---- Ctrl-C inside a long run --------------------------------------------------------------------
+
+TEST_F(NothingLost, CtrlCInsideALongRunRestoresTheBoardAtOnceAndStoresTheRunAsInterrupted) {
+  const fs::path board = path("board");
+  ASSERT_EQ(run({"device", "modes", "--board", kBoard, "--root", board.string()}).code, kOk);
+  const std::string before = controls_of(board, "before.snapshot");
+  // Hours of minibatches: only an interrupt checked inside the run ends it in time.
+  const fs::path spec = write("long.textproto", R"(name: "long"
+base {
+  workload { model: "lenet5" dataset: "synthetic:1x28x28?samples=256&classes=10" batch_size: 16 epochs: 10000 device: "cpu" }
+  device { cpu_cores: 4 }
+}
+)");
+  const fs::path results = path("results");
+  const auto began = std::chrono::steady_clock::now();
+  const Outcome stopped = start({"sweep", "run", spec.string(), "--results", results.string(), "--board", kBoard,
+                                 "--root", board.string(), "--state-dir", path("state").string()},
+                                [&](const Outcome& r) {
+                                  return contains(r.err, "power mode: custom: 4 cores") &&
+                                         std::chrono::steady_clock::now() - began > std::chrono::seconds(4);
+                                });
+  EXPECT_EQ(stopped.killed_by, 0) << stopped.text();
+  EXPECT_EQ(stopped.code, kInterrupted) << stopped.text();
+  EXPECT_THAT(stopped.err, HasSubstr("stored as INTERRUPTED"));
+  EXPECT_EQ(controls_of(board, "after.snapshot"), before) << stopped.text();
+  const Outcome list = run({"results", "list", results.string()});
+  EXPECT_THAT(list.out, HasSubstr("INTERRUPTED"));
+  EXPECT_THAT(list.out, ::testing::Not(HasSubstr(" OK ")));
+}
+
+// ---- endless and hostile inputs ------------------------------------------------------------------
+
+struct HostileInput {
+  std::string name;
+  std::vector<std::string> args;  ///< "{spec}" is replaced by the spec written from `spec`
+  std::string spec;               ///< empty: none written
+  int code;
+  std::string message;
+};
+
+// Named by its case in test output (gtest would print the struct's bytes).
+void PrintTo(const HostileInput& input, std::ostream* out) { *out << input.name; }
+
+class HostileInputs : public NothingLost, public ::testing::WithParamInterface<HostileInput> {};
+
+TEST_P(HostileInputs, AreRefusedWithTheirExitCodeAndAMessageNamingThem) {
+  const HostileInput& input = GetParam();
+  std::vector<std::string> args = input.args;
+  if (!input.spec.empty()) {
+    const fs::path spec = write("spec.textproto", input.spec);
+    for (auto& arg : args) {
+      if (arg == "{spec}") arg = spec.string();
+    }
+  }
+  const Outcome r = run(args);
+  EXPECT_EQ(r.code, input.code) << r.text();
+  EXPECT_THAT(r.err, HasSubstr(input.message)) << r.text();
+  EXPECT_LT(r.err.size(), 4000u) << "a message floods the terminal";
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("[libprotobuf")));
+}
+
+const std::string kBase =
+    R"(base { workload { model: "lenet5" dataset: "synthetic:1x28x28?samples=64&classes=10" batch_size: 16 epochs: 1 device: "cpu" } })"
+    "\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Corpus, HostileInputs,
+    ::testing::Values(
+        HostileInput{
+            "DevZeroSpec", {"sweep", "plan", "/dev/zero", "--board", kBoard}, "", kBadInput, "larger than 16 MiB"},
+        HostileInput{
+            "DevUrandomSpec", {"sweep", "plan", "/dev/urandom", "--board", kBoard}, "", kBadInput, "/dev/urandom"},
+        HostileInput{"EndlessRange",
+                     {"sweep", "plan", "{spec}", "--board", kBoard},
+                     "name: \"r\"\n" + kBase + "axes { field: \"workload.seed\" range { from: 0 to: 1e12 step: 1 } }\n",
+                     kBadInput,
+                     "more than its limit of 10000"},
+        HostileInput{"AFieldOnTwoAxes",
+                     {"sweep", "plan", "{spec}", "--board", kBoard},
+                     "name: \"a\"\n" + kBase +
+                         "axes { field: \"device.gpu_freq_mhz\" values: [\"306\"] }\n"
+                         "axes { field: \"device.gpu_freq_mhz\" values: [\"612\"] }\n",
+                     kBadInput,
+                     "field 'device.gpu_freq_mhz' is on axes 1 and 2"},
+        HostileInput{"AValueTwiceOnAnAxis",
+                     {"sweep", "plan", "{spec}", "--board", kBoard},
+                     "name: \"v\"\n" + kBase + "axes { field: \"device.gpu_freq_mhz\" values: [\"612\", \"612.0\"] }\n",
+                     kBadInput,
+                     "lists the value 612 twice"},
+        HostileInput{"ANameThatLeavesTheResultsFolder",
+                     {"sweep", "run", "{spec}", "--board", kBoard},
+                     "name: \"../../etc/x\"\n" + kBase,
+                     kBadInput,
+                     "holds a path separator"},
+        HostileInput{"AHugeName",
+                     {"sweep", "plan", "{spec}", "--board", kBoard},
+                     "name: \"" + std::string(100000, 'n') + "\"\n" + kBase,
+                     kBadInput,
+                     "is 100000 bytes long; at most 100"}),
+    [](const ::testing::TestParamInfo<HostileInput>& info) { return info.param.name; });
+
+TEST_F(NothingLost, ASpecWithAByteOrderMarkIsRead) {
+  const fs::path spec = write("bom.textproto",
+                              "\xEF\xBB\xBF"
+                              "name: \"bom\"\n" +
+                                  kBase);
+  const Outcome plan = run({"sweep", "plan", spec.string(), "--board", kBoard});
+  EXPECT_EQ(plan.code, kOk) << plan.text();
+}
+
+}  // namespace
+}  // namespace jetchar::cli

@@ -1,0 +1,115 @@
+#include "sysfs/output_file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "sysfs/whole_file.h"
+#include "tests/support/small_mount.h"
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::sysfs {
+namespace {
+
+namespace fs = std::filesystem;
+using jetchar::testing::SmallMount;
+using jetchar::testing::TempDir;
+using ::testing::HasSubstr;
+
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string refusal(const fs::path& output, const std::vector<fs::path>& inputs) {
+  try {
+    refuse_output_onto(output, inputs, "-o");
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(OutputFile, AnOutputThatIsAnInputIsRefusedThroughLinksToo) {
+  const TempDir dir;
+  const auto input = dir.write("runs.csv", "a,b\n");
+  EXPECT_THAT(refusal(input, {input}), HasSubstr("is the input"));
+  fs::create_symlink(input, dir.path() / "link.csv");
+  EXPECT_THAT(refusal(dir.path() / "link.csv", {input}), HasSubstr("is the input"));
+  fs::create_hard_link(input, dir.path() / "hard.csv");
+  EXPECT_THAT(refusal(dir.path() / "hard.csv", {input}), HasSubstr("is the input"));
+  EXPECT_THAT(refusal(dir.path() / "." / "runs.csv", {input}), HasSubstr("nothing was written"));
+  EXPECT_EQ(refusal(dir.path() / "other.csv", {input}), "");
+}
+
+TEST(OutputFile, AFileAResultsDirectoryKeepsIsRefusedBeforeItExists) {
+  const TempDir dir;
+  fs::create_directories(dir.path() / "m");
+  dir.write("m/results.db", std::string("SQLite format 3\0", 16));
+  for (const char* name : {"results.db", "results.db-wal", "journal", "sweep.textproto", "lock"}) {
+    EXPECT_THAT(refusal(dir.path() / "m" / name, {dir.path() / "m"}), HasSubstr("of the input")) << name;
+  }
+  // Through a link to the folder.
+  fs::create_directory_symlink(dir.path() / "m", dir.path() / "alias");
+  EXPECT_THAT(refusal(dir.path() / "alias" / "results.db", {dir.path() / "m"}), HasSubstr("of the input"));
+  EXPECT_EQ(refusal(dir.path() / "m" / "report.html", {dir.path() / "m"}), "");
+  // The store named instead of its folder: the folder's files are inputs as well.
+  EXPECT_THAT(refusal(dir.path() / "m" / "journal", {dir.path() / "m" / "results.db"}), HasSubstr("of the input"));
+}
+
+TEST(OutputFile, AnySqliteDatabaseAndAFolderAreRefused) {
+  const TempDir dir;
+  dir.write("other.db", std::string("SQLite format 3\0 and more", 26));
+  EXPECT_THAT(refusal(dir.path() / "other.db", {}), HasSubstr("is an SQLite database"));
+  EXPECT_THAT(refusal(dir.path(), {}), HasSubstr("is a directory"));
+}
+
+TEST(OutputFile, WritesWholeAndLeavesNothingElse) {
+  const TempDir dir;
+  write_output_file(dir.path() / "out.html", "old");
+  write_output_file(dir.path() / "out.html", "new content");
+  EXPECT_EQ(read_whole_file(dir.path() / "out.html"), "new content");
+  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"out.html"});
+}
+
+TEST(OutputFile, AFullDiskKeepsTheEarlierOutputAndLeavesNoTemporaryFile) {
+  const SmallMount mount(64);
+  if (!mount.available()) GTEST_SKIP() << mount.why_not();
+  write_output_file(mount.path() / "out.csv", "earlier");
+  mount.fill();
+  try {
+    write_output_file(mount.path() / "out.csv", std::string(256 * 1024, 'x'));
+    ADD_FAILURE() << "a 256 KiB write fitted on a full 64 KiB disk";
+  } catch (const std::system_error& e) {
+    EXPECT_EQ(e.code().value(), ENOSPC);
+    EXPECT_THAT(e.what(), HasSubstr(mount.path().string() + "/out.csv"));
+  }
+  EXPECT_EQ(read_whole_file(mount.path() / "out.csv"), "earlier");
+  EXPECT_EQ(names_in(mount.path()), (std::vector<std::string>{"filler", "out.csv"}));
+}
+
+TEST(OutputFile, AReadOnlyFolderIsEROFSWithTheOutputAsItWas) {
+  const SmallMount mount(64);
+  if (!mount.available()) GTEST_SKIP() << mount.why_not();
+  write_output_file(mount.path() / "out.csv", "earlier");
+  mount.set_read_only(true);
+  try {
+    write_output_file(mount.path() / "out.csv", "new");
+    ADD_FAILURE() << "wrote into a read-only file system";
+  } catch (const std::system_error& e) {
+    EXPECT_EQ(e.code().value(), EROFS);
+  }
+  EXPECT_EQ(read_whole_file(mount.path() / "out.csv"), "earlier");
+  mount.set_read_only(false);
+}
+
+}  // namespace
+}  // namespace jetchar::sysfs
