@@ -274,8 +274,10 @@ base {
 
 struct HostileInput {
   std::string name;
-  std::vector<std::string> args;  ///< "{spec}" is replaced by the spec written from `spec`
-  std::string spec;               ///< empty: none written
+  /// "{spec}" is replaced by the spec written from `spec`, "{store}" by the contract sweep's
+  /// results (a copy), "{modes}" by a modes file written from `spec`.
+  std::vector<std::string> args;
+  std::string spec;  ///< empty: none written
   int code;
   std::string message;
 };
@@ -288,11 +290,10 @@ class HostileInputs : public NothingLost, public ::testing::WithParamInterface<H
 TEST_P(HostileInputs, AreRefusedWithTheirExitCodeAndAMessageNamingThem) {
   const HostileInput& input = GetParam();
   std::vector<std::string> args = input.args;
-  if (!input.spec.empty()) {
-    const fs::path spec = write("spec.textproto", input.spec);
-    for (auto& arg : args) {
-      if (arg == "{spec}") arg = spec.string();
-    }
+  for (auto& arg : args) {
+    if (arg == "{spec}") arg = write("spec.textproto", input.spec).string();
+    if (arg == "{modes}") arg = write("modes.csv", input.spec).string();
+    if (arg == "{store}") arg = store_copy().string();
   }
   const Outcome r = run(args);
   EXPECT_EQ(r.code, input.code) << r.text();
@@ -334,6 +335,33 @@ INSTANTIATE_TEST_SUITE_P(
                      "name: \"../../etc/x\"\n" + kBase,
                      kBadInput,
                      "holds a path separator"},
+        HostileInput{"ModesFromDevZero",
+                     {"analyze", "predict", "{store}", "--modes", "/dev/zero"},
+                     "",
+                     kBadInput,
+                     "is larger than 256 MiB"},
+        HostileInput{"AModeTwiceInAModesFile",
+                     {"analyze", "predict", "{store}", "--modes", "{modes}", "--model", "nnls"},
+                     "mode,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz\n"
+                     "a,8,1728000,612000000,3199000000\nb,8,1728000,612000000,3199000000\n",
+                     kBadInput,
+                     "is listed on line 2 already"},
+        HostileInput{"ABudgetNoModeMeets",
+                     {"analyze", "choose", "{store}", "--max-time", "0.000001"},
+                     "",
+                     kFailure,
+                     "no measured mode that meets the budget"},
+        HostileInput{"ADurationBeyondTheClock",
+                     {"monitor", "--board", kBoard, "--duration", "1e10"},
+                     "",
+                     kBadInput,
+                     "'1e10' is not valid; valid: a number from 0 to 100000000"},
+        HostileInput{"ANegativeSeed",
+                     {"train", "--model", "lenet5", "--dataset", "synthetic:1x28x28", "--seed", "-1"},
+                     "",
+                     kBadInput,
+                     "'-1' is not valid; valid: an integer from 0 to 18446744073709551615: a seed"},
+        HostileInput{"AMistypedCommand", {"sweeps"}, "", kUsage, "unknown command 'sweeps'; did you mean 'sweep'?"},
         HostileInput{"AHugeName",
                      {"sweep", "plan", "{spec}", "--board", kBoard},
                      "name: \"" + std::string(100000, 'n') + "\"\n" + kBase,
