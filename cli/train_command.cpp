@@ -191,6 +191,7 @@ void run_train(const TrainOptions& options) {
   if (options.pretrained) use_pretrained_vocab(dataset_spec, *options.pretrained);
   std::shared_ptr<const loaders::Dataset> train_set = loaders::open_dataset(dataset_spec);
   require_model_fits_dataset(spec, train_set->info());
+  for (const auto& note : train_set->info().notes) std::fprintf(stderr, "jetchar: note: %s\n", note.c_str());
   loaders::PipelineOptions pipeline_options;
   pipeline_options.batch_size = options.batch;
   pipeline_options.num_workers = options.workers;

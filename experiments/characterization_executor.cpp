@@ -623,6 +623,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
       dataset_spec, w.transform().empty() ? std::nullopt : std::optional<std::string>(w.transform()));
   loaders::Pipeline pipeline(dataset, training_pipeline_options(spec));
   attach_data_path(pipeline, dataset->info(), result);
+  for (const auto& note : dataset->info().notes) add_note(result, note);
 
   const auto& model_spec = find_model(w.model());
   const auto model = training_model(model_spec, w, dataset->info());

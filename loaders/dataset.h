@@ -41,6 +41,9 @@ struct DatasetInfo {
   /// Every file the samples are read from (for page-cache residency, eviction, the block device).
   std::vector<std::filesystem::path> files;
   std::uint64_t bytes = 0;  ///< total size of `files`
+  /// What the reader changed in the samples that a result must say (sentences cut to the
+  /// sequence length), one sentence each; empty when nothing was.
+  std::vector<std::string> notes;
 };
 
 /// Where get() writes one sample: slices of the batch buffers (unused parts are empty).

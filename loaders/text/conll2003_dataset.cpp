@@ -66,6 +66,12 @@ Conll2003Dataset::Conll2003Dataset(const std::filesystem::path& file, const Word
   info_.layout.has_token_type_ids = true;
   info_.files = {file};
   info_.bytes = total_file_bytes(info_.files);
+  if (truncated_sentences_ > 0) {
+    info_.notes.push_back(
+        fmt::format("{}: {} of {} sentences have more than {} word pieces with [CLS] and [SEP] and "
+                    "were cut to fit: their last words are not in the samples",
+                    file.string(), truncated_sentences_, corpus.sentences.size(), max_length));
+  }
 }
 
 std::filesystem::path Conll2003Dataset::split_file(const std::filesystem::path& dir, const std::string& split) {

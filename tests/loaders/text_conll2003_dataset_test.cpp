@@ -85,10 +85,18 @@ TEST_F(Conll2003DatasetTest, SamplesCarryIdsMaskAndFirstPieceLabels) {
 TEST_F(Conll2003DatasetTest, LongSentencesAreCutToMaxLength) {
   const Conll2003Dataset dataset(dir_.write("eng.train", kTrain), tokenizer_, 4);
   EXPECT_EQ(dataset.truncated_sentences(), 2u);
+  // Said, so that a run's result carries it (never a silent cut).
+  ASSERT_EQ(dataset.info().notes.size(), 1u);
+  EXPECT_THAT(dataset.info().notes[0], ::testing::HasSubstr("2 of 2 sentences have more than 4 word pieces"));
   Buffers b(4);
   ASSERT_TRUE(dataset.get(1, rng_, b.out()).ok);
   EXPECT_THAT(b.ids, ElementsAre(2, 8, 9, 3));
   EXPECT_THAT(b.target, ElementsAre(-100, 1, 2, -100));
+}
+
+TEST_F(Conll2003DatasetTest, SentencesThatFitSayNothing) {
+  const Conll2003Dataset dataset(dir_.write("eng.train", kTrain), tokenizer_, 64);
+  EXPECT_TRUE(dataset.info().notes.empty());
 }
 
 TEST_F(Conll2003DatasetTest, BadIndexOrOutputIsAStatusNotACrash) {
