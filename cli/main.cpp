@@ -112,9 +112,8 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
                 value_error ? jetchar::cli::kBadInput : jetchar::cli::kUsage);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line parsed and run, errors mapped to their exit codes.
+int run(int argc, char** argv) {
   // libprotobuf's own "[libprotobuf ERROR ...]" lines would reach the terminal beside jetchar's one
   // line: every parse jetchar does collects its errors itself and names the input.
   google::protobuf::SetLogHandler(nullptr);
@@ -151,4 +150,16 @@ int main(int argc, char** argv) {
     return report(e.what(), jetchar::cli::kFailure);
   }
   return jetchar::cli::kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (...) {
+    // Reporting an error failed itself (no memory for the message): the status still says so.
+    std::fputs("jetchar: error: an unexpected failure\n", stderr);
+    return jetchar::cli::kFailure;
+  }
 }

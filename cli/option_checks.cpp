@@ -23,7 +23,8 @@ std::optional<double> finite_number(const std::string& text) {
   return value;
 }
 
-CLI::Validator number_check(std::function<bool(double)> accepts, const std::string& valid, const std::string& shown) {
+CLI::Validator number_check(const std::function<bool(double)>& accepts, const std::string& valid,
+                            const std::string& shown) {
   return CLI::Validator(
       [accepts, valid](std::string& text) -> std::string {
         const auto value = finite_number(text);

@@ -16,6 +16,7 @@ std::vector<std::int64_t> first_piece_labels(std::span<const std::int64_t> word_
   for (std::size_t i = 0; i < word_ids.size(); ++i) {
     const std::int64_t word = word_ids[i];
     if (word >= 0 && word != previous && static_cast<std::size_t>(word) < word_labels.size()) {
+      // NOLINTNEXTLINE(bugprone-signed-char-misuse): an int8_t label is a number; -100 must stay -100
       labels[i] = word_labels[static_cast<std::size_t>(word)];
     }
     previous = word;
@@ -106,6 +107,7 @@ SampleStatus Conll2003Dataset::get(std::int64_t index, Rng& /*rng: no augmentati
   write_single_sequence(out, std::span(ids_).subspan(begin, pieces), cls_id_, sep_id_, pad_id_);
   std::int64_t* target = out.target.data();
   target[0] = kIgnoreLabel;
+  // NOLINTNEXTLINE(bugprone-signed-char-misuse): an int8_t label is a number; -100 must stay -100
   for (std::size_t i = 0; i < pieces; ++i) target[i + 1] = labels_[begin + i];
   std::fill(target + pieces + 1, target + max_length_, kIgnoreLabel);
   return SampleStatus::success(pieces * (sizeof(std::int32_t) + sizeof(std::int8_t)));

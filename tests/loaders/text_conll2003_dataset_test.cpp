@@ -117,7 +117,7 @@ TEST_F(Conll2003DatasetTest, FindsSplitsInBothLayoutsAndReportsBadFiles) {
   EXPECT_THROW(Conll2003Dataset::split_file(dir_.path() / "data", "train"), std::invalid_argument);
   EXPECT_THROW(Conll2003Dataset::split_file(dir_.path() / "data", "nope"), std::invalid_argument);
   try {
-    Conll2003Dataset(dir_.write("bad.txt", "EU NNP I-ORG\n"), tokenizer_, 8);
+    const Conll2003Dataset bad(dir_.write("bad.txt", "EU NNP I-ORG\n"), tokenizer_, 8);
     ADD_FAILURE();
   } catch (const TextFormatError& e) {
     EXPECT_THAT(e.what(), HasSubstr("bad.txt: line 1: expected 4 columns"));

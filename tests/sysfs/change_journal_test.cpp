@@ -156,7 +156,9 @@ TEST_F(ChangeJournalTest, AWholeLastRecordWithABadChecksumIsDamageAndTheJournalI
   std::string content = slurp(file);
   const std::size_t at = content.rfind("/sys/odd");
   content[at + 2] ^= 0x01;
-  const auto line = static_cast<std::size_t>(std::count(content.begin(), content.begin() + at, '\n')) + 1;
+  const auto line =
+      static_cast<std::size_t>(std::count(content.begin(), content.begin() + static_cast<std::ptrdiff_t>(at), '\n')) +
+      1;
   std::ofstream(file, std::ios::binary | std::ios::trunc) << content;
   try {
     (void)read_journal(file);
@@ -174,9 +176,9 @@ TEST_F(ChangeJournalTest, AWholeLastRecordWithABadChecksumIsDamageAndTheJournalI
 // and removes the snapshot with the journal.
 TEST_F(ChangeJournalTest, RestoreBringsBackFromTheSnapshotWhatTheJournalLost) {
   const auto before = tree(board.path());
-  const std::vector<JournalEntry> controls = {{"/sys/cpu/cpu1/online", "1\n"},
-                                              {"/sys/cpu/policy0/scaling_max_freq", "2201600\n"},
-                                              {"/sys/cpu/policy0/scaling_governor", "schedutil\n"}};
+  std::vector<JournalEntry> controls = {{"/sys/cpu/cpu1/online", "1\n"},
+                                        {"/sys/cpu/policy0/scaling_max_freq", "2201600\n"},
+                                        {"/sys/cpu/policy0/scaling_governor", "schedutil\n"}};
   {
     ChangeJournal journal(root, state_dir);
     int taken = 0;

@@ -67,7 +67,7 @@ TEST(OutputFile, AFileAResultsDirectoryKeepsIsRefusedBeforeItExists) {
 
 TEST(OutputFile, AnySqliteDatabaseAndAFolderAreRefused) {
   const TempDir dir;
-  dir.write("other.db", std::string("SQLite format 3\0 and more", 26));
+  dir.write("other.db", std::string("SQLite format 3\0 and more", 25));
   EXPECT_THAT(refusal(dir.path() / "other.db", {}), HasSubstr("is an SQLite database"));
   EXPECT_THAT(refusal(dir.path(), {}), HasSubstr("is a directory"));
 }
