@@ -253,14 +253,22 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
                                                   : sweep.name();
 
   fs::create_directories(location.directory);
-  // The store before the lock and the spec's copy: a results.db that is not a store is refused
-  // with the directory as it was (opening a store creates or migrates its schema in a transaction
-  // of its own, which a second sweep beside this one may do as well).
-  ex::ResultsStore store(location.store());
-  // One writer per results directory from here on: a second sweep there would take the first's
-  // live run for an interrupted one and overwrite its figures.
+  // One writer per results directory: a second sweep there would take the first's live run for an
+  // interrupted one and overwrite its figures. Only the lock holder opens the store for writing.
+  const bool lock_existed = fs::exists(location.lock());
   const sysfs::WriterLock writer(location.lock(), fmt::format("results directory {}", location.directory.string()),
                                  options.wait ? sysfs::WriterLock::Wait::kYes : sysfs::WriterLock::Wait::kNo);
+  // The store before the spec's copy: a results.db that is not a store is refused with the
+  // directory as it was (the lock file made for this sweep goes again: any other writer is refused
+  // by the same file).
+  std::optional<ex::ResultsStore> opened;
+  try {
+    opened.emplace(location.store());
+  } catch (const std::invalid_argument&) {
+    if (!lock_existed) fs::remove(location.lock());
+    throw;
+  }
+  ex::ResultsStore& store = *opened;
   if (!spec_stored && fs::absolute(spec_file) != fs::absolute(location.spec())) location.store_sweep_spec(spec_text);
 
   // A signal between or during runs (also "as found" ones, which never control the board) ends the
