@@ -270,6 +270,25 @@ base {
   EXPECT_THAT(list.out, ::testing::Not(HasSubstr(" OK ")));
 }
 
+TEST_F(NothingLost, CtrlCInsideTrainPrintsTheEpochsItFinishedAndExits130) {
+  const auto began = std::chrono::steady_clock::now();
+  const Outcome stopped =
+      start({"train", "--model", "lenet5", "--dataset", "synthetic:1x28x28?samples=256&classes=10", "--batch", "16",
+             "--epochs", "10000"},
+            [&](const Outcome&) { return std::chrono::steady_clock::now() - began > std::chrono::seconds(4); });
+  EXPECT_EQ(stopped.killed_by, 0) << stopped.text();
+  EXPECT_EQ(stopped.code, kInterrupted) << stopped.text();
+  EXPECT_THAT(stopped.err, HasSubstr("training lenet5 stopped by a signal after"));
+  EXPECT_THAT(stopped.out, HasSubstr("epoch"));  // the table of what was measured
+}
+
+TEST_F(NothingLost, DeviceInfoOnAMissingRootCreatesNothing) {
+  const fs::path missing = path("no/such/root");
+  const Outcome info = run({"device", "info", "--root", missing.string()});
+  EXPECT_EQ(info.code, kBadInput) << info.text();
+  EXPECT_FALSE(fs::exists(path("no")));
+}
+
 // ---- endless and hostile inputs ------------------------------------------------------------------
 
 struct HostileInput {
@@ -361,6 +380,11 @@ INSTANTIATE_TEST_SUITE_P(
                      "",
                      kBadInput,
                      "'-1' is not valid; valid: an integer from 0 to 18446744073709551615: a seed"},
+        HostileInput{"AnEnumValueThatIsNot",
+                     {"sweep", "plan", "{spec}", "--board", kBoard},
+                     "name: \"e\"\n" + kBase + "axes { field: \"cache\" values: [\"COLD\"] }\n",
+                     kBadInput,
+                     "COLD"},
         HostileInput{"AMistypedCommand", {"sweeps"}, "", kUsage, "unknown command 'sweeps'; did you mean 'sweep'?"},
         HostileInput{"AHugeName",
                      {"sweep", "plan", "{spec}", "--board", kBoard},

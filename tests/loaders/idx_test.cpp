@@ -73,6 +73,21 @@ TEST(IdxHeader, HugeDimensionsDoNotOverflow) {
   EXPECT_THROW(parse_idx_header(bytes_of(file), file.size(), "big"), sysfs::FormatError);
 }
 
+// A count byte of 255 is no IDX header: refused at the magic, with a short message (its "shape" of
+// 255 numbers once ran to 1,290 characters).
+TEST(IdxHeader, AHeaderOfMoreThanEightDimensionsIsRefusedAtItsMagic) {
+  std::string file = be32(0x000008FF);
+  for (int i = 0; i < 255; ++i) file += be32(1);
+  try {
+    parse_idx_header(bytes_of(file), file.size(), "many.idx");
+    FAIL() << "no error";
+  } catch (const sysfs::FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("magic 00 00 08 ff"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("<ndims 1..8>"), std::string::npos) << e.what();
+    EXPECT_LT(std::string(e.what()).size(), 200U) << e.what();
+  }
+}
+
 TEST(Gunzip, RoundTrip) {
   TempDir dir;
   const std::string content = idx_images(5, 4, 4);
