@@ -15,6 +15,7 @@
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
+#include "cli/message_text.h"
 #include "jetchar/version.h"
 #include "jetson/control/control_interrupt.h"
 #include "sysfs/error.h"
@@ -45,7 +46,7 @@ ExitCode exit_code_for_errno(int error_number) {
 }
 
 int report(const std::string& message, ExitCode code) {
-  std::fprintf(stderr, "jetchar: error: %s\n", message.c_str());
+  std::fprintf(stderr, "jetchar: error: %s\n", jetchar::cli::cut_for_terminal(message).c_str());
   return code;
 }
 
@@ -130,7 +131,7 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return report_parse_error(app, e);
   } catch (const jetchar::cli::CommandExit& e) {
-    if (*e.what() != '\0') std::fprintf(stderr, "jetchar: %s\n", e.what());
+    if (*e.what() != '\0') std::fprintf(stderr, "jetchar: %s\n", jetchar::cli::cut_for_terminal(e.what()).c_str());
     return e.code();
   } catch (const jetchar::cli::UsageError& e) {
     return report(fmt::format("{} (see `{} --help`)", e.what(), command_path(app)), jetchar::cli::kUsage);

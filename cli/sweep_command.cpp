@@ -18,6 +18,7 @@
 #include "cli/adaptive_profile_sweep.h"
 #include "cli/command.h"
 #include "cli/exit_code.h"
+#include "cli/message_text.h"
 #include "experiments/board_kinds.h"
 #include "experiments/characterization_executor.h"
 #include "experiments/epoch_medians.h"
@@ -93,7 +94,7 @@ void print_plan(const ex::SweepPlan& plan) {
 void check_plan(const ex::SweepPlan& plan, const jetson::BoardHandle& board, const std::string& source) {
   const auto problems = ex::validate_plan_against_board(plan, *board.root, board.simulated());
   for (const auto& problem : problems)
-    std::cerr << fmt::format("{}: run {}: {}\n", source, problem.run_id, problem.message);
+    std::cerr << cut_for_terminal(fmt::format("{}: run {}: {}", source, problem.run_id, problem.message)) << '\n';
   if (!problems.empty()) {
     throw std::invalid_argument(
         fmt::format("{}: {} problem(s) found before the sweep started; nothing was run", source, problems.size()));

@@ -386,6 +386,12 @@ INSTANTIATE_TEST_SUITE_P(
                      kBadInput,
                      "COLD"},
         HostileInput{"AMistypedCommand", {"sweeps"}, "", kUsage, "unknown command 'sweeps'; did you mean 'sweep'?"},
+        HostileInput{"AHugeModelName",
+                     {"sweep", "plan", "{spec}", "--board", kBoard},
+                     "name: \"m\"\nbase { workload { model: \"" + std::string(1000000, 'x') +
+                         "\" dataset: \"synthetic:1x28x28\" batch_size: 16 } }\n",
+                     kBadInput,
+                     "more bytes left out"},
         HostileInput{"AHugeName",
                      {"sweep", "plan", "{spec}", "--board", kBoard},
                      "name: \"" + std::string(100000, 'n') + "\"\n" + kBase,
