@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/exit_code.h"
 #include "cli/option_checks.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/inference/inference_dataset.h"
@@ -24,6 +25,7 @@
 #include "experiments/inference/query_energy.h"
 #include "experiments/inference/query_inputs.h"
 #include "experiments/torch_device.h"
+#include "jetson/control/control_interrupt.h"
 #include "jetson/discovery/board_handle.h"
 #include "jetson/measurement/measurement_session.h"
 
@@ -146,8 +148,13 @@ void run_infer(const InferOptions& options) {
   measurement.onboard_modelled = board.simulated();
   jetson::measurement::MeasurementSession session(*board.root, measurement);
   session.start();
+  // Ctrl-C ends the batch being timed at its next query and runs no further batch: what was timed
+  // is printed, then 130.
+  const jetson::ControlInterrupt interrupt;
+  config.stop_requested = [&interrupt] { return interrupt.signal() != 0; };
   std::vector<BatchRun> runs;
   for (const std::int64_t batch : options.batches) {
+    if (interrupt.signal() != 0) break;
     config.batch_size = batch;
     std::optional<QueryInputs> inputs;
     if (dataset) {
@@ -175,6 +182,13 @@ void run_infer(const InferOptions& options) {
     }
   } else {
     print_table(runs, options, board_label);
+  }
+  if (interrupt.signal() != 0) {
+    std::fflush(stdout);
+    throw cli::CommandExit(cli::kInterrupted,
+                           fmt::format("inference {} stopped by a signal: {} of {} batch size(s) timed, the last "
+                                       "one partly",
+                                       spec.name, runs.size(), options.batches.size()));
   }
   for (const auto& [result, energy] : runs) {
     if (result.status != RunStatus::kOk) {

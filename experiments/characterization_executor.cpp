@@ -478,7 +478,7 @@ void CharacterizationExecutor::enter_mode(const PlannedRun& run) {
     jetson::measurement::PowerSession session(*board_.root, resolve_defaults(run.spec).measurement().sample_rate_hz());
     if (session.has_power()) {
       session.start();
-      baseload_ = session.measure_baseload(baseload_s);
+      baseload_ = session.measure_baseload(baseload_s, &interrupt_);
       session.stop();
     }
   }

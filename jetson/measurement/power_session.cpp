@@ -80,9 +80,14 @@ void PowerSession::drain_until_covered(std::int64_t end_ns) {
   }
 }
 
-energy::Baseload PowerSession::measure_baseload(double seconds) {
+energy::Baseload PowerSession::measure_baseload(double seconds, const ControlInterrupt* interrupt) {
   const std::int64_t begin = energy::WindowRecorder::now_ns();
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  const auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(seconds));
+  if (interrupt != nullptr) {
+    interrupt->wait(idle);  // a signal ends the idle window early
+  } else {
+    std::this_thread::sleep_for(idle);
+  }
   const std::int64_t end = energy::WindowRecorder::now_ns();
   drain_until_covered(end);
   std::lock_guard lock(mutex_);

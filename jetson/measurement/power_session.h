@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "jetson/control/control_interrupt.h"
 #include "jetson/energy/baseload.h"
 #include "jetson/energy/measurement_windows.h"
 #include "jetson/energy/power_trace.h"
@@ -41,8 +42,9 @@ class PowerSession {
   bool running() const { return draining_.load(); }
 
   energy::WindowRecorder& windows() { return windows_; }
-  /// Measures idle power for `seconds` now (the sampler must be running).
-  energy::Baseload measure_baseload(double seconds);
+  /// Measures idle power for `seconds` now (the sampler must be running); a signal that
+  /// `interrupt` sees ends the idle window early (the run it is for is stopped anyway).
+  energy::Baseload measure_baseload(double seconds, const ControlInterrupt* interrupt = nullptr);
   /// Energy of a closed window, against `baseload` when given. Takes what the sampler has so far.
   energy::WindowEnergy energy(const energy::Window& window, const energy::Baseload* baseload = nullptr);
   /// Mean board power over [begin_ns, end_ns] (the window's total, as epochs use it), for

@@ -282,6 +282,17 @@ TEST_F(NothingLost, CtrlCInsideTrainPrintsTheEpochsItFinishedAndExits130) {
   EXPECT_THAT(stopped.out, HasSubstr("epoch"));  // the table of what was measured
 }
 
+TEST_F(NothingLost, CtrlCInsideInferPrintsWhatWasTimedAndExits130) {
+  const auto began = std::chrono::steady_clock::now();
+  const Outcome stopped =
+      start({"infer", "--model", "lenet5", "--batch", "1,2", "--duration", "3600"},
+            [&](const Outcome&) { return std::chrono::steady_clock::now() - began > std::chrono::seconds(4); });
+  EXPECT_EQ(stopped.killed_by, 0) << stopped.text();
+  EXPECT_EQ(stopped.code, kInterrupted) << stopped.text();
+  EXPECT_THAT(stopped.err, HasSubstr("inference lenet5 stopped by a signal: 1 of 2 batch size(s) timed"));
+  EXPECT_THAT(stopped.out, HasSubstr("p99 ms"));
+}
+
 TEST_F(NothingLost, DeviceInfoOnAMissingRootCreatesNothing) {
   const fs::path missing = path("no/such/root");
   const Outcome info = run({"device", "info", "--root", missing.string()});
