@@ -5,6 +5,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -123,7 +124,13 @@ MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& 
     fs::create_directories(output);
   }
   try {
-    const sysfs::WriterLock lock(out_location.lock(), what, wait);
+    const auto stopped = [&options] { return options.stop_requested && options.stop_requested(); };
+    std::optional<sysfs::WriterLock> lock;
+    try {
+      lock.emplace(out_location.lock(), what, wait, stopped);
+    } catch (const sysfs::WaitStopped&) {
+      throw MergeStopped("results merge stopped by a signal while it waited for the output's writer");
+    }
     // Planned again under the lock: another writer may have changed the output meanwhile.
     MergePlan plan = plan_merge(out_location, inputs, options);
     if (options.stop_requested && options.stop_requested()) throw MergeStopped("results merge stopped by a signal");

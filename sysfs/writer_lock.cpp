@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <thread>
 
 #include "sysfs/error.h"
 #include "sysfs/whole_file.h"
@@ -76,11 +78,19 @@ std::string own_command_line() {
   return text;
 }
 
-WriterLock::WriterLock(const std::filesystem::path& lock_file, std::string_view what, Wait wait) : file_(lock_file) {
+WriterLock::WriterLock(const std::filesystem::path& lock_file, std::string_view what, Wait wait,
+                       const std::function<bool()>& stop_waiting)
+    : file_(lock_file) {
   fd_.reset(::open(file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
   if (!fd_) throw IoError(file_.string(), "open lock file", errno);
+  // Polled, not a blocking flock: a signal handler installed with SA_RESTART would restart a
+  // blocking one, and Ctrl-C could not end the wait.
   int status = 0;
-  while ((status = ::flock(fd_.get(), LOCK_EX | (wait == Wait::kNo ? LOCK_NB : 0))) != 0 && errno == EINTR) {
+  for (;;) {
+    status = ::flock(fd_.get(), LOCK_EX | LOCK_NB);
+    if (status == 0 || (errno != EWOULDBLOCK && errno != EINTR) || wait == Wait::kNo) break;
+    if (stop_waiting && stop_waiting()) throw WaitStopped(fmt::format("the wait for {} was stopped", what));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (status != 0) {
     if (errno != EWOULDBLOCK) throw IoError(file_.string(), "lock", errno);

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -30,15 +31,23 @@ class LockHeld : public std::runtime_error {
   std::optional<pid_t> holder_pid_;
 };
 
+/// A wait for the lock ended by its stop_waiting (a signal).
+class WaitStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class WriterLock {
  public:
   enum class Wait { kNo, kYes };
 
   /// Locks `lock_file` (created when absent; its folder must exist). `what` names the locked thing
   /// in the refusal ("results directory runs/"). Wait::kNo throws LockHeld naming the holder's pid
-  /// and command when a live process holds it; Wait::kYes blocks until the holder ends (a signal
-  /// ends the wait as it would end the process). Other failures throw IoError naming the file.
-  WriterLock(const std::filesystem::path& lock_file, std::string_view what, Wait wait = Wait::kNo);
+  /// and command when a live process holds it; Wait::kYes waits until the holder ends, asking
+  /// `stop_waiting` (when given) every 100 ms: true ends the wait with WaitStopped. Other failures
+  /// throw IoError naming the file.
+  WriterLock(const std::filesystem::path& lock_file, std::string_view what, Wait wait = Wait::kNo,
+             const std::function<bool()>& stop_waiting = {});
   ~WriterLock() = default;
   WriterLock(WriterLock&&) = default;
   WriterLock& operator=(WriterLock&&) = default;

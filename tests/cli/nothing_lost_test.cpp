@@ -2,10 +2,12 @@
 // real executable on a simulated board: an output aimed at an input, two writers of one results
 // folder, a database of another program, a damaged change journal, Ctrl-C inside a long run.
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -164,6 +166,41 @@ TEST_F(NothingLost, ASecondProcessControllingTheBoardIsRefusedNamingTheFirst) {
   ::kill(holder, SIGINT);
   EXPECT_EQ(jetchar::testing::wait_exit_status(holder), kInterrupted);
   EXPECT_THAT(read_text(out), HasSubstr("restored "));
+}
+
+/// Waits until `child` catches SIGINT (its handler installed: /proc/PID/status SigCgt), so that a
+/// signal sent then is the command's to handle, not the default action's.
+bool catches_sigint(pid_t child) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  while (std::chrono::steady_clock::now() < give_up) {
+    std::ifstream status(fmt::format("/proc/{}/status", child));
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.starts_with("SigCgt:") && (std::stoull(line.substr(7), nullptr, 16) & (1ULL << (SIGINT - 1))) != 0)
+        return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+TEST_F(NothingLost, CtrlCWhileAMergeWaitsForTheOutputsWriterMergesNothingAndExits130) {
+  const fs::path store = store_copy();
+  const fs::path out = path("merged");
+  fs::create_directories(out);
+  // Another writer holds the output folder (this test, through the same lock a sweep takes).
+  const int held = ::open((out / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);
+  const fs::path err = path("merge.err");
+  const pid_t merge = jetchar::testing::spawn_jetchar({"results", "merge", out.string(), store.string(), "--wait"},
+                                                      path("merge.out"), err);
+  ASSERT_TRUE(catches_sigint(merge));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // into its wait (no assertion rests on it)
+  ::kill(merge, SIGINT);
+  EXPECT_EQ(jetchar::testing::wait_exit_status(merge), kInterrupted) << read_text(err);
+  EXPECT_THAT(read_text(err), HasSubstr("results merge stopped by a signal: nothing was merged into"));
+  EXPECT_EQ(names_in(out), std::vector<std::string>{"lock"});
+  ::close(held);
 }
 
 // ---- another program's database ----------------------------------------------------------------

@@ -87,6 +87,17 @@ TEST(WriterLock, WaitBlocksUntilTheHolderEnds) {
   EXPECT_GE(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(250));
 }
 
+TEST(WriterLock, AWaitEndsWhenItsStopSaysSo) {
+  const TempDir dir;
+  const auto file = dir.path() / "lock";
+  const pid_t holder = hold_in_child(file, 60000);
+  int asked = 0;
+  EXPECT_THROW(WriterLock(file, "the folder", WriterLock::Wait::kYes, [&asked] { return ++asked == 3; }), WaitStopped);
+  EXPECT_EQ(asked, 3);
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+}
+
 TEST(WriterLock, AFolderThatCannotHoldTheLockFileIsAnIoErrorNamingIt) {
   const TempDir dir;
   const auto file = dir.path() / "missing" / "lock";
