@@ -45,8 +45,8 @@ void refuse_output_onto(const fs::path& output, std::span<const fs::path> inputs
   };
   if (fs::is_directory(output, ec)) refuse("is a directory: name a file");
   const bool exists = fs::exists(output, ec);
-  // Where the output lands once links are followed: its folder resolved, the name kept when the
-  // file does not exist yet (a dangling link's target counts as the name it will create).
+  // Where the output lands once links are followed; for a file that does not exist yet, its
+  // folder resolved and its name kept.
   const fs::path resolved = exists ? fs::canonical(output, ec) : fs::weakly_canonical(output, ec);
   for (const fs::path& input : inputs) {
     if (exists && fs::exists(input, ec) && fs::equivalent(output, input, ec))

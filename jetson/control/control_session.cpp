@@ -42,7 +42,11 @@ void ControlSession::watch_for_second_signal(const std::stop_token& stop) {
       continue;
     }
     const std::lock_guard lock(journal_mutex_);
-    if (kept_ || !owns_journal_ || journal_.empty()) {
+    if (journal_.empty()) {
+      std::fputs("jetchar: second signal: ending now (the board was not changed)\n", stderr);
+      std::_Exit(130);
+    }
+    if (kept_ || !owns_journal_) {
       std::fputs("jetchar: second signal: ending now; the change journal stays for `jetchar device restore`\n", stderr);
       std::_Exit(130);
     }

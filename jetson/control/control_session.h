@@ -4,6 +4,7 @@
 // last (then the journal stays for `jetchar device restore`).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -61,7 +62,7 @@ class ControlSession {
   DeviceControls controls_;
   sysfs::ChangeJournal journal_;
   std::function<void()> after_write_;
-  bool kept_ = false;
+  std::atomic<bool> kept_ = false;  ///< read by the second signal's watcher too
   /// False when the journal continued one left by a crashed run: restoring at exit would also undo
   /// that run's changes, which this session did not make, so it is left to `device restore`.
   bool owns_journal_ = true;
