@@ -418,8 +418,11 @@ DamagedJournalRestore restore_from_snapshot(const Root& root, const fs::path& st
   result.controls = contents.entries.size();
   result.rewritten = restore_differences(root, contents.entries, snapshot);
   // Every control reads back as before the session: the damaged journal is kept for inspection
-  // under another name, so that the next session starts a journal of its own.
+  // under another name (an earlier one's kept too), so that the next session starts a journal of
+  // its own.
   result.kept_journal = state_dir / "change-journal.damaged";
+  for (int n = 2; fs::exists(result.kept_journal); ++n)
+    result.kept_journal = state_dir / fmt::format("change-journal.damaged.{}", n);
   if (fd && ::rename(journal.c_str(), result.kept_journal.c_str()) != 0) {
     throw IoError(journal.string(), "rename damaged change journal", errno);
   }

@@ -12,8 +12,7 @@
 // power loss mid-append (a short last line without its newline, or a tail of zero bytes) is
 // recognised and dropped — it stands for a write that had not started, because the write only
 // follows a complete fsync. A whole line whose checksum fails is damage (FormatError), never
-// dropped. Beside the journal, a session's snapshot of every control before its first write
-// (snapshot_file) lets a restore reach that state even when the journal is damaged or cut:
+// dropped:
 //   jetchar-change-journal 2<TAB><root prefix><TAB><fnv1a32 hex>
 //   @boot<TAB><boot id><TAB><fnv1a32 hex>
 //   <kernel path><TAB><escaped original><TAB><fnv1a32 hex>
@@ -21,6 +20,10 @@
 // records after it were written in that boot (sysfs/boot_id.h); one is appended whenever a process
 // records in a boot other than the last one tagged. Version 1 files have no such records and are
 // still read (their entries are untagged).
+//
+// Beside the journal, a session's snapshot of every control before its first write
+// (snapshot_file, the same format) lets a restore reach that state even when the journal is
+// damaged or cut short.
 //
 // Controls that are not kernel files (NVML's power limit and locked clocks) are journalled the same
 // way under a "scheme:" path whose library registered a reader and writer (sysfs/external_attribute.h).
@@ -73,8 +76,9 @@ class RestoreIncomplete : public std::runtime_error {
 /// Journal file name inside a state directory.
 std::filesystem::path journal_file(const std::filesystem::path& state_dir);
 
-/// Reads a journal file. Throws IoError when it cannot be read, FormatError when a record other
-/// than the last is damaged (that is not a torn append but a corrupted file).
+/// Reads a journal file. Throws IoError when it cannot be read, FormatError when it is damaged: a
+/// whole record whose checksum fails (wherever it is), or a last line that is not the start of a
+/// record cut short (a torn append, which is dropped).
 JournalContents read_journal(const std::filesystem::path& file);
 /// read_journal of text already in memory; `file` names it in errors.
 JournalContents parse_journal_text(const std::string& content, const std::filesystem::path& file);
@@ -110,7 +114,8 @@ struct DamagedJournalRestore {
 
 /// The board under `root` brought back to the snapshot its session took, for a journal that
 /// cannot be read (FormatError: damaged): every control that differs is written back and read
-/// back; the damaged journal is then kept as change-journal.damaged. Throws std::runtime_error
+/// back; the damaged journal is then kept as change-journal.damaged (.2, .3 ... when an earlier
+/// one is there). Throws std::runtime_error
 /// when there is no snapshot or a live process holds the journal, RestoreIncomplete when a
 /// control does not come back (the journal stays where it is then).
 DamagedJournalRestore restore_from_snapshot(const Root& root, const std::filesystem::path& state_dir);

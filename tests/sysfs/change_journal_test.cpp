@@ -227,6 +227,20 @@ TEST_F(ChangeJournalTest, ADamagedJournalIsRestoredFromTheSnapshotAndKeptAside) 
   EXPECT_FALSE(fs::exists(file));
   EXPECT_EQ(slurp(restored.kept_journal), content);
   EXPECT_EQ(find_pending_journal(state_dir), std::nullopt);
+
+  // Damaged again: the first damaged journal stays beside the second.
+  {
+    ChangeJournal journal(root, state_dir);
+    journal.set_snapshot_source([] { return std::vector<JournalEntry>{{"/sys/cpu/cpu1/online", "1\n"}}; });
+    journal.write("/sys/cpu/cpu1/online", "0\n");
+  }
+  std::string again = slurp(file);
+  again[again.find("/sys/cpu/cpu1") + 3] = 'Y';
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << again;
+  const auto second = restore_from_snapshot(root, state_dir);
+  EXPECT_EQ(second.kept_journal, state_dir / "change-journal.damaged.2");
+  EXPECT_EQ(slurp(state_dir / "change-journal.damaged"), content);
+  EXPECT_EQ(tree(board.path()), before);
 }
 
 TEST_F(ChangeJournalTest, ADamagedJournalWithoutASnapshotIsKeptWhereItIs) {
