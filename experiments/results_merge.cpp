@@ -55,7 +55,10 @@ MergePlan plan_merge(const ResultsLocation& out_location, const std::vector<fs::
   std::error_code ec;
   const bool output_exists = fs::exists(out_location.store(), ec);
   if (output_exists) {
-    const ResultsStore out(out_location.store(), ResultsStore::Access::kReadOnly);
+    // Read-write, under the output's lock (a new folder has no store to read before it): a store
+    // that a killed merge or sweep left empty, or without its schema, is made whole instead of
+    // refused, and a database of another program is refused without a write.
+    const ResultsStore out(out_location.store());
     for (const auto& result : out.load_all()) {
       const std::string& device = result.context().device_id();
       held[{result.sweep(), result.run_id(), device}] =

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,18 @@ TEST(ResultsMerge, AStopBeforeTheWriteMergesNothingAndLeavesNoNewFolder) {
   EXPECT_THROW(merge_results(dir.path() / "merged", {b1, b2}, options), MergeStopped);
   EXPECT_EQ(checks, 5);
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "merged"));
+}
+
+// A merge SIGKILLed just after SQLite created the output file leaves it empty (0 bytes): the next
+// merge makes it a store and merges, instead of refusing it as "not a results store".
+TEST(ResultsMerge, AnOutputStoreAKilledMergeLeftEmptyIsMergedInto) {
+  testing::TempDir dir;
+  const auto b1 = store_with(dir.path() / "b1", {run_on("0000-r0", "b1/1", 1)});
+  std::filesystem::create_directories(dir.path() / "merged");
+  std::ofstream(dir.path() / "merged" / "results.db").close();
+  const auto summary = merge_results(dir.path() / "merged", {b1});
+  EXPECT_EQ(summary.runs_added, 1u);
+  EXPECT_EQ(summary.runs_total, 1u);
 }
 
 TEST(ResultsMerge, ASecondWriterOfTheOutputIsRefused) {
