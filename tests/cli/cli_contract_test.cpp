@@ -45,8 +45,6 @@ using ::testing::Not;
 
 class CliContractIntegration : public CliIntegration {};
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 // ---- the table ---------------------------------------------------------------------------------
 
 TEST_F(CliContractIntegration, HelpShowsTheExitCodeTableAndUsageErrorsExitTwo) {

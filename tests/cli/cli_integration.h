@@ -34,9 +34,9 @@ namespace jetchar::cli {
 namespace fs = std::filesystem;
 using jetchar::testing::read_text;
 
-constexpr const char* kBoard = "sim:agx-orin-r36";
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-using jetchar::testing::read_text;
+constexpr const char* kBoard = "sim:agx-orin-r36";
 
 /// Everything under `root` (file contents, directories, links), to compare before and after a
 /// command; "<absent>" when `root` does not exist.

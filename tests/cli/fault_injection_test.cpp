@@ -40,7 +40,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool contains_text(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 using ::testing::HasSubstr;
 
 /// (sweep, run id, board) -> status, as the store's runs table holds them.
@@ -263,7 +262,7 @@ TEST_F(FaultInjection, ASweepKilledAnywhereResumesWithEveryRunOnce) {
     } else {
       const Outcome resumed = run({"sweep", "resume", results.string(), "--board", kBoard});
       check(resumed.code == kOk, fmt::format("point {} (sweep ended {}): resume: {}", point, status, resumed.text()));
-      check(contains_text(resumed.out, "2 of 2 runs stored"), fmt::format("point {}: {}", point, resumed.out));
+      check(contains(resumed.out, "2 of 2 runs stored"), fmt::format("point {}: {}", point, resumed.out));
     }
     const StoredRuns stored = runs_in(results / "results.db");
     check(stored.size() == 2, fmt::format("point {}: {} runs stored after the resume", point, stored.size()));
@@ -271,7 +270,7 @@ TEST_F(FaultInjection, ASweepKilledAnywhereResumesWithEveryRunOnce) {
       check(run_status == "OK", fmt::format("point {}: run {} is {}", point, std::get<1>(key), run_status));
     }
     const Outcome list = run({"results", "list", results.string()});
-    check(contains_text(list.out, "2 runs in"), fmt::format("point {}: results list says {}", point, list.out));
+    check(contains(list.out, "2 runs in"), fmt::format("point {}: results list says {}", point, list.out));
   }
 }
 

@@ -29,8 +29,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 /// Eight short runs on the simulated board: long enough to start a second command beside it.
 constexpr const char* kEightRuns = R"(name: "eight"
 base { workload { model: "lenet5" dataset: "synthetic:1x28x28?samples=256&classes=10" batch_size: 16 epochs: 2 max_minibatches: 4 device: "cpu" } }
@@ -48,6 +46,12 @@ class NothingLost : public CliIntegration {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     return false;
+  }
+
+  /// Starts `sweep run SPEC --results RESULTS` on the simulated board, its log to `err`.
+  static pid_t start_sweep(const fs::path& spec, const fs::path& results, const fs::path& err) {
+    return jetchar::testing::spawn_jetchar(
+        {"sweep", "run", spec.string(), "--results", results.string(), "--board", kBoard}, "/dev/null", err);
   }
 
   /// The controls of the board kept in `board` (`device snapshot`'s text), to compare before and
@@ -118,8 +122,7 @@ TEST_F(NothingLost, ASweepKilledWithSigkillResumesAtOnce) {
   const fs::path spec = write("eight.textproto", kEightRuns);
   const fs::path results = path("results");
   const fs::path err = path("killed.err");
-  const pid_t killed = jetchar::testing::spawn_jetchar(
-      {"sweep", "run", spec.string(), "--results", results.string(), "--board", kBoard}, "/dev/null", err);
+  const pid_t killed = start_sweep(spec, results, err);
   ASSERT_TRUE(wait_for(err, "run 0001-r0 (2/8)", killed)) << read_text(err);
   ::kill(killed, SIGKILL);
   EXPECT_EQ(jetchar::testing::wait_exit_status(killed), 128 + SIGKILL);
@@ -134,8 +137,7 @@ TEST_F(NothingLost, AMergeIntoAFolderASweepWritesIsRefused) {
   const fs::path spec = write("eight.textproto", kEightRuns);
   const fs::path results = path("results");
   const fs::path err = path("sweep.err");
-  const pid_t sweep = jetchar::testing::spawn_jetchar(
-      {"sweep", "run", spec.string(), "--results", results.string(), "--board", kBoard}, "/dev/null", err);
+  const pid_t sweep = start_sweep(spec, results, err);
   ASSERT_TRUE(wait_for(err, "run 0000-r0 (1/8)", sweep)) << read_text(err);
   const Outcome merge = run({"results", "merge", results.string(), store.string()});
   EXPECT_EQ(merge.code, kFailure) << merge.text();
