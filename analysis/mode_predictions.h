@@ -1,5 +1,5 @@
 // The predictions an adaptive-profiling sweep stores beside its runs (table mode_predictions,
-// written by experiments/mode_predictions_store.cpp, read by ResultsStoreReader::mode_predictions):
+// written by results/mode_predictions_store.cpp, read by ResultsStoreReader::mode_predictions):
 // every power mode of the sweep with its predicted epoch time, power and energy and their
 // intervals, the profiled modes with their measured values. From them, the predicted Pareto front
 // over every mode of the sweep: measured values where a mode was profiled, predictions elsewhere.

@@ -16,6 +16,7 @@
 
 #include "analysis/input_error.h"
 #include "analysis/record_fields.h"
+#include "results/schema/store_connection.h"
 
 namespace jetchar::analysis {
 namespace {
@@ -26,7 +27,7 @@ constexpr std::string_view kStoreName = "results.db";
 constexpr std::string_view kWhatIsValid =
     "expected a results directory or results.db written by `jetchar sweep run`, or a CSV/JSONL export";
 
-// The columns read here, per table (experiments/proto/results_store_schema.h, versions 1 to 5). A store
+// The columns read here, per table (results/schema/store_schema.h, versions 1 to 5). A store
 // without one of them is not one this reader understands; epochs.start_s (version 3) and
 // runs.device_id (version 4) are used when present; from version 5 a run is (sweep, run_id,
 // device_id) and every table's rows are joined on all three.
@@ -44,20 +45,6 @@ const std::map<std::string, std::vector<std::string>>& required_columns() {
       {"power_samples", {"sweep", "run_id", "t_s", "channel", "power_w"}},
   };
   return columns;
-}
-
-// "file:" URI of `file` for SQLite (SQLITE_OPEN_URI) with `query`: every byte but unreserved
-// ones and '/' is percent-encoded, so that '?', '#' and '%' in a path stay part of it.
-std::string file_uri(const fs::path& file, std::string_view query) {
-  std::string uri = "file:";
-  for (const unsigned char c : file.string()) {
-    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
-      uri.push_back(static_cast<char>(c));
-    } else {
-      uri += fmt::format("%{:02X}", c);
-    }
-  }
-  return uri + "?" + std::string(query);
 }
 
 bool starts_with_sqlite_header(const fs::path& file) {
@@ -359,7 +346,7 @@ std::optional<StoredPowerTrace> trace_from_epoch_averages(const std::vector<RunR
   return std::nullopt;
 }
 
-// The columns records() reads, named as the export names them (experiments/results_export.cpp),
+// The columns records() reads, named as the export names them (results/export.cpp),
 // so that record_fields.cpp maps both.
 constexpr std::array<const char*, 22> kRunColumns = {
     "sweep",        "run_id",     "repetition", "status",    "reason", "model",        "dataset",      "task",
@@ -409,17 +396,9 @@ ResultsStoreReader::ResultsStoreReader(const fs::path& path) : file_(store_file(
     throw InputError({file_}, fmt::format("is not an SQLite database; {}", kWhatIsValid));
   }
   try {
-    // Read-only: analysing a store must never change it, even while a sweep is still writing. A
-    // read-only connection to a WAL database creates -wal and -shm files and, unable to checkpoint,
-    // leaves them behind; SQLite's immutable mode opens the file alone (no locks, no side files).
-    // Immutable is right only while nobody writes: a sweep keeps the -wal file for as long as it has
-    // the store open, and runs not yet checkpointed live there, so beside a -wal the store is
-    // opened plain read-only (its -wal and -shm exist already). experiments/results_store.cpp
-    // opens stores for `jetchar results` the same way.
-    std::error_code ec;
-    const bool writer_present = fs::exists(file_.string() + "-wal", ec);
-    db_ = std::make_unique<SQLite::Database>(file_uri(file_, writer_present ? "mode=ro" : "mode=ro&immutable=1"),
-                                             SQLite::OPEN_READONLY | SQLite::OPEN_URI);
+    // Read-only: analysing a store must never change it, even while a sweep is still writing
+    // (results/schema/store_connection.h says how).
+    db_ = results::schema::open_without_trace(file_);
     db_->setBusyTimeout(5000);
     if (!db_->tableExists("meta")) {
       throw InputError({file_}, fmt::format("has no table 'meta': not a jetchar results store; {}", kWhatIsValid));
@@ -553,7 +532,7 @@ std::optional<StoredPowerTrace> ResultsStoreReader::power_trace() const {
 }
 
 std::vector<StoredModePrediction> ResultsStoreReader::mode_predictions() const {
-  // The columns of experiments/proto/results_store_schema.h's kModePredictionsTable, in the order
+  // The columns of results/schema/store_schema.h's results::schema::kModePredictionsTable, in the order
   // read below.
   static constexpr std::array<const char*, 22> kColumns = {
       "sweep",        "mode",      "cpu_cores",    "cpu_freq_khz",  "gpu_freq_khz",    "emc_freq_khz",

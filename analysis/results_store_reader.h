@@ -1,5 +1,5 @@
 // Reads a sweep's results straight from its SQLite store (the results.db that `jetchar sweep run`
-// writes, experiments/results_store.cpp) without linking experiments/ or Protobuf: only the flat
+// writes, results/store.cpp) without linking experiments/ or Protobuf: only the flat
 // columns of the tables runs, epochs, minibatches and power_samples are read, never the result blob.
 // Rows become RunRecords through the same column mapping as the CSV/JSONL export
 // (record_fields.cpp), so a store and its export give the same configurations — except
@@ -36,7 +36,7 @@ struct StoredPowerTrace {
 
 class ResultsStoreReader {
  public:
-  /// The schema versions of experiments/results_store.cpp this reader understands: version 2 only
+  /// The schema versions of results/store.cpp this reader understands: version 2 only
   /// added columns and a table (epoch_meters) that are not read here, version 3 the epochs'
   /// start times (read when present), version 4 the physical board of each run (runs.device_id:
   /// the record's device when set, else the board model; see records()), version 5 the board in

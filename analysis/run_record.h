@@ -13,7 +13,7 @@
 
 namespace jetchar::analysis {
 
-/// Mirrors experiments/proto RunStatus: a failed run is a result, not a missing row.
+/// Mirrors proto/run_result.proto RunStatus: a failed run is a result, not a missing row.
 enum class RunStatus { kOk, kOom, kFailed, kInvalid, kInterrupted };
 
 std::string_view to_string(RunStatus status);

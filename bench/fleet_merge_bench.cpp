@@ -20,21 +20,23 @@
 #include <string>
 #include <vector>
 
-#include "experiments/results_merge.h"
-#include "experiments/results_store.h"
-#include "experiments/slurm_submission.h"
+#include "results/merge.h"
+#include "results/store.h"
+#include "sweeps/slurm/submission.h"
 
-namespace ex = jetchar::experiments;
 namespace fs = std::filesystem;
+namespace proto = jetchar::proto;
+namespace results = jetchar::results;
+namespace sweeps = jetchar::sweeps;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-ex::proto::RunResult synthetic_run(std::size_t board, std::size_t run) {
-  ex::proto::RunResult r;
+proto::RunResult synthetic_run(std::size_t board, std::size_t run) {
+  proto::RunResult r;
   r.set_sweep("fleet");
   r.set_run_id(fmt::format("{:04d}-r0", run));
-  r.set_status(ex::proto::OK);
+  r.set_status(proto::OK);
   r.set_duration_s(30);
   auto* c = r.mutable_context();
   c->set_board_kind("simulated");
@@ -116,8 +118,8 @@ int main(int argc, char** argv) {
     for (std::size_t b = 0; b < boards; ++b) {
       const fs::path node = base / "nodes" / fmt::format("b{}", b);
       fs::create_directories(node);
-      ex::ResultsStore store(node / "results.db");
-      std::vector<ex::proto::RunResult> results;
+      results::ResultsStore store(node / "results.db");
+      std::vector<proto::RunResult> results;
       for (std::size_t r = 0; r < runs; ++r) results.push_back(synthetic_run(b, r));
       store.save_batch(results);
       stores.push_back(node);
@@ -125,19 +127,19 @@ int main(int argc, char** argv) {
     const double generate_s = std::chrono::duration<double>(Clock::now() - g0).count();
 
     // Planning: the sbatch scripts for every board, one chunk per run.
-    ex::SlurmSubmitOptions options;
+    sweeps::SlurmSubmitOptions options;
     options.results = base;
     options.sweep_name = "fleet";
     options.jetchar = "/usr/bin/jetchar";
     for (std::size_t b = 0; b < boards; ++b) options.nodes.push_back(fmt::format("b{}", b));
     const auto p0 = Clock::now();
-    const auto submission = ex::plan_slurm_submission(boards * runs, options);
+    const auto submission = sweeps::plan_slurm_submission(boards * runs, options);
     const double plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - p0).count();
     if (submission.chunks != boards * runs) return 1;
 
     double merge_s = 0;
-    const long rss = peak_rss_kib_of_child([&] { ex::merge_results(base / "merged", stores); }, &merge_s);
-    const ex::ResultsStore merged(base / "merged" / "results.db", ex::ResultsStore::Access::kReadOnly);
+    const long rss = peak_rss_kib_of_child([&] { results::merge_results(base / "merged", stores); }, &merge_s);
+    const results::ResultsStore merged(base / "merged" / "results.db", results::ResultsStore::Access::kReadOnly);
     const std::size_t held = merged.load_all().size();
     if (held != boards * runs) {
       fmt::print(stderr, "merged store holds {} runs, expected {}\n", held, boards * runs);

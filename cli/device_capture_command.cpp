@@ -13,7 +13,7 @@
 #include <string>
 
 #include "cli/command.h"
-#include "jetson/discovery/board_handle.h"
+#include "jetson/open_board.h"
 #include "jetson/simulated/board_capture.h"
 
 namespace {

@@ -22,9 +22,8 @@
 #include "jetson/control/control_snapshot.h"
 #include "jetson/control/nvpmodel_tool.h"
 #include "jetson/control/power_mode.h"
-#include "jetson/discovery/board_handle.h"
 #include "jetson/nvml/nvml_control.h"
-#include "jetson/simulated/simulated_board.h"
+#include "jetson/open_board.h"
 #include "sysfs/change_journal.h"
 #include "sysfs/error.h"
 #include "sysfs/output_file.h"
@@ -212,7 +211,7 @@ struct NvmlPlan {
 NvmlPlan plan_nvml(const SetOptions& options, const Board& board) {
   NvmlPlan plan;
   if (!options.nvml_requested()) return plan;
-  if (board.sim || !board.root->is_host_root()) {
+  if (!board.hooks->is_this_machine(*board.root)) {
     throw std::invalid_argument(
         fmt::format("NVML knobs act on this machine's GPUs; board {} is not this machine", board.label));
   }
@@ -245,7 +244,8 @@ std::string apply_settings(const SetOptions& options, const Board& board, const 
                                            options.allow_reboot)
               : jetson::plan_custom_mode(*board.root, session.controls(), custom, options.snap, &session.journal());
       jetson::ApplyOptions apply;
-      apply.use_nvpmodel_program = options.mode && !board.sim && jetson::nvpmodel_available(*board.root);
+      apply.use_nvpmodel_program =
+          options.mode && board.hooks->runs_nvpmodel_program() && jetson::nvpmodel_available(*board.root);
       apply.confirm_reboot = options.allow_reboot;
       const auto result = session.apply(plan, apply);
       out += describe_result(plan, result);
@@ -257,14 +257,6 @@ std::string apply_settings(const SetOptions& options, const Board& board, const 
                            fmt::format("interrupted (signal {}) while applying; the board was restored", e.signal()));
   }
   return out;
-}
-
-std::string simulated_power_text(const jetson::SimulatedBoard& sim) {
-  const auto power = sim.power();
-  return fmt::format(
-      "  simulated power: {:.0f} mW module (CPU {:.0f}, GPU {:.0f}, EMC {:.0f}, SoC {:.0f}) at host "
-      "utilization {:.0f} %\n",
-      power.total_mw, power.cpu_mw, power.gpu_mw, power.emc_mw, power.soc_mw, 100 * power.host_utilization);
 }
 
 // --hold: prints `out`, waits `hold_s` seconds (0: until a signal), restores the board and says so.
@@ -298,7 +290,7 @@ void run_set(const SetOptions& options) {
   jetson::ControlSession session(*board.root, board.state_dir, board.after_write());
   std::string out = fmt::format("board: {}\n", board.label);
   out += apply_settings(options, board, custom, nvml, session);
-  if (board.sim) out += simulated_power_text(*board.sim);
+  out += board.hooks->state_text();
   if (options.hold_s) {
     hold_then_restore(session, *options.hold_s, std::move(out));
     return;
@@ -327,7 +319,7 @@ void run_set(const SetOptions& options) {
     std::fflush(stdout);
     throw cli::CommandExit(cli::kFailure, fmt::format("error: {}; the journal is kept: {}", damage.what(), e.what()));
   }
-  if (board.sim) board.sim->update();
+  board.hooks->after_write();
   for (const std::string& path : restored.rewritten) out += fmt::format("wrote back {} from the snapshot\n", path);
   out +=
       fmt::format("restored {} control(s) from the snapshot {} taken before the session; all {} read back as in it\n",
@@ -356,7 +348,7 @@ void run_restore(const BoardOptions& options, const std::string& file) {
                       board.state_dir.string()));
     }
     const std::size_t count = sysfs::restore_entries(*board.root, snapshot.entries, file);
-    if (board.sim) board.sim->update();
+    board.hooks->after_write();
     out += fmt::format("restored {} attributes from snapshot {}\n", count, file);
     std::fputs(out.c_str(), stdout);
     return;
@@ -394,10 +386,10 @@ void run_restore(const BoardOptions& options, const std::string& file) {
   }
   sysfs::ChangeJournal journal(same_root ? *board.root : *other, board.state_dir);
   const std::size_t count = journal.restore();
-  if (board.sim && same_root) {
-    board.sim->update();
-  } else if (!same_root && jetson::SimulatedBoard::is_simulated_root(contents.root_prefix)) {
-    jetson::SimulatedBoard("", contents.root_prefix).update();
+  if (same_root) {
+    board.hooks->after_write();
+  } else {
+    jetson::open_board("auto", contents.root_prefix).hooks->after_write();
   }
   out += fmt::format(
       "restored {} attribute{} from the change journal{}\n", count, count == 1 ? "" : "s",

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli/command.h"
-#include "jetson/discovery/board_description.h"
+#include "jetson/board_description.h"
 #include "jetson/discovery/board_info_json.h"
 #include "jetson/discovery/board_info_text.h"
 

@@ -21,8 +21,8 @@
 #include "experiments/frontier/split_energy.h"
 #include "experiments/frontier/training_probe.h"
 #include "experiments/models/registry.h"
-#include "jetson/discovery/board_handle.h"
 #include "jetson/measurement/measurement_session.h"
+#include "jetson/open_board.h"
 #include "sysfs/root.h"
 
 namespace {
@@ -124,9 +124,9 @@ void run_frontier(const FrontierOptions& options) {
                     spec.name, spec.name));
   }
   check_frontier_options(options);
-  // A simulated board's power is a model of its clocks, not of these probes: only real rails count.
+  // Modelled power is a model of the board's clocks, not of these probes: only real rails count.
   jetson::BoardHandle board = jetson::open_board(options.board);
-  if (board.simulated()) {
+  if (board.hooks->power_modelled()) {
     throw cli::UsageError(
         fmt::format("--board {}: the frontier runs real training; give jetson, host or auto", options.board));
   }

@@ -26,8 +26,8 @@
 #include "experiments/inference/query_inputs.h"
 #include "experiments/torch_device.h"
 #include "jetson/control/control_interrupt.h"
-#include "jetson/discovery/board_handle.h"
 #include "jetson/measurement/measurement_session.h"
+#include "jetson/open_board.h"
 
 namespace {
 
@@ -134,18 +134,15 @@ void run_infer(const InferOptions& options) {
         options.pretrained ? std::optional<std::filesystem::path>(*options.pretrained) : std::nullopt);
   }
 
-  // The board whose rails give J/query; a simulated board's rails follow its power model of the
-  // set clocks and this host's measured utilization, refreshed while the queries run.
+  // The board whose rails give J/query; modelled rails follow the set clocks and this host's
+  // measured utilization, refreshed while the queries run.
   jetson::BoardHandle board = jetson::open_board(
       options.board, options.root ? std::optional<std::filesystem::path>(*options.root) : std::nullopt);
   std::string board_label = board.label;
-  if (board.simulated()) {
-    board.sim->update();
-    board.sim->start_refresh(std::chrono::milliseconds(100));
-    board_label += ", power figures are modelled";
-  }
+  if (board.hooks->power_modelled()) board_label += ", power figures are modelled";
+  jetson::SensorRefresh refresh(*board.hooks, std::chrono::milliseconds(100));
   jetson::measurement::MeasurementOptions measurement;
-  measurement.onboard_modelled = board.simulated();
+  measurement.onboard_modelled = board.hooks->power_modelled();
   jetson::measurement::MeasurementSession session(*board.root, measurement);
   session.start();
   // Ctrl-C ends the batch being timed at its next query and runs no further batch: what was timed
@@ -164,7 +161,7 @@ void run_infer(const InferOptions& options) {
     runs.push_back({run_inference(*model, spec, config, *board.root), std::nullopt});
   }
   session.stop();
-  if (board.simulated()) board.sim->stop_refresh();
+  refresh.stop();
   for (auto& run : runs) {
     const auto& result = run.result;
     if (!result.latency || result.timed_end_ns <= result.timed_begin_ns) continue;

@@ -22,8 +22,8 @@
 #include "cli/exit_code.h"
 #include "cli/option_checks.h"
 #include "jetson/control/control_interrupt.h"
-#include "jetson/discovery/board_handle.h"
 #include "jetson/measurement/monitor_measurement.h"
+#include "jetson/open_board.h"
 
 namespace {
 

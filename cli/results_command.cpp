@@ -10,18 +10,17 @@
 
 #include "cli/command.h"
 #include "cli/exit_code.h"
-#include "experiments/epoch_medians.h"
-#include "experiments/results_export.h"
-#include "experiments/results_location.h"
-#include "experiments/results_merge.h"
-#include "experiments/results_store.h"
 #include "jetson/control/control_interrupt.h"
+#include "results/epoch_medians.h"
+#include "results/export.h"
+#include "results/location.h"
+#include "results/merge.h"
+#include "results/store.h"
 #include "sysfs/output_file.h"
 
 namespace jetchar::cli {
 namespace {
 
-namespace ex = jetchar::experiments;
 namespace fs = std::filesystem;
 
 struct ResultsOptions {
@@ -40,13 +39,14 @@ std::string seconds_or_dash(const std::optional<double>& value, const char* form
 }
 
 // Every read opens the store read-only: reading results never changes them (ResultsStore::Access).
-ex::ResultsStore open_store(const ResultsOptions& options) {
-  return ex::ResultsStore(ex::ResultsLocation::from(options.results).store(), ex::ResultsStore::Access::kReadOnly);
+results::ResultsStore open_store(const ResultsOptions& options) {
+  return results::ResultsStore(results::ResultsLocation::from(options.results).store(),
+                               results::ResultsStore::Access::kReadOnly);
 }
 
 void list(const ResultsOptions& options) {
-  const auto location = ex::ResultsLocation::from(options.results);
-  const ex::ResultsStore store(location.store(), ex::ResultsStore::Access::kReadOnly);
+  const auto location = results::ResultsLocation::from(options.results);
+  const results::ResultsStore store(location.store(), results::ResultsStore::Access::kReadOnly);
   const auto runs = store.list(options.sweep);
   // Columns as wide as their longest entry: custom mode names run long ("custom: 4 cores CPU/GPU/EMC ...").
   std::size_t sweep_width = 5, model_width = 5, mode_width = 4;
@@ -69,11 +69,11 @@ void list(const ResultsOptions& options) {
                marked(run.median_energy_j, "{:.2f}", run.cold_only));
   }
   fmt::print("{} runs in {}; epoch time and energy: {}\n", runs.size(), location.store().string(),
-             cold ? ex::kWarmEpochsNote : "medians over warm epochs (every epoch after epoch 0)");
+             cold ? results::kWarmEpochsNote : "medians over warm epochs (every epoch after epoch 0)");
 }
 
 void show(const ResultsOptions& options) {
-  const ex::ResultsStore store = open_store(options);
+  const results::ResultsStore store = open_store(options);
   std::string sweep = options.sweep;
   if (sweep.empty()) {
     const auto sweeps = store.sweeps();
@@ -100,16 +100,16 @@ void export_runs(const ResultsOptions& options) {
   const bool to_file = !options.output.empty() && options.output != "-";
   // Refused before anything is written: an export over its own store would destroy it.
   if (to_file) sysfs::refuse_output_onto(options.output, std::vector<fs::path>{options.results}, "--output");
-  const ex::ResultsStore store = open_store(options);
+  const results::ResultsStore store = open_store(options);
   const auto runs = store.load_all(options.sweep);
-  const auto format = options.csv ? ex::ExportFormat::kCsv : ex::ExportFormat::kJsonl;
+  const auto format = options.csv ? results::ExportFormat::kCsv : results::ExportFormat::kJsonl;
   if (!to_file) {
-    ex::export_results(runs, format, std::cout);
+    results::export_results(runs, format, std::cout);
     return;
   }
   // Whole or not at all: a failed export leaves an earlier file of that name as it was.
   std::ostringstream text;
-  const std::size_t rows = ex::export_results(runs, format, text);
+  const std::size_t rows = results::export_results(runs, format, text);
   sysfs::write_output_file(options.output, text.str());
   std::cerr << fmt::format("{} rows from {} runs written to {}\n", rows, runs.size(), options.output);
 }
@@ -119,19 +119,19 @@ void merge(const ResultsOptions& options) {
   // A signal before the write (one transaction) stops the merge with nothing written; one during
   // it lets it finish, then ends with 130.
   const jetson::ControlInterrupt interrupt;
-  ex::MergeOptions merge_options;
+  results::MergeOptions merge_options;
   merge_options.stop_requested = [&interrupt] { return interrupt.signal() != 0; };
   merge_options.wait_for_writer = options.wait;
-  ex::MergeSummary summary;
+  results::MergeSummary summary;
   try {
-    summary = ex::merge_results(options.output, inputs, merge_options);
-  } catch (const ex::MergeStopped&) {
+    summary = results::merge_results(options.output, inputs, merge_options);
+  } catch (const results::MergeStopped&) {
     throw cli::CommandExit(
         cli::kInterrupted,
         fmt::format("results merge stopped by a signal: nothing was merged into {}", options.output));
   }
   fmt::print("merged {} store(s) into {}: {} run(s) read, {} added, {} already held (kept once); {} run(s) in total\n",
-             summary.inputs, ex::ResultsLocation{options.output}.store().string(), summary.runs_read,
+             summary.inputs, results::ResultsLocation{options.output}.store().string(), summary.runs_read,
              summary.runs_added, summary.duplicates, summary.runs_total);
   if (interrupt.signal() != 0) {
     std::fflush(stdout);

@@ -15,30 +15,25 @@
 #include <utility>
 #include <vector>
 
-#include "cli/adaptive_profile_sweep.h"
+#include "cli/adaptive_profile_report.h"
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "cli/message_text.h"
-#include "experiments/board_kinds.h"
 #include "experiments/characterization_executor.h"
-#include "experiments/epoch_medians.h"
-#include "experiments/fleet_node.h"
-#include "experiments/fleet_status.h"
-#include "experiments/fleet_submission.h"
-#include "experiments/results_location.h"
-#include "experiments/results_store.h"
-#include "experiments/slurm_client.h"
-#include "experiments/slurm_submission.h"
-#include "experiments/spec_io.h"
-#include "experiments/sweep_journal.h"
-#include "experiments/sweep_plan.h"
-#include "experiments/sweep_runner.h"
 #include "experiments/sweep_validation.h"
-#include "experiments/systemd_notifier.h"
 #include "jetson/control/control_interrupt.h"
-#include "jetson/discovery/board_handle.h"
-#include "sysfs/whole_file.h"
-#include "sysfs/writer_lock.h"
+#include "jetson/open_board.h"
+#include "results/epoch_medians.h"
+#include "results/location.h"
+#include "sweeps/board_kinds.h"
+#include "sweeps/fleet/node.h"
+#include "sweeps/fleet/status.h"
+#include "sweeps/fleet/submission.h"
+#include "sweeps/plan.h"
+#include "sweeps/session.h"
+#include "sweeps/slurm/client.h"
+#include "sweeps/slurm/submission.h"
+#include "sweeps/spec_io.h"
 
 namespace jetchar::cli {
 namespace {
@@ -58,19 +53,13 @@ struct SweepOptions {
   bool wait = false;  ///< wait for another writer of the results directory instead of refusing
 };
 
-// The runs one fleet task carries out, and the sweep name every node's store files them under.
-struct RunSelection {
-  std::set<std::string> run_ids;
-  std::string sweep_name;
-};
-
 std::string duration_text(double seconds) {
   if (seconds < 120) return fmt::format("{:.0f} s", seconds);
   if (seconds < 7200) return fmt::format("{:.1f} min", seconds / 60);
   return fmt::format("{:.1f} h", seconds / 3600);
 }
 
-jetson::BoardHandle open_sweep_board(const SweepOptions& options, const ex::proto::SweepSpec& sweep) {
+jetson::BoardHandle open_sweep_board(const SweepOptions& options, const proto::SweepSpec& sweep) {
   // A kind's board (a spec with board kinds) before the sweep's.
   std::string spec_board = sweep.board();
   for (const auto& kind : sweep.kinds()) {
@@ -81,18 +70,18 @@ jetson::BoardHandle open_sweep_board(const SweepOptions& options, const ex::prot
                             options.state_dir.empty() ? std::nullopt : std::optional<fs::path>(options.state_dir));
 }
 
-void print_plan(const ex::SweepPlan& plan) {
+void print_plan(const sweeps::SweepPlan& plan) {
   fmt::print("{:<9} {:<44} {}\n", "run", "power mode", "settings");
   for (const auto& run : plan.runs) {
     std::string settings;
     for (const auto& [field, value] : run.axis_values) settings += fmt::format("{}={} ", field, value);
-    fmt::print("{:<9} {:<44} {}\n", run.run_id, ex::describe_mode(run.spec.device()), settings);
+    fmt::print("{:<9} {:<44} {}\n", run.run_id, sweeps::describe_mode(run.spec.device()), settings);
   }
 }
 
 // Validates against the board; prints every problem and throws when there is any.
-void check_plan(const ex::SweepPlan& plan, const jetson::BoardHandle& board, const std::string& source) {
-  const auto problems = ex::validate_plan_against_board(plan, *board.root, board.simulated());
+void check_plan(const sweeps::SweepPlan& plan, const jetson::BoardHandle& board, const std::string& source) {
+  const auto problems = ex::validate_plan_against_board(plan, board);
   for (const auto& problem : problems)
     std::cerr << cut_for_terminal(fmt::format("{}: run {}: {}", source, problem.run_id, problem.message)) << '\n';
   if (!problems.empty()) {
@@ -102,25 +91,25 @@ void check_plan(const ex::SweepPlan& plan, const jetson::BoardHandle& board, con
 }
 
 void run_plan_command(const SweepOptions& options) {
-  const auto sweep = ex::load_sweep_spec(options.spec);
-  const auto plan = ex::plan_board_kind(sweep, options.kind, options.spec);
+  const auto sweep = sweeps::load_sweep_spec(options.spec);
+  const auto plan = sweeps::plan_board_kind(sweep, options.kind, options.spec);
   auto board = open_sweep_board(options, sweep);
   print_plan(plan);
   check_plan(plan, board, options.spec);
   fmt::print("{} runs, {} power-mode switch(es), on {}; all valid on this board\n", plan.runs.size(),
              plan.mode_switches, board.label);
   const bool adaptive = std::any_of(plan.runs.begin(), plan.runs.end(),
-                                    [](const ex::PlannedRun& run) { return run.spec.adaptive().enabled(); });
+                                    [](const sweeps::PlannedRun& run) { return run.spec.adaptive().enabled(); });
   fmt::print("estimated time: {} (rough: baseload + cool-down + 3 x forward MACs at this machine's matmul rate){}\n",
              duration_text(ex::estimate_sweep_seconds(plan)),
              adaptive ? "; an upper bound: adaptive stopping ends runs once time and power have settled" : "");
 }
 
 // "2 INVALID, 1 OOM": the statuses other than OK among `results`, most frequent first.
-std::string not_ok_counts(const std::vector<ex::proto::RunResult>& results) {
+std::string not_ok_counts(const std::vector<proto::RunResult>& results) {
   std::map<std::string, std::size_t> counts;
   for (const auto& result : results) {
-    if (result.status() != ex::proto::OK) ++counts[ex::proto::RunStatus_Name(result.status())];
+    if (result.status() != proto::OK) ++counts[proto::RunStatus_Name(result.status())];
   }
   std::vector<std::pair<std::string, std::size_t>> sorted(counts.begin(), counts.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -129,53 +118,29 @@ std::string not_ok_counts(const std::vector<ex::proto::RunResult>& results) {
   return text;
 }
 
-// The plan of the sweep for the options' board kind; only `selection`'s runs when given.
-ex::SweepPlan selected_plan(const ex::proto::SweepSpec& sweep, const SweepOptions& options, const fs::path& spec_file,
-                            const RunSelection* selection) {
-  auto plan = ex::plan_board_kind(sweep, options.kind, spec_file.string());
-  if (selection != nullptr) {
-    std::erase_if(plan.runs, [&](const ex::PlannedRun& run) { return selection->run_ids.count(run.run_id) == 0; });
+// The sweep's progress as one refreshing line on a terminal, else the runner's log lines; each
+// profiled mode of an adaptive sweep as it is reached.
+class SweepProgressDisplay : public sweeps::SweepObserver {
+ public:
+  explicit SweepProgressDisplay(bool tty) : tty_(tty) {}
+  void run_done(const sweeps::SweepProgress& progress, const sweeps::PlannedRun& run,
+                const proto::RunResult& result) override {
+    if (!tty_) return;
+    std::fprintf(stderr, "\r\033[K[%zu/%zu] run %s %s%s", progress.done, progress.total, run.run_id.c_str(),
+                 proto::RunStatus_Name(result.status()).c_str(),
+                 progress.eta_s ? fmt::format("  ETA {}", duration_text(*progress.eta_s)).c_str() : "");
+    if (result.status() != proto::OK) std::fprintf(stderr, " (%s)\n", result.reason().c_str());
   }
-  return plan;
-}
+  void mode_profiled(const sweeps::ProfiledMode& mode) override { print_profiled_mode(mode); }
+  std::ostream* log() override { return tty_ ? nullptr : &std::cerr; }
 
-// adaptive_profile chooses its modes as it goes on one board: never as fleet tasks.
-void check_adaptive_sweep(const ex::proto::SweepSpec& sweep, const ex::SweepPlan& plan, const fs::path& spec_file,
-                          const RunSelection* selection) {
-  if (!sweep.has_adaptive_profile()) return;
-  if (selection != nullptr) {
-    throw std::invalid_argument(
-        fmt::format("{}: adaptive_profile chooses modes as it goes and runs on one board "
-                    "(jetchar sweep run), not as fleet tasks",
-                    spec_file.string()));
-  }
-  ex::check_adaptive_profile(sweep.adaptive_profile(), plan, spec_file.string());
-}
-
-// Stops after the current run once SIGINT/SIGTERM arrived (`interrupt` is held for the whole
-// sweep; the executor's control session holds it too while it controls the board); progress as
-// one refreshing line on a terminal, else the runner's log lines.
-ex::SweepRunnerOptions sweep_runner_options(const std::string& name, const jetson::ControlInterrupt& interrupt,
-                                            bool tty) {
-  ex::SweepRunnerOptions runner_options;
-  runner_options.sweep_name = name;
-  runner_options.stop_requested = [&interrupt] { return interrupt.signal() != 0; };
-  runner_options.log = tty ? nullptr : &std::cerr;
-  if (tty) {
-    runner_options.on_run = [](const ex::SweepProgress& progress, const ex::PlannedRun& run,
-                               const ex::proto::RunResult& result) {
-      std::fprintf(stderr, "\r\033[K[%zu/%zu] run %s %s%s", progress.done, progress.total, run.run_id.c_str(),
-                   ex::proto::RunStatus_Name(result.status()).c_str(),
-                   progress.eta_s ? fmt::format("  ETA {}", duration_text(*progress.eta_s)).c_str() : "");
-      if (result.status() != ex::proto::OK) std::fprintf(stderr, " (%s)\n", result.reason().c_str());
-    };
-  }
-  return runner_options;
-}
+ private:
+  bool tty_;
+};
 
 // One line per stored run with the figures `results list`, `analyze` and the report use
-// (experiments/epoch_medians.h), and which epochs they are medians of.
-void print_results_table(const std::vector<ex::proto::RunResult>& results) {
+// (results/epoch_medians.h), and which epochs they are medians of.
+void print_results_table(const std::vector<proto::RunResult>& results) {
   // The whole mode name: custom modes differ only at the end ("custom: 4 cores CPU/GPU/EMC 1728/612/...").
   std::size_t mode_width = 4;
   for (const auto& result : results) mode_width = std::max(mode_width, result.context().power_mode().size());
@@ -183,7 +148,7 @@ void print_results_table(const std::vector<ex::proto::RunResult>& results) {
              "batch", "workers", "E2E s", "stall s", "energy J", "adaptive");
   bool cold = false;
   for (const auto& result : results) {
-    const ex::EpochMedians medians = ex::warm_epoch_medians(result);
+    const results::EpochMedians medians = results::warm_epoch_medians(result);
     cold = cold || medians.cold_only;
     const auto shown = [&](const std::optional<double>& value) {
       return value ? fmt::format("{:.3f}{}", *value, medians.cold_only ? "*" : "") : std::string("-");
@@ -194,20 +159,20 @@ void print_results_table(const std::vector<ex::proto::RunResult>& results) {
                                  : result.adaptive_minibatches() > 0 ? std::to_string(result.adaptive_minibatches())
                                                                      : "all";
     fmt::print("{:<9} {:<8} {:<{}} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", result.run_id(),
-               ex::proto::RunStatus_Name(result.status()), result.context().power_mode(), mode_width,
+               proto::RunStatus_Name(result.status()), result.context().power_mode(), mode_width,
                spec.workload().batch_size(), spec.loader().workers(), shown(medians.e2e_s), shown(medians.stall_s),
                shown(medians.energy_j), adaptive);
   }
   fmt::print("E2E, stall and energy: {}\n",
-             cold ? ex::kWarmEpochsNote : "medians over warm epochs (every epoch after epoch 0)");
+             cold ? results::kWarmEpochsNote : "medians over warm epochs (every epoch after epoch 0)");
 }
 
 // The closing lines, then the status: interrupted when stopped by a signal, a failure when a
 // stored run is not OK.
-void finish_sweep(const ex::SweepProgress& progress, const std::vector<ex::proto::RunResult>& results,
-                  const ex::ResultsLocation& location, bool simulated, bool stopped) {
+void finish_sweep(const sweeps::SweepProgress& progress, const std::vector<proto::RunResult>& results,
+                  const results::ResultsLocation& location, bool power_modelled, bool stopped) {
   fmt::print("{} of {} runs stored ({} run now, {} not OK){}; results: {}\n", progress.done, progress.total,
-             progress.ran_now, progress.failed, simulated ? "; power figures are SIMULATED" : "",
+             progress.ran_now, progress.failed, power_modelled ? "; power figures are SIMULATED" : "",
              location.store().string());
   fmt::print("export: jetchar results export {} --csv -o runs.csv   report: jetchar report {} -o report.html\n",
              location.directory.string(), location.directory.string());
@@ -225,79 +190,43 @@ void finish_sweep(const ex::SweepProgress& progress, const std::vector<ex::proto
         cli::kFailure,
         fmt::format(
             "error: {} of {} stored runs are not OK ({}); `jetchar results show {} RUN` says why",
-            std::count_if(results.begin(), results.end(), [](const auto& r) { return r.status() != ex::proto::OK; }),
+            std::count_if(results.begin(), results.end(), [](const auto& r) { return r.status() != proto::OK; }),
             results.size(), failed, location.directory.string()));
   }
 }
 
-// Runs (or resumes) the sweep in `spec_file` with its results in `results_dir`. Nothing is
-// written before the plan is accepted: a refused sweep leaves no results directory and no copy
-// of its spec behind.
+// Runs (or resumes) the sweep in `spec_file` with its results in `results_dir` (sweeps/session.h):
+// nothing is written before the plan is accepted on the board, so a refused sweep leaves no results
+// directory and no copy of its spec behind.
 void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs::path& results_dir,
-               const RunSelection* selection = nullptr) {
-  const auto sweep = ex::load_sweep_spec(spec_file);
-  const auto plan = selected_plan(sweep, options, spec_file, selection);
-  const ex::ResultsLocation location{results_dir};
-
-  // The results directory belongs to one sweep: a different spec there is refused, the same one
-  // resumes.
-  const std::string spec_text = sysfs::read_whole_file(spec_file);
-  const bool spec_stored = location.holds_sweep_spec(
-      spec_text,
-      fmt::format("use another --results directory or `jetchar sweep resume {}`", location.directory.string()));
-
-  auto board = open_sweep_board(options, sweep);
-  if (!options.skip_validation) check_plan(plan, board, spec_file.string());
-  check_adaptive_sweep(sweep, plan, spec_file, selection);
-  const std::string name = selection != nullptr   ? selection->sweep_name
-                           : sweep.name().empty() ? location.directory.filename().string()
-                                                  : sweep.name();
-
-  fs::create_directories(location.directory);
-  // One writer per results directory: a second sweep there would take the first's live run for an
-  // interrupted one and overwrite its figures. Only the lock holder opens the store for writing.
-  const bool lock_existed = fs::exists(location.lock());
-  const sysfs::WriterLock writer(location.lock(), fmt::format("results directory {}", location.directory.string()),
-                                 options.wait ? sysfs::WriterLock::Wait::kYes : sysfs::WriterLock::Wait::kNo);
-  // The store before the spec's copy: a results.db that is not a store is refused with the
-  // directory as it was (the lock file made for this sweep goes again: any other writer is refused
-  // by the same file).
-  std::optional<ex::ResultsStore> opened;
-  try {
-    opened.emplace(location.store());
-  } catch (const std::invalid_argument&) {
-    if (!lock_existed) fs::remove(location.lock());
-    throw;
-  }
-  ex::ResultsStore& store = *opened;
-  if (!spec_stored && fs::absolute(spec_file) != fs::absolute(location.spec())) location.store_sweep_spec(spec_text);
+               std::optional<sweeps::RunSelection> selection = std::nullopt) {
+  sweeps::SweepSession session({spec_file, results_dir, options.kind, std::move(selection), options.wait});
+  auto board = open_sweep_board(options, session.sweep());
+  if (!options.skip_validation) check_plan(session.plan(), board, spec_file.string());
+  session.open_results();
 
   // A signal between or during runs (also "as found" ones, which never control the board) ends the
-  // sweep after the current run, with its summary and status 130, instead of killing it.
+  // sweep after the current run, with its summary and status 130, instead of killing it (the
+  // executor's control session holds the interrupt too while it controls the board).
   const jetson::ControlInterrupt interrupt;
-  ex::SweepJournal journal(location.journal());
-  const ex::SystemdNotifier notifier;
   ex::CharacterizationExecutor executor(board, &std::cerr);
   executor.set_redact_serial(options.redact_serial);
   const bool tty = ::isatty(STDERR_FILENO) == 1;
-  const ex::SweepRunnerOptions runner_options = sweep_runner_options(name, interrupt, tty);
-  fmt::print(stderr, "sweep {}: {} runs on {}; results in {}\n", name, plan.runs.size(), board.label,
-             location.directory.string());
-  bool stopped = false;
-  // adaptive_profile runs only the modes the predictor asks for (experiments/adaptive_profile_sweep.h).
-  const auto progress = sweep.has_adaptive_profile()
-                            ? run_adaptive_profile(sweep.adaptive_profile(), plan, store, journal, notifier, executor,
-                                                   runner_options, board.simulated(), &stopped)
-                            : ex::SweepRunner(store, journal, notifier).run(plan, executor, runner_options, &stopped);
+  SweepProgressDisplay display(tty);
+  fmt::print(stderr, "sweep {}: {} runs on {}; results in {}\n", session.name(), session.plan().runs.size(),
+             board.label, session.location().directory.string());
+  const sweeps::SweepOutcome outcome = session.run(
+      executor, [&interrupt] { return interrupt.signal() != 0; }, display);
+  if (outcome.adaptive) print_adaptive_profile(*outcome.adaptive, session.store_file());
   executor.restore();
   if (tty) std::fputs("\n", stderr);
 
-  const auto results = store.load_all(name);
+  const auto results = session.stored_results();
   print_results_table(results);
-  finish_sweep(progress, results, location, board.simulated(), stopped);
+  finish_sweep(outcome.progress, results, session.location(), board.hooks->power_modelled(), outcome.stopped);
 }
 
-// ---- fleets through Slurm: experiments/fleet_submission.h, fleet_node.h, fleet_status.h ------
+// ---- fleets through Slurm: sweeps/fleet/submission.h, fleet_node.h, fleet_status.h ------
 
 struct FleetOptions {
   bool slurm = false;
@@ -325,7 +254,7 @@ void submit_sweep(const FleetOptions& fleet, const SweepOptions& options) {
   if (!fleet.slurm) {
     throw cli::UsageError("sweep submit needs a scheduler: --slurm (the only one jetchar submits to)");
   }
-  ex::FleetSubmitRequest request;
+  sweeps::FleetSubmitRequest request;
   request.spec = options.spec;
   request.results = options.results;
   request.jetchar = fleet.jetchar.empty() ? this_executable() : fleet.jetchar;
@@ -335,7 +264,7 @@ void submit_sweep(const FleetOptions& fleet, const SweepOptions& options) {
   request.node_config = fleet.node_config;
   request.runs_per_task = fleet.runs_per_task;
   request.redact_serial = options.redact_serial;
-  const auto plan = ex::plan_fleet(request);
+  const auto plan = sweeps::plan_fleet(request);
   const auto& submission = plan.submission;
   const fs::path slurm_dir = plan.options.results / "slurm";
 
@@ -358,7 +287,7 @@ void submit_sweep(const FleetOptions& fleet, const SweepOptions& options) {
     return;
   }
 
-  const auto submitted = ex::submit_fleet(plan, options.spec);
+  const auto submitted = sweeps::submit_fleet(plan, options.spec);
   for (std::size_t i = 0; i < submission.arrays.size(); ++i) {
     const auto& script = submission.arrays[i];
     fmt::print("submitted array job {} ({} task(s){}{})\n", submitted.array_jobs[i], script.chunks.size(),
@@ -374,23 +303,23 @@ void run_task(const FleetOptions& fleet, SweepOptions options) {
     throw cli::UsageError("sweep task needs --chunk (Slurm's $SLURM_ARRAY_TASK_ID), or --restore-only");
   }
   if (fleet.runs_per_task == 0) throw std::invalid_argument("--runs-per-task 0: give 1 or more runs per task");
-  const std::string node = ex::fleet_node_name(fleet.node);
+  const std::string node = sweeps::fleet_node_name(fleet.node);
   const fs::path results = fs::absolute(fleet.results).lexically_normal();
-  const ex::ResultsLocation location{results};
+  const results::ResultsLocation location{results};
   if (!fs::exists(location.spec())) {
     throw std::invalid_argument(
         fmt::format("{} has no sweep.textproto: not a submitted sweep's results directory", results.string()));
   }
-  const auto config = ex::load_fleet_node_config(fleet.node_config, node);
+  const auto config = sweeps::load_fleet_node_config(fleet.node_config, node);
   if (options.board.empty()) options.board = config.board();
   if (options.root.empty()) options.root = config.root();
   if (options.state_dir.empty()) options.state_dir = config.state_dir();
 
-  const auto sweep = ex::load_sweep_spec(location.spec());
+  const auto sweep = sweeps::load_sweep_spec(location.spec());
   // A node of the sweep: the final job restores its board if a task left it changed (slurm_submission.h).
   fs::create_directories(results / "nodes" / node);
   // A board left changed by a task that died with its node is restored before anything else.
-  const std::size_t restored = ex::restore_node_board([&] { return open_sweep_board(options, sweep); }, node);
+  const std::size_t restored = sweeps::restore_node_board([&] { return open_sweep_board(options, sweep); }, node);
   if (restored > 0) {
     fmt::print(stderr, "node {}: restored {} attribute(s) from the change journal a killed task left\n", node,
                restored);
@@ -400,29 +329,29 @@ void run_task(const FleetOptions& fleet, SweepOptions options) {
     return;
   }
 
-  const auto plan = ex::plan_board_kind(sweep, options.kind, location.spec().string());
-  const auto range = ex::chunk_range(static_cast<std::size_t>(fleet.chunk), fleet.runs_per_task, plan.runs.size());
+  const auto plan = sweeps::plan_board_kind(sweep, options.kind, location.spec().string());
+  const auto range = sweeps::chunk_range(static_cast<std::size_t>(fleet.chunk), fleet.runs_per_task, plan.runs.size());
   if (range.first == range.last) {
     throw std::invalid_argument(
         fmt::format("--chunk {}: the plan's {} runs make only {} chunk(s) of {}", fleet.chunk, plan.runs.size(),
                     (plan.runs.size() + fleet.runs_per_task - 1) / fleet.runs_per_task, fleet.runs_per_task));
   }
-  RunSelection selection;
-  selection.sweep_name = ex::fleet_sweep_name(sweep, results);
+  sweeps::RunSelection selection;
+  selection.sweep_name = sweeps::fleet_sweep_name(sweep, results);
   for (std::size_t i = range.first; i < range.last; ++i) selection.run_ids.insert(plan.runs[i].run_id);
   // A task requeued onto another node must not run again what its first node stored.
   for (const auto& [run, other] :
-       ex::runs_stored_by_other_nodes(results, node, selection.sweep_name, selection.run_ids)) {
+       sweeps::runs_stored_by_other_nodes(results, node, selection.sweep_name, selection.run_ids)) {
     fmt::print(stderr, "run {} is stored by node {} already; skipped\n", run, other);
     selection.run_ids.erase(run);
   }
-  run_sweep(options, location.spec(), results / "nodes" / node, &selection);
+  run_sweep(options, location.spec(), results / "nodes" / node, std::move(selection));
 }
 
 void sweep_status(const std::string& target) {
   const fs::path results =
-      target.find_first_not_of("0123456789") == std::string::npos ? ex::results_of_job(target) : fs::path(target);
-  const auto status = ex::fleet_status(results);
+      target.find_first_not_of("0123456789") == std::string::npos ? sweeps::results_of_job(target) : fs::path(target);
+  const auto status = sweeps::fleet_status(results);
   fmt::print("{:<12} {:<40} {:>6} {:>7} {}\n", "node", "board (device id)", "done", "failed", "running");
   for (const auto& node : status.nodes) {
     fmt::print("{:<12} {:<40} {:>6} {:>7} {}\n", node.node,
@@ -441,9 +370,9 @@ void sweep_status(const std::string& target) {
   } else {
     fmt::print("merged store: not yet written (the merge job runs after every task)\n");
   }
-  const auto view = ex::slurm_jobs_view(status.job_ids);
+  const auto view = sweeps::slurm_jobs_view(status.job_ids);
   switch (view.source) {
-    case ex::SlurmJobsView::Source::kSacct:
+    case sweeps::SlurmJobsView::Source::kSacct:
       // Array tasks per node and state (a requeued task counts once, in its latest state).
       fmt::print("jobs (sacct), array tasks and jobs per node:\n");
       for (const auto& [node, states] : view.by_node) {
@@ -453,11 +382,11 @@ void sweep_status(const std::string& target) {
         fmt::print("  {:<12} {}\n", node, counts);
       }
       break;
-    case ex::SlurmJobsView::Source::kSqueue:
+    case sweeps::SlurmJobsView::Source::kSqueue:
       fmt::print("{} -- states from squeue (pending and running jobs; an ended job is no longer listed)\n", view.note);
       fmt::print("jobs (squeue):\n{}", view.squeue.empty() ? "(none pending or running)\n" : view.squeue);
       break;
-    case ex::SlurmJobsView::Source::kNone:
+    case sweeps::SlurmJobsView::Source::kNone:
       if (!view.note.empty()) fmt::print("{}; the counts above come from the stores\n", view.note);
       break;
   }
@@ -489,7 +418,7 @@ void add_board_sweep_commands(CLI::App& group, const std::shared_ptr<SweepOption
                              "  jetchar analyze pareto modes\n"
                              "  jetchar report modes -o report.html");
   run->callback([options] {
-    const auto sweep = ex::load_sweep_spec(options->spec);
+    const auto sweep = sweeps::load_sweep_spec(options->spec);
     fs::path results = options->results;
     if (results.empty())
       results = !sweep.results().empty() ? fs::path(sweep.results()) : fs::path("results") / sweep.name();
@@ -510,7 +439,7 @@ void add_board_sweep_commands(CLI::App& group, const std::shared_ptr<SweepOption
                         "The spec's board kind to plan and run (a spec with `kinds` needs one)");
   }
   resume->callback([options] {
-    const auto location = ex::ResultsLocation::from(options->results, false);
+    const auto location = results::ResultsLocation::from(options->results, false);
     if (!fs::exists(location.spec())) {
       throw std::invalid_argument(
           fmt::format("{} has no sweep.textproto: not a sweep's results directory", options->results));

@@ -83,8 +83,8 @@ experiments::TrainingConfig training_config(const TrainOptions& options) {
 
 // --target-f1: the first epoch whose dev F1 reached it and the training time until then
 // (experiments/target_outcome.h; `train` measures no energy, a sweep does).
-experiments::proto::TargetOutcome target_of(const experiments::TrainingResult& result, double target_f1) {
-  google::protobuf::RepeatedPtrField<experiments::proto::EpochResult> epochs;
+proto::TargetOutcome target_of(const experiments::TrainingResult& result, double target_f1) {
+  google::protobuf::RepeatedPtrField<proto::EpochResult> epochs;
   for (const auto& epoch : result.epochs) {
     auto* e = epochs.Add();
     e->set_epoch(static_cast<std::uint32_t>(epoch.epoch));
@@ -95,7 +95,7 @@ experiments::proto::TargetOutcome target_of(const experiments::TrainingResult& r
   return experiments::target_outcome(epochs, target_f1);
 }
 
-nlohmann::json target_json(const experiments::proto::TargetOutcome& target) {
+nlohmann::json target_json(const proto::TargetOutcome& target) {
   auto optional = [](bool has, auto value) { return has ? nlohmann::json(value) : nlohmann::json(nullptr); };
   return {{"target_f1", target.target_f1()},
           {"epoch", optional(target.has_epoch(), target.epoch())},
@@ -103,7 +103,7 @@ nlohmann::json target_json(const experiments::proto::TargetOutcome& target) {
           {"best_f1", optional(target.has_best_f1(), target.best_f1())}};
 }
 
-void print_target(const experiments::proto::TargetOutcome& target) {
+void print_target(const proto::TargetOutcome& target) {
   if (target.has_epoch()) {
     fmt::print("target F1 {:.2f} % reached after epoch {}: {:.3f} s of training\n", target.target_f1() * 100,
                target.epoch(), target.time_s());

@@ -1,5 +1,5 @@
 # Shared settings for every jetchar target. Targets opt in through these functions so that
-# no global compiler flags are set (see shared/reference/code-style-anchors.md, practice 1).
+# no global compiler flags are set: a target's flags are the ones it asks for.
 
 find_program(JETCHAR_CCACHE ccache)
 if(JETCHAR_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)

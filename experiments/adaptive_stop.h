@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/proto/experiment_spec.pb.h"
+#include "proto/experiment_spec.pb.h"
 
 namespace jetchar::experiments {
 

@@ -15,7 +15,6 @@
 #include "experiments/adaptive_stop.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/checkpoints/pretrained_vocab.h"
-#include "experiments/device_identity.h"
 #include "experiments/device_spec.h"
 #include "experiments/epoch_instrumented_source.h"
 #include "experiments/inference/inference_dataset.h"
@@ -24,7 +23,6 @@
 #include "experiments/inference/query_inputs.h"
 #include "experiments/meter_records.h"
 #include "experiments/mode_readback.h"
-#include "experiments/modelled_time_pacer.h"
 #include "experiments/models/model_work.h"
 #include "experiments/models/registry.h"
 #include "experiments/target_outcome.h"
@@ -33,6 +31,7 @@
 #include "experiments/training/validation_split.h"
 #include "jetchar/version.h"
 #include "jetson/control/power_mode.h"
+#include "jetson/discovery/device_identity.h"
 #include "jetson/discovery/thermal.h"
 #include "jetson/measurement/measurement_session.h"
 #include "jetson/telemetry/gpio_marker.h"
@@ -99,7 +98,7 @@ std::unique_ptr<jetson::PhaseMarker> open_marker(const proto::MeasurementSpec& m
   if (jetson::gpio_chip_present(*board.root, chip)) {
     return std::make_unique<jetson::GpiodPhaseMarker>(*board.root, chip, measurement.gpio_marker_line());
   }
-  if (board.simulated()) return std::make_unique<jetson::FakePhaseMarker>();
+  if (board.hooks->marks_without_gpio()) return std::make_unique<jetson::FakePhaseMarker>();
   throw std::invalid_argument(fmt::format("measurement.gpio_chip '{}': no /dev/{} on this board", chip, chip));
 }
 
@@ -115,14 +114,31 @@ void record_marker(const jetson::PhaseMarker& marker, proto::RunResult& result) 
     add_note(result, fmt::format("GPIO marker: {} of {} edges could not be driven", m->failed(), m->toggles()));
 }
 
+// A paced run's modelled time (jetson/discovery/board_hooks.h): context.time_model, ModelledTime,
+// and a note when the host was slower than the model on some minibatches.
+void record_paced_time(const jetson::PacedTime& paced, proto::RunResult& result) {
+  result.mutable_context()->set_time_model(paced.time_model);
+  auto* m = result.mutable_modelled_time();
+  m->set_minibatch_compute_s(paced.minibatch_compute_s);
+  m->set_paced_minibatches(paced.paced);
+  m->set_host_slower_minibatches(paced.host_slower);
+  m->set_cpu_busy(paced.cpu_busy);
+  m->set_gpu_busy(paced.gpu_busy);
+  if (paced.host_slower > 0) {
+    add_note(result, fmt::format("time model: this host was slower than the modelled board on {} of {} minibatches "
+                                 "(their compute is the host's)",
+                                 paced.host_slower, paced.host_slower + paced.paced));
+  }
+}
+
 // The run's measurement session: the onboard sampler at the spec's rate and its meters, never
-// cross-correlated with a simulated board's modelled power.
+// cross-correlated with modelled power.
 jetson::measurement::MeasurementOptions measurement_options(const proto::MeasurementSpec& measurement,
                                                             const jetson::BoardHandle& board) {
   jetson::measurement::MeasurementOptions options;
   options.sample_rate_hz = measurement.sample_rate_hz();
   options.meters = meter_specs(measurement.meters());
-  options.onboard_modelled = board.simulated();
+  options.onboard_modelled = board.hooks->power_modelled();
   return options;
 }
 
@@ -179,7 +195,7 @@ torch::Device device_of(const proto::WorkloadSpec& workload) { return torch::Dev
 // and of the one on either side, which the window's energy interpolates from; t_s counts from the
 // window's start.
 void append_stored_samples(const energy::PowerTrace& trace, const energy::Window& run,
-                           std::vector<StoredPowerSample>& samples) {
+                           std::vector<results::StoredPowerSample>& samples) {
   const auto& times = trace.times_ns();
   const auto after_begin = std::upper_bound(times.begin(), times.end(), run.begin_ns);
   const auto after_end = std::upper_bound(after_begin, times.end(), run.end_ns.value_or(run.begin_ns));
@@ -196,10 +212,10 @@ void append_stored_samples(const energy::PowerTrace& trace, const energy::Window
 
 // The run's power samples for the store (measurement.power_samples): the onboard rails, then each
 // external meter as its own channel, all on the onboard clock.
-std::vector<StoredPowerSample> stored_samples(const energy::PowerTrace& onboard,
-                                              const jetson::measurement::MeterSession& meters,
-                                              const energy::Window& run) {
-  std::vector<StoredPowerSample> samples;
+std::vector<results::StoredPowerSample> stored_samples(const energy::PowerTrace& onboard,
+                                                       const jetson::measurement::MeterSession& meters,
+                                                       const energy::Window& run) {
+  std::vector<results::StoredPowerSample> samples;
   append_stored_samples(onboard, run, samples);
   for (const auto* meter : meter_traces(meters)) append_stored_samples(*meter, run, samples);
   return samples;
@@ -430,7 +446,7 @@ void CharacterizationExecutor::restore() {
   if (control_) control_->restore();
 }
 
-void CharacterizationExecutor::enter_mode(const PlannedRun& run) {
+void CharacterizationExecutor::enter_mode(const sweeps::PlannedRun& run) {
   current_mode_key_ = run.mode_key;
   baseload_.reset();
   mode_error_.clear();
@@ -451,7 +467,7 @@ void CharacterizationExecutor::enter_mode(const PlannedRun& run) {
       options.after_write = board_.after_write();
       options.interrupt = &control_->interrupt();
       control_->apply(plan, options);
-      mode_name_ = device.has_preset_mode() ? plan.description : "custom: " + describe_mode(device);
+      mode_name_ = device.has_preset_mode() ? plan.description : "custom: " + sweeps::describe_mode(device);
     } else {
       mode_name_ = "as found";
     }
@@ -487,8 +503,8 @@ void CharacterizationExecutor::enter_mode(const PlannedRun& run) {
 void CharacterizationExecutor::fill_context(proto::RunResult& result) const {
   auto* c = result.mutable_context();
   c->set_schema_version(kSchemaVersion);
-  c->set_simulated(board_.simulated());
-  c->set_board_kind(board_.simulated() ? "simulated" : info_.identity.soc ? "jetson" : "host");
+  c->set_simulated(board_.hooks->power_modelled());
+  c->set_board_kind(board_.recorded_kind(info_));
   const auto& id = info_.identity;
   if (id.model) c->set_board_model(*id.model);
   if (id.family) c->set_family(*id.family);
@@ -526,8 +542,8 @@ void CharacterizationExecutor::fill_context(proto::RunResult& result) const {
   c->set_jetchar_version(std::string(version_string()));
   c->set_torch_version(TORCH_VERSION);
   char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) == 0) c->set_hostname(redact_serial_ ? sha256_text(host) : host);
-  const DeviceIdentity device = device_identity(id, host, redact_serial_);
+  if (::gethostname(host, sizeof host - 1) == 0) c->set_hostname(redact_serial_ ? jetson::sha256_text(host) : host);
+  const jetson::DeviceIdentity device = jetson::device_identity(id, host, redact_serial_);
   c->set_serial_number(device.serial_number);
   c->set_device_id(device.device_id);
   // A fleet task runs under slurmstepd, which names its node (Slurm's SLURMD_NODENAME).
@@ -546,7 +562,7 @@ void CharacterizationExecutor::fill_context(proto::RunResult& result) const {
   }
 }
 
-proto::RunResult CharacterizationExecutor::execute(const PlannedRun& run) {
+proto::RunResult CharacterizationExecutor::execute(const sweeps::PlannedRun& run) {
   power_samples_.clear();
   proto::RunResult result;
   result.set_status(proto::OK);
@@ -614,7 +630,7 @@ proto::RunResult CharacterizationExecutor::execute(const PlannedRun& run) {
   return result;
 }
 
-void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult& result) {
+void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::RunResult& result) {
   const auto spec = result.resolved();
   const auto& w = spec.workload();
   auto dataset_spec = loaders::DatasetSpec::parse(w.dataset());
@@ -630,15 +646,12 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   TrainingConfig config = training_config(spec);
   const auto validation = open_training_validation(spec, dataset_spec, config);  // config points into it
 
-  // A simulated board paces each minibatch's compute to its time model (modelled_time_pacer.h),
-  // so its times follow the mode's clocks; the pacer also pins the rails' activity for the run.
-  std::unique_ptr<ModelledTimePacer> pacer;
+  // A board with a time model (the simulated one) paces each minibatch's compute to it, so its
+  // times follow the mode's clocks; its pacer also pins the rails' activity for the run.
   std::string unpaced;
-  if (board_.sim) {
-    pacer = ModelledTimePacer::for_training(
-        *board_.sim, info_, count_model_work(*model, model_spec, model_spec.default_input), w.batch_size(), unpaced);
-    if (pacer) config.pace_compute = [&pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
-  }
+  const std::unique_ptr<jetson::MinibatchPacer> pacer = board_.hooks->pace_training(
+      info_, count_model_work(*model, model_spec, model_spec.default_input), w.batch_size(), unpaced);
+  if (pacer) config.pace_compute = [&pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
 
   jetson::measurement::MeasurementSession session(*board_.root, measurement_options(spec.measurement(), board_));
   auto& power = session.onboard();
@@ -668,8 +681,8 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   for (const auto& note : source.notes()) add_note(result, note);
   if (adaptive) record_adaptive(adaptive->rule(), trained.stopped_early, result);
   if (pacer) {
-    pacer->record(result);
-  } else if (board_.sim) {
+    record_paced_time(pacer->paced_time(), result);
+  } else if (!unpaced.empty()) {
     add_note(result, "times are this host's, not modelled: " + unpaced);
   }
   record_epochs(trained.epochs, source.epochs(), power, meters, run_window, baseload_ ? &*baseload_ : nullptr, result);
@@ -685,7 +698,7 @@ void CharacterizationExecutor::run_training(const PlannedRun&, proto::RunResult&
   }
 }
 
-void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult& result) {
+void CharacterizationExecutor::run_inference(const sweeps::PlannedRun&, proto::RunResult& result) {
   const auto spec = result.resolved();
   const auto& w = spec.workload();
   auto model_spec = find_model(w.model());
@@ -719,28 +732,24 @@ void CharacterizationExecutor::run_inference(const PlannedRun&, proto::RunResult
   config.on_query = [this] { heartbeat(); };
   config.stop_requested = [this] { return interrupt_.signal() != 0; };
   if (spec.adaptive().enabled()) add_note(result, "adaptive stopping applies to training runs only: ignored");
-  if (board_.sim) add_note(result, "latencies are this host's: the simulated board's time model paces training only");
+  if (const std::string why = board_.hooks->inference_timing_note(); !why.empty()) {
+    add_note(result, "latencies are this host's: " + why);
+  }
 
   jetson::measurement::MeasurementSession session(*board_.root, measurement_options(spec.measurement(), board_));
   auto& power = session.onboard();
   const auto& meters = session.meters();
   const auto marker = open_marker(spec.measurement(), board_);
   if (marker) session.set_marker(*marker, {energy::WindowKind::kRun});
-  // A simulated board's rails follow its power model of the mode's clocks and this host's measured
-  // utilization while the queries run (as `jetchar monitor` and `infer` refresh them).
-  struct RefreshStop {
-    jetson::SimulatedBoard* sim;
-    ~RefreshStop() {
-      if (sim != nullptr) sim->stop_refresh();
-    }
-  } const refresh_stop{board_.sim.get()};  // also when the run throws
-  if (board_.sim) board_.sim->start_refresh(std::chrono::milliseconds(100));
+  // Modelled rails follow the mode's clocks and this host's measured utilization while the
+  // queries run (as `jetchar monitor` and `infer` refresh them).
+  jetson::SensorRefresh refresh(*board_.hooks, std::chrono::milliseconds(100));
   session.start();
   const auto window = power.windows().begin("run", energy::WindowKind::kRun);
   const auto inferred = experiments::run_inference(*model, model_spec, config, *board_.root);
   power.windows().end("run");
   session.stop();
-  if (board_.sim) board_.sim->stop_refresh();
+  refresh.stop();
   if (marker) record_marker(*marker, result);
   if (!meters.empty()) record_meters(meters, power.windows().windows()[window], result);
 
@@ -807,7 +816,7 @@ void CharacterizationExecutor::cool_down(const proto::CooldownSpec& cooldown) co
       if (zone.temp_mc && *zone.temp_mc > -256000) hottest = std::max(hottest, static_cast<double>(*zone.temp_mc));
     }
     if (hottest <= limit_mc || std::chrono::steady_clock::now() >= deadline) return;
-    if (board_.sim) board_.sim->update_sensors();
+    board_.hooks->refresh_sensors();
     if (interrupt_.wait(std::chrono::seconds(1)) != 0) return;
     heartbeat();
   }

@@ -20,37 +20,37 @@
 #include <string>
 #include <vector>
 
-#include "experiments/proto/run_result.pb.h"
-#include "experiments/sweep_runner.h"
 #include "jetson/control/control_session.h"
 #include "jetson/discovery/board_handle.h"
 #include "jetson/discovery/board_info.h"
 #include "jetson/energy/baseload.h"
+#include "proto/run_result.pb.h"
+#include "sweeps/runner.h"
 
 namespace jetchar::experiments {
 
-class CharacterizationExecutor : public RunExecutor {
+class CharacterizationExecutor : public sweeps::RunExecutor {
  public:
   /// `board` must outlive the executor. The control session (and its change journal in
   /// `board.state_dir`) is opened on the first run that changes the board.
   CharacterizationExecutor(jetson::BoardHandle& board, std::ostream* log = nullptr);
   ~CharacterizationExecutor() override;
 
-  proto::RunResult execute(const PlannedRun& run) override;
+  proto::RunResult execute(const sweeps::PlannedRun& run) override;
   std::string describe() const override { return board_.label; }
-  std::vector<StoredPowerSample> take_power_samples() override { return std::move(power_samples_); }
+  std::vector<results::StoredPowerSample> take_power_samples() override { return std::move(power_samples_); }
 
   /// Restores the board now (also done on destruction).
   void restore();
   /// Store the board's serial number (and a serial-less host's name) as SHA-256 hashes
-  /// (experiments/device_identity.h); off by default.
+  /// (jetson/discovery/device_identity.h); off by default.
   void set_redact_serial(bool redact) { redact_serial_ = redact; }
 
  private:
-  void enter_mode(const PlannedRun& run);
+  void enter_mode(const sweeps::PlannedRun& run);
   void fill_context(proto::RunResult& result) const;
-  void run_training(const PlannedRun& run, proto::RunResult& result);
-  void run_inference(const PlannedRun& run, proto::RunResult& result);
+  void run_training(const sweeps::PlannedRun& run, proto::RunResult& result);
+  void run_inference(const sweeps::PlannedRun& run, proto::RunResult& result);
   void cool_down(const proto::CooldownSpec& cooldown) const;
 
   jetson::BoardHandle& board_;
@@ -61,7 +61,7 @@ class CharacterizationExecutor : public RunExecutor {
   std::string mode_name_ = "as found";
   std::optional<jetson::energy::Baseload> baseload_;
   std::string mode_error_;  ///< why the current mode could not be applied (runs in it are INVALID)
-  std::vector<StoredPowerSample> power_samples_;  ///< of the last run, when its spec asked for them
+  std::vector<results::StoredPowerSample> power_samples_;  ///< of the last run, when its spec asked for them
   bool redact_serial_ = false;
   /// SIGINT/SIGTERM, held for the executor's life: the training and inference loops end at the
   /// next minibatch or query once one arrives, and the run is recorded as INTERRUPTED.

@@ -1,9 +1,9 @@
 // The spec's DeviceSpec in the terms of the board-control layer.
 #pragma once
 
-#include "experiments/proto/experiment_spec.pb.h"
 #include "jetson/control/power_mode.h"
 #include "jetson/nvml/nvml_control.h"
+#include "proto/experiment_spec.pb.h"
 
 namespace jetchar::experiments {
 

@@ -9,11 +9,11 @@
 #include <optional>
 #include <vector>
 
-#include "experiments/proto/experiment_spec.pb.h"
 #include "jetson/energy/measurement_windows.h"
 #include "loaders/batch.h"
 #include "loaders/epoch_stats.h"
 #include "loaders/pipeline.h"
+#include "proto/experiment_spec.pb.h"
 
 namespace jetchar::experiments {
 

@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "experiments/proto/run_result.pb.h"
 #include "jetson/energy/power_trace.h"
 #include "jetson/measurement/meter_session.h"
+#include "proto/run_result.pb.h"
 
 namespace jetchar::experiments {
 

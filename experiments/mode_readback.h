@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "experiments/proto/experiment_spec.pb.h"
 #include "jetson/discovery/board_info.h"
+#include "proto/experiment_spec.pb.h"
 
 namespace jetchar::experiments {
 

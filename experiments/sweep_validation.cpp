@@ -37,8 +37,8 @@ double measured_macs_per_s() {
 
 }  // namespace
 
-std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, const sysfs::Root& root,
-                                                     bool board_simulated) {
+std::vector<PlanProblem> validate_plan_against_board(const sweeps::SweepPlan& plan, const jetson::BoardHandle& board) {
+  const sysfs::Root& root = *board.root;
   std::vector<PlanProblem> problems;
   const auto controls = jetson::discover_device_controls(root);
   std::set<std::string> modes_seen, models_seen, datasets_seen, meters_seen;
@@ -53,7 +53,8 @@ std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, cons
           (void)jetson::plan_custom_mode(root, controls, custom_power_mode(device), device.snap_to_available());
         }
       } catch (const std::exception& e) {
-        problems.push_back({run.run_id, fmt::format("device (power mode {}): {}", describe_mode(device), e.what())});
+        problems.push_back(
+            {run.run_id, fmt::format("device (power mode {}): {}", sweeps::describe_mode(device), e.what())});
       }
     }
     const auto& workload = run.spec.workload();
@@ -113,7 +114,7 @@ std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, cons
             {run.run_id, fmt::format("measurement.meters[{}].device '{}': no such serial device", m, meter.device())});
       }
     }
-    if (measurement.has_gpio_marker_line() && !board_simulated) {
+    if (measurement.has_gpio_marker_line() && !board.hooks->marks_without_gpio()) {
       const std::string chip = measurement.gpio_chip().empty() ? "gpiochip0" : measurement.gpio_chip();
       if (!jetson::gpio_chip_present(root, chip)) {
         problems.push_back(
@@ -125,7 +126,7 @@ std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, cons
   return problems;
 }
 
-double estimate_sweep_seconds(const SweepPlan& plan) {
+double estimate_sweep_seconds(const sweeps::SweepPlan& plan) {
   const double macs_per_s = measured_macs_per_s();
   std::map<std::string, double> macs_cache;
   std::map<std::string, std::int64_t> samples_cache;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "experiments/sweep_plan.h"
-#include "sysfs/root.h"
+#include "jetson/discovery/board_handle.h"
+#include "sweeps/plan.h"
 
 namespace jetchar::experiments {
 
@@ -17,14 +17,13 @@ struct PlanProblem {
   std::string message;
 };
 
-/// Validates `plan` against the board under `root`; empty when everything can run. Also checks
-/// the measurement: meter protocols and serial devices, the adaptive threshold, and the GPIO
-/// marker's chip (a simulated board gets a fake marker, so its chip is not required).
-std::vector<PlanProblem> validate_plan_against_board(const SweepPlan& plan, const sysfs::Root& root,
-                                                     bool board_simulated = false);
+/// Validates `plan` against `board`; empty when everything can run. Also checks the measurement:
+/// meter protocols and serial devices, the adaptive threshold, and the GPIO marker's chip (not
+/// required on a board that marks without one: BoardHooks::marks_without_gpio).
+std::vector<PlanProblem> validate_plan_against_board(const sweeps::SweepPlan& plan, const jetson::BoardHandle& board);
 
 /// A rough duration estimate: baseload and cool-down per run plus the workload's arithmetic
 /// (3 × forward MACs per trained sample) at this machine's measured matrix-multiply rate.
-double estimate_sweep_seconds(const SweepPlan& plan);
+double estimate_sweep_seconds(const sweeps::SweepPlan& plan);
 
 }  // namespace jetchar::experiments

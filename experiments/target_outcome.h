@@ -9,7 +9,7 @@
 
 #include <google/protobuf/repeated_ptr_field.h>
 
-#include "experiments/proto/run_result.pb.h"
+#include "proto/run_result.pb.h"
 
 namespace jetchar::experiments {
 

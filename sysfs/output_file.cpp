@@ -16,7 +16,7 @@ namespace jetchar::sysfs {
 namespace fs = std::filesystem;
 namespace {
 
-// The files a results directory or a board's state directory holds (experiments/results_location.h,
+// The files a results directory or a board's state directory holds (results/location.h,
 // sysfs/change_journal.h): an output over any of them destroys what a command reads.
 constexpr std::array<std::string_view, 9> kKeptNames = {
     "results.db", "results.db-wal", "results.db-shm",          "results.db-journal", "sweep.textproto",

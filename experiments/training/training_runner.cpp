@@ -8,13 +8,13 @@
 
 #include <fmt/format.h>
 
-#include "experiments/epoch_medians.h"
 #include "experiments/torch_device.h"
 #include "experiments/training/entity_scoring.h"
 #include "experiments/training/grad_scaler.h"
 #include "experiments/training/linear_schedule.h"
 #include "experiments/training/out_of_memory.h"
 #include "experiments/training/squad_scoring.h"
+#include "results/epoch_medians.h"
 
 namespace jetchar::experiments {
 
@@ -163,10 +163,10 @@ EpochSummary TrainingResult::summary() const {
       rate.push_back(epoch.samples_per_s());
     }
   }
-  summary.later_stall_ns_median = median(stall);
-  summary.later_compute_ns_median = median(compute);
-  summary.later_e2e_ns_median = median(e2e);
-  summary.later_samples_per_s_median = median(rate);
+  summary.later_stall_ns_median = results::median(stall);
+  summary.later_compute_ns_median = results::median(compute);
+  summary.later_e2e_ns_median = results::median(e2e);
+  summary.later_samples_per_s_median = results::median(rate);
   return summary;
 }
 

@@ -1,56 +1,15 @@
 #include "jetson/discovery/board_handle.h"
 
-#include <fmt/format.h>
-
-#include <stdexcept>
-
 namespace jetchar::jetson {
 
-namespace fs = std::filesystem;
-
 std::function<void()> BoardHandle::after_write() const {
-  if (!sim) return {};
-  SimulatedBoard* board = sim.get();
-  return [board] { board->update(); };
+  BoardHooks* board = hooks.get();
+  return [board] { board->after_write(); };
 }
 
-std::string BoardHandle::kind() const {
-  if (sim) return "sim:" + sim->fixture();
-  return request == BoardRequest::kHost ? "host" : request == BoardRequest::kJetson ? "jetson" : "auto";
-}
-
-BoardHandle open_board(std::string_view board, const std::optional<fs::path>& root_dir,
-                       const std::optional<fs::path>& state_dir) {
-  BoardHandle handle;
-  if (board.rfind("sim:", 0) == 0) {
-    const std::string fixture(board.substr(4));
-    if (fixture.empty())
-      throw std::invalid_argument("--board sim: needs a fixture name or manifest path (sim:agx-orin-r36)");
-    handle.sim = std::make_unique<SimulatedBoard>(fixture, root_dir);
-    handle.root = std::make_unique<sysfs::Root>(handle.sim->root_dir());
-    handle.temporary = !root_dir.has_value();
-    handle.request = BoardRequest::kJetson;
-    handle.label = fmt::format("sim:{} (simulated{})", handle.sim->fixture(),
-                               handle.temporary ? ", temporary" : ", in " + handle.sim->root_dir().string());
-  } else if (board == "auto" || board == "jetson" || board == "host") {
-    const fs::path dir = root_dir.value_or("/");
-    handle.request = board == "host"     ? BoardRequest::kHost
-                     : board == "jetson" ? BoardRequest::kJetson
-                                         : BoardRequest::kAuto;
-    if (root_dir && SimulatedBoard::is_simulated_root(dir)) {
-      handle.sim = std::make_unique<SimulatedBoard>("", dir);
-      handle.label = fmt::format("sim:{} (simulated, in {})", handle.sim->fixture(), dir.string());
-    } else {
-      handle.label = root_dir ? fmt::format("root {}", dir.string()) : "this machine (/)";
-    }
-    handle.root = std::make_unique<sysfs::Root>(dir);
-  } else {
-    throw std::invalid_argument(
-        fmt::format("--board '{}' is not valid; use auto, host, jetson or sim:<fixture>", board));
-  }
-  // The state lives with the board: /var/lib/jetchar under its root (the host's own on "/").
-  handle.state_dir = state_dir.value_or(handle.root->resolve("/var/lib/jetchar"));
-  return handle;
+std::string BoardHandle::recorded_kind(const BoardInfo& info) const {
+  if (hooks->power_modelled()) return "simulated";
+  return info.identity.soc ? "jetson" : "host";
 }
 
 }  // namespace jetchar::jetson

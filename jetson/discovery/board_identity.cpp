@@ -12,8 +12,8 @@
 namespace jetchar::jetson {
 namespace {
 
-// Module P-numbers -> family and name (jetson_stats' module table as summarised in
-// shared/reference/jetson-kernel-interfaces.md §1.2). Data, not logic: add rows for new modules.
+// Module P-numbers -> family and name (the module table of jetson_stats, rbonghi/jetson_stats
+// jtop/core/jetson_variables.py, MODULE_NAME_TABLE). Data, not logic: add rows for new modules.
 struct ModuleRow {
   std::string_view pnumber;
   std::string_view family;

@@ -1,8 +1,7 @@
 // Who the board is: Jetson or generic host, family, module and carrier P-numbers, SoC, L4T and
 // JetPack. Read from the device tree (`model`, `compatible`, `nvidia,dtsfilename`,
-// `nvidia,boardids`) and /etc/nv_tegra_release, with the fallbacks of
-// shared/reference/jetson-kernel-interfaces.md §1.1 (dpkg status of nvidia-l4t-core; the kernel
-// release only hints at the L4T line).
+// `nvidia,boardids`) and /etc/nv_tegra_release (formats: docs/kernel-formats.md), falling back to
+// the dpkg status of nvidia-l4t-core; the kernel release only hints at the L4T line.
 #pragma once
 
 #include <optional>

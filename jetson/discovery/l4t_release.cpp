@@ -13,8 +13,8 @@
 namespace jetchar::jetson {
 namespace {
 
-// L4T -> JetPack, inclusive L4T ranges. Source: jetson_stats' table as summarised in
-// shared/reference/jetson-kernel-interfaces.md §1.1. Extend here when NVIDIA ships a release;
+// L4T -> JetPack, inclusive L4T ranges. Source: jetson_stats' table (rbonghi/jetson_stats
+// jtop/core/jetson_variables.py, NVIDIA_JETPACK). Extend here when NVIDIA ships a release;
 // an unknown release is reported as unknown, not guessed.
 struct JetpackRow {
   std::array<int, 3> first;

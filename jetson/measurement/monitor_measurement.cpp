@@ -19,7 +19,7 @@ MonitorSettings with_default_rate(MonitorSettings settings) {
 MeasurementOptions session_options(const MonitorSettings& settings, const BoardHandle& board) {
   MeasurementOptions options;
   options.sample_rate_hz = settings.rate_hz;
-  options.onboard_modelled = board.simulated();
+  options.onboard_modelled = board.hooks->power_modelled();
   // A meter the monitor is given that cannot be opened ends the measurement before anything is
   // written; a sweep's meter is retried in the background instead.
   options.meter_open = MeterSession::Open::kRequired;
@@ -28,26 +28,15 @@ MeasurementOptions session_options(const MonitorSettings& settings, const BoardH
 }
 
 std::string board_label(const BoardHandle& board) {
-  return board.simulated() ? board.label + ", power figures are modelled" : board.label;
+  return board.hooks->power_modelled() ? board.label + ", power figures are modelled" : board.label;
 }
 
 }  // namespace
 
-MonitorMeasurement::BoardRefresh::BoardRefresh(BoardHandle& board) : sim_(board.sim.get()) {
-  if (!sim_) return;
-  sim_->update();
-  sim_->start_refresh(std::chrono::milliseconds(100));
-}
-
-void MonitorMeasurement::BoardRefresh::stop() {
-  if (sim_) sim_->stop_refresh();
-  sim_ = nullptr;
-}
-
 MonitorMeasurement::MonitorMeasurement(BoardHandle& board, MonitorSettings settings)
     : board_label_(board_label(board)),
       settings_(with_default_rate(std::move(settings))),
-      refresh_(board),
+      refresh_(*board.hooks, std::chrono::milliseconds(100)),
       session_(*board.root, session_options(settings_, board)),
       t0_ns_(sysfs::monotonic_ns()),
       // Quiet while a baseload is measured, and off a terminal when the samples go to a log.

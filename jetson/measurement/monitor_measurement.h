@@ -82,22 +82,9 @@ class MonitorMeasurement {
   MonitorSummary summary();
 
  private:
-  /// Keeps a simulated board's sensors refreshed from construction until stop().
-  class BoardRefresh {
-   public:
-    explicit BoardRefresh(BoardHandle& board);
-    ~BoardRefresh() { stop(); }
-    BoardRefresh(const BoardRefresh&) = delete;
-    BoardRefresh& operator=(const BoardRefresh&) = delete;
-    void stop();
-
-   private:
-    SimulatedBoard* sim_;
-  };
-
   std::string board_label_;
   MonitorSettings settings_;
-  BoardRefresh refresh_;
+  SensorRefresh refresh_;  ///< from construction until the span stops
   MeasurementSession session_;
   std::int64_t t0_ns_;  ///< time zero of the live line and the log
   std::unique_ptr<SampleLog> log_;

@@ -41,6 +41,8 @@
 #include <string>
 #include <string_view>
 
+#include "jetson/discovery/board_hooks.h"  // ModelWork
+
 namespace jetchar::jetson {
 
 /// What one minibatch asks of the board.
@@ -48,15 +50,6 @@ struct MinibatchWork {
   double gpu_macs = 0;    ///< multiply-accumulates the GPU performs
   double dram_bytes = 0;  ///< bytes moved between DRAM and the compute units
   double kernels = 0;     ///< operators the CPU dispatches, each a GPU kernel
-};
-
-/// The model definition's figures per sample and in total, as counted by experiments/models.
-struct ModelWork {
-  double forward_macs_per_sample = 0;
-  double activations_per_sample = 0;  ///< output elements of the counted (conv/linear) layers
-  double parameters = 0;              ///< trainable scalars
-  double parameter_tensors = 0;
-  double layers = 0;  ///< counted conv/linear layers
 };
 
 /// The work of one training minibatch of `batch` samples (see the header comment).

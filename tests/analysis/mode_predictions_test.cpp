@@ -1,5 +1,5 @@
 // The stored mode predictions as analysis reads them (a store created with the DDL the writer
-// executes, experiments/proto/results_store_schema.h) and the predicted Pareto front over measured
+// executes, results/schema/store_schema.h) and the predicted Pareto front over measured
 // and predicted modes, checked against a brute-force front on random planes.
 #include "analysis/mode_predictions.h"
 
@@ -14,7 +14,7 @@
 
 #include "analysis/input_error.h"
 #include "analysis/results_store_reader.h"
-#include "experiments/proto/results_store_schema.h"
+#include "results/schema/store_schema.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::analysis {
@@ -27,12 +27,12 @@ struct Store {
   explicit Store(const fs::path& file, bool with_predictions = true)
       : db(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
     db.exec("PRAGMA synchronous=OFF");
-    db.exec(std::string(experiments::proto::kResultsStoreMetaTable) + ";\n" + experiments::proto::kResultsStoreSchema);
+    db.exec(std::string(results::schema::kResultsStoreMetaTable) + ";\n" + results::schema::kResultsStoreSchema);
     // The newest version the reader knows: the table is the same in every version that has it.
     db.exec(fmt::format("INSERT INTO meta VALUES ('schema_version', '{}')", ResultsStoreReader::kNewestSchemaVersion));
-    if (with_predictions) db.exec(std::string(experiments::proto::kModePredictionsTable));
+    if (with_predictions) db.exec(std::string(results::schema::kModePredictionsTable));
   }
-  // One row as the adaptive sweep writes it (experiments/mode_predictions_store.cpp); `power`
+  // One row as the adaptive sweep writes it (results/mode_predictions_store.cpp); `power`
   // false leaves the power and energy columns NULL.
   void row(const std::string& sweep, int cores, int gpu_mhz, bool profiled, double time, double time_low,
            double time_high, bool power = true, double watts = 20) {

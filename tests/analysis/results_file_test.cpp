@@ -147,7 +147,7 @@ TEST(ResultsFile, LoadDispatchesOnExtensionAndNamesMissingFile) {
   }
 }
 
-// The columns `jetchar results export --csv` writes (experiments/results_export.cpp): every column
+// The columns `jetchar results export --csv` writes (results/export.cpp): every column
 // must land where analysis expects it, and informational ones must not become swept axes.
 constexpr const char* kExportColumns =
     "sweep,run_id,repetition,status,reason,workload,model,dataset,task,mode,cpu_cores,cpu_freq_mhz,gpu_freq_mhz,"

@@ -1,5 +1,5 @@
 // The results-store reader on real SQLite files created with the schema the store's writer
-// executes (experiments/proto/results_store_schema.h), so a schema change the reader does not
+// executes (results/schema/store_schema.h), so a schema change the reader does not
 // follow fails here.
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
@@ -19,7 +19,7 @@
 #include "analysis/input_error.h"
 #include "analysis/results_file.h"
 #include "analysis/results_store_reader.h"
-#include "experiments/proto/results_store_schema.h"
+#include "results/schema/store_schema.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::analysis {
@@ -29,11 +29,11 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 // The schema version the store's writer stamps.
-int writer_version() { return experiments::proto::kResultsStoreSchemaVersion; }
+int writer_version() { return results::schema::kResultsStoreSchemaVersion; }
 
 // The schema the store's writer executes (the meta table too, which the writer creates on its own).
 std::string writer_schema() {
-  return std::string(experiments::proto::kResultsStoreMetaTable) + ";\n" + experiments::proto::kResultsStoreSchema;
+  return std::string(results::schema::kResultsStoreMetaTable) + ";\n" + results::schema::kResultsStoreSchema;
 }
 
 struct Store {

@@ -8,13 +8,13 @@
 #include <string>
 
 #include "experiments/characterization_executor.h"
-#include "experiments/results_store.h"
-#include "experiments/spec_io.h"
-#include "experiments/sweep_journal.h"
-#include "experiments/sweep_plan.h"
-#include "experiments/sweep_runner.h"
 #include "experiments/sweep_validation.h"
-#include "jetson/discovery/board_handle.h"
+#include "jetson/open_board.h"
+#include "results/store.h"
+#include "sweeps/journal.h"
+#include "sweeps/plan.h"
+#include "sweeps/runner.h"
+#include "sweeps/spec_io.h"
 #include "tests/support/build_tree.h"
 #include "tests/support/temp_dir.h"
 
@@ -37,12 +37,12 @@ const Example kExamples[] = {
     {"sim-agx-orin-adaptive-profile", "sim:agx-orin-r36", false},
 };
 
-SweepPlan plan_example(const std::string& name) {
+sweeps::SweepPlan plan_example(const std::string& name) {
   const fs::path path = testing::source_dir() / "examples" / (name + ".textproto");
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
-  return plan_sweep(parse_sweep_spec(text.str(), path.string()), path.string());
+  return sweeps::plan_sweep(sweeps::parse_sweep_spec(text.str(), path.string()), path.string());
 }
 
 TEST(ExamplesIntegration, EveryExampleIsValidOnTheBoardItIsWrittenFor) {
@@ -52,7 +52,7 @@ TEST(ExamplesIntegration, EveryExampleIsValidOnTheBoardItIsWrittenFor) {
     const auto board = jetson::open_board(example.board, dir.path() / "board");
     const auto plan = plan_example(example.file);
     EXPECT_FALSE(plan.runs.empty());
-    for (const auto& problem : validate_plan_against_board(plan, *board.root, true)) {
+    for (const auto& problem : validate_plan_against_board(plan, board)) {
       // A data set under /data exists on the board the example is for, not on this machine;
       // everything else (models, modes, frequencies, cores, meters) must be valid here.
       const bool missing_board_data =
@@ -66,14 +66,14 @@ TEST(ExamplesIntegration, TheSimulatedBoardExampleRunsEndToEnd) {
   testing::TempDir dir;
   auto board = jetson::open_board("sim:agx-orin-r36", dir.path() / "board");
   const auto plan = plan_example("sim-agx-orin-power-modes");
-  ASSERT_TRUE(validate_plan_against_board(plan, *board.root, true).empty());
-  ResultsStore store(dir.path() / "results.db");
-  SweepJournal journal(dir.path() / "journal");
-  const SystemdNotifier notifier;
+  ASSERT_TRUE(validate_plan_against_board(plan, board).empty());
+  results::ResultsStore store(dir.path() / "results.db");
+  sweeps::SweepJournal journal(dir.path() / "journal");
+  const sweeps::SystemdNotifier notifier;
   CharacterizationExecutor executor(board);
-  SweepRunnerOptions options;
+  sweeps::SweepRunnerOptions options;
   options.sweep_name = "sim-agx-orin-power-modes";
-  const auto progress = SweepRunner(store, journal, notifier).run(plan, executor, options);
+  const auto progress = sweeps::SweepRunner(store, journal, notifier).run(plan, executor, options);
   executor.restore();
   EXPECT_EQ(progress.done, plan.runs.size());
   for (const auto& result : store.load_all(options.sweep_name)) {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "experiments/characterization_executor.h"
-#include "experiments/spec_io.h"
-#include "experiments/sweep_plan.h"
-#include "jetson/discovery/board_handle.h"
+#include "jetson/open_board.h"
+#include "sweeps/plan.h"
+#include "sweeps/spec_io.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -20,8 +20,8 @@ constexpr const char* kBase =
     "name: \"s\"\nbase {\n  workload { model: \"lenet5\" dataset: \"synthetic:1x28x28?samples=32&classes=10\" "
     "batch_size: 8 max_minibatches: 2 device: \"cpu\" }\n}\n";
 
-SweepPlan plan(const std::string& axes) {
-  return plan_sweep(parse_sweep_spec(kBase + axes, "sweep.textproto"), "sweep.textproto");
+sweeps::SweepPlan plan(const std::string& axes) {
+  return sweeps::plan_sweep(sweeps::parse_sweep_spec(kBase + axes, "sweep.textproto"), "sweep.textproto");
 }
 
 TEST(SweepOptimizerFieldsTest, EachRunTrainsWithItsOptimizerAndDecayAndRecordsThem) {
@@ -60,7 +60,7 @@ TEST(SweepOptimizerFieldsTest, BadValuesNameTheFieldTheValueAndWhatIsValid) {
   try {
     (void)plan("axes { field: \"workload.optimizer\" values: [\"ADAM\"] }\n");
     ADD_FAILURE() << "ADAM was accepted";
-  } catch (const SpecError& error) {
+  } catch (const sweeps::SpecError& error) {
     EXPECT_NE(std::string(error.what()).find("'ADAM' is not a valid value; valid: OPTIMIZER_UNSPECIFIED, SGD, ADAMW"),
               std::string::npos)
         << error.what();
@@ -68,7 +68,7 @@ TEST(SweepOptimizerFieldsTest, BadValuesNameTheFieldTheValueAndWhatIsValid) {
   try {
     (void)plan("axes { field: \"workload.weight_decay\" values: [\"-1\"] }\n");
     ADD_FAILURE() << "a weight decay of -1 was accepted";
-  } catch (const SpecError& error) {
+  } catch (const sweeps::SpecError& error) {
     EXPECT_NE(std::string(error.what())
                   .find("workload.weight_decay=-1: -1 is out of range; valid: 0 to 1 (AdamW's decoupled decay, SGD's "
                         "L2 term)"),

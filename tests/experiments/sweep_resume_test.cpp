@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "experiments/results_store.h"
+#include "results/store.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -102,7 +102,7 @@ axes { field: "workload.batch_size" values: ["16", "32"] }
   ASSERT_EQ(run_jetchar(run_args), 0);
   ASSERT_EQ(run_jetchar(resume_args), 0);  // everything stored: nothing left to run
 
-  ResultsStore store(results / "results.db");
+  results::ResultsStore store(results / "results.db");
   const auto runs = store.list("resume-test");
   ASSERT_EQ(runs.size(), 8u);
   for (const auto& run : runs) EXPECT_EQ(run.status, "OK") << run.run_id;

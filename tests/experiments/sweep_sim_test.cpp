@@ -16,13 +16,13 @@
 #include <thread>
 
 #include "experiments/characterization_executor.h"
-#include "experiments/results_export.h"
-#include "experiments/results_store.h"
-#include "experiments/spec_io.h"
-#include "experiments/sweep_runner.h"
 #include "experiments/sweep_validation.h"
-#include "jetson/discovery/board_handle.h"
 #include "jetson/meters/meter_simulator.h"
+#include "jetson/open_board.h"
+#include "results/export.h"
+#include "results/store.h"
+#include "sweeps/runner.h"
+#include "sweeps/spec_io.h"
 #include "tests/support/jetchar_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -37,25 +37,25 @@ class SimBoardSweep {
  public:
   SimBoardSweep() : board_(jetson::open_board("sim:agx-orin-r36", dir_.path() / "board")) {}
 
-  SweepPlan plan(const std::string& text) const {
-    return plan_sweep(parse_sweep_spec(text, "sweep.textproto"), "sweep.textproto");
+  sweeps::SweepPlan plan(const std::string& text) const {
+    return sweeps::plan_sweep(sweeps::parse_sweep_spec(text, "sweep.textproto"), "sweep.textproto");
   }
   std::vector<PlanProblem> problems(const std::string& text) const {
-    return validate_plan_against_board(plan(text), *board_.root, true);
+    return validate_plan_against_board(plan(text), board_);
   }
   /// Runs every run of `text` (sweep name "s") and returns what the store holds.
   std::vector<proto::RunResult> run(const std::string& text, std::ostream* log = nullptr) {
     const auto sweep_plan = plan(text);
-    const auto found = validate_plan_against_board(sweep_plan, *board_.root, true);
+    const auto found = validate_plan_against_board(sweep_plan, board_);
     for (const auto& p : found) ADD_FAILURE() << p.run_id << ": " << p.message;
-    ResultsStore store(dir_.path() / "results.db");
-    SweepJournal journal(dir_.path() / "journal");
-    const SystemdNotifier notifier;
+    results::ResultsStore store(dir_.path() / "results.db");
+    sweeps::SweepJournal journal(dir_.path() / "journal");
+    const sweeps::SystemdNotifier notifier;
     CharacterizationExecutor executor(board_, log);
-    SweepRunnerOptions options;
+    sweeps::SweepRunnerOptions options;
     options.sweep_name = "s";
     options.log = log;
-    SweepRunner(store, journal, notifier).run(sweep_plan, executor, options);
+    sweeps::SweepRunner(store, journal, notifier).run(sweep_plan, executor, options);
     executor.restore();
     return store.load_all("s");
   }
@@ -114,11 +114,11 @@ TEST(SweepSimIntegration, AdaptiveRunsStopEarlyAndRecordTheMinibatchesNeeded) {
   }
   EXPECT_GE(stopped_early, 1) << "no run settled within 400 minibatches";
   // Not asked for (measurement.power_samples): no samples are stored.
-  EXPECT_TRUE(ResultsStore(sim.dir() / "results.db").power_samples("s", results[0].run_id()).empty());
+  EXPECT_TRUE(results::ResultsStore(sim.dir() / "results.db").power_samples("s", results[0].run_id()).empty());
 
   // The store's flat column and the export carry it too.
   std::ostringstream csv;
-  export_results(results, ExportFormat::kCsv, csv);
+  results::export_results(results, results::ExportFormat::kCsv, csv);
   EXPECT_NE(csv.str().find("adaptive_minibatches,adaptive_basis"), std::string::npos);
   EXPECT_NE(csv.str().find(",time+power,"), std::string::npos);
 }
@@ -137,7 +137,7 @@ TEST(SweepSimIntegration, PowerSamplesAndMinibatchEnergiesAreStoredWhenAsked) {
   ASSERT_EQ(r.context().energy_source(), "sum of module rails (VDD_GPU_SOC + VDD_CPU_CV + VIN_SYS_5V0)");
   const std::set<std::string> total_rails = {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"};
 
-  ResultsStore store(sim.dir() / "results.db");
+  results::ResultsStore store(sim.dir() / "results.db");
   std::map<double, double> total_w;  // t → the total at that sample
   std::map<std::string, std::size_t> per_rail;
   for (const auto& sample : store.power_samples("s", r.run_id())) {
@@ -291,11 +291,11 @@ TEST(SweepSimIntegration, MetersAndGpioMarkersAreRecordedPerEpoch) {
   // The reader calls 30 ms of silence a gap; under a full CI load most epochs can have one.
   EXPECT_GE(epochs_with_meter_energy, 1) << "of 4 epochs";
   // Stored with the run, one entry per epoch and meter.
-  ResultsStore store(sim.dir() / "results.db");
+  results::ResultsStore store(sim.dir() / "results.db");
   EXPECT_EQ(store.load("s", results[0].run_id())->epochs(1).meters(0).DebugString(),
             results[0].epochs(1).meters(0).DebugString());
   std::ostringstream csv;
-  export_results(results, ExportFormat::kCsv, csv);
+  results::export_results(results, results::ExportFormat::kCsv, csv);
   EXPECT_NE(csv.str().find("meter,meter_energy_j,meter_avg_power_w,meter_gap_s"), std::string::npos);
 
   // measurement.power_samples keeps the meter's readings too, as a channel named as the meter, on
@@ -426,7 +426,7 @@ TEST(SweepSimIntegration, ProblemsAreFoundBeforeTheSweepStartsAndNameTheField) {
     (void)sim.plan(R"(name: "s" base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 }
                       adaptive { enabled: true relative_half_width: 2 } })");
     ADD_FAILURE() << "a relative half-width of 2 was accepted";
-  } catch (const SpecError& e) {
+  } catch (const sweeps::SpecError& e) {
     EXPECT_NE(std::string(e.what()).find("adaptive.relative_half_width"), std::string::npos) << e.what();
   }
   // ... and a half-width of the whole mean is no threshold either.

@@ -9,12 +9,12 @@
 #include <sstream>
 
 #include "experiments/characterization_executor.h"
-#include "experiments/results_export.h"
-#include "experiments/results_store.h"
-#include "experiments/spec_io.h"
-#include "experiments/sweep_plan.h"
 #include "experiments/sweep_validation.h"
-#include "jetson/discovery/board_handle.h"
+#include "jetson/open_board.h"
+#include "results/export.h"
+#include "results/store.h"
+#include "sweeps/plan.h"
+#include "sweeps/spec_io.h"
 #include "tests/support/squad_sample.h"
 #include "tests/support/temp_dir.h"
 
@@ -30,13 +30,13 @@ class SweepSquadInferenceTest : public ::testing::Test {
     dir_.write("squad/dev-v1.1.json", testing::squad_sample_json(3));
   }
 
-  SweepPlan plan(const std::string& dataset_options, const std::string& sequence_length) {
+  sweeps::SweepPlan plan(const std::string& dataset_options, const std::string& sequence_length) {
     const std::string text = "name: \"s\"\nbase {\n  workload { model: \"bert-tiny-qa\" task: INFER dataset: \"squad:" +
                              (dir_.path() / "squad").string() +
                              "?vocab=" + (dir_.path() / "squad" / "vocab.txt").string() + dataset_options +
                              "\" batch_size: 4 sequence_length: " + sequence_length +
                              " device: \"cpu\" inference { warmup_batches: 1 min_queries: 30 } }\n}\n";
-    return plan_sweep(parse_sweep_spec(text, "sweep.textproto"), "sweep.textproto");
+    return sweeps::plan_sweep(sweeps::parse_sweep_spec(text, "sweep.textproto"), "sweep.textproto");
   }
 
   testing::TempDir dir_;
@@ -47,7 +47,7 @@ TEST_F(SweepSquadInferenceTest, TheDevWindowsAreQueriedAndJoulesPerQueryStoredAn
   // 16 positions, questions cut to 4 pieces, 4 shared: two windows per question.
   const auto planned = plan("&stride=4&max_query_length=4", "16");
   ASSERT_EQ(planned.runs.size(), 1u);
-  EXPECT_TRUE(validate_plan_against_board(planned, *board_.root, true).empty());
+  EXPECT_TRUE(validate_plan_against_board(planned, board_).empty());
   CharacterizationExecutor executor(board_);
   const auto result = executor.execute(planned.runs.front());
   executor.restore();
@@ -62,13 +62,13 @@ TEST_F(SweepSquadInferenceTest, TheDevWindowsAreQueriedAndJoulesPerQueryStoredAn
   EXPECT_DOUBLE_EQ(latency.energy_per_sample_j(), latency.energy_per_query_j() / 4);
   EXPECT_FALSE(result.context().energy_source().empty());
 
-  ResultsStore store(dir_.path() / "results.db");
+  results::ResultsStore store(dir_.path() / "results.db");
   store.save(result);
   const auto loaded = store.load(result.sweep(), result.run_id());
   ASSERT_TRUE(loaded.has_value());
   EXPECT_DOUBLE_EQ(loaded->latency().energy_per_query_j(), latency.energy_per_query_j());
   std::ostringstream jsonl;
-  export_results({*loaded}, ExportFormat::kJsonl, jsonl);
+  results::export_results({*loaded}, results::ExportFormat::kJsonl, jsonl);
   const auto row = json::parse(jsonl.str());
   EXPECT_DOUBLE_EQ(row["energy_per_query_j"].get<double>(), latency.energy_per_query_j());
   EXPECT_DOUBLE_EQ(row["latency_p99_ms"].get<double>(), latency.p99_ms());
@@ -76,7 +76,7 @@ TEST_F(SweepSquadInferenceTest, TheDevWindowsAreQueriedAndJoulesPerQueryStoredAn
 
 TEST_F(SweepSquadInferenceTest, WindowsThatDoNotFitTheSequenceLengthAreNamedByValidation) {
   // At 16 positions the default question length (64) and stride (128) leave no room.
-  const auto problems = validate_plan_against_board(plan("", "16"), *board_.root, true);
+  const auto problems = validate_plan_against_board(plan("", "16"), board_);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems.front().message.find("workload.dataset"), std::string::npos) << problems.front().message;
   EXPECT_NE(problems.front().message.find("max_length 16 must exceed max question length 64"), std::string::npos)

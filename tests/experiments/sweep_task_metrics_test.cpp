@@ -10,12 +10,12 @@
 #include <sstream>
 
 #include "experiments/characterization_executor.h"
-#include "experiments/results_export.h"
-#include "experiments/results_store.h"
-#include "experiments/spec_io.h"
-#include "experiments/sweep_plan.h"
 #include "experiments/target_outcome.h"
-#include "jetson/discovery/board_handle.h"
+#include "jetson/open_board.h"
+#include "results/export.h"
+#include "results/store.h"
+#include "sweeps/plan.h"
+#include "sweeps/spec_io.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -50,7 +50,7 @@ class SweepTaskMetricsTest : public ::testing::Test {
                              "?vocab=" + data + "/vocab.txt&max_length=16\" batch_size: 4 device: \"cpu\" seed: 1 " +
                              "learning_rate: 0.002 " + workload_extra +
                              " }\n  device { cpu_freq_mhz: 1728 dvfs: OFF }\n}\n";
-    const auto plan = plan_sweep(parse_sweep_spec(text, "sweep.textproto"), "sweep.textproto");
+    const auto plan = sweeps::plan_sweep(sweeps::parse_sweep_spec(text, "sweep.textproto"), "sweep.textproto");
     EXPECT_EQ(plan.runs.size(), 1u);
     CharacterizationExecutor executor(board_);
     auto result = executor.execute(plan.runs.front());
@@ -100,13 +100,13 @@ TEST_F(SweepTaskMetricsTest, DevScoresPerEpochAndTimeAndEnergyToTarget) {
   EXPECT_GE(target.wall_s(), target.time_s());  // the evaluations between epochs count in wall time only
 
   // Stored and exported.
-  ResultsStore store(dir_.path() / "results.db");
+  results::ResultsStore store(dir_.path() / "results.db");
   store.save(result);
   const auto loaded = store.load(result.sweep(), result.run_id());
   ASSERT_TRUE(loaded.has_value());
   EXPECT_EQ(loaded->target().epoch(), target.epoch());
   std::ostringstream csv;
-  export_results({*loaded}, ExportFormat::kCsv, csv);
+  results::export_results({*loaded}, results::ExportFormat::kCsv, csv);
   EXPECT_NE(csv.str().find(fmt::format(",{},{},", target.epoch(), target.time_s())), std::string::npos) << csv.str();
 }
 

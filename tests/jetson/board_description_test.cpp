@@ -1,7 +1,7 @@
 // Which board `jetchar device info` describes for --board and --root
-// (jetson/discovery/board_description.h); the fixtures' descriptions themselves are held to golden
+// (jetson/board_description.h); the fixtures' descriptions themselves are held to golden
 // files in board_info_test.cpp.
-#include "jetson/discovery/board_description.h"
+#include "jetson/board_description.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "jetson/discovery/board_description.h"
+#include "jetson/board_description.h"
 #include "jetson/discovery/board_info_json.h"
 #include "jetson/discovery/board_info_text.h"
 #include "jetson/simulated/board_fixture.h"

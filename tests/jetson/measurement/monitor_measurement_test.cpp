@@ -2,6 +2,7 @@
 // board: its default rates and display pace, a span with its sample log and energy, the live line
 // on a terminal, a baseload, a meter that cannot be opened, and a span a signal ends.
 #include "jetson/measurement/monitor_measurement.h"
+#include "jetson/open_board.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,0 +1,220 @@
+#include "results/export.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace jetchar::results {
+namespace {
+
+using Cell = std::variant<std::monostate, std::string, double, std::int64_t>;
+using Row = std::vector<std::pair<const char*, Cell>>;
+
+template <typename T>
+Cell optional_cell(bool present, T value) {
+  if (!present) return std::monostate{};
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<double>(value);
+  } else {
+    return static_cast<std::int64_t>(value);
+  }
+}
+
+// "lenet5/fashion-mnist": the model and the data set kind identify a workload.
+std::string workload_name(const proto::ExperimentSpec& spec) {
+  const std::string& dataset = spec.workload().dataset();
+  const std::string kind = dataset.substr(0, dataset.find(':'));
+  return kind.empty() ? spec.workload().model() : spec.workload().model() + "/" + kind;
+}
+
+Row run_columns(const proto::RunResult& r) {
+  const auto& spec = r.resolved().has_workload() ? r.resolved() : r.requested();
+  const auto& d = spec.device();
+  return {
+      {"sweep", r.sweep()},
+      {"run_id", r.run_id()},
+      {"repetition", static_cast<std::int64_t>(r.repetition())},
+      {"status", proto::RunStatus_Name(r.status())},
+      {"reason", r.reason()},
+      {"workload", workload_name(spec)},
+      {"model", spec.workload().model()},
+      {"dataset", spec.workload().dataset()},
+      {"task", proto::Task_Name(spec.workload().task())},
+      {"mode", r.context().power_mode()},
+      {"cpu_cores", optional_cell(d.has_cpu_cores(), d.cpu_cores())},
+      {"cpu_freq_mhz", optional_cell(d.has_cpu_freq_mhz(), d.cpu_freq_mhz())},
+      {"gpu_freq_mhz", optional_cell(d.has_gpu_freq_mhz(), d.gpu_freq_mhz())},
+      {"emc_freq_mhz", optional_cell(d.has_emc_freq_mhz(), d.emc_freq_mhz())},
+      {"batch", static_cast<std::int64_t>(spec.workload().batch_size())},
+      {"accumulate", static_cast<std::int64_t>(std::max<std::uint32_t>(1, spec.workload().accumulate()))},
+      {"workers", static_cast<std::int64_t>(spec.loader().workers())},
+      {"precision", proto::Precision_Name(spec.workload().precision())},
+      {"cache", proto::CachePolicy_Name(spec.cache())},
+      {"medium", r.context().dataset_medium()},
+      {"device", r.context().board_model()},
+      {"board_kind", r.context().board_kind()},
+      {"simulated", std::string(r.context().simulated() ? "true" : "false")},
+      {"energy_source", r.context().energy_source()},
+      {"async", std::string(r.async() ? "true" : "false")},
+      {"baseload_power_w", optional_cell(r.has_baseload() && r.baseload().duration_s() > 0, r.baseload().power_w())},
+      {"adaptive_minibatches", optional_cell(r.adaptive_minibatches() > 0, r.adaptive_minibatches())},
+      {"adaptive_basis", r.adaptive().basis()},
+      {"gpio_marker", r.context().gpio_marker()},
+  };
+}
+
+Row epoch_columns(const proto::EpochResult* e) {
+  if (e == nullptr) {
+    return {{"epoch", {}},
+            {"epoch_start_s", {}},
+            {"e2e_s", {}},
+            {"stall_s", {}},
+            {"compute_s", {}},
+            {"samples", {}},
+            {"energy_j", {}},
+            {"incremental_energy_j", {}},
+            {"energy_per_sample_j", {}},
+            {"avg_power_w", {}},
+            {"loss", {}},
+            {"accuracy", {}},
+            {"residency_before_ratio", {}},
+            {"residency_after_ratio", {}},
+            {"read_bytes", {}},
+            {"meter", {}},
+            {"meter_energy_j", {}},
+            {"meter_avg_power_w", {}},
+            {"meter_gap_s", {}}};
+  }
+  // The first configured meter (the store's epoch_meters table has every meter).
+  const proto::MeterEnergy* m = e->meters().empty() ? nullptr : &e->meters(0);
+  return {
+      {"epoch", static_cast<std::int64_t>(e->epoch())},
+      {"epoch_start_s", optional_cell(e->has_start_s(), e->start_s())},  // after the run's start
+      {"e2e_s", e->e2e_s()},
+      {"stall_s", e->stall_s()},
+      {"compute_s", e->compute_s()},
+      {"samples", static_cast<std::int64_t>(e->samples())},
+      {"energy_j", optional_cell(e->has_energy_j(), e->energy_j())},
+      {"incremental_energy_j", optional_cell(e->has_incremental_energy_j(), e->incremental_energy_j())},
+      {"energy_per_sample_j", optional_cell(e->has_energy_per_sample_j(), e->energy_per_sample_j())},
+      {"avg_power_w", optional_cell(e->has_average_power_w(), e->average_power_w())},
+      {"loss", optional_cell(e->has_loss(), e->loss())},
+      {"accuracy", optional_cell(e->has_accuracy(), e->accuracy())},
+      {"residency_before_ratio", optional_cell(e->has_residency_before(), e->residency_before())},
+      {"residency_after_ratio", optional_cell(e->has_residency_after(), e->residency_after())},
+      {"read_bytes", optional_cell(e->has_read_bytes(), e->read_bytes())},
+      {"meter", m ? Cell(m->meter()) : Cell()},
+      {"meter_energy_j", optional_cell(m && m->has_energy_j(), m ? m->energy_j() : 0.0)},
+      {"meter_avg_power_w", optional_cell(m && m->has_average_power_w(), m ? m->average_power_w() : 0.0)},
+      {"meter_gap_s", optional_cell(m != nullptr, m ? m->gap_s() : 0.0)},
+  };
+}
+
+Row latency_columns(const proto::RunResult& r) {
+  const bool has = r.has_latency() && r.latency().batches() > 0;
+  const auto& l = r.latency();
+  return {
+      {"latency_avg_ms", optional_cell(has, l.avg_ms())},
+      {"latency_p50_ms", optional_cell(has, l.p50_ms())},
+      {"latency_p90_ms", optional_cell(has, l.p90_ms())},
+      {"latency_p95_ms", optional_cell(has, l.p95_ms())},
+      {"latency_p99_ms", optional_cell(has, l.p99_ms())},
+      {"latency_max_ms", optional_cell(has, l.max_ms())},
+      {"throughput_samples_per_s", optional_cell(has, l.throughput_samples_per_s())},
+      {"peak_rss_bytes", optional_cell(r.memory().has_peak_rss_bytes(), r.memory().peak_rss_bytes())},
+  };
+}
+
+// Task metrics on the validation split (per epoch) and the run's time and energy to target,
+// after the older columns so that their positions stay as they were. Scores are fractions
+// (_ratio, as analysis/record_fields.cpp reads unit suffixes); eval_loss and target_epoch are
+// informational there.
+Row metric_columns(const proto::RunResult& r, const proto::EpochResult* e) {
+  const bool has_target = r.has_target();
+  const auto& t = r.target();
+  auto epoch_cell = [&](bool (proto::EpochResult::*has)() const, double (proto::EpochResult::*get)() const) {
+    return e != nullptr ? optional_cell((e->*has)(), (e->*get)()) : Cell();
+  };
+  using E = proto::EpochResult;
+  return {
+      {"eval_loss", epoch_cell(&E::has_eval_loss, &E::eval_loss)},
+      {"eval_accuracy_ratio", epoch_cell(&E::has_eval_accuracy, &E::eval_accuracy)},
+      {"eval_entity_precision_ratio", epoch_cell(&E::has_eval_entity_precision, &E::eval_entity_precision)},
+      {"eval_entity_recall_ratio", epoch_cell(&E::has_eval_entity_recall, &E::eval_entity_recall)},
+      {"eval_entity_f1_ratio", epoch_cell(&E::has_eval_entity_f1, &E::eval_entity_f1)},
+      {"eval_exact_match_ratio", epoch_cell(&E::has_eval_exact_match, &E::eval_exact_match)},
+      {"eval_squad_f1_ratio", epoch_cell(&E::has_eval_squad_f1, &E::eval_squad_f1)},
+      {"target_f1_ratio", optional_cell(has_target, t.target_f1())},
+      {"target_epoch", optional_cell(has_target && t.has_epoch(), t.epoch())},
+      {"time_to_target_s", optional_cell(has_target && t.has_time_s(), t.time_s())},
+      {"energy_to_target_j", optional_cell(has_target && t.has_energy_j(), t.energy_j())},
+      {"wall_to_target_s", optional_cell(has_target && t.has_wall_s(), t.wall_s())},
+  };
+}
+
+// An inference run's energy per query and per sample over its timed queries (LatencySummary),
+// after the task metrics for the same reason.
+Row query_energy_columns(const proto::RunResult& r) {
+  const auto& l = r.latency();
+  return {
+      {"energy_per_query_j", optional_cell(l.has_energy_per_query_j(), l.energy_per_query_j())},
+      {"energy_per_query_sample_j", optional_cell(l.has_energy_per_sample_j(), l.energy_per_sample_j())},
+  };
+}
+
+std::string csv_text(const Cell& cell) {
+  if (std::holds_alternative<std::monostate>(cell)) return {};
+  if (const auto* d = std::get_if<double>(&cell)) return fmt::format("{}", *d);
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) return std::to_string(*i);
+  const auto& s = std::get<std::string>(cell);
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+nlohmann::json json_value(const Cell& cell) {
+  if (std::holds_alternative<std::monostate>(cell)) return nullptr;
+  if (const auto* d = std::get_if<double>(&cell)) return *d;
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) return *i;
+  return std::get<std::string>(cell);
+}
+
+}  // namespace
+
+std::size_t export_results(const std::vector<proto::RunResult>& results, ExportFormat format, std::ostream& out) {
+  std::size_t rows = 0;
+  auto write = [&](const proto::RunResult& run, const proto::EpochResult* epoch) {
+    Row row = run_columns(run);
+    for (auto& cell : epoch_columns(epoch)) row.push_back(std::move(cell));
+    for (auto& cell : latency_columns(run)) row.push_back(std::move(cell));
+    for (auto& cell : metric_columns(run, epoch)) row.push_back(std::move(cell));
+    for (auto& cell : query_energy_columns(run)) row.push_back(std::move(cell));
+    if (format == ExportFormat::kCsv) {
+      if (rows == 0) {
+        for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << row[i].first;
+        out << '\n';
+      }
+      for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_text(row[i].second);
+      out << '\n';
+    } else {
+      nlohmann::ordered_json object;
+      for (const auto& [name, cell] : row) object[name] = json_value(cell);
+      out << object.dump() << '\n';
+    }
+    ++rows;
+  };
+  for (const auto& run : results) {
+    if (run.epochs().empty()) {
+      write(run, nullptr);
+    } else {
+      for (const auto& epoch : run.epochs()) write(run, &epoch);
+    }
+  }
+  return rows;
+}
+
+}  // namespace jetchar::results

@@ -1,0 +1,51 @@
+// Predicted power modes beside a sweep's runs: an adaptive-profiling sweep
+// (`adaptive_profile { ... }` in the sweep spec) profiles a few of its power modes and stores, in
+// the same results.db, the predictor's time, power and energy for every mode of the sweep with
+// the interval bounds at the stated level, the profiled ones marked and their measured values
+// beside. One table, read with plain SQL as the rest of the store (analysis, pandas):
+//
+//   mode_predictions(sweep TEXT, mode TEXT, cpu_cores INTEGER, cpu_freq_khz INTEGER,
+//                    gpu_freq_khz INTEGER, emc_freq_khz INTEGER, profiled INTEGER (0/1),
+//                    time_s, time_low_s, time_high_s REAL,
+//                    power_w, power_low_w, power_high_w REAL (NULL without power),
+//                    energy_j, energy_low_j, energy_high_j REAL (NULL without power),
+//                    measured_time_s, measured_power_w REAL (profiled modes; NULL otherwise),
+//                    level REAL, time_form TEXT, power_form TEXT, modelled INTEGER (0/1: the times
+//                    come from a simulated board's time model),
+//                    PRIMARY KEY (sweep, mode))
+//
+// time_s is the epoch time (the warm-epoch median E2E the analysis uses), power_w the average
+// power over the epoch, energy_j their product's prediction.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jetchar::results {
+
+struct StoredModePrediction {
+  std::string mode;  ///< the mode's label ("8c/cpu2202/gpu1300/emc3199MHz")
+  int cpu_cores = 0;
+  std::int64_t cpu_freq_khz = 0, gpu_freq_khz = 0, emc_freq_khz = 0;
+  bool profiled = false;
+  double time_s = 0, time_low_s = 0, time_high_s = 0;
+  std::optional<double> power_w, power_low_w, power_high_w;
+  std::optional<double> energy_j, energy_low_j, energy_high_j;
+  std::optional<double> measured_time_s, measured_power_w;
+  double level = 0.9;
+  std::string time_form, power_form;
+  bool modelled = false;
+};
+
+/// Replaces `sweep`'s predictions in the store file `store` (a results.db the sweep writes) in one
+/// transaction. Throws std::runtime_error naming the file when it cannot.
+void save_mode_predictions(const std::filesystem::path& store, const std::string& sweep,
+                           const std::vector<StoredModePrediction>& predictions);
+
+/// `sweep`'s predictions, in mode order; empty when the store has none (or no such table).
+std::vector<StoredModePrediction> load_mode_predictions(const std::filesystem::path& store, const std::string& sweep);
+
+}  // namespace jetchar::results

@@ -1,0 +1,119 @@
+// The SQLite schema of the results store (results.db), written once: the store's writer
+// (results/store.cpp) creates and migrates to it, the analysis reader
+// (analysis/results_store_reader.cpp) reads stores of it and of older versions, and the tests
+// build stores from it. It lives beside the Protobuf schemas because it is the other half of what
+// a result is recorded as, and because both experiments/ and analysis/ link this target.
+#pragma once
+
+#include <array>
+#include <string_view>
+#include <utility>
+
+namespace jetchar::results::schema {
+
+/// The version the writer stamps into meta.schema_version; older stores are migrated when opened.
+inline constexpr int kResultsStoreSchemaVersion = 6;
+
+/// Table meta: key/value pairs, among them schema_version. Created first, on its own, so that a
+/// store's version can be read before the rest of the schema is created or migrated.
+inline constexpr std::string_view kResultsStoreMetaTable =
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)";
+
+// Schema version 6 added the task metrics: epochs.eval_* (scores on the validation split after
+// the epoch, fractions 0..1, NULL when not evaluated) and runs.target_f1, target_epoch,
+// time_to_target_s, energy_to_target_j, wall_to_target_s (RunResult.target; NULL without a
+// target or while it is not reached), at the end of their tables so that a migrated store
+// (ALTER TABLE ADD COLUMN) has the columns in the same order as a new one.
+// Schema version 5: a run is identified by (sweep, run_id, device_id), so one run id measured on
+// two boards of a fleet is two records (two devices), and every table carries device_id ('' for
+// a run that recorded no board). Version 4 added runs.device_id (nullable, outside the key);
+// version 3 added epochs.start_s; version 2 the adaptive/marker runs columns and the epoch_meters
+// table. Older stores are migrated in place when opened (4 -> 5 rebuilds each table with the
+// new key; a v4 row's device_id comes from its run, NULL becoming ''). Readers (analysis/) may
+// rely on:
+//   runs          one row per stored run and board; `result` is the whole RunResult (Protobuf),
+//                 the other columns are flat copies for SQL. adaptive_minibatches: minibatches run
+//                 when adaptive stopping ended the run early, NULL otherwise; gpio_marker: the
+//                 phase-marker line, '' when none. device_id: the physical board
+//                 (context.device_id, jetson/discovery/device_identity.h; '' when none was recorded).
+//   epochs        one row per epoch of a run (absent measurements are NULL, never 0). start_s:
+//                 when the epoch began, seconds after the run began (NULL in migrated rows).
+//   epoch_meters  one row per (epoch, external meter): energy_j NULL when a gap touched the epoch
+//                 or the meter did not cover it; gap_s = time of the epoch without meter data.
+//   minibatches   per-minibatch records when the spec asked for them; energy_j is the board total
+//                 over the minibatch's fetch and compute.
+//   power_samples every power sample of the run when the spec asked for them: t_s in seconds
+//                 after the run began (onboard clock), one row per channel and sample (a failed
+//                 read has none); onboard rails by name, external meters as "protocol:device".
+// A child row belongs to the run with the same (sweep, run_id, device_id).
+inline constexpr const char* kResultsStoreSchema = R"sql(
+CREATE TABLE IF NOT EXISTS runs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, repetition INTEGER NOT NULL,
+  status TEXT NOT NULL, reason TEXT NOT NULL,
+  model TEXT, dataset TEXT, task TEXT, batch_size INTEGER, accumulate INTEGER, workers INTEGER,
+  cache TEXT, power_mode TEXT, cpu_cores INTEGER, cpu_freq_mhz REAL, gpu_freq_mhz REAL, emc_freq_mhz REAL,
+  board_kind TEXT, board_model TEXT, simulated INTEGER, medium TEXT, energy_source TEXT,
+  started_utc TEXT, duration_s REAL,
+  result BLOB NOT NULL,
+  adaptive_minibatches INTEGER, gpio_marker TEXT, device_id TEXT NOT NULL DEFAULT '',
+  target_f1 REAL, target_epoch INTEGER, time_to_target_s REAL, energy_to_target_j REAL, wall_to_target_s REAL,
+  PRIMARY KEY (sweep, run_id, device_id));
+CREATE TABLE IF NOT EXISTS epochs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL,
+  stall_s REAL, compute_s REAL, e2e_s REAL, samples INTEGER, minibatches INTEGER,
+  loss REAL, accuracy REAL, energy_j REAL, incremental_energy_j REAL, energy_per_sample_j REAL,
+  average_power_w REAL, residency_before REAL, residency_after REAL, read_bytes INTEGER, read_ios INTEGER,
+  start_s REAL, device_id TEXT NOT NULL DEFAULT '',
+  eval_loss REAL, eval_accuracy REAL, eval_entity_precision REAL, eval_entity_recall REAL, eval_entity_f1 REAL,
+  eval_exact_match REAL, eval_squad_f1 REAL,
+  PRIMARY KEY (sweep, run_id, device_id, epoch));
+CREATE TABLE IF NOT EXISTS epoch_meters (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, meter TEXT NOT NULL,
+  energy_j REAL, average_power_w REAL, readings INTEGER NOT NULL, gap_s REAL NOT NULL,
+  device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id, epoch, meter));
+CREATE TABLE IF NOT EXISTS minibatches (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, idx INTEGER NOT NULL,
+  stall_s REAL, compute_s REAL, energy_j REAL, loss REAL, device_id TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (sweep, run_id, device_id, epoch, idx));
+CREATE TABLE IF NOT EXISTS power_samples (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL,
+  device_id TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS power_samples_run ON power_samples (sweep, run_id, device_id);
+)sql";
+
+/// Table mode_predictions: an adaptive-profiling sweep's predicted time, power and energy for every
+/// power mode of the sweep, with interval bounds (results/mode_predictions_store.h documents
+/// the columns). Created by the first sweep that stores predictions; stores without it read as
+/// before, so it does not change the schema version.
+inline constexpr std::string_view kModePredictionsTable =
+    "CREATE TABLE IF NOT EXISTS mode_predictions (sweep TEXT NOT NULL, mode TEXT NOT NULL, cpu_cores INTEGER, "
+    "cpu_freq_khz INTEGER, gpu_freq_khz INTEGER, emc_freq_khz INTEGER, profiled INTEGER NOT NULL, "
+    "time_s REAL NOT NULL, time_low_s REAL NOT NULL, time_high_s REAL NOT NULL, "
+    "power_w REAL, power_low_w REAL, power_high_w REAL, "
+    "energy_j REAL, energy_low_j REAL, energy_high_j REAL, measured_time_s REAL, measured_power_w REAL, "
+    "level REAL NOT NULL, time_form TEXT, power_form TEXT, modelled INTEGER NOT NULL, PRIMARY KEY (sweep, mode))";
+
+/// The columns version 6 added, per table, in their order (the 5 -> 6 migration adds them).
+inline constexpr std::array<std::pair<const char*, const char*>, 5> kResultsStoreV6RunColumns = {{
+    {"target_f1", "REAL"},
+    {"target_epoch", "INTEGER"},
+    {"time_to_target_s", "REAL"},
+    {"energy_to_target_j", "REAL"},
+    {"wall_to_target_s", "REAL"},
+}};
+inline constexpr std::array<std::pair<const char*, const char*>, 7> kResultsStoreV6EpochColumns = {{
+    {"eval_loss", "REAL"},
+    {"eval_accuracy", "REAL"},
+    {"eval_entity_precision", "REAL"},
+    {"eval_entity_recall", "REAL"},
+    {"eval_entity_f1", "REAL"},
+    {"eval_exact_match", "REAL"},
+    {"eval_squad_f1", "REAL"},
+}};
+
+/// The tables kResultsStoreSchema creates, parents first.
+inline constexpr std::array<const char*, 5> kResultsStoreTables = {"runs", "epochs", "epoch_meters", "minibatches",
+                                                                   "power_samples"};
+
+}  // namespace jetchar::results::schema

@@ -1,0 +1,186 @@
+#include "sweeps/spec_io.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::sweeps {
+namespace {
+
+constexpr const char* kValidExperiment = R"(
+name: "lenet"
+workload { model: "lenet5" dataset: "fashion-mnist:/usr/share/datasets/fashion-mnist" batch_size: 16 epochs: 2 }
+loader { workers: 2 }
+cache: DROP_BEFORE_FIRST_EPOCH
+device { cpu_cores: 4 cpu_freq_mhz: 1420.8 dvfs: OFF }
+measurement { sample_rate_hz: 100 }
+)";
+
+std::string error_of(std::string_view text) {
+  try {
+    parse_experiment_spec(text, "spec.textproto");
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(SpecIoTest, ParsesAValidExperiment) {
+  const auto spec = parse_experiment_spec(kValidExperiment, "spec.textproto");
+  EXPECT_EQ(spec.workload().model(), "lenet5");
+  EXPECT_EQ(spec.workload().batch_size(), 16u);
+  EXPECT_EQ(spec.cache(), proto::DROP_BEFORE_FIRST_EPOCH);
+  EXPECT_DOUBLE_EQ(spec.device().cpu_freq_mhz(), 1420.8);
+  EXPECT_FALSE(spec.device().has_gpu_freq_mhz());
+}
+
+TEST(SpecIoTest, UnknownFieldNamesFileLineColumnAndField) {
+  EXPECT_EQ(error_of("workload {\n  model: \"lenet5\"\n  batch_sise: 16\n}\n"),
+            "spec.textproto:3:13: field batch_sise: Message type \"jetchar.proto.WorkloadSpec\" has no field "
+            "named \"batch_sise\".");
+}
+
+TEST(SpecIoTest, SyntaxErrorPointsAtTheLine) {
+  const std::string error = error_of("workload { model: \"lenet5\" batch_size: }\n");
+  EXPECT_EQ(error.rfind("spec.textproto:1:", 0), 0u) << error;
+}
+
+TEST(SpecIoTest, OutOfRangeValueNamesTheFieldAndTheValidRange) {
+  EXPECT_EQ(error_of("workload {\n  model: \"lenet5\" dataset: \"synthetic:1x28x28\"\n  batch_size: 0\n}\n"),
+            "spec.textproto:3:3: field workload.batch_size: 0 is out of range; valid: 1 to 65536");
+  EXPECT_EQ(
+      error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nmeasurement {\n sample_rate_hz: 5000 }"),
+      "spec.textproto:3:2: field measurement.sample_rate_hz: 5000 is out of range; valid: 1 to 1000");
+}
+
+TEST(SpecIoTest, OptimizerAndWeightDecayAreWorkloadFields) {
+  const auto spec = parse_experiment_spec(
+      "workload { model: \"bert-tiny-qa\" dataset: \"d:x\" batch_size: 4 optimizer: SGD weight_decay: 0.001 }",
+      "spec.textproto");
+  EXPECT_EQ(spec.workload().optimizer(), proto::SGD);
+  EXPECT_DOUBLE_EQ(spec.workload().weight_decay(), 0.001);
+  EXPECT_EQ(error_of("workload {\n  model: \"m\" dataset: \"d:x\" batch_size: 1\n  weight_decay: 1.5\n}\n"),
+            "spec.textproto:3:3: field workload.weight_decay: 1.5 is out of range; valid: 0 to 1 (AdamW's decoupled "
+            "decay, SGD's L2 term)");
+  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 weight_decay: nan }")
+                .find("field workload.weight_decay: nan is out of range"),
+            std::string::npos);
+  EXPECT_NE(error_of("workload { model: \"m\" batch_size: 1 optimizer: ADAM }")
+                .find("field optimizer: Unknown enumeration value of \"ADAM\""),
+            std::string::npos);
+}
+
+TEST(SpecIoTest, MissingModelIsAnError) {
+  EXPECT_NE(error_of("workload { batch_size: 4 }").find("field workload.model: is required"), std::string::npos);
+}
+
+TEST(SpecIoTest, PresetAndCustomModeConflict) {
+  EXPECT_NE(
+      error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\ndevice { preset_mode: 2 gpu_freq_mhz: 600 }")
+          .find("field device.preset_mode: a preset mode cannot be combined"),
+      std::string::npos);
+}
+
+TEST(SpecIoTest, BadDeviceName) {
+  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"tpu\" }")
+                .find("'tpu' is not a device; valid: cpu, cuda"),
+            std::string::npos);
+}
+
+TEST(SpecIoTest, SweepAxisNeedsValuesOrARange) {
+  try {
+    parse_sweep_spec("name: \"s\"\naxes { field: \"workload.batch_size\" }\n", "sweep.textproto");
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_NE(std::string(e.what()).find("needs values or a range"), std::string::npos);
+  }
+}
+
+// A value of the wrong kind names the field it was given for, not the value ("field big").
+TEST(SpecIoTest, ValueOfTheWrongKindNamesItsField) {
+  EXPECT_EQ(error_of("workload {\n  model: \"lenet5\"\n  batch_size: \"big\"\n}\n"),
+            "spec.textproto:3:15: field batch_size: Expected integer, got: \"big\"");
+  EXPECT_NE(error_of("workload { model: \"m\" batch_size:\n 32.5 }").find("field batch_size: Expected integer"),
+            std::string::npos);
+  EXPECT_NE(error_of("device { dvfs: MAYBE }").find("field dvfs: Unknown enumeration value of \"MAYBE\""),
+            std::string::npos);
+  // A syntax error names no field rather than a wrong one.
+  EXPECT_EQ(error_of("workload { model: \"m\" }}").find("field "), std::string::npos);
+}
+
+// proto3 cannot tell a written 0 from a field left out: `epochs: 0` used to run one epoch.
+TEST(SpecIoTest, AWrittenZeroThatWouldReadAsUnsetIsRefused) {
+  EXPECT_EQ(
+      error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1\n  epochs: 0 }"),
+      "spec.textproto:2:3: field workload.epochs: 0 cannot be told from leaving the field out (1 epoch); valid: 1 "
+      "to 10000");
+  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nrepetitions: 0")
+                .find("field repetitions: 0 cannot be told from leaving the field out (1 repetition)"),
+            std::string::npos);
+  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nadaptive { warmup_minibatches: 0 }")
+                .find("field adaptive.warmup_minibatches: 0 cannot be told"),
+            std::string::npos);
+  try {
+    parse_sweep_spec("name: \"s\"\nbase {\n workload { model: \"m\" batch_size: 1 epochs: 0 } }\n", "sweep.textproto");
+    FAIL() << "a sweep's base with epochs: 0 was accepted";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(e.field(), "base.workload.epochs");
+  }
+  // Left out, the field keeps its default; a written non-zero value is taken.
+  EXPECT_EQ(parse_experiment_spec("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }", "s").workload().epochs(),
+            0u);
+  EXPECT_EQ(parse_experiment_spec("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 epochs: 3 }", "s")
+                .workload()
+                .epochs(),
+            3u);
+}
+
+TEST(SpecIoTest, MissingFileIsASpecError) { EXPECT_THROW(load_sweep_spec("/nonexistent/sweep.textproto"), SpecError); }
+
+TEST(SpecIoTest, LoadsFromAFile) {
+  testing::TempDir dir;
+  const auto file = dir.write("e.textproto", kValidExperiment);
+  EXPECT_EQ(load_experiment_spec(file).name(), "lenet");
+}
+
+std::string sweep_error(const std::string& name) {
+  std::string text = "name: \"";
+  text.append(name);
+  text.append("\"\nbase { workload { model: \"lenet5\" dataset: \"synthetic:1x28x28\" batch_size: 16 } }\n");
+  try {
+    parse_sweep_spec(text, "sweep.textproto");
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A sweep's name becomes results/<name>: it must stay one folder inside.
+TEST(SpecIoTest, ASweepNameThatIsNoPlainFolderNameIsRefused) {
+  EXPECT_NE(sweep_error("../../etc/x").find("sweep.textproto:1:1: field name: '../../etc/x' holds a path separator"),
+            std::string::npos);
+  EXPECT_NE(sweep_error("..").find("is a relative folder"), std::string::npos);
+  EXPECT_NE(sweep_error("a\\tb").find("holds a control character"), std::string::npos);
+  const std::string long_error = sweep_error(std::string(5000, 'n'));
+  EXPECT_NE(long_error.find("is 5000 bytes long; at most 100"), std::string::npos);
+  EXPECT_LT(long_error.size(), 400u) << "the message repeats the whole name";
+  EXPECT_EQ(sweep_error("agx-orin_modes.v2"), "no error");
+}
+
+TEST(SpecIoTest, ASpecFileIsReadUpToItsLimitAndMayStartWithAByteOrderMark) {
+  const jetchar::testing::TempDir dir;
+  const auto bom = dir.write("bom.textproto", "\xEF\xBB\xBFname: \"bom\"\nbase { workload { model: \"lenet5\" } }\n");
+  EXPECT_EQ(load_sweep_spec(bom).name(), "bom");
+  try {
+    (void)load_sweep_spec("/dev/zero");
+    ADD_FAILURE() << "/dev/zero was read as a spec";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/zero: the file is larger than 16 MiB: not a spec"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace jetchar::sweeps
