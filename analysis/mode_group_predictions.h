@@ -1,0 +1,80 @@
+// What `jetchar analyze predict` computes, as values a reporter prints: for each group of a
+// sweep's results (a workload at one setting of the other axes), a model fitted to its profiled
+// modes (all measured ones, or --profile N of them) predicts every mode of a modes file; the modes
+// the fit left out give the held-out MAPE a user can expect on modes never run, the profiled range
+// says which predictions extrapolate, and --suggest names the modes to profile next.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/config_point.h"
+#include "analysis/cross_validation.h"
+#include "analysis/predictor.h"
+#include "analysis/profiled_range.h"
+#include "analysis/reference_model.h"
+#include "analysis/transfer_predictor.h"
+
+namespace jetchar::analysis {
+
+struct GroupPredictionRequest {
+  /// The mode predictor with intervals (forms by cross-validation); false: the fixed `kind`.
+  bool automatic = true;
+  ModelKind kind = ModelKind::kNnls;
+  std::optional<std::size_t> profile;  ///< fit on this many modes of each group; all measured ones without
+  double interval_level = 0.9;
+  /// Adapt this reference workload's model to each group (automatic only).
+  const ReferenceModel* reference = nullptr;
+  ClockMapping mapping = ClockMapping::kAbsolute;
+  std::optional<std::size_t> suggest;  ///< name this many modes to profile next (automatic only)
+};
+
+/// A predicted value with its interval (none from a fixed model; power and energy may be absent).
+struct PredictedValue {
+  std::optional<double> value, low, high;
+};
+
+struct PredictedMode {
+  PowerMode mode;
+  PredictedValue time_s, power_w, energy_j;
+  std::vector<std::string_view> extrapolates;  ///< knobs outside their profiled range
+  const ConfigPoint* measured = nullptr;       ///< the group's measured point at these knobs
+  bool fitted_on = false;                      ///< that point was one the fit was made on
+};
+
+/// The MAPE of predictions against the measured values of the modes the fit left out.
+struct HeldOutMape {
+  double sum = 0;  ///< of |predicted / measured - 1|
+  std::size_t modes = 0;
+  void add(double predicted, double measured);
+  std::optional<double> pct() const;
+};
+
+struct GroupPredictions {
+  const ModeGroup* group = nullptr;
+  std::string model;  ///< "auto:<time form>/<power form>", "transfer:<workload>" or a fixed model's name
+  std::size_t profiled = 0;
+  std::vector<PredictedMode> modes;  ///< every mode asked for, in its order
+  HeldOutMape held_out_time, held_out_power, held_out_energy;
+  std::vector<const PowerMode*> profile_next;  ///< with a request's `suggest`
+  /// Per knob with a mode beyond its profiled range: the range and how many modes lie outside.
+  struct Extrapolated {
+    KnobRange range;
+    std::size_t modes = 0;
+  };
+  std::vector<Extrapolated> extrapolated;
+};
+
+/// "<time form>/<power form>" of a fitted mode predictor ("-" without a power form).
+std::string forms_of(const ModePredictor& predictor);
+
+/// Predicts every mode of `modes` for each group; the results point into `groups` and `modes`,
+/// which must outlive them. Throws what the fits throw (too few modes, a mode without a knob).
+std::vector<GroupPredictions> predict_groups(const std::vector<ModeGroup>& groups, const std::vector<PowerMode>& modes,
+                                             const GroupPredictionRequest& request);
+
+}  // namespace jetchar::analysis

@@ -1,0 +1,41 @@
+#include "cli/analyze_options.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "analysis/results_file.h"
+
+namespace jetchar::cli {
+
+using namespace jetchar::analysis;
+
+void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+std::vector<ConfigPoint> load_points(const std::string& file) {
+  auto records = load_results(file);
+  auto points = aggregate(records);
+  if (points.empty()) {
+    throw std::invalid_argument(fmt::format("{}: no OK run with an epoch time; nothing to analyse", file));
+  }
+  return points;
+}
+
+bool with_auto(const std::string& name) { return name == "all" || name == kAuto; }
+
+std::string opt(const std::optional<double>& v, const char* format) {
+  return v ? fmt::format(fmt::runtime(format), *v) : std::string("-");
+}
+
+nlohmann::json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json axes_json(const std::map<std::string, std::string>& axes) {
+  auto out = nlohmann::json::object();
+  for (const auto& [k, v] : axes) out[k] = v;
+  return out;
+}
+
+}  // namespace jetchar::cli

@@ -1,0 +1,82 @@
+// What the subcommands of `jetchar analyze` share: their options (one object, since CLI11 binds
+// every subcommand's options to it), the notes every output carries, and how results are loaded.
+// Each subcommand's file (analyze_command.cpp, analyze_predict.cpp, analyze_predictions.cpp)
+// computes through analysis/ and prints what it returns.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/config_point.h"
+
+namespace jetchar::cli {
+
+struct AnalyzeOptions {
+  std::string results;
+  // stats
+  std::string level = "all";
+  int resamples = 2000;
+  std::uint64_t seed = 1;
+  // pareto / choose
+  std::vector<std::string> per;
+  std::optional<double> max_time_s, max_power_w, max_energy_j, zeus_eta, zeus_max_power_w;
+  // fit / predict
+  std::string model = "all";
+  std::optional<std::size_t> profile;
+  std::optional<std::size_t> suggest;  // predict: modes of --modes to profile next
+  int folds = 5;
+  bool table = false;
+  bool json = false;
+  double interval_level = 0.9;
+  std::string modes;
+  // predict --reference: adapt a reference workload's model (analysis/transfer_predictor.h)
+  std::string reference, reference_workload, clock_mapping = "absolute";
+};
+
+/// Writes `text` to stdout as it is.
+void print(const std::string& text);
+
+// Which epochs every figure here comes from (analysis/config_point.h), the same ones `results
+// list`, the sweep summary and the report use; each output says so in its header.
+inline constexpr const char* kWarmEpochs =
+    "epoch time and energy: medians over warm epochs (every epoch after epoch 0; epoch 0 only where a configuration "
+    "has no other)";
+
+// Where fit and predict take each run's knobs from (experiments/mode_readback.h).
+inline constexpr const char* kResolvedKnobs =
+    "power-mode knobs (cores, CPU/GPU/EMC MHz): as each run read them back from the board (its resolved mode), "
+    "not as requested";
+
+/// The configurations of a results directory, store or export; std::invalid_argument naming the
+/// file when none has an OK run with an epoch time.
+std::vector<analysis::ConfigPoint> load_points(const std::string& file);
+
+// `--model auto` is the mode predictor (analysis/mode_predictor.h): its forms chosen by
+// cross-validation, with intervals; the other names are the fixed models of analysis/predictor.h.
+inline constexpr const char* kAuto = "auto";
+
+/// Whether `--model` asks for the auto model ("all" is fit's default: predict has one model).
+bool with_auto(const std::string& name);
+
+/// `v` in `format`, "-" when absent.
+std::string opt(const std::optional<double>& v, const char* format = "{:.4g}");
+
+nlohmann::json optional_json(const std::optional<double>& v);
+nlohmann::json axes_json(const std::map<std::string, std::string>& axes);
+
+/// `analyze predict` (analyze_predict.cpp); `results` adds the RESULTS argument every subcommand takes.
+void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions>& o,
+                         const std::function<void(CLI::App*)>& results);
+/// `analyze predictions` (analyze_predictions.cpp).
+void add_predictions_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions>& o);
+
+}  // namespace jetchar::cli
