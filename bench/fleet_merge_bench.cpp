@@ -15,6 +15,8 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -55,10 +57,10 @@ proto::RunResult synthetic_run(std::size_t board, std::size_t run) {
   for (int e = 0; e < 2; ++e) {
     auto* epoch = r.add_epochs();
     epoch->set_epoch(e);
-    epoch->set_e2e_s(10.0 + run * 0.01 + e);
+    epoch->set_e2e_s(10.0 + static_cast<double>(run) * 0.01 + e);
     epoch->set_stall_s(1.0);
     epoch->set_compute_s(8.0);
-    epoch->set_energy_j(100.0 + run);
+    epoch->set_energy_j(100.0 + static_cast<double>(run));
     for (const char* rail : {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"}) {
       auto* rail_energy = epoch->add_rails();
       rail_energy->set_rail(rail);
@@ -92,9 +94,7 @@ long peak_rss_kib_of_child(const std::function<void()>& work, double* seconds) {
   return usage.ru_maxrss;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_bench(int argc, char** argv) {
   CLI::App app("Fleet planning and merge benchmark (synthetic stores)");
   std::string boards_text = "10,100,1000";
   std::size_t runs = 100;
@@ -146,11 +146,24 @@ int main(int argc, char** argv) {
       return 1;
     }
     fmt::print("{:>7} {:>7} {:>9} {:>12.2f} {:>12.2f} {:>12.2f} {:>14.0f} {:>12.1f}\n", boards, runs, boards * runs,
-               generate_s, plan_ms, merge_s, static_cast<double>(boards * runs) / merge_s, rss / 1024.0);
+               generate_s, plan_ms, merge_s, static_cast<double>(boards * runs) / merge_s,
+               static_cast<double>(rss) / 1024.0);
     std::error_code ec;
     fs::remove_all(base, ec);
   }
   std::error_code ec;
   fs::remove_all(root, ec);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_bench(argc, argv);
+  } catch (const std::exception& e) {
+    // A store that cannot be written, a size that is not a number: one line, not std::terminate.
+    std::fprintf(stderr, "fleet_merge_bench: %s\n", e.what());
+    return 1;
+  }
 }

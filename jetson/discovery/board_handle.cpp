@@ -1,5 +1,7 @@
 #include "jetson/discovery/board_handle.h"
 
+#include "jetson/discovery/board_hooks.h"
+
 namespace jetchar::jetson {
 
 std::function<void()> BoardHandle::after_write() const {

@@ -190,7 +190,7 @@ TEST(ResultsStoreTest, ReadOnlyRefusesWhatIsNotAStoreAndChangesNothing) {
     EXPECT_NE(std::string(e.what()).find("empty.db is empty (0 bytes)"), std::string::npos) << e.what();
   }
   EXPECT_EQ(std::filesystem::file_size(empty), 0u);
-  const std::string garbage = std::string("SQLite format 3", 16) + std::string(4000, 'x');
+  const std::string garbage = std::string("SQLite format 3\0", 16) + std::string(4000, 'x');
   const auto damaged = dir.write("damaged.db", garbage);
   EXPECT_THROW((ResultsStore{damaged, ResultsStore::Access::kReadOnly}), std::invalid_argument);
   EXPECT_EQ(bytes_of(damaged), garbage);

@@ -45,7 +45,7 @@ axes { field: "workload.batch_size" values: ["8", "16", "32"] }
 )";
 
 fs::path write_spec(const fs::path& dir, const std::string& text) {
-  const fs::path file = dir / "sweep.textproto";
+  fs::path file = dir / "sweep.textproto";
   std::ofstream(file) << text;
   return file;
 }
@@ -133,7 +133,7 @@ TEST(SweepSessionTest, AnAdaptiveSpecIsRefusedAsAFleetTaskBeforeAnythingIsWritte
   const std::string adaptive = std::string(kSpec) + "adaptive_profile { initial_modes: 3 }\n";
   const fs::path results = dir.path() / "results";
   try {
-    SweepSession({write_spec(dir.path(), adaptive), results, "", RunSelection{{"0000-r0"}, "f"}, false});
+    const SweepSession session({write_spec(dir.path(), adaptive), results, "", RunSelection{{"0000-r0"}, "f"}, false});
     FAIL() << "an adaptive sweep was accepted as a fleet task";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("not as fleet tasks"), std::string::npos) << e.what();
