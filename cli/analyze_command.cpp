@@ -46,7 +46,6 @@ namespace {
 using namespace jetchar::analysis;
 using namespace jetchar::cli;
 
-
 void run_stats(const AnalyzeOptions& o) {
   auto records = load_results(o.results);
   std::map<RunStatus, std::size_t> by_status;
