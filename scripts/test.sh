@@ -12,7 +12,11 @@
 #   8. the aarch64 cross build of jetchar, a smoke of it under QEMU and the arm64 .deb
 #      (scripts/cross-test.sh --ci; JETCHAR_CROSS_TESTS=1 adds the cross build of every test and the
 #      tests under QEMU). A sysroot that cannot be downloaded fails the run.
+# After step 3, scripts/test-budget.py holds the tests' timings against their budgets: it prints the
+# slowest and whatever is over budget, and fails only on a test over 3x its budget.
 # JETCHAR_SKIP_<STEP>=1 skips a step, saying so: FORMAT, LINT, SANITIZE, FUZZ, CROSS.
+# --fast (first argument): what a developer runs between edits: steps 1 to 3 with the tests labelled
+# slow, browser and slurm left out (tests/test_labels.cmake), then the budget report; nothing else.
 # Steps 6 to 8 also skip, saying so, when they would not fit in CI's budget ($JETCHAR_CI_BUDGET_S,
 # default 4200 s of the 90 minutes CI allows) even with their build cold: on a machine whose ccache
 # is empty the native build alone takes most of an hour, and the next run, its objects cached, fits
@@ -44,10 +48,32 @@ optional() {
   fi
 }
 
+fast=0
+if [[ ${1:-} == --fast ]]; then
+  fast=1
+  shift
+fi
+
+# tests WALL_BUDGET_S CTEST_ARGS...: the release tests, then their timings against the budgets
+# (docs/building.md).
+tests() {
+  local wall_budget=$1 began=$SECONDS
+  shift
+  ctest --preset release --output-junit ctest-junit.xml "$@"
+  local wall=$((SECONDS - began))
+  ctest --preset release --show-only=json-v1 >build/release/ctest-tests.json
+  scripts/test-budget.py build/release/ctest-junit.xml build/release/ctest-tests.json --wall "$wall" \
+    --wall-budget "$wall_budget"
+}
+
 timed scripts/install-deps.sh
 optional FORMAT "the format check" 0 scripts/format.sh
 timed scripts/build.sh release
-timed ctest --preset release "$@"
+if ((fast)); then
+  timed tests 120 -LE '^(slow|browser|slurm)$' "$@"
+  exit 0
+fi
+timed tests 600 "$@"
 optional LINT "clang-tidy" 0 scripts/lint.sh -p build/release
 timed scripts/package.sh native >/dev/null
 optional SANITIZE "the ASan/UBSan tests" 600 scripts/sanitize.sh

@@ -53,7 +53,9 @@ cluster_start() {  # cluster_start DIR NODE... (exports SLURM_CONF)
     echo "SlurmctldHost=$host"
     echo "SlurmctldPort=$base"
     echo "AuthType=auth/munge"
-    echo "AuthInfo=socket=$CLUSTER_DIR/munge/sock"
+    # cred_expire: a requeued job waits that long before it may start again (slurm.conf(5); 120 s
+    # by default), and the fleet test waits for the requeue after its crash.
+    echo "AuthInfo=socket=$CLUSTER_DIR/munge/sock,cred_expire=10"
     echo "CredType=cred/munge"
     echo "SlurmUser=root"
     echo "SlurmdUser=root"
