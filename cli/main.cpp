@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "cli/message_text.h"
+#include "cli/workloads_module.h"
 #include "jetchar/version.h"
 #include "jetson/control/control_interrupt.h"
 #include "sysfs/error.h"
@@ -113,28 +115,41 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
                 value_error ? jetchar::cli::kBadInput : jetchar::cli::kUsage);
 }
 
+// The command tree of every command registered so far.
+std::unique_ptr<CLI::App> make_app() {
+  auto app =
+      std::make_unique<CLI::App>("jetchar: characterize deep-learning training and inference on NVIDIA Jetson boards");
+  app->require_subcommand(1);
+  app->set_version_flag("--version", std::string(jetchar::version_string()));
+  app->footer(jetchar::cli::kExitCodeHelp);
+  jetchar::cli::add_registered_commands(*app);
+  return app;
+}
+
 // The command line parsed and run, errors mapped to their exit codes.
 int run(int argc, char** argv) {
   // libprotobuf's own "[libprotobuf ERROR ...]" lines would reach the terminal beside jetchar's one
   // line: every parse jetchar does collects its errors itself and names the input.
   google::protobuf::SetLogHandler(nullptr);
-  CLI::App app{"jetchar: characterize deep-learning training and inference on NVIDIA Jetson boards"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(jetchar::version_string()));
-  app.footer(jetchar::cli::kExitCodeHelp);
-  jetchar::cli::add_registered_commands(app);
+  auto app_holder = make_app();
+  CLI::App* app = app_holder.get();
 
   try {
-    app.parse(argc, argv);
+    if (jetchar::cli::workloads_needed(*app, argc, argv)) {
+      jetchar::cli::load_workloads();
+      app_holder = make_app();
+      app = app_holder.get();
+    }
+    app->parse(argc, argv);
   } catch (const CLI::Success& e) {
-    return app.exit(e);  // --help, --version: printed on stdout, status 0
+    return app->exit(e);  // --help, --version: printed on stdout, status 0
   } catch (const CLI::ParseError& e) {
-    return report_parse_error(app, e);
+    return report_parse_error(*app, e);
   } catch (const jetchar::cli::CommandExit& e) {
     if (*e.what() != '\0') std::fprintf(stderr, "jetchar: %s\n", jetchar::cli::cut_for_terminal(e.what()).c_str());
     return e.code();
   } catch (const jetchar::cli::UsageError& e) {
-    return report(fmt::format("{} (see `{} --help`)", e.what(), command_path(app)), jetchar::cli::kUsage);
+    return report(fmt::format("{} (see `{} --help`)", e.what(), command_path(*app)), jetchar::cli::kUsage);
   } catch (const jetchar::jetson::Interrupted& e) {
     return report(e.what(), jetchar::cli::kInterrupted);
   } catch (const jetchar::sysfs::IoError& e) {

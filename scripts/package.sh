@@ -3,7 +3,8 @@
 #   scripts/package.sh [native|cross] [--install]
 # native  amd64 package from build/release (Depends from dpkg-shlibdeps); the package is checked
 #         with `dpkg --dry-run -i` (its Depends are satisfiable here), extracted with dpkg-deb -x,
-#         and the extracted /usr/bin/jetchar must run `--version`.
+#         and the extracted /usr/bin/jetchar must run `--version` and `models lenet5` (which loads
+#         the packaged module of workload commands).
 #         --install (root): `apt-get install --no-download ./jetchar_*.deb` for real, then the
 #         installed /usr/bin/jetchar runs --version, the installed units verify, the restore unit
 #         is enabled; then the package is purged again and the machine checked to be as before
@@ -13,10 +14,10 @@
 #         must be a package of the sysroot, and the extracted binary runs `--version`, `models` (three
 #         of them, 6 s; all 29 take about 3 min under QEMU) and `device info --board sim:agx-orin-r36`
 #         under qemu-aarch64 with the sysroot.
-# Both: contents (binary, units under /lib/systemd/system, examples, board fixtures,
-# /etc/jetchar/sweeps/), Architecture, a libtorch dependency, maintainer scripts, no RUNPATH into
-# a host directory, and the packaged jetchar finds the packaged board fixtures (`--board sim:NAME`)
-# when started outside the source tree.
+# Both: contents (binary, its module jetchar-workloads.so, units under /lib/systemd/system,
+# examples, board fixtures, /etc/jetchar/sweeps/), Architecture, a libtorch dependency, maintainer
+# scripts, no RUNPATH into a host directory, and the packaged jetchar finds the packaged board
+# fixtures (`--board sim:NAME`) when started outside the source tree.
 # Both build with install prefix /usr, so the installed units run /usr/bin/jetchar.
 # The .deb lands in build/packages/. JETCHAR_PACKAGE_BUILD_DIR overrides the build directory.
 set -euo pipefail
@@ -29,14 +30,15 @@ export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=pch_defines
 log() { echo "package: $*" >&2; }
 fail() { echo "package: FAILED: $*" >&2; exit 1; }
 
-# Depends for a cross-built binary: every DT_NEEDED soname is looked up in the sysroot's dpkg
-# file lists; the owning package's shlibs file gives the versioned dependency (what
+# Depends for cross-built binaries (deb_depends SYSROOT BINARY...): every DT_NEEDED soname is
+# looked up in the sysroot's dpkg file lists; the owning package's shlibs file gives the versioned dependency (what
 # dpkg-shlibdeps does natively). A library no package owns (NVIDIA's pip-installed LibTorch) is
 # reported and left out: it reaches the board with the wheel, found through the RUNPATH.
 deb_depends() {
-  local binary=$1 sysroot=$2 admin=$2/var/lib/dpkg deps=() so list pkg dep name ver rest
+  local sysroot=$1 admin=$1/var/lib/dpkg deps=() so list pkg dep name ver rest
+  shift
   [[ -f $admin/status ]] || fail "$sysroot has no dpkg database (var/lib/dpkg/status)"
-  for so in $(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+  for so in $(for binary in "$@"; do readelf -d "$binary"; done | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u); do
     list=$(grep -lxF -e "/usr/lib/aarch64-linux-gnu/$so" -e "/lib/aarch64-linux-gnu/$so" "$admin"/info/*.list |
            head -1 || true)
     if [[ -z $list ]]; then
@@ -81,7 +83,8 @@ case $mode in
     [[ -f $dir/CMakeCache.txt ]] || cmake --preset cross-aarch64 >/dev/null
     cmake -S . -B "$dir" -DCMAKE_INSTALL_PREFIX=/usr -DJETCHAR_SYSTEMD_UNIT_DIR=/lib/systemd/system >/dev/null
     cmake --build "$dir" --target jetchar
-    depends=$(deb_depends "$dir/cli/jetchar" "$sysroot")
+    # The executable and the module of workload commands it loads (LibTorch's dependencies are the module's).
+    depends=$(deb_depends "$sysroot" "$dir/cli/jetchar" "$dir/cli/jetchar-workloads.so")
     [[ -n $depends ]] || fail "no Depends computed for $dir/cli/jetchar"
     log "Depends: $depends"
     cpack_args=(-D "CPACK_DEBIAN_PACKAGE_DEPENDS=$depends")
@@ -96,9 +99,11 @@ arch=$([[ $mode == cross ]] && echo arm64 || dpkg --print-architecture)
 deb=$(ls -t "$out"/jetchar_*_"$arch".deb | head -1)
 log "built $deb"
 
-# Contents: the binary, the units, the examples, the board fixtures, the docs, the manual page, the
-# bash completion and the sweeps directory.
+# Contents: the binary and its module of workload commands, the units, the examples, the board
+# fixtures, the docs, the manual page, the bash completion and the sweeps directory.
 contents=$(dpkg-deb -c "$deb")
+module=$(awk '{print $NF}' <<<"$contents" | grep -E '^\./usr/lib/(.*/)?jetchar/jetchar-workloads\.so$' | head -1)
+[[ -n $module ]] || fail "$deb lacks usr/lib/[<arch>/]jetchar/jetchar-workloads.so"
 for path in ./usr/bin/jetchar ./lib/systemd/system/jetchar-sweep@.service \
             ./lib/systemd/system/jetchar-sweep@.timer ./lib/systemd/system/jetchar-restore.service \
             ./usr/share/jetchar/examples/ ./usr/share/jetchar/boards/agx-orin-r36/board.manifest \
@@ -119,8 +124,9 @@ log "$(du -k "$deb" | cut -f1) kB; Installed-Size $(dpkg-deb -f "$deb" Installed
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dpkg-deb -x "$deb" "$tmp"
-# The installed binary must not look for libraries in a directory of the build host.
-runpath=$(readelf -d "$tmp/usr/bin/jetchar" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')
+# The installed binary and module must not look for libraries in a directory of the build host.
+runpath=$(for elf in "$tmp/usr/bin/jetchar" "$tmp/$module"; do readelf -d "$elf"; done |
+          sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p' | paste -sd:)
 for entry in ${runpath//:/ }; do
   case $entry in
     "$PWD"*|/work/*|/home/*|/tmp/*|/var/cache/*|/root/*) fail "$deb: RUNPATH $entry is a build-host directory" ;;
@@ -145,6 +151,8 @@ check_packaged_fixtures() {
 if [[ $mode == native ]]; then
   dpkg --dry-run -i "$deb" >/dev/null || fail "$deb does not install here (dpkg --dry-run -i)"
   version=$("$tmp/usr/bin/jetchar" --version)
+  # The packaged binary loads its packaged module: LibTorch builds and counts a model.
+  "$tmp/usr/bin/jetchar" models lenet5 | grep -q '^lenet5 ' || fail "packaged jetchar models lenet5 failed"
   check_packaged_fixtures "$tmp/usr/share/jetchar/boards" "$tmp/usr/bin/jetchar"
   if [[ $install -eq 1 ]]; then
     [[ $(id -u) -eq 0 ]] || fail "--install needs root"

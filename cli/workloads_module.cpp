@@ -1,0 +1,56 @@
+#include "cli/workloads_module.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace jetchar::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kModuleName = "jetchar-workloads.so";
+
+fs::path this_executable() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find this executable through /proc/self/exe: " + ec.message());
+  return self;
+}
+
+}  // namespace
+
+bool workloads_needed(const CLI::App& app, int argc, const char* const* argv) {
+  if (argc < 2) return true;
+  const std::string_view first = argv[1];
+  if (first.starts_with("-")) return first != "--version";
+  if (first == "help") return true;
+  return app.get_subcommands([&](const CLI::App* sub) { return sub->get_name() == first; }).empty();
+}
+
+void load_workloads() {
+  static void* module = nullptr;  // loaded for the process's life: its commands stay registered
+  if (module != nullptr) return;
+  const fs::path folder = this_executable().parent_path();
+  const fs::path beside = folder / kModuleName;
+  const fs::path installed = (folder / JETCHAR_WORKLOADS_FROM_BIN).lexically_normal();
+  const fs::path& path = fs::exists(beside) ? beside : installed;
+  if (!fs::exists(path)) {
+    throw std::runtime_error(fmt::format(
+        "the LibTorch workload commands (train, infer, frontier, models, data, sweep) are in {}, which is "
+        "neither at {} nor at {}: reinstall jetchar",
+        kModuleName, beside.string(), installed.string()));
+  }
+  module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (module == nullptr) {
+    const char* why = ::dlerror();
+    throw std::runtime_error(fmt::format("cannot load the LibTorch workload commands from {}: {}", path.string(),
+                                         why != nullptr ? why : "unknown error"));
+  }
+}
+
+}  // namespace jetchar::cli
