@@ -10,6 +10,7 @@ packages=(
   libsqlitecpp-dev libsqlite3-dev libeigen3-dev libturbojpeg0-dev libjpeg62-turbo-dev
   libpng-dev zlib1g-dev nlohmann-json3-dev libsystemd-dev libicu-dev libssl-dev
   dataset-fashion-mnist python3-torch python3-torchvision python3-pandas systemd
+  libopenblas0-pthread  # LibTorch's BLAS (libblas.so.3); without it Debian's reference BLAS does its matmuls 10x slower
   chromium  # renders the HTML report in tests/analysis/report_browser_test.cpp
   slurm-wlm munge  # a real Slurm for the fleet test (ctest -L slurm: tests/slurm/slurm_fleet_test.sh)
   strace    # checks the units' SystemCallFilter against a traced sweep (ctest systemd.syscall_filter)

@@ -8,7 +8,9 @@
 //
 // Examples of one document run in the order the document shows them, in one directory, so that
 // `jetchar device capture -o my-board.manifest` followed by `jetchar device info --board
-// sim:my-board.manifest` works as it does for a reader who types both.
+// sim:my-board.manifest` works as it does for a reader who types both. Each document is a test of
+// its own (the --help tree of each top-level command, each Markdown file, each example file), so
+// that ctest -j spreads them; each prints its slowest examples.
 //
 // Where a Markdown document shows what its examples print (a fenced block right after indented
 // `jetchar` lines), every line of that block except `...` must be printed by those examples:
@@ -257,6 +259,98 @@ std::vector<std::string> subcommands_in(const std::string& help) {
   return names;
 }
 
+/// jetchar's top-level commands, each a test of its --help tree's examples (the test list is made
+/// before jetchar can be asked; DocumentedExamples.EveryTopLevelCommandHasItsHelpTest checks it).
+const std::vector<std::string> kTopLevelCommands = {"device",  "data",    "models", "train", "infer",
+                                                    "frontier", "monitor", "sweep",  "meter", "results",
+                                                    "analyze", "report",  "help"};
+
+/// The examples of one Markdown file (a path from the source tree's root) and the outputs it shows.
+Document markdown_document(const std::string& relative) {
+  const fs::path file = jetchar::testing::source_dir() / relative;
+  Document document{relative, {}, {}};
+  bool fenced = false;
+  // The examples since the last prose line (indented ones only), and the fenced block that may
+  // show their output.
+  constexpr std::size_t kNoGroup = std::numeric_limits<std::size_t>::max();
+  std::size_t group_first = kNoGroup;
+  std::optional<ShownOutput> block;
+  int number = 0;
+  for (const auto& line : lines_of(read_text(file))) {
+    ++number;
+    if (trim(line).rfind("```", 0) == 0) {
+      if (!fenced && group_first != kNoGroup) {
+        block =
+            ShownOutput{group_first, document.examples.size() - 1, {}, fmt::format("{}:{}", document.name, number)};
+      } else if (fenced && block) {
+        document.outputs.push_back(*block);
+        block.reset();
+      }
+      if (fenced) group_first = kNoGroup;
+      fenced = !fenced;
+      continue;
+    }
+    const bool indented = line.rfind("    ", 0) == 0;
+    if (!fenced && !indented && !trim(line).empty()) group_first = kNoGroup;
+    if (!fenced && !indented) continue;
+    auto key = example_in(line);
+    if (key) {
+      document.examples.push_back(*key);
+      block.reset();  // a fenced block of commands shows no output
+      if (!fenced && group_first == kNoGroup) group_first = document.examples.size() - 1;
+    } else if (block && trim(line) != "...") {
+      block->lines.push_back(line);
+    }
+  }
+  return document;
+}
+
+/// README.md and docs/*.md that show an example, from the source tree's root.
+std::vector<std::string> markdown_files() {
+  std::vector<std::string> files;
+  const fs::path docs = jetchar::testing::source_dir() / "docs";
+  if (fs::is_directory(docs)) {
+    for (const auto& entry : fs::directory_iterator(docs)) {
+      if (entry.path().extension() == ".md") files.push_back("docs/" + entry.path().filename().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  files.insert(files.begin(), "README.md");
+  // Those that show an example.
+  std::erase_if(files, [](const std::string& file) { return markdown_document(file).examples.empty(); });
+  return files;
+}
+
+/// The examples the header comment (the leading `#` lines) of a file in examples/ shows.
+Document example_file_document(const std::string& relative) {
+  Document document{relative, {}, {}};
+  for (const auto& line : lines_of(read_text(jetchar::testing::source_dir() / relative))) {
+    if (line.rfind('#', 0) != 0) break;
+    if (auto key = example_in(line.substr(1))) document.examples.push_back(*key);
+  }
+  return document;
+}
+
+/// The files of examples/ (from the source tree's root) whose header shows an example.
+std::vector<std::string> example_files() {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(jetchar::testing::source_dir() / "examples")) {
+    const std::string relative = "examples/" + entry.path().filename().string();
+    if (entry.is_regular_file() && !example_file_document(relative).examples.empty()) files.push_back(relative);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// A test name for a document: its letters and digits, the rest as '_'.
+std::string test_name_of(const std::string& document) {
+  std::string name = document;
+  for (char& c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
+  }
+  return name;
+}
+
 class DocumentedExamples : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -268,10 +362,10 @@ class DocumentedExamples : public ::testing::Test {
 
   fs::path source(const std::string& relative) const { return jetchar::testing::source_dir() / relative; }
 
-  /// Every command's --help, the command tree walked from `jetchar --help`.
-  std::vector<Document> help_documents() {
+  /// The --help of `top` and of every command below it (all of jetchar's from the empty path).
+  std::vector<Document> help_documents(const std::vector<std::string>& top = {}) {
     std::vector<Document> documents;
-    std::vector<std::vector<std::string>> pending = {{}};
+    std::vector<std::vector<std::string>> pending = {top};
     while (!pending.empty()) {
       const auto command = pending.front();
       pending.erase(pending.begin());
@@ -295,68 +389,16 @@ class DocumentedExamples : public ::testing::Test {
 
   /// README.md and docs/*.md: examples in code blocks (indented or fenced).
   std::vector<Document> markdown_documents() {
-    std::vector<fs::path> files = {source("README.md")};
-    if (fs::is_directory(source("docs"))) {
-      for (const auto& entry : fs::directory_iterator(source("docs"))) {
-        if (entry.path().extension() == ".md") files.push_back(entry.path());
-      }
-    }
-    std::sort(files.begin() + 1, files.end());
     std::vector<Document> documents;
-    for (const auto& file : files) {
-      Document document{file.lexically_relative(jetchar::testing::source_dir()).string(), {}, {}};
-      bool fenced = false;
-      // The examples since the last prose line (indented ones only), and the fenced block that may
-      // show their output.
-      constexpr std::size_t kNoGroup = std::numeric_limits<std::size_t>::max();
-      std::size_t group_first = kNoGroup;
-      std::optional<ShownOutput> block;
-      int number = 0;
-      for (const auto& line : lines_of(read_text(file))) {
-        ++number;
-        if (trim(line).rfind("```", 0) == 0) {
-          if (!fenced && group_first != kNoGroup) {
-            block =
-                ShownOutput{group_first, document.examples.size() - 1, {}, fmt::format("{}:{}", document.name, number)};
-          } else if (fenced && block) {
-            document.outputs.push_back(*block);
-            block.reset();
-          }
-          if (fenced) group_first = kNoGroup;
-          fenced = !fenced;
-          continue;
-        }
-        const bool indented = line.rfind("    ", 0) == 0;
-        if (!fenced && !indented && !trim(line).empty()) group_first = kNoGroup;
-        if (!fenced && !indented) continue;
-        auto key = example_in(line);
-        if (key) {
-          document.examples.push_back(*key);
-          block.reset();  // a fenced block of commands shows no output
-          if (!fenced && group_first == kNoGroup) group_first = document.examples.size() - 1;
-        } else if (block && trim(line) != "...") {
-          block->lines.push_back(line);
-        }
-      }
-      documents.push_back(document);
-    }
+    for (const auto& file : markdown_files()) documents.push_back(markdown_document(file));
     return documents;
   }
 
+
   /// The header comment (the leading `#` lines) of each file in examples/.
   std::vector<Document> example_file_documents() {
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(source("examples"))) files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
     std::vector<Document> documents;
-    for (const auto& file : files) {
-      Document document{file.lexically_relative(jetchar::testing::source_dir()).string(), {}, {}};
-      for (const auto& line : lines_of(read_text(file))) {
-        if (line.rfind('#', 0) != 0) break;
-        if (auto key = example_in(line.substr(1))) document.examples.push_back(*key);
-      }
-      documents.push_back(document);
-    }
+    for (const auto& file : example_files()) documents.push_back(example_file_document(file));
     return documents;
   }
 
@@ -365,6 +407,7 @@ class DocumentedExamples : public ::testing::Test {
     const auto expectations = read_expectations(source("tests/cli/documented_examples.txt"));
     int ran = 0;
     int outputs = 0;
+    std::vector<std::pair<double, std::string>> durations;  // printed, slowest first: where the time goes
     for (const auto& document : documents) {
       if (document.examples.empty()) continue;
       const fs::path cwd = dir_.path() / fmt::format("doc{}", ++documents_);
@@ -384,7 +427,10 @@ class DocumentedExamples : public ::testing::Test {
         const Expectation& expected = found->second;
         auto words = shell_words(example);
         words.erase(words.begin());  // "jetchar"
+        const auto began = std::chrono::steady_clock::now();
         const Outcome& outcome = outcomes.back() = run_in(words, cwd, io_);
+        durations.emplace_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(),
+                               document.name + ": " + example);
         ++ran;
         const std::string shown =
             fmt::format("exit {}\nstdout:\n{}\nstderr:\n{}", outcome.code, outcome.out, outcome.err);
@@ -404,6 +450,9 @@ class DocumentedExamples : public ::testing::Test {
       outputs += static_cast<int>(document.outputs.size());
     }
     std::printf("ran %d documented examples; checked the %d outputs they show\n", ran, outputs);
+    std::sort(durations.rbegin(), durations.rend());
+    for (std::size_t i = 0; i < durations.size() && i < 8; ++i)
+      std::printf("  %6.1f s  %s\n", durations[i].first, durations[i].second.c_str());
   }
 
   /// The lines `shown` shows are printed by its examples: stdout's in the order shown, the others
@@ -481,11 +530,32 @@ TEST_F(DocumentedExamples, EveryRecordIsShownSomewhere) {
   }
 }
 
-TEST_F(DocumentedExamples, EveryHelpExampleRunsAsWritten) { run_all(help_documents()); }
+TEST_F(DocumentedExamples, EveryTopLevelCommandHasItsHelpTest) {
+  const Outcome help = run_in({"--help"}, dir_.path(), io_);
+  ASSERT_EQ(help.code, 0) << help.err;
+  auto listed = subcommands_in(help.out);
+  auto tested = kTopLevelCommands;
+  std::sort(listed.begin(), listed.end());
+  std::sort(tested.begin(), tested.end());
+  EXPECT_EQ(listed, tested) << "jetchar --help lists other commands than kTopLevelCommands: add the new one there";
+}
 
-TEST_F(DocumentedExamples, EveryReadmeAndDocsExampleRunsAsWritten) { run_all(markdown_documents()); }
+// One test per document, so that ctest -j spreads them: each --help tree of a top-level command,
+// each Markdown file, each example file (examples of one document share a working directory).
+class HelpExamples : public DocumentedExamples, public ::testing::WithParamInterface<std::string> {};
+TEST_P(HelpExamples, RunAsWritten) { run_all(help_documents({GetParam()})); }
+INSTANTIATE_TEST_SUITE_P(OfEachCommand, HelpExamples, ::testing::ValuesIn(kTopLevelCommands),
+                         [](const auto& info) { return test_name_of(info.param); });
 
-TEST_F(DocumentedExamples, EveryExampleFileHeaderRunsAsWritten) { run_all(example_file_documents()); }
+class MarkdownExamples : public DocumentedExamples, public ::testing::WithParamInterface<std::string> {};
+TEST_P(MarkdownExamples, RunAsWritten) { run_all({markdown_document(GetParam())}); }
+INSTANTIATE_TEST_SUITE_P(OfEachDocument, MarkdownExamples, ::testing::ValuesIn(markdown_files()),
+                         [](const auto& info) { return test_name_of(info.param); });
+
+class ExampleFileExamples : public DocumentedExamples, public ::testing::WithParamInterface<std::string> {};
+TEST_P(ExampleFileExamples, RunAsWritten) { run_all({example_file_document(GetParam())}); }
+INSTANTIATE_TEST_SUITE_P(OfEachFile, ExampleFileExamples, ::testing::ValuesIn(example_files()),
+                         [](const auto& info) { return test_name_of(info.param); });
 
 }  // namespace
 }  // namespace jetchar::cli
