@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """Reads one ctest run's timings and holds them against the suite's budgets (docs/building.md).
 
-Usage: test-budget.py JUNIT_XML LABELS_JSON [--wall SECONDS [--wall-budget SECONDS]] [--markdown]
+Usage: test-budget.py JUNIT_XML LABELS_JSON [--wall SECONDS [--wall-budget SECONDS]] [--label-list FILE]
+                      [--markdown]
   JUNIT_XML    what `ctest --output-junit` wrote for the run
   LABELS_JSON  what `ctest --show-only=json-v1` prints for the same build (each test's labels)
   --wall       the run's wall-clock time, held against the whole run's budget
   --wall-budget  that budget: 600 s for the whole suite (the default), 120 s for `--fast`
+  --label-list tests/test_labels.cmake: a test it names that ctest does not define is reported
   --markdown   print the slowest tests as the table docs/building.md shows
 
 Budgets: every test 30 s (the `slurm` test, a whole cluster started and crashed, 120 s); a module's
@@ -17,6 +19,7 @@ loaded machine stretches every test a little, a test that grew stretches far mor
 import argparse
 import collections
 import json
+import re
 import sys
 import xml.etree.ElementTree as ElementTree
 
@@ -58,6 +61,7 @@ def main():
     parser.add_argument("labels_json")
     parser.add_argument("--wall", type=float)
     parser.add_argument("--wall-budget", type=float, default=WHOLE_RUN_BUDGET_S)
+    parser.add_argument("--label-list")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
 
@@ -105,6 +109,12 @@ def main():
     if unlabelled:
         print("test budget: slower than 15 s and left in `scripts/test.sh --fast` (tests/test_labels.cmake):")
         print("\n".join(unlabelled))
+    if args.label_list:
+        with open(args.label_list, encoding="utf-8") as f:
+            listed = re.findall(r"^\s+([A-Za-z0-9_.:/-]+)$", f.read(), re.MULTILINE)
+        stale = [name for name in listed if name not in labels]
+        if stale:
+            print(f"test budget: {args.label_list} names tests that do not exist: {', '.join(stale)}")
     if failing:
         print(f"test budget: FAILED: {len(failing)} test(s) over {FAIL_FACTOR:.0f}x their budget: "
               f"{', '.join(failing)}")

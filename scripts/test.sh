@@ -63,7 +63,7 @@ tests() {
   local wall=$((SECONDS - began))
   ctest --preset release --show-only=json-v1 >build/release/ctest-tests.json
   scripts/test-budget.py build/release/ctest-junit.xml build/release/ctest-tests.json --wall "$wall" \
-    --wall-budget "$wall_budget"
+    --wall-budget "$wall_budget" --label-list tests/test_labels.cmake
 }
 
 timed scripts/install-deps.sh

@@ -1,18 +1,38 @@
 # Labels a test carries beside its kind (unit, fixture or integration, from its suite's name as
 # tests/CMakeLists.txt gives them; every cli test is an integration test):
-#   slow     over 15 s on the 2-core CI machine; `scripts/test.sh --fast` leaves them out, and
-#            scripts/test-budget.py names a test over 15 s that is not listed here;
+#   slow     about 10 s or more on the 2-core CI machine; `scripts/test.sh --fast` leaves them out,
+#            and scripts/test-budget.py names a test over 15 s that is not listed here (the unit
+#            shards of a BATCHED module get it in tests/CMakeLists.txt: SLOW_BATCHES);
 #   browser  draws the report in headless Chromium.
 # ctest reads this file after the GoogleTest discovery that defines the tests (TEST_INCLUDE_FILES,
 # appended after it in each test folder); a name not defined in a folder is passed over there.
 set(_jetchar_slow_tests
-  analysis.ModePredictor.IntervalsAreCalibratedFromFiveToTwentyFiveModes
+  analysis.FromTenToTwentyFiveModes/NinetyPercentIntervals.HoldEightyToNinetyEightPercentOfHeldOutModes/15_modes
+  analysis.FromTenToTwentyFiveModes/NinetyPercentIntervals.HoldEightyToNinetyEightPercentOfHeldOutModes/25_modes
+  analysis.ModePredictor.FiftyPercentIntervalsFromFifteenModesHoldAboutHalf
   analysis.ModePredictor.NinetyPercentIntervalsHoldAboutNinetyPercentOfHeldOutModes
   analysis.ModesToProfileNext.FillTheGapsOfARandomPickBetterThanMoreRandomModes
   analysis.ModePredictor.MeetsTheGoalOnTruthsWrittenApartFromTheFamily
   analysis.ModePredictor.JudgesTheCubicPowerFormsOnlyWhereEveryClockHasFourLevels
   analysis.ModePredictor.MeetsTheGoalOnTruthsDrawnAtRandom
   analysis.ReportBrowserIntegration.ReportOfASimulatedSweepsResultsDirectoryDrawsEveryPlot
+  cli.AdaptiveProfileSweepTest.FifteenModesPredictTheOtherSixtySixWithinTheGoal
+  cli.AnalyzePredictTest.FifteenProfiledModesPredictTheWholeGrid
+  cli.AnalyzePredictTest.FitProfileScoresAutoOnTheModesPredictProfilesAndRandomChoices
+  cli.AnalyzePredictTest.ProfileFollowsEachWorkloadsMeasurementsAfterTheSpaceFillingStart
+  cli.FaultInjection.ASweepKilledAnywhereResumesWithEveryRunOnce
+  cli.FrontierCommandIntegration.FindsTheLargestBatchUnderTheBudgetAndTimesItsSplits
+  cli.OfEachCommand/HelpExamples.RunAsWritten/analyze
+  cli.OfEachCommand/HelpExamples.RunAsWritten/frontier
+  cli.OfEachCommand/HelpExamples.RunAsWritten/sweep
+  cli.OfEachDocument/MarkdownExamples.RunAsWritten/README_md
+  cli.OfEachFile/ExampleFileExamples.RunAsWritten/examples_quickstart_host_textproto
+  cli.OfEachFile/ExampleFileExamples.RunAsWritten/examples_sim_agx_orin_adaptive_textproto
+  cli.OfEachFile/ExampleFileExamples.RunAsWritten/examples_sim_agx_orin_power_modes_textproto
+  cli.PretrainedDistilBertTest.TrainFineTunesSequenceClassificationFromTheCheckpoint
+  experiments.ExamplesIntegration.TheSimulatedBoardExampleRunsEndToEnd
+  experiments.FashionMnistTrainingIntegration.LeNet5ReachesEightyFivePercentInTwoEpochs
+  experiments.SweepResumeIntegration.KilledAtManyPointsAndResumedKeepsEveryRunOnceAndRestoresTheBoard
 )
 set(_jetchar_browser_tests
   analysis.ReportBrowserIntegration.ChartsAreDrawnInHeadlessChromium

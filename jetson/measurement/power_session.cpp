@@ -34,7 +34,10 @@ void PowerSession::start() {
   }
   drainer_ = std::thread([this] {
     while (draining_.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      {
+        std::unique_lock lock(wake_mutex_);
+        wake_.wait_for(lock, std::chrono::milliseconds(100), [this] { return !draining_.load(); });
+      }
       drain_once();
     }
   });
@@ -45,7 +48,13 @@ void PowerSession::stop() {
   // Windows are usually closed just before stop(): sample on until the trace reaches past now, or
   // the last epoch and the run would end after the last sample and have no energy.
   drain_until_covered(energy::WindowRecorder::now_ns());
-  if (!draining_.exchange(false)) return;
+  {
+    // Under the drainer's lock: the drainer either sees draining_ false before it waits or is
+    // woken by the notification.
+    std::lock_guard lock(wake_mutex_);
+    if (!draining_.exchange(false)) return;
+  }
+  wake_.notify_all();
   drainer_.join();
   sampler_->stop();
   drain_once();

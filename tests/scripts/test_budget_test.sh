@@ -3,7 +3,7 @@
 # labels), written here in ctest's own formats: a run within budget passes; a test over its
 # budget, a module's unit tests over theirs, a slow test without the label and a long run are
 # named but pass; a test over 3x its budget fails the check, and the `slurm` label's own budget
-# applies. Usage: test_budget_test.sh SOURCE_DIR
+# applies; a label list naming a test that does not exist is reported. Usage: test_budget_test.sh SOURCE_DIR
 set -uo pipefail
 
 CHECK="$1/scripts/test-budget.py"
@@ -59,4 +59,7 @@ run || fail "the slurm test under 3x its own budget failed the check"
 
 run --wall 150 --wall-budget 120 || fail "a long fast run failed the check"
 grep -q "the whole run: 150 s, budget 120 s" "$T/out" || fail "--wall-budget is not the budget"
+printf 'set(_list\n  m.A\n  m.Gone\n)\n' >"$T/labels.cmake"
+run --label-list "$T/labels.cmake" || fail "a stale label list failed the check"
+grep -q "names tests that do not exist: m.Gone$" "$T/out" || fail "a stale name in the label list is not reported"
 echo PASS
