@@ -15,8 +15,8 @@
 # After step 3, scripts/test-budget.py holds the tests' timings against their budgets: it prints the
 # slowest and whatever is over budget, and fails only on a test over 3x its budget.
 # JETCHAR_SKIP_<STEP>=1 skips a step, saying so: FORMAT, LINT, SANITIZE, FUZZ, CROSS.
-# --fast (first argument): what a developer runs between edits: steps 1 to 3 with the tests labelled
-# slow, browser and slurm left out (tests/test_labels.cmake), then the budget report; nothing else.
+# --fast (first argument): what a developer runs between edits: steps 1 to 3 with only the unit and
+# fixture tests that are not labelled slow (tests/test_labels.cmake), then the budget report.
 # Steps 6 to 8 also skip, saying so, when they would not fit in CI's budget ($JETCHAR_CI_BUDGET_S,
 # default 4200 s of the 90 minutes CI allows) even with their build cold: on a machine whose ccache
 # is empty the native build alone takes most of an hour, and the next run, its objects cached, fits
@@ -70,7 +70,7 @@ timed scripts/install-deps.sh
 optional FORMAT "the format check" 0 scripts/format.sh
 timed scripts/build.sh release
 if ((fast)); then
-  timed tests 120 -LE '^(slow|browser|slurm)$' "$@"
+  timed tests 120 -L '^(unit|fixture)$' -LE '^(slow|browser|slurm)$' "$@"
   exit 0
 fi
 timed tests 600 "$@"
