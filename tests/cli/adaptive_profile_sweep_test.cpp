@@ -45,13 +45,11 @@ constexpr const char* kGridAxes =
 // mode, whatever the batch), and only a batch of 1 keeps the host's own step inside it; at batch 8
 // the host's step (2.3-4 ms on a 2-core machine) set the fast modes' times, which then scattered
 // by 2x and failed this test 3 times in 4.
-std::string spec(const std::string& adaptive, const std::string& axes, int minibatches = 60) {
+std::string spec(const std::string& adaptive, const std::string& axes) {
   return "name: \"ap\"\nboard: \"sim:agx-orin-r36\"\nadaptive_profile { " + adaptive +
          " }\nbase {\n"
          "  workload { model: \"lenet5\" dataset: \"synthetic:1x28x28?samples=2048&classes=10\" batch_size: 1 "
-         "epochs: 2 max_minibatches: " +
-         std::to_string(minibatches) +
-         " device: \"cpu\" }\n"
+         "epochs: 2 max_minibatches: 60 device: \"cpu\" }\n"
          "  loader { workers: 1 }\n"
          "  device { dvfs: OFF }\n"
          "  measurement { sample_rate_hz: 200 }\n}\n" +
@@ -126,10 +124,7 @@ TEST_F(AdaptiveProfileSweepTest, ReachesItsTargetFromAFewModesAndPredictsEveryMo
 // grid: 0.33 % time and 0.25 % power from --profile 15, 0.6 % and 0.2 % from the sweep; the board's
 // time and power models are smooth in the clocks, and its readings nearly noiseless.)
 TEST_F(AdaptiveProfileSweepTest, FifteenModesPredictTheOtherSixtySixWithinTheGoal) {
-  // 30 minibatches an epoch: the paced minibatches follow the smooth model, so half the default's
-  // leave each mode's time as clear (0.33 % time MAPE at 60), in half the time for 96 runs.
-  constexpr int kMinibatches = 30;
-  std::string full = spec("max_modes: 1", kGridAxes, kMinibatches);
+  std::string full = spec("max_modes: 1", kGridAxes);
   full.erase(full.find("adaptive_profile"), full.find("}\n") + 2 - full.find("adaptive_profile"));
   std::ofstream(dir_.path() / "full.textproto") << full;
   const fs::path full_results = dir_.path() / "full";
@@ -171,8 +166,7 @@ TEST_F(AdaptiveProfileSweepTest, FifteenModesPredictTheOtherSixtySixWithinTheGoa
   }
   ASSERT_EQ(measured.size(), 81u);
 
-  ASSERT_EQ(sweep(spec("target_mape_pct: 0.01 max_modes: 15 initial_modes: 6", kGridAxes, kMinibatches)), kOk)
-      << out() << err();
+  ASSERT_EQ(sweep(spec("target_mape_pct: 0.01 max_modes: 15 initial_modes: 6", kGridAxes)), kOk) << out() << err();
   ASSERT_NE(out().find("15 of 81 power modes profiled (81 candidates); stopped: budget spent"), std::string::npos)
       << out();
   ASSERT_EQ(testing::run_jetchar({"analyze", "predictions", (dir_.path() / "results").string(), "--json"},
