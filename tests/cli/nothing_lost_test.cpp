@@ -94,7 +94,15 @@ TEST_F(NothingLost, AReportOrExportOntoItsOwnStoreIsRefusedAndTheStoreKept) {
 // ---- two writers ----------------------------------------------------------------------------------
 
 TEST_F(NothingLost, ASecondSweepOnOneResultsFolderIsRefusedNamingTheFirstAndWaitWaits) {
-  const fs::path spec = write("eight.textproto", kEightRuns);
+  // A second's cool-down after each run keeps the first sweep writing for 8 s: its runs alone end
+  // before a second jetchar has started.
+  const fs::path spec = write("eight.textproto", R"(name: "eight"
+base {
+  workload { model: "lenet5" dataset: "synthetic:1x28x28?samples=256&classes=10" batch_size: 16 epochs: 2 max_minibatches: 4 device: "cpu" }
+  cooldown { seconds: 1 }
+}
+axes { field: "workload.seed" values: ["1", "2", "3", "4", "5", "6", "7", "8"] }
+)");
   const fs::path results = path("results");
   const std::vector<std::string> args = {"sweep",          "run",     spec.string(), "--results",
                                          results.string(), "--board", kBoard};
