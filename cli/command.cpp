@@ -1,6 +1,8 @@
 #include "cli/command.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -26,6 +28,12 @@ CLI::App& command_group(CLI::App& parent, const std::string& name, const std::st
 }
 
 void add_examples(CLI::App& command, const std::string& examples) { command.footer(examples + "\n\n" + kExitCodeHelp); }
+
+std::filesystem::path this_executable() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : self;
+}
 
 bool register_command(int order, CommandAdder adder) {
   registry().emplace_back(order, adder);

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
+
 namespace jetchar::cli {
 
 using CommandAdder = void (*)(CLI::App& app);
@@ -18,6 +20,8 @@ CLI::App& command_group(CLI::App& parent, const std::string& name, const std::st
 /// Shows `examples` ("Examples:\n  jetchar ...") at the end of `command`'s --help, above the exit
 /// codes every help text ends with. tests/cli/documented_examples_test.cpp runs each example.
 void add_examples(CLI::App& command, const std::string& examples);
+/// This jetchar executable's path (/proc/self/exe); empty when the kernel does not say.
+std::filesystem::path this_executable();
 
 }  // namespace jetchar::cli
 

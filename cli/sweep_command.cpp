@@ -244,12 +244,6 @@ struct FleetOptions {
   bool restore_only = false;
 };
 
-std::string this_executable() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("jetchar") : self.string();
-}
-
 void submit_sweep(const FleetOptions& fleet, const SweepOptions& options) {
   if (!fleet.slurm) {
     throw cli::UsageError("sweep submit needs a scheduler: --slurm (the only one jetchar submits to)");
@@ -257,7 +251,8 @@ void submit_sweep(const FleetOptions& fleet, const SweepOptions& options) {
   sweeps::FleetSubmitRequest request;
   request.spec = options.spec;
   request.results = options.results;
-  request.jetchar = fleet.jetchar.empty() ? this_executable() : fleet.jetchar;
+  const fs::path self = this_executable();
+  request.jetchar = !fleet.jetchar.empty() ? fleet.jetchar : self.empty() ? std::string("jetchar") : self.string();
   request.partition = fleet.partition;
   request.nodes = fleet.nodes;
   request.constraint = fleet.constraint;

@@ -1,4 +1,4 @@
-// The LibTorch workload commands (train, infer, frontier, models, data, sweep) live in a module,
+// The LibTorch workload commands (JETCHAR_WORKLOAD_COMMANDS in cli/CMakeLists.txt) live in a module,
 // jetchar-workloads.so, that jetchar loads only when the command line asks for one of them: LibTorch
 // and the libraries it brings take about half a second to load and initialise, which the other
 // commands never pay. Loading it registers its commands (cli/command.h) beside jetchar's own.
