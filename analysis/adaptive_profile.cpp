@@ -205,17 +205,28 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
 
 std::vector<std::size_t> adaptive_pick(std::span<const ConfigPoint> points, std::size_t count,
                                        const ModePredictorOptions& options) {
+  return adaptive_profile_of(points, count, options).profiled;
+}
+
+AdaptiveProfileResult adaptive_profile_of(std::span<const ConfigPoint> points, std::size_t count,
+                                          const ModePredictorOptions& options) {
   std::vector<PowerMode> candidates;
   for (const ConfigPoint& p : points) candidates.push_back(p.key.mode);
   AdaptiveProfileOptions adaptive;
   count = std::min(count, candidates.size());
-  if (count <= adaptive.initial_modes) return space_filling_design(candidates, count);
+  if (count <= adaptive.initial_modes) {
+    AdaptiveProfileResult out;
+    out.profiled = space_filling_design(candidates, count);
+    for (std::size_t i : out.profiled) out.points.push_back(points[i]);
+    out.stop_reason = "budget spent";
+    return out;
+  }
   adaptive.max_modes = count;
   adaptive.predictor = options;
   auto measured = [&](const PowerMode& mode) -> std::optional<ConfigPoint> {
     return points[static_cast<std::size_t>(std::find(candidates.begin(), candidates.end(), mode) - candidates.begin())];
   };
-  return adaptive_profile(candidates, measured, adaptive).profiled;
+  return adaptive_profile(candidates, measured, adaptive);
 }
 
 std::vector<std::size_t> modes_to_profile_next(std::span<const ConfigPoint> profiled,

@@ -57,6 +57,10 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
 /// what the adaptive loop would reach on it. Throws as adaptive_profile does.
 std::vector<std::size_t> adaptive_pick(std::span<const ConfigPoint> points, std::size_t count,
                                        const ModePredictorOptions& options = {});
+/// The whole profile adaptive_pick runs: its picks (`profiled`) and, past the space-filling start,
+/// the predictor fitted on them, so that a caller need not fit it again.
+AdaptiveProfileResult adaptive_profile_of(std::span<const ConfigPoint> points, std::size_t count,
+                                          const ModePredictorOptions& options = {});
 
 /// Up to `count` of `candidates` to profile next after `profiled` (at least 3 measured modes of
 /// one workload), in order: each the candidate whose measurement would most narrow the

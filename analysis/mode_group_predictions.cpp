@@ -17,21 +17,28 @@ namespace {
 // The points a group is fitted on (indices into g.points): every measured mode, or `profile` of
 // them. The auto model profiles the modes an adaptive_profile sweep of that many modes would
 // (adaptive_pick; bench/README.md, "Adaptive profiling": fewer fits over the goal than the
-// space-filling design alone). A transfer profiles the space-filling design; the fixed models
-// keep the max-min spread design they were compared on.
-std::vector<std::size_t> profiled_points(const GroupPredictionRequest& request, const ModeGroup& g) {
+// space-filling design alone), and keeps the predictor that profile fitted on them. A transfer
+// profiles the space-filling design; the fixed models keep the max-min spread design they were
+// compared on.
+struct ProfiledPoints {
+  std::vector<std::size_t> indices;
+  std::optional<ModePredictor> predictor;  ///< fitted on them with the request's level, when the profile did
+};
+
+ProfiledPoints profiled_points(const GroupPredictionRequest& request, const ModeGroup& g) {
   if (!request.profile) {
     std::vector<std::size_t> all(g.points.size());
     std::iota(all.begin(), all.end(), 0);
-    return all;
+    return {all, std::nullopt};
   }
   std::vector<PowerMode> candidates;
   for (const auto& p : g.points) candidates.push_back(p.key.mode);
-  if (!request.automatic) return spread_design(candidates, *request.profile);
-  if (request.reference != nullptr) return space_filling_design(candidates, *request.profile);
+  if (!request.automatic) return {spread_design(candidates, *request.profile), std::nullopt};
+  if (request.reference != nullptr) return {space_filling_design(candidates, *request.profile), std::nullopt};
   ModePredictorOptions options;
   options.level = request.interval_level;
-  return adaptive_pick(g.points, *request.profile, options);
+  AdaptiveProfileResult profile = adaptive_profile_of(g.points, *request.profile, options);
+  return {std::move(profile.profiled), std::move(profile.predictor)};
 }
 
 // One group's model: a transfer from the reference, the auto model, or a fixed one.
@@ -43,7 +50,7 @@ struct GroupModel {
 };
 
 GroupModel fit_group(const GroupPredictionRequest& request, const std::vector<PowerMode>& modes,
-                     const std::vector<ConfigPoint>& train) {
+                     const std::vector<ConfigPoint>& train, std::optional<ModePredictor> fitted) {
   GroupModel out;
   if (request.reference != nullptr) {
     TransferOptions options;
@@ -57,7 +64,7 @@ GroupModel fit_group(const GroupPredictionRequest& request, const std::vector<Po
   } else if (request.automatic) {
     ModePredictorOptions options;
     options.level = request.interval_level;
-    out.predictor = ModePredictor::fit(train, options);
+    out.predictor = fitted ? std::move(fitted) : ModePredictor::fit(train, options);
     out.name = fmt::format("auto:{}", forms_of(*out.predictor));
   } else {
     out.fixed = TimeEnergyModel::fit(request.kind, train);
@@ -74,11 +81,12 @@ GroupPredictions predict_group(const ModeGroup& g, const std::vector<PowerMode>&
   out.group = &g;
   std::vector<ConfigPoint> train;
   std::vector<bool> in_fit(g.points.size(), false);
-  for (const std::size_t i : profiled_points(request, g)) train.push_back(g.points[i]), in_fit[i] = true;
+  ProfiledPoints profiled = profiled_points(request, g);
+  for (const std::size_t i : profiled.indices) train.push_back(g.points[i]), in_fit[i] = true;
   out.profiled = train.size();
   std::map<ModeKnobs, std::size_t> measured_at;  // a mode asked for finds its measured point by its knobs
   for (std::size_t i = 0; i < g.points.size(); ++i) measured_at.emplace(ModeKnobs::of(g.points[i].key.mode), i);
-  const GroupModel model = fit_group(request, modes, train);
+  const GroupModel model = fit_group(request, modes, train, std::move(profiled.predictor));
   out.model = model.name;
 
   std::vector<PowerMode> profiled_modes;

@@ -236,6 +236,25 @@ Eigen::RowVectorXd power_row(PowerForm form, const ModeKnobs& k, const TimeModel
   return row;
 }
 
+// The best of the nonlinear fits from `starts`, or from starts[only] alone (kEveryStart: from all),
+// and which start it came from.
+constexpr std::size_t kEveryStart = std::numeric_limits<std::size_t>::max();
+struct MultiStartFit {
+  Eigen::VectorXd best;
+  std::size_t start = 0;
+};
+MultiStartFit minimise_from(const ResidualFunction& residuals, Eigen::Index count,
+                            const std::vector<Eigen::VectorXd>& starts, std::size_t only) {
+  MultiStartFit out;
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t s = 0; s < starts.size(); ++s) {
+    if (only != kEveryStart && s != only) continue;
+    LeastSquaresResult r = minimise_least_squares(residuals, count, starts[s]);
+    if (r.cost < best) best = r.cost, out.best = std::move(r.theta), out.start = s;
+  }
+  return out;
+}
+
 }  // namespace
 
 double combine_times(TimeForm form, double gpu_s, double mem_s, double cpu_s, double p, double q) {
@@ -329,7 +348,8 @@ std::size_t parameter_count(PowerForm form) {
   return 0;
 }
 
-TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::span<const double> time_s) {
+TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::span<const double> time_s,
+                         const TimeModel* from) {
   const std::size_t np = parameter_count(form) + (form == TimeForm::kPowerLaw ? 0 : 1);  // and σ
   // Two modes suffice to make the problem determined, thanks to the weak priors below; whether a
   // form with more parameters than modes predicts well is for cross-validation to judge.
@@ -392,7 +412,6 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
   const Eigen::Index count = n + static_cast<Eigen::Index>(np);
   TimeModel best;
   best.form_ = form;
-  double best_cost = std::numeric_limits<double>::infinity();
   std::vector<Eigen::VectorXd> starts;
   if (!has_p(form)) {
     starts.push_back(start);
@@ -415,10 +434,10 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
       }
     }
   }
-  for (const Eigen::VectorXd& s : starts) {
-    LeastSquaresResult r = minimise_least_squares(residuals, count, s);
-    if (r.cost < best_cost) best_cost = r.cost, best.theta_ = r.theta;
-  }
+  MultiStartFit fitted =
+      minimise_from(residuals, count, starts, from != nullptr && from->form_ == form ? from->best_start_ : kEveryStart);
+  best.theta_ = std::move(fitted.best);
+  best.best_start_ = fitted.start;
   return best;
 }
 
@@ -449,7 +468,7 @@ double TimeModel::gpu_clock_exponent() const {
 }
 
 PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std::span<const double> power_w,
-                           const TimeModel* time) {
+                           const TimeModel* time, const PowerModel* from) {
   // NNLS needs no more rows than coefficients to be determined: the non-negativity constraints
   // and the minimum-norm solution keep an under-determined fit bounded, so only one mode is required.
   check_sizes("power", modes.size(), power_w.size(), 1, to_string(form));
@@ -498,7 +517,7 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
       cpu_lo = std::min(cpu_lo, k.cpu_ghz), cpu_hi = std::max(cpu_hi, k.cpu_ghz);
       gpu_lo = std::min(gpu_lo, k.gpu_ghz), gpu_hi = std::max(gpu_hi, k.gpu_ghz);
     }
-    double best = std::numeric_limits<double>::infinity();
+    std::vector<Eigen::VectorXd> starts;
     for (double slope : {0.1, 1.0}) {
       for (double limit : {2.0, most_cores}) {
         Eigen::VectorXd start = centre;
@@ -509,11 +528,14 @@ PowerModel PowerModel::fit(PowerForm form, std::span<const ModeKnobs> modes, std
           if (kneed && slope < 1) continue;
           start(kCpuKnee) = kneed ? (cpu_lo + cpu_hi) / 2 : 0;
           start(kGpuKnee) = kneed ? (gpu_lo + gpu_hi) / 2 : 0;
-          LeastSquaresResult r = minimise_least_squares(residuals, n + shapes, start);
-          if (r.cost < best) best = r.cost, model.shape_ = r.theta;
+          starts.push_back(start);
         }
       }
     }
+    MultiStartFit fitted = minimise_from(residuals, n + shapes, starts,
+                                         from != nullptr && from->form_ == form ? from->best_start_ : kEveryStart);
+    model.shape_ = std::move(fitted.best);
+    model.best_start_ = fitted.start;
     model.coefficients_ = ridged_nnls(design(*model.shape_), y, kStallColumn);
     model.time_ = *time;
     return model;

@@ -99,8 +99,15 @@ class TimeModel {
  public:
   /// Fits `form` to the measured times (> 0) of `modes`. Throws std::invalid_argument when sizes
   /// differ, a time is not positive, or there are fewer than 2 modes (weak priors on the
-  /// parameters keep fewer modes than parameters determined).
-  static TimeModel fit(TimeForm form, std::span<const ModeKnobs> modes, std::span<const double> time_s);
+  /// parameters keep fewer modes than parameters determined). With `from` (a fit of the same form
+  /// on nearly the same modes: the fit on every profiled mode, for a fit leaving one out) the
+  /// nonlinear fit runs from one of its starts only, the one whose fit ended best in `from`: one
+  /// start in place of six or twelve. The start is this fit's own (computed from its modes), not
+  /// `from`'s optimum: a fit started beside the optimum of all modes stays near it where the
+  /// cost is flat, so it would remember the mode it left out, and its left-out errors, the form's
+  /// choice and the intervals would be too optimistic.
+  static TimeModel fit(TimeForm form, std::span<const ModeKnobs> modes, std::span<const double> time_s,
+                       const TimeModel* from = nullptr);
 
   TimeForm form() const { return form_; }
   ResourceTimes parts(const ModeKnobs& mode) const;
@@ -128,15 +135,17 @@ class TimeModel {
   /// log d, log a, log b, log e1, log e2, log(p−1), log(q−1), log k, logit(α − 0.2), logit σ; for
   /// the power law log t1, γc, γf, γg, γm.
   Eigen::VectorXd theta_;
+  std::size_t best_start_ = 0;  ///< which of the fit's starts ended in theta_
 };
 
 class PowerModel {
  public:
   /// Fits `form` to the measured average powers (> 0); the activity form needs `time` (the time
   /// model of the same modes). Throws std::invalid_argument when sizes differ, a power is
-  /// not positive or no mode is given.
+  /// not positive or no mode is given. With `from`, the voltage forms' shape fit runs from the one
+  /// start that ended best in `from`, as TimeModel::fit's does (the linear forms ignore it).
   static PowerModel fit(PowerForm form, std::span<const ModeKnobs> modes, std::span<const double> power_w,
-                        const TimeModel* time);
+                        const TimeModel* time, const PowerModel* from = nullptr);
 
   PowerForm form() const { return form_; }
   double power_w(const ModeKnobs& mode) const;
@@ -146,6 +155,7 @@ class PowerModel {
   PowerForm form_ = PowerForm::kPolynomial;
   Eigen::VectorXd coefficients_;
   std::optional<Eigen::VectorXd> shape_;  ///< the voltage form's V/f slopes and busy-core limit
+  std::size_t best_start_ = 0;            ///< which of the shape fit's starts ended in shape_
   std::optional<TimeModel> time_;
 };
 

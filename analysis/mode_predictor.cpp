@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "analysis/jackknife_plus.h"
+#include "analysis/parallel_for.h"
 
 namespace jetchar::analysis {
 namespace {
@@ -48,14 +49,40 @@ Values outside_fold(const Values& v, std::size_t fold, const std::vector<std::si
   return kept;
 }
 
-// One form's cross-validation: a fit per fold, each mode's left-out log residual and their MAPE
-// (no MAPE when the form was not judged).
+// One form's cross-validation: its fit on every mode, a fit per fold, each mode's left-out log
+// residual and their MAPE (no MAPE when the form was not judged).
 template <typename Model>
 struct FormCrossValidation {
+  std::optional<Model> full;
   std::vector<Model> fold_models;
   std::vector<double> residuals;
   std::optional<double> mape;
 };
+
+// Fits every judged form on every mode, then each judged form on each fold from its full fit
+// (`fit(form, fold or nullopt for every mode, full fit or nullptr)`), all on every core.
+template <typename Model, typename Form, typename Fit>
+std::vector<FormCrossValidation<Model>> fit_folds(const std::vector<Form>& forms, const std::vector<bool>& judged,
+                                                  std::size_t folds, const Fit& fit) {
+  std::vector<FormCrossValidation<Model>> out(forms.size());
+  std::vector<std::size_t> judged_forms;
+  for (std::size_t f = 0; f < forms.size(); ++f) {
+    if (judged[f]) judged_forms.push_back(f);
+  }
+  parallel_for(judged_forms.size(), [&](std::size_t j) {
+    const std::size_t f = judged_forms[j];
+    out[f].full = fit(forms[f], std::nullopt, nullptr);
+  });
+  std::vector<std::vector<std::optional<Model>>> fold_models(forms.size(), std::vector<std::optional<Model>>(folds));
+  parallel_for(judged_forms.size() * folds, [&](std::size_t task) {
+    const std::size_t f = judged_forms[task / folds], k = task % folds;
+    fold_models[f][k] = fit(forms[f], k, &*out[f].full);
+  });
+  for (const std::size_t f : judged_forms) {
+    for (auto& m : fold_models[f]) out[f].fold_models.push_back(std::move(*m));
+  }
+  return out;
+}
 
 template <typename Model>
 std::vector<std::optional<double>> mapes_of(const std::vector<FormCrossValidation<Model>>& forms) {
@@ -102,13 +129,17 @@ std::vector<FormCrossValidation<TimeModel>> cross_validate_time(const std::vecto
   const std::size_t n = knobs.size();
   std::vector<std::size_t> all(n);
   for (std::size_t i = 0; i < n; ++i) all[i] = i;
-  std::vector<FormCrossValidation<TimeModel>> out(forms.size());
+  std::vector<bool> judged;
+  for (std::size_t f = 0; f < forms.size(); ++f)
+    judged.push_back(f == 0 || n - (n + folds - 1) / folds >= parameter_count(forms[f]));
+  auto out = fit_folds<TimeModel>(forms, judged, folds,
+                                  [&](TimeForm form, std::optional<std::size_t> fold, const TimeModel* from) {
+                                    if (!fold) return TimeModel::fit(form, knobs, times);
+                                    return TimeModel::fit(form, outside_fold(knobs, *fold, all, fold_of),
+                                                          outside_fold(times, *fold, all, fold_of), from);
+                                  });
   for (std::size_t f = 0; f < forms.size(); ++f) {
-    if (f > 0 && n - (n + folds - 1) / folds < parameter_count(forms[f])) continue;
-    for (std::size_t k = 0; k < folds; ++k) {
-      out[f].fold_models.push_back(
-          TimeModel::fit(forms[f], outside_fold(knobs, k, all, fold_of), outside_fold(times, k, all, fold_of)));
-    }
+    if (!judged[f]) continue;
     for (std::size_t i = 0; i < n; ++i) {
       out[f].residuals.push_back(std::log(times[i]) - std::log(out[f].fold_models[fold_of[i]].time_s(knobs[i])));
     }
@@ -127,25 +158,29 @@ bool cubics_determined(const std::vector<ModeKnobs>& knobs) {
 }
 
 // Power: the same folds over the modes with a power (`with_power`, their knobs `knobs` and powers
-// `powers`), each fold's fit with that fold's time fit. A form with cubics is judged only where
-// they are determined; the first form always is.
-std::vector<FormCrossValidation<PowerModel>> cross_validate_power(const std::vector<PowerForm>& forms,
-                                                                  const std::vector<ModeKnobs>& knobs,
-                                                                  const std::vector<double>& powers,
-                                                                  const std::vector<std::size_t>& with_power,
-                                                                  const std::vector<std::size_t>& fold_of,
-                                                                  const std::vector<TimeModel>& time_folds) {
-  std::vector<FormCrossValidation<PowerModel>> out(forms.size());
+// `powers`), each form's full fit with the full time fit and each fold's with that fold's time
+// fit. A form with cubics is judged only where they are determined; the first form always is.
+std::vector<FormCrossValidation<PowerModel>> cross_validate_power(
+    const std::vector<PowerForm>& forms, const std::vector<ModeKnobs>& knobs, const std::vector<double>& powers,
+    const std::vector<std::size_t>& with_power, const std::vector<std::size_t>& fold_of, const TimeModel& time_full,
+    const std::vector<TimeModel>& time_folds) {
   const bool cubics = cubics_determined(knobs);
+  std::vector<bool> judged;
   for (std::size_t f = 0; f < forms.size(); ++f) {
     const bool has_cubics = forms[f] == PowerForm::kPolynomial || forms[f] == PowerForm::kActivity;
-    if (f > 0 && has_cubics && !cubics) continue;
-    for (std::size_t k = 0; k < time_folds.size(); ++k) {
-      auto kk = outside_fold(knobs, k, with_power, fold_of);
-      auto ww = outside_fold(powers, k, with_power, fold_of);
-      if (kk.empty()) kk = knobs, ww = powers;  // only when every powered mode is in this fold
-      out[f].fold_models.push_back(PowerModel::fit(forms[f], kk, ww, &time_folds[k]));
-    }
+    judged.push_back(f == 0 || !has_cubics || cubics);
+  }
+  auto out = fit_folds<PowerModel>(forms, judged, time_folds.size(),
+                                   [&](PowerForm form, std::optional<std::size_t> fold, const PowerModel* from) {
+                                     if (!fold) return PowerModel::fit(form, knobs, powers, &time_full);
+                                     auto kk = outside_fold(knobs, *fold, with_power, fold_of);
+                                     auto ww = outside_fold(powers, *fold, with_power, fold_of);
+                                     if (kk.empty())
+                                       kk = knobs, ww = powers;  // only when every powered mode is in this fold
+                                     return PowerModel::fit(form, kk, ww, &time_folds[*fold], from);
+                                   });
+  for (std::size_t f = 0; f < forms.size(); ++f) {
+    if (!judged[f]) continue;
     for (std::size_t r = 0; r < with_power.size(); ++r) {
       const double p = out[f].fold_models[fold_of[with_power[r]]].power_w(knobs[r]);
       out[f].residuals.push_back(std::log(powers[r]) - std::log(std::max(p, 1e-12)));
@@ -205,7 +240,7 @@ ModePredictor ModePredictor::fit(std::span<const ConfigPoint> profiled, const Mo
     chosen = forms.size() - 1;
   }
   out.time_form_ = forms[chosen];
-  out.time_full_ = TimeModel::fit(out.time_form_, knobs, times);
+  out.time_full_ = std::move(*time_cv[chosen].full);
   out.time_loo_ = std::move(time_cv[chosen].fold_models);
   out.loo_time_mape_ = *time_cv[chosen].mape;
   for (double r : time_cv[chosen].residuals) out.time_residual_.push_back(std::abs(r));
@@ -214,13 +249,14 @@ ModePredictor ModePredictor::fit(std::span<const ConfigPoint> profiled, const Mo
   std::vector<ModeKnobs> pk;
   std::vector<double> pw;
   for (std::size_t i : with_power) pk.push_back(knobs[i]), pw.push_back(*profiled[i].power_w);
-  auto power_cv = cross_validate_power(options.power_forms, pk, pw, with_power, out.fold_of_, out.time_loo_);
+  auto power_cv =
+      cross_validate_power(options.power_forms, pk, pw, with_power, out.fold_of_, out.time_full_, out.time_loo_);
   for (std::size_t f = 0; f < options.power_forms.size(); ++f) {
     out.power_scores_.push_back({std::string(to_string(options.power_forms[f])), power_cv[f].mape});
   }
   const std::size_t pchosen = pick_power(power_cv);
   out.power_form_ = options.power_forms[pchosen];
-  out.power_full_ = PowerModel::fit(*out.power_form_, pk, pw, &out.time_full_);
+  out.power_full_ = std::move(*power_cv[pchosen].full);
   out.power_loo_ = std::move(power_cv[pchosen].fold_models);
   out.power_loo_point_ = with_power;
   out.loo_power_mape_ = *power_cv[pchosen].mape;
@@ -239,7 +275,8 @@ ModePredictor ModePredictor::fit(std::span<const ConfigPoint> profiled, const Mo
   return out;
 }
 
-ModePrediction ModePredictor::predict(const PowerMode& mode) const {
+ModePrediction ModePredictor::predict(const PowerMode& mode, double level) const {
+  if (!(level > 0 && level < 1)) throw std::invalid_argument(fmt::format("interval level {} is outside (0, 1)", level));
   const ModeKnobs k = ModeKnobs::of(mode);
   ModePrediction out;
   // Each fold's fit predicts once; every profiled mode then pairs its fold's prediction with its
@@ -250,7 +287,7 @@ ModePrediction ModePredictor::predict(const PowerMode& mode) const {
   std::vector<double> t_log;
   for (std::size_t i = 0; i < fold_of_.size(); ++i) t_log.push_back(fold_t[fold_of_[i]]);
   const double t = time_full_.time_s(k);
-  out.time_s = jackknife_plus(t, t_log, time_residual_, level_);
+  out.time_s = jackknife_plus(t, t_log, time_residual_, level);
   if (power_full_) {
     std::vector<double> p_log, e_log;
     for (std::size_t i : power_loo_point_) {
@@ -258,8 +295,8 @@ ModePrediction ModePredictor::predict(const PowerMode& mode) const {
       e_log.push_back(fold_p[fold_of_[i]] + fold_t[fold_of_[i]]);
     }
     const double p = power_full_->power_w(k);
-    out.power_w = jackknife_plus(p, p_log, power_residual_, level_);
-    out.energy_j = jackknife_plus(p * t, e_log, energy_residual_, level_);
+    out.power_w = jackknife_plus(p, p_log, power_residual_, level);
+    out.energy_j = jackknife_plus(p * t, e_log, energy_residual_, level);
   }
   return out;
 }

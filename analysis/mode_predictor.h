@@ -64,7 +64,10 @@ class ModePredictor {
   /// given, or the level is outside (0, 1).
   static ModePredictor fit(std::span<const ConfigPoint> profiled, const ModePredictorOptions& options = {});
 
-  ModePrediction predict(const PowerMode& mode) const;
+  ModePrediction predict(const PowerMode& mode) const { return predict(mode, level_); }
+  /// The same with the intervals at another coverage `level` in (0, 1): no refit, the left-out
+  /// fits and residuals are the same at every level.
+  ModePrediction predict(const PowerMode& mode, double level) const;
   /// The left-out fits' log predictions at `mode`, one per fold: of time, and of power (empty
   /// without a power model).
   struct FoldPredictions {

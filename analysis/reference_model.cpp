@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/nnls.h"
+#include "analysis/parallel_for.h"
 
 namespace jetchar::analysis {
 namespace {
@@ -93,13 +94,13 @@ ReferenceModel ReferenceModel::fit(std::span<const ConfigPoint> points) {
   std::erase(forms, TimeForm::kPowerLaw);
   std::stable_sort(forms.begin(), forms.end(),
                    [](TimeForm a, TimeForm b) { return parameter_count(a) < parameter_count(b); });
-  std::vector<double> scores;
-  for (TimeForm form : forms) {
-    const TimeModel m = TimeModel::fit(form, train_k, train_t);
+  std::vector<double> scores(forms.size());
+  parallel_for(forms.size(), [&](std::size_t f) {
+    const TimeModel m = TimeModel::fit(forms[f], train_k, train_t);
     std::vector<double> predicted;
     for (const ModeKnobs& k : test_k) predicted.push_back(m.time_s(k));
-    scores.push_back(mape_of(predicted, test_t));
-  }
+    scores[f] = mape_of(predicted, test_t);
+  });
   const double best = *std::min_element(scores.begin(), scores.end());
   std::size_t chosen = 0;
   while (scores[chosen] > best * 1.02 + 1e-12) ++chosen;

@@ -127,6 +127,33 @@ TEST(ModeModel, FittedModelsAreMonotoneInEveryClock) {
   }
 }
 
+// A left-out fit runs from the one start that ended best in the fit on every mode (its own start,
+// computed from its modes): from itself a fit is reproduced exactly, and a fit of another form is
+// no start at all.
+TEST(ModeModel, AFitFromAnotherRunsItsBestStartOnly) {
+  const auto truth = testing::launch_bound();
+  const auto grid = testing::orin_grid_1440();
+  std::vector<ModeKnobs> k;
+  std::vector<double> t, p;
+  for (std::size_t i = 0; i < grid.size(); i += 97) {
+    k.push_back(ModeKnobs::of(grid[i]));
+    t.push_back(testing::truth_time_s(grid[i], truth));
+    p.push_back(testing::truth_power_w(grid[i], truth));
+  }
+  const auto time = TimeModel::fit(TimeForm::kSaturating, k, t);
+  const auto again = TimeModel::fit(TimeForm::kSaturating, k, t, &time);
+  const auto power = PowerModel::fit(PowerForm::kVoltage, k, p, &time);
+  const auto power_again = PowerModel::fit(PowerForm::kVoltage, k, p, &time, &power);
+  const auto overlap = TimeModel::fit(TimeForm::kOverlap, k, t);
+  const auto overlap_from_other = TimeModel::fit(TimeForm::kOverlap, k, t, &time);
+  for (const PowerMode& m : grid) {
+    const ModeKnobs x = ModeKnobs::of(m);
+    EXPECT_EQ(again.time_s(x), time.time_s(x));
+    EXPECT_EQ(power_again.power_w(x), power.power_w(x));
+    EXPECT_EQ(overlap_from_other.time_s(x), overlap.time_s(x));
+  }
+}
+
 TEST(ModeModel, VoltageFormFollowsAVfCurveWithAKnee) {
   // random_truth(25)'s GPU voltage is flat to 0.88 GHz and rises 1.1 V/GHz above it. Fitted on
   // every fifth mode without noise, the voltage form with straight V/f lines misses its power by
