@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include "analysis/adaptive_profile.h"
 #include "analysis/mode_model.h"
@@ -120,6 +121,11 @@ GroupPredictions predict_group(const ModeGroup& g, const std::vector<PowerMode>&
     }
     out.modes.push_back(std::move(p));
   }
+  if (request.choose) {
+    std::vector<const ConfigPoint*> measured;
+    for (const PredictedMode& p : out.modes) measured.push_back(p.fitted_on ? p.measured : nullptr);
+    out.choice = choose_from_predictions(*model.predictor, modes, measured, *request.choose, request.confidence);
+  }
   if (request.suggest) {
     for (const std::size_t i : modes_to_profile_next(train, modes, *request.suggest))
       out.profile_next.push_back(&modes[i]);
@@ -148,6 +154,10 @@ std::string forms_of(const ModePredictor& predictor) {
 
 std::vector<GroupPredictions> predict_groups(const std::vector<ModeGroup>& groups, const std::vector<PowerMode>& modes,
                                              const GroupPredictionRequest& request) {
+  if (request.choose && (!request.automatic || request.reference != nullptr)) {
+    throw std::invalid_argument(
+        "choosing a mode from predictions needs the auto model's left-out fits: no fixed model, no reference");
+  }
   std::vector<GroupPredictions> out;
   out.reserve(groups.size());
   for (const ModeGroup& g : groups) out.push_back(predict_group(g, modes, request));

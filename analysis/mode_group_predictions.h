@@ -14,6 +14,8 @@
 
 #include "analysis/config_point.h"
 #include "analysis/cross_validation.h"
+#include "analysis/mode_choice.h"
+#include "analysis/predicted_choice.h"
 #include "analysis/predictor.h"
 #include "analysis/profiled_range.h"
 #include "analysis/reference_model.h"
@@ -31,6 +33,10 @@ struct GroupPredictionRequest {
   const ReferenceModel* reference = nullptr;
   ClockMapping mapping = ClockMapping::kAbsolute;
   std::optional<std::size_t> suggest;  ///< name this many modes to profile next (automatic only)
+  /// Choose a mode under this budget (time, power or energy) at `confidence` (automatic only, no
+  /// reference): analysis/predicted_choice.h, the modes the fit was made on counting as measured.
+  std::optional<Budget> choose;
+  double confidence = 0.9;
 };
 
 /// A predicted value with its interval (none from a fixed model; power and energy may be absent).
@@ -61,6 +67,7 @@ struct GroupPredictions {
   std::vector<PredictedMode> modes;  ///< every mode asked for, in its order
   HeldOutMape held_out_time, held_out_power, held_out_energy;
   std::vector<const PowerMode*> profile_next;  ///< with a request's `suggest`
+  std::optional<PredictedChoice> choice;       ///< with a request's `choose`, when a mode met the budget
   /// Per knob with a mode beyond its profiled range: the range and how many modes lie outside.
   struct Extrapolated {
     KnobRange range;
@@ -73,7 +80,8 @@ struct GroupPredictions {
 std::string forms_of(const ModePredictor& predictor);
 
 /// Predicts every mode of `modes` for each group; the results point into `groups` and `modes`,
-/// which must outlive them. Throws what the fits throw (too few modes, a mode without a knob).
+/// which must outlive them. Throws what the fits throw (too few modes, a mode without a knob), and
+/// std::invalid_argument for a `choose` with a fixed model or a reference.
 std::vector<GroupPredictions> predict_groups(const std::vector<ModeGroup>& groups, const std::vector<PowerMode>& modes,
                                              const GroupPredictionRequest& request);
 

@@ -16,6 +16,7 @@
 //   prediction_bench --random N [--grid G] [--budgets 15]
 //   prediction_bench --random N --draws D [--grid G] [--budgets 15]
 //   prediction_bench --held-out [--draws 8] [--grid G] [--budgets 15]
+//   prediction_bench --choice [--draws 4] [--grid G] [--budgets 10,15] [--truth NAME,...]
 //
 // G is orin (the 1,440-mode grid, the default), orin-full (its shape over the AGX Orin's whole
 // clock ranges) or nx (360 modes).
@@ -41,6 +42,13 @@
 // --held-out prints, instead, the same per truth of held_out_truths.h (truths built apart from the
 // random family, each with a behaviour no form has) and then over them all.
 //
+// --choice prints, instead, how good the power mode chosen from predictions is: per truth, budget of
+// profiled modes and design (space-filling, adaptive), for time budgets at the 10, 25, 50 and 75 %
+// quantiles of the true epoch times, the least-energy mode chosen by its point prediction and the
+// one chosen at 90 % confidence (analysis/predicted_choice.h), each scored against the truth: its
+// true energy above the true optimum within the budget (regret, worst over quantiles and draws)
+// and how many choices truly break the budget.
+//
 // --transfer prints, instead, a new workload adapted from a reference workload profiled on every
 // mode (analysis/transfer_predictor.h) against the mode predictor alone and the study's linear
 // model on the same picks, per truth, reference and budget, and across grids (print_transfer).
@@ -65,6 +73,7 @@
 #include "analysis/adaptive_profile.h"
 #include "analysis/cross_validation.h"
 #include "analysis/mode_predictor.h"
+#include "analysis/predicted_choice.h"
 #include "analysis/predictor.h"
 #include "analysis/profile_design.h"
 #include "analysis/reference_model.h"
@@ -205,6 +214,97 @@ std::vector<std::size_t> random_design(std::size_t count, std::size_t budget, st
   std::shuffle(order.begin(), order.end(), rng);
   order.resize(budget);
   return order;
+}
+
+// The mode chosen by point predictions alone: the least predicted energy whose predicted time (or
+// measured time, for a profiled mode) meets the budget.
+std::optional<std::size_t> point_choice(const ModePredictor& predictor, const std::vector<PowerMode>& modes,
+                                        const std::vector<const ConfigPoint*>& measured, double budget_s) {
+  std::optional<std::size_t> best;
+  double least = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < modes.size(); ++i) {
+    double t = 0, e = 0;
+    if (measured[i]) {
+      t = measured[i]->time_s, e = *measured[i]->energy_j;
+    } else {
+      const ModePrediction p = predictor.predict(modes[i]);
+      t = p.time_s.value, e = p.energy_j->value;
+    }
+    if (t <= budget_s && e < least) least = e, best = i;
+  }
+  return best;
+}
+
+// The worst true regret (%) and the true budget violations of the choices of one way of choosing.
+struct ChoiceScore {
+  double worst_regret_pct = 0, regret_sum = 0;
+  int choices = 0, over_budget = 0, none = 0;
+  void add(std::optional<std::size_t> chosen, const std::vector<double>& true_time,
+           const std::vector<double>& true_energy, double budget_s, double optimum_j) {
+    if (!chosen) {
+      ++none;
+      return;
+    }
+    ++choices;
+    const double regret = 100 * (true_energy[*chosen] / optimum_j - 1);
+    worst_regret_pct = std::max(worst_regret_pct, regret);
+    regret_sum += regret;
+    over_budget += true_time[*chosen] > budget_s;
+  }
+  std::string row() const {
+    return fmt::format("{:7.2f} {:7.2f} {:>5}/{:<3}", worst_regret_pct, choices ? regret_sum / choices : 0.0,
+                       over_budget, choices + none);
+  }
+};
+
+void print_choice(const std::vector<jetchar::analysis::testing::Truth>& truths, const std::vector<PowerMode>& modes,
+                  const std::vector<std::size_t>& budgets, int draws, double noise) {
+  using namespace jetchar::analysis::testing;
+  const std::vector<double> quantiles = {0.10, 0.25, 0.50, 0.75};
+  fmt::print(
+      "{} modes, noise {:.1f} %, {} draws, time budgets at the {} quantiles of the true times; regret = true energy of "
+      "the choice above the true optimum within the budget, worst and mean %; over = choices truly over the budget\n",
+      modes.size(), 100 * noise, draws, fmt::join(quantiles, "/"));
+  fmt::print("{:<13} {:>3} {:<9}  {:>7} {:>7} {:>9}   {:>7} {:>7} {:>9}\n", "truth", "n", "design", "point", "mean",
+             "over", "c=0.9", "mean", "over");
+  for (const Truth& truth : truths) {
+    std::vector<double> true_time, true_energy;
+    for (const PowerMode& m : modes) {
+      true_time.push_back(truth_time_s(m, truth));
+      true_energy.push_back(true_time.back() * truth_power_w(m, truth));
+    }
+    std::vector<double> sorted = true_time;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t budget : budgets) {
+      ChoiceScore space_point, space_sure, adaptive_point, adaptive_sure;
+      for (int d = 0; d < draws; ++d) {
+        const auto pts = measure(modes, truth, 5000 + static_cast<std::uint64_t>(d), noise);
+        auto run = [&](const std::vector<std::size_t>& picked, const ModePredictor& predictor, ChoiceScore& point,
+                       ChoiceScore& sure) {
+          std::vector<const ConfigPoint*> measured(modes.size(), nullptr);
+          for (std::size_t i : picked) measured[i] = &pts[i];
+          for (double q : quantiles) {
+            const double limit = sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))];
+            double optimum = std::numeric_limits<double>::infinity();
+            for (std::size_t i = 0; i < modes.size(); ++i) {
+              if (true_time[i] <= limit) optimum = std::min(optimum, true_energy[i]);
+            }
+            point.add(point_choice(predictor, modes, measured, limit), true_time, true_energy, limit, optimum);
+            const auto c = choose_from_predictions(predictor, modes, measured, Budget(Budget::Kind::kMaxTime, limit));
+            sure.add(c ? std::optional(c->index) : std::nullopt, true_time, true_energy, limit, optimum);
+          }
+        };
+        const auto space = space_filling_design(modes, budget);
+        run(space, ModePredictor::fit(subset(pts, space)), space_point, space_sure);
+        const AdaptiveProfileResult adaptive = adaptive_profile_of(pts, budget);
+        run(adaptive.profiled, *adaptive.predictor, adaptive_point, adaptive_sure);
+      }
+      fmt::print("{:<13} {:>3} {:<9}  {}   {}\n", truth.name, budget, "space", space_point.row(), space_sure.row());
+      fmt::print("{:<13} {:>3} {:<9}  {}   {}\n", truth.name, budget, "adaptive", adaptive_point.row(),
+                 adaptive_sure.row());
+      std::fflush(stdout);
+    }
+  }
 }
 
 // Interval calibration: for every grid, noise level, ground truth and budget, the share of the
@@ -574,7 +674,18 @@ int main(int argc, char** argv) {
   app.add_flag("--held-out", held_out,
                "print, instead, per truth of held_out_truths.h and per design the mean and worst MAPE over D draws "
                "(--draws, 8 unless given)");
+  bool choice = false;
+  app.add_flag("--choice", choice,
+               "print, instead, the true regret and budget violations of the mode chosen from predictions, by point "
+               "and at 90 % confidence (budgets 10, 15 and 4 draws unless given)");
   CLI11_PARSE(app, argc, argv);
+  if (choice) {
+    auto start = std::chrono::steady_clock::now();
+    if (app.count("--budgets") == 0) budgets = {10, 15};
+    print_choice(truths_named(only), grid_modes(grid), budgets, draws > 0 ? draws : 4, noise);
+    fmt::print("elapsed {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return 0;
+  }
   if (bias) {
     print_bias(only);
     return 0;

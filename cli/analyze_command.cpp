@@ -175,6 +175,16 @@ Budget budget_of(const AnalyzeOptions& o) {
 
 void run_choose(const AnalyzeOptions& o) {
   Budget budget = budget_of(o);
+  if (!o.modes.empty()) {
+    if (budget.kind == Budget::Kind::kZeusCost) {
+      throw UsageError(
+          "--zeus-eta chooses among measured modes: with --modes give --max-time, --max-power or --max-energy");
+    }
+    run_choose_predicted(o, budget);
+    return;
+  }
+  if (o.profile) throw UsageError("--profile goes with --modes: it fits the predictions on N of the measured modes");
+  if (o.json) throw UsageError("--json goes with --modes");
   auto points = load_points(o.results);
   check_per_axes(points, o);
   // Group like pareto, but keep points without energy for a power budget.
@@ -227,7 +237,8 @@ nlohmann::json scores_json(const std::vector<FormScore>& scores) {
 
 // fit --profile: each model fitted on N modes of its design and on random choices of N, scored on
 // the rest. The auto model's design is the adaptive pick (what predict --profile fits on); each of
-// its fits chooses forms by cross-validation (seconds on 15 modes), hence fewer random choices.
+// its fits chooses forms by cross-validation (every form on every fold, 0.1-0.2 s on 15 modes), hence
+// fewer random choices.
 constexpr int kRandomChoices = 20, kAutoRandomChoices = 5;
 
 struct ProfileComparison {
@@ -433,7 +444,28 @@ void add_analyze_command(CLI::App& app) {
   t->excludes(p)->excludes(e)->excludes(z);
   p->excludes(e)->excludes(z);
   e->excludes(z);
-  choose_cmd->add_option("--per", o->per, "Keep this axis fixed: one choice per value (repeatable)");
+  auto* per = choose_cmd->add_option("--per", o->per, "Keep this axis fixed: one choice per value (repeatable)");
+  auto* modes = choose_cmd
+                    ->add_option("--modes", o->modes,
+                                 "Choose over every mode of this CSV (as predict --modes), measured or predicted by "
+                                 "the auto model: one choice per workload and setting of the other axes")
+                    ->check(CLI::ExistingFile)
+                    ->excludes(per)
+                    ->excludes(z);
+  choose_cmd
+      ->add_option("--confidence", o->confidence,
+                   "With --modes: a predicted mode is eligible only where the upper end of its one-sided interval "
+                   "at this confidence meets the budget")
+      ->capture_default_str()
+      ->needs(modes)
+      ->check(jetchar::cli::between(0.51, 0.99, "confidence"));
+  choose_cmd
+      ->add_option("--profile", o->profile,
+                   "With --modes: fit the predictions on N of the measured modes (those predict --profile N fits on); "
+                   "only those count as measured")
+      ->needs(modes)
+      ->check(jetchar::cli::between(3, 1000000, "power modes"));
+  choose_cmd->add_flag("--json", o->json, "With --modes: JSON on stdout, each choice with its intervals")->needs(modes);
   choose_cmd->callback([o] { run_choose(*o); });
 
   auto* fit = analyze.add_subcommand("fit", "Fit time/energy predictors per workload; leave-one-out and k-fold MAPE");
@@ -445,7 +477,7 @@ void add_analyze_command(CLI::App& app) {
   fit->add_option("--profile", o->profile,
                   "Also fit each model on N profiled modes and on random choices of N, and give the MAPE on the "
                   "other modes: the spread design for the fixed models (median of 20 random choices), the "
-                  "adaptive pick predict --profile fits on for auto (median of 5; each auto fit takes seconds)")
+                  "adaptive pick predict --profile fits on for auto (median of 5)")
       ->check(jetchar::cli::between(1, 1000000, "power modes"));
   fit->add_option("--folds", o->folds, "k for k-fold cross-validation")
       ->capture_default_str()

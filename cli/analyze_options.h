@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/config_point.h"
+#include "analysis/mode_choice.h"
 
 namespace jetchar::cli {
 
@@ -29,6 +30,7 @@ struct AnalyzeOptions {
   // pareto / choose
   std::vector<std::string> per;
   std::optional<double> max_time_s, max_power_w, max_energy_j, zeus_eta, zeus_max_power_w;
+  double confidence = 0.9;  // choose --modes
   // fit / predict
   std::string model = "all";
   std::optional<std::size_t> profile;
@@ -76,6 +78,9 @@ nlohmann::json axes_json(const std::map<std::string, std::string>& axes);
 /// `analyze predict` (analyze_predict.cpp); `results` adds the RESULTS argument every subcommand takes.
 void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions>& o,
                          const std::function<void(CLI::App*)>& results);
+/// `analyze choose --modes`: the mode chosen over a modes file from measurements and predictions
+/// (analyze_choose_predicted.cpp).
+void run_choose_predicted(const AnalyzeOptions& o, const analysis::Budget& budget);
 /// `analyze predictions` (analyze_predictions.cpp).
 void add_predictions_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions>& o);
 

@@ -272,7 +272,7 @@ void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
   predict
       ->add_option("--profile", o->profile,
                    "Fit on N of the measured modes only (for auto, those an adaptive_profile sweep of N modes "
-                   "would profile, refitting after each of its last quarter's picks, so a large N takes minutes; "
+                   "would profile, refitting after each of its last quarter's picks; "
                    "with --reference a space-filling design; the spread design otherwise); the measured modes of "
                    "--modes the fit left out give the held-out MAPE (stderr, and held_out in --json)")
       ->check(between(1, 1000000, "power modes"));
