@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "analysis/predicted_choice.h"
+
 namespace jetchar::analysis {
 namespace {
 
@@ -171,10 +173,23 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
     out.stop_reason = reason;
     return std::move(out);
   };
+  // Each candidate's measured point, or nullptr: what a choice counts as measured.
+  auto measured_points = [&] {
+    std::vector<const ConfigPoint*> measured(candidates.size(), nullptr);
+    for (std::size_t r = 0; r < out.profiled.size(); ++r) measured[out.profiled[r]] = &out.points[r];
+    return measured;
+  };
   auto reached = [&] {
     if (!options.target_mape_pct || out.points.size() < options.initial_modes || !predictor()) return false;
     const ModePredictor& p = *out.predictor;
     return p.loo_time_mape() <= *options.target_mape_pct && p.loo_power_mape().value_or(0) <= *options.target_mape_pct;
+  };
+  auto settled = [&] {
+    const auto& d = options.decision;
+    if (!d || !d->target_probability || out.points.size() < options.initial_modes || !predictor()) return false;
+    const auto choice =
+        choose_from_predictions(*out.predictor, candidates, measured_points(), d->budget, d->confidence);
+    return choice && choice->within_one_pct_probability >= *d->target_probability;
   };
 
   // The space-filling design of the whole budget; its first initial_modes start. Until the last
@@ -191,10 +206,16 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
   while (along < std::min(options.initial_modes, design.size())) run(design[along++]);
   while (true) {
     if (reached()) return finish("target reached");
+    if (settled()) return finish("choice settled");
     if (out.profiled.size() >= options.max_modes) return finish("budget spent");
     std::size_t next = out.profiled.size() < filling ? next_of_design() : candidates.size();
     // Past the design, or once failed runs have used it up: the most informative candidate, or
     // with too few successful runs to fit, the one farthest from every tried one.
+    if (next == candidates.size() && options.decision && predictor()) {
+      const auto& d = *options.decision;
+      next = most_decisive(*out.predictor, candidates, measured_points(), tried, d.budget, d.confidence)
+                 .value_or(candidates.size());
+    }
     if (next == candidates.size()) {
       next = predictor() ? most_informative(*out.predictor, candidates, tried) : farthest_untried(candidates, tried);
     }
@@ -209,7 +230,8 @@ std::vector<std::size_t> adaptive_pick(std::span<const ConfigPoint> points, std:
 }
 
 AdaptiveProfileResult adaptive_profile_of(std::span<const ConfigPoint> points, std::size_t count,
-                                          const ModePredictorOptions& options) {
+                                          const ModePredictorOptions& options,
+                                          const std::optional<AdaptiveProfileOptions::Decision>& decision) {
   std::vector<PowerMode> candidates;
   for (const ConfigPoint& p : points) candidates.push_back(p.key.mode);
   AdaptiveProfileOptions adaptive;
@@ -223,6 +245,7 @@ AdaptiveProfileResult adaptive_profile_of(std::span<const ConfigPoint> points, s
   }
   adaptive.max_modes = count;
   adaptive.predictor = options;
+  adaptive.decision = decision;
   auto measured = [&](const PowerMode& mode) -> std::optional<ConfigPoint> {
     return points[static_cast<std::size_t>(std::find(candidates.begin(), candidates.end(), mode) - candidates.begin())];
   };

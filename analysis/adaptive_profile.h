@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/config_point.h"
+#include "analysis/mode_choice.h"
 #include "analysis/mode_predictor.h"
 
 namespace jetchar::analysis {
@@ -32,6 +33,17 @@ struct AdaptiveProfileOptions {
   /// below this (checked from initial_modes on). Without it the whole budget is spent.
   std::optional<double> target_mape_pct;
   ModePredictorOptions predictor;
+  /// Profiling aimed at a choice: past the space-filling part, each pick is the candidate whose
+  /// measurement is expected to improve the choice under `budget` most (most_decisive,
+  /// analysis/predicted_choice.h; the variance pick where no candidate could), and the loop stops
+  /// once the choice's probability of lying within 1 % of the best eligible mode reaches
+  /// `target_probability` (checked from initial_modes on).
+  struct Decision {
+    Budget budget;
+    double confidence = 0.9;
+    std::optional<double> target_probability;
+  };
+  std::optional<Decision> decision;
 };
 
 /// Measures one mode; nullopt when the run failed (the mode is then skipped, not retried).
@@ -42,7 +54,7 @@ struct AdaptiveProfileResult {
   std::vector<std::size_t> failed;         ///< measured but nothing came back
   std::vector<ConfigPoint> points;         ///< the measured points, in the order measured
   std::optional<ModePredictor> predictor;  ///< fitted on `points`; nullopt with fewer than 3
-  std::string stop_reason;                 ///< "target reached", "budget spent", "no candidates left"
+  std::string stop_reason;                 ///< "target reached", "choice settled", "budget spent", "no candidates left"
 };
 
 /// Throws std::invalid_argument when initial_modes < 3 or max_modes < initial_modes, or a
@@ -58,9 +70,11 @@ AdaptiveProfileResult adaptive_profile(std::span<const PowerMode> candidates, co
 std::vector<std::size_t> adaptive_pick(std::span<const ConfigPoint> points, std::size_t count,
                                        const ModePredictorOptions& options = {});
 /// The whole profile adaptive_pick runs: its picks (`profiled`) and, past the space-filling start,
-/// the predictor fitted on them, so that a caller need not fit it again.
-AdaptiveProfileResult adaptive_profile_of(std::span<const ConfigPoint> points, std::size_t count,
-                                          const ModePredictorOptions& options = {});
+/// the predictor fitted on them, so that a caller need not fit it again; with `decision`, the picks
+/// aimed at that choice (AdaptiveProfileOptions::decision).
+AdaptiveProfileResult adaptive_profile_of(
+    std::span<const ConfigPoint> points, std::size_t count, const ModePredictorOptions& options = {},
+    const std::optional<AdaptiveProfileOptions::Decision>& decision = std::nullopt);
 
 /// Up to `count` of `candidates` to profile next after `profiled` (at least 3 measured modes of
 /// one workload), in order: each the candidate whose measurement would most narrow the

@@ -322,5 +322,9 @@ std::optional<double> ModePredictor::power_residual_variance() const {
   if (!power_full_) return std::nullopt;
   return mean_square(power_residual_);
 }
+std::optional<double> ModePredictor::energy_residual_variance() const {
+  if (!power_full_) return std::nullopt;
+  return mean_square(energy_residual_);
+}
 
 }  // namespace jetchar::analysis

@@ -78,6 +78,7 @@ class ModePredictor {
   /// about the fit.
   double time_residual_variance() const;
   std::optional<double> power_residual_variance() const;
+  std::optional<double> energy_residual_variance() const;
 
   TimeForm time_form() const { return time_form_; }
   std::optional<PowerForm> power_form() const { return power_form_; }

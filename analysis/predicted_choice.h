@@ -1,10 +1,12 @@
 // Choosing a power mode from predictions: every mode of a modes file, measured or predicted, judged
 // against a budget with a stated confidence, with how much a better eligible mode might save.
 //
-// A measured mode is judged by its measurement. A predicted one is eligible only where the upper
-// bound of its one-sided interval at the confidence c meets the budget: the upper end of the
-// predictor's two-sided interval at level 2c − 1 (jackknife+, analysis/mode_predictor.h), so that
-// a mode whose point prediction sits on the budget line is not taken. Of the eligible modes the
+// A predicted mode is eligible only where the upper bound of its one-sided interval at the
+// confidence c meets the budget: the upper end of the predictor's two-sided interval at level
+// 2c − 1 (jackknife+, analysis/mode_predictor.h), so that a mode whose point prediction sits on the
+// budget line is not taken. A measured mode scatters too: its bound is its measurement times
+// exp(z_c · r), r the root-mean-square left-out log residual of the budgeted quantity (they hold
+// the measurement noise and the model's error, so the margin errs on the safe side). Of the eligible modes the
 // one with the least point objective (energy under a time budget, time under a power or energy
 // budget) is chosen.
 //
@@ -20,6 +22,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "analysis/config_point.h"
 #include "analysis/mode_choice.h"
@@ -48,5 +51,15 @@ struct PredictedChoice {
 std::optional<PredictedChoice> choose_from_predictions(const ModePredictor& predictor, std::span<const PowerMode> modes,
                                                        std::span<const ConfigPoint* const> measured,
                                                        const Budget& budget, double confidence = 0.9);
+
+/// The untried mode whose measurement is expected to improve the choice most (expected
+/// improvement under the constraint): over the samples above, the mean of how much less than the
+/// incumbent's (the choice now) its objective is, counted only in samples where it meets the
+/// budget; with no incumbent, the mode most often meeting it. Only predicted modes with samples
+/// are candidates; nullopt when none could improve the choice in any sample. Throws as
+/// choose_from_predictions does, and for a `tried` of another size.
+std::optional<std::size_t> most_decisive(const ModePredictor& predictor, std::span<const PowerMode> modes,
+                                         std::span<const ConfigPoint* const> measured, const std::vector<bool>& tried,
+                                         const Budget& budget, double confidence = 0.9);
 
 }  // namespace jetchar::analysis

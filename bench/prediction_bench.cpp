@@ -43,7 +43,8 @@
 // random family, each with a behaviour no form has) and then over them all.
 //
 // --choice prints, instead, how good the power mode chosen from predictions is: per truth, budget of
-// profiled modes and design (space-filling, adaptive), for time budgets at the 10, 25, 50 and 75 %
+// profiled modes and design (space-filling, adaptive, and adaptive aimed at each budget's choice:
+// AdaptiveProfileOptions::decision), for time budgets at the 10, 25, 50 and 75 %
 // quantiles of the true epoch times, the least-energy mode chosen by its point prediction and the
 // one chosen at 90 % confidence (analysis/predicted_choice.h), each scored against the truth: its
 // true energy above the true optimum within the budget (regret, worst over quantiles and draws)
@@ -276,32 +277,40 @@ void print_choice(const std::vector<jetchar::analysis::testing::Truth>& truths, 
     std::vector<double> sorted = true_time;
     std::sort(sorted.begin(), sorted.end());
     for (std::size_t budget : budgets) {
-      ChoiceScore space_point, space_sure, adaptive_point, adaptive_sure;
+      // Per design: the choice by point prediction and at 90 % confidence.
+      std::vector<std::pair<ChoiceScore, ChoiceScore>> scores(3);
       for (int d = 0; d < draws; ++d) {
         const auto pts = measure(modes, truth, 5000 + static_cast<std::uint64_t>(d), noise);
-        auto run = [&](const std::vector<std::size_t>& picked, const ModePredictor& predictor, ChoiceScore& point,
-                       ChoiceScore& sure) {
-          std::vector<const ConfigPoint*> measured(modes.size(), nullptr);
-          for (std::size_t i : picked) measured[i] = &pts[i];
-          for (double q : quantiles) {
-            const double limit = sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))];
-            double optimum = std::numeric_limits<double>::infinity();
-            for (std::size_t i = 0; i < modes.size(); ++i) {
-              if (true_time[i] <= limit) optimum = std::min(optimum, true_energy[i]);
-            }
-            point.add(point_choice(predictor, modes, measured, limit), true_time, true_energy, limit, optimum);
-            const auto c = choose_from_predictions(predictor, modes, measured, Budget(Budget::Kind::kMaxTime, limit));
-            sure.add(c ? std::optional(c->index) : std::nullopt, true_time, true_energy, limit, optimum);
-          }
-        };
         const auto space = space_filling_design(modes, budget);
-        run(space, ModePredictor::fit(subset(pts, space)), space_point, space_sure);
+        const ModePredictor space_fit = ModePredictor::fit(subset(pts, space));
         const AdaptiveProfileResult adaptive = adaptive_profile_of(pts, budget);
-        run(adaptive.profiled, *adaptive.predictor, adaptive_point, adaptive_sure);
+        for (double q : quantiles) {
+          const double limit = sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))];
+          double optimum = std::numeric_limits<double>::infinity();
+          for (std::size_t i = 0; i < modes.size(); ++i) {
+            if (true_time[i] <= limit) optimum = std::min(optimum, true_energy[i]);
+          }
+          const Budget time_budget(Budget::Kind::kMaxTime, limit);
+          const AdaptiveProfileResult decision =
+              adaptive_profile_of(pts, budget, {}, AdaptiveProfileOptions::Decision{time_budget, 0.9, std::nullopt});
+          auto score = [&](const std::vector<std::size_t>& picked, const ModePredictor& predictor,
+                           std::pair<ChoiceScore, ChoiceScore>& into) {
+            std::vector<const ConfigPoint*> measured(modes.size(), nullptr);
+            for (std::size_t i : picked) measured[i] = &pts[i];
+            into.first.add(point_choice(predictor, modes, measured, limit), true_time, true_energy, limit, optimum);
+            const auto c = choose_from_predictions(predictor, modes, measured, time_budget);
+            into.second.add(c ? std::optional(c->index) : std::nullopt, true_time, true_energy, limit, optimum);
+          };
+          score(space, space_fit, scores[0]);
+          score(adaptive.profiled, *adaptive.predictor, scores[1]);
+          score(decision.profiled, *decision.predictor, scores[2]);
+        }
       }
-      fmt::print("{:<13} {:>3} {:<9}  {}   {}\n", truth.name, budget, "space", space_point.row(), space_sure.row());
-      fmt::print("{:<13} {:>3} {:<9}  {}   {}\n", truth.name, budget, "adaptive", adaptive_point.row(),
-                 adaptive_sure.row());
+      const char* names[] = {"space", "adaptive", "decision"};
+      for (std::size_t k = 0; k < scores.size(); ++k) {
+        fmt::print("{:<13} {:>3} {:<9}  {}   {}\n", truth.name, budget, names[k], scores[k].first.row(),
+                   scores[k].second.row());
+      }
       std::fflush(stdout);
     }
   }

@@ -61,6 +61,20 @@ void print_adaptive_profile(const sweeps::AdaptiveProfileSweepResult& r, const s
   }
   fmt::print("predictions for all {} modes stored in {} (table mode_predictions)\n", r.predictions.size(),
              store_file.string());
+  if (r.objective) {
+    if (!r.choice) {
+      fmt::print("choice: {}: no mode meets the budget at {:g} % confidence\n", r.objective->describe(),
+                 100 * r.confidence);
+      return;
+    }
+    const auto& c = *r.choice;
+    fmt::print(
+        "choice: {} at {:g} % confidence: {} ({}), epoch {:.3f} s{}; {} of {} modes eligible; expected regret "
+        "{:.2f} %, P(within 1 % of the best eligible) {:.2f}\n",
+        r.objective->describe(), 100 * r.confidence, r.choice_mode, c.measured ? "measured" : "predicted",
+        c.time_s.value, c.energy_j ? fmt::format(", {:.3g} J", c.energy_j->value) : std::string(), c.eligible,
+        r.predictions.size(), c.expected_regret_pct, c.within_one_pct_probability);
+  }
 }
 
 }  // namespace jetchar::cli

@@ -49,8 +49,9 @@ void run_choose_predicted(const AnalyzeOptions& o, const Budget& budget) {
   const auto predicted = predict_groups(groups, modes, request);
 
   const std::string header = fmt::format(
-      "{}, over the {} modes of {} at {:g} % confidence: a measured mode by its measurement, a predicted one only "
-      "where the upper end of its one-sided {:g} % interval meets the budget; figures with their 90 % intervals",
+      "{}, over the {} modes of {} at {:g} % confidence: a predicted mode only where the upper end of its "
+      "one-sided {:g} % interval meets the budget, a measured one where its measurement does with a noise margin; "
+      "figures with their 90 % intervals",
       budget.describe(), modes.size(), o.modes, 100 * o.confidence, 100 * o.confidence);
   std::string text = fmt::format("{}\n{}\n", header, kWarmEpochs);
   nlohmann::json doc = {{"budget", budget.describe()},     {"confidence", o.confidence},

@@ -138,12 +138,25 @@ std::vector<std::size_t> candidate_groups(const proto::AdaptiveProfileSpec& spec
   return indices;
 }
 
+// The choice an objective aims at (checked by check_adaptive_profile).
+analysis::AdaptiveProfileOptions::Decision decision_of(const proto::ChoiceObjective& objective) {
+  using Kind = analysis::Budget::Kind;
+  analysis::AdaptiveProfileOptions::Decision out;
+  out.budget = objective.has_max_time_s()    ? analysis::Budget(Kind::kMaxTime, objective.max_time_s())
+               : objective.has_max_power_w() ? analysis::Budget(Kind::kMaxPower, objective.max_power_w())
+                                             : analysis::Budget(Kind::kMaxEnergy, objective.max_energy_j());
+  if (objective.confidence() != 0) out.confidence = objective.confidence();
+  if (objective.has_target_probability()) out.target_probability = objective.target_probability();
+  return out;
+}
+
 analysis::AdaptiveProfileOptions profile_options(const proto::AdaptiveProfileSpec& spec) {
   analysis::AdaptiveProfileOptions options;
   options.initial_modes = initial_modes(spec);
   options.max_modes = max_modes(spec);
   if (spec.has_target_mape_pct()) options.target_mape_pct = spec.target_mape_pct();
   options.predictor.level = level(spec);
+  if (spec.has_objective()) options.decision = decision_of(spec.objective());
   return options;
 }
 
@@ -192,6 +205,24 @@ void check_adaptive_profile(const proto::AdaptiveProfileSpec& spec, const SweepP
   }
   if (!(level(spec) > 0 && level(spec) < 1))
     throw bad(fmt::format("level {} must be in (0, 1), e.g. 0.9", spec.level()));
+  if (spec.has_objective()) {
+    const proto::ChoiceObjective& o = spec.objective();
+    if (o.budget_case() == proto::ChoiceObjective::BUDGET_NOT_SET) {
+      throw bad("objective needs a budget: max_time_s, max_power_w or max_energy_j");
+    }
+    const double budget = o.has_max_time_s()    ? o.max_time_s()
+                          : o.has_max_power_w() ? o.max_power_w()
+                                                : o.max_energy_j();
+    if (!(budget > 0) || !std::isfinite(budget)) {
+      throw bad(fmt::format("objective: budget {} must be a positive number", budget));
+    }
+    if (o.confidence() != 0 && !(o.confidence() > 0.5 && o.confidence() < 1)) {
+      throw bad(fmt::format("objective: confidence {} must be in (0.5, 1), e.g. 0.9", o.confidence()));
+    }
+    if (o.has_target_probability() && !(o.target_probability() > 0 && o.target_probability() <= 1)) {
+      throw bad(fmt::format("objective: target_probability {} must be in (0, 1], e.g. 0.9", o.target_probability()));
+    }
+  }
   for (const auto& run : plan.runs) {
     for (const auto& [field, value] : run.axis_values) {
       if (field.rfind("device.", 0) != 0) {
@@ -310,6 +341,19 @@ AdaptiveProfileSweepResult run_adaptive_profile(const proto::AdaptiveProfileSpec
   if (out.stopped || !predictor) return out;
 
   record_predictions(*predictor, all_modes, measured, out);
+  if (options_profile.decision) {
+    const auto& decision = *options_profile.decision;
+    std::vector<const analysis::ConfigPoint*> measured_at;
+    for (const auto& mode : all_modes) {
+      const auto it = measured.find(mode);
+      measured_at.push_back(it != measured.end() ? &it->second : nullptr);
+    }
+    out.objective = decision.budget;
+    out.confidence = decision.confidence;
+    out.choice =
+        analysis::choose_from_predictions(*predictor, all_modes, measured_at, decision.budget, decision.confidence);
+    if (out.choice) out.choice_mode = all_modes[out.choice->index].label();
+  }
   results::save_mode_predictions(store.file(), options.sweep_name, out.predictions);
   return out;
 }

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/mode_choice.h"
+#include "analysis/predicted_choice.h"
 #include "proto/sweep_spec.pb.h"
 #include "results/mode_predictions_store.h"
 #include "results/store.h"
@@ -63,6 +65,12 @@ struct AdaptiveProfileSweepResult {
   double loo_time_mape_pct = 0;  ///< the chosen forms' leave-one-out MAPE on the profiled modes
   std::optional<double> loo_power_mape_pct;
   std::vector<results::StoredModePrediction> predictions;  ///< every mode of the sweep, in plan order, as stored
+  /// With an objective: its budget, and the mode chosen over every mode of the sweep under it
+  /// (analysis/predicted_choice.h; nullopt when none is eligible).
+  std::optional<analysis::Budget> objective;
+  double confidence = 0.9;
+  std::optional<analysis::PredictedChoice> choice;
+  std::string choice_mode;  ///< the chosen mode's label
 };
 
 /// Called after each profiled mode's runs.

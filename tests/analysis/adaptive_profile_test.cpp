@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 
+#include "analysis/predicted_choice.h"
 #include "analysis/profile_design.h"
 #include "analysis/profiled_range.h"
 #include "tests/analysis/ground_truths.h"
@@ -117,6 +118,49 @@ TEST(AdaptiveProfile, SpendsTheBudgetAndSkipsFailedRuns) {
   EXPECT_FALSE(result.failed.empty());
   std::set<std::size_t> all(result.profiled.begin(), result.profiled.end());
   for (std::size_t f : result.failed) EXPECT_FALSE(all.count(f)) << "a failed mode was profiled again";
+}
+
+// Aimed at a choice, the last quarter's picks are modes that could beat the choice within the
+// budget (not the variance pick's), and with a target the loop stops once the choice is settled.
+TEST(AdaptiveProfile, AimedAtAChoiceMeasuresWhereItCouldImproveAndStopsOnceSettled) {
+  const auto modes = testing::orin_grid_1440();
+  const auto truth = testing::convex_vf();
+  const auto pts = testing::measure(modes, truth, 4);
+  const double fastest =
+      std::min_element(pts.begin(), pts.end(), [](auto& a, auto& b) { return a.time_s < b.time_s; })->time_s;
+  const Budget budget(Budget::Kind::kMaxTime, 1.2 * fastest);
+  const AdaptiveProfileResult variance = adaptive_profile_of(pts, 15);
+  const AdaptiveProfileResult decision =
+      adaptive_profile_of(pts, 15, {}, AdaptiveProfileOptions::Decision{budget, 0.9, std::nullopt});
+  ASSERT_EQ(decision.profiled.size(), 15u);
+  EXPECT_EQ(decision.stop_reason, "budget spent");
+  // The space-filling part (the first 11) is the same; the picks after it are not.
+  EXPECT_TRUE(std::equal(variance.profiled.begin(), variance.profiled.begin() + 11, decision.profiled.begin()));
+  EXPECT_NE(std::vector(variance.profiled.begin() + 11, variance.profiled.end()),
+            std::vector(decision.profiled.begin() + 11, decision.profiled.end()));
+  // Each decisive pick was predicted, before it was measured, to beat the choice of the time in some
+  // left-out fit: check the first one against the fit on the 11 before it.
+  const std::vector<ConfigPoint> first(decision.points.begin(), decision.points.begin() + 11);
+  const ModePredictor before = ModePredictor::fit(first);
+  std::vector<const ConfigPoint*> measured(modes.size(), nullptr);
+  std::vector<bool> tried(modes.size(), false);
+  for (std::size_t r = 0; r < 11; ++r)
+    measured[decision.profiled[r]] = &decision.points[r], tried[decision.profiled[r]] = true;
+  EXPECT_EQ(most_decisive(before, modes, measured, tried, budget), decision.profiled[11]);
+  const auto incumbent = choose_from_predictions(before, modes, measured, budget);
+  ASSERT_TRUE(incumbent);
+  EXPECT_LT(before.predict(modes[decision.profiled[11]]).energy_j->low, incumbent->objective);
+
+  AdaptiveProfileOptions settle;
+  settle.max_modes = 40;
+  settle.decision = AdaptiveProfileOptions::Decision{budget, 0.9, 0.5};
+  const AdaptiveProfileResult settled = adaptive_profile(
+      modes, [&](const PowerMode& m) { return lookup(modes, pts, m); }, settle);
+  EXPECT_EQ(settled.stop_reason, "choice settled");
+  EXPECT_LT(settled.profiled.size(), 40u);
+  std::vector<const ConfigPoint*> at_stop(modes.size(), nullptr);
+  for (std::size_t r = 0; r < settled.profiled.size(); ++r) at_stop[settled.profiled[r]] = &settled.points[r];
+  EXPECT_GE(choose_from_predictions(*settled.predictor, modes, at_stop, budget)->within_one_pct_probability, 0.5);
 }
 
 // A user's own pick of 12 random modes leaves gaps (extreme core counts or clocks unseen). Adding

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -77,14 +78,21 @@ TEST(PredictedChoice, MoreConfidenceLeavesFewerModesEligible) {
   EXPECT_LT(eligible.back(), eligible.front());
 }
 
-TEST(PredictedChoice, EveryModeMeasuredIsTheMeasuredChoiceWithNothingUncertain) {
+// Every mode measured: the choice is the measured one under the budget less the noise margin
+// (z(0.9) = 1.2816 root-mean-square left-out residuals), with nothing uncertain.
+TEST(PredictedChoice, EveryModeMeasuredIsTheMeasuredChoiceWithinTheNoiseMarginAndNothingUncertain) {
   const Profiled p(testing::memory_bound());
   std::vector<const ConfigPoint*> all;
   for (const ConfigPoint& c : p.points) all.push_back(&c);
+  const double z = 1.2815515655446004;
   for (const Budget& budget : {Budget(Budget::Kind::kMaxTime, p.true_time_quantile(testing::memory_bound(), 0.3)),
                                Budget(Budget::Kind::kMaxPower, 30.0), Budget(Budget::Kind::kMaxEnergy, 400.0)}) {
+    const double variance = budget.kind == Budget::Kind::kMaxTime    ? p.predictor.time_residual_variance()
+                            : budget.kind == Budget::Kind::kMaxPower ? *p.predictor.power_residual_variance()
+                                                                     : *p.predictor.energy_residual_variance();
+    const Budget within_margin(budget.kind, budget.value / std::exp(z * std::sqrt(variance)));
     const auto predicted = choose_from_predictions(p.predictor, p.modes, all, budget);
-    const auto measured = choose(p.points, budget);
+    const auto measured = choose(p.points, within_margin);
     ASSERT_EQ(predicted.has_value(), measured.has_value()) << budget.describe();
     if (!measured) continue;
     EXPECT_EQ(predicted->index, measured->index) << budget.describe();
@@ -99,6 +107,25 @@ TEST(PredictedChoice, ABudgetNoModeCanMeetIsNoChoice) {
   const Profiled p(testing::launch_bound());
   EXPECT_FALSE(choose_from_predictions(p.predictor, p.modes, p.measured, Budget(Budget::Kind::kMaxTime, 1e-6)));
   EXPECT_FALSE(choose_from_predictions(p.predictor, p.modes, p.measured, Budget(Budget::Kind::kMaxPower, 0.1)));
+}
+
+TEST(PredictedChoice, TheDecisivePickIsAnUntriedPredictedModeThatCouldBeatTheChoice) {
+  const Profiled p(testing::balanced());
+  const Budget budget(Budget::Kind::kMaxTime, p.true_time_quantile(testing::balanced(), 0.25));
+  std::vector<bool> tried(p.modes.size(), false);
+  for (std::size_t i = 0; i < p.modes.size(); ++i) tried[i] = p.measured[i] != nullptr;
+  const auto choice = choose_from_predictions(p.predictor, p.modes, p.measured, budget);
+  ASSERT_TRUE(choice);
+  const auto next = most_decisive(p.predictor, p.modes, p.measured, tried, budget);
+  ASSERT_TRUE(next);
+  EXPECT_FALSE(tried[*next]);
+  EXPECT_NE(*next, choice->index);
+  // It may beat the choice: its energy interval reaches below the choice's objective.
+  EXPECT_LT(p.predictor.predict(p.modes[*next]).energy_j->low, choice->objective);
+  // With every mode tried, nothing is left; a budget no sample meets leaves nothing to aim at.
+  EXPECT_FALSE(most_decisive(p.predictor, p.modes, p.measured, std::vector<bool>(p.modes.size(), true), budget));
+  EXPECT_FALSE(most_decisive(p.predictor, p.modes, p.measured, tried, Budget(Budget::Kind::kMaxTime, 1e-6)));
+  EXPECT_THROW(most_decisive(p.predictor, p.modes, p.measured, std::vector<bool>(3), budget), std::invalid_argument);
 }
 
 TEST(PredictedChoice, BadRequestsAreNamed) {

@@ -300,6 +300,37 @@ TEST_F(AdaptiveProfileSweepTest, OptionsOutOfRangeAreRefusedByName) {
   EXPECT_NE(err().find("target_mape_pct -1 must be a positive percentage"), std::string::npos) << err();
   EXPECT_EQ(sweep(spec("level: 1.5", kGridAxes)), kBadInput);
   EXPECT_NE(err().find("level 1.5 must be in (0, 1)"), std::string::npos) << err();
+  EXPECT_EQ(sweep(spec("objective { confidence: 0.9 }", kGridAxes)), kBadInput);
+  EXPECT_NE(err().find("adaptive_profile: objective needs a budget: max_time_s, max_power_w or max_energy_j"),
+            std::string::npos)
+      << err();
+  EXPECT_EQ(sweep(spec("objective { max_power_w: -3 }", kGridAxes)), kBadInput);
+  EXPECT_NE(err().find("objective: budget -3 must be a positive number"), std::string::npos) << err();
+  EXPECT_EQ(sweep(spec("objective { max_time_s: 1 confidence: 0.3 }", kGridAxes)), kBadInput);
+  EXPECT_NE(err().find("objective: confidence 0.3 must be in (0.5, 1)"), std::string::npos) << err();
+  EXPECT_EQ(sweep(spec("objective { max_time_s: 1 target_probability: 0 }", kGridAxes)), kBadInput);
+  EXPECT_NE(err().find("objective: target_probability 0 must be in (0, 1]"), std::string::npos) << err();
+}
+
+// An objective aims the last picks at one choice and the sweep names that choice: here a budget
+// every mode meets, so the choice is the mode of least energy, and a target probability of 0.5
+// the loop may reach before its budget.
+TEST_F(AdaptiveProfileSweepTest, AnObjectiveNamesTheChoiceItAimedAt) {
+  ASSERT_EQ(
+      sweep(spec("max_modes: 10 initial_modes: 6 objective { max_time_s: 100 target_probability: 0.5 }", kGridAxes)),
+      kOk)
+      << out() << err();
+  const std::string text = out();
+  EXPECT_TRUE(std::regex_search(
+      text, std::regex(R"(adaptive profiling: \d+ of 81 power modes profiled \(81 candidates\); stopped: )"
+                       R"((choice settled|budget spent))")))
+      << text;
+  EXPECT_TRUE(std::regex_search(
+      text,
+      std::regex(R"(choice: least energy with epoch time <= 100 s at 90 % confidence: \S+ \((measured|predicted)\), )"
+                 R"(epoch [0-9.]+ s, [0-9.e+]+ J; 81 of 81 modes eligible; expected regret [0-9.]+ %, )"
+                 R"(P\(within 1 % of the best eligible\) [0-9.]+)")))
+      << text;
 }
 
 }  // namespace
