@@ -76,22 +76,18 @@ void run_choose_predicted(const AnalyzeOptions& o, const Budget& budget) {
         label, m.label(), c.measured ? "measured" : "predicted", interval_text("time", c.time_s, "s", c.measured),
         interval_text("power", c.power_w, "W", c.measured), interval_text("energy", c.energy_j, "J", c.measured),
         c.eligible, modes.size(), c.expected_regret_pct, c.within_one_pct_probability);
-    doc["choices"].push_back({{"workload", g.group->workload},
-                              {"axes", axes_json(g.group->axes)},
-                              {"mode", m.name},
-                              {"cpu_cores", *m.cpu_cores},
-                              {"cpu_freq_khz", *m.cpu_freq_khz},
-                              {"gpu_freq_khz", *m.gpu_freq_khz},
-                              {"emc_freq_khz", *m.emc_freq_khz},
-                              {"model", g.model},
-                              {"profiled", g.profiled},
-                              {"measured", c.measured},
-                              {"time_s", interval_json(c.time_s)},
-                              {"power_w", interval_json(c.power_w)},
-                              {"energy_j", interval_json(c.energy_j)},
-                              {"eligible", c.eligible},
-                              {"expected_regret_pct", c.expected_regret_pct},
-                              {"within_one_pct_probability", c.within_one_pct_probability}});
+    nlohmann::json row = {{"workload", g.group->workload}, {"axes", axes_json(g.group->axes)}};
+    row.update(knobs_json(m));
+    row.update({{"model", g.model},
+                {"profiled", g.profiled},
+                {"measured", c.measured},
+                {"time_s", interval_json(c.time_s)},
+                {"power_w", interval_json(c.power_w)},
+                {"energy_j", interval_json(c.energy_j)},
+                {"eligible", c.eligible},
+                {"expected_regret_pct", c.expected_regret_pct},
+                {"within_one_pct_probability", c.within_one_pct_probability}});
+    doc["choices"].push_back(std::move(row));
   }
   print(o.json ? doc.dump(2) + "\n" : text);
   // No answer is not success: a script that picks a mode from this must see it.

@@ -38,4 +38,12 @@ nlohmann::json axes_json(const std::map<std::string, std::string>& axes) {
   return out;
 }
 
+nlohmann::json knobs_json(const analysis::PowerMode& m) {
+  return {{"mode", m.name},
+          {"cpu_cores", *m.cpu_cores},
+          {"cpu_freq_khz", *m.cpu_freq_khz},
+          {"gpu_freq_khz", *m.gpu_freq_khz},
+          {"emc_freq_khz", *m.emc_freq_khz}};
+}
+
 }  // namespace jetchar::cli

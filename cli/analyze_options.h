@@ -74,6 +74,9 @@ std::string opt(const std::optional<double>& v, const char* format = "{:.4g}");
 
 nlohmann::json optional_json(const std::optional<double>& v);
 nlohmann::json axes_json(const std::map<std::string, std::string>& axes);
+/// A mode's name and its four knobs (cpu_cores, cpu_freq_khz, gpu_freq_khz, emc_freq_khz); the
+/// mode must have them all.
+nlohmann::json knobs_json(const analysis::PowerMode& m);
 
 /// `analyze predict` (analyze_predict.cpp); `results` adds the RESULTS argument every subcommand takes.
 void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions>& o,

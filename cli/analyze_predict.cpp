@@ -113,14 +113,6 @@ std::string predictions_csv(const std::vector<GroupPredictions>& predicted) {
   return out;
 }
 
-nlohmann::json knobs_json(const PowerMode& m) {
-  return {{"mode", m.name},
-          {"cpu_cores", *m.cpu_cores},
-          {"cpu_freq_khz", *m.cpu_freq_khz},
-          {"gpu_freq_khz", *m.gpu_freq_khz},
-          {"emc_freq_khz", *m.emc_freq_khz}};
-}
-
 nlohmann::json value_json(const PredictedValue& v) {
   nlohmann::json j = {{"value", optional_json(v.value)}};
   if (v.low) j["low"] = *v.low, j["high"] = *v.high;
