@@ -38,7 +38,11 @@ ProfiledPoints profiled_points(const GroupPredictionRequest& request, const Mode
   if (request.reference != nullptr) return {space_filling_design(candidates, *request.profile), std::nullopt};
   ModePredictorOptions options;
   options.level = request.interval_level;
-  AdaptiveProfileResult profile = adaptive_profile_of(g.points, *request.profile, options);
+  std::optional<AdaptiveProfileOptions::Decision> decision;
+  if (request.profile_for_choice && request.choose) {
+    decision = AdaptiveProfileOptions::Decision{*request.choose, request.confidence, std::nullopt};
+  }
+  AdaptiveProfileResult profile = adaptive_profile_of(g.points, *request.profile, options, decision);
   return {std::move(profile.profiled), std::move(profile.predictor)};
 }
 

@@ -37,6 +37,9 @@ struct GroupPredictionRequest {
   /// reference): analysis/predicted_choice.h, the modes the fit was made on counting as measured.
   std::optional<Budget> choose;
   double confidence = 0.9;
+  /// With `profile` and `choose`: profile the modes an adaptive profile aimed at that choice would
+  /// (AdaptiveProfileOptions::decision) instead of those that narrow every prediction most.
+  bool profile_for_choice = false;
 };
 
 /// A predicted value with its interval (none from a fixed model; power and energy may be absent).

@@ -46,6 +46,7 @@ void run_choose_predicted(const AnalyzeOptions& o, const Budget& budget) {
   request.profile = o.profile;
   request.choose = budget;
   request.confidence = o.confidence;
+  request.profile_for_choice = o.objective == "choice";
   const auto predicted = predict_groups(groups, modes, request);
 
   const std::string header = fmt::format(

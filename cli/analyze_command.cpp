@@ -465,6 +465,14 @@ void add_analyze_command(CLI::App& app) {
                    "only those count as measured")
       ->needs(modes)
       ->check(jetchar::cli::between(3, 1000000, "power modes"));
+  choose_cmd
+      ->add_option("--objective", o->objective,
+                   "With --profile: what the profile's last quarter aims at: predictions (the modes that narrow every "
+                   "prediction most) or choice (the modes expected to improve this choice most, as an adaptive_profile "
+                   "objective does)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"predictions", "choice"}))
+      ->needs(choose_cmd->get_option("--profile"));
   choose_cmd->add_flag("--json", o->json, "With --modes: JSON on stdout, each choice with its intervals")->needs(modes);
   choose_cmd->callback([o] { run_choose(*o); });
 

@@ -30,7 +30,8 @@ struct AnalyzeOptions {
   // pareto / choose
   std::vector<std::string> per;
   std::optional<double> max_time_s, max_power_w, max_energy_j, zeus_eta, zeus_max_power_w;
-  double confidence = 0.9;  // choose --modes
+  double confidence = 0.9;                // choose --modes
+  std::string objective = "predictions";  // choose --modes --profile: what the profile aims at
   // fit / predict
   std::string model = "all";
   std::optional<std::size_t> profile;

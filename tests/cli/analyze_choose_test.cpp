@@ -109,6 +109,23 @@ TEST_F(AnalyzeChooseTest, TheTextNamesTheModeItsIntervalsAndHowSureTheChoiceIs) 
                          "best eligible\\) [0-9.]+\n"));
 }
 
+// --objective choice profiles what an adaptive profile aimed at this choice would
+// (AdaptiveProfile.AimedAtAChoiceMeasuresWhereItCouldImproveAndStopsOnceSettled checks its picks):
+// the same 12 modes' budget, another last quarter, so another fit and another account of the choice.
+TEST_F(AnalyzeChooseTest, TheObjectiveSelectsWhatTheProfileAimsAt) {
+  auto choice_with = [&](const char* objective) {
+    EXPECT_EQ(run({"analyze", "choose", runs_, "--modes", modes_, "--profile", "12", "--max-time", "4.0", "--json",
+                   "--objective", objective}),
+              0)
+        << err();
+    return nlohmann::json::parse(out()).at("choices").at(0);
+  };
+  const auto aimed = choice_with("choice"), spread = choice_with("predictions");
+  EXPECT_EQ(aimed.at("profiled"), 12);
+  EXPECT_EQ(spread.at("profiled"), 12);
+  EXPECT_NE(aimed, spread);
+}
+
 TEST_F(AnalyzeChooseTest, ABudgetNoModeMeetsFailsNamingIt) {
   EXPECT_EQ(run({"analyze", "choose", runs_, "--modes", modes_, "--profile", "12", "--max-time", "0.01"}), kFailure);
   EXPECT_THAT(out(), ::testing::HasSubstr("bert: no mode meets the budget at 90 % confidence (12 profiled"));
@@ -121,6 +138,8 @@ TEST_F(AnalyzeChooseTest, OptionsThatDoNotFitAreUsageErrors) {
   EXPECT_EQ(run({"analyze", "choose", runs_, "--modes", modes_, "--zeus-eta", "0.5"}), kUsage);
   EXPECT_EQ(run({"analyze", "choose", runs_, "--modes", modes_, "--max-time", "3", "--confidence", "1.5"}), kBadInput);
   EXPECT_THAT(err(), ::testing::HasSubstr("confidence"));
+  EXPECT_EQ(run({"analyze", "choose", runs_, "--modes", modes_, "--max-time", "3", "--objective", "choice"}), kUsage);
+  EXPECT_THAT(err(), ::testing::HasSubstr("--objective requires --profile"));
   EXPECT_EQ(run({"analyze", "choose", runs_, "--max-time", "3", "--json"}), kUsage);
   EXPECT_THAT(err(), ::testing::HasSubstr("--json requires --modes"));
 }
