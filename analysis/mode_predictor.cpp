@@ -276,14 +276,17 @@ ModePredictor ModePredictor::fit(std::span<const ConfigPoint> profiled, const Mo
 }
 
 ModePrediction ModePredictor::predict(const PowerMode& mode, double level) const {
+  return predict(mode, fold_predictions(mode), level);
+}
+
+ModePrediction ModePredictor::predict(const PowerMode& mode, const FoldPredictions& folds, double level) const {
   if (!(level > 0 && level < 1)) throw std::invalid_argument(fmt::format("interval level {} is outside (0, 1)", level));
   const ModeKnobs k = ModeKnobs::of(mode);
   ModePrediction out;
-  // Each fold's fit predicts once; every profiled mode then pairs its fold's prediction with its
+  // Each fold's fit predicted once; every profiled mode then pairs its fold's prediction with its
   // own residual.
-  std::vector<double> fold_t, fold_p;
-  for (const TimeModel& m : time_loo_) fold_t.push_back(std::log(m.time_s(k)));
-  for (const PowerModel& m : power_loo_) fold_p.push_back(std::log(std::max(m.power_w(k), 1e-12)));
+  const std::vector<double>& fold_t = folds.log_time;
+  const std::vector<double>& fold_p = folds.log_power;
   std::vector<double> t_log;
   for (std::size_t i = 0; i < fold_of_.size(); ++i) t_log.push_back(fold_t[fold_of_[i]]);
   const double t = time_full_.time_s(k);

@@ -64,16 +64,20 @@ class ModePredictor {
   /// given, or the level is outside (0, 1).
   static ModePredictor fit(std::span<const ConfigPoint> profiled, const ModePredictorOptions& options = {});
 
-  ModePrediction predict(const PowerMode& mode) const { return predict(mode, level_); }
-  /// The same with the intervals at another coverage `level` in (0, 1): no refit, the left-out
-  /// fits and residuals are the same at every level.
-  ModePrediction predict(const PowerMode& mode, double level) const;
   /// The left-out fits' log predictions at `mode`, one per fold: of time, and of power (empty
   /// without a power model).
   struct FoldPredictions {
     std::vector<double> log_time, log_power;
   };
   FoldPredictions fold_predictions(const PowerMode& mode) const;
+
+  ModePrediction predict(const PowerMode& mode) const { return predict(mode, level_); }
+  /// The same with the intervals at another coverage `level` in (0, 1): no refit, the left-out
+  /// fits and residuals are the same at every level.
+  ModePrediction predict(const PowerMode& mode, double level) const;
+  /// The same from the mode's fold predictions (fold_predictions(mode)), for a caller that needs
+  /// those too: each left-out fit is evaluated once.
+  ModePrediction predict(const PowerMode& mode, const FoldPredictions& folds, double level) const;
   /// Mean squared left-out log residual of time and of power: how far a new measurement scatters
   /// about the fit.
   double time_residual_variance() const;

@@ -72,14 +72,14 @@ std::vector<Judged> judge(const ModePredictor& predictor, std::span<const PowerM
       if (!quantity || !objective) continue;
       j.known = true, j.quantity = *quantity, j.objective = *objective, j.bound = *quantity * margin;
     } else {
-      const ModePrediction p = predictor.predict(modes[i], bound_level);
+      const ModePredictor::FoldPredictions folds = predictor.fold_predictions(modes[i]);
+      const ModePrediction p = predictor.predict(modes[i], folds, bound_level);
       const std::optional<Interval> quantity = budget.kind == Kind::kMaxTime    ? std::optional(p.time_s)
                                                : budget.kind == Kind::kMaxPower ? p.power_w
                                                                                 : p.energy_j;
       const std::optional<Interval> objective = budget.kind == Kind::kMaxTime ? p.energy_j : std::optional(p.time_s);
       if (!quantity || !objective) continue;
       j.known = true, j.quantity = quantity->value, j.objective = objective->value, j.bound = quantity->high;
-      const ModePredictor::FoldPredictions folds = predictor.fold_predictions(modes[i]);
       std::vector<double> energy = folds.log_time;
       for (std::size_t k = 0; k < energy.size(); ++k) energy[k] += folds.log_power[k];
       j.quantity_log = pseudo_values(budget.kind == Kind::kMaxTime    ? folds.log_time

@@ -19,12 +19,6 @@ namespace {
 
 using namespace jetchar::analysis;
 
-std::string group_label(const ModeGroup& g) {
-  std::string label = g.workload;
-  for (const auto& [axis, value] : g.axes) label += " " + axis + "=" + value;
-  return label;
-}
-
 std::string interval_text(const char* name, const std::optional<Interval>& v, const char* unit, bool measured) {
   if (!v) return fmt::format("  {} -", name);
   if (measured) return fmt::format("  {} {:.4g} {}", name, v->value, unit);
@@ -40,8 +34,7 @@ nlohmann::json interval_json(const std::optional<Interval>& v) {
 
 void run_choose_predicted(const AnalyzeOptions& o, const Budget& budget) {
   const std::vector<PowerMode> modes = load_modes(o.modes);
-  const auto groups = mode_groups(load_points(o.results));
-  if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs", o.results));
+  const auto groups = load_mode_groups(o.results);
   GroupPredictionRequest request;
   request.profile = o.profile;
   request.choose = budget;
@@ -61,7 +54,7 @@ void run_choose_predicted(const AnalyzeOptions& o, const Budget& budget) {
                         {"unmet", nlohmann::json::array()}};
   std::size_t unmet = 0;
   for (const GroupPredictions& g : predicted) {
-    const std::string label = group_label(*g.group);
+    const std::string label = g.group->label();
     if (!g.choice) {
       ++unmet;
       text += fmt::format("{}: no mode meets the budget at {:g} % confidence ({} profiled, model {})\n", label,

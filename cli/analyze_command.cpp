@@ -175,16 +175,11 @@ Budget budget_of(const AnalyzeOptions& o) {
 
 void run_choose(const AnalyzeOptions& o) {
   Budget budget = budget_of(o);
+  // --modes excludes --zeus-eta, and --profile, --objective and --json need --modes (the options).
   if (!o.modes.empty()) {
-    if (budget.kind == Budget::Kind::kZeusCost) {
-      throw UsageError(
-          "--zeus-eta chooses among measured modes: with --modes give --max-time, --max-power or --max-energy");
-    }
     run_choose_predicted(o, budget);
     return;
   }
-  if (o.profile) throw UsageError("--profile goes with --modes: it fits the predictions on N of the measured modes");
-  if (o.json) throw UsageError("--json goes with --modes");
   auto points = load_points(o.results);
   check_per_axes(points, o);
   // Group like pareto, but keep points without energy for a power budget.

@@ -22,6 +22,12 @@ std::vector<ConfigPoint> load_points(const std::string& file) {
   return points;
 }
 
+std::vector<analysis::ModeGroup> load_mode_groups(const std::string& file) {
+  auto groups = analysis::mode_groups(load_points(file));
+  if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs", file));
+  return groups;
+}
+
 bool with_auto(const std::string& name) { return name == "all" || name == kAuto; }
 
 std::string opt(const std::optional<double>& v, const char* format) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/config_point.h"
+#include "analysis/cross_validation.h"
 #include "analysis/mode_choice.h"
 
 namespace jetchar::cli {
@@ -62,6 +63,9 @@ inline constexpr const char* kResolvedKnobs =
 /// The configurations of a results directory, store or export; std::invalid_argument naming the
 /// file when none has an OK run with an epoch time.
 std::vector<analysis::ConfigPoint> load_points(const std::string& file);
+/// Its groups of one workload at one setting of the other axes (analysis::mode_groups);
+/// std::invalid_argument naming the file when no configuration has all four knobs.
+std::vector<analysis::ModeGroup> load_mode_groups(const std::string& file);
 
 // `--model auto` is the mode predictor (analysis/mode_predictor.h): its forms chosen by
 // cross-validation, with intervals; the other names are the fixed models of analysis/predictor.h.

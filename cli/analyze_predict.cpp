@@ -210,8 +210,7 @@ void run_predict(const AnalyzeOptions& o) {
   request.mapping = parse_clock_mapping(o.clock_mapping);
   std::optional<ReferenceModel> reference;
   if (!o.reference.empty()) reference = load_reference(o);
-  const auto groups = mode_groups(load_points(o.results));
-  if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs", o.results));
+  const auto groups = load_mode_groups(o.results);
   // The CSV stays plain (no comment line for a parser to trip on); the notes go to stderr.
   std::fprintf(stderr, "predicted: warm epoch time, power and energy, fitted to the measured %s; %s\n", kWarmEpochs,
                kResolvedKnobs);

@@ -210,9 +210,7 @@ void check_adaptive_profile(const proto::AdaptiveProfileSpec& spec, const SweepP
     if (o.budget_case() == proto::ChoiceObjective::BUDGET_NOT_SET) {
       throw bad("objective needs a budget: max_time_s, max_power_w or max_energy_j");
     }
-    const double budget = o.has_max_time_s()    ? o.max_time_s()
-                          : o.has_max_power_w() ? o.max_power_w()
-                                                : o.max_energy_j();
+    const double budget = decision_of(o).budget.value;
     if (!(budget > 0) || !std::isfinite(budget)) {
       throw bad(fmt::format("objective: budget {} must be a positive number", budget));
     }
@@ -348,8 +346,7 @@ AdaptiveProfileSweepResult run_adaptive_profile(const proto::AdaptiveProfileSpec
       const auto it = measured.find(mode);
       measured_at.push_back(it != measured.end() ? &it->second : nullptr);
     }
-    out.objective = decision.budget;
-    out.confidence = decision.confidence;
+    out.objective = decision;
     out.choice =
         analysis::choose_from_predictions(*predictor, all_modes, measured_at, decision.budget, decision.confidence);
     if (out.choice) out.choice_mode = all_modes[out.choice->index].label();

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/mode_choice.h"
+#include "analysis/adaptive_profile.h"
 #include "analysis/predicted_choice.h"
 #include "proto/sweep_spec.pb.h"
 #include "results/mode_predictions_store.h"
@@ -65,10 +65,9 @@ struct AdaptiveProfileSweepResult {
   double loo_time_mape_pct = 0;  ///< the chosen forms' leave-one-out MAPE on the profiled modes
   std::optional<double> loo_power_mape_pct;
   std::vector<results::StoredModePrediction> predictions;  ///< every mode of the sweep, in plan order, as stored
-  /// With an objective: its budget, and the mode chosen over every mode of the sweep under it
+  /// With an objective: the choice it aimed at, and the mode chosen over every mode of the sweep
   /// (analysis/predicted_choice.h; nullopt when none is eligible).
-  std::optional<analysis::Budget> objective;
-  double confidence = 0.9;
+  std::optional<analysis::AdaptiveProfileOptions::Decision> objective;
   std::optional<analysis::PredictedChoice> choice;
   std::string choice_mode;  ///< the chosen mode's label
 };
