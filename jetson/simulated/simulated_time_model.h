@@ -32,7 +32,7 @@
 //                fixed round trip.
 // The constants are assumptions chosen to land in the range the seed study reports, not a
 // calibration: CPU 1.2 → 2.1 GHz cuts LeNet's compute by about 37 % (launch-bound), doubling the
-// EMC clock cuts a GPU-heavy model's compute by about 26–33 % (tests/jetson/simulated_time_model_test.cpp
+// EMC clock cuts a GPU-heavy model's compute by about 26–33 % (tests/jetson/simulated/simulated_time_model_test.cpp
 // holds the model to bands around both). The board's throughput figures (CUDA cores, DRAM bus
 // width) are the modules' published specifications (NVIDIA Jetson module data sheets), per family.
 #pragma once

@@ -131,7 +131,7 @@ TEST_F(SimSweepAnalysisIntegration, EveryModeIsStoredOkWithEnergy) {
     EXPECT_GT(t.power_w, 0) << t.run_id;
   }
   // That a higher GPU clock draws more power is checked on the simulator's GPU term
-  // (tests/jetson/simulated_board_test.cpp): in a stored sweep the CPU term follows the host's own
+  // (tests/jetson/simulated/simulated_board_test.cpp): in a stored sweep the CPU term follows the host's own
   // load (1.3 to 13 W per unit of utilization here, against ~0.3 W for the idle GPU's clock), so
   // even the mean over the 8 mode pairs came out negative (-0.22 W) under qemu-aarch64 beside
   // other tests.

@@ -22,8 +22,8 @@
 //   gpu_locked (min max, 0 0 = not locked), mem_locked. Tests write load_pct into it.
 // - JETCHAR_FAKE_NVML_GPUS: how many GPUs (default 1).
 // - JETCHAR_FAKE_NVML_PROFILE=jetson: the queries a Jetson's NVML refuses (power, energy, power
-//   limits, locked clocks, clock tables, event reasons: NotSupported on Orin, per Zeus's Jetson
-//   notes in reference/energy-measurement.md) return NVML_ERROR_NOT_SUPPORTED.
+//   limits, locked clocks, clock tables, event reasons: NotSupported on Orin, whose power comes
+//   from its INA rails instead) return NVML_ERROR_NOT_SUPPORTED.
 // - JETCHAR_FAKE_NVML_NON_ROOT=1: every Set/Reset returns NVML_ERROR_NO_PERMISSION, as for a
 //   caller without root.
 // - JETCHAR_FAKE_NVML_NO_DRIVER=1: nvmlInit_v2 returns NVML_ERROR_DRIVER_NOT_LOADED.

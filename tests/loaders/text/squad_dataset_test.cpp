@@ -134,7 +134,7 @@ TEST_F(SquadDatasetTest, ImpossibleWindowOptionsAndBadFilesAreErrors) {
   json wrong = json::parse(squad_json());
   wrong["data"][0]["paragraphs"][0]["qas"][0]["answers"][0]["answer_start"] = 13;  // a byte offset
   try {
-    SquadDataset(dir_.write("wrong.json", wrong.dump()), tokenizer_, WindowOptions{});
+    const SquadDataset dataset(dir_.write("wrong.json", wrong.dump()), tokenizer_, WindowOptions{});
     ADD_FAILURE();
   } catch (const TextFormatError& e) {
     EXPECT_THAT(e.what(), HasSubstr("wrong.json"));

@@ -57,7 +57,7 @@ std::map<std::string, Node> snapshot(const fs::path& root) {
 }
 
 fs::path expand_capture(const BoardCapture& capture, const TempDir& dir) {
-  const fs::path root = dir.path() / "root";
+  fs::path root = dir.path() / "root";
   fs::create_directories(root);
   FixtureManifest::parse(capture.manifest, dir.path(), "capture.manifest").expand(root);
   return root;
