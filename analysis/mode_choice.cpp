@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "analysis/pareto.h"
@@ -94,6 +95,16 @@ std::optional<Choice> choose(std::span<const ConfigPoint> points, const Budget& 
     }
   }
   return best;
+}
+
+std::vector<GroupChoice> choose_per_group(std::span<const ConfigPoint> points, const std::vector<std::string>& per,
+                                          const Budget& budget) {
+  std::vector<GroupChoice> out;
+  for (auto& group : group_configurations(points, per)) {
+    auto choice = choose(group.points, budget);
+    out.push_back({std::move(group), choice});
+  }
+  return out;
 }
 
 }  // namespace jetchar::analysis

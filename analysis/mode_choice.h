@@ -6,7 +6,9 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
+#include "analysis/config_groups.h"
 #include "analysis/config_point.h"
 
 namespace jetchar::analysis {
@@ -39,5 +41,17 @@ struct Choice {
 /// better in the other objective, then to the lower index. Throws std::invalid_argument for a
 /// negative budget or eta outside [0, 1].
 std::optional<Choice> choose(std::span<const ConfigPoint> points, const Budget& budget);
+
+/// A group's answer: the configuration chosen among its points, or nullopt when none meets the
+/// budget.
+struct GroupChoice {
+  ConfigGroup group;
+  std::optional<Choice> choice;  ///< index into group.points
+};
+
+/// choose() within each group of `points` (group_configurations over `per`). Points without
+/// energy stay in their group, so a power budget can still judge them.
+std::vector<GroupChoice> choose_per_group(std::span<const ConfigPoint> points, const std::vector<std::string>& per,
+                                          const Budget& budget);
 
 }  // namespace jetchar::analysis

@@ -1,6 +1,7 @@
 #include "analysis/pareto.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <numeric>
 
@@ -34,30 +35,19 @@ std::vector<std::size_t> pareto_front(std::span<const TimeEnergy> points) {
   return front;
 }
 
-std::string ParetoGroup::label() const {
-  std::string out = workload;
-  for (const auto& [axis, value] : fixed) out += " " + axis + "=" + value;
-  return out;
-}
-
 std::vector<ParetoGroup> pareto_groups(const std::vector<ConfigPoint>& points, const std::vector<std::string>& per) {
-  std::map<std::pair<std::string, std::map<std::string, std::string>>, std::vector<ConfigPoint>> groups;
-  for (const ConfigPoint& p : points) {
-    if (!p.energy_j) continue;
-    std::map<std::string, std::string> fixed;
-    for (const std::string& axis : per) {
-      auto it = p.key.axes.find(axis);
-      fixed[axis] = it == p.key.axes.end() ? "" : it->second;
-    }
-    groups[{p.key.workload, fixed}].push_back(p);
-  }
+  std::vector<ConfigPoint> with_energy;
+  std::copy_if(points.begin(), points.end(), std::back_inserter(with_energy),
+               [](const ConfigPoint& p) { return p.energy_j.has_value(); });
   std::vector<ParetoGroup> out;
-  for (auto& [id, members] : groups) {
-    std::stable_sort(members.begin(), members.end(),
+  for (auto& group : group_configurations(with_energy, per)) {
+    std::stable_sort(group.points.begin(), group.points.end(),
                      [](const ConfigPoint& a, const ConfigPoint& b) { return a.time_s < b.time_s; });
     std::vector<TimeEnergy> te;
-    for (const ConfigPoint& p : members) te.push_back({p.time_s, *p.energy_j});
-    ParetoGroup g{id.first, id.second, std::move(members), pareto_front(te)};
+    for (const ConfigPoint& p : group.points) te.push_back({p.time_s, *p.energy_j});
+    ParetoGroup g;
+    static_cast<ConfigGroup&>(g) = std::move(group);
+    g.front = pareto_front(te);
     out.push_back(std::move(g));
   }
   return out;

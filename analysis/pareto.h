@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/config_groups.h"
 #include "analysis/config_point.h"
 
 namespace jetchar::analysis {
@@ -24,15 +25,10 @@ bool dominates(const TimeEnergy& a, const TimeEnergy& b);
 /// all kept: neither dominates the other. O(n log n).
 std::vector<std::size_t> pareto_front(std::span<const TimeEnergy> points);
 
-/// Configurations of one workload that share the values of the `per` axes; the front is over
+/// Configurations of one workload that share the values of the `per` axes, with their front over
 /// everything else (power modes and the remaining swept axes).
-struct ParetoGroup {
-  std::string workload;
-  std::map<std::string, std::string> fixed;  ///< the `per` axes and their values
-  std::vector<ConfigPoint> points;           ///< with energy; sorted by time
-  std::vector<std::size_t> front;            ///< indices into points, sorted by time
-
-  std::string label() const;
+struct ParetoGroup : ConfigGroup {
+  std::vector<std::size_t> front;  ///< indices into points (which are sorted by time), sorted by time
 };
 
 /// Groups `points` by workload and by the values of the axes named in `per` (an axis a point lacks

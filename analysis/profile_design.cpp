@@ -165,4 +165,32 @@ ProfileEvaluation evaluate_auto_profile_choice(std::span<const ConfigPoint> poin
                              });
 }
 
+std::vector<ProfileComparison> compare_profile_designs(std::span<const ConfigPoint> points, std::size_t profiled,
+                                                       const std::vector<ModelKind>& kinds, bool with_auto,
+                                                       std::uint64_t seed, const ModePredictorOptions& options) {
+  std::vector<ProfileComparison> out;
+  const std::size_t modes = points.size();
+  auto needs = [&](std::size_t least) {
+    return fmt::format("needs between {} and {} profiled modes", least, modes > 0 ? modes - 1 : 0);
+  };
+  for (ModelKind kind : kinds) {
+    const std::size_t least = TimeEnergyModel::coefficient_count(kind);
+    if (profiled < least || profiled >= modes) {
+      out.push_back({std::string(to_string(kind)), std::nullopt, needs(least)});
+    } else {
+      out.push_back({std::string(to_string(kind)),
+                     evaluate_profile_choice(kind, points, profiled, kRandomProfileChoices, seed), ""});
+    }
+  }
+  if (with_auto) {
+    if (profiled < 3 || profiled >= modes) {
+      out.push_back({"auto", std::nullopt, needs(3)});
+    } else {
+      out.push_back(
+          {"auto", evaluate_auto_profile_choice(points, profiled, kAutoRandomProfileChoices, seed, options), ""});
+    }
+  }
+  return out;
+}
+
 }  // namespace jetchar::analysis

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "analysis/config_point.h"
@@ -42,5 +43,24 @@ ProfileEvaluation evaluate_profile_choice(ModelKind kind, std::span<const Config
 /// microseconds. Throws std::invalid_argument when `count` is under 3 or leaves no point out.
 ProfileEvaluation evaluate_auto_profile_choice(std::span<const ConfigPoint> points, std::size_t count, int trials,
                                                std::uint64_t seed, const ModePredictorOptions& options = {});
+
+/// Random choices each comparison fits on: a fixed model's fit costs microseconds, the auto
+/// predictor's seconds (every form on every fold), hence fewer.
+inline constexpr int kRandomProfileChoices = 20, kAutoRandomProfileChoices = 5;
+
+/// One model's evaluation of a profile of some size, or why it cannot have one.
+struct ProfileComparison {
+  std::string model;                            ///< the fixed model's name, or "auto"
+  std::optional<ProfileEvaluation> evaluation;  ///< nullopt: `needs` says why not
+  std::string needs;                            ///< "needs between L and N profiled modes"
+};
+
+/// `analyze fit --profile N`: each fixed model of `kinds` evaluated on `profiled` modes of its spread
+/// design (evaluate_profile_choice), then, with `with_auto`, the auto predictor on its adaptive pick
+/// (evaluate_auto_profile_choice), against random choices of as many. A model that needs more
+/// modes than `profiled`, or leaves none of `points` to evaluate on, says so instead.
+std::vector<ProfileComparison> compare_profile_designs(std::span<const ConfigPoint> points, std::size_t profiled,
+                                                       const std::vector<ModelKind>& kinds, bool with_auto,
+                                                       std::uint64_t seed, const ModePredictorOptions& options = {});
 
 }  // namespace jetchar::analysis

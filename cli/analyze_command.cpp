@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "analysis/adaptive_profile.h"
+#include "analysis/config_groups.h"
 #include "analysis/config_point.h"
 #include "analysis/cross_validation.h"
 #include "analysis/mode_choice.h"
@@ -82,42 +83,12 @@ void run_stats(const AnalyzeOptions& o) {
   print(out);
 }
 
-/// The axes that take more than one value among `points`: the only ones worth printing beside a
-/// configuration (a sweep records every resolved setting, most of them constant).
-std::set<std::string> varying_axes(const std::vector<ConfigPoint>& points) {
-  std::map<std::string, std::set<std::string>> values;
-  for (const auto& p : points) {
-    for (const auto& [axis, value] : p.key.axes) values[axis].insert(value);
-  }
-  std::set<std::string> varying;
-  for (const auto& entry : values) {
-    // A named reference, not a structured binding: clang 14 (clang-tidy) cannot capture those.
-    const std::string& axis = entry.first;
-    if (entry.second.size() > 1 ||
-        std::any_of(points.begin(), points.end(), [&](const ConfigPoint& p) { return !p.key.axes.count(axis); })) {
-      varying.insert(axis);
-    }
-  }
-  return varying;
-}
-
-std::string axes_label(const ConfigKey& key, const std::set<std::string>& shown) {
-  std::string label;
-  for (const auto& [axis, value] : key.axes) {
-    if (shown.count(axis)) label += (label.empty() ? "" : " ") + axis + "=" + value;
-  }
-  return label;
-}
-
 // Every --per axis must be one the results record; a misspelt axis would otherwise group every
 // configuration under "axis=" and answer a question nobody asked.
 void check_per_axes(const std::vector<ConfigPoint>& points, const AnalyzeOptions& o) {
-  std::set<std::string> known;
-  for (const auto& p : points) {
-    for (const auto& [axis, value] : p.key.axes) known.insert(axis);
-  }
+  const auto known = recorded_axes(points);
   for (const auto& axis : o.per) {
-    if (known.count(axis)) continue;
+    if (known.contains(axis)) continue;
     std::string names;
     for (const auto& name : known) names += (names.empty() ? "" : ", ") + name;
     throw std::invalid_argument(
@@ -125,20 +96,10 @@ void check_per_axes(const std::vector<ConfigPoint>& points, const AnalyzeOptions
   }
 }
 
-// A merged fleet of several board kinds gives its records the axis "board" (the board model,
-// analysis/results_store_reader.h): fronts and choices are per kind, side by side, since one
-// kind's power mode is not another's.
-std::vector<std::string> per_with_kind(const std::vector<ConfigPoint>& points, std::vector<std::string> per) {
-  const bool kinds =
-      std::any_of(points.begin(), points.end(), [](const ConfigPoint& p) { return p.key.axes.count("board") > 0; });
-  if (kinds && std::find(per.begin(), per.end(), "board") == per.end()) per.insert(per.begin(), "board");
-  return per;
-}
-
 void run_pareto(const AnalyzeOptions& o) {
   const auto points = load_points(o.results);
   check_per_axes(points, o);
-  auto groups = pareto_groups(points, per_with_kind(points, o.per));
+  auto groups = pareto_groups(points, per_board_kind(points, o.per));
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has an epoch energy", o.results));
   std::string out = fmt::format("{}\n", kWarmEpochs);
   for (const auto& g : groups) {
@@ -182,28 +143,18 @@ void run_choose(const AnalyzeOptions& o) {
   }
   auto points = load_points(o.results);
   check_per_axes(points, o);
-  // Group like pareto, but keep points without energy for a power budget.
-  const auto per = per_with_kind(points, o.per);
-  std::map<std::pair<std::string, std::map<std::string, std::string>>, std::vector<ConfigPoint>> groups;
-  for (const auto& p : points) {
-    std::map<std::string, std::string> fixed;
-    for (const auto& axis : per) fixed[axis] = p.key.axes.count(axis) ? p.key.axes.at(axis) : "";
-    groups[{p.key.workload, fixed}].push_back(p);
-  }
+  const auto choices = choose_per_group(points, per_board_kind(points, o.per), budget);
   std::string out = fmt::format("{}\n{}\n", budget.describe(), kWarmEpochs);
   std::size_t unmet = 0;
-  for (const auto& [id, members] : groups) {
-    std::string label = id.first;
-    for (const auto& [axis, value] : id.second) label += " " + axis + "=" + value;
-    auto choice = choose(members, budget);
+  for (const auto& [group, choice] : choices) {
     if (!choice) {
-      out += fmt::format("{}: no configuration meets the budget ({} measured)\n", label, members.size());
+      out += fmt::format("{}: no configuration meets the budget ({} measured)\n", group.label(), group.points.size());
       ++unmet;
       continue;
     }
-    const ConfigPoint& p = members[choice->index];
-    const auto axes = axes_label(p.key, varying_axes(members));
-    out += fmt::format("{}: {}{}  time {:.4g} s  energy {} J  power {} W", label, p.key.mode.label(),
+    const ConfigPoint& p = group.points[choice->index];
+    const auto axes = axes_label(p.key, varying_axes(group.points));
+    out += fmt::format("{}: {}{}  time {:.4g} s  energy {} J  power {} W", group.label(), p.key.mode.label(),
                        axes.empty() ? "" : " " + axes, p.time_s, opt(p.energy_j), opt(p.power_w));
     if (budget.kind == Budget::Kind::kZeusCost) out += fmt::format("  cost {:.4g} J", choice->objective);
     out += "\n";
@@ -215,7 +166,7 @@ void run_choose(const AnalyzeOptions& o) {
     throw jetchar::cli::CommandExit(
         jetchar::cli::kFailure,
         fmt::format("error: {} of {} configuration(s) have no measured mode that meets the budget", unmet,
-                    groups.size()));
+                    choices.size()));
   }
 }
 
@@ -231,42 +182,11 @@ nlohmann::json scores_json(const std::vector<FormScore>& scores) {
 }
 
 // fit --profile: each model fitted on N modes of its design and on random choices of N, scored on
-// the rest. The auto model's design is the adaptive pick (what predict --profile fits on); each of
-// its fits chooses forms by cross-validation (every form on every fold, 0.1-0.2 s on 15 modes), hence
-// fewer random choices.
-constexpr int kRandomChoices = 20, kAutoRandomChoices = 5;
-
-struct ProfileComparison {
-  std::string model;
-  std::optional<ProfileEvaluation> evaluation;  // nullopt: `needs` says why not
-  std::string needs;
-};
-
+// the rest; the auto model's design is the adaptive pick (what predict --profile fits on).
 std::vector<ProfileComparison> compare_profiles(const AnalyzeOptions& o, const ModeGroup& g) {
-  std::vector<ProfileComparison> out;
-  const std::size_t n = *o.profile, modes = g.points.size();
-  auto needs = [&](std::size_t least) {
-    return fmt::format("needs between {} and {} profiled modes", least, modes > 0 ? modes - 1 : 0);
-  };
-  for (ModelKind kind : models_of(o.model)) {
-    const std::size_t least = TimeEnergyModel::coefficient_count(kind);
-    if (n < least || n >= modes) {
-      out.push_back({std::string(to_string(kind)), std::nullopt, needs(least)});
-    } else {
-      out.push_back(
-          {std::string(to_string(kind)), evaluate_profile_choice(kind, g.points, n, kRandomChoices, o.seed), ""});
-    }
-  }
-  if (with_auto(o.model)) {
-    ModePredictorOptions options;
-    options.level = o.interval_level;
-    if (n < 3 || n >= modes) {
-      out.push_back({kAuto, std::nullopt, needs(3)});
-    } else {
-      out.push_back({kAuto, evaluate_auto_profile_choice(g.points, n, kAutoRandomChoices, o.seed, options), ""});
-    }
-  }
-  return out;
+  ModePredictorOptions options;
+  options.level = o.interval_level;
+  return compare_profile_designs(g.points, *o.profile, models_of(o.model), with_auto(o.model), o.seed, options);
 }
 
 nlohmann::json profile_json(const AnalyzeOptions& o, const ModeGroup& g) {
@@ -297,7 +217,7 @@ std::string profile_text(const AnalyzeOptions& o, const ModeGroup& g) {
   std::string out = fmt::format(
       "  profiling {} modes, evaluated on the other {}: the design (spread; auto: adaptive pick) against the median "
       "of random choices ({}; auto: {})\n",
-      *o.profile, modes > *o.profile ? modes - *o.profile : 0, kRandomChoices, kAutoRandomChoices);
+      *o.profile, modes > *o.profile ? modes - *o.profile : 0, kRandomProfileChoices, kAutoRandomProfileChoices);
   for (const ProfileComparison& c : compare_profiles(o, g)) {
     if (!c.evaluation) {
       out += fmt::format("  {:<9} {}\n", c.model, c.needs);

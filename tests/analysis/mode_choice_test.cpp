@@ -119,5 +119,28 @@ TEST(ModeChoice, MatchesBruteForceOnRandomSets) {
   }
 }
 
+// analyze choose: one answer per group, a group without a mode in the budget answers nullopt, and
+// a point without energy stays in its group for a power budget.
+TEST(ModeChoice, ChoosesWithinEachGroup) {
+  auto at = [](std::string batch, double time_s, std::optional<double> energy_j, double power_w) {
+    ConfigPoint p = point(time_s, energy_j, power_w);
+    p.key.workload = "lenet5";
+    p.key.axes["batch"] = std::move(batch);
+    return p;
+  };
+  const std::vector<ConfigPoint> points = {at("16", 2.0, 10.0, 5.0), at("32", 1.0, std::nullopt, 4.0),
+                                           at("16", 1.0, 12.0, 12.0), at("32", 3.0, 9.0, 3.0)};
+  const auto by_time = choose_per_group(points, {"batch"}, Budget(Budget::Kind::kMaxTime, 1.5));
+  ASSERT_EQ(by_time.size(), 2u);
+  EXPECT_EQ(by_time[0].group.label(), "lenet5 batch=16");
+  ASSERT_TRUE(by_time[0].choice);
+  EXPECT_EQ(by_time[0].group.points[by_time[0].choice->index].time_s, 1.0);
+  EXPECT_FALSE(by_time[1].choice);  // batch 32's fast point has no energy, its other one is too slow
+  const auto by_power = choose_per_group(points, {"batch"}, Budget(Budget::Kind::kMaxPower, 4.5));
+  ASSERT_TRUE(by_power[1].choice);
+  EXPECT_EQ(by_power[1].group.points[by_power[1].choice->index].time_s, 1.0);
+  EXPECT_FALSE(by_power[0].choice);
+}
+
 }  // namespace
 }  // namespace jetchar::analysis

@@ -1,5 +1,6 @@
 #include "analysis/profile_design.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -57,6 +58,34 @@ TEST(ProfileDesign, AutoComparisonScoresPowerAndRefusesImpossibleBudgets) {
   EXPECT_LT(*eval.design_time_mape, 5.0);
   EXPECT_THROW(evaluate_auto_profile_choice(pts, 2, 2, 9), std::invalid_argument);
   EXPECT_THROW(evaluate_auto_profile_choice(pts, pts.size(), 2, 9), std::invalid_argument);
+}
+
+// analyze fit --profile's comparison: each model evaluated on its design, or told how many modes it
+// needs when the profile is too small for it or leaves no mode to score.
+TEST(ProfileDesign, ComparisonEvaluatesEachModelOrSaysWhatItNeeds) {
+  const auto pts = testing::synthetic_points(testing::orin_like_grid(), {}, 5);
+  const auto fitted = compare_profile_designs(pts, 6, {ModelKind::kNnls}, false, 9);
+  ASSERT_EQ(fitted.size(), 1u);
+  EXPECT_EQ(fitted[0].model, to_string(ModelKind::kNnls));
+  ASSERT_TRUE(fitted[0].evaluation);
+  EXPECT_EQ(fitted[0].evaluation->random_trials, kRandomProfileChoices);
+  EXPECT_EQ(fitted[0].evaluation->evaluated, pts.size() - 6);
+  // The same numbers as the evaluation it stands for.
+  EXPECT_EQ(fitted[0].evaluation->design_time_mape,
+            evaluate_profile_choice(ModelKind::kNnls, pts, 6, kRandomProfileChoices, 9).design_time_mape);
+
+  const std::string needs = fmt::format("needs between 3 and {} profiled modes", pts.size() - 1);
+  const auto too_few = compare_profile_designs(pts, 2, {ModelKind::kNnls}, true, 9);
+  ASSERT_EQ(too_few.size(), 2u);
+  EXPECT_FALSE(too_few[0].evaluation);
+  EXPECT_EQ(too_few[0].needs, fmt::format("needs between {} and {} profiled modes",
+                                          TimeEnergyModel::coefficient_count(ModelKind::kNnls), pts.size() - 1));
+  EXPECT_EQ(too_few[1].model, "auto");
+  EXPECT_FALSE(too_few[1].evaluation);
+  EXPECT_EQ(too_few[1].needs, needs);
+  const auto all = compare_profile_designs(pts, pts.size(), {}, true, 9);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].needs, needs);
 }
 
 }  // namespace
