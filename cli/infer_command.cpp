@@ -1,6 +1,7 @@
 // `jetchar infer --model M --batch B[,B...] ...`: timed inference on synthetic inputs of the
 // model's format or on a data set's samples (--dataset: SQuAD's dev windows for the bert-*-qa
-// models), one run per batch size; prints the latency table (avg, p50, p90, p95, p99, max by
+// models), one run per batch size on the route a sweep's runs take (experiments/direct_run.h);
+// prints the latency table (avg, p50, p90, p95, p99, max by
 // nearest rank), throughput and, where the board measures power, J/query (query_energy.h).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -19,14 +20,9 @@
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "cli/option_checks.h"
-#include "experiments/checkpoints/hf_checkpoint.h"
-#include "experiments/inference/inference_dataset.h"
-#include "experiments/inference/inference_runner.h"
-#include "experiments/inference/query_energy.h"
-#include "experiments/inference/query_inputs.h"
-#include "experiments/torch_device.h"
-#include "jetson/control/control_interrupt.h"
-#include "jetson/measurement/measurement_session.h"
+#include "cli/run_report.h"
+#include "experiments/direct_run.h"
+#include "experiments/run_settings.h"
 #include "jetson/open_board.h"
 
 namespace {
@@ -52,10 +48,12 @@ struct InferOptions {
   bool json = false;
 };
 
-// One batch size's run and its energy per query (nullopt where the board measures no power).
+// One batch size's run: the runner's result, its energy per query (nullopt where the board
+// measures no power) and the record a sweep would store.
 struct BatchRun {
   experiments::InferenceResult result;
   std::optional<experiments::QueryEnergy> energy;
+  proto::RunResult record;
 };
 
 std::string ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
@@ -69,7 +67,7 @@ void print_table(const std::vector<BatchRun>& runs, const InferOptions& options,
              first.device, first.precision, first.threads, first.warmup);
   fmt::print("{:>6} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}\n", "batch", "queries", "avg ms",
              "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms", "samples/s", "J/query");
-  for (const auto& [result, energy] : runs) {
+  for (const auto& [result, energy, record] : runs) {
     if (!result.latency) {
       fmt::print("{:>6} {}: {}\n", result.batch_size, experiments::run_status_name(result.status), result.error);
       continue;
@@ -81,12 +79,9 @@ void print_table(const std::vector<BatchRun>& runs, const InferOptions& options,
                result.samples_per_s, energy ? fmt::format("{:.4f}", energy->per_query_j) : "-");
   }
   const auto measured = std::find_if(runs.begin(), runs.end(), [](const BatchRun& run) { return run.energy; });
-  if (measured == runs.end()) {
-    fmt::print("energy: {} measures no power, so J/query is absent\n", board_label);
-  } else {
-    fmt::print("energy: {} on {}; a query is one batch, J over the timed queries (warm-up excluded)\n",
-               measured->energy->source, board_label);
-  }
+  fmt::print("{}\n", cli::energy_line(measured == runs.end() ? std::string() : measured->energy->source, board_label,
+                                      "a query is one batch, J over the timed queries (warm-up excluded)",
+                                      "so J/query is absent"));
 }
 
 nlohmann::json run_json(const BatchRun& run, const std::optional<experiments::PretrainedLoad>& pretrained,
@@ -95,102 +90,101 @@ nlohmann::json run_json(const BatchRun& run, const std::optional<experiments::Pr
   json["energy"] = run.energy ? experiments::to_json(*run.energy) : nlohmann::json(nullptr);
   json["board"] = board_label;
   if (pretrained) json["pretrained"] = experiments::to_json(*pretrained);
+  json["record"] = cli::record_json(run.record);
   return json;
 }
 
-void run_infer(const InferOptions& options) {
-  using namespace jetchar::experiments;
-  ModelSpec spec = find_model(options.model);
-  InferenceConfig config;
-  config.device = parse_device(options.device);
-  config.sequence_length = options.seq_len;
-  config.warmup = options.warmup;
-  config.min_queries = options.queries;
-  config.min_duration_s = options.duration_s;
-  config.precision = parse_precision(options.precision);
-  config.seed = options.seed;
-  config.num_classes = options.classes;
-  if (options.threads) {
-    if (*options.threads < 1)
-      throw std::invalid_argument(fmt::format("--threads {} must be at least 1", *options.threads));
-    torch::set_num_threads(*options.threads);
-  }
-  torch::manual_seed(options.seed);
-  std::shared_ptr<Network> model;
-  std::optional<PretrainedLoad> pretrained;
-  if (options.pretrained) {
-    auto loaded = make_pretrained_model(spec, *options.pretrained, options.classes, options.seed);
-    model = loaded.network;
-    pretrained = loaded.load;
-    // Synthetic token ids, and a data set's, stay inside the checkpoint's vocabulary.
-    spec.vocab_size = loaded.config.vocab_size;
-  } else {
-    model = make_model(spec, options.classes);
-  }
-  std::shared_ptr<const loaders::Dataset> dataset;
-  if (options.dataset) {
-    dataset = open_inference_dataset(
-        *options.dataset, spec, options.seq_len,
-        options.pretrained ? std::optional<std::filesystem::path>(*options.pretrained) : std::nullopt);
+// The one-run experiment of one batch size, as a sweep's spec would write it.
+proto::ExperimentSpec experiment_of(const InferOptions& options, std::int64_t batch) {
+  proto::ExperimentSpec spec;
+  spec.set_name("infer");
+  auto* w = spec.mutable_workload();
+  w->set_task(proto::INFER);
+  w->set_model(options.model);
+  if (options.dataset) w->set_dataset(*options.dataset);
+  w->set_batch_size(static_cast<std::uint32_t>(batch));
+  if (options.seq_len) w->set_sequence_length(static_cast<std::uint32_t>(*options.seq_len));
+  w->set_precision(experiments::proto_precision(experiments::parse_precision(options.precision)));
+  w->set_device(options.device);
+  if (options.threads) w->set_threads(static_cast<std::uint32_t>(*options.threads));
+  w->set_seed(options.seed);
+  if (options.pretrained) w->set_pretrained(*options.pretrained);
+  auto* inference = w->mutable_inference();
+  inference->set_warmup_batches(static_cast<std::uint32_t>(options.warmup));
+  if (options.queries) inference->set_min_queries(static_cast<std::uint32_t>(*options.queries));
+  if (options.duration_s) inference->set_min_duration_s(*options.duration_s);
+  if (options.classes) inference->set_classes(static_cast<std::uint32_t>(*options.classes));
+  return spec;
+}
+
+// The runner's result of each run, its energy and the checkpoint's load.
+class InferenceWatch : public experiments::WorkloadObserver {
+ public:
+  void inferred(const experiments::InferenceResult& result, const std::optional<experiments::QueryEnergy>& energy,
+                const experiments::RunInputs& inputs) override {
+    last = BatchRun{result, energy, {}};
+    pretrained = inputs.pretrained;
   }
 
+  std::optional<BatchRun> last;
+  std::optional<experiments::PretrainedLoad> pretrained;
+};
+
+void run_infer(const InferOptions& options) {
   // The board whose rails give J/query; modelled rails follow the set clocks and this host's
   // measured utilization, refreshed while the queries run.
   jetson::BoardHandle board = jetson::open_board(
       options.board, options.root ? std::optional<std::filesystem::path>(*options.root) : std::nullopt);
-  std::string board_label = board.label;
-  if (board.hooks->power_modelled()) board_label += ", power figures are modelled";
-  jetson::SensorRefresh refresh(*board.hooks, std::chrono::milliseconds(100));
-  jetson::measurement::MeasurementOptions measurement;
-  measurement.onboard_modelled = board.hooks->power_modelled();
-  jetson::measurement::MeasurementSession session(*board.root, measurement);
-  session.start();
+  const std::string board_label = cli::measured_board_label(board);
+  InferenceWatch watch;
   // Ctrl-C ends the batch being timed at its next query and runs no further batch: what was timed
   // is printed, then 130.
-  const jetson::ControlInterrupt interrupt;
-  config.stop_requested = [&interrupt] { return interrupt.signal() != 0; };
+  experiments::DirectRuns direct(board, "jetchar infer", &watch);
   std::vector<BatchRun> runs;
+  bool interrupted = false;
   for (const std::int64_t batch : options.batches) {
-    if (interrupt.signal() != 0) break;
-    config.batch_size = batch;
-    std::optional<QueryInputs> inputs;
-    if (dataset) {
-      inputs = dataset_query_inputs(*dataset, batch);
-      config.inputs = &*inputs;
+    watch.last.reset();
+    auto record = direct.run(experiment_of(options, batch));
+    interrupted = record.status() == proto::INTERRUPTED;
+    if (!watch.last) {
+      // Refused before its queries: the model, the data set or the board.
+      const std::string why = fmt::format("inference {} with batch {}: {}", options.model, batch, record.reason());
+      if (interrupted) break;
+      if (record.status() == proto::INVALID) throw std::invalid_argument(why);
+      throw std::runtime_error(why);
     }
-    runs.push_back({run_inference(*model, spec, config, *board.root), std::nullopt});
-  }
-  session.stop();
-  refresh.stop();
-  for (auto& run : runs) {
-    const auto& result = run.result;
-    if (!result.latency || result.timed_end_ns <= result.timed_begin_ns) continue;
-    const auto energy = session.energy(result.timed_begin_ns, result.timed_end_ns);
-    if (energy.onboard) run.energy = query_energy(*energy.onboard, result.latency->count, result.batch_size);
+    watch.last->record = std::move(record);
+    runs.push_back(std::move(*watch.last));
+    if (interrupted) break;
   }
 
+  if (runs.empty()) {
+    throw cli::CommandExit(cli::kInterrupted,
+                           fmt::format("inference {} stopped by a signal before its first query", options.model));
+  }
   if (options.json) {
     if (runs.size() == 1) {
-      fmt::print("{}\n", run_json(runs.front(), pretrained, board_label).dump(2));
+      fmt::print("{}\n", run_json(runs.front(), watch.pretrained, board_label).dump(2));
     } else {
       auto json = nlohmann::json::array();
-      for (const auto& run : runs) json.push_back(run_json(run, pretrained, board_label));
+      for (const auto& run : runs) json.push_back(run_json(run, watch.pretrained, board_label));
       fmt::print("{}\n", json.dump(2));
     }
   } else {
     print_table(runs, options, board_label);
+    cli::print_notes(runs.back().record);
   }
-  if (interrupt.signal() != 0) {
+  if (interrupted) {
     std::fflush(stdout);
     throw cli::CommandExit(cli::kInterrupted,
                            fmt::format("inference {} stopped by a signal: {} of {} batch size(s) timed, the last "
                                        "one partly",
-                                       spec.name, runs.size(), options.batches.size()));
+                                       options.model, runs.size(), options.batches.size()));
   }
-  for (const auto& [result, energy] : runs) {
-    if (result.status != RunStatus::kOk) {
-      throw std::runtime_error(fmt::format("inference {} with batch {}: {} ({})", spec.name, result.batch_size,
-                                           run_status_name(result.status), result.error));
+  for (const auto& run : runs) {
+    if (run.record.status() != proto::OK) {
+      throw std::runtime_error(fmt::format("inference {} with batch {}: {} ({})", options.model, run.result.batch_size,
+                                           proto::RunStatus_Name(run.record.status()), run.record.reason()));
     }
   }
 }

@@ -1,6 +1,8 @@
 // `jetchar train --model M --dataset KIND:PATH --batch B ...`: trains a model with the seed
-// study's timer placement and prints a per-epoch table (fetch stall, compute, E2E, samples/s,
-// loss, accuracy), a progress bar on a terminal, or the whole result as JSON.
+// study's timer placement as one run of the route a sweep's runs take (experiments/direct_run.h):
+// on the board named (the host's when it is not a Jetson), measured and recorded as a sweep's run
+// is. Prints a per-epoch table (fetch stall, compute, E2E, samples/s, loss, accuracy, energy), a
+// progress bar on a terminal, or the whole result as JSON.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -8,7 +10,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -17,18 +21,12 @@
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "cli/option_checks.h"
-#include "experiments/checkpoints/hf_checkpoint.h"
-#include "experiments/checkpoints/pretrained_vocab.h"
-#include "experiments/models/model_dataset_fit.h"
-#include "experiments/models/registry.h"
-#include "experiments/target_outcome.h"
-#include "experiments/torch_device.h"
+#include "cli/run_report.h"
+#include "experiments/direct_run.h"
+#include "experiments/run_settings.h"
 #include "experiments/training/training_runner.h"
-#include "experiments/training/validation_split.h"
-#include "jetson/control/control_interrupt.h"
+#include "jetson/open_board.h"
 #include "loaders/dataset_spec.h"
-#include "loaders/pipeline.h"
-#include "sysfs/root.h"
 
 namespace {
 
@@ -56,6 +54,8 @@ struct TrainOptions {
   std::optional<double> target_f1;
   std::size_t n_best_size = 20;
   std::size_t max_answer_length = 30;
+  std::string board = "auto";
+  std::optional<std::string> root;
   bool json = false;
 };
 
@@ -65,48 +65,61 @@ std::string percent(const std::optional<double>& value) {
   return value ? fmt::format("{:.2f}", *value * 100) : std::string("-");
 }
 
-experiments::TrainingConfig training_config(const TrainOptions& options) {
-  experiments::TrainingConfig config;
-  config.device = experiments::parse_device(options.device);
-  config.precision = experiments::parse_precision(options.precision);
-  config.epochs = options.epochs;
-  config.accumulate = options.accumulate;
-  config.max_batches = options.max_batches;
-  config.learning_rate = options.learning_rate;
-  config.warmup_proportion = options.warmup_proportion;
-  if (options.optimizer) config.optimizer = experiments::parse_optimizer(*options.optimizer);
-  config.weight_decay = options.weight_decay;
-  config.seed = options.seed;
-  config.sync_per_batch = !options.async;
-  return config;
-}
-
-// --target-f1: the first epoch whose dev F1 reached it and the training time until then
-// (experiments/target_outcome.h; `train` measures no energy, a sweep does).
-proto::TargetOutcome target_of(const experiments::TrainingResult& result, double target_f1) {
-  google::protobuf::RepeatedPtrField<proto::EpochResult> epochs;
-  for (const auto& epoch : result.epochs) {
-    auto* e = epochs.Add();
-    e->set_epoch(static_cast<std::uint32_t>(epoch.epoch));
-    e->set_e2e_s(static_cast<double>(epoch.e2e_ns) / 1e9);
-    if (epoch.eval_entity_f1) e->set_eval_entity_f1(*epoch.eval_entity_f1);
-    if (epoch.eval_squad_f1) e->set_eval_squad_f1(*epoch.eval_squad_f1);
+// The one-run experiment the options ask for, as a sweep's spec would write it; the executor
+// resolves its defaults and builds the trainer's settings from it, as for every run of a sweep.
+proto::ExperimentSpec experiment_of(const TrainOptions& options) {
+  proto::ExperimentSpec spec;
+  spec.set_name("train");
+  auto* w = spec.mutable_workload();
+  w->set_task(proto::TRAIN);
+  w->set_model(options.model);
+  w->set_dataset(loaders::resolve_dataset_spec(options.dataset).text);
+  w->set_batch_size(static_cast<std::uint32_t>(options.batch));
+  w->set_accumulate(static_cast<std::uint32_t>(options.accumulate));
+  w->set_epochs(static_cast<std::uint32_t>(options.epochs));
+  if (options.max_batches) {
+    w->set_max_minibatches(static_cast<std::uint32_t>(
+        std::min<std::int64_t>(*options.max_batches, std::numeric_limits<std::uint32_t>::max())));
   }
-  return experiments::target_outcome(epochs, target_f1);
+  w->set_precision(experiments::proto_precision(experiments::parse_precision(options.precision)));
+  w->set_device(options.device);
+  if (options.threads) w->set_threads(static_cast<std::uint32_t>(*options.threads));
+  if (options.learning_rate) w->set_learning_rate(*options.learning_rate);
+  if (options.warmup_proportion) w->set_warmup_proportion(*options.warmup_proportion);
+  if (options.optimizer) {
+    w->set_optimizer(experiments::parse_optimizer(*options.optimizer) == experiments::OptimizerKind::kSgd
+                         ? proto::SGD
+                         : proto::ADAMW);
+  }
+  if (options.weight_decay) w->set_weight_decay(*options.weight_decay);
+  w->set_seed(options.seed);
+  if (options.pretrained) w->set_pretrained(*options.pretrained);
+  w->set_async(options.async);
+  w->set_evaluate(options.eval);
+  if (options.target_f1) w->set_target_f1(*options.target_f1);
+  w->set_n_best_size(static_cast<std::uint32_t>(options.n_best_size));
+  w->set_max_answer_length(static_cast<std::uint32_t>(options.max_answer_length));
+  spec.mutable_loader()->set_workers(static_cast<std::uint32_t>(options.workers));
+  spec.mutable_loader()->set_pin_memory(options.device.starts_with("cuda"));
+  return spec;
 }
 
+// --target-f1: the first epoch whose dev F1 reached it, the training time and, where the board
+// measures power, the energy until then (RunResult.target, as a sweep stores it).
 nlohmann::json target_json(const proto::TargetOutcome& target) {
   auto optional = [](bool has, auto value) { return has ? nlohmann::json(value) : nlohmann::json(nullptr); };
   return {{"target_f1", target.target_f1()},
           {"epoch", optional(target.has_epoch(), target.epoch())},
           {"time_s", optional(target.has_time_s(), target.time_s())},
+          {"energy_j", optional(target.has_energy_j(), target.energy_j())},
           {"best_f1", optional(target.has_best_f1(), target.best_f1())}};
 }
 
 void print_target(const proto::TargetOutcome& target) {
   if (target.has_epoch()) {
-    fmt::print("target F1 {:.2f} % reached after epoch {}: {:.3f} s of training\n", target.target_f1() * 100,
-               target.epoch(), target.time_s());
+    fmt::print("target F1 {:.2f} % reached after epoch {}: {:.3f} s of training{}\n", target.target_f1() * 100,
+               target.epoch(), target.time_s(),
+               target.has_energy_j() ? fmt::format(", {:.3f} J", target.energy_j()) : "");
   } else {
     fmt::print("target F1 {:.2f} % not reached (best {})\n", target.target_f1() * 100,
                target.has_best_f1() ? fmt::format("{:.2f} %", target.best_f1() * 100) : std::string("-"));
@@ -126,6 +139,26 @@ std::function<void(const experiments::TrainingProgress&)> progress_bar(std::int6
   };
 }
 
+// The trainer's own result (every resolved setting, per-epoch accuracies) and the progress bar.
+class TrainingWatch : public experiments::WorkloadObserver {
+ public:
+  explicit TrainingWatch(std::function<void(const experiments::TrainingProgress&)> progress)
+      : progress_(std::move(progress)) {}
+  void minibatch_done(const experiments::TrainingProgress& progress) override {
+    if (progress_) progress_(progress);
+  }
+  void trained(const experiments::TrainingResult& result, const experiments::RunInputs& inputs) override {
+    this->result = result;
+    this->inputs = inputs;
+  }
+
+  std::optional<experiments::TrainingResult> result;
+  experiments::RunInputs inputs;
+
+ private:
+  std::function<void(const experiments::TrainingProgress&)> progress_;
+};
+
 void print_pretrained(const experiments::PretrainedLoad& pretrained) {
   fmt::print("pretrained {}: {} tensors loaded, {} fresh{}, {} unused\n", pretrained.weights_file,
              pretrained.loaded_tensors, pretrained.fresh.size(),
@@ -133,22 +166,30 @@ void print_pretrained(const experiments::PretrainedLoad& pretrained) {
              pretrained.unused.size());
 }
 
-// The settings line, the per-epoch table, entity scores, later-epoch medians and memory peaks.
-void print_result(const experiments::TrainingResult& result, const TrainOptions& options,
-                  const std::string& dataset_name) {
+// The settings line, the per-epoch table with each epoch's energy from the record, entity and
+// SQuAD scores, later-epoch medians, memory peaks and where the energy comes from.
+void print_result(const experiments::TrainingResult& result, const proto::RunResult& record,
+                  const TrainOptions& options, const std::string& dataset_name, const std::string& board_label) {
   fmt::print(
       "model {} ({} parameters)  data {}  batch {} x accumulate {}  workers {}  device {}  precision {}  "
       "optimizer {} lr {} weight decay {}  seed {}  threads {}  timing {}\n",
       result.model, result.parameters, dataset_name, options.batch, result.accumulate, options.workers, result.device,
       result.precision, result.optimizer, result.learning_rate, result.weight_decay, result.seed, result.threads,
       result.synchronized ? "synchronized per minibatch" : "async (host-side times)");
-  fmt::print("{:>5} {:>8} {:>10} {:>11} {:>9} {:>10} {:>9} {:>10} {:>9}\n", "epoch", "batches", "stall s", "compute s",
-             "E2E s", "samples/s", "loss", "train %", "eval %");
-  for (const auto& epoch : result.epochs) {
-    fmt::print("{:>5} {:>8} {:>10} {:>11} {:>9} {:>10.1f} {:>9} {:>10} {:>9}{}\n", epoch.epoch, epoch.batches,
-               seconds(epoch.stall_ns), seconds(epoch.compute_ns), seconds(epoch.e2e_ns), epoch.samples_per_s(),
-               epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-", percent(epoch.train_accuracy),
-               percent(epoch.eval_accuracy), epoch.completed ? "" : "  (incomplete)");
+  fmt::print("{:>5} {:>8} {:>10} {:>11} {:>9} {:>10} {:>9} {:>10} {:>9} {:>9} {:>7}\n", "epoch", "batches", "stall s",
+             "compute s", "E2E s", "samples/s", "loss", "train %", "eval %", "energy J", "W");
+  for (std::size_t i = 0; i < result.epochs.size(); ++i) {
+    const auto& epoch = result.epochs[i];
+    const auto* stored =
+        i < static_cast<std::size_t>(record.epochs_size()) ? &record.epochs(static_cast<int>(i)) : nullptr;
+    fmt::print(
+        "{:>5} {:>8} {:>10} {:>11} {:>9} {:>10.1f} {:>9} {:>10} {:>9} {:>9} {:>7}{}\n", epoch.epoch, epoch.batches,
+        seconds(epoch.stall_ns), seconds(epoch.compute_ns), seconds(epoch.e2e_ns), epoch.samples_per_s(),
+        epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-", percent(epoch.train_accuracy),
+        percent(epoch.eval_accuracy),
+        stored != nullptr && stored->has_energy_j() ? fmt::format("{:.3f}", stored->energy_j()) : "-",
+        stored != nullptr && stored->has_average_power_w() ? fmt::format("{:.2f}", stored->average_power_w()) : "-",
+        epoch.completed ? "" : "  (incomplete)");
   }
   for (const auto& epoch : result.epochs) {
     if (epoch.eval_entity_f1) {
@@ -175,78 +216,57 @@ void print_result(const experiments::TrainingResult& result, const TrainOptions&
              memory.cuda_peak_allocated_bytes
                  ? fmt::format(", CUDA peak allocated {:.1f} MiB", *memory.cuda_peak_allocated_bytes / 1048576.0)
                  : "");
+  fmt::print("{}\n", cli::energy_line(record.context().energy_source(), board_label,
+                                      "an epoch's energy is over its E2E time", "so energy J and W are absent"));
+}
+
+// A run that ended before training began: the data set, the model or the board refused it.
+[[noreturn]] void refused(const proto::RunResult& record, const std::string& model) {
+  const std::string why = fmt::format("training {}: {}", model, record.reason());
+  if (record.status() == proto::INVALID) throw std::invalid_argument(why);
+  if (record.status() == proto::INTERRUPTED) throw cli::CommandExit(cli::kInterrupted, why);
+  throw std::runtime_error(why);
 }
 
 void run_train(const TrainOptions& options) {
-  using namespace jetchar::experiments;
-  const auto& spec = find_model(options.model);
-  TrainingConfig config = training_config(options);
-  if (options.threads) {
-    if (*options.threads < 1)
-      throw std::invalid_argument(fmt::format("--threads {} must be at least 1", *options.threads));
-    torch::set_num_threads(*options.threads);
-  }
-
-  auto dataset_spec = loaders::resolve_dataset_spec(options.dataset);
-  if (options.pretrained) use_pretrained_vocab(dataset_spec, *options.pretrained);
-  std::shared_ptr<const loaders::Dataset> train_set = loaders::open_dataset(dataset_spec);
-  require_model_fits_dataset(spec, train_set->info());
-  for (const auto& note : train_set->info().notes) std::fprintf(stderr, "jetchar: note: %s\n", note.c_str());
-  loaders::PipelineOptions pipeline_options;
-  pipeline_options.batch_size = options.batch;
-  pipeline_options.num_workers = options.workers;
-  pipeline_options.seed = options.seed;
-  pipeline_options.pin_memory = config.device.is_cuda();
-  loaders::Pipeline source(train_set, pipeline_options);
   if (options.target_f1 && !options.eval) {
     throw std::invalid_argument(fmt::format("--target-f1 {} needs --eval: the target is a dev F1", *options.target_f1));
   }
-  std::optional<ValidationSplit> validation;
-  if (options.eval) {
-    validation =
-        open_validation_split(dataset_spec, pipeline_options, config,
-                              {.n_best_size = options.n_best_size, .max_answer_length = options.max_answer_length});
-  }
-  const auto classes = static_cast<std::int64_t>(train_set->info().classes.size());
-  const auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
-  std::optional<PretrainedLoad> pretrained;
-  std::shared_ptr<Network> model;
-  if (options.pretrained) {
-    auto loaded = make_pretrained_model(spec, *options.pretrained, num_classes, options.seed);
-    model = loaded.network;
-    pretrained = loaded.load;
-  } else {
-    model = make_model(spec, num_classes);
-  }
-
-  if (!options.json && ::isatty(STDERR_FILENO) == 1) config.on_batch = progress_bar(options.epochs);
-  const sysfs::Root root;
+  const auto spec = experiment_of(options);
+  jetson::BoardHandle board = jetson::open_board(
+      options.board, options.root ? std::optional<std::filesystem::path>(*options.root) : std::nullopt);
+  TrainingWatch watch(!options.json && ::isatty(STDERR_FILENO) == 1 ? progress_bar(options.epochs) : nullptr);
   // Ctrl-C ends the run at the next minibatch: the epochs finished by then are printed, then 130.
-  const jetson::ControlInterrupt interrupt;
-  config.stop_after = [&interrupt](const TrainingProgress&) { return interrupt.signal() != 0; };
-  const auto result = train(*model, source, config, root, spec.name);
+  experiments::DirectRuns runs(board, "jetchar train", &watch);
+  const auto record = runs.run(spec);
+  if (!watch.result) refused(record, options.model);
+  const auto& result = *watch.result;
+  const std::string board_label = cli::measured_board_label(board);
   if (options.json) {
-    auto json = to_json(result);
-    if (pretrained) json["pretrained"] = to_json(*pretrained);
-    if (options.target_f1) json["target"] = target_json(target_of(result, *options.target_f1));
+    auto json = experiments::to_json(result);
+    if (watch.inputs.pretrained) json["pretrained"] = experiments::to_json(*watch.inputs.pretrained);
+    if (record.has_target()) json["target"] = target_json(record.target());
+    json["board"] = board_label;
+    json["record"] = cli::record_json(record);
     fmt::print("{}\n", json.dump(2));
   } else {
-    if (pretrained) print_pretrained(*pretrained);
-    print_result(result, options, train_set->info().name);
-    if (options.target_f1) print_target(target_of(result, *options.target_f1));
+    if (watch.inputs.pretrained) print_pretrained(*watch.inputs.pretrained);
+    print_result(result, record, options, watch.inputs.dataset, board_label);
+    if (record.has_target()) print_target(record.target());
+    cli::print_notes(record);
   }
-  if (interrupt.signal() != 0) {
+  if (record.status() == proto::INTERRUPTED) {
     std::fflush(stdout);
     const auto finished = std::count_if(result.epochs.begin(), result.epochs.end(),
-                                        [](const EpochResult& epoch) { return epoch.completed; });
+                                        [](const experiments::EpochResult& epoch) { return epoch.completed; });
     throw cli::CommandExit(cli::kInterrupted,
                            fmt::format("training {} stopped by a signal after {} finished epoch(s) of {}; the table "
                                        "above holds what was measured (the last epoch partial)",
-                                       spec.name, finished, options.epochs));
+                                       result.model, finished, options.epochs));
   }
-  if (result.status != RunStatus::kOk) {
+  if (record.status() != proto::OK) {
     throw std::runtime_error(
-        fmt::format("training {}: {} ({})", spec.name, run_status_name(result.status), result.error));
+        fmt::format("training {}: {} ({})", result.model, proto::RunStatus_Name(record.status()), record.reason()));
   }
 }
 
@@ -332,7 +352,15 @@ void add_train_command(CLI::App& app) {
                    "SQuAD answers: longest answer in word pieces (run_qa.py's max_answer_length)")
       ->capture_default_str()
       ->check(cli::between(1, 1000, "word pieces"));
-  command->add_flag("--json", options->json, "Print the whole result as JSON");
+  command
+      ->add_option("--board", options->board,
+                   "auto, host, jetson, or sim:<fixture>: whose rails give each epoch's energy (a simulated board's "
+                   "are modelled, and its time model paces each minibatch's compute to the board's clocks)")
+      ->capture_default_str();
+  command->add_option("--root", options->root, "Read the kernel interfaces under this directory instead of /");
+  command->add_flag("--json", options->json,
+                    "Print the whole result as JSON, with the record a sweep would store for the run (\"record\": "
+                    "resolved settings, board context, energy per epoch)");
   jetchar::cli::add_examples(
       *command,
       "Examples:\n"

@@ -25,7 +25,9 @@
 #include "experiments/mode_readback.h"
 #include "experiments/models/model_work.h"
 #include "experiments/models/registry.h"
+#include "experiments/run_settings.h"
 #include "experiments/target_outcome.h"
+#include "experiments/torch_device.h"
 #include "experiments/training/precision.h"
 #include "experiments/training/training_runner.h"
 #include "experiments/training/validation_split.h"
@@ -45,7 +47,6 @@ namespace {
 namespace energy = jetson::energy;
 
 constexpr std::uint32_t kSchemaVersion = 1;
-constexpr double kDefaultSampleRateHz = 100;
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -189,8 +190,6 @@ proto::RunStatus to_proto(RunStatus status) {
   return proto::FAILED;
 }
 
-torch::Device device_of(const proto::WorkloadSpec& workload) { return torch::Device(workload.device()); }
-
 // A trace's samples for the store: every valid channel value of the samples inside the run window
 // and of the one on either side, which the window's energy interpolates from; t_s counts from the
 // window's start.
@@ -219,49 +218,6 @@ std::vector<results::StoredPowerSample> stored_samples(const energy::PowerTrace&
   append_stored_samples(onboard, run, samples);
   for (const auto* meter : meter_traces(meters)) append_stored_samples(*meter, run, samples);
   return samples;
-}
-
-Precision precision_of(const proto::WorkloadSpec& workload) {
-  switch (workload.precision()) {
-    case proto::TF32: return Precision::kTf32;
-    case proto::AMP_FP16: return Precision::kAmpFp16;
-    case proto::BF16: return Precision::kBf16;
-    default: return Precision::kFp32;
-  }
-}
-
-// The training pipeline's settings from the resolved spec: shuffled, seeded by the workload.
-loaders::PipelineOptions training_pipeline_options(const proto::ExperimentSpec& spec) {
-  const auto& w = spec.workload();
-  loaders::PipelineOptions pipeline_options;
-  pipeline_options.batch_size = w.batch_size();
-  pipeline_options.num_workers = static_cast<int>(spec.loader().workers());
-  pipeline_options.prefetch_factor = static_cast<int>(spec.loader().prefetch());
-  pipeline_options.shuffle = true;
-  pipeline_options.seed = w.seed();
-  pipeline_options.drop_last = spec.loader().drop_last();
-  pipeline_options.pin_memory = spec.loader().pin_memory();
-  return pipeline_options;
-}
-
-// The trainer's settings from the resolved spec (the run's hooks are added by the executor).
-TrainingConfig training_config(const proto::ExperimentSpec& spec) {
-  const auto& w = spec.workload();
-  TrainingConfig config;
-  config.device = device_of(w);
-  config.epochs = w.epochs();
-  config.accumulate = w.accumulate();
-  if (w.has_learning_rate()) config.learning_rate = w.learning_rate();
-  if (w.has_warmup_proportion()) config.warmup_proportion = w.warmup_proportion();
-  if (w.optimizer() != proto::OPTIMIZER_UNSPECIFIED)
-    config.optimizer = w.optimizer() == proto::SGD ? OptimizerKind::kSgd : OptimizerKind::kAdamW;
-  if (w.has_weight_decay()) config.weight_decay = w.weight_decay();
-  config.precision = precision_of(w);
-  config.sync_per_batch = !w.async();
-  if (w.max_minibatches() > 0) config.max_batches = w.max_minibatches();
-  config.seed = w.seed();
-  config.keep_minibatch_records = spec.measurement().minibatch_records();
-  return config;
 }
 
 // The INA3221 conversion settings (samples averaged, update interval) the run's samples come from.
@@ -345,14 +301,18 @@ void attach_data_path(loaders::Pipeline& pipeline, const loaders::DatasetInfo& i
   pipeline.attach_data_path(std::move(data_path));
 }
 
-// The network to train: a new one, or workload.pretrained's checkpoint, with a head for the data
-// set's classes when it names any.
-std::shared_ptr<Network> training_model(const ModelSpec& model_spec, const proto::WorkloadSpec& w,
-                                        const loaders::DatasetInfo& info) {
+// The network to train: a new one, or workload.pretrained's checkpoint (and how it loaded), with
+// a head for the data set's classes when it names any. A checkpoint's vocabulary becomes
+// `model_spec`'s, so that synthetic token ids (counting the model's work) stay inside it.
+std::pair<std::shared_ptr<Network>, std::optional<PretrainedLoad>> training_model(ModelSpec& model_spec,
+                                                                                  const proto::WorkloadSpec& w,
+                                                                                  const loaders::DatasetInfo& info) {
   const auto classes = static_cast<std::int64_t>(info.classes.size());
   const auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
-  return w.pretrained().empty() ? make_model(model_spec, num_classes)
-                                : make_pretrained_model(model_spec, w.pretrained(), num_classes, w.seed()).network;
+  if (w.pretrained().empty()) return {make_model(model_spec, num_classes), std::nullopt};
+  auto pretrained = make_pretrained_model(model_spec, w.pretrained(), num_classes, w.seed());
+  model_spec.vocab_size = pretrained.config.vocab_size;
+  return {pretrained.network, pretrained.load};
 }
 
 // workload.evaluate: the validation split after every epoch, untimed and outside the epochs'
@@ -420,25 +380,11 @@ void record_trained(const TrainingResult& trained, proto::RunResult& result) {
 
 }  // namespace
 
-proto::ExperimentSpec resolve_defaults(const proto::ExperimentSpec& spec) {
-  proto::ExperimentSpec r = spec;
-  auto* w = r.mutable_workload();
-  if (w->task() == proto::TASK_UNSPECIFIED) w->set_task(proto::TRAIN);
-  if (w->accumulate() == 0) w->set_accumulate(1);
-  if (w->epochs() == 0) w->set_epochs(1);
-  if (w->precision() == proto::PRECISION_UNSPECIFIED) w->set_precision(proto::FP32);
-  if (w->device().empty()) w->set_device(torch::cuda::is_available() ? "cuda" : "cpu");
-  if (w->task() == proto::INFER && w->inference().warmup_batches() == 0) w->mutable_inference()->set_warmup_batches(10);
-  auto* l = r.mutable_loader();
-  if (l->prefetch() == 0) l->set_prefetch(2);
-  if (r.cache() == proto::CACHE_POLICY_UNSPECIFIED) r.set_cache(proto::WARM);
-  if (r.measurement().sample_rate_hz() == 0) r.mutable_measurement()->set_sample_rate_hz(kDefaultSampleRateHz);
-  if (r.repetitions() == 0) r.set_repetitions(1);
-  return r;
-}
-
 CharacterizationExecutor::CharacterizationExecutor(jetson::BoardHandle& board, std::ostream* log)
-    : board_(board), log_(log), info_(jetson::discover_board_info(*board.root, board.request)) {}
+    : board_(board),
+      log_(log),
+      info_(jetson::discover_board_info(*board.root, board.request)),
+      default_threads_(torch::get_num_threads()) {}
 
 CharacterizationExecutor::~CharacterizationExecutor() = default;
 
@@ -592,6 +538,11 @@ proto::RunResult CharacterizationExecutor::execute(const sweeps::PlannedRun& run
       return result;
     }
   }
+  // workload.threads, or LibTorch's own choice; the resolved settings say how many ran.
+  const auto threads = run.spec.workload().threads();
+  if (const int wanted = threads > 0 ? static_cast<int>(threads) : default_threads_; torch::get_num_threads() != wanted)
+    torch::set_num_threads(wanted);
+  result.mutable_resolved()->mutable_workload()->set_threads(static_cast<std::uint32_t>(torch::get_num_threads()));
   try {
     if (result.resolved().workload().task() == proto::INFER) {
       run_inference(run, result);
@@ -641,16 +592,18 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   attach_data_path(pipeline, dataset->info(), result);
   for (const auto& note : dataset->info().notes) add_note(result, note);
 
-  const auto& model_spec = find_model(w.model());
-  const auto model = training_model(model_spec, w, dataset->info());
+  auto model_spec = find_model(w.model());
+  const auto [model, pretrained] = training_model(model_spec, w, dataset->info());
   TrainingConfig config = training_config(spec);
   const auto validation = open_training_validation(spec, dataset_spec, config);  // config points into it
 
   // A board with a time model (the simulated one) paces each minibatch's compute to it, so its
-  // times follow the mode's clocks; its pacer also pins the rails' activity for the run.
+  // times follow the mode's clocks; its pacer also pins the rails' activity for the run. The work
+  // is counted on the data set's samples: a checkpoint may hold fewer positions than the model's
+  // default sequence length, and the samples are what the run computes on.
   std::string unpaced;
   const std::unique_ptr<jetson::MinibatchPacer> pacer = board_.hooks->pace_training(
-      info_, count_model_work(*model, model_spec, model_spec.default_input), w.batch_size(), unpaced);
+      info_, count_model_work(*model, model_spec, dataset->info().layout.input_shape), w.batch_size(), unpaced);
   if (pacer) config.pace_compute = [&pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
 
   jetson::measurement::MeasurementSession session(*board_.root, measurement_options(spec.measurement(), board_));
@@ -665,7 +618,10 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   config.stop_after = [this, &adaptive](const TrainingProgress& progress) {
     return interrupt_.signal() != 0 || (adaptive && adaptive->settled_after(progress));
   };
-  config.on_batch = [this](const TrainingProgress&) { heartbeat(); };
+  config.on_batch = [this](const TrainingProgress& progress) {
+    heartbeat();
+    if (observer_ != nullptr) observer_->minibatch_done(progress);
+  };
   config.on_epoch_end = [&source] { source.end_epoch(); };
 
   session.start();
@@ -674,6 +630,7 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   source.finish();
   power.windows().end("run");
   session.stop();
+  if (observer_ != nullptr) observer_->trained(trained, {dataset->info().name, pretrained});
 
   if (marker) record_marker(*marker, result);
   if (!meters.empty()) record_meters(meters, power.windows().windows()[run_window], result);
@@ -702,16 +659,21 @@ void CharacterizationExecutor::run_inference(const sweeps::PlannedRun&, proto::R
   const auto spec = result.resolved();
   const auto& w = spec.workload();
   auto model_spec = find_model(w.model());
+  const auto classes =
+      w.inference().classes() > 0 ? std::optional<std::int64_t>(w.inference().classes()) : std::nullopt;
   std::shared_ptr<Network> model;
+  std::optional<PretrainedLoad> pretrained_load;
   if (w.pretrained().empty()) {
-    model = make_model(model_spec);
+    model = make_model(model_spec, classes);
   } else {
-    auto pretrained = make_pretrained_model(model_spec, w.pretrained(), std::nullopt, w.seed());
+    auto pretrained = make_pretrained_model(model_spec, w.pretrained(), classes, w.seed());
     model = pretrained.network;
+    pretrained_load = pretrained.load;
     model_spec.vocab_size = pretrained.config.vocab_size;  // synthetic ids inside the checkpoint's vocabulary
   }
   InferenceConfig config;
-  config.device = device_of(w);
+  config.num_classes = classes;
+  config.device = parse_device(w.device());
   config.batch_size = w.batch_size();
   if (w.sequence_length() > 0) config.sequence_length = w.sequence_length();
   // workload.dataset: the queries take its validation split's samples (SQuAD's dev windows of
@@ -772,25 +734,28 @@ void CharacterizationExecutor::run_inference(const sweeps::PlannedRun&, proto::R
   if (inferred.input_samples) l->set_input_samples(static_cast<std::uint64_t>(*inferred.input_samples));
   if (spec.measurement().power_samples())
     power_samples_ = stored_samples(power.trace(), meters, power.windows().windows()[window]);
+  std::optional<QueryEnergy> per_query;
   if (!power.has_power()) {
     add_note(result, "no power sensors on this board: energy not measured");
-    return;
-  }
-  if (const auto trace = power.trace(); !trace.empty())
-    result.mutable_context()->set_energy_source(energy::total_definition(trace).label);
-  if (inferred.latency && inferred.timed_end_ns > inferred.timed_begin_ns) {
-    // J/query and J/sample over the timed queries only (query_energy.h): warm-up is not a query.
-    energy::Window timed;
-    timed.name = "queries";
-    timed.kind = energy::WindowKind::kOther;
-    timed.begin_ns = inferred.timed_begin_ns;
-    timed.end_ns = inferred.timed_end_ns;
-    if (const auto per_query = query_energy(power.energy(timed, baseload_ ? &*baseload_ : nullptr),
-                                            inferred.latency->count, config.batch_size)) {
-      l->set_energy_per_query_j(per_query->per_query_j);
-      l->set_energy_per_sample_j(per_query->per_sample_j);
+  } else {
+    if (const auto trace = power.trace(); !trace.empty())
+      result.mutable_context()->set_energy_source(energy::total_definition(trace).label);
+    if (inferred.latency && inferred.timed_end_ns > inferred.timed_begin_ns) {
+      // J/query and J/sample over the timed queries only (query_energy.h): warm-up is not a query.
+      energy::Window timed;
+      timed.name = "queries";
+      timed.kind = energy::WindowKind::kOther;
+      timed.begin_ns = inferred.timed_begin_ns;
+      timed.end_ns = inferred.timed_end_ns;
+      per_query = query_energy(power.energy(timed, baseload_ ? &*baseload_ : nullptr), inferred.latency->count,
+                               config.batch_size);
+      if (per_query) {
+        l->set_energy_per_query_j(per_query->per_query_j);
+        l->set_energy_per_sample_j(per_query->per_sample_j);
+      }
     }
   }
+  if (observer_ != nullptr) observer_->inferred(inferred, per_query, {inferred.inputs, pretrained_load});
 }
 
 void CharacterizationExecutor::cool_down(const proto::CooldownSpec& cooldown) const {

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/workload_observer.h"
 #include "jetson/control/control_session.h"
 #include "jetson/discovery/board_handle.h"
 #include "jetson/discovery/board_info.h"
@@ -45,6 +46,9 @@ class CharacterizationExecutor : public sweeps::RunExecutor {
   /// Store the board's serial number (and a serial-less host's name) as SHA-256 hashes
   /// (jetson/discovery/device_identity.h); off by default.
   void set_redact_serial(bool redact) { redact_serial_ = redact; }
+  /// Told of each run's workload result and minibatches (`train`, `infer`); must outlive the
+  /// runs it sees. None by default.
+  void set_observer(WorkloadObserver* observer) { observer_ = observer; }
 
  private:
   void enter_mode(const sweeps::PlannedRun& run);
@@ -63,12 +67,13 @@ class CharacterizationExecutor : public sweeps::RunExecutor {
   std::string mode_error_;  ///< why the current mode could not be applied (runs in it are INVALID)
   std::vector<results::StoredPowerSample> power_samples_;  ///< of the last run, when its spec asked for them
   bool redact_serial_ = false;
+  WorkloadObserver* observer_ = nullptr;
+  /// LibTorch's intra-op threads when the executor was made: a run that names no
+  /// workload.threads runs with these, whatever the run before it set.
+  int default_threads_;
   /// SIGINT/SIGTERM, held for the executor's life: the training and inference loops end at the
   /// next minibatch or query once one arrives, and the run is recorded as INTERRUPTED.
   jetson::ControlInterrupt interrupt_;
 };
-
-/// The settings a run actually used: the spec with every default filled in.
-proto::ExperimentSpec resolve_defaults(const proto::ExperimentSpec& spec);
 
 }  // namespace jetchar::experiments

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "experiments/adaptive_stop.h"
+#include "experiments/checkpoints/pretrained_vocab.h"
 #include "experiments/device_spec.h"
 #include "experiments/inference/inference_dataset.h"
 #include "experiments/models/model_dataset_fit.h"
@@ -69,10 +70,10 @@ std::vector<PlanProblem> validate_plan_against_board(const sweeps::SweepPlan& pl
     // sequence length; it may have none (synthetic inputs).
     // A TRAIN run's samples must feed its model (model_dataset_fit.h), so the pair is checked once.
     const bool infer = workload.task() == proto::INFER;
-    const std::string dataset_key = infer
-                                        ? fmt::format("infer {} {} {} {}", workload.model(), workload.sequence_length(),
-                                                      workload.pretrained(), workload.dataset())
-                                        : fmt::format("train {} {}", workload.model(), workload.dataset());
+    const std::string dataset_key =
+        infer ? fmt::format("infer {} {} {} {}", workload.model(), workload.sequence_length(), workload.pretrained(),
+                            workload.dataset())
+              : fmt::format("train {} {} {}", workload.model(), workload.dataset(), workload.pretrained());
     if ((!infer || !workload.dataset().empty()) && datasets_seen.insert(dataset_key).second) {
       try {
         if (infer) {
@@ -82,7 +83,10 @@ std::vector<PlanProblem> validate_plan_against_board(const sweeps::SweepPlan& pl
               workload.pretrained().empty() ? std::nullopt
                                             : std::optional<std::filesystem::path>(workload.pretrained()));
         } else {
-          const auto dataset = loaders::open_dataset(loaders::DatasetSpec::parse(workload.dataset()));
+          // A pretrained checkpoint's vocab.txt tokenizes a text data set that names none, as in the run.
+          auto dataset_spec = loaders::DatasetSpec::parse(workload.dataset());
+          if (!workload.pretrained().empty()) use_pretrained_vocab(dataset_spec, workload.pretrained());
+          const auto dataset = loaders::open_dataset(dataset_spec);
           const auto& models = model_registry();
           const auto model = std::find_if(models.begin(), models.end(),
                                           [&](const ModelSpec& spec) { return spec.name == workload.model(); });

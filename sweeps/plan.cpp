@@ -118,6 +118,13 @@ std::vector<std::string> axis_values(const proto::Axis& axis) {
 
 namespace {
 
+// Runs with the same key share a power mode: the device settings, serialized.
+std::string mode_key_of(const proto::DeviceSpec& device) {
+  std::string key;
+  device.SerializeToString(&key);
+  return key;
+}
+
 // The same value written twice ("612" and "612.0" too): one run labelled twice.
 bool same_value(const std::string& a, const std::string& b) {
   if (a == b) return true;
@@ -184,6 +191,19 @@ std::string describe_mode(const proto::DeviceSpec& device) {
   return text;
 }
 
+SweepPlan plan_single_run(const proto::ExperimentSpec& spec, const std::string& source) {
+  validate_experiment(spec, source);
+  PlannedRun run;
+  run.run_id = "0000-r0";
+  run.spec = spec;
+  run.spec.set_repetitions(1);
+  run.mode_key = mode_key_of(spec.device());
+  SweepPlan plan;
+  plan.runs.push_back(std::move(run));
+  plan.mode_switches = 1;
+  return plan;
+}
+
 SweepPlan plan_sweep(const proto::SweepSpec& sweep, const std::string& source) {
   // Starting points: the base alone, or the base merged with each explicit run.
   std::vector<proto::ExperimentSpec> starts;
@@ -226,8 +246,7 @@ SweepPlan plan_sweep(const proto::SweepSpec& sweep, const std::string& source) {
     for (const auto& [field, value] : run.values) where += fmt::format(" {}={}", field, value);
     validate_experiment(run.spec, source, where + ": ");
     const std::uint32_t repetitions = std::max<std::uint32_t>(1, run.spec.repetitions());
-    std::string mode_key;
-    run.spec.device().SerializeToString(&mode_key);
+    const std::string mode_key = mode_key_of(run.spec.device());
     for (std::uint32_t r = 0; r < repetitions; ++r) {
       PlannedRun planned;
       planned.run_id = fmt::format("{:04d}-r{}", i, r);

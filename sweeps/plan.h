@@ -35,6 +35,11 @@ inline constexpr std::uint32_t kDefaultMaxRuns = 10000;
 /// axes, a value listed twice on an axis, and a plan of more runs than max_runs.
 SweepPlan plan_sweep(const proto::SweepSpec& sweep, const std::string& source);
 
+/// The plan of one experiment that a command builds from its options (`train`, `infer`): run
+/// "0000-r0", validated as a sweep's runs are (SpecError naming the field, with `source` for the
+/// file), so that it runs on the same route.
+SweepPlan plan_single_run(const proto::ExperimentSpec& spec, const std::string& source);
+
 /// Sets the field at a dotted path ("workload.batch_size", "device.gpu_freq_mhz", "cache") from
 /// its text-format value. Throws SpecError naming the path, the value and the valid choices.
 void set_field(proto::ExperimentSpec& spec, const std::string& path, const std::string& value,

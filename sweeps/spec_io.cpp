@@ -90,7 +90,7 @@ constexpr ZeroMeansUnset kZeroMeansUnset[] = {
     {"workload.epochs", "1 epoch", "1 to 10000"},
     {"workload.max_minibatches", "the whole epoch", "1 or more"},
     {"workload.sequence_length", "the model's default", "1 or more"},
-    {"workload.inference.warmup_batches", "10 warm-up batches", "1 or more"},
+    {"workload.inference.classes", "the model's default", "1 to 1000000"},
     {"loader.prefetch", "2 batches per worker", "1 or more"},
     {"measurement.sample_rate_hz", "100 Hz", "1 to 1000"},
     {"cooldown.timeout_s", "600 s", "more than 0"},
@@ -146,6 +146,14 @@ void reject_written_zeros(const proto::ExperimentSpec& spec, const pb::TextForma
   }
 }
 
+// "cpu", "cuda" or "cuda:N" (a GPU's index), as LibTorch names devices.
+bool is_device_name(std::string_view device) {
+  if (device == "cpu" || device == "cuda") return true;
+  constexpr std::string_view kCuda = "cuda:";
+  if (!device.starts_with(kCuda) || device.size() == kCuda.size() || device.size() > kCuda.size() + 3) return false;
+  return std::all_of(device.begin() + kCuda.size(), device.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // Checks performed after parsing, with the parse-info tree giving each field's position.
 class Validator {
  public:
@@ -170,8 +178,14 @@ class Validator {
           w, "weight_decay", "workload.",
           fmt::format("{} is out of range; valid: 0 to 1 (AdamW's decoupled decay, SGD's L2 term)", w.weight_decay()));
     }
-    if (!w.device().empty() && w.device() != "cpu" && w.device() != "cuda") {
-      workload.fail_field(w, "device", "workload.", fmt::format("'{}' is not a device; valid: cpu, cuda", w.device()));
+    if (!w.device().empty() && !is_device_name(w.device())) {
+      workload.fail_field(w, "device", "workload.",
+                          fmt::format("'{}' is not a device; valid: cpu, cuda, cuda:N", w.device()));
+    }
+    if (w.threads() != 0) workload.require_range(w, "threads", w.threads(), 1, 1024, "workload.");
+    if (w.inference().classes() != 0) {
+      Validator inference(source_, where_, workload.child("inference", w));
+      inference.require_range(w.inference(), "classes", w.inference().classes(), 1, 1000000, "workload.inference.");
     }
 
     Validator measurement(source_, where_, child("measurement", spec));

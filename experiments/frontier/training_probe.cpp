@@ -7,6 +7,7 @@
 
 #include "experiments/frontier/address_space_budget.h"
 #include "experiments/models/registry.h"
+#include "experiments/run_settings.h"
 #include "experiments/torch_device.h"
 #include "experiments/training/out_of_memory.h"
 #include "experiments/training/training_runner.h"
@@ -74,14 +75,17 @@ ProbeOutcome run_training_probe(const ProbeRequest& request, const sysfs::Root& 
     throw std::invalid_argument(
         fmt::format("model {} takes images; the memory frontier probes token models (bert-*, distilbert*)", spec.name));
   }
-  TrainingConfig config;
-  config.device = parse_device(request.device);
-  config.precision = parse_precision(request.precision);
-  config.accumulate = request.accumulate;
-  config.max_batches = request.steps * request.accumulate;
-  config.epochs = 1;
-  config.seed = request.seed;
-  config.keep_minibatch_records = true;
+  // The trainer's settings as every run's: from the resolved spec of the probe's one epoch.
+  proto::ExperimentSpec probe;
+  auto* w = probe.mutable_workload();
+  w->set_model(request.model);
+  w->set_device(request.device);
+  w->set_precision(proto_precision(parse_precision(request.precision)));
+  w->set_accumulate(static_cast<std::uint32_t>(request.accumulate));
+  w->set_max_minibatches(static_cast<std::uint32_t>(request.steps * request.accumulate));
+  w->set_seed(request.seed);
+  probe.mutable_measurement()->set_minibatch_records(true);
+  const TrainingConfig config = training_config(resolve_defaults(probe));
   if (request.threads) torch::set_num_threads(*request.threads);
 
   ProbeOutcome outcome;

@@ -18,6 +18,31 @@ std::string base_with(std::string_view axes) {
   return text;
 }
 
+TEST(SweepPlanTest, OneExperimentIsAOneRunPlanCheckedAsASweepsRunsAre) {
+  proto::ExperimentSpec spec;
+  spec.mutable_workload()->set_model("lenet5");
+  spec.mutable_workload()->set_dataset("synthetic:1x28x28");
+  spec.mutable_workload()->set_batch_size(16);
+  spec.mutable_device()->set_cpu_cores(2);
+  const auto plan = plan_single_run(spec, "jetchar train");
+  ASSERT_EQ(plan.runs.size(), 1u);
+  EXPECT_EQ(plan.runs[0].run_id, "0000-r0");
+  EXPECT_EQ(plan.mode_switches, 1u);
+  // The same power mode as a sweep's run on two cores: the executor would not switch between them.
+  const auto sweep = plan_sweep(sweep_of("name: \"s\"\nbase { workload { model: \"lenet5\" dataset: "
+                                         "\"synthetic:1x28x28\" batch_size: 8 } device { cpu_cores: 2 } }\n"),
+                                "s");
+  EXPECT_EQ(plan.runs[0].mode_key, sweep.runs[0].mode_key);
+  spec.mutable_workload()->set_batch_size(0);
+  try {
+    (void)plan_single_run(spec, "jetchar train");
+    FAIL() << "batch_size 0 was planned";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.field(), "workload.batch_size");
+    EXPECT_EQ(e.source(), "jetchar train");
+  }
+}
+
 TEST(SweepPlanTest, CartesianProductOfAxes) {
   const auto plan = plan_sweep(sweep_of(base_with(R"(
 axes { field: "workload.batch_size" values: ["16", "32", "64"] }

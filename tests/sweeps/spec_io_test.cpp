@@ -83,8 +83,25 @@ TEST(SpecIoTest, PresetAndCustomModeConflict) {
 
 TEST(SpecIoTest, BadDeviceName) {
   EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"tpu\" }")
-                .find("'tpu' is not a device; valid: cpu, cuda"),
+                .find("'tpu' is not a device; valid: cpu, cuda, cuda:N"),
             std::string::npos);
+  EXPECT_EQ(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"cuda:1\" }"), "no error");
+  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"cuda:x\" }"), "no error");
+  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"cuda:\" }"), "no error");
+}
+
+// Settings `train` and `infer` take as options are spec fields, so a sweep can vary them too.
+TEST(SpecIoTest, ThreadsClassesAndNoWarmUpAreWorkloadFields) {
+  EXPECT_EQ(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 threads: 2 }"), "no error");
+  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 threads: 2000 }")
+                .find("field workload.threads: 2000 is out of range; valid: 1 to 1024"),
+            std::string::npos);
+  EXPECT_NE(error_of("workload { model: \"m\" task: INFER batch_size: 1 inference { classes: 0 } }"), "no error")
+      << "a written 0 reads as unset";
+  const auto none = parse_experiment_spec(
+      "workload { model: \"m\" task: INFER batch_size: 1 inference { warmup_batches: 0 classes: 7 } }", "s");
+  EXPECT_TRUE(none.workload().inference().has_warmup_batches()) << "0 warm-up queries is no warm-up, not the default";
+  EXPECT_EQ(none.workload().inference().classes(), 7u);
 }
 
 TEST(SpecIoTest, SweepAxisNeedsValuesOrARange) {

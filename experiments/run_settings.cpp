@@ -1,0 +1,81 @@
+#include "experiments/run_settings.h"
+
+#include "experiments/torch_device.h"
+
+namespace jetchar::experiments {
+namespace {
+
+constexpr double kDefaultSampleRateHz = 100;
+
+}  // namespace
+
+proto::ExperimentSpec resolve_defaults(const proto::ExperimentSpec& spec) {
+  proto::ExperimentSpec r = spec;
+  auto* w = r.mutable_workload();
+  if (w->task() == proto::TASK_UNSPECIFIED) w->set_task(proto::TRAIN);
+  if (w->accumulate() == 0) w->set_accumulate(1);
+  if (w->epochs() == 0) w->set_epochs(1);
+  if (w->precision() == proto::PRECISION_UNSPECIFIED) w->set_precision(proto::FP32);
+  if (w->device().empty()) w->set_device(torch::cuda::is_available() ? "cuda" : "cpu");
+  if (w->task() == proto::INFER && !w->inference().has_warmup_batches()) w->mutable_inference()->set_warmup_batches(10);
+  auto* l = r.mutable_loader();
+  if (l->prefetch() == 0) l->set_prefetch(2);
+  if (!l->has_shuffle()) l->set_shuffle(true);
+  if (r.cache() == proto::CACHE_POLICY_UNSPECIFIED) r.set_cache(proto::WARM);
+  if (r.measurement().sample_rate_hz() == 0) r.mutable_measurement()->set_sample_rate_hz(kDefaultSampleRateHz);
+  if (r.repetitions() == 0) r.set_repetitions(1);
+  return r;
+}
+
+Precision precision_of(const proto::WorkloadSpec& workload) {
+  switch (workload.precision()) {
+    case proto::TF32: return Precision::kTf32;
+    case proto::AMP_FP16: return Precision::kAmpFp16;
+    case proto::BF16: return Precision::kBf16;
+    default: return Precision::kFp32;
+  }
+}
+
+proto::Precision proto_precision(Precision precision) {
+  switch (precision) {
+    case Precision::kTf32: return proto::TF32;
+    case Precision::kAmpFp16: return proto::AMP_FP16;
+    case Precision::kBf16: return proto::BF16;
+    case Precision::kFp32: break;
+  }
+  return proto::FP32;
+}
+
+loaders::PipelineOptions training_pipeline_options(const proto::ExperimentSpec& spec) {
+  const auto& w = spec.workload();
+  loaders::PipelineOptions pipeline_options;
+  pipeline_options.batch_size = w.batch_size();
+  pipeline_options.num_workers = static_cast<int>(spec.loader().workers());
+  pipeline_options.prefetch_factor = static_cast<int>(spec.loader().prefetch());
+  pipeline_options.shuffle = spec.loader().shuffle();
+  pipeline_options.seed = w.seed();
+  pipeline_options.drop_last = spec.loader().drop_last();
+  pipeline_options.pin_memory = spec.loader().pin_memory();
+  return pipeline_options;
+}
+
+TrainingConfig training_config(const proto::ExperimentSpec& spec) {
+  const auto& w = spec.workload();
+  TrainingConfig config;
+  config.device = parse_device(w.device());
+  config.epochs = w.epochs();
+  config.accumulate = w.accumulate();
+  if (w.has_learning_rate()) config.learning_rate = w.learning_rate();
+  if (w.has_warmup_proportion()) config.warmup_proportion = w.warmup_proportion();
+  if (w.optimizer() != proto::OPTIMIZER_UNSPECIFIED)
+    config.optimizer = w.optimizer() == proto::SGD ? OptimizerKind::kSgd : OptimizerKind::kAdamW;
+  if (w.has_weight_decay()) config.weight_decay = w.weight_decay();
+  config.precision = precision_of(w);
+  config.sync_per_batch = !w.async();
+  if (w.max_minibatches() > 0) config.max_batches = w.max_minibatches();
+  config.seed = w.seed();
+  config.keep_minibatch_records = spec.measurement().minibatch_records();
+  return config;
+}
+
+}  // namespace jetchar::experiments
