@@ -19,11 +19,11 @@
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "cli/message_text.h"
+#include "cli/sweep_summary.h"
 #include "experiments/characterization_executor.h"
 #include "experiments/sweep_validation.h"
 #include "jetson/control/control_interrupt.h"
 #include "jetson/open_board.h"
-#include "results/epoch_medians.h"
 #include "results/location.h"
 #include "sweeps/board_kinds.h"
 #include "sweeps/fleet/node.h"
@@ -138,35 +138,6 @@ class SweepProgressDisplay : public sweeps::SweepObserver {
   bool tty_;
 };
 
-// One line per stored run with the figures `results list`, `analyze` and the report use
-// (results/epoch_medians.h), and which epochs they are medians of.
-void print_results_table(const std::vector<proto::RunResult>& results) {
-  // The whole mode name: custom modes differ only at the end ("custom: 4 cores CPU/GPU/EMC 1728/612/...").
-  std::size_t mode_width = 4;
-  for (const auto& result : results) mode_width = std::max(mode_width, result.context().power_mode().size());
-  fmt::print("{:<9} {:<8} {:<{}} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", "run", "status", "mode", mode_width,
-             "batch", "workers", "E2E s", "stall s", "energy J", "adaptive");
-  bool cold = false;
-  for (const auto& result : results) {
-    const results::EpochMedians medians = results::warm_epoch_medians(result);
-    cold = cold || medians.cold_only;
-    const auto shown = [&](const std::optional<double>& value) {
-      return value ? fmt::format("{:.3f}{}", *value, medians.cold_only ? "*" : "") : std::string("-");
-    };
-    const auto& spec = result.resolved();
-    // Minibatches an adaptive run needed ("all" when it never settled), "-" without adaptive stopping.
-    const std::string adaptive = !result.has_adaptive()              ? "-"
-                                 : result.adaptive_minibatches() > 0 ? std::to_string(result.adaptive_minibatches())
-                                                                     : "all";
-    fmt::print("{:<9} {:<8} {:<{}} {:>7} {:>7} {:>12} {:>12} {:>12} {:>8}\n", result.run_id(),
-               proto::RunStatus_Name(result.status()), result.context().power_mode(), mode_width,
-               spec.workload().batch_size(), spec.loader().workers(), shown(medians.e2e_s), shown(medians.stall_s),
-               shown(medians.energy_j), adaptive);
-  }
-  fmt::print("E2E, stall and energy: {}\n",
-             cold ? results::kWarmEpochsNote : "medians over warm epochs (every epoch after epoch 0)");
-}
-
 // The closing lines, then the status: interrupted when stopped by a signal, a failure when a
 // stored run is not OK.
 void finish_sweep(const sweeps::SweepProgress& progress, const std::vector<proto::RunResult>& results,
@@ -222,7 +193,7 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   if (tty) std::fputs("\n", stderr);
 
   const auto results = session.stored_results();
-  print_results_table(results);
+  print_sweep_summary(results);
   finish_sweep(outcome.progress, results, session.location(), board.hooks->power_modelled(), outcome.stopped);
 }
 
