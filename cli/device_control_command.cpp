@@ -299,7 +299,8 @@ void run_set(const SetOptions& options) {
     out += "the simulated board is temporary: restored at exit (use --root DIR to keep it, or --hold)\n";
   } else {
     session.keep();
-    out += fmt::format("kept; bring the board back with: jetchar device restore{}{}\n",
+    out += fmt::format("kept; bring the board back with: jetchar device restore{}{}{}\n",
+                       options.board.board == "auto" ? "" : " --board " + options.board.board,
                        options.board.root.empty() ? "" : " --root " + options.board.root,
                        options.board.state_dir.empty() ? "" : " --state-dir " + options.board.state_dir);
   }

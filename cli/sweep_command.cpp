@@ -140,8 +140,19 @@ class SweepProgressDisplay : public sweeps::SweepObserver {
 
 // The closing lines, then the status: interrupted when stopped by a signal, a failure when a
 // stored run is not OK.
-void finish_sweep(const sweeps::SweepProgress& progress, const std::vector<proto::RunResult>& results,
-                  const results::ResultsLocation& location, bool power_modelled, bool stopped) {
+// The board options of this command line, to repeat in a hint (" --board sim:agx-orin-r36 --root DIR"):
+// a resume on another board would refuse the runs or, worse, run them elsewhere.
+std::string board_arguments(const SweepOptions& options) {
+  std::string arguments;
+  if (!options.board.empty()) arguments += " --board " + options.board;
+  if (!options.root.empty()) arguments += " --root " + options.root;
+  if (!options.state_dir.empty()) arguments += " --state-dir " + options.state_dir;
+  return arguments;
+}
+
+void finish_sweep(const SweepOptions& options, const sweeps::SweepProgress& progress,
+                  const std::vector<proto::RunResult>& results, const results::ResultsLocation& location,
+                  bool power_modelled, bool stopped) {
   fmt::print("{} of {} runs stored ({} run now, {} not OK){}; results: {}\n", progress.done, progress.total,
              progress.ran_now, progress.failed, power_modelled ? "; power figures are SIMULATED" : "",
              location.store().string());
@@ -149,9 +160,9 @@ void finish_sweep(const sweeps::SweepProgress& progress, const std::vector<proto
              location.directory.string(), location.directory.string());
   std::fflush(stdout);
   if (stopped) {
-    throw cli::CommandExit(
-        cli::kInterrupted,
-        fmt::format("sweep stopped by a signal; `jetchar sweep resume {}` finishes it", location.directory.string()));
+    throw cli::CommandExit(cli::kInterrupted,
+                           fmt::format("sweep stopped by a signal; `jetchar sweep resume {}{}` finishes it",
+                                       location.directory.string(), board_arguments(options)));
   }
   // A sweep whose runs did not all succeed has not produced what it was asked for: its status says
   // so (a script or systemd unit sees it), and the table says which runs and why.
@@ -194,7 +205,7 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
 
   const auto results = session.stored_results();
   print_sweep_summary(results);
-  finish_sweep(outcome.progress, results, session.location(), board.hooks->power_modelled(), outcome.stopped);
+  finish_sweep(options, outcome.progress, results, session.location(), board.hooks->power_modelled(), outcome.stopped);
 }
 
 // ---- fleets through Slurm: sweeps/fleet/submission.h, fleet_node.h, fleet_status.h ------

@@ -330,7 +330,8 @@ axes { field: "workload.seed" values: ["1", "2", "3", "4", "5", "6", "7", "8"] }
                                 [](const Outcome& r) { return contains(r.err, "run 0000-r0 (1/8)"); });
   EXPECT_EQ(stopped.killed_by, 0) << stopped.text();
   EXPECT_EQ(stopped.code, kInterrupted) << stopped.text();
-  EXPECT_THAT(stopped.err, HasSubstr("jetchar sweep resume"));
+  // The hint repeats the board the sweep ran on.
+  EXPECT_THAT(stopped.err, HasSubstr("`jetchar sweep resume " + results.string() + " --board " + kBoard + "`"));
   const Outcome resumed = run({"sweep", "resume", results.string(), "--board", kBoard});
   EXPECT_EQ(resumed.code, kOk) << resumed.text();
   EXPECT_THAT(resumed.out, HasSubstr("8 of 8 runs stored"));
