@@ -47,6 +47,20 @@ TEST(LiveTelemetryLine, OffATerminalPrintsOneLinePerSecondWithItsTime) {
   EXPECT_EQ(live.show(true), "") << "and only once";
 }
 
+// `monitor --duration 2` off a terminal: the newest sample when the monitor stops is written even
+// when a show() before the stop passed it over (its second had not come), so two seconds give two
+// lines.
+TEST(LiveTelemetryLine, OffATerminalTheLastSampleIsShownEvenWhenPassedOverBefore) {
+  const auto layout = one_rail();
+  LiveTelemetryLine live(layout, /*tty=*/false, /*quiet=*/false, kT0);
+  live.sample(sample_at(kT0 + 1000 * kMs, 4100));
+  EXPECT_EQ(live.show(false), "1.000  VDD_IN 4100mW\n");
+  live.sample(sample_at(kT0 + 1900 * kMs, 4200));
+  EXPECT_EQ(live.show(false), "");
+  EXPECT_EQ(live.show(true), "1.900  VDD_IN 4200mW\n");
+  EXPECT_EQ(live.show(true), "");
+}
+
 TEST(LiveTelemetryLine, OnATerminalRefreshesOneLineAndEndsIt) {
   const auto layout = one_rail();
   LiveTelemetryLine live(layout, /*tty=*/true, /*quiet=*/false, kT0);
