@@ -140,18 +140,20 @@ void run_infer(const InferOptions& options) {
   // Ctrl-C ends the batch being timed at its next query and runs no further batch: what was timed
   // is printed, then 130.
   experiments::DirectRuns direct(board, "jetchar infer", &watch);
+  std::vector<proto::ExperimentSpec> experiments;
+  for (const std::int64_t batch : options.batches) experiments.push_back(experiment_of(options, batch));
+  const auto plan = direct.plan(experiments);  // each data set is opened once to check it
   std::vector<BatchRun> runs;
   bool interrupted = false;
-  for (const std::int64_t batch : options.batches) {
+  for (const auto& planned : plan.runs) {
     watch.last.reset();
-    auto record = direct.run(experiment_of(options, batch));
+    auto record = direct.run(planned);
     interrupted = record.status() == proto::INTERRUPTED;
     if (!watch.last) {
       // Refused before its queries: the model, the data set or the board.
-      const std::string why = fmt::format("inference {} with batch {}: {}", options.model, batch, record.reason());
       if (interrupted) break;
-      if (record.status() == proto::INVALID) throw std::invalid_argument(why);
-      throw std::runtime_error(why);
+      cli::throw_refused(
+          record, fmt::format("inference {} with batch {}", options.model, planned.spec.workload().batch_size()));
     }
     watch.last->record = std::move(record);
     runs.push_back(std::move(*watch.last));

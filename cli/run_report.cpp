@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "cli/exit_code.h"
+
 namespace jetchar::cli {
 
 std::string measured_board_label(const jetson::BoardHandle& board) {
@@ -31,6 +33,13 @@ std::string energy_line(const std::string& source, const std::string& board_labe
                         const std::string& absent) {
   if (source.empty()) return fmt::format("energy: {} measures no power, {}", board_label, absent);
   return fmt::format("energy: {} on {}; {}", source, board_label, measured);
+}
+
+void throw_refused(const proto::RunResult& record, const std::string& what) {
+  const std::string why = fmt::format("{}: {}", what, record.reason());
+  if (record.status() == proto::INVALID) throw std::invalid_argument(why);
+  if (record.status() == proto::INTERRUPTED) throw CommandExit(kInterrupted, why);
+  throw std::runtime_error(why);
 }
 
 }  // namespace jetchar::cli

@@ -1,6 +1,7 @@
 // Output that `train` and `infer` share about a run they carried out through the executor: the
 // board as their output names it, the record a sweep would store for the run as JSON, and the
-// record's notes. The workload's own figures are each command's to print.
+// record's notes, and how a run refused before its workload began ends the command. The
+// workload's own figures are each command's to print.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,5 +28,10 @@ void print_notes(const proto::RunResult& record);
 /// else "energy: BOARD measures no power, ABSENT".
 std::string energy_line(const std::string& source, const std::string& board_label, const std::string& measured,
                         const std::string& absent);
+
+/// A run that ended before its workload began (the data set, the model or the board refused it)
+/// ends the command: bad input (exit 3) when INVALID, 130 when a signal ended it, else a failure;
+/// the message is "WHAT: the record's reason".
+[[noreturn]] void throw_refused(const proto::RunResult& record, const std::string& what);
 
 }  // namespace jetchar::cli

@@ -220,14 +220,6 @@ void print_result(const experiments::TrainingResult& result, const proto::RunRes
                                       "an epoch's energy is over its E2E time", "so energy J and W are absent"));
 }
 
-// A run that ended before training began: the data set, the model or the board refused it.
-[[noreturn]] void refused(const proto::RunResult& record, const std::string& model) {
-  const std::string why = fmt::format("training {}: {}", model, record.reason());
-  if (record.status() == proto::INVALID) throw std::invalid_argument(why);
-  if (record.status() == proto::INTERRUPTED) throw cli::CommandExit(cli::kInterrupted, why);
-  throw std::runtime_error(why);
-}
-
 void run_train(const TrainOptions& options) {
   if (options.target_f1 && !options.eval) {
     throw std::invalid_argument(fmt::format("--target-f1 {} needs --eval: the target is a dev F1", *options.target_f1));
@@ -238,8 +230,8 @@ void run_train(const TrainOptions& options) {
   TrainingWatch watch(!options.json && ::isatty(STDERR_FILENO) == 1 ? progress_bar(options.epochs) : nullptr);
   // Ctrl-C ends the run at the next minibatch: the epochs finished by then are printed, then 130.
   experiments::DirectRuns runs(board, "jetchar train", &watch);
-  const auto record = runs.run(spec);
-  if (!watch.result) refused(record, options.model);
+  const auto record = runs.run(runs.plan({spec}).runs.front());
+  if (!watch.result) cli::throw_refused(record, "training " + options.model);
   const auto& result = *watch.result;
   const std::string board_label = cli::measured_board_label(board);
   if (options.json) {

@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "experiments/sweep_validation.h"
-#include "sweeps/plan.h"
 
 namespace jetchar::experiments {
 
@@ -14,15 +13,17 @@ DirectRuns::DirectRuns(jetson::BoardHandle& board, std::string source, WorkloadO
   executor_.set_observer(observer);
 }
 
-proto::RunResult DirectRuns::run(const proto::ExperimentSpec& spec) {
-  const auto plan = sweeps::plan_single_run(spec, source_);
+sweeps::SweepPlan DirectRuns::plan(const std::vector<proto::ExperimentSpec>& specs) {
+  auto plan = sweeps::plan_runs(specs, source_);
   const auto problems = validate_plan_against_board(plan, board_);
   if (!problems.empty()) {
     std::string text;
     for (const auto& problem : problems) text += (text.empty() ? "" : "; ") + problem.message;
     throw std::invalid_argument(fmt::format("{}: {}", source_, text));
   }
-  return executor_.execute(plan.runs.front());
+  return plan;
 }
+
+proto::RunResult DirectRuns::run(const sweeps::PlannedRun& run) { return executor_.execute(run); }
 
 }  // namespace jetchar::experiments

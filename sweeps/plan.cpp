@@ -191,16 +191,19 @@ std::string describe_mode(const proto::DeviceSpec& device) {
   return text;
 }
 
-SweepPlan plan_single_run(const proto::ExperimentSpec& spec, const std::string& source) {
-  validate_experiment(spec, source);
-  PlannedRun run;
-  run.run_id = "0000-r0";
-  run.spec = spec;
-  run.spec.set_repetitions(1);
-  run.mode_key = mode_key_of(spec.device());
+SweepPlan plan_runs(const std::vector<proto::ExperimentSpec>& specs, const std::string& source) {
   SweepPlan plan;
-  plan.runs.push_back(std::move(run));
-  plan.mode_switches = 1;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    validate_experiment(specs[i], source, specs.size() > 1 ? fmt::format("run {}: ", i) : "");
+    PlannedRun run;
+    run.run_id = fmt::format("{:04d}-r0", i);
+    run.experiment_index = i;
+    run.spec = specs[i];
+    run.spec.set_repetitions(1);
+    run.mode_key = mode_key_of(specs[i].device());
+    if (plan.runs.empty() || plan.runs.back().mode_key != run.mode_key) ++plan.mode_switches;
+    plan.runs.push_back(std::move(run));
+  }
   return plan;
 }
 

@@ -35,10 +35,11 @@ inline constexpr std::uint32_t kDefaultMaxRuns = 10000;
 /// axes, a value listed twice on an axis, and a plan of more runs than max_runs.
 SweepPlan plan_sweep(const proto::SweepSpec& sweep, const std::string& source);
 
-/// The plan of one experiment that a command builds from its options (`train`, `infer`): run
-/// "0000-r0", validated as a sweep's runs are (SpecError naming the field, with `source` for the
-/// file), so that it runs on the same route.
-SweepPlan plan_single_run(const proto::ExperimentSpec& spec, const std::string& source);
+/// The plan of the experiments a command builds from its options (`train` one, `infer` one per
+/// batch size): runs "0000-r0", "0001-r0", ... in the order given, each validated as a sweep's
+/// runs are (SpecError naming the field, with `source` for the file and, for more than one, the
+/// run), so that they run on the same route.
+SweepPlan plan_runs(const std::vector<proto::ExperimentSpec>& specs, const std::string& source);
 
 /// Sets the field at a dotted path ("workload.batch_size", "device.gpu_freq_mhz", "cache") from
 /// its text-format value. Throws SpecError naming the path, the value and the valid choices.

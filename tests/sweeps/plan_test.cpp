@@ -24,7 +24,7 @@ TEST(SweepPlanTest, OneExperimentIsAOneRunPlanCheckedAsASweepsRunsAre) {
   spec.mutable_workload()->set_dataset("synthetic:1x28x28");
   spec.mutable_workload()->set_batch_size(16);
   spec.mutable_device()->set_cpu_cores(2);
-  const auto plan = plan_single_run(spec, "jetchar train");
+  const auto plan = plan_runs({spec}, "jetchar train");
   ASSERT_EQ(plan.runs.size(), 1u);
   EXPECT_EQ(plan.runs[0].run_id, "0000-r0");
   EXPECT_EQ(plan.mode_switches, 1u);
@@ -35,7 +35,7 @@ TEST(SweepPlanTest, OneExperimentIsAOneRunPlanCheckedAsASweepsRunsAre) {
   EXPECT_EQ(plan.runs[0].mode_key, sweep.runs[0].mode_key);
   spec.mutable_workload()->set_batch_size(0);
   try {
-    (void)plan_single_run(spec, "jetchar train");
+    (void)plan_runs({spec}, "jetchar train");
     FAIL() << "batch_size 0 was planned";
   } catch (const SpecError& e) {
     EXPECT_EQ(e.field(), "workload.batch_size");
