@@ -36,21 +36,28 @@ std::set<std::string> recorded_axes(std::span<const ConfigPoint> points) {
   return axes;
 }
 
-std::set<std::string> varying_axes(std::span<const ConfigPoint> points) {
+std::set<std::string> varying_axes(std::span<const ConfigKey> keys) {
   std::map<std::string, std::set<std::string>> values;
-  for (const auto& p : points) {
-    for (const auto& [axis, value] : p.key.axes) values[axis].insert(value);
+  for (const auto& key : keys) {
+    for (const auto& [axis, value] : key.axes) values[axis].insert(value);
   }
   std::set<std::string> varying;
   for (const auto& entry : values) {
     // A named reference, not a structured binding: clang 14 (clang-tidy) cannot capture those.
     const std::string& axis = entry.first;
     if (entry.second.size() > 1 ||
-        std::any_of(points.begin(), points.end(), [&](const ConfigPoint& p) { return !p.key.axes.contains(axis); })) {
+        std::any_of(keys.begin(), keys.end(), [&](const ConfigKey& key) { return !key.axes.contains(axis); })) {
       varying.insert(axis);
     }
   }
   return varying;
+}
+
+std::set<std::string> varying_axes(std::span<const ConfigPoint> points) {
+  std::vector<ConfigKey> keys;
+  keys.reserve(points.size());
+  for (const auto& p : points) keys.push_back(p.key);
+  return varying_axes(keys);
 }
 
 std::string axes_label(const ConfigKey& key, const std::set<std::string>& shown) {
@@ -58,6 +65,12 @@ std::string axes_label(const ConfigKey& key, const std::set<std::string>& shown)
   for (const auto& [axis, value] : key.axes) {
     if (shown.contains(axis)) label += (label.empty() ? "" : " ") + axis + "=" + value;
   }
+  return label;
+}
+
+std::string config_label(const ConfigKey& key, const std::set<std::string>& shown) {
+  std::string label = key.workload + " | " + key.mode.label();
+  if (const std::string axes = axes_label(key, shown); !axes.empty()) label += " | " + axes;
   return label;
 }
 

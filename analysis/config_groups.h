@@ -33,9 +33,12 @@ std::set<std::string> recorded_axes(std::span<const ConfigPoint> points);
 /// worth printing beside a configuration (a sweep records every resolved setting, most of them
 /// constant).
 std::set<std::string> varying_axes(std::span<const ConfigPoint> points);
+std::set<std::string> varying_axes(std::span<const ConfigKey> keys);
 
 /// "axis=value ..." for the axes of `key` in `shown` ("" when none).
 std::string axes_label(const ConfigKey& key, const std::set<std::string>& shown);
+/// ConfigKey::label() with the axes in `shown` only: "resnet18 | MAXN | batch=16".
+std::string config_label(const ConfigKey& key, const std::set<std::string>& shown);
 
 /// `per` with "board" first when the points carry that axis (a merged fleet of several board
 /// kinds, analysis/results_store_reader.h): fronts and choices are then per kind, since one kind's

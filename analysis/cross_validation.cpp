@@ -5,6 +5,8 @@
 #include <numeric>
 #include <random>
 
+#include "analysis/config_groups.h"
+
 namespace jetchar::analysis {
 namespace {
 
@@ -33,7 +35,9 @@ std::optional<double> mape(std::span<const PredictedVsMeasured> rows, bool energ
 
 std::string ModeGroup::label() const {
   std::string out = workload;
-  for (const auto& [axis, value] : axes) out += " " + axis + "=" + value;
+  for (const auto& [axis, value] : axes) {
+    if (shown_axes.contains(axis)) out += " " + axis + "=" + value;
+  }
   return out;
 }
 
@@ -42,8 +46,11 @@ std::vector<ModeGroup> mode_groups(const std::vector<ConfigPoint>& points) {
   for (const ConfigPoint& p : points) {
     if (p.key.mode.has_knobs()) groups[{p.key.workload, p.key.axes}].push_back(p);
   }
+  std::vector<ConfigKey> keys;
+  for (const auto& entry : groups) keys.push_back({entry.first.first, {}, entry.first.second});
+  const auto shown = varying_axes(keys);
   std::vector<ModeGroup> out;
-  for (auto& [id, members] : groups) out.push_back({id.first, id.second, std::move(members)});
+  for (auto& [id, members] : groups) out.push_back({id.first, id.second, std::move(members), shown});
   return out;
 }
 

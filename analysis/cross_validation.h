@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,7 +20,11 @@ struct ModeGroup {
   std::string workload;
   std::map<std::string, std::string> axes;
   std::vector<ConfigPoint> points;  ///< only points whose mode has all four knobs
+  /// The axes that tell this group from the others mode_groups() returned with it (the rest are
+  /// the same in every group); label() prints these.
+  std::set<std::string> shown_axes;
 
+  /// "lenet5/fashion-mnist batch=16": the workload and the shown axes.
   std::string label() const;
 };
 

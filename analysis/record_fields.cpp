@@ -7,6 +7,8 @@
 #include <cmath>
 #include <string>
 
+#include "results/schema/setting_columns.h"
+
 namespace jetchar::analysis {
 namespace {
 
@@ -78,37 +80,18 @@ std::optional<double> parse_number(std::string_view text) {
 }
 
 bool is_informational_column(std::string_view column) {
-  // model, dataset and task are part of the workload name in `jetchar results export`. How many
+  // model and dataset are part of the workload name in `jetchar results export`. How many
   // minibatches an adaptive run measured differs from run to run: as an axis it would split one
   // configuration into one per run.
-  constexpr std::array kInfo = {"sweep",
-                                "reason",
-                                "started_utc",
-                                "hostname",
-                                "board",
-                                "board_kind",
-                                "simulated",
-                                "model",
-                                "dataset",
-                                "task",
-                                "energy_source",
-                                "l4t",
-                                "jetpack",
-                                "module",
-                                "family",
-                                "samples",
-                                "minibatches",
-                                "loss",
-                                "accuracy",
-                                "async",
-                                "governor",
-                                "epoch_start_s",
-                                "adaptive_minibatches",
-                                "adaptive_basis",
-                                "gpio_marker",
-                                "meter",
-                                "eval_loss",
-                                "target_epoch"};
+  constexpr std::array kInfo = {"sweep",          "reason",        "started_utc",
+                                "hostname",       "board",         "board_kind",
+                                "simulated",      "model",         "dataset",
+                                "energy_source",  "l4t",           "jetpack",
+                                "module",         "family",        "samples",
+                                "minibatches",    "loss",          "accuracy",
+                                "governor",       "epoch_start_s", "adaptive_minibatches",
+                                "adaptive_basis", "gpio_marker",   "meter",
+                                "eval_loss",      "target_epoch"};
   for (std::string_view name : kInfo) {
     if (column == name) return true;
   }
@@ -119,6 +102,11 @@ void set_record_field(RunRecord& record, std::string_view column, std::string_vi
   std::string_view text = trim(raw);
   if (text.empty()) return;  // missing value
   where.column = std::string(column);
+  // A setting that tells runs apart is an axis, whatever its name ends in (sample_rate_hz).
+  if (results::schema::is_setting_column(column)) {
+    record.axes[std::string(column)] = std::string(text);
+    return;
+  }
   auto seconds = [&] { return non_negative(text, where, "seconds >= 0"); };
   // A frequency column sets its knob; an informational one describes the run and nothing in the
   // analysis depends on it. No other branch below matches these names.

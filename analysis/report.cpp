@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/config_groups.h"
 #include "analysis/config_point.h"
 #include "analysis/cross_validation.h"
 #include "analysis/mode_predictions.h"
@@ -66,11 +67,12 @@ json pareto_section(const std::vector<ConfigPoint>& points) {
   for (const ParetoGroup& g :
        pareto_groups(points, kinds ? std::vector<std::string>{"board"} : std::vector<std::string>{})) {
     std::set<std::size_t> front(g.front.begin(), g.front.end());
+    const auto shown = varying_axes(g.points);
     json rows = json::array();
     for (std::size_t i = 0; i < g.points.size(); ++i) {
       const ConfigPoint& p = g.points[i];
       rows.push_back({{"mode", p.key.mode.label()},
-                      {"axes", p.key.axes_label()},
+                      {"axes", axes_label(p.key, shown)},
                       {"time_s", p.time_s},
                       {"energy_j", *p.energy_j},
                       {"power_w", optional_json(p.power_w)},
@@ -226,9 +228,12 @@ json latency_section(const std::vector<RunRecord>& records) {
     }
     return v.empty() ? json(nullptr) : json(median(v));
   };
+  std::vector<ConfigKey> keys;
+  for (const auto& entry : groups) keys.push_back(entry.first);
+  const auto shown = varying_axes(keys);
   json rows = json::array();
   for (const auto& [key, members] : groups) {
-    rows.push_back({{"config", key.label()},
+    rows.push_back({{"config", config_label(key, shown)},
                     {"avg", median_of(members, [](const RunRecord& r) { return r.latency.avg; })},
                     {"p50", median_of(members, [](const RunRecord& r) { return r.latency.p50; })},
                     {"p90", median_of(members, [](const RunRecord& r) { return r.latency.p90; })},
@@ -240,10 +245,19 @@ json latency_section(const std::vector<RunRecord>& records) {
   return rows;
 }
 
+// The axes worth printing beside the rows' configurations (those that tell them apart).
+std::set<std::string> shown_axes(const std::vector<VariabilityRow>& rows) {
+  std::vector<ConfigKey> keys;
+  for (const auto& r : rows) keys.push_back(r.key);
+  return varying_axes(keys);
+}
+
 json stats_section(const std::vector<RunRecord>& records) {
   json rows = json::array();
-  for (const VariabilityRow& r : variability(records, VariabilityLevel::kRepetitions)) {
-    rows.push_back({{"config", r.key.label()},
+  const auto variability_rows = variability(records, VariabilityLevel::kRepetitions);
+  const auto shown = shown_axes(variability_rows);
+  for (const VariabilityRow& r : variability_rows) {
+    rows.push_back({{"config", config_label(r.key, shown)},
                     {"group", r.group},
                     {"n", r.time_s.n},
                     {"median_s", r.time_s.median},
@@ -282,9 +296,11 @@ json fleet_section(const std::vector<RunRecord>& records) {
     boards.push_back({{"device", id}, {"kind", d.kind}, {"runs", d.runs.size()}, {"ok", d.ok_runs.size()}});
   }
   json spread = json::array();
-  for (const VariabilityRow& r : variability(records, VariabilityLevel::kDevices)) {
+  const auto device_rows = variability(records, VariabilityLevel::kDevices);
+  const auto shown = shown_axes(device_rows);
+  for (const VariabilityRow& r : device_rows) {
     if (r.time_s.n < 2) continue;
-    spread.push_back({{"config", r.key.label()},
+    spread.push_back({{"config", config_label(r.key, shown)},
                       {"n", r.time_s.n},
                       {"median_s", r.time_s.median},
                       {"cv_pct", r.time_s.cv ? json(100 * *r.time_s.cv) : json(nullptr)},

@@ -415,6 +415,7 @@ ResultsStoreReader::ResultsStoreReader(const fs::path& path) : file_(store_file(
     }
     schema_version_ = static_cast<int>(*number);
     keyed_by_device_ = schema_version_ >= 5;
+    has_run_settings_ = schema_version_ >= 7 && db_->tableExists("run_settings");
     for (const auto& [table, columns] : required_columns()) {
       const bool optional_table = table == "minibatches" || table == "power_samples";
       if (!db_->tableExists(table)) {
@@ -446,6 +447,28 @@ ResultsStoreReader::ResultsStoreReader(const fs::path& path) : file_(store_file(
 
 ResultsStoreReader::~ResultsStoreReader() = default;
 
+namespace {
+
+// Table run_settings (schema 7) by run: "sweep\x1frun_id\x1fdevice_id" -> (setting, value).
+using RunSettings = std::map<std::string, std::vector<std::pair<std::string, std::string>>>;
+
+std::string run_settings_key(const std::string& sweep, const std::string& run_id, const std::string& device_id) {
+  return sweep + '\x1f' + run_id + '\x1f' + device_id;
+}
+
+RunSettings read_run_settings(SQLite::Database& db) {
+  RunSettings settings;
+  SQLite::Statement query(db, "SELECT sweep, run_id, device_id, setting, value FROM run_settings");
+  while (query.executeStep()) {
+    settings[run_settings_key(query.getColumn(0).getString(), query.getColumn(1).getString(),
+                              query.getColumn(2).getString())]
+        .emplace_back(query.getColumn(3).getString(), query.getColumn(4).getString());
+  }
+  return settings;
+}
+
+}  // namespace
+
 std::vector<RunRecord> ResultsStoreReader::records() const {
   std::string metric_select;
   for (const auto& [column, name] : kMetricColumns) {
@@ -456,6 +479,7 @@ std::vector<RunRecord> ResultsStoreReader::records() const {
     // Several board models in one store (a merged fleet of several kinds): each record names its kind.
     SQLite::Statement models(*db_, "SELECT COUNT(DISTINCT board_model) FROM runs");
     const bool several_kinds = models.executeStep() && models.getColumn(0).getInt64() > 1;
+    const RunSettings settings = has_run_settings_ ? read_run_settings(*db_) : RunSettings{};
     SQLite::Statement query(
         *db_,
         fmt::format(R"sql(
@@ -494,6 +518,13 @@ ORDER BY r.sweep, r.run_id, {}, e.epoch)sql",
         for (std::size_t i = 0; i < kMetricColumns.size(); ++i) {
           set_record_field(record, kMetricColumns[i].second,
                            text_of(query.getColumn(first_metric + static_cast<int>(i))), where);
+        }
+        if (const auto found = settings.find(
+                run_settings_key(query.getColumn(0).getString(), query.getColumn(1).getString(), device_id));
+            found != settings.end()) {
+          // After the flat columns: a setting that is one of them (batch, workers, ...) takes the
+          // text the export writes.
+          for (const auto& [setting, value] : found->second) set_record_field(record, setting, value, where);
         }
       } catch (const InputError& e) {
         // Name the run: a store has no line numbers.

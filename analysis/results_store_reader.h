@@ -42,9 +42,11 @@ class ResultsStoreReader {
   /// the record's device when set, else the board model; see records()), version 5 the board in
   /// every table's key (one run id of two boards is two runs; rows are joined on it), version 6
   /// the task metrics (epochs.eval_*, runs' time and energy to target: record metrics by the
-  /// export's names, absent in older stores).
+  /// export's names, absent in older stores), version 7 every setting that tells runs apart
+  /// (table run_settings: each an axis of the record, by the export's column names; an older
+  /// store's records have the flat runs columns only, until a writer migrates it).
   static constexpr int kOldestSchemaVersion = 1;
-  static constexpr int kNewestSchemaVersion = 6;
+  static constexpr int kNewestSchemaVersion = 7;
 
   /// `path`: a results directory (with results.db) or the store file. Opens read-only and checks
   /// the schema version and the tables and columns read here; throws InputError naming the file
@@ -89,6 +91,7 @@ class ResultsStoreReader {
   bool has_epoch_start_ = false;
   bool has_device_id_ = false;
   bool keyed_by_device_ = false;  ///< schema 5: a run is (sweep, run_id, device_id)
+  bool has_run_settings_ = false;  ///< schema 7: table run_settings
 };
 
 }  // namespace jetchar::analysis

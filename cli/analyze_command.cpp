@@ -66,6 +66,9 @@ void run_stats(const AnalyzeOptions& o) {
   BootstrapOptions bootstrap{.level = 0.95, .resamples = o.resamples, .seed = o.seed};
   for (VariabilityLevel level : levels) {
     auto rows = variability(records, level, bootstrap);
+    std::vector<ConfigKey> keys;
+    for (const auto& r : rows) keys.push_back(r.key);
+    const auto shown = varying_axes(keys);
     out += fmt::format("\nacross {} (warm epoch time, s; energy, J; 95% bootstrap CI of the median time)\n",
                        to_string(level));
     out += fmt::format("{:<64} {:<16} {:>4} {:>10} {:>10} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n", "configuration",
@@ -74,9 +77,9 @@ void run_stats(const AnalyzeOptions& o) {
       std::string ci =
           r.time_median_ci ? fmt::format("[{:.4g}, {:.4g}]", r.time_median_ci->low, r.time_median_ci->high) : "-";
       out += fmt::format("{:<64} {:<16} {:>4} {:>10.4g} {:>10.4g} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n",
-                         r.key.label(), r.group, r.time_s.n, r.time_s.median, r.time_s.mean, opt(r.time_s.stddev),
-                         r.time_s.cv ? fmt::format("{:.2f}", 100 * *r.time_s.cv) : "-", opt(r.time_s.olympic_mean), ci,
-                         r.energy_j ? fmt::format("{:.4g}", r.energy_j->median) : "-",
+                         config_label(r.key, shown), r.group, r.time_s.n, r.time_s.median, r.time_s.mean,
+                         opt(r.time_s.stddev), r.time_s.cv ? fmt::format("{:.2f}", 100 * *r.time_s.cv) : "-",
+                         opt(r.time_s.olympic_mean), ci, r.energy_j ? fmt::format("{:.4g}", r.energy_j->median) : "-",
                          r.energy_j && r.energy_j->cv ? fmt::format("{:.2f}", 100 * *r.energy_j->cv) : "-");
     }
   }

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "experiments/adaptive_stop.h"
+#include "experiments/checkpoints/checkpoint_digest.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/checkpoints/pretrained_vocab.h"
 #include "experiments/device_spec.h"
@@ -366,6 +367,11 @@ class AdaptiveTrainingStop {
   std::deque<std::pair<std::int64_t, std::int64_t>> unpowered_;  ///< minibatch windows the trace has not reached
 };
 
+// workload.pretrained by content (RunContext.pretrained_sha256): the files the model loaded.
+void record_checkpoint(const PretrainedLoad& load, proto::RunResult& result) {
+  result.mutable_context()->set_pretrained_sha256(checkpoint_digest(load.model_dir, load.weights_file));
+}
+
 // The trainer's outcome and what it resolved: status, the optimizer and weight decay (its defaults
 // depend on the model's task), sync mode, memory peaks.
 void record_trained(const TrainingResult& trained, proto::RunResult& result) {
@@ -374,6 +380,7 @@ void record_trained(const TrainingResult& trained, proto::RunResult& result) {
   auto* resolved = result.mutable_resolved()->mutable_workload();
   resolved->set_optimizer(trained.optimizer == optimizer_name(OptimizerKind::kSgd) ? proto::SGD : proto::ADAMW);
   resolved->set_weight_decay(trained.weight_decay);
+  if (trained.learning_rate > 0) resolved->set_learning_rate(trained.learning_rate);
   result.set_async(!trained.synchronized);
   fill_memory(trained.memory, *result.mutable_memory());
 }
@@ -594,6 +601,10 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
 
   auto model_spec = find_model(w.model());
   const auto [model, pretrained] = training_model(model_spec, w, dataset->info());
+  if (pretrained) record_checkpoint(*pretrained, result);
+  // A token model's sequence length is its samples' (the data set's max_length).
+  if (const auto& shape = dataset->info().layout.input_shape; model_spec.token_input() && shape.size() == 1)
+    result.mutable_resolved()->mutable_workload()->set_sequence_length(static_cast<std::uint32_t>(shape[0]));
   TrainingConfig config = training_config(spec);
   const auto validation = open_training_validation(spec, dataset_spec, config);  // config points into it
 
@@ -669,6 +680,7 @@ void CharacterizationExecutor::run_inference(const sweeps::PlannedRun&, proto::R
     auto pretrained = make_pretrained_model(model_spec, w.pretrained(), classes, w.seed());
     model = pretrained.network;
     pretrained_load = pretrained.load;
+    record_checkpoint(pretrained.load, result);
     model_spec.vocab_size = pretrained.config.vocab_size;  // synthetic ids inside the checkpoint's vocabulary
   }
   InferenceConfig config;
@@ -731,6 +743,9 @@ void CharacterizationExecutor::run_inference(const sweeps::PlannedRun&, proto::R
   }
   l->set_throughput_samples_per_s(inferred.samples_per_s);
   l->set_inputs(inferred.inputs);
+  if (inferred.sequence_length)
+    result.mutable_resolved()->mutable_workload()->set_sequence_length(
+        static_cast<std::uint32_t>(*inferred.sequence_length));
   if (inferred.input_samples) l->set_input_samples(static_cast<std::uint64_t>(*inferred.input_samples));
   if (spec.measurement().power_samples())
     power_samples_ = stored_samples(power.trace(), meters, power.windows().windows()[window]);

@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
+
+#include "results/setting_values.h"
 
 namespace jetchar::results {
 namespace {
@@ -165,6 +169,22 @@ Row query_energy_columns(const proto::RunResult& r) {
   };
 }
 
+// Every setting that tells runs apart, as the store's run_settings table holds it: a column the
+// row has already (batch, workers, precision, ...) takes the setting's text in place, the others
+// follow the older columns. The analysis key is built from these, whichever the reader.
+void put_setting_columns(const proto::RunResult& r, Row& row) {
+  for (auto& setting : setting_values(r)) {
+    const std::string_view column = setting.first;  // a named copy: clang 14 cannot capture a binding
+    Cell cell = setting.second.empty() ? Cell() : Cell(std::move(setting.second));
+    const auto at = std::find_if(row.begin(), row.end(), [column](const auto& c) { return column == c.first; });
+    if (at != row.end()) {
+      at->second = std::move(cell);
+    } else {
+      row.emplace_back(column.data(), std::move(cell));  // a string literal of setting_columns.h
+    }
+  }
+}
+
 std::string csv_text(const Cell& cell) {
   if (std::holds_alternative<std::monostate>(cell)) return {};
   if (const auto* d = std::get_if<double>(&cell)) return fmt::format("{}", *d);
@@ -193,6 +213,7 @@ std::size_t export_results(const std::vector<proto::RunResult>& results, ExportF
     for (auto& cell : latency_columns(run)) row.push_back(std::move(cell));
     for (auto& cell : metric_columns(run, epoch)) row.push_back(std::move(cell));
     for (auto& cell : query_energy_columns(run)) row.push_back(std::move(cell));
+    put_setting_columns(run, row);
     if (format == ExportFormat::kCsv) {
       if (rows == 0) {
         for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << row[i].first;

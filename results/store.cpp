@@ -14,8 +14,10 @@
 #include <system_error>
 
 #include "results/epoch_medians.h"
+#include "results/schema/setting_columns.h"
 #include "results/schema/store_connection.h"
 #include "results/schema/store_schema.h"
+#include "results/setting_values.h"
 #include "sysfs/unique_fd.h"
 
 namespace jetchar::results {
@@ -242,6 +244,34 @@ void insert_power_samples(SQLite::Database& db, const proto::RunResult& result,
   }
 }
 
+// The run's settings that have a value (results/setting_values.h).
+void insert_setting_rows(SQLite::Database& db, const proto::RunResult& result, const std::string& device_id) {
+  SQLite::Statement setting(db, "INSERT INTO run_settings VALUES (?,?,?,?,?,?)");
+  const auto values = setting_values(result);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (values[i].second.empty()) continue;
+    setting.reset();
+    setting.bind(1, result.sweep());
+    setting.bind(2, result.run_id());
+    setting.bind(3, device_id);
+    setting.bind(4, std::string(values[i].first));
+    setting.bind(5, std::string(schema::kSettingColumns[i].field));
+    setting.bind(6, values[i].second);
+    setting.exec();
+  }
+}
+
+// Version 6 -> 7: table run_settings (created from kSchema) filled from each run's record, keyed
+// as the run's row is (a migrated version 4 row's board came from its column, not its record).
+void add_run_settings(SQLite::Database& db) {
+  db.exec(kSchema);
+  SQLite::Statement runs(db, "SELECT sweep, run_id, device_id, result FROM runs");
+  while (runs.executeStep()) {
+    const std::string where = runs.getColumn(0).getString() + "/" + runs.getColumn(1).getString();
+    insert_setting_rows(db, parse_blob(runs.getColumn(3), where), runs.getColumn(2).getString());
+  }
+}
+
 // Opens a store for reading without leaving a trace (schema::open_without_trace), after checking
 // that it is an SQLite database, so that a wrong path gets an error naming what it is.
 std::unique_ptr<SQLite::Database> open_read_only(const std::filesystem::path& file) {
@@ -367,6 +397,10 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access)
         add_metric_columns(*db_);
         found = 6;
       }
+      if (found == 6) {
+        add_run_settings(*db_);
+        found = 7;
+      }
       if (found != kSchemaVersion) {
         throw std::runtime_error(
             fmt::format("schema version {} (this jetchar reads version {})", opened, kSchemaVersion));
@@ -459,6 +493,7 @@ void ResultsStore::write_run(const proto::RunResult& result, const std::vector<S
   insert_meter_rows(*db_, result);
   insert_minibatch_rows(*db_, result);
   insert_power_samples(*db_, result, samples);
+  insert_setting_rows(*db_, result, result.context().device_id());
 }
 
 std::vector<std::string> ResultsStore::devices_of(const std::string& sweep, const std::string& run_id) const {

@@ -12,13 +12,16 @@
 namespace jetchar::results::schema {
 
 /// The version the writer stamps into meta.schema_version; older stores are migrated when opened.
-inline constexpr int kResultsStoreSchemaVersion = 6;
+inline constexpr int kResultsStoreSchemaVersion = 7;
 
 /// Table meta: key/value pairs, among them schema_version. Created first, on its own, so that a
 /// store's version can be read before the rest of the schema is created or migrated.
 inline constexpr std::string_view kResultsStoreMetaTable =
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)";
 
+// Schema version 7 added table run_settings: one row per setting that tells runs apart
+// (results/schema/setting_columns.h) the run has a value for, so that analysis keys
+// configurations on every one of them; a migrated store's rows come from each run's `result`.
 // Schema version 6 added the task metrics: epochs.eval_* (scores on the validation split after
 // the epoch, fractions 0..1, NULL when not evaluated) and runs.target_f1, target_epoch,
 // time_to_target_s, energy_to_target_j, wall_to_target_s (RunResult.target; NULL without a
@@ -42,6 +45,9 @@ inline constexpr std::string_view kResultsStoreMetaTable =
 //                 or the meter did not cover it; gap_s = time of the epoch without meter data.
 //   minibatches   per-minibatch records when the spec asked for them; energy_j is the board total
 //                 over the minibatch's fetch and compute.
+//   run_settings  one row per (run, setting) that has a value (results/setting_values.h): setting is
+//                 the column name of setting_columns.h, field the spec's dotted path, value its
+//                 text (enum names, shortest exact numbers; pretrained is the checkpoint's digest).
 //   power_samples every power sample of the run when the spec asked for them: t_s in seconds
 //                 after the run began (onboard clock), one row per channel and sample (a failed
 //                 read has none); onboard rails by name, external meters as "protocol:device".
@@ -80,6 +86,10 @@ CREATE TABLE IF NOT EXISTS power_samples (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL,
   device_id TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS power_samples_run ON power_samples (sweep, run_id, device_id);
+CREATE TABLE IF NOT EXISTS run_settings (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, device_id TEXT NOT NULL DEFAULT '',
+  setting TEXT NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY (sweep, run_id, device_id, setting));
 )sql";
 
 /// Table mode_predictions: an adaptive-profiling sweep's predicted time, power and energy for every
@@ -113,7 +123,7 @@ inline constexpr std::array<std::pair<const char*, const char*>, 7> kResultsStor
 }};
 
 /// The tables kResultsStoreSchema creates, parents first.
-inline constexpr std::array<const char*, 5> kResultsStoreTables = {"runs", "epochs", "epoch_meters", "minibatches",
-                                                                   "power_samples"};
+inline constexpr std::array<const char*, 6> kResultsStoreTables = {"runs",        "epochs",        "epoch_meters",
+                                                                   "minibatches", "power_samples", "run_settings"};
 
 }  // namespace jetchar::results::schema

@@ -266,9 +266,11 @@ TEST(ResultsFile, ReadsTheResultsExportLayout) {
   EXPECT_EQ(r.device, "AGX Orin");
   EXPECT_EQ(r.run_id, "0001-r0");
   // How many minibatches an adaptive run measured, its basis, the GPIO line and the meter describe
-  // the run: as axes they would split one configuration into one per run.
-  std::map<std::string, std::string> axes = {{"accumulate", "1"}, {"batch", "32"},       {"cache", "DROP"},
-                                             {"medium", "NVMe"},  {"precision", "FP32"}, {"workers", "2"}};
+  // the run: as axes they would split one configuration into one per run. The task and the sync
+  // mode are settings (results/schema/setting_columns.h).
+  std::map<std::string, std::string> axes = {{"accumulate", "1"}, {"async", "false"}, {"batch", "32"},
+                                             {"cache", "DROP"},   {"medium", "NVMe"}, {"precision", "FP32"},
+                                             {"task", "TRAIN"},   {"workers", "2"}};
   EXPECT_EQ(r.axes, axes);
   EXPECT_DOUBLE_EQ(r.metrics.at("incremental_energy_j"), 156.25);
   EXPECT_DOUBLE_EQ(r.metrics.at("baseload_power_w"), 7.5);

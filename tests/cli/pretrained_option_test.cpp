@@ -53,6 +53,8 @@ TEST_F(PretrainedOptionTest, InferRunsTheCheckpointAndReportsWhatItLoaded) {
   EXPECT_THAT(json, HasSubstr("\"loaded_tensors\": 39"));
   EXPECT_THAT(json, HasSubstr("model.safetensors"));
   EXPECT_THAT(json, HasSubstr("\"cls.predictions.bias\""));
+  // The record keys the checkpoint by content (results/setting_values.h).
+  EXPECT_THAT(json, ::testing::ContainsRegex("\"pretrained_sha256\": \"sha256:[0-9a-f]{64}\""));
 }
 
 TEST_F(PretrainedOptionTest, AModelOfAnotherSizeIsBadInput) {
@@ -94,6 +96,7 @@ TEST_F(PretrainedOptionTest, TrainFineTunesFromTheCheckpointWithItsVocabulary) {
   EXPECT_THAT(json, HasSubstr("\"loaded_tensors\": 39"));
   EXPECT_THAT(json, HasSubstr("\"fresh\": []"));
   EXPECT_THAT(json, HasSubstr("\"status\": \"OK\""));
+  EXPECT_THAT(json, ::testing::ContainsRegex("\"pretrained_sha256\": \"sha256:[0-9a-f]{64}\""));
 }
 
 TEST_F(PretrainedOptionTest, AFolderWithoutWeightsIsBadInput) {

@@ -407,7 +407,8 @@ CREATE INDEX power_samples_run ON power_samples (sweep, run_id);
 }
 
 // A version 5 store gains the task-metric columns at the end of runs and epochs: its rows keep
-// their values with NULL metrics, and a run with dev scores and a target stores them.
+// their values with NULL metrics, and a run with dev scores and a target stores them. On the way
+// to version 7 its runs' settings (table run_settings) come from their records.
 TEST(ResultsStoreTest, AVersionFiveStoreGainsTheTaskMetricColumns) {
   testing::TempDir dir;
   const auto file = dir.path() / "results.db";
@@ -472,7 +473,11 @@ CREATE INDEX power_samples_run ON power_samples (sweep, run_id, device_id);
     EXPECT_DOUBLE_EQ(store.load("s1", "new")->target().energy_j(), 100);
   }
   SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
-  EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "6");
+  EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "7");
+  EXPECT_EQ(db.execAndGet("SELECT value FROM run_settings WHERE run_id = 'old' AND setting = 'batch'").getString(),
+            "16");
+  EXPECT_EQ(db.execAndGet("SELECT field FROM run_settings WHERE run_id = 'old' AND setting = 'workers'").getString(),
+            "loader.workers");
   EXPECT_EQ(layout_of(db), schema_layout(dir.path()));  // the columns in the new schema's order
   EXPECT_TRUE(db.execAndGet("SELECT eval_entity_f1 FROM epochs WHERE run_id = 'old'").isNull());
   EXPECT_TRUE(db.execAndGet("SELECT target_f1 FROM runs WHERE run_id = 'old'").isNull());
