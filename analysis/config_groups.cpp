@@ -1,30 +1,36 @@
 #include "analysis/config_groups.h"
 
 #include <algorithm>
+#include <optional>
+#include <tuple>
 #include <utility>
 
 namespace jetchar::analysis {
 
 std::string ConfigGroup::label() const {
   std::string out = workload;
+  if (query_latency) out += " inference";
   for (const auto& [axis, value] : fixed) out += " " + axis + "=" + value;
   return out;
 }
 
 std::vector<ConfigGroup> group_configurations(std::span<const ConfigPoint> points,
                                               const std::vector<std::string>& per) {
-  std::map<std::pair<std::string, std::map<std::string, std::string>>, std::vector<ConfigPoint>> groups;
+  // Training and inference configurations are never compared: an epoch time is not a latency.
+  using GroupId = std::tuple<std::string, std::optional<LatencyPercentile>, std::map<std::string, std::string>>;
+  std::map<GroupId, std::vector<ConfigPoint>> groups;
   for (const ConfigPoint& p : points) {
     std::map<std::string, std::string> fixed;
     for (const std::string& axis : per) {
       const auto it = p.key.axes.find(axis);
       fixed[axis] = it == p.key.axes.end() ? "" : it->second;
     }
-    groups[{p.key.workload, std::move(fixed)}].push_back(p);
+    groups[{p.key.workload, p.query_latency, std::move(fixed)}].push_back(p);
   }
   std::vector<ConfigGroup> out;
   out.reserve(groups.size());
-  for (auto& [id, members] : groups) out.push_back({id.first, id.second, std::move(members)});
+  for (auto& [id, members] : groups)
+    out.push_back({std::get<0>(id), std::get<2>(id), std::move(members), std::get<1>(id)});
   return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -17,13 +18,16 @@ struct ConfigGroup {
   std::string workload;
   std::map<std::string, std::string> fixed;  ///< the `per` axes and their values
   std::vector<ConfigPoint> points;
+  std::optional<LatencyPercentile> query_latency;  ///< the points' (ConfigPoint::query_latency)
 
-  /// "resnet18 batch=16": the workload and the fixed axes.
+  /// "resnet18 batch=16": the workload ("inference" after it for a group of inference points) and
+  /// the fixed axes.
   std::string label() const;
 };
 
-/// Groups `points` by workload and by the values of the axes named in `per` (an axis a point lacks
-/// counts as the value ""), sorted by workload, then values; each group keeps its points' order.
+/// Groups `points` by workload, training or inference, and by the values of the axes named in `per`
+/// (an axis a point lacks counts as the value ""), sorted by workload, then values; each group
+/// keeps its points' order.
 std::vector<ConfigGroup> group_configurations(std::span<const ConfigPoint> points, const std::vector<std::string>& per);
 
 /// Every axis any point records.

@@ -1,5 +1,8 @@
 #include "analysis/config_point.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
 
 #include "analysis/statistics.h"
@@ -25,13 +28,69 @@ std::optional<double> record_energy_j(const RunRecord& record) {
   return std::nullopt;
 }
 
+std::optional<double> energy_per_query_j(const RunRecord& record) {
+  const auto it = record.metrics.find("energy_per_query_j");  // the results export's column
+  return it == record.metrics.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+std::string time_header(const ConfigPoint& p) {
+  return p.query_latency ? fmt::format("{}_ms", to_string(*p.query_latency)) : "time_s";
+}
+
+std::string energy_header(const ConfigPoint& p) { return p.query_latency ? "J/query" : "energy_j"; }
+
+double time_value(const ConfigPoint& p) { return p.query_latency ? 1000 * p.time_s : p.time_s; }
+
+namespace {
+
+// Each latency column's median, and the throughput's, over `rows` (training and inference alike).
+void add_latency_medians(const std::vector<const RunRecord*>& rows, ConfigPoint& p) {
+  p.latency.avg = median_of(rows, [](const RunRecord& r) { return r.latency.avg; });
+  p.latency.p50 = median_of(rows, [](const RunRecord& r) { return r.latency.p50; });
+  p.latency.p90 = median_of(rows, [](const RunRecord& r) { return r.latency.p90; });
+  p.latency.p95 = median_of(rows, [](const RunRecord& r) { return r.latency.p95; });
+  p.latency.p99 = median_of(rows, [](const RunRecord& r) { return r.latency.p99; });
+  p.latency.max = median_of(rows, [](const RunRecord& r) { return r.latency.max; });
+  p.throughput_samples_per_s = median_of(rows, [](const RunRecord& r) { return r.throughput_samples_per_s; });
+}
+
+// An inference configuration: its runs' medians of one latency and of energy per query.
+ConfigPoint query_point(const ConfigKey& key, const std::vector<const RunRecord*>& rows, LatencyPercentile latency) {
+  ConfigPoint p;
+  p.key = key;
+  p.query_latency = latency;
+  p.samples = rows.size();
+  std::vector<double> times, energies, powers;
+  for (const RunRecord* r : rows) {
+    times.push_back(*r->latency.at(latency) / 1000);
+    const auto energy = energy_per_query_j(*r);
+    if (energy) energies.push_back(*energy);
+    if (energy && r->latency.avg && *r->latency.avg > 0) powers.push_back(*energy / (*r->latency.avg / 1000));
+  }
+  p.time_s = median(times);
+  if (!energies.empty()) p.energy_j = median(energies);
+  if (!powers.empty()) p.power_w = median(powers);
+  add_latency_medians(rows, p);
+  return p;
+}
+
+}  // namespace
+
 std::vector<ConfigPoint> aggregate(const std::vector<RunRecord>& records, const AggregateOptions& options) {
-  std::map<ConfigKey, std::vector<const RunRecord*>> groups;
+  std::map<ConfigKey, std::vector<const RunRecord*>> groups, queries;
   for (const RunRecord& r : records) {
-    if (r.status != RunStatus::kOk || !r.epoch_time_s) continue;
-    groups[config_key(r)].push_back(&r);
+    if (r.status != RunStatus::kOk) continue;
+    if (r.epoch_time_s) {
+      groups[config_key(r)].push_back(&r);
+    } else if (r.latency.at(options.latency)) {
+      queries[config_key(r)].push_back(&r);
+    }
   }
   std::vector<ConfigPoint> points;
+  for (const auto& [key, rows] : queries) {
+    // A configuration with epochs is a training one; its rows without are not its queries.
+    if (!groups.contains(key)) points.push_back(query_point(key, rows, options.latency));
+  }
   for (auto& [key, rows] : groups) {
     if (options.skip_cold_epoch) {
       bool has_warm = false;
@@ -46,15 +105,10 @@ std::vector<ConfigPoint> aggregate(const std::vector<RunRecord>& records, const 
     p.power_w = median_of(rows, [](const RunRecord& r) { return r.power_w(); });
     p.stall_s = median_of(rows, [](const RunRecord& r) { return r.stall_s; });
     p.compute_s = median_of(rows, [](const RunRecord& r) { return r.compute_s; });
-    p.latency.avg = median_of(rows, [](const RunRecord& r) { return r.latency.avg; });
-    p.latency.p50 = median_of(rows, [](const RunRecord& r) { return r.latency.p50; });
-    p.latency.p90 = median_of(rows, [](const RunRecord& r) { return r.latency.p90; });
-    p.latency.p95 = median_of(rows, [](const RunRecord& r) { return r.latency.p95; });
-    p.latency.p99 = median_of(rows, [](const RunRecord& r) { return r.latency.p99; });
-    p.latency.max = median_of(rows, [](const RunRecord& r) { return r.latency.max; });
-    p.throughput_samples_per_s = median_of(rows, [](const RunRecord& r) { return r.throughput_samples_per_s; });
+    add_latency_medians(rows, p);
     points.push_back(std::move(p));
   }
+  std::sort(points.begin(), points.end(), [](const ConfigPoint& a, const ConfigPoint& b) { return a.key < b.key; });
   return points;
 }
 

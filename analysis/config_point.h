@@ -12,7 +12,12 @@ namespace jetchar::analysis {
 
 struct ConfigPoint {
   ConfigKey key;
-  double time_s = 0;               ///< median epoch time
+  /// Set for an inference configuration (runs without epochs, with query latencies): time_s is
+  /// then the median of this latency percentile of a query, in seconds, energy_j the median energy
+  /// per query and power_w the median of energy per query / mean latency. Unset: a training
+  /// configuration, judged by its epochs.
+  std::optional<LatencyPercentile> query_latency;
+  double time_s = 0;               ///< median epoch time (a query's latency when query_latency)
   std::optional<double> energy_j;  ///< median epoch energy (or power × time per sample)
   std::optional<double> power_w;   ///< median average power
   std::optional<double> stall_s;
@@ -26,13 +31,24 @@ struct AggregateOptions {
   /// Epoch 0 runs on a cold page cache; when a configuration has later epochs, epoch 0 is left
   /// out of its medians (the study reports it separately).
   bool skip_cold_epoch = true;
+  /// The latency an inference configuration's time_s is.
+  LatencyPercentile latency = LatencyPercentile::kP99;
 };
 
-/// Groups OK records that have an epoch time by ConfigKey and takes medians. Records that are
-/// not OK or lack a time are left out. Sorted by key.
+/// Groups OK records that have an epoch time, or else the latency `options.latency` (inference),
+/// by ConfigKey and takes medians. Records that are not OK or have neither are left out. Sorted
+/// by key.
 std::vector<ConfigPoint> aggregate(const std::vector<RunRecord>& records, const AggregateOptions& options = {});
 
 /// Energy of one record: measured, else average power × time; nullopt when neither is known.
 std::optional<double> record_energy_j(const RunRecord& record);
+/// An inference record's energy per query (its energy_per_query_j metric); nullopt when absent.
+std::optional<double> energy_per_query_j(const RunRecord& record);
+
+/// The units `p` is measured in, for headers: "time_s"/"energy_j" for training, "p99_ms"/"J/query"
+/// for inference; time_value() converts time_s to the unit time_header() names.
+std::string time_header(const ConfigPoint& p);
+std::string energy_header(const ConfigPoint& p);
+double time_value(const ConfigPoint& p);
 
 }  // namespace jetchar::analysis

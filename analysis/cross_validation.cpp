@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include "analysis/config_groups.h"
 
@@ -35,6 +36,7 @@ std::optional<double> mape(std::span<const PredictedVsMeasured> rows, bool energ
 
 std::string ModeGroup::label() const {
   std::string out = workload;
+  if (query_latency) out += " inference";
   for (const auto& [axis, value] : axes) {
     if (shown_axes.contains(axis)) out += " " + axis + "=" + value;
   }
@@ -42,15 +44,19 @@ std::string ModeGroup::label() const {
 }
 
 std::vector<ModeGroup> mode_groups(const std::vector<ConfigPoint>& points) {
-  std::map<std::pair<std::string, std::map<std::string, std::string>>, std::vector<ConfigPoint>> groups;
+  // An inference group's times are latencies: the models fit them as they fit epoch times, in a
+  // group of their own.
+  using GroupId = std::tuple<std::string, std::optional<LatencyPercentile>, std::map<std::string, std::string>>;
+  std::map<GroupId, std::vector<ConfigPoint>> groups;
   for (const ConfigPoint& p : points) {
-    if (p.key.mode.has_knobs()) groups[{p.key.workload, p.key.axes}].push_back(p);
+    if (p.key.mode.has_knobs()) groups[{p.key.workload, p.query_latency, p.key.axes}].push_back(p);
   }
   std::vector<ConfigKey> keys;
-  for (const auto& entry : groups) keys.push_back({entry.first.first, {}, entry.first.second});
+  for (const auto& entry : groups) keys.push_back({std::get<0>(entry.first), {}, std::get<2>(entry.first)});
   const auto shown = varying_axes(keys);
   std::vector<ModeGroup> out;
-  for (auto& [id, members] : groups) out.push_back({id.first, id.second, std::move(members), shown});
+  for (auto& [id, members] : groups)
+    out.push_back({std::get<0>(id), std::get<2>(id), std::move(members), shown, std::get<1>(id)});
   return out;
 }
 

@@ -23,8 +23,12 @@ struct ModeGroup {
   /// The axes that tell this group from the others mode_groups() returned with it (the rest are
   /// the same in every group); label() prints these.
   std::set<std::string> shown_axes;
+  /// The points' ConfigPoint::query_latency: set for an inference group, whose times are that
+  /// latency of a query and energies per query.
+  std::optional<LatencyPercentile> query_latency;
 
-  /// "lenet5/fashion-mnist batch=16": the workload and the shown axes.
+  /// "lenet5/fashion-mnist batch=16": the workload ("inference" after it for an inference group)
+  /// and the shown axes.
   std::string label() const;
 };
 

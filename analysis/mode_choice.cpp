@@ -14,9 +14,18 @@ double zeus_cost(double energy_j, double time_s, double eta, double max_power_w)
   return eta * energy_j + (1 - eta) * max_power_w * time_s;
 }
 
+bool Budget::judges(const ConfigPoint& p) const {
+  if (kind == Kind::kMaxTime) return !p.query_latency;
+  if (kind == Kind::kMaxLatency) return p.query_latency.has_value();
+  return true;
+}
+
 std::string Budget::describe() const {
+  const std::string throughput = min_throughput ? fmt::format(" and >= {:g} samples/s", *min_throughput) : "";
   switch (kind) {
     case Kind::kMaxTime: return fmt::format("least energy with epoch time <= {:g} s", value);
+    case Kind::kMaxLatency:
+      return fmt::format("least energy per query with query latency <= {:g} ms{}", 1000 * value, throughput);
     case Kind::kMaxPower: return fmt::format("least time with average power <= {:g} W", value);
     case Kind::kMaxEnergy: return fmt::format("least time with epoch energy <= {:g} J", value);
     case Kind::kZeusCost:
@@ -47,8 +56,11 @@ std::optional<Choice> choose(std::span<const ConfigPoint> points, const Budget& 
     }
   }
   auto score = [&](const ConfigPoint& p) -> std::optional<Score> {
+    if (!budget.judges(p)) return std::nullopt;
+    if (budget.min_throughput && !(p.throughput_samples_per_s >= *budget.min_throughput)) return std::nullopt;
     switch (budget.kind) {
       case Kind::kMaxTime:
+      case Kind::kMaxLatency:
         if (!p.energy_j || p.time_s > budget.value) return std::nullopt;
         return Score{*p.energy_j, p.time_s};
       case Kind::kMaxEnergy:
@@ -66,9 +78,10 @@ std::optional<Choice> choose(std::span<const ConfigPoint> points, const Budget& 
 
   // Least energy under a time budget, least time under an energy budget and least Zeus cost all
   // lie on the (time, energy) front: a point dominating a feasible one is feasible and no worse.
-  // A power budget does not (a dominated point can draw less power), so it scans every point.
+  // A power budget does not (a dominated point can draw less power), nor does a throughput floor
+  // (a dominated point can serve more samples), so they scan every point.
   std::vector<std::size_t> candidates;
-  if (budget.kind == Kind::kMaxPower) {
+  if (budget.kind == Kind::kMaxPower || budget.min_throughput) {
     for (std::size_t i = 0; i < points.size(); ++i) candidates.push_back(i);
   } else {
     std::vector<TimeEnergy> te;
@@ -101,6 +114,7 @@ std::vector<GroupChoice> choose_per_group(std::span<const ConfigPoint> points, c
                                           const Budget& budget) {
   std::vector<GroupChoice> out;
   for (auto& group : group_configurations(points, per)) {
+    if (group.points.empty() || !budget.judges(group.points.front())) continue;
     auto choice = choose(group.points, budget);
     out.push_back({std::move(group), choice});
   }

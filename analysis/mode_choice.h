@@ -18,7 +18,9 @@ namespace jetchar::analysis {
 double zeus_cost(double energy_j, double time_s, double eta, double max_power_w);
 
 struct Budget {
-  enum class Kind { kMaxTime, kMaxPower, kMaxEnergy, kZeusCost };
+  /// kMaxTime judges training configurations (epoch time), kMaxLatency inference ones (the points'
+  /// query latency, ConfigPoint::query_latency); the others judge both.
+  enum class Kind { kMaxTime, kMaxLatency, kMaxPower, kMaxEnergy, kZeusCost };
 
   Budget() = default;
   Budget(Kind budget_kind, double budget_value, std::optional<double> zeus_max_power_w = std::nullopt)
@@ -27,6 +29,11 @@ struct Budget {
   Kind kind = Kind::kMaxTime;
   double value = 0;                   ///< seconds, watts, joules, or eta in [0, 1]
   std::optional<double> max_power_w;  ///< Zeus P_max; default: the largest power among the points
+  /// Inference only: a point must also serve at least this many samples/s.
+  std::optional<double> min_throughput;
+
+  /// Whether the budget judges `p` at all (kMaxTime: training, kMaxLatency: inference points).
+  bool judges(const ConfigPoint& p) const;
 
   std::string describe() const;
 };
@@ -49,8 +56,8 @@ struct GroupChoice {
   std::optional<Choice> choice;  ///< index into group.points
 };
 
-/// choose() within each group of `points` (group_configurations over `per`). Points without
-/// energy stay in their group, so a power budget can still judge them.
+/// choose() within each group of `points` (group_configurations over `per`) that the budget judges.
+/// Points without energy stay in their group, so a power budget can still judge them.
 std::vector<GroupChoice> choose_per_group(std::span<const ConfigPoint> points, const std::vector<std::string>& per,
                                           const Budget& budget);
 

@@ -79,7 +79,13 @@ json pareto_section(const std::vector<ConfigPoint>& points) {
                       {"front", front.count(i) > 0},
                       {"samples", p.samples}});
     }
-    groups.push_back({{"label", g.label()}, {"points", rows}});
+    // An inference group's time is a query's latency (ConfigPoint::query_latency), drawn in ms.
+    const auto& latency = g.query_latency;
+    groups.push_back({{"label", g.label()},
+                      {"points", rows},
+                      {"time_title", latency ? fmt::format("{} latency of a query (s)", to_string(*latency))
+                                             : std::string("epoch time (s)")},
+                      {"energy_title", latency ? "energy per query (J)" : "epoch energy (J)"}});
   }
   return groups;
 }
@@ -141,12 +147,15 @@ json prediction_section(const std::vector<ConfigPoint>& points, ModelKind kind) 
                       {"measured_energy_j", optional_json(r.measured_energy_j)},
                       {"predicted_energy_j", optional_json(r.predicted_energy_j)}});
     }
-    groups.push_back({{"label", g.label()},
-                      {"model", to_string(kind)},
-                      {"loo_time_mape", optional_json(v.loo_time_mape)},
-                      {"loo_energy_mape", optional_json(v.loo_energy_mape)},
-                      {"kfold_time_mape", optional_json(v.kfold_time_mape)},
-                      {"rows", rows}});
+    groups.push_back(
+        {{"label", g.label()},
+         {"time_title", g.query_latency ? fmt::format("{} latency of a query (s)", to_string(*g.query_latency))
+                                        : std::string("epoch time (s)")},
+         {"model", to_string(kind)},
+         {"loo_time_mape", optional_json(v.loo_time_mape)},
+         {"loo_energy_mape", optional_json(v.loo_energy_mape)},
+         {"kfold_time_mape", optional_json(v.kfold_time_mape)},
+         {"rows", rows}});
   }
   return groups;
 }
@@ -214,33 +223,24 @@ json mode_predictions_section(const std::vector<StoredModePrediction>& predictio
   return groups;
 }
 
-// Inference runs have latencies but no epochs, so this works on the records, not on ConfigPoints
-// (which need an epoch time): medians per configuration of each latency column.
-json latency_section(const std::vector<RunRecord>& records) {
-  std::map<ConfigKey, std::vector<const RunRecord*>> groups;
-  for (const RunRecord& r : records) {
-    if (r.status == RunStatus::kOk && r.latency.any()) groups[config_key(r)].push_back(&r);
-  }
-  auto median_of = [](const std::vector<const RunRecord*>& rows, auto get) -> json {
-    std::vector<double> v;
-    for (const RunRecord* r : rows) {
-      if (auto x = get(*r)) v.push_back(*x);
-    }
-    return v.empty() ? json(nullptr) : json(median(v));
-  };
-  std::vector<ConfigKey> keys;
-  for (const auto& entry : groups) keys.push_back(entry.first);
-  const auto shown = varying_axes(keys);
+// The medians of each latency column, throughput and J/query of the configurations that have
+// latencies (inference ones).
+json latency_section(const std::vector<ConfigPoint>& points) {
+  std::vector<ConfigPoint> queries;
+  std::copy_if(points.begin(), points.end(), std::back_inserter(queries),
+               [](const ConfigPoint& p) { return p.latency.any(); });
+  const auto shown = varying_axes(queries);
   json rows = json::array();
-  for (const auto& [key, members] : groups) {
-    rows.push_back({{"config", config_label(key, shown)},
-                    {"avg", median_of(members, [](const RunRecord& r) { return r.latency.avg; })},
-                    {"p50", median_of(members, [](const RunRecord& r) { return r.latency.p50; })},
-                    {"p90", median_of(members, [](const RunRecord& r) { return r.latency.p90; })},
-                    {"p95", median_of(members, [](const RunRecord& r) { return r.latency.p95; })},
-                    {"p99", median_of(members, [](const RunRecord& r) { return r.latency.p99; })},
-                    {"max", median_of(members, [](const RunRecord& r) { return r.latency.max; })},
-                    {"throughput", median_of(members, [](const RunRecord& r) { return r.throughput_samples_per_s; })}});
+  for (const ConfigPoint& p : queries) {
+    rows.push_back({{"config", config_label(p.key, shown)},
+                    {"avg", optional_json(p.latency.avg)},
+                    {"p50", optional_json(p.latency.p50)},
+                    {"p90", optional_json(p.latency.p90)},
+                    {"p95", optional_json(p.latency.p95)},
+                    {"p99", optional_json(p.latency.p99)},
+                    {"max", optional_json(p.latency.max)},
+                    {"throughput", optional_json(p.throughput_samples_per_s)},
+                    {"energy_per_query_j", optional_json(p.query_latency ? p.energy_j : std::nullopt)}});
   }
   return rows;
 }
@@ -257,16 +257,19 @@ json stats_section(const std::vector<RunRecord>& records) {
   const auto variability_rows = variability(records, VariabilityLevel::kRepetitions);
   const auto shown = shown_axes(variability_rows);
   for (const VariabilityRow& r : variability_rows) {
-    rows.push_back({{"config", config_label(r.key, shown)},
-                    {"group", r.group},
-                    {"n", r.time_s.n},
-                    {"median_s", r.time_s.median},
-                    {"mean_s", r.time_s.mean},
-                    {"cv_pct", r.time_s.cv ? json(100 * *r.time_s.cv) : json(nullptr)},
-                    {"olympic_s", optional_json(r.time_s.olympic_mean)},
-                    {"ci_low_s", r.time_median_ci ? json(r.time_median_ci->low) : json(nullptr)},
-                    {"ci_high_s", r.time_median_ci ? json(r.time_median_ci->high) : json(nullptr)},
-                    {"energy_median_j", r.energy_j ? json(r.energy_j->median) : json(nullptr)}});
+    rows.push_back(
+        {{"config", config_label(r.key, shown)},
+         {"measure", r.query_latency ? fmt::format("{} latency of a query; J/query", to_string(*r.query_latency))
+                                     : std::string("epoch time; J")},
+         {"group", r.group},
+         {"n", r.time_s.n},
+         {"median_s", r.time_s.median},
+         {"mean_s", r.time_s.mean},
+         {"cv_pct", r.time_s.cv ? json(100 * *r.time_s.cv) : json(nullptr)},
+         {"olympic_s", optional_json(r.time_s.olympic_mean)},
+         {"ci_low_s", r.time_median_ci ? json(r.time_median_ci->low) : json(nullptr)},
+         {"ci_high_s", r.time_median_ci ? json(r.time_median_ci->high) : json(nullptr)},
+         {"energy_median_j", r.energy_j ? json(r.energy_j->median) : json(nullptr)}});
   }
   return rows;
 }
@@ -335,7 +338,7 @@ json report_data(const std::vector<RunRecord>& records, const ReportOptions& opt
   data["stall"] = stall_section(points);
   data["prediction"] = prediction_section(points, options.model);
   data["mode_predictions"] = mode_predictions_section(options.mode_predictions);
-  data["latency"] = latency_section(records);
+  data["latency"] = latency_section(points);
   data["stats"] = stats_section(records);
   data["fleet"] = fleet_section(records);
   json trace = nullptr;
@@ -391,14 +394,15 @@ std::string pareto_html(const json& pareto, ChartCanvases& canvases) {
   for (std::size_t g = 0; g < pareto.size(); ++g) {
     const json& group = pareto[g];
     body += fmt::format("<h3>{}</h3>", escape_html(group["label"].get<std::string>()));
-    body +=
-        canvases.next("pareto:" + std::to_string(g), "Epoch time (s) vs epoch energy (J); Pareto front highlighted");
+    const std::string time_title = group["time_title"], energy_title = group["energy_title"];
+    body += canvases.next("pareto:" + std::to_string(g),
+                          fmt::format("{} vs {}; Pareto front highlighted", time_title, energy_title));
     body += "<details><summary>Table</summary>" +
             table(group["points"],
                   {{"mode", "power mode"},
                    {"axes", "axes"},
-                   {"time_s", "time (s)"},
-                   {"energy_j", "energy (J)"},
+                   {"time_s", time_title},
+                   {"energy_j", energy_title},
                    {"power_w", "power (W)"},
                    {"front", "on front"},
                    {"samples", "samples"}},
@@ -451,7 +455,8 @@ std::string prediction_html(const json& prediction, ModelKind model, ChartCanvas
                         escape_html(group["label"].get<std::string>()), pct(group["loo_time_mape"]),
                         pct(group["loo_energy_mape"]), pct(group["kfold_time_mape"]));
     body += canvases.next("prediction:" + std::to_string(g),
-                          "Predicted vs measured epoch time (s); the diagonal is a perfect prediction");
+                          fmt::format("Predicted vs measured {}; the diagonal is a perfect prediction",
+                                      group["time_title"].get<std::string>()));
     body += "<details><summary>Table</summary>" +
             table(group["rows"],
                   {{"mode", "power mode"},
@@ -541,7 +546,8 @@ std::string latency_html(const json& latency, ChartCanvases& canvases) {
                  {"p95", "p95"},
                  {"p99", "p99"},
                  {"max", "max"},
-                 {"throughput", "samples/s"}},
+                 {"throughput", "samples/s"},
+                 {"energy_per_query_j", "J/query"}},
                 "table-latency");
   return body + "</section>\n";
 }
@@ -551,6 +557,7 @@ std::string stats_html(const json& stats) {
   std::string body = "<section id=\"stats\"><h2>Variability across repetitions</h2>\n";
   body += table(stats,
                 {{"config", "configuration"},
+                 {"measure", "measured (s; energy)"},
                  {"group", "group"},
                  {"n", "runs"},
                  {"median_s", "median (s)"},

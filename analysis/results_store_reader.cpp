@@ -16,6 +16,7 @@
 #include "analysis/input_error.h"
 #include "analysis/record_fields.h"
 #include "results/schema/store_connection.h"
+#include "results/schema/store_schema.h"
 
 namespace jetchar::analysis {
 namespace {
@@ -474,6 +475,9 @@ std::vector<RunRecord> ResultsStoreReader::records() const {
   for (const auto& [column, name] : kMetricColumns) {
     metric_select += fmt::format(", {}", schema_version_ >= 6 ? column : "NULL");
   }
+  for (const auto& [column, type] : results::schema::kResultsStoreV7RunColumns) {
+    metric_select += fmt::format(", {}", schema_version_ >= 7 ? "r." + std::string(column) : "NULL");
+  }
   std::vector<RunRecord> records;
   try {
     // Several board models in one store (a merged fleet of several kinds): each record names its kind.
@@ -518,6 +522,12 @@ ORDER BY r.sweep, r.run_id, {}, e.epoch)sql",
         for (std::size_t i = 0; i < kMetricColumns.size(); ++i) {
           set_record_field(record, kMetricColumns[i].second,
                            text_of(query.getColumn(first_metric + static_cast<int>(i))), where);
+        }
+        // An inference run's query figures (schema 7), by the export's names.
+        const auto first_query = first_metric + static_cast<int>(kMetricColumns.size());
+        for (std::size_t i = 0; i < results::schema::kResultsStoreV7RunColumns.size(); ++i) {
+          set_record_field(record, results::schema::kResultsStoreV7RunColumns[i].first,
+                           text_of(query.getColumn(first_query + static_cast<int>(i))), where);
         }
         if (const auto found = settings.find(
                 run_settings_key(query.getColumn(0).getString(), query.getColumn(1).getString(), device_id));

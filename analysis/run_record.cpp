@@ -3,9 +3,50 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <utility>
 
 namespace jetchar::analysis {
+
+namespace {
+
+constexpr std::array<std::pair<LatencyPercentile, std::string_view>, 6> kPercentileNames = {{
+    {LatencyPercentile::kAvg, "avg"},
+    {LatencyPercentile::kP50, "p50"},
+    {LatencyPercentile::kP90, "p90"},
+    {LatencyPercentile::kP95, "p95"},
+    {LatencyPercentile::kP99, "p99"},
+    {LatencyPercentile::kMax, "max"},
+}};
+
+}  // namespace
+
+std::string_view to_string(LatencyPercentile percentile) {
+  for (const auto& [value, name] : kPercentileNames) {
+    if (value == percentile) return name;
+  }
+  return "?";
+}
+
+std::optional<LatencyPercentile> parse_latency_percentile(std::string_view text) {
+  for (const auto& [value, name] : kPercentileNames) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> LatencyMs::at(LatencyPercentile percentile) const {
+  switch (percentile) {
+    case LatencyPercentile::kAvg: return avg;
+    case LatencyPercentile::kP50: return p50;
+    case LatencyPercentile::kP90: return p90;
+    case LatencyPercentile::kP95: return p95;
+    case LatencyPercentile::kP99: return p99;
+    case LatencyPercentile::kMax: return max;
+  }
+  return std::nullopt;
+}
 
 std::string_view to_string(RunStatus status) {
   switch (status) {

@@ -38,9 +38,17 @@ struct PowerMode {
   auto operator<=>(const PowerMode&) const = default;
 };
 
+/// Which latency of an inference run's queries an analysis judges it by.
+enum class LatencyPercentile { kAvg, kP50, kP90, kP95, kP99, kMax };
+
+std::string_view to_string(LatencyPercentile percentile);  ///< "avg", "p50", ..., "max"
+/// "avg", "p50", "p90", "p95", "p99", "max"; nullopt otherwise.
+std::optional<LatencyPercentile> parse_latency_percentile(std::string_view text);
+
 struct LatencyMs {
   std::optional<double> avg, p50, p90, p95, p99, max;
   bool any() const { return avg || p50 || p90 || p95 || p99 || max; }
+  std::optional<double> at(LatencyPercentile percentile) const;
 };
 
 struct RunRecord {

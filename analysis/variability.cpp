@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "analysis/config_point.h"
@@ -17,11 +18,27 @@ struct Sample {
 
 using RunKey = std::tuple<ConfigKey, std::string, int>;  // config, device, repetition
 
+// A record's sample: its epoch's time and energy, or an inference run's latency (s) and energy per
+// query; nullopt when it has neither.
+std::optional<Sample> sample_of(const RunRecord& r, LatencyPercentile latency) {
+  if (r.epoch_time_s) return Sample{*r.epoch_time_s, record_energy_j(r)};
+  if (const auto ms = r.latency.at(latency)) return Sample{*ms / 1000, energy_per_query_j(r)};
+  return std::nullopt;
+}
+
 // Epoch rows of one run collapse to their median; a run-summary row (no epoch) stands for itself.
-std::map<RunKey, std::vector<const RunRecord*>> runs_of(const std::vector<RunRecord>& records) {
+// A configuration with epochs is a training one: its rows without (none in a sweep's store) are
+// left out, as aggregate() does.
+std::map<RunKey, std::vector<const RunRecord*>> runs_of(const std::vector<RunRecord>& records,
+                                                        LatencyPercentile latency) {
+  std::set<ConfigKey> trained;
+  for (const RunRecord& r : records) {
+    if (r.status == RunStatus::kOk && r.epoch_time_s) trained.insert(config_key(r));
+  }
   std::map<RunKey, std::vector<const RunRecord*>> runs;
   for (const RunRecord& r : records) {
-    if (r.status != RunStatus::kOk || !r.epoch_time_s) continue;
+    if (r.status != RunStatus::kOk || !sample_of(r, latency)) continue;
+    if (!r.epoch_time_s && trained.contains(config_key(r))) continue;
     runs[{config_key(r), r.device.value_or(""), r.repetition.value_or(0)}].push_back(&r);
   }
   for (auto& [key, rows] : runs) {
@@ -32,25 +49,26 @@ std::map<RunKey, std::vector<const RunRecord*>> runs_of(const std::vector<RunRec
   return runs;
 }
 
-Sample median_sample(const std::vector<const RunRecord*>& rows) {
+Sample median_sample(const std::vector<const RunRecord*>& rows, LatencyPercentile latency) {
   std::vector<double> times, energies;
   for (const RunRecord* r : rows) {
-    times.push_back(*r->epoch_time_s);
-    if (auto e = record_energy_j(*r)) energies.push_back(*e);
+    const Sample s = *sample_of(*r, latency);
+    times.push_back(s.time_s);
+    if (s.energy_j) energies.push_back(*s.energy_j);
   }
   Sample s{median(times), std::nullopt};
   if (energies.size() == rows.size()) s.energy_j = median(energies);
   return s;
 }
 
-VariabilityRow summarise(const ConfigKey& key, std::string group, const std::vector<Sample>& samples,
-                         const BootstrapOptions& bootstrap) {
+VariabilityRow summarise(const ConfigKey& key, std::optional<LatencyPercentile> query_latency, std::string group,
+                         const std::vector<Sample>& samples, const BootstrapOptions& bootstrap) {
   std::vector<double> times, energies;
   for (const Sample& s : samples) {
     times.push_back(s.time_s);
     if (s.energy_j) energies.push_back(*s.energy_j);
   }
-  VariabilityRow row{key, std::move(group), summarize(times), std::nullopt, std::nullopt};
+  VariabilityRow row{key, query_latency, std::move(group), summarize(times), std::nullopt, std::nullopt};
   if (energies.size() == samples.size()) row.energy_j = summarize(energies);
   if (times.size() >= 2) {
     row.time_median_ci = bootstrap_ci(
@@ -71,16 +89,22 @@ std::string_view to_string(VariabilityLevel level) {
 }
 
 std::vector<VariabilityRow> variability(const std::vector<RunRecord>& records, VariabilityLevel level,
-                                        const BootstrapOptions& bootstrap) {
-  auto runs = runs_of(records);
+                                        const BootstrapOptions& bootstrap, LatencyPercentile latency) {
+  const auto runs = runs_of(records, latency);
+  // Which configurations are inference ones (their runs have no epoch time).
+  std::map<ConfigKey, std::optional<LatencyPercentile>> measure;
+  for (const auto& [key, run_rows] : runs) {
+    measure[std::get<0>(key)] = run_rows.front()->epoch_time_s ? std::nullopt : std::optional(latency);
+  }
   std::vector<VariabilityRow> rows;
   if (level == VariabilityLevel::kEpochs) {
     for (const auto& [key, run_rows] : runs) {
       std::vector<Sample> samples;
-      for (const RunRecord* r : run_rows) samples.push_back({*r->epoch_time_s, record_energy_j(*r)});
+      for (const RunRecord* r : run_rows) samples.push_back(*sample_of(*r, latency));
       const auto& [config, device, rep] = key;
-      rows.push_back(
-          summarise(config, fmt::format("device={} rep={}", device.empty() ? "-" : device, rep), samples, bootstrap));
+      rows.push_back(summarise(config, measure[config],
+                               fmt::format("device={} rep={}", device.empty() ? "-" : device, rep), samples,
+                               bootstrap));
     }
     return rows;
   }
@@ -88,12 +112,12 @@ std::vector<VariabilityRow> variability(const std::vector<RunRecord>& records, V
   std::map<std::pair<ConfigKey, std::string>, std::vector<Sample>> per_device;
   for (const auto& [key, run_rows] : runs) {
     const auto& [config, device, rep] = key;
-    per_device[{config, device}].push_back(median_sample(run_rows));
+    per_device[{config, device}].push_back(median_sample(run_rows, latency));
   }
   if (level == VariabilityLevel::kRepetitions) {
     for (const auto& [key, samples] : per_device) {
-      rows.push_back(
-          summarise(key.first, fmt::format("device={}", key.second.empty() ? "-" : key.second), samples, bootstrap));
+      rows.push_back(summarise(key.first, measure[key.first],
+                               fmt::format("device={}", key.second.empty() ? "-" : key.second), samples, bootstrap));
     }
     return rows;
   }
@@ -108,7 +132,8 @@ std::vector<VariabilityRow> variability(const std::vector<RunRecord>& records, V
     if (energies.size() == samples.size()) device_sample.energy_j = median(energies);
     per_config[key.first].push_back(device_sample);
   }
-  for (const auto& [config, samples] : per_config) rows.push_back(summarise(config, "", samples, bootstrap));
+  for (const auto& [config, samples] : per_config)
+    rows.push_back(summarise(config, measure[config], "", samples, bootstrap));
   return rows;
 }
 

@@ -22,14 +22,20 @@ std::string_view to_string(VariabilityLevel level);
 
 struct VariabilityRow {
   ConfigKey key;
+  /// Set for an inference configuration (runs without epochs): time_s is then this latency of a
+  /// query in seconds and energy_j the energy per query (as ConfigPoint::query_latency).
+  std::optional<LatencyPercentile> query_latency;
   std::string group;  ///< "device=a rep=1" for epochs, "device=a" for repetitions, "" for devices
   Summary time_s;
   std::optional<Summary> energy_j;
   std::optional<ConfidenceInterval> time_median_ci;  ///< bootstrap CI of the median, n >= 2
 };
 
-/// One row per group that has at least one sample, sorted by key and group. OK records only.
+/// One row per group that has at least one sample, sorted by key and group. OK records only: a
+/// training run's epochs, an inference run's `latency` and energy per query (its queries are one
+/// sample, so an inference run has no epoch level of its own: its row there is the run).
 std::vector<VariabilityRow> variability(const std::vector<RunRecord>& records, VariabilityLevel level,
-                                        const BootstrapOptions& bootstrap = {});
+                                        const BootstrapOptions& bootstrap = {},
+                                        LatencyPercentile latency = LatencyPercentile::kP99);
 
 }  // namespace jetchar::analysis

@@ -34,7 +34,12 @@ nlohmann::json interval_json(const std::optional<Interval>& v) {
 
 void run_choose_predicted(const AnalyzeOptions& o, const Budget& budget) {
   const std::vector<PowerMode> modes = load_modes(o.modes);
-  const auto groups = load_mode_groups(o.results);
+  // Its budgets are training ones (--max-latency does not go with --modes).
+  auto groups = load_mode_groups(o.results);
+  std::erase_if(groups, [](const ModeGroup& g) { return g.query_latency.has_value(); });
+  if (groups.empty()) {
+    throw std::invalid_argument(fmt::format("{}: no training configuration with all four knobs", o.results));
+  }
   GroupPredictionRequest request;
   request.profile = o.profile;
   request.choose = budget;

@@ -63,24 +63,47 @@ void run_stats(const AnalyzeOptions& o) {
   else
     throw std::invalid_argument(
         fmt::format("--level '{}' is not valid; use epochs, repetitions, devices or all", o.level));
+  const auto latency = parse_latency_percentile(o.latency);
+  if (!latency)
+    throw UsageError(fmt::format("--latency '{}' is not valid; use avg, p50, p90, p95, p99 or max", o.latency));
   BootstrapOptions bootstrap{.level = 0.95, .resamples = o.resamples, .seed = o.seed};
   for (VariabilityLevel level : levels) {
-    auto rows = variability(records, level, bootstrap);
-    std::vector<ConfigKey> keys;
-    for (const auto& r : rows) keys.push_back(r.key);
-    const auto shown = varying_axes(keys);
-    out += fmt::format("\nacross {} (warm epoch time, s; energy, J; 95% bootstrap CI of the median time)\n",
-                       to_string(level));
-    out += fmt::format("{:<64} {:<16} {:>4} {:>10} {:>10} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n", "configuration",
-                       "group", "n", "median", "mean", "stddev", "cv%", "olympic", "median CI", "energy", "cv%");
-    for (const auto& r : rows) {
-      std::string ci =
-          r.time_median_ci ? fmt::format("[{:.4g}, {:.4g}]", r.time_median_ci->low, r.time_median_ci->high) : "-";
-      out += fmt::format("{:<64} {:<16} {:>4} {:>10.4g} {:>10.4g} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n",
-                         config_label(r.key, shown), r.group, r.time_s.n, r.time_s.median, r.time_s.mean,
-                         opt(r.time_s.stddev), r.time_s.cv ? fmt::format("{:.2f}", 100 * *r.time_s.cv) : "-",
-                         opt(r.time_s.olympic_mean), ci, r.energy_j ? fmt::format("{:.4g}", r.energy_j->median) : "-",
-                         r.energy_j && r.energy_j->cv ? fmt::format("{:.2f}", 100 * *r.energy_j->cv) : "-");
+    const auto rows = variability(records, level, bootstrap, *latency);
+    // Training rows and inference rows each get a table in their own units (s and J, ms and J/query).
+    for (const bool queries : {false, true}) {
+      std::vector<const VariabilityRow*> table;
+      std::vector<ConfigKey> keys;
+      for (const auto& r : rows) {
+        if (r.query_latency.has_value() != queries) continue;
+        table.push_back(&r);
+        keys.push_back(r.key);
+      }
+      if (table.empty() && (queries || rows.size() > 0)) continue;  // an empty store still shows its header
+      const auto shown = varying_axes(keys);
+      const double scale = queries ? 1000 : 1;
+      out += queries ? fmt::format(
+                           "\nacross {} (inference: {} latency of a query, ms; energy per query, J; 95% "
+                           "bootstrap CI of the median latency)\n",
+                           to_string(level), o.latency)
+                     : fmt::format("\nacross {} (warm epoch time, s; energy, J; 95% bootstrap CI of the median time)\n",
+                                   to_string(level));
+      out += fmt::format("{:<64} {:<16} {:>4} {:>10} {:>10} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n", "configuration",
+                         "group", "n", "median", "mean", "stddev", "cv%", "olympic", "median CI", "energy", "cv%");
+      for (const VariabilityRow* row : table) {
+        const VariabilityRow& r = *row;
+        const auto scaled = [scale](const std::optional<double>& v) {
+          return v ? std::optional<double>(scale * *v) : std::nullopt;
+        };
+        std::string ci = r.time_median_ci ? fmt::format("[{:.4g}, {:.4g}]", scale * r.time_median_ci->low,
+                                                        scale * r.time_median_ci->high)
+                                          : "-";
+        out += fmt::format(
+            "{:<64} {:<16} {:>4} {:>10.4g} {:>10.4g} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n",
+            config_label(r.key, shown), r.group, r.time_s.n, scale * r.time_s.median, scale * r.time_s.mean,
+            opt(scaled(r.time_s.stddev)), r.time_s.cv ? fmt::format("{:.2f}", 100 * *r.time_s.cv) : "-",
+            opt(scaled(r.time_s.olympic_mean)), ci, r.energy_j ? fmt::format("{:.4g}", r.energy_j->median) : "-",
+            r.energy_j && r.energy_j->cv ? fmt::format("{:.2f}", 100 * *r.energy_j->cv) : "-");
+      }
     }
   }
   print(out);
@@ -99,38 +122,76 @@ void check_per_axes(const std::vector<ConfigPoint>& points, const AnalyzeOptions
   }
 }
 
+// The header lines that say what the figures are: training's, inference's, or both.
+std::string measures_header(std::span<const ConfigPoint> points) {
+  const bool queries = std::any_of(points.begin(), points.end(), [](const auto& p) { return p.query_latency; });
+  const bool epochs = std::any_of(points.begin(), points.end(), [](const auto& p) { return !p.query_latency; });
+  return fmt::format("{}{}", epochs ? fmt::format("{}\n", kWarmEpochs) : "",
+                     queries ? fmt::format("{}\n", kQueryMedians) : "");
+}
+
 void run_pareto(const AnalyzeOptions& o) {
-  const auto points = load_points(o.results);
+  const auto points = load_points(o.results, o.latency);
   check_per_axes(points, o);
   auto groups = pareto_groups(points, per_board_kind(points, o.per));
-  if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has an epoch energy", o.results));
-  std::string out = fmt::format("{}\n", kWarmEpochs);
+  if (groups.empty()) {
+    throw std::invalid_argument(
+        fmt::format("{}: no configuration has an epoch energy or an energy per query", o.results));
+  }
+  std::string out = measures_header(points);
   for (const auto& g : groups) {
     const auto shown = varying_axes(g.points);
-    out += fmt::format("{}: {} of {} configurations on the time-energy Pareto front\n", g.label(), g.front.size(),
-                       g.points.size());
+    const ConfigPoint& first = g.points.front();
+    out += fmt::format("{}: {} of {} configurations on the {}-energy Pareto front\n", g.label(), g.front.size(),
+                       g.points.size(), g.query_latency ? "latency" : "time");
     // Column widths follow the labels: custom power modes are long ("custom: 12 cores CPU/GPU/EMC ...").
     std::size_t mode_width = std::string_view("power mode").size(), axes_width = std::string_view("axes").size();
     for (std::size_t i : g.front) {
       mode_width = std::max(mode_width, g.points[i].key.mode.label().size());
       axes_width = std::max(axes_width, axes_label(g.points[i].key, shown).size());
     }
-    out += fmt::format("  {:<{}} {:<{}} {:>10} {:>10} {:>8}\n", "power mode", mode_width, "axes", axes_width, "time_s",
-                       "energy_j", "power_w");
+    out += fmt::format("  {:<{}} {:<{}} {:>10} {:>10} {:>8}\n", "power mode", mode_width, "axes", axes_width,
+                       time_header(first), energy_header(first), "power_w");
     for (std::size_t i : g.front) {
       const ConfigPoint& p = g.points[i];
       out += fmt::format("  {:<{}} {:<{}} {:>10.4g} {:>10.4g} {:>8}\n", p.key.mode.label(), mode_width,
-                         axes_label(p.key, shown), axes_width, p.time_s, *p.energy_j, opt(p.power_w));
+                         axes_label(p.key, shown), axes_width, time_value(p), *p.energy_j, opt(p.power_w));
     }
   }
   print(out);
 }
 
+// "50ms", "0.05s", "500us" or a bare number of milliseconds, in seconds.
+double latency_seconds(const std::string& text) {
+  std::size_t end = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  const std::string unit = text.substr(end);
+  const double scale = unit.empty() || unit == "ms" ? 1e-3 : unit == "s" ? 1.0 : unit == "us" ? 1e-6 : -1;
+  if (end == 0 || scale < 0 || !std::isfinite(value) || value < 0) {
+    throw jetchar::cli::UsageError(fmt::format(
+        "--max-latency '{}' is not a latency; give a number >= 0 with ms, s or us (a bare number is ms), e.g. 50ms",
+        text));
+  }
+  return value * scale;
+}
+
 Budget budget_of(const AnalyzeOptions& o) {
-  int given = !!o.max_time_s + !!o.max_power_w + !!o.max_energy_j + !!o.zeus_eta;
+  int given = !!o.max_time_s + !!o.max_latency + !!o.max_power_w + !!o.max_energy_j + !!o.zeus_eta;
   if (given != 1)
-    throw jetchar::cli::UsageError("give exactly one of --max-time, --max-power, --max-energy, --zeus-eta");
+    throw jetchar::cli::UsageError(
+        "give exactly one of --max-time, --max-latency, --max-power, --max-energy, --zeus-eta");
   if (o.zeus_max_power_w && !o.zeus_eta) throw jetchar::cli::UsageError("--max-power-w goes with --zeus-eta");
+  if (o.min_throughput && !o.max_latency) throw jetchar::cli::UsageError("--min-throughput goes with --max-latency");
+  if (o.max_latency) {
+    Budget budget{Budget::Kind::kMaxLatency, latency_seconds(*o.max_latency)};
+    budget.min_throughput = o.min_throughput;
+    return budget;
+  }
   if (o.max_time_s) return {Budget::Kind::kMaxTime, *o.max_time_s};
   if (o.max_power_w) return {Budget::Kind::kMaxPower, *o.max_power_w};
   if (o.max_energy_j) return {Budget::Kind::kMaxEnergy, *o.max_energy_j};
@@ -144,10 +205,21 @@ void run_choose(const AnalyzeOptions& o) {
     run_choose_predicted(o, budget);
     return;
   }
-  auto points = load_points(o.results);
+  auto points = load_points(o.results, o.latency);
   check_per_axes(points, o);
   const auto choices = choose_per_group(points, per_board_kind(points, o.per), budget);
-  std::string out = fmt::format("{}\n{}\n", budget.describe(), kWarmEpochs);
+  if (choices.empty()) {
+    throw std::invalid_argument(
+        budget.kind == Budget::Kind::kMaxLatency
+            ? fmt::format("{}: no inference configuration (runs with query latencies) for --max-latency", o.results)
+            : fmt::format("{}: no training configuration (runs with epochs) for --max-time; an inference sweep takes "
+                          "--max-latency",
+                          o.results));
+  }
+  std::vector<ConfigPoint> judged;
+  for (const auto& choice : choices)
+    judged.insert(judged.end(), choice.group.points.begin(), choice.group.points.end());
+  std::string out = fmt::format("{}\n{}", budget.describe(), measures_header(judged));
   std::size_t unmet = 0;
   for (const auto& [group, choice] : choices) {
     if (!choice) {
@@ -157,8 +229,14 @@ void run_choose(const AnalyzeOptions& o) {
     }
     const ConfigPoint& p = group.points[choice->index];
     const auto axes = axes_label(p.key, varying_axes(group.points));
-    out += fmt::format("{}: {}{}  time {:.4g} s  energy {} J  power {} W", group.label(), p.key.mode.label(),
-                       axes.empty() ? "" : " " + axes, p.time_s, opt(p.energy_j), opt(p.power_w));
+    if (p.query_latency) {
+      out += fmt::format("{}: {}{}  {} latency {:.4g} ms  energy {} J/query  power {} W  {} samples/s", group.label(),
+                         p.key.mode.label(), axes.empty() ? "" : " " + axes, to_string(*p.query_latency), time_value(p),
+                         opt(p.energy_j), opt(p.power_w), opt(p.throughput_samples_per_s, "{:.1f}"));
+    } else {
+      out += fmt::format("{}: {}{}  time {:.4g} s  energy {} J  power {} W", group.label(), p.key.mode.label(),
+                         axes.empty() ? "" : " " + axes, p.time_s, opt(p.energy_j), opt(p.power_w));
+    }
     if (budget.kind == Budget::Kind::kZeusCost) out += fmt::format("  cost {:.4g} J", choice->objective);
     out += "\n";
   }
@@ -240,7 +318,7 @@ std::string profile_text(const AnalyzeOptions& o, const ModeGroup& g) {
 }
 
 void run_fit(const AnalyzeOptions& o) {
-  auto groups = mode_groups(load_points(o.results));
+  auto groups = mode_groups(load_points(o.results, o.latency));
   if (groups.empty())
     throw std::invalid_argument(
         fmt::format("{}: no configuration has all four knobs (cpu_cores, cpu_freq, gpu_freq, emc_freq)", o.results));
@@ -326,6 +404,14 @@ void add_analyze_command(CLI::App& app) {
         ->check(CLI::ExistingPath);
   };
 
+  auto latency = [&](CLI::App* sub) {
+    sub->add_option("--latency", o->latency,
+                    "Inference configurations: the latency of a query they are judged by (avg, p50, p90, p95, p99, "
+                    "max)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"avg", "p50", "p90", "p95", "p99", "max"}));
+  };
+
   auto* stats = analyze.add_subcommand(
       "stats", "Median, mean, stddev, CV, olympic mean and bootstrap CI across epochs, repetitions, devices");
   results(stats);
@@ -336,12 +422,14 @@ void add_analyze_command(CLI::App& app) {
   stats->add_option("--seed", o->seed, "Bootstrap seed")
       ->check(jetchar::cli::unsigned_integer("a seed"))
       ->capture_default_str();
+  latency(stats);
   stats->callback([o] { run_stats(*o); });
 
   auto* pareto = analyze.add_subcommand(
       "pareto", "Time-energy Pareto front per workload over power modes and the other swept axes");
   results(pareto);
   pareto->add_option("--per", o->per, "Keep this axis fixed: one front per value (repeatable), e.g. --per batch");
+  latency(pareto);
   pareto->callback([o] { run_pareto(*o); });
 
   auto* choose_cmd =
@@ -349,6 +437,13 @@ void add_analyze_command(CLI::App& app) {
   results(choose_cmd);
   auto* t = choose_cmd->add_option("--max-time", o->max_time_s, "Least energy with epoch time <= S seconds")
                 ->check(jetchar::cli::at_least(0, "seconds"));
+  auto* l = choose_cmd->add_option("--max-latency", o->max_latency,
+                                   "Inference: least energy per query with query latency (--latency) <= this, e.g. "
+                                   "50ms, 0.05s (a bare number is ms)");
+  choose_cmd->add_option("--min-throughput", o->min_throughput, "With --max-latency: and at least this many samples/s")
+      ->needs(l)
+      ->check(jetchar::cli::at_least(0, "samples/s"));
+  latency(choose_cmd);
   auto* p = choose_cmd->add_option("--max-power", o->max_power_w, "Least time with average power <= W watts")
                 ->check(jetchar::cli::at_least(0, "watts"));
   auto* e = choose_cmd->add_option("--max-energy", o->max_energy_j, "Least time with epoch energy <= J joules")
@@ -359,7 +454,8 @@ void add_analyze_command(CLI::App& app) {
       ->add_option("--max-power-w", o->zeus_max_power_w, "P_max for --zeus-eta (default: the largest measured power)")
       ->needs(z)
       ->check(jetchar::cli::above(0, "watts"));
-  t->excludes(p)->excludes(e)->excludes(z);
+  t->excludes(l)->excludes(p)->excludes(e)->excludes(z);
+  l->excludes(p)->excludes(e)->excludes(z);
   p->excludes(e)->excludes(z);
   e->excludes(z);
   auto* per = choose_cmd->add_option("--per", o->per, "Keep this axis fixed: one choice per value (repeatable)");
@@ -369,7 +465,8 @@ void add_analyze_command(CLI::App& app) {
                                  "the auto model: one choice per workload and setting of the other axes")
                     ->check(CLI::ExistingFile)
                     ->excludes(per)
-                    ->excludes(z);
+                    ->excludes(z)
+                    ->excludes(l);
   choose_cmd
       ->add_option("--confidence", o->confidence,
                    "With --modes: a predicted mode is eligible only where the upper end of its one-sided interval "
@@ -396,6 +493,7 @@ void add_analyze_command(CLI::App& app) {
 
   auto* fit = analyze.add_subcommand("fit", "Fit time/energy predictors per workload; leave-one-out and k-fold MAPE");
   results(fit);
+  latency(fit);
   fit->add_option("--model", o->model,
                   "linear (the study's), inverse, resource, nnls, auto (physical forms or power laws chosen by "
                   "cross-validation) or all")
@@ -415,7 +513,10 @@ void add_analyze_command(CLI::App& app) {
   fit->add_flag("--json", o->json, "JSON on stdout: per group each model's errors and the auto model's chosen forms");
   fit->callback([o] { run_fit(*o); });
 
-  add_predict_command(analyze, o, results);
+  add_predict_command(analyze, o, [&](CLI::App* sub) {
+    results(sub);
+    latency(sub);
+  });
   add_predictions_command(analyze, o);
 }
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "analysis/results_file.h"
+#include "cli/exit_code.h"
 
 namespace jetchar::cli {
 
@@ -13,17 +14,22 @@ using namespace jetchar::analysis;
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
-std::vector<ConfigPoint> load_points(const std::string& file) {
+std::vector<ConfigPoint> load_points(const std::string& file, const std::string& latency) {
+  const auto percentile = parse_latency_percentile(latency);
+  if (!percentile) {
+    throw UsageError(fmt::format("--latency '{}' is not valid; use avg, p50, p90, p95, p99 or max", latency));
+  }
   auto records = load_results(file);
-  auto points = aggregate(records);
+  auto points = aggregate(records, {.latency = *percentile});
   if (points.empty()) {
-    throw std::invalid_argument(fmt::format("{}: no OK run with an epoch time; nothing to analyse", file));
+    throw std::invalid_argument(
+        fmt::format("{}: no OK run with an epoch time or a query latency ({}); nothing to analyse", file, latency));
   }
   return points;
 }
 
-std::vector<analysis::ModeGroup> load_mode_groups(const std::string& file) {
-  auto groups = analysis::mode_groups(load_points(file));
+std::vector<analysis::ModeGroup> load_mode_groups(const std::string& file, const std::string& latency) {
+  auto groups = analysis::mode_groups(load_points(file, latency));
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs", file));
   return groups;
 }

@@ -31,6 +31,10 @@ struct AnalyzeOptions {
   // pareto / choose
   std::vector<std::string> per;
   std::optional<double> max_time_s, max_power_w, max_energy_j, zeus_eta, zeus_max_power_w;
+  // inference configurations: the latency they are judged by; choose --max-latency, --min-throughput
+  std::string latency = "p99";
+  std::optional<std::string> max_latency;
+  std::optional<double> min_throughput;
   double confidence = 0.9;                // choose --modes
   std::string objective = "predictions";  // choose --modes --profile: what the profile aims at
   // fit / predict
@@ -54,6 +58,10 @@ void print(const std::string& text);
 inline constexpr const char* kWarmEpochs =
     "epoch time and energy: medians over warm epochs (every epoch after epoch 0; epoch 0 only where a configuration "
     "has no other)";
+// The same for inference configurations (runs without epochs), printed where there are any.
+inline constexpr const char* kQueryMedians =
+    "inference: a query's latency and energy per query (J/query, warm-up excluded): medians over repetitions; "
+    "power = J/query / mean latency";
 
 // Where fit and predict take each run's knobs from (experiments/mode_readback.h).
 inline constexpr const char* kResolvedKnobs =
@@ -62,10 +70,13 @@ inline constexpr const char* kResolvedKnobs =
 
 /// The configurations of a results directory, store or export; std::invalid_argument naming the
 /// file when none has an OK run with an epoch time.
-std::vector<analysis::ConfigPoint> load_points(const std::string& file);
+/// The configurations of `file` (analysis::aggregate), inference ones judged by `latency` ("p99").
+std::vector<analysis::ConfigPoint> load_points(const std::string& file, const std::string& latency = "p99");
 /// Its groups of one workload at one setting of the other axes (analysis::mode_groups);
 /// std::invalid_argument naming the file when no configuration has all four knobs.
-std::vector<analysis::ModeGroup> load_mode_groups(const std::string& file);
+/// The groups of `file` that `fit` and `predict` model (analysis::mode_groups): training ones, and
+/// inference ones judged by `latency`.
+std::vector<analysis::ModeGroup> load_mode_groups(const std::string& file, const std::string& latency = "p99");
 
 // `--model auto` is the mode predictor (analysis/mode_predictor.h): its forms chosen by
 // cross-validation, with intervals; the other names are the fixed models of analysis/predictor.h.

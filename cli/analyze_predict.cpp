@@ -29,10 +29,19 @@ namespace {
 using namespace jetchar::analysis;
 
 // "axis=value axis=value": a group's other axes, as the CSV's axes column and the notes name them.
+// The axes that tell the group from the others (the CSV's; the JSON names every axis).
 std::string axes_text(const ModeGroup& g) {
   std::string axes;
-  for (const auto& [axis, value] : g.axes) axes += (axes.empty() ? "" : " ") + axis + "=" + value;
+  for (const auto& [axis, value] : g.axes) {
+    if (g.shown_axes.contains(axis)) axes += (axes.empty() ? "" : " ") + axis + "=" + value;
+  }
   return axes;
+}
+
+// What a group's time and energy are: "epoch" (time and energy of a warm epoch) or, for inference,
+// "query_p99" (that latency of a query, seconds, and the energy per query).
+std::string measure_of(const ModeGroup& g) {
+  return g.query_latency ? fmt::format("query_{}", to_string(*g.query_latency)) : "epoch";
 }
 
 // The reference of `predict --reference`: one workload of that results file (the one there is, or
@@ -94,7 +103,7 @@ std::string predictions_csv(const std::vector<GroupPredictions>& predicted) {
   std::string out =
       "workload,axes,mode,cpu_cores,cpu_freq_khz,gpu_freq_khz,emc_freq_khz,model,profiled,predicted_time_s,"
       "predicted_power_w,predicted_energy_j,time_low_s,time_high_s,power_low_w,power_high_w,energy_low_j,"
-      "energy_high_j,fitted_on,measured_time_s,measured_power_w,measured_energy_j\n";
+      "energy_high_j,fitted_on,measured_time_s,measured_power_w,measured_energy_j,measure\n";
   for (const GroupPredictions& g : predicted) {
     const std::string axes = axes_text(*g.group);
     for (const PredictedMode& p : g.modes) {
@@ -103,11 +112,11 @@ std::string predictions_csv(const std::vector<GroupPredictions>& predicted) {
       const std::string measured = p.measured ? fmt::format("{:.6g},{},{}", p.measured->time_s,
                                                             num(p.measured->power_w), num(p.measured->energy_j))
                                               : ",,";
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{},{},{},{},{},{},{},{},{},{}\n", g.group->workload, axes,
-                         m.name, *m.cpu_cores, *m.cpu_freq_khz, *m.gpu_freq_khz, *m.emc_freq_khz, g.model, g.profiled,
-                         *p.time_s.value, num(p.power_w.value), num(p.energy_j.value), num(p.time_s.low),
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{},{},{},{},{},{},{},{},{},{},{}\n", g.group->workload,
+                         axes, m.name, *m.cpu_cores, *m.cpu_freq_khz, *m.gpu_freq_khz, *m.emc_freq_khz, g.model,
+                         g.profiled, *p.time_s.value, num(p.power_w.value), num(p.energy_j.value), num(p.time_s.low),
                          num(p.time_s.high), num(p.power_w.low), num(p.power_w.high), num(p.energy_j.low),
-                         num(p.energy_j.high), p.fitted_on ? 1 : 0, measured);
+                         num(p.energy_j.high), p.fitted_on ? 1 : 0, measured, measure_of(*g.group));
     }
   }
   return out;
@@ -136,6 +145,7 @@ nlohmann::json predictions_document(const std::vector<GroupPredictions>& predict
       nlohmann::json row = {{"workload", g.group->workload}, {"axes", axes_json(g.group->axes)}};
       row.update(knobs_json(p.mode));
       row.update({{"model", g.model},
+                  {"measure", measure_of(*g.group)},
                   {"profiled", g.profiled},
                   {"time_s", value_json(p.time_s)},
                   {"power_w", value_json(p.power_w)},
@@ -210,10 +220,14 @@ void run_predict(const AnalyzeOptions& o) {
   request.mapping = parse_clock_mapping(o.clock_mapping);
   std::optional<ReferenceModel> reference;
   if (!o.reference.empty()) reference = load_reference(o);
-  const auto groups = load_mode_groups(o.results);
+  const auto groups = load_mode_groups(o.results, o.latency);
   // The CSV stays plain (no comment line for a parser to trip on); the notes go to stderr.
   std::fprintf(stderr, "predicted: warm epoch time, power and energy, fitted to the measured %s; %s\n", kWarmEpochs,
                kResolvedKnobs);
+  if (std::any_of(groups.begin(), groups.end(), [](const ModeGroup& g) { return g.query_latency.has_value(); })) {
+    std::fprintf(stderr, "measure query_%s: predicted latency (s), power and energy per query; %s\n", o.latency.c_str(),
+                 kQueryMedians);
+  }
   if (reference) {
     std::fprintf(stderr, "%s\n",
                  fmt::format("transfer: each workload adapts reference '{}' of {} ({} modes, time form {}, clocks {}): "

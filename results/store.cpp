@@ -64,18 +64,20 @@ void migrate_to_device_key(SQLite::Database& db) {
 // Version 5 -> 6: the task-metric columns, appended. A store migrated from version 4 in the same
 // opening already has them (its tables were created anew from kSchema), so each is added only
 // when missing.
+template <typename Columns>
+void add_missing_columns(SQLite::Database& db, const char* table, const Columns& columns) {
+  std::vector<std::string> present;
+  SQLite::Statement info(db, fmt::format("PRAGMA table_info({})", table));
+  while (info.executeStep()) present.push_back(info.getColumn(1).getString());
+  for (const auto& [name, type] : columns) {
+    if (std::find(present.begin(), present.end(), name) == present.end())
+      db.exec(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", table, name, type));
+  }
+}
+
 void add_metric_columns(SQLite::Database& db) {
-  auto add = [&db](const char* table, const auto& columns) {
-    std::vector<std::string> present;
-    SQLite::Statement info(db, fmt::format("PRAGMA table_info({})", table));
-    while (info.executeStep()) present.push_back(info.getColumn(1).getString());
-    for (const auto& [name, type] : columns) {
-      if (std::find(present.begin(), present.end(), name) == present.end())
-        db.exec(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", table, name, type));
-    }
-  };
-  add("runs", schema::kResultsStoreV6RunColumns);
-  add("epochs", schema::kResultsStoreV6EpochColumns);
+  add_missing_columns(db, "runs", schema::kResultsStoreV6RunColumns);
+  add_missing_columns(db, "epochs", schema::kResultsStoreV6EpochColumns);
 }
 
 // Binds an optional value, NULL when absent (never 0 for a missing measurement).
@@ -108,13 +110,29 @@ void erase_run_rows(SQLite::Database& db, const proto::RunResult& result) {
   }
 }
 
+// The version 7 runs columns (schema::kResultsStoreV7RunColumns) from `first` on: an inference
+// run's query latencies, throughput and energy per query, NULL without timed queries.
+void bind_query_columns(SQLite::Statement& statement, int first, const proto::RunResult& result) {
+  const auto& l = result.latency();
+  const bool timed = result.has_latency() && l.batches() > 0;
+  int i = first;
+  for (const double value :
+       {l.avg_ms(), l.p50_ms(), l.p90_ms(), l.p95_ms(), l.p99_ms(), l.max_ms(), l.throughput_samples_per_s()}) {
+    bind_optional(statement, i++, timed, value);
+  }
+  bind_optional(statement, i++, l.has_energy_per_query_j(), l.energy_per_query_j());
+  bind_optional(statement, i, l.has_energy_per_sample_j(), l.energy_per_sample_j());
+}
+
 void insert_run_row(SQLite::Database& db, const proto::RunResult& result) {
   std::string blob;
   result.SerializeToString(&blob);
   const auto& requested = result.resolved().has_workload() ? result.resolved() : result.requested();
   const auto& device = requested.device();
   SQLite::Statement run(
-      db, "INSERT INTO runs VALUES (?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?, ?,?, ?, ?,?,?, ?,?,?,?,?)");
+      db,
+      "INSERT INTO runs VALUES (?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?,?, ?,?,?,?,?, ?,?, ?, ?,?,?, ?,?,?,?,?, "
+      "?,?,?,?,?,?,?,?,?)");
   int i = 0;
   run.bind(++i, result.sweep());
   run.bind(++i, result.run_id());
@@ -151,6 +169,7 @@ void insert_run_row(SQLite::Database& db, const proto::RunResult& result) {
   bind_optional(run, ++i, target && t.has_time_s(), t.time_s());
   bind_optional(run, ++i, target && t.has_energy_j(), t.energy_j());
   bind_optional(run, ++i, target && t.has_wall_s(), t.wall_s());
+  bind_query_columns(run, i + 1, result);
   run.exec();
 }
 
@@ -261,14 +280,30 @@ void insert_setting_rows(SQLite::Database& db, const proto::RunResult& result, c
   }
 }
 
-// Version 6 -> 7: table run_settings (created from kSchema) filled from each run's record, keyed
-// as the run's row is (a migrated version 4 row's board came from its column, not its record).
-void add_run_settings(SQLite::Database& db) {
+// Version 6 -> 7: the query columns of runs and table run_settings (created from kSchema), filled
+// from each run's record and keyed as the run's row is (a migrated version 4 row's board came from
+// its column, not its record).
+void add_settings_and_query_columns(SQLite::Database& db) {
+  add_missing_columns(db, "runs", schema::kResultsStoreV7RunColumns);
   db.exec(kSchema);
+  std::string assignments;
+  for (const auto& [name, type] : schema::kResultsStoreV7RunColumns)
+    assignments += fmt::format("{}{} = ?", assignments.empty() ? "" : ", ", name);
+  SQLite::Statement update(
+      db, fmt::format("UPDATE runs SET {} WHERE sweep = ? AND run_id = ? AND device_id = ?", assignments));
   SQLite::Statement runs(db, "SELECT sweep, run_id, device_id, result FROM runs");
   while (runs.executeStep()) {
-    const std::string where = runs.getColumn(0).getString() + "/" + runs.getColumn(1).getString();
-    insert_setting_rows(db, parse_blob(runs.getColumn(3), where), runs.getColumn(2).getString());
+    const std::string sweep = runs.getColumn(0).getString(), run_id = runs.getColumn(1).getString();
+    const std::string device_id = runs.getColumn(2).getString();
+    const proto::RunResult result = parse_blob(runs.getColumn(3), sweep + "/" + run_id);
+    insert_setting_rows(db, result, device_id);
+    update.reset();
+    bind_query_columns(update, 1, result);
+    const int key = static_cast<int>(schema::kResultsStoreV7RunColumns.size());
+    update.bind(key + 1, sweep);
+    update.bind(key + 2, run_id);
+    update.bind(key + 3, device_id);
+    update.exec();
   }
 }
 
@@ -398,7 +433,7 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access)
         found = 6;
       }
       if (found == 6) {
-        add_run_settings(*db_);
+        add_settings_and_query_columns(*db_);
         found = 7;
       }
       if (found != kSchemaVersion) {

@@ -40,7 +40,7 @@
         { label: 'Pareto front', data: front, showLine: true, borderColor: colours[1], backgroundColor: colours[1], pointRadius: 5 },
         { label: 'configurations', data: all, borderColor: '#888', backgroundColor: 'rgba(31,119,180,0.45)', pointRadius: 3 },
       ] },
-      options: Object.assign({}, base, { scales: { x: axis('epoch time (s)'), y: axis('epoch energy (J)') },
+      options: Object.assign({}, base, { scales: { x: axis(group.time_title), y: axis(group.energy_title) },
         plugins: { legend: base.plugins.legend, tooltip: { callbacks: { label: (c) => c.raw.label + ': ' + c.raw.x.toPrecision(4) + ' s, ' + c.raw.y.toPrecision(4) + ' J' } } } }),
     };
   }
@@ -79,7 +79,7 @@
         { label: 'power modes (left out of the fit)', data: pts, backgroundColor: colours[2], pointRadius: 4 },
         { label: 'perfect prediction', data: [{ x: lo, y: lo }, { x: hi, y: hi }], showLine: true, pointRadius: 0, borderColor: '#999', borderDash: [6, 4] },
       ] },
-      options: Object.assign({}, base, { scales: { x: axis('measured epoch time (s)'), y: axis('predicted epoch time (s)') } }),
+      options: Object.assign({}, base, { scales: { x: axis('measured ' + group.time_title), y: axis('predicted ' + group.time_title) } }),
     };
   }
 

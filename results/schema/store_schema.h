@@ -21,7 +21,9 @@ inline constexpr std::string_view kResultsStoreMetaTable =
 
 // Schema version 7 added table run_settings: one row per setting that tells runs apart
 // (results/schema/setting_columns.h) the run has a value for, so that analysis keys
-// configurations on every one of them; a migrated store's rows come from each run's `result`.
+// configurations on every one of them; and an inference run's query figures at the end of runs
+// (latency_*_ms, throughput_samples_per_s, energy_per_query_j, energy_per_query_sample_j: NULL for
+// a run without timed queries). A migrated store's rows come from each run's `result`.
 // Schema version 6 added the task metrics: epochs.eval_* (scores on the validation split after
 // the epoch, fractions 0..1, NULL when not evaluated) and runs.target_f1, target_epoch,
 // time_to_target_s, energy_to_target_j, wall_to_target_s (RunResult.target; NULL without a
@@ -63,6 +65,8 @@ CREATE TABLE IF NOT EXISTS runs (
   result BLOB NOT NULL,
   adaptive_minibatches INTEGER, gpio_marker TEXT, device_id TEXT NOT NULL DEFAULT '',
   target_f1 REAL, target_epoch INTEGER, time_to_target_s REAL, energy_to_target_j REAL, wall_to_target_s REAL,
+  latency_avg_ms REAL, latency_p50_ms REAL, latency_p90_ms REAL, latency_p95_ms REAL, latency_p99_ms REAL,
+  latency_max_ms REAL, throughput_samples_per_s REAL, energy_per_query_j REAL, energy_per_query_sample_j REAL,
   PRIMARY KEY (sweep, run_id, device_id));
 CREATE TABLE IF NOT EXISTS epochs (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL,
@@ -120,6 +124,20 @@ inline constexpr std::array<std::pair<const char*, const char*>, 7> kResultsStor
     {"eval_entity_f1", "REAL"},
     {"eval_exact_match", "REAL"},
     {"eval_squad_f1", "REAL"},
+}};
+
+/// The runs columns version 7 added, in their order (the 6 -> 7 migration adds them); the names are
+/// the export's.
+inline constexpr std::array<std::pair<const char*, const char*>, 9> kResultsStoreV7RunColumns = {{
+    {"latency_avg_ms", "REAL"},
+    {"latency_p50_ms", "REAL"},
+    {"latency_p90_ms", "REAL"},
+    {"latency_p95_ms", "REAL"},
+    {"latency_p99_ms", "REAL"},
+    {"latency_max_ms", "REAL"},
+    {"throughput_samples_per_s", "REAL"},
+    {"energy_per_query_j", "REAL"},
+    {"energy_per_query_sample_j", "REAL"},
 }};
 
 /// The tables kResultsStoreSchema creates, parents first.

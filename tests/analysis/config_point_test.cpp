@@ -39,6 +39,51 @@ TEST(ConfigPoint, MediansLeaveOutColdEpochAndFailedRuns) {
   EXPECT_EQ(with_cold[1].samples, 8u);
 }
 
+// Inference runs (no epochs): three repetitions of two sequence lengths, one failed, and a
+// training run of the same model, which stays a configuration of its own.
+constexpr const char* kQueries =
+    "workload,mode,task,sequence_length,repetition,latency_avg_ms,latency_p50_ms,latency_p99_ms,"
+    "throughput_samples_per_s,energy_per_query_j,epoch,epoch_time_s,status\n"
+    "bert,MAXN,INFER,128,0,2,1.9,4,500,0.02,,,OK\n"
+    "bert,MAXN,INFER,128,1,2,2.1,6,480,0.03,,,OK\n"
+    "bert,MAXN,INFER,128,2,2,2.0,5,490,0.025,,,OK\n"
+    "bert,MAXN,INFER,384,0,8,7.5,12,125,0.08,,,OK\n"
+    "bert,MAXN,INFER,384,1,80,75,120,12,0.8,,,FAILED\n"
+    "bert,MAXN,TRAIN,384,0,,,,,,1,30,OK\n";
+
+TEST(ConfigPoint, AnInferenceConfigurationIsItsQueriesLatencyAndEnergyPerQuery) {
+  const auto points = aggregate(parse_results_csv(kQueries, "q.csv"));
+  ASSERT_EQ(points.size(), 3u);  // 128, 384 (inference), 384 (training)
+  const ConfigPoint& short_seq = points[0];
+  EXPECT_EQ(short_seq.key.axes.at("sequence_length"), "128");
+  ASSERT_TRUE(short_seq.query_latency);
+  EXPECT_EQ(*short_seq.query_latency, LatencyPercentile::kP99);
+  EXPECT_EQ(short_seq.samples, 3u);
+  EXPECT_DOUBLE_EQ(short_seq.time_s, 0.005);  // median p99, in seconds
+  EXPECT_DOUBLE_EQ(*short_seq.energy_j, 0.025);
+  EXPECT_DOUBLE_EQ(*short_seq.power_w, 12.5);  // J/query over the mean latency
+  EXPECT_DOUBLE_EQ(*short_seq.throughput_samples_per_s, 490);
+  EXPECT_EQ(time_header(short_seq), "p99_ms");
+  EXPECT_EQ(energy_header(short_seq), "J/query");
+  EXPECT_DOUBLE_EQ(time_value(short_seq), 5);
+  EXPECT_EQ(points[1].samples, 1u);  // the failed repetition is left out
+  EXPECT_EQ(points[2].key.axes.at("task"), "TRAIN");
+  EXPECT_FALSE(points[2].query_latency);
+  EXPECT_DOUBLE_EQ(points[2].time_s, 30);
+
+  const auto by_p50 = aggregate(parse_results_csv(kQueries, "q.csv"), {.latency = LatencyPercentile::kP50});
+  EXPECT_DOUBLE_EQ(by_p50[0].time_s, 0.002);
+  EXPECT_EQ(time_header(by_p50[0]), "p50_ms");
+
+  const auto spread = variability(parse_results_csv(kQueries, "q.csv"), VariabilityLevel::kRepetitions);
+  ASSERT_EQ(spread.size(), 3u);
+  EXPECT_TRUE(spread[0].query_latency);
+  EXPECT_EQ(spread[0].time_s.n, 3u);
+  EXPECT_DOUBLE_EQ(spread[0].time_s.median, 0.005);
+  EXPECT_DOUBLE_EQ(spread[0].energy_j->median, 0.025);
+  EXPECT_FALSE(spread[2].query_latency);
+}
+
 TEST(Variability, EpochsRepetitionsDevices) {
   auto records = parse_results_csv(kRuns, "r.csv");
   auto epochs = variability(records, VariabilityLevel::kEpochs);

@@ -26,9 +26,13 @@ std::optional<double> brute_force(const std::vector<ConfigPoint>& pts, const Bud
   std::optional<double> best;
   for (const auto& p : pts) {
     std::optional<double> obj;
+    if (b.min_throughput && !(p.throughput_samples_per_s && *p.throughput_samples_per_s >= *b.min_throughput)) continue;
     switch (b.kind) {
       case Budget::Kind::kMaxTime:
-        if (p.energy_j && p.time_s <= b.value) obj = *p.energy_j;
+        if (p.energy_j && p.time_s <= b.value && !p.query_latency) obj = *p.energy_j;
+        break;
+      case Budget::Kind::kMaxLatency:
+        if (p.energy_j && p.time_s <= b.value && p.query_latency) obj = *p.energy_j;
         break;
       case Budget::Kind::kMaxEnergy:
         if (p.energy_j && *p.energy_j <= b.value) obj = p.time_s;
@@ -87,14 +91,24 @@ TEST(ModeChoice, MatchesBruteForceOnRandomSets) {
   for (int trial = 0; trial < 400; ++trial) {
     std::vector<ConfigPoint> pts;
     int n = size(rng);
+    // Every fourth set is of inference points (latency as the time, a throughput each).
+    const bool queries = trial % 4 == 0;
     for (int i = 0; i < n; ++i) {
       double t = trial % 3 ? time(rng) : std::round(time(rng) / 20);  // coarse values force ties
       double w = trial % 3 ? power(rng) : std::round(power(rng) / 10);
       std::optional<double> e = unit(rng) < 0.1 ? std::nullopt : std::optional<double>(t * w);
       std::optional<double> p = unit(rng) < 0.1 ? std::nullopt : std::optional<double>(w);
       pts.push_back(point(t, e, p));
+      if (queries) {
+        pts.back().query_latency = LatencyPercentile::kP99;
+        pts.back().throughput_samples_per_s = 1000 * unit(rng);
+      }
     }
+    Budget latency_floor(Budget::Kind::kMaxLatency, time(rng));
+    latency_floor.min_throughput = 500;
     std::vector<Budget> budgets = {{Budget::Kind::kMaxTime, time(rng)},
+                                   {Budget::Kind::kMaxLatency, time(rng)},
+                                   latency_floor,
                                    {Budget::Kind::kMaxPower, power(rng)},
                                    {Budget::Kind::kMaxEnergy, time(rng) * power(rng)},
                                    {Budget::Kind::kZeusCost, unit(rng)},
@@ -107,8 +121,12 @@ TEST(ModeChoice, MatchesBruteForceOnRandomSets) {
         EXPECT_DOUBLE_EQ(got->objective, *expected) << "trial " << trial << " " << b.describe();
         // The chosen point itself meets the budget.
         const ConfigPoint& c = pts[got->index];
-        if (b.kind == Budget::Kind::kMaxTime) {
+        if (b.kind == Budget::Kind::kMaxTime || b.kind == Budget::Kind::kMaxLatency) {
           EXPECT_LE(c.time_s, b.value);
+          EXPECT_EQ(c.query_latency.has_value(), b.kind == Budget::Kind::kMaxLatency);
+          if (b.min_throughput) {
+            EXPECT_GE(*c.throughput_samples_per_s, *b.min_throughput);
+          }
         } else if (b.kind == Budget::Kind::kMaxPower) {
           EXPECT_LE(*c.power_w, b.value);
         } else if (b.kind == Budget::Kind::kMaxEnergy) {
@@ -140,6 +158,27 @@ TEST(ModeChoice, ChoosesWithinEachGroup) {
   ASSERT_TRUE(by_power[1].choice);
   EXPECT_EQ(by_power[1].group.points[by_power[1].choice->index].time_s, 1.0);
   EXPECT_FALSE(by_power[0].choice);
+}
+
+// A latency budget judges inference groups, a time budget training ones: an epoch time is never
+// held against a latency bound, nor the other way round.
+TEST(ModeChoice, ALatencyBudgetJudgesInferenceAndATimeBudgetTraining) {
+  ConfigPoint train = point(0.02, 10.0, 5.0), infer = point(0.02, 0.1, 5.0);
+  train.key.workload = infer.key.workload = "bert-tiny-qa/squad";
+  infer.query_latency = LatencyPercentile::kP99;
+  infer.throughput_samples_per_s = 400;
+  const std::vector<ConfigPoint> points = {train, infer};
+  const auto by_latency = choose_per_group(points, {}, Budget(Budget::Kind::kMaxLatency, 0.05));
+  ASSERT_EQ(by_latency.size(), 1u);
+  EXPECT_EQ(by_latency[0].group.label(), "bert-tiny-qa/squad inference");
+  ASSERT_TRUE(by_latency[0].choice);
+  const auto by_time = choose_per_group(points, {}, Budget(Budget::Kind::kMaxTime, 0.05));
+  ASSERT_EQ(by_time.size(), 1u);
+  EXPECT_EQ(by_time[0].group.label(), "bert-tiny-qa/squad");
+  Budget floor(Budget::Kind::kMaxLatency, 0.05);
+  floor.min_throughput = 500;
+  EXPECT_FALSE(choose_per_group(points, {}, floor)[0].choice);  // 400 samples/s is below the floor
+  EXPECT_EQ(floor.describe(), "least energy per query with query latency <= 50 ms and >= 500 samples/s");
 }
 
 }  // namespace

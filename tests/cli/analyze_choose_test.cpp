@@ -144,5 +144,40 @@ TEST_F(AnalyzeChooseTest, OptionsThatDoNotFitAreUsageErrors) {
   EXPECT_THAT(err(), ::testing::HasSubstr("--json requires --modes"));
 }
 
+// `analyze choose --max-latency` over inference runs: the least energy per query whose latency
+// meets the bound (and the throughput floor), latencies with their unit; a time budget is not held
+// against a latency, and a latency that is not one is a usage error naming it.
+TEST(AnalyzeChooseLatencyTest, TheLeastEnergyPerQueryUnderALatencyBound) {
+  testing::TempDir dir;
+  const auto runs = dir.write("infer.csv",
+                              "workload,mode,task,batch,latency_avg_ms,latency_p99_ms,throughput_samples_per_s,"
+                              "energy_per_query_j\n"
+                              "bert,MAXN,INFER,1,2,3,500,0.02\n"
+                              "bert,MAXN,INFER,8,10,14,800,0.1\n"
+                              "bert,15W,INFER,1,4,6,250,0.015\n"
+                              "bert,15W,INFER,8,30,45,266,0.09\n")
+                        .string();
+  const auto out = dir.path() / "out.txt", err = dir.path() / "err.txt";
+  ASSERT_EQ(testing::run_jetchar({"analyze", "choose", runs, "--max-latency", "10ms"}, out, err), kOk)
+      << read_text(err);
+  EXPECT_THAT(read_text(out),
+              ::testing::HasSubstr("bert inference: 15W batch=1  p99 latency 6 ms  energy 0.015 J/query"));
+  ASSERT_EQ(
+      testing::run_jetchar({"analyze", "choose", runs, "--max-latency", "0.02s", "--min-throughput", "600"}, out, err),
+      kOk)
+      << read_text(err);
+  EXPECT_THAT(read_text(out), ::testing::HasSubstr("bert inference: MAXN batch=8  p99 latency 14 ms"));
+  ASSERT_EQ(testing::run_jetchar({"analyze", "choose", runs, "--max-latency", "10ms", "--latency", "avg"}, out, err),
+            kOk);
+  EXPECT_THAT(read_text(out), ::testing::HasSubstr("15W batch=1  avg latency 4 ms"));
+
+  EXPECT_EQ(testing::run_jetchar({"analyze", "choose", runs, "--max-time", "1"}, out, err), kBadInput);
+  EXPECT_THAT(read_text(err), ::testing::HasSubstr("no training configuration (runs with epochs) for --max-time"));
+  EXPECT_EQ(testing::run_jetchar({"analyze", "choose", runs, "--max-latency", "fast"}, out, err), kUsage);
+  EXPECT_THAT(read_text(err), ::testing::HasSubstr("--max-latency 'fast' is not a latency"));
+  EXPECT_EQ(testing::run_jetchar({"analyze", "choose", runs, "--max-latency", "2ms"}, out, err), kFailure);
+  EXPECT_THAT(read_text(out), ::testing::HasSubstr("bert inference: no configuration meets the budget"));
+}
+
 }  // namespace
 }  // namespace jetchar::cli

@@ -125,12 +125,41 @@ TEST_F(AnalyzePredictTest, PredictCsvCarriesTheBoundsAndFixedModelsLeaveThemEmpt
   ASSERT_EQ(run({"analyze", "predict", runs_.string(), "--modes", modes_.string()}), 0) << err();
   EXPECT_THAT(out(), ::testing::HasSubstr("predicted_energy_j,time_low_s,time_high_s,power_low_w,power_high_w,"
                                           "energy_low_j,energy_high_j,fitted_on,measured_time_s,measured_power_w,"
-                                          "measured_energy_j\n"));
+                                          "measured_energy_j,measure\n"));
   EXPECT_THAT(out(), ::testing::ContainsRegex("resnet18,,a,6,1651200,918000,2133000,auto:[a-z_]+/[a-z]+,18,"));
   // Neither mode was measured: not fitted on, no measured values.
-  EXPECT_THAT(out(), ::testing::ContainsRegex(",0,,,\n"));
+  EXPECT_THAT(out(), ::testing::ContainsRegex(",0,,,,epoch\n"));
   ASSERT_EQ(run({"analyze", "predict", runs_.string(), "--modes", modes_.string(), "--model", "nnls"}), 0) << err();
-  EXPECT_THAT(out(), ::testing::ContainsRegex(",nnls,18,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,,,,,,,0,,,\n"));
+  EXPECT_THAT(out(), ::testing::ContainsRegex(",nnls,18,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,,,,,,,0,,,,epoch\n"));
+}
+
+// Inference runs over the same modes: the models fit a query's latency (--latency) and the
+// energy per query as they fit epoch times, and the rows say so.
+TEST_F(AnalyzePredictTest, InferenceRunsPredictALatencyAndEnergyPerQuery) {
+  std::string runs =
+      "workload,task,cpu_cores,cpu_freq_mhz,gpu_freq_mhz,emc_freq_mhz,latency_avg_ms,latency_p99_ms,"
+      "energy_per_query_j\n";
+  int i = 0;
+  for (int c : {2, 4, 8, 12})
+    for (double f : {729.6, 1344.0, 2201.6})
+      for (double g : {306.0, 714.0, 1300.5})
+        for (double m : {665.6, 3199.0}) {
+          if (++i % 4 != 1) continue;
+          const double t = truth_time_s(c, f / 1e3, g / 1e3, m / 1e3) / 100;  // seconds per query
+          const double p = truth_power_w(c, f / 1e3, g / 1e3, m / 1e3);
+          std::ostringstream row;
+          row.precision(10);
+          row << "bert,INFER," << c << "," << f << "," << g << "," << m << "," << 1000 * t << "," << 1300 * t << ","
+              << p * t << "\n";
+          runs += row.str();
+        }
+  const auto file = dir_.write("infer.csv", runs);
+  ASSERT_EQ(run({"analyze", "predict", file.string(), "--modes", modes_.string()}), 0) << err();
+  EXPECT_THAT(out(), ::testing::ContainsRegex("\nbert,,a,6,1651200,918000,2133000,auto:[a-z_]+/[a-z]+,18,"
+                                              "[0-9.e-]+,.*,query_p99\n"));
+  EXPECT_THAT(err(), ::testing::HasSubstr("measure query_p99: predicted latency (s), power and energy per query"));
+  ASSERT_EQ(run({"analyze", "fit", file.string()}), 0) << err();
+  EXPECT_THAT(out(), ::testing::HasSubstr("bert inference: 18 power modes"));
 }
 
 TEST_F(AnalyzePredictTest, FitJsonNamesTheChosenFormsAndEveryScore) {
