@@ -446,6 +446,7 @@ void CharacterizationExecutor::enter_mode(const sweeps::PlannedRun& run) {
   if (baseload_s > 0) {
     jetson::measurement::PowerSession session(*board_.root, resolve_defaults(run.spec).measurement().sample_rate_hz());
     if (session.has_power()) {
+      const jetson::IdleHold idle(*board_.hooks);  // a modelled board's idle, not its host's load
       session.start();
       baseload_ = session.measure_baseload(baseload_s, &interrupt_);
       session.stop();

@@ -80,6 +80,22 @@ class BoardHooks {
   }
   /// Why an inference run's latencies are not the board's; empty when they are.
   virtual std::string inference_timing_note() const { return {}; }
+  /// Around the idle-power (baseload) window: a board whose power is modelled models itself idle
+  /// while `idle`, not whatever else its host runs, so that no run it then paces can read below
+  /// its own baseline. A real board is idle when nothing runs, so does nothing.
+  virtual void hold_idle(bool /*idle*/) {}
+};
+
+/// hold_idle(true) while it lives: the baseload window of a run (experiments/).
+class IdleHold {
+ public:
+  explicit IdleHold(BoardHooks& hooks) : hooks_(hooks) { hooks_.hold_idle(true); }
+  ~IdleHold() { hooks_.hold_idle(false); }
+  IdleHold(const IdleHold&) = delete;
+  IdleHold& operator=(const IdleHold&) = delete;
+
+ private:
+  BoardHooks& hooks_;
 };
 
 /// While it lives (or until stop()), the board's sensors are refreshed every `period`

@@ -27,7 +27,8 @@
 //   P_emc = 150 mW + 0.55 mW/MHz · f_emc,   P_soc = 1200 mW
 //   u = the host's measured CPU busy fraction (/proc/stat over windows of at least 100 ms, the
 //   first from /proc/loadavg) unless pinned, g = the GPU `load` file (per-mille) when the fixture
-//   has one, else 0, unless pinned (a paced run pins both to the time model's busy shares).
+//   has one, else 0, unless pinned (a paced run pins both to the time model's busy shares, the
+//   idle-power window of a run both to 0: the board idle, whatever the host runs meanwhile).
 //   Rails by label: VDD_IN/POM_5V_IN = (P_cpu+P_gpu+P_emc+P_soc)/0.9; VDD_CPU_GPU_CV = P_cpu+P_gpu;
 //   VDD_SOC = P_soc+P_emc; VDD_GPU_SOC = P_gpu+P_soc; VDD_CPU_CV, CPU, POM_5V_CPU, VDD_SYS_CPU = P_cpu;
 //   GPU, POM_5V_GPU, VDD_SYS_GPU = P_gpu; SOC, VDD_SYS_SOC = P_soc+P_emc/2; VDDRQ,

@@ -27,4 +27,10 @@ std::unique_ptr<MinibatchPacer> SimulatedBoardHooks::pace_training(const BoardIn
   return ModelledTimePacer::for_training(*board_, info, work, batch, why_not);
 }
 
+void SimulatedBoardHooks::hold_idle(bool idle) {
+  board_->pin_host_utilization(idle ? std::optional<double>(0.0) : std::nullopt);
+  board_->pin_gpu_load(idle ? std::optional<double>(0.0) : std::nullopt);
+  board_->update_sensors();
+}
+
 }  // namespace jetchar::jetson

@@ -30,6 +30,8 @@ class SimulatedBoardHooks : public BoardHooks {
   std::unique_ptr<MinibatchPacer> pace_training(const BoardInfo& info, const ModelWork& work, std::int64_t batch,
                                                 std::string& why_not) override;
   std::string inference_timing_note() const override { return "the simulated board's time model paces training only"; }
+  /// Pins the power model's CPU and GPU load to 0 (and refreshes the rails) while idle.
+  void hold_idle(bool idle) override;
 
   SimulatedBoard& board() { return *board_; }
 

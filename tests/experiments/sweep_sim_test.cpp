@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -217,6 +218,36 @@ TEST(SweepSimIntegration, EveryRunRunsInItsModeAndRecordsWhatTheBoardShows) {
       EXPECT_EQ(r.resolved().device().cpu_cores(), cores[i]);
       EXPECT_DOUBLE_EQ(r.resolved().device().cpu_freq_mhz(), 1728);
       EXPECT_DOUBLE_EQ(r.resolved().device().gpu_freq_mhz(), gpu_mhz[i]);
+    }
+  }
+}
+
+// The idle baseline is the modelled board's idle, not the host's load: with every core of the host
+// busy while the baseline is taken, a paced run's power (the time model's busy shares) still lies
+// above it, so no epoch's incremental energy is negative.
+TEST(SweepSimIntegration, ABusyHostDoesNotLiftTheBaselineAboveTheRun) {
+  SimBoardSweep sim;
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> spinners;
+  for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i) {
+    spinners.emplace_back([&stop] {
+      volatile double x = 1;
+      while (!stop.load(std::memory_order_relaxed)) x = x * 1.0000001 + 1e-9;
+    });
+  }
+  const auto results = sim.run(spec_with("max_minibatches: 20 epochs: 2", "  measurement { baseload_s: 0.4 }",
+                                         "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"1300.5\"] }"));
+  stop = true;
+  for (auto& t : spinners) t.join();
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& r : results) {
+    SCOPED_TRACE(r.run_id());
+    ASSERT_EQ(r.status(), proto::OK) << r.reason();
+    ASSERT_GT(r.baseload().power_w(), 0);
+    for (const auto& e : r.epochs()) {
+      ASSERT_TRUE(e.has_incremental_energy_j());
+      EXPECT_GE(e.incremental_energy_j(), 0) << "epoch " << e.epoch() << ": run power " << e.average_power_w()
+                                             << " W, baseline " << r.baseload().power_w() << " W";
     }
   }
 }
