@@ -35,6 +35,7 @@
 #include "analysis/reference_model.h"
 #include "analysis/results_file.h"
 #include "analysis/results_store_reader.h"
+#include "analysis/task_scores.h"
 #include "analysis/transfer_predictor.h"
 #include "analysis/variability.h"
 #include "cli/analyze_options.h"
@@ -104,6 +105,24 @@ void run_stats(const AnalyzeOptions& o) {
             opt(scaled(r.time_s.olympic_mean)), ci, r.energy_j ? fmt::format("{:.4g}", r.energy_j->median) : "-",
             r.energy_j && r.energy_j->cv ? fmt::format("{:.2f}", 100 * *r.energy_j->cv) : "-");
       }
+    }
+  }
+  // Task scores (dev F1, exact match, accuracy) over the runs of each configuration: seeds and
+  // repetitions are its samples.
+  const auto scores = task_scores(records);
+  if (!scores.empty()) {
+    std::vector<ConfigKey> keys;
+    for (const auto& r : scores) keys.push_back(r.key);
+    const auto shown = varying_axes(keys);
+    out +=
+        "\ntask scores over runs (seeds, repetitions; each run's last evaluated epoch): mean, sample stddev, 95% "
+        "Student t interval of the mean\n";
+    out += fmt::format("{:<64} {:<28} {:>4} {:>8} {:>8} {:>19}\n", "configuration", "score", "runs", "mean", "stddev",
+                       "95% CI");
+    for (const auto& r : scores) {
+      const std::string ci = r.ci ? fmt::format("[{:.4f}, {:.4f}]", r.ci->low, r.ci->high) : "-";
+      out += fmt::format("{:<64} {:<28} {:>4} {:>8.4f} {:>8} {:>19}\n", config_label(r.key, shown), r.metric, r.runs,
+                         r.mean, opt(r.stddev, "{:.4f}"), ci);
     }
   }
   print(out);
