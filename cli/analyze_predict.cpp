@@ -187,6 +187,11 @@ std::string predictions_notes(const std::vector<GroupPredictions>& predicted, st
       auto pct = [](const HeldOutMape& m) { return m.modes ? fmt::format("{:.2f} %", *m.pct()) : std::string("-"); };
       out += fmt::format("held out: {}: {} measured modes the fit left out: MAPE time {}, power {}, energy {}\n", group,
                          g.held_out_time.modes, pct(g.held_out_time), pct(g.held_out_power), pct(g.held_out_energy));
+    } else {
+      out += fmt::format(
+          "held out: {}: none: the fit used every measured mode of --modes, so no measured mode checks it (--profile N "
+          "fits on N and scores the rest; fit's leave-one-out MAPE scores every mode)\n",
+          group);
     }
     if (suggest) {
       std::string names;
@@ -261,7 +266,9 @@ void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
   results(predict);
   predict
       ->add_option("--modes", o->modes,
-                   "CSV of modes: mode,cpu_cores,cpu_freq_khz,gpu_freq_hz,emc_freq_hz (units hz/khz/mhz)")
+                   "CSV of modes: mode,cpu_cores and the three clocks, each in the unit its column name ends in, e.g. "
+                   "mode,cpu_cores,cpu_freq_mhz,gpu_freq_mhz,emc_freq_mhz (examples/agx-orin-transfer-modes.csv); "
+                   "_hz, _khz or _mhz. The output gives kHz (cpu_freq_khz, ...)")
       ->required()
       ->check(CLI::ExistingFile);
   predict->add_option("--model", o->model,

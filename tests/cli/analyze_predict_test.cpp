@@ -129,6 +129,8 @@ TEST_F(AnalyzePredictTest, PredictCsvCarriesTheBoundsAndFixedModelsLeaveThemEmpt
   EXPECT_THAT(out(), ::testing::ContainsRegex("resnet18,,a,6,1651200,918000,2133000,auto:[a-z_]+/[a-z]+,18,"));
   // Neither mode was measured: not fitted on, no measured values.
   EXPECT_THAT(out(), ::testing::ContainsRegex(",0,,,,epoch\n"));
+  // Without --profile every measured mode is in the fit: stderr says no held-out error is given.
+  EXPECT_THAT(err(), ::testing::HasSubstr("held out: resnet18: none: the fit used every measured mode"));
   ASSERT_EQ(run({"analyze", "predict", runs_.string(), "--modes", modes_.string(), "--model", "nnls"}), 0) << err();
   EXPECT_THAT(out(), ::testing::ContainsRegex(",nnls,18,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,,,,,,,0,,,,epoch\n"));
 }
