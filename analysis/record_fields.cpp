@@ -107,6 +107,10 @@ void set_record_field(RunRecord& record, std::string_view column, std::string_vi
     record.axes[std::string(column)] = std::string(text);
     return;
   }
+  if (column == "simulated") {
+    record.simulated = text == "true" || text == "1";
+    return;
+  }
   auto seconds = [&] { return non_negative(text, where, "seconds >= 0"); };
   // A frequency column sets its knob; an informational one describes the run and nothing in the
   // analysis depends on it. No other branch below matches these names.

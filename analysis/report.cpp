@@ -329,11 +329,9 @@ json report_data(const std::vector<RunRecord>& records, const ReportOptions& opt
   auto points = aggregate(records);
   std::map<std::string, std::size_t> statuses;
   for (const RunRecord& r : records) ++statuses[std::string(to_string(r.status))];
-  json data = {{"title", options.title},
-               {"source", options.source},
-               {"rows", records.size()},
-               {"statuses", statuses},
-               {"configurations", points.size()}};
+  const auto simulated = std::count_if(records.begin(), records.end(), [](const RunRecord& r) { return r.simulated; });
+  json data = {{"title", options.title},      {"source", options.source}, {"rows", records.size()},
+               {"simulated_rows", simulated}, {"statuses", statuses},     {"configurations", points.size()}};
   data["pareto"] = pareto_section(points);
   data["stall"] = stall_section(points);
   data["prediction"] = prediction_section(points, options.model);
@@ -376,13 +374,21 @@ std::string header_html(const json& data, const ReportOptions& options) {
   for (const auto& [status, count] : data["statuses"].items()) {
     status_line += fmt::format("{}{} {}", status_line.empty() ? "" : ", ", count.get<std::size_t>(), status);
   }
+  const auto simulated = data["simulated_rows"].get<std::size_t>();
+  const std::string simulated_line =
+      simulated == 0 ? std::string()
+                     : fmt::format(
+                           "<p class=\"simulated\"><strong>SIMULATED</strong>: {} of {} rows come from a "
+                           "simulated board; its power figures, and its times where its time model paced "
+                           "them, are modelled, not measured on a Jetson.</p>",
+                           simulated, data["rows"].get<std::size_t>());
   return fmt::format(
-      "<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p><p>Epoch times and energies are "
+      "<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p>{}<p>Epoch times and energies are "
       "medians over warm epochs: every epoch after epoch 0, which runs on a cold cache (epoch 0 only where "
       "a configuration has no other), as in <code>jetchar results list</code> and <code>jetchar analyze</code>."
       "</p></header>\n",
       escape_html(options.title), escape_html(options.source), data["rows"].get<std::size_t>(),
-      escape_html(status_line), data["configurations"].get<std::size_t>());
+      escape_html(status_line), data["configurations"].get<std::size_t>(), simulated_line);
 }
 
 std::string pareto_html(const json& pareto, ChartCanvases& canvases) {
@@ -625,6 +631,12 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
   body += latency_html(data["latency"], canvases);
   body += stats_html(data["stats"]);
   body += fleet_html(data["fleet"]);
+  // Every section of a simulated board's figures says so in its heading, not only the header.
+  if (data["simulated_rows"].get<std::size_t>() > 0) {
+    const std::string mark = " <span class=\"simulated\">(SIMULATED)</span></h2>";
+    for (auto at = body.find("</h2>"); at != std::string::npos; at = body.find("</h2>", at + mark.size()))
+      body.replace(at, 5, mark);
+  }
   return page_html(options.title, body, data);
 }
 

@@ -71,6 +71,9 @@ struct RunRecord {
   /// Other numeric measurement columns (names with a unit suffix), kept for reports.
   std::map<std::string, double> metrics;
   RunStatus status = RunStatus::kOk;
+  /// From a simulated board (column `simulated`): its power, and its times where paced, are a
+  /// model's, which every page that shows them says.
+  bool simulated = false;
 
   std::string source;  ///< "file:line", for messages
 

@@ -136,6 +136,25 @@ TEST(Report, PredictedModesGetAPageWithThePredictedParetoFront) {
   EXPECT_THAT(time_only, HasSubstr("No power was measured"));
 }
 
+// A simulated board's figures say so in the header and in every section's heading.
+TEST(Report, ASimulatedBoardsReportSaysSimulatedOnEverySection) {
+  const std::string csv =
+      "workload,mode,batch,epoch_time_s,epoch_energy_j,stall_s,compute_s,simulated\n"
+      "lenet,MAXN,16,1,2,0.1,0.9,{0}\nlenet,5W,16,2,1.5,0.1,1.9,{0}\n";
+  const std::string simulated = render_report(parse_results_csv(fmt::format(fmt::runtime(csv), "true"), "r.csv"), {});
+  EXPECT_THAT(simulated, HasSubstr("<strong>SIMULATED</strong>: 2 of 2 rows come from a simulated board"));
+  std::size_t headings = 0, marked = 0;
+  for (auto at = simulated.find("<h2>"); at != std::string::npos; at = simulated.find("<h2>", at + 1)) {
+    ++headings;
+    const auto end = simulated.find("</h2>", at);
+    marked += simulated.substr(at, end - at).find("(SIMULATED)") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_GE(headings, 2u);  // Pareto and stall at least
+  EXPECT_EQ(marked, headings);
+  const std::string measured = render_report(parse_results_csv(fmt::format(fmt::runtime(csv), "false"), "r.csv"), {});
+  EXPECT_THAT(measured, Not(HasSubstr("SIMULATED")));
+}
+
 TEST(Report, UserTextCannotBreakOutOfTheDocument) {
   auto records =
       parse_results_csv("workload,epoch_time_s,epoch_energy_j,latency_p50_ms\n\"</script><b>x</b>\",1,2,3\n", "r.csv");
