@@ -125,6 +125,7 @@ void set_record_field(RunRecord& record, std::string_view column, std::string_vi
   else if (column == "cpu_cores")
     record.mode.cpu_cores = static_cast<int>(whole(text, where, "a core count from 1 to 4096", 1, 4096));
   else if (column == "device") record.device = std::string(text);
+  else if (column == "board_model") record.board = std::string(text);
   else if (column == "run_id") record.run_id = std::string(text);
   else if (column == "repetition")
     record.repetition = static_cast<int>(whole(text, where, "an integer from 0 to 2^31-1", 0, 2147483647.0));

@@ -544,6 +544,7 @@ ORDER BY r.sweep, r.run_id, {}, e.epoch)sql",
         throw InputError(where, fmt::format("run {}: {}", run, problem));
       }
       record.workload = workload_name(query.getColumn(5).getString(), query.getColumn(6).getString());
+      record.board = query.getColumn(static_cast<int>(kRunColumns.size() + kEpochColumns.size())).getString();
       if (several_kinds) {
         record.axes["board"] = query.getColumn(static_cast<int>(kRunColumns.size() + kEpochColumns.size())).getString();
       }

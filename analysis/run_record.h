@@ -57,6 +57,7 @@ struct RunRecord {
   /// Other swept axes (batch, workers, medium, cache, ...), as written in the input.
   std::map<std::string, std::string> axes;
   std::optional<std::string> device;  ///< board or host, for variability across devices
+  std::optional<std::string> board;   ///< the board model (a store's board_model), for comparing kinds
   std::optional<std::string> run_id;
   std::optional<int> repetition;
   std::optional<int> epoch;  ///< set when the row is one epoch, not a run summary

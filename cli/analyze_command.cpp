@@ -537,6 +537,7 @@ void add_analyze_command(CLI::App& app) {
     latency(sub);
   });
   add_predictions_command(analyze, o);
+  add_compare_command(analyze, o, latency);
 }
 
 }  // namespace

@@ -35,6 +35,9 @@ struct AnalyzeOptions {
   std::string latency = "p99";
   std::optional<std::string> max_latency;
   std::optional<double> min_throughput;
+  // compare: several results and the kind the others are measured against
+  std::vector<std::string> compared;
+  std::optional<std::string> baseline;
   double confidence = 0.9;                // choose --modes
   std::string objective = "predictions";  // choose --modes --profile: what the profile aims at
   // fit / predict
@@ -100,6 +103,9 @@ void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
 /// `analyze choose --modes`: the mode chosen over a modes file from measurements and predictions
 /// (analyze_choose_predicted.cpp).
 void run_choose_predicted(const AnalyzeOptions& o, const analysis::Budget& budget);
+/// `analyze compare` (analyze_compare.cpp); `latency` adds --latency.
+void add_compare_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions>& o,
+                         const std::function<void(CLI::App*)>& latency);
 /// `analyze predictions` (analyze_predictions.cpp).
 void add_predictions_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions>& o);
 
