@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "analysis/config_groups.h"
 #include "analysis/config_point.h"
@@ -245,6 +246,45 @@ json latency_section(const std::vector<ConfigPoint>& points) {
   return rows;
 }
 
+// The answer first: per Pareto group, the configuration with the least energy and the fastest one,
+// each with how many samples its medians rest on and how much its repetitions vary (CV of the
+// median time across repetitions; null with one).
+json recommendation_section(const std::vector<ConfigPoint>& points, const std::vector<RunRecord>& records,
+                            LatencyPercentile latency) {
+  std::map<ConfigKey, std::optional<double>> cv;
+  for (const VariabilityRow& r : variability(records, VariabilityLevel::kRepetitions, {}, latency))
+    cv[r.key] = r.time_s.cv;
+  json groups = json::array();
+  const bool kinds =
+      std::any_of(points.begin(), points.end(), [](const ConfigPoint& p) { return p.key.axes.count("board") > 0; });
+  for (const ParetoGroup& g :
+       pareto_groups(points, kinds ? std::vector<std::string>{"board"} : std::vector<std::string>{})) {
+    const auto shown = varying_axes(g.points);
+    auto pick = [&](const ConfigPoint& p) {
+      const auto found = cv.find(p.key);
+      return json{{"mode", p.key.mode.label()},
+                  {"axes", axes_label(p.key, shown)},
+                  {"time", time_value(p)},
+                  {"time_unit", p.query_latency ? "ms" : "s"},
+                  {"energy_j", *p.energy_j},
+                  {"energy_unit", p.query_latency ? "J per query" : "J per epoch"},
+                  {"samples", p.samples},
+                  {"cv_pct", found != cv.end() && found->second ? json(100 * *found->second) : json(nullptr)}};
+    };
+    const auto least_energy = std::min_element(g.points.begin(), g.points.end(), [](const auto& a, const auto& b) {
+      return std::tie(*a.energy_j, a.time_s) < std::tie(*b.energy_j, b.time_s);
+    });
+    const auto fastest = std::min_element(g.points.begin(), g.points.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.time_s, *a.energy_j) < std::tie(b.time_s, *b.energy_j);
+    });
+    groups.push_back({{"label", g.label()},
+                      {"configurations", g.points.size()},
+                      {"least_energy", pick(*least_energy)},
+                      {"fastest", pick(*fastest)}});
+  }
+  return groups;
+}
+
 // The axes worth printing beside the rows' configurations (those that tell them apart).
 std::set<std::string> shown_axes(const std::vector<VariabilityRow>& rows) {
   std::vector<ConfigKey> keys;
@@ -333,6 +373,7 @@ json report_data(const std::vector<RunRecord>& records, const ReportOptions& opt
   json data = {{"title", options.title},      {"source", options.source}, {"rows", records.size()},
                {"simulated_rows", simulated}, {"statuses", statuses},     {"configurations", points.size()}};
   data["pareto"] = pareto_section(points);
+  data["recommendation"] = recommendation_section(points, records, LatencyPercentile::kP99);
   data["stall"] = stall_section(points);
   data["prediction"] = prediction_section(points, options.model);
   data["mode_predictions"] = mode_predictions_section(options.mode_predictions);
@@ -389,6 +430,30 @@ std::string header_html(const json& data, const ReportOptions& options) {
       "</p></header>\n",
       escape_html(options.title), escape_html(options.source), data["rows"].get<std::size_t>(),
       escape_html(status_line), data["configurations"].get<std::size_t>(), simulated_line);
+}
+
+// One sentence per group: what to pick for least energy and for least time, with the figures and
+// what they rest on.
+std::string recommendation_html(const json& recommendation) {
+  if (recommendation.empty()) return "";
+  auto figures = [](const json& p) {
+    const std::string axes = p["axes"].get<std::string>();
+    const std::string spread = p["cv_pct"].is_null()
+                                   ? std::string("one run, so no spread")
+                                   : fmt::format("CV {:.1f} % across repetitions", p["cv_pct"].get<double>());
+    const auto samples = p["samples"].get<std::size_t>();
+    return fmt::format("<strong>{}</strong>{}: {:.4g} {} and {:.4g} {} (median of {} sample{}; {})",
+                       escape_html(p["mode"].get<std::string>()), axes.empty() ? "" : " " + escape_html(axes),
+                       p["time"].get<double>(), p["time_unit"].get<std::string>(), p["energy_j"].get<double>(),
+                       p["energy_unit"].get<std::string>(), samples, samples == 1 ? "" : "s", spread);
+  };
+  std::string body = "<section id=\"recommendation\"><h2>What to pick</h2>\n";
+  for (const json& g : recommendation) {
+    body += fmt::format("<p>{} ({} configurations): for the least energy pick {}; for the least time pick {}.</p>\n",
+                        escape_html(g["label"].get<std::string>()), g["configurations"].get<std::size_t>(),
+                        figures(g["least_energy"]), figures(g["fastest"]));
+  }
+  return body + "</section>\n";
 }
 
 std::string pareto_html(const json& pareto, ChartCanvases& canvases) {
@@ -623,6 +688,7 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
   json data = report_data(records, options);
   ChartCanvases canvases;
   std::string body = header_html(data, options);
+  body += recommendation_html(data["recommendation"]);
   body += pareto_html(data["pareto"], canvases);
   body += stall_html(data["stall"], canvases);
   body += trace_html(data["trace"], options, canvases);

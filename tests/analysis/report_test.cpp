@@ -149,10 +149,26 @@ TEST(Report, ASimulatedBoardsReportSaysSimulatedOnEverySection) {
     const auto end = simulated.find("</h2>", at);
     marked += simulated.substr(at, end - at).find("(SIMULATED)") != std::string::npos ? 1 : 0;
   }
-  EXPECT_GE(headings, 2u);  // Pareto and stall at least
+  EXPECT_GE(headings, 3u);  // the recommendation, Pareto and stall at least
   EXPECT_EQ(marked, headings);
   const std::string measured = render_report(parse_results_csv(fmt::format(fmt::runtime(csv), "false"), "r.csv"), {});
   EXPECT_THAT(measured, Not(HasSubstr("SIMULATED")));
+}
+
+// The first section answers the question: per workload, the mode for the least energy and the one
+// for the least time, with their figures and what they rest on.
+TEST(Report, TheFirstSectionNamesTheModeToPick) {
+  const auto records = parse_results_csv(
+      "workload,mode,batch,repetition,epoch,epoch_time_s,epoch_energy_j\n"
+      "lenet,MAXN,16,0,1,1.0,2.0\nlenet,MAXN,16,1,1,1.2,2.2\nlenet,5W,16,0,1,2,1.5\n",
+      "r.csv");
+  const std::string html = render_report(records, {});
+  const auto section = html.find("<section id=\"recommendation\">");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_LT(section, html.find("<section id=\"pareto\">"));
+  EXPECT_THAT(html, HasSubstr("lenet (2 configurations): for the least energy pick <strong>5W</strong>: 2 s and 1.5 J "
+                              "per epoch (median of 1 sample; one run, so no spread); for the least time pick "
+                              "<strong>MAXN</strong>: 1.1 s and 2.1 J per epoch (median of 2 samples; CV "));
 }
 
 TEST(Report, UserTextCannotBreakOutOfTheDocument) {
