@@ -3,14 +3,20 @@
 
 Runs, per workload, the same measurement in Python and in bench/workloads_bench (C++): training
 steps/s on one fixed synthetic batch (zero_grad, forward, loss, backward, optimizer step) and the
-inference latency p50 (eval, no_grad). The model definitions below are written to match
+inference latencies (eval, no_grad). The model definitions below are written to match
 experiments/models/ layer for layer (the parameter counts are printed side by side). Same batch,
-same thread count, same machine, one run each, alternating per workload.
+sequence length, precision, device and thread count, same machine, one run each, alternating per
+workload. On a GPU every step and query ends with a synchronize on both sides; amp-fp16 and bf16
+autocast the forward pass and the loss, amp-fp16 training scales the loss as torch.cuda.amp.GradScaler
+does; fp32 turns TF32 off in cuBLAS and cuDNN and tf32 turns it on, as jetchar does.
 
 Usage: /usr/bin/python3 bench/workloads_bench.py --cpp build/<dir>/bench/workloads_bench [--threads 2]
-Needs Debian's python3-torch (1.13).
+       [--device cuda] [--precision fp32|tf32|amp-fp16|bf16] [--batch B] [--seq L] [--infer-only]
+       [--only MODEL...]
+Needs Debian's python3-torch (1.13) or any later PyTorch (a CUDA one for --device cuda).
 """
 import argparse
+import contextlib
 import json
 import math
 import subprocess
@@ -102,81 +108,147 @@ class BertLayer(nn.Module):
         return self.output_norm(self.dropout(self.output(F.gelu(self.intermediate(attended)))) + attended)
 
 
-class BertForSequenceClassification(nn.Module):
-    def __init__(self, layers=2, hidden=128, heads=2, inter=512, vocab=30522, classes=2):
+class BertModel(nn.Module):
+    def __init__(self, layers, hidden, heads, vocab=30522):
         super().__init__()
         self.word = nn.Embedding(vocab, hidden)
         self.position = nn.Embedding(512, hidden)
         self.token_type = nn.Embedding(2, hidden)
         self.embedding_norm = nn.LayerNorm(hidden, eps=1e-12)
         self.dropout = nn.Dropout(0.1)
-        self.layers = nn.ModuleList(BertLayer(hidden, heads, inter) for _ in range(layers))
-        self.pooler = nn.Linear(hidden, hidden)
-        self.classifier = nn.Linear(hidden, classes)
+        self.layers = nn.ModuleList(BertLayer(hidden, heads, 4 * hidden) for _ in range(layers))
 
     def forward(self, ids, mask, types):
-        positions = torch.arange(ids.shape[1])
+        positions = torch.arange(ids.shape[1], device=ids.device)
         x = self.word(ids) + self.position(positions).unsqueeze(0) + self.token_type(types)
         x = self.dropout(self.embedding_norm(x))
         mask_bias = ((1.0 - mask.to(x.dtype)) * -10000.0).unsqueeze(1).unsqueeze(2)
         for layer in self.layers:
             x = layer(x, mask_bias)
-        pooled = torch.tanh(self.pooler(x[:, 0]))
+        return x
+
+
+class BertForSequenceClassification(nn.Module):
+    def __init__(self, size, classes=2):
+        super().__init__()
+        self.bert = BertModel(*size)
+        hidden = size[1]
+        self.pooler = nn.Linear(hidden, hidden)
+        self.classifier = nn.Linear(hidden, classes)
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, ids, mask, types):
+        pooled = torch.tanh(self.pooler(self.bert(ids, mask, types)[:, 0]))
         return self.classifier(self.dropout(pooled))
 
 
-def workload(name, batch):
+class BertForQuestionAnswering(nn.Module):
+    """HF's layout: no pooler, start/end scores per token."""
+
+    def __init__(self, size):
+        super().__init__()
+        self.bert = BertModel(*size)
+        self.qa_outputs = nn.Linear(size[1], 2)
+
+    def forward(self, ids, mask, types):
+        return self.qa_outputs(self.bert(ids, mask, types))
+
+
+BERT_SIZES = {"bert-tiny": (2, 128, 2), "bert-base": (12, 768, 12)}  # layers, hidden, heads (experiments/models/bert.cpp)
+
+
+def workload(name, batch, seq, device):
+    """(model, forward, loss of the forward's output, optimizer), on `device`."""
     g = torch.Generator().manual_seed(0)
-    if name == "lenet5":
-        model = LeNet5()
-        x = torch.randn(batch, 1, 28, 28, generator=g)
-        y = torch.randint(0, 10, (batch,), generator=g)
-        return model, (lambda: model(x)), y, torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    if name == "resnet18-cifar":
-        model = ResNet18Cifar()
-        x = torch.randn(batch, 3, 32, 32, generator=g)
-        y = torch.randint(0, 10, (batch,), generator=g)
-        return model, (lambda: model(x)), y, torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    if name == "bert-tiny":
-        model = BertForSequenceClassification()
-        ids = torch.randint(1000, 30522, (batch, 128), generator=g)
-        mask = torch.ones(batch, 128, dtype=torch.long)
-        types = torch.zeros(batch, 128, dtype=torch.long)
-        y = torch.randint(0, 2, (batch,), generator=g)
-        return (model, (lambda: model(ids, mask, types)), y,
+    if name in ("lenet5", "resnet18-cifar"):
+        model = (LeNet5() if name == "lenet5" else ResNet18Cifar()).to(device)
+        x = torch.randn(batch, *((1, 28, 28) if name == "lenet5" else (3, 32, 32)), generator=g).to(device)
+        y = torch.randint(0, 10, (batch,), generator=g).to(device)
+        return (model, (lambda: model(x)), (lambda out: F.cross_entropy(out, y)),
+                torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9))
+    base = name.removesuffix("-qa")
+    if base in BERT_SIZES:
+        qa = name.endswith("-qa")
+        model = (BertForQuestionAnswering(BERT_SIZES[base]) if qa
+                 else BertForSequenceClassification(BERT_SIZES[base])).to(device)
+        ids = torch.randint(1000, 30522, (batch, seq), generator=g).to(device)
+        mask = torch.ones(batch, seq, dtype=torch.long, device=device)
+        types = torch.zeros(batch, seq, dtype=torch.long, device=device)
+        if qa:
+            y = torch.randint(0, seq, (batch, 2), generator=g).sort(1).values.to(device)
+
+            def loss(out):
+                return (F.cross_entropy(out[:, :, 0], y[:, 0]) + F.cross_entropy(out[:, :, 1], y[:, 1])) / 2
+        else:
+            y = torch.randint(0, 2, (batch,), generator=g).to(device)
+
+            def loss(out):
+                return F.cross_entropy(out, y)
+        return (model, (lambda: model(ids, mask, types)), loss,
                 torch.optim.AdamW(model.parameters(), lr=5e-5, weight_decay=0.01))
-    raise ValueError(name)
+    raise ValueError(f"unknown model {name}; valid: lenet5, resnet18-cifar, " + ", ".join(
+        f"{b}, {b}-qa" for b in BERT_SIZES))
 
 
-def run_python(name, batch, steps, queries, warmup):
+def autocast(precision, device):
+    if precision not in ("amp-fp16", "bf16"):
+        return contextlib.nullcontext()
+    return torch.autocast(device.type, dtype=torch.float16 if precision == "amp-fp16" else torch.bfloat16)
+
+
+def run_python(name, args, device):
     torch.manual_seed(0)
-    model, forward, y, optimizer = workload(name, batch)
+    model, forward, loss_of, optimizer = workload(name, args.batch, args.seq, device)
+    scaler = torch.cuda.amp.GradScaler() if args.precision == "amp-fp16" else None
+
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
 
     def step():
         optimizer.zero_grad()
-        F.cross_entropy(forward(), y).backward()
-        optimizer.step()
+        with autocast(args.precision, device):
+            loss = loss_of(forward())
+        if scaler is None:
+            loss.backward()
+            optimizer.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        sync()
 
-    model.train()
-    for _ in range(warmup):
-        step()
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    train_s = time.perf_counter() - start
+    result = {"model": name, "parameters": sum(p.numel() for p in model.parameters() if p.requires_grad)}
+    if not args.infer_only:
+        model.train()
+        for _ in range(args.warmup):
+            step()
+        start = time.perf_counter()
+        for _ in range(args.steps):
+            step()
+        result["train_steps_per_s"] = args.steps / (time.perf_counter() - start)
     model.eval()
     latencies = []
-    with torch.no_grad():
-        for _ in range(warmup):
-            forward()
-        for _ in range(queries):
+    with torch.inference_mode():
+        def query():
+            with autocast(args.precision, device):
+                forward()
+            sync()
+        for _ in range(args.warmup):
+            query()
+        start = time.perf_counter()
+        for _ in range(args.queries):
             t = time.perf_counter()
-            forward()
+            query()
             latencies.append(time.perf_counter() - t)
+        timed = time.perf_counter() - start
     latencies.sort()
-    p50 = latencies[math.ceil(0.5 * len(latencies)) - 1]  # nearest rank, as the C++ side
-    return {"model": name, "parameters": sum(p.numel() for p in model.parameters() if p.requires_grad),
-            "train_steps_per_s": steps / train_s, "infer_p50_ms": p50 * 1e3}
+
+    def rank(q):  # nearest rank, as the C++ side
+        return latencies[math.ceil(q * len(latencies)) - 1] * 1e3
+    result.update({"infer_p50_ms": rank(0.5), "infer_p90_ms": rank(0.9), "infer_p99_ms": rank(0.99),
+                   "infer_samples_per_s": args.queries * args.batch / timed})
+    return result
 
 
 def main():
@@ -187,31 +259,52 @@ def main():
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--seq", type=int, default=128, help="sequence length of the BERT models")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    parser.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "amp-fp16", "bf16"])
+    parser.add_argument("--infer-only", action="store_true", help="inference latencies only, no training")
+    parser.add_argument("--json", action="store_true", help="also print both sides' figures as one JSON line")
     parser.add_argument("--only", nargs="*", default=["lenet5", "resnet18-cifar", "bert-tiny"])
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    targets = {"lenet5": 1.2, "resnet18-cifar": 1.0, "bert-tiny": 1.0}
+    device = torch.device(args.device)
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = args.precision == "tf32"
+        torch.backends.cudnn.allow_tf32 = args.precision == "tf32"
+    targets = {"lenet5": 1.2}
     rows = []
     for name in args.only:
-        py = run_python(name, args.batch, args.steps, args.queries, args.warmup)
-        out = subprocess.run([args.cpp, "--threads", str(args.threads), "--steps", str(args.steps), "--queries",
-                              str(args.queries), "--warmup", str(args.warmup), "--only", name],
-                             check=True, capture_output=True, text=True).stdout
-        cpp = json.loads(out)["results"][0]
+        py = run_python(name, args, device)
+        command = [args.cpp, "--threads", str(args.threads), "--steps", str(args.steps), "--queries",
+                   str(args.queries), "--warmup", str(args.warmup), "--batch", str(args.batch), "--seq",
+                   str(args.seq), "--device", args.device, "--precision", args.precision, "--only", name]
+        if args.infer_only:
+            command.append("--infer-only")
+        cpp = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)["results"][0]
         if cpp["batch"] != args.batch:
             sys.exit(f"C++ side ran batch {cpp['batch']}, Python {args.batch}")
         rows.append((name, py, cpp))
-    print(f"torch {torch.__version__} (Python) vs LibTorch, {args.threads} threads, batch {args.batch}, "
-          f"{args.steps} training steps, {args.queries} queries, warm-up {args.warmup}")
+    print(f"torch {torch.__version__} (Python) vs LibTorch, {args.device}"
+          f"{' (' + torch.cuda.get_device_name(device) + ')' if device.type == 'cuda' else ''}, {args.precision}, "
+          f"{args.threads} threads, batch {args.batch}, sequence length {args.seq} (BERT), "
+          f"{'no training' if args.infer_only else f'{args.steps} training steps'}, {args.queries} queries, "
+          f"warm-up {args.warmup}")
     print(f"{'workload':<16}{'params py':>12}{'params c++':>12}{'train/s py':>12}{'train/s c++':>13}{'ratio':>7}"
-          f"{'p50 ms py':>11}{'p50 ms c++':>12}{'ratio':>7}{'target':>8}")
+          f"{'p50 ms py':>11}{'p50 ms c++':>12}{'ratio':>7}{'p99 ms c++':>12}{'samples/s c++':>15}{'target':>8}")
     for name, py, cpp in rows:
-        train_ratio = cpp["train_steps_per_s"] / py["train_steps_per_s"]
-        infer_ratio = py["infer_p50_ms"] / cpp["infer_p50_ms"]
-        print(f"{name:<16}{py['parameters']:>12,}{cpp['parameters']:>12,}{py['train_steps_per_s']:>12.2f}"
-              f"{cpp['train_steps_per_s']:>13.2f}{train_ratio:>7.2f}{py['infer_p50_ms']:>11.3f}"
-              f"{cpp['infer_p50_ms']:>12.3f}{infer_ratio:>7.2f}{targets[name]:>7.1f}x")
+        if args.infer_only:
+            train = f"{'-':>12}{'-':>13}{'-':>7}"
+        else:
+            train = (f"{py['train_steps_per_s']:>12.2f}{cpp['train_steps_per_s']:>13.2f}"
+                     f"{cpp['train_steps_per_s'] / py['train_steps_per_s']:>7.2f}")
+        target = f"{targets[name]:>7.1f}x" if name in targets and args.device == "cpu" else f"{'-':>8}"
+        print(f"{name:<16}{py['parameters']:>12,}{cpp['parameters']:>12,}{train}{py['infer_p50_ms']:>11.3f}"
+              f"{cpp['infer_p50_ms']:>12.3f}{py['infer_p50_ms'] / cpp['infer_p50_ms']:>7.2f}"
+              f"{cpp['infer_p99_ms']:>12.3f}{cpp['infer_samples_per_s']:>15.1f}{target}")
     print("ratio = C++ speed / Python speed (steps/s ratio; p50 latency Python / C++); above 1 means C++ is faster")
+    if args.json:
+        print(json.dumps({"device": args.device, "precision": args.precision, "batch": args.batch, "seq": args.seq,
+                          "rows": [{"model": n, "python": p, "libtorch": c} for n, p, c in rows]}))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,22 @@
 #include "experiments/models/mac_counter.h"
 
+#include <torch/version.h>
+
 #include <array>
 #include <optional>
+#include <variant>
 #include <vector>
 
 namespace jetchar::experiments {
 
 namespace {
+
+// A convolution's padding is a c10::variant: c10's own class up to LibTorch 2.0, std::variant after.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+namespace variant = std;
+#else
+namespace variant = c10;
+#endif
 
 thread_local MacCountScope* active_scope = nullptr;
 
@@ -18,10 +28,10 @@ std::optional<std::vector<std::int64_t>> conv_output_shape(const torch::nn::deta
   const auto& stride = *options.stride();
   const auto& dilation = *options.dilation();
   std::vector<std::int64_t> shape = {input.size(0), options.out_channels(), input.size(2), input.size(3)};
-  if (c10::holds_alternative<torch::enumtype::kSame>(options.padding()))
+  if (variant::holds_alternative<torch::enumtype::kSame>(options.padding()))
     return shape;  // LibTorch allows it with stride 1 only
   std::array<std::int64_t, 2> padding = {0, 0};
-  if (const auto* explicit_padding = c10::get_if<torch::ExpandingArray<2>>(&options.padding())) {
+  if (const auto* explicit_padding = variant::get_if<torch::ExpandingArray<2>>(&options.padding())) {
     padding = {(**explicit_padding)[0], (**explicit_padding)[1]};
   }
   for (std::size_t i = 0; i < 2; ++i) {

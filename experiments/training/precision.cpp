@@ -2,6 +2,7 @@
 
 #include <ATen/autocast_mode.h>
 #include <fmt/format.h>
+#include <torch/version.h>
 
 #include <stdexcept>
 
@@ -63,22 +64,46 @@ Tf32Scope::~Tf32Scope() {
   at::globalContext().setAllowTF32CuDNN(cudnn_);
 }
 
+namespace {
+
+// LibTorch 2.4 replaced the per-device autocast switches (is_enabled for CUDA, is_cpu_enabled, ...)
+// by ones that take the device type, and deprecated the old names; NVIDIA's Jetson wheels and
+// desktop images carry 2.x, Debian 1.13.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+bool autocast_enabled(at::DeviceType type) { return at::autocast::is_autocast_enabled(type); }
+at::ScalarType autocast_dtype(at::DeviceType type) { return at::autocast::get_autocast_dtype(type); }
+void set_autocast(at::DeviceType type, bool enabled, at::ScalarType dtype) {
+  at::autocast::set_autocast_enabled(type, enabled);
+  at::autocast::set_autocast_dtype(type, dtype);
+}
+#else
+bool autocast_enabled(at::DeviceType type) {
+  return type == at::kCUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+}
+at::ScalarType autocast_dtype(at::DeviceType type) {
+  return type == at::kCUDA ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
+}
+void set_autocast(at::DeviceType type, bool enabled, at::ScalarType dtype) {
+  if (type == at::kCUDA) {
+    at::autocast::set_enabled(enabled);
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  } else {
+    at::autocast::set_cpu_enabled(enabled);
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  }
+}
+#endif
+
+}  // namespace
+
 AutocastScope::AutocastScope(Precision precision, const torch::Device& device) {
   if (precision != Precision::kAmpFp16 && precision != Precision::kBf16) return;
   active_ = true;
   cuda_ = device.is_cuda();
-  const auto dtype = precision == Precision::kAmpFp16 ? at::kHalf : at::kBFloat16;
-  if (cuda_) {
-    previous_enabled_ = at::autocast::is_enabled();
-    previous_dtype_ = at::autocast::get_autocast_gpu_dtype();
-    at::autocast::set_enabled(true);
-    at::autocast::set_autocast_gpu_dtype(dtype);
-  } else {
-    previous_enabled_ = at::autocast::is_cpu_enabled();
-    previous_dtype_ = at::autocast::get_autocast_cpu_dtype();
-    at::autocast::set_cpu_enabled(true);
-    at::autocast::set_autocast_cpu_dtype(dtype);
-  }
+  const auto type = cuda_ ? at::kCUDA : at::kCPU;
+  previous_enabled_ = autocast_enabled(type);
+  previous_dtype_ = autocast_dtype(type);
+  set_autocast(type, true, precision == Precision::kAmpFp16 ? at::kHalf : at::kBFloat16);
   at::autocast::increment_nesting();
 }
 
@@ -86,13 +111,7 @@ AutocastScope::~AutocastScope() {
   if (!active_) return;
   // Casted weight copies are cached per autocast region; drop them when the outermost one ends.
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-  if (cuda_) {
-    at::autocast::set_enabled(previous_enabled_);
-    at::autocast::set_autocast_gpu_dtype(previous_dtype_);
-  } else {
-    at::autocast::set_cpu_enabled(previous_enabled_);
-    at::autocast::set_autocast_cpu_dtype(previous_dtype_);
-  }
+  set_autocast(cuda_ ? at::kCUDA : at::kCPU, previous_enabled_, previous_dtype_);
 }
 
 }  // namespace jetchar::experiments
