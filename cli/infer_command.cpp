@@ -3,6 +3,9 @@
 // models), one run per batch size on the route a sweep's runs take (experiments/direct_run.h);
 // prints the latency table (avg, p50, p90, p95, p99, max by
 // nearest rank), throughput and, where the board measures power, J/query (query_energy.h).
+// --scenario names one of MLPerf LoadGen's scenarios (experiments/inference/inference_runner.h)
+// and prints its figure: single-stream's p90, offline's samples/s, or the server's trials and the
+// highest rate whose p99 is within --latency-bound (experiments/inference/server_scenario.h).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
@@ -17,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/analyze_options.h"
 #include "cli/command.h"
 #include "cli/exit_code.h"
 #include "cli/option_checks.h"
@@ -46,7 +50,16 @@ struct InferOptions {
   std::string board = "auto";
   std::optional<std::string> root;
   bool json = false;
+  std::optional<std::string> scenario;       // single-stream, offline, server
+  std::optional<std::string> latency_bound;  // server: "50ms", "0.05s", ...
 };
+
+proto::InferenceScenario proto_scenario(const std::optional<std::string>& name) {
+  if (!name) return proto::INFERENCE_SCENARIO_UNSPECIFIED;
+  if (*name == "single-stream") return proto::SINGLE_STREAM;
+  if (*name == "offline") return proto::OFFLINE;
+  return proto::SERVER;  // CLI11 lets only these through
+}
 
 // One batch size's run: the runner's result, its energy per query (nullopt where the board
 // measures no power) and the record a sweep would store.
@@ -60,8 +73,8 @@ std::string ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 
 void print_table(const std::vector<BatchRun>& runs, const InferOptions& options, const std::string& board_label) {
   const auto& first = runs.front().result;
-  fmt::print("model {}  batch {}{}  inputs {}  device {}  precision {}  threads {}  warm-up {}\n", first.model,
-             fmt::join(options.batches, ","),
+  fmt::print("model {}{}  batch {}{}  inputs {}  device {}  precision {}  threads {}  warm-up {}\n", first.model,
+             options.scenario ? "  scenario " + *options.scenario : "", fmt::join(options.batches, ","),
              first.sequence_length ? fmt::format("  seq {}", *first.sequence_length) : "",
              first.input_samples ? fmt::format("{} ({} samples)", first.inputs, *first.input_samples) : first.inputs,
              first.device, first.precision, first.threads, first.warmup);
@@ -78,10 +91,68 @@ void print_table(const std::vector<BatchRun>& runs, const InferOptions& options,
                ms(static_cast<double>(l.p95_ns)), ms(static_cast<double>(l.p99_ns)), ms(static_cast<double>(l.max_ns)),
                result.samples_per_s, energy ? fmt::format("{:.4f}", energy->per_query_j) : "-");
   }
+  for (const auto& run : runs) {
+    const auto& result = run.result;
+    if (result.scenario == experiments::InferenceScenario::kSingleStream && result.latency) {
+      fmt::print("single-stream: p90 latency {} ms over {} back-to-back queries of one sample\n",
+                 ms(static_cast<double>(result.latency->p90_ns)), result.latency->count);
+    } else if (result.scenario == experiments::InferenceScenario::kOffline && result.latency) {
+      fmt::print("offline: {:.1f} samples/s over {} samples in batches of {}\n", result.samples_per_s,
+                 result.latency->count * result.batch_size, result.batch_size);
+    }
+  }
   const auto measured = std::find_if(runs.begin(), runs.end(), [](const BatchRun& run) { return run.energy; });
   fmt::print("{}\n", cli::energy_line(measured == runs.end() ? std::string() : measured->energy->source, board_label,
                                       "a query is one batch, J over the timed queries (warm-up excluded)",
                                       "so J/query is absent"));
+}
+
+// The server scenario: each batch size's trials, and the highest rate whose p99 met the bound.
+void print_server(const std::vector<BatchRun>& runs, const InferOptions& options, const std::string& board_label) {
+  const auto& first = runs.front().result;
+  fmt::print("model {}  scenario server  max batch {}{}  inputs {}  device {}  precision {}  threads {}  warm-up {}\n",
+             first.model, fmt::join(options.batches, ","),
+             first.sequence_length ? fmt::format("  seq {}", *first.sequence_length) : "",
+             first.input_samples ? fmt::format("{} ({} samples)", first.inputs, *first.input_samples) : first.inputs,
+             first.device, first.precision, first.threads, first.warmup);
+  for (const auto& [result, energy, record] : runs) {
+    if (!result.server) {
+      fmt::print("max batch {}: {}: {}\n", result.batch_size, experiments::run_status_name(result.status),
+                 result.error);
+      continue;
+    }
+    const auto& search = *result.server;
+    const double bound_ms = static_cast<double>(search.settings.latency_bound_ns) / 1e6;
+    fmt::print("{:>9} {:>6} {:>12} {:>8} {:>10} {:>10} {:>8}\n", "max batch", "trial", "rate QPS", "queries", "p99 ms",
+               "mean batch", "p99 ok");
+    for (std::size_t i = 0; i < search.trials.size(); ++i) {
+      const auto& t = search.trials[i];
+      const bool last_stopped = search.stopped && i + 1 == search.trials.size();
+      fmt::print("{:>9} {:>6} {:>12.1f} {:>8} {:>10} {:>10.2f} {:>8}\n", result.batch_size, i + 1, t.rate_qps,
+                 t.queries < t.planned ? fmt::format("{}/{}", t.queries, t.planned) : fmt::format("{}", t.queries),
+                 ms(static_cast<double>(t.p99_ns)),
+                 t.batches > 0 ? static_cast<double>(t.queries) / static_cast<double>(t.batches) : 0.0,
+                 last_stopped ? "stopped"
+                 : t.passed   ? "yes"
+                              : "no");
+    }
+    if (const auto max_qps = search.max_qps()) {
+      fmt::print(
+          "server: {:.1f} QPS with p99 {} ms within {:g} ms (max batch {}; the highest passing rate of {} "
+          "trials, to within {:g} %; capacity {:.1f} QPS){}\n",
+          *max_qps, ms(static_cast<double>(*search.max_qps_p99_ns())), bound_ms, result.batch_size,
+          search.trials.size(), experiments::kServerRelativePrecision * 100, search.capacity_qps,
+          energy ? fmt::format("  {:.4f} J/query", energy->per_query_j) : "");
+    } else {
+      fmt::print("server: no rate tried kept p99 within {:g} ms (max batch {}; {} trials{})\n", bound_ms,
+                 result.batch_size, search.trials.size(), search.stopped ? ", stopped by a signal" : "");
+    }
+  }
+  // The record names the board's total even when no trial passed (and so none has J/query).
+  const std::string& source = runs.front().record.context().energy_source();
+  fmt::print("{}\n",
+             cli::energy_line(source, board_label, "a query is one sample, J over the highest passing trial's queries",
+                              "so J/query is absent"));
 }
 
 nlohmann::json run_json(const BatchRun& run, const std::optional<experiments::PretrainedLoad>& pretrained,
@@ -114,6 +185,9 @@ proto::ExperimentSpec experiment_of(const InferOptions& options, std::int64_t ba
   if (options.queries) inference->set_min_queries(static_cast<std::uint32_t>(*options.queries));
   if (options.duration_s) inference->set_min_duration_s(*options.duration_s);
   if (options.classes) inference->set_classes(static_cast<std::uint32_t>(*options.classes));
+  inference->set_scenario(proto_scenario(options.scenario));
+  if (options.latency_bound)
+    inference->set_latency_bound_ms(cli::latency_seconds(*options.latency_bound, "--latency-bound") * 1e3);
   return spec;
 }
 
@@ -131,6 +205,18 @@ class InferenceWatch : public experiments::WorkloadObserver {
 };
 
 void run_infer(const InferOptions& options) {
+  if (options.latency_bound && proto_scenario(options.scenario) != proto::SERVER)
+    throw cli::UsageError("--latency-bound goes with --scenario server (a bound on its p99 latency)");
+  if (options.latency_bound && !(cli::latency_seconds(*options.latency_bound, "--latency-bound") > 0))
+    throw cli::UsageError(fmt::format("--latency-bound {} must be more than 0", *options.latency_bound));
+  if (proto_scenario(options.scenario) == proto::SINGLE_STREAM) {
+    for (const std::int64_t batch : options.batches) {
+      if (batch != 1) {
+        throw cli::UsageError(fmt::format(
+            "--batch {} is not valid with --scenario single-stream (queries of one sample); valid: 1", batch));
+      }
+    }
+  }
   // The board whose rails give J/query; modelled rails follow the set clocks and this host's
   // measured utilization, refreshed while the queries run.
   jetson::BoardHandle board = jetson::open_board(
@@ -173,7 +259,11 @@ void run_infer(const InferOptions& options) {
       fmt::print("{}\n", json.dump(2));
     }
   } else {
-    print_table(runs, options, board_label);
+    if (proto_scenario(options.scenario) == proto::SERVER) {
+      print_server(runs, options, board_label);
+    } else {
+      print_table(runs, options, board_label);
+    }
     cli::print_notes(runs.back().record);
   }
   if (interrupted) {
@@ -239,9 +329,20 @@ void add_infer_command(CLI::App& app) {
       "a bert-* or distilbert* model runs with; a text data set uses its vocab.txt unless it names one");
   command
       ->add_option("--board", options->board,
-                   "auto, host, jetson, or sim:<fixture>: whose rails give J/query (a simulated board's are modelled)")
+                   "auto, host, jetson, or sim:<fixture>: whose rails give J/query (a simulated board's are modelled, "
+                   "and its time model paces each query to the board's clocks)")
       ->capture_default_str();
   command->add_option("--root", options->root, "Read the kernel interfaces under this directory instead of /");
+  command
+      ->add_option("--scenario", options->scenario,
+                   "MLPerf LoadGen's scenario: single-stream (back-to-back one-sample queries, needs --batch 1: "
+                   "their p90 latency), offline (back-to-back batches: samples/s), server (one-sample queries "
+                   "arriving at random at a rate, batched up to --batch: the highest rate whose p99 latency is "
+                   "within --latency-bound); default: back-to-back batches with every percentile")
+      ->check(CLI::IsMember({"single-stream", "offline", "server"}));
+  command->add_option("--latency-bound", options->latency_bound,
+                      "With --scenario server: the p99 latency a rate must meet, as 50ms, 0.05s or 500us (a bare "
+                      "number is ms; default 100ms, LoadGen's)");
   command->add_flag("--json", options->json,
                     "Print JSON (with every latency and the energy per query) instead of the table; an array of "
                     "runs for a list of batch sizes");
@@ -251,7 +352,10 @@ void add_infer_command(CLI::App& app) {
                     "  jetchar infer --model bert-tiny --batch 8 --seq-len 128 --warmup 2 --queries 10\n"
                     "  jetchar infer --model bert-tiny-qa --dataset "
                     "'squad:examples/squad?vocab=examples/squad/vocab.txt' --batch 1,2,4,8 --seq-len 384 "
-                    "--warmup 2 --queries 10 --board sim:agx-orin-r36");
+                    "--warmup 2 --queries 10 --board sim:agx-orin-r36\n"
+                    "  jetchar infer --model lenet5 --scenario single-stream --queries 50\n"
+                    "  jetchar infer --model lenet5 --scenario server --latency-bound 50ms --batch 4 --warmup 2 "
+                    "--board sim:agx-orin-r36");
   command->callback([options] { run_infer(*options); });
 }
 

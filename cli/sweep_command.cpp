@@ -150,12 +150,34 @@ std::string board_arguments(const SweepOptions& options) {
   return arguments;
 }
 
+// "; times are MODELLED ..." when the stored runs were paced to a simulated board's time model,
+// with the range of slow-motion factors where this host could not keep up.
+std::string modelled_times(const std::vector<proto::RunResult>& results) {
+  std::size_t paced = 0;
+  double least = 0, most = 0;
+  for (const auto& r : results) {
+    if (r.context().time_model().empty()) continue;
+    ++paced;
+    if (const double k = r.modelled_time().dilation(); k > 1) {
+      least = least == 0 ? k : std::min(least, k);
+      most = std::max(most, k);
+    }
+  }
+  if (paced == 0) return {};
+  std::string text = "; times are the time model's (MODELLED)";
+  if (most > 0) {
+    text += least == most ? fmt::format(", run {:.1f}x slowed down on this host", most)
+                          : fmt::format(", runs {:.1f}-{:.1f}x slowed down on this host", least, most);
+  }
+  return text;
+}
+
 void finish_sweep(const SweepOptions& options, const sweeps::SweepProgress& progress,
                   const std::vector<proto::RunResult>& results, const results::ResultsLocation& location,
                   bool power_modelled, bool stopped) {
-  fmt::print("{} of {} runs stored ({} run now, {} not OK){}; results: {}\n", progress.done, progress.total,
+  fmt::print("{} of {} runs stored ({} run now, {} not OK){}{}; results: {}\n", progress.done, progress.total,
              progress.ran_now, progress.failed, power_modelled ? "; power figures are SIMULATED" : "",
-             location.store().string());
+             modelled_times(results), location.store().string());
   fmt::print("export: jetchar results export {} --csv -o runs.csv   report: jetchar report {} -o report.html\n",
              location.directory.string(), location.directory.string());
   std::fflush(stdout);

@@ -16,7 +16,9 @@
 #include "experiments/checkpoints/checkpoint_digest.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/checkpoints/pretrained_vocab.h"
+#include "experiments/cuda_context.h"
 #include "experiments/device_spec.h"
+#include "experiments/dilated_time.h"
 #include "experiments/epoch_instrumented_source.h"
 #include "experiments/inference/inference_dataset.h"
 #include "experiments/inference/inference_runner.h"
@@ -126,11 +128,27 @@ void record_paced_time(const jetson::PacedTime& paced, proto::RunResult& result)
   m->set_host_slower_minibatches(paced.host_slower);
   m->set_cpu_busy(paced.cpu_busy);
   m->set_gpu_busy(paced.gpu_busy);
+  if (paced.dilation > 1) {
+    add_note(result, fmt::format("time model: this host computes slower than the modelled board: each minibatch "
+                                 "was paced to {:.2f}x its modelled time and the run's times and energies are "
+                                 "divided by {:.2f} (MODELLED)",
+                                 paced.dilation, paced.dilation));
+  }
   if (paced.host_slower > 0) {
-    add_note(result, fmt::format("time model: this host was slower than the modelled board on {} of {} minibatches "
-                                 "(their compute is the host's)",
+    add_note(result, fmt::format("time model: this host overran the paced time on {} of {} minibatches "
+                                 "(their time is the board's; the host's delay is left out)",
                                  paced.host_slower, paced.host_slower + paced.paced));
   }
+}
+
+// The shape of one query's sample: the data set's collated inputs', else the synthetic ones'.
+std::vector<std::int64_t> query_sample_shape(const ModelSpec& spec, const InferenceConfig& config) {
+  if (config.inputs != nullptr && !config.inputs->batches.empty()) {
+    const auto sizes = config.inputs->batches.front().inputs.sizes();
+    return {sizes.begin() + 1, sizes.end()};
+  }
+  if (spec.token_input()) return {config.sequence_length.value_or(spec.default_input.at(0))};
+  return spec.default_input;
 }
 
 // The run's measurement session: the onboard sampler at the spec's rate and its meters, never
@@ -259,6 +277,10 @@ void record_epochs(const std::vector<EpochResult>& epochs, const std::vector<Ins
       if (window.end_ns) {
         for (auto& meter : meter_energy_records(meters, window.begin_ns, *window.end_ns))
           *e->add_meters() = std::move(meter);
+      }
+      // A paced epoch's window holds the host's delay past the board's minibatches; its E2E does not.
+      if (t.host_delay_ns > 0) {
+        scale_epoch_energy(*e, static_cast<double>(t.e2e_ns) / static_cast<double>(t.e2e_ns + t.host_delay_ns));
       }
       if (const auto& dp = recorded[i].stats.data_path) {
         if (dp->residency_before) e->set_residency_before(*dp->residency_before);
@@ -607,6 +629,7 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   if (const auto& shape = dataset->info().layout.input_shape; model_spec.token_input() && shape.size() == 1)
     result.mutable_resolved()->mutable_workload()->set_sequence_length(static_cast<std::uint32_t>(shape[0]));
   TrainingConfig config = training_config(spec);
+  record_cuda_context(config.device, *result.mutable_context());
   const auto validation = open_training_validation(spec, dataset_spec, config);  // config points into it
 
   // A board with a time model (the simulated one) paces each minibatch's compute to it, so its
@@ -642,7 +665,8 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   source.finish();
   power.windows().end("run");
   session.stop();
-  if (observer_ != nullptr) observer_->trained(trained, {dataset->info().name, pretrained});
+  const double dilation = pacer ? pacer->paced_time().dilation : 1.0;
+  if (observer_ != nullptr) observer_->trained(undilated(trained, dilation), {dataset->info().name, pretrained});
 
   if (marker) record_marker(*marker, result);
   if (!meters.empty()) record_meters(meters, power.windows().windows()[run_window], result);
@@ -655,11 +679,12 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     add_note(result, "times are this host's, not modelled: " + unpaced);
   }
   record_epochs(trained.epochs, source.epochs(), power, meters, run_window, baseload_ ? &*baseload_ : nullptr, result);
-  if (w.has_target_f1()) *result.mutable_target() = target_outcome(result.epochs(), w.target_f1());
   const auto trace = power.trace();
   record_minibatches(trained.minibatches, power.has_power() ? &trace : nullptr, result);
   if (spec.measurement().power_samples())
     power_samples_ = stored_samples(trace, meters, power.windows().windows()[run_window]);
+  undilate(dilation, result, power_samples_);
+  if (w.has_target_f1()) *result.mutable_target() = target_outcome(result.epochs(), w.target_f1());
   if (power.has_power()) {
     if (!trace.empty()) result.mutable_context()->set_energy_source(energy::total_definition(trace).label);
   } else {
@@ -687,6 +712,7 @@ void CharacterizationExecutor::run_inference(const sweeps::PlannedRun&, proto::R
   InferenceConfig config;
   config.num_classes = classes;
   config.device = parse_device(w.device());
+  record_cuda_context(config.device, *result.mutable_context());
   config.batch_size = w.batch_size();
   if (w.sequence_length() > 0) config.sequence_length = w.sequence_length();
   // workload.dataset: the queries take its validation split's samples (SQuAD's dev windows of
@@ -706,9 +732,20 @@ void CharacterizationExecutor::run_inference(const sweeps::PlannedRun&, proto::R
   config.seed = w.seed();
   config.on_query = [this] { heartbeat(); };
   config.stop_requested = [this] { return interrupt_.signal() != 0; };
+  config.scenario = scenario_of(w.inference());  // MLPerf LoadGen's (inference_runner.h)
+  if (w.inference().has_latency_bound_ms()) config.latency_bound_ms = w.inference().latency_bound_ms();
   if (spec.adaptive().enabled()) add_note(result, "adaptive stopping applies to training runs only: ignored");
-  if (const std::string why = board_.hooks->inference_timing_note(); !why.empty()) {
-    add_note(result, "latencies are this host's: " + why);
+  // A board with a time model (the simulated one) paces each query to it, as it paces training
+  // minibatches, and pins the rails' activity for the run.
+  std::string unpaced;
+  const std::unique_ptr<jetson::MinibatchPacer> pacer =
+      board_.hooks->pace_inference(info_, count_model_work(*model, model_spec, query_sample_shape(model_spec, config)),
+                                   config.batch_size, config.warmup, unpaced);
+  if (pacer) {
+    config.pace_query = [&pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
+    config.time_dilation = [&pacer] { return pacer->paced_time().dilation; };
+  } else if (!unpaced.empty()) {
+    add_note(result, "latencies are this host's, not modelled: " + unpaced);
   }
 
   jetson::measurement::MeasurementSession session(*board_.root, measurement_options(spec.measurement(), board_));
@@ -748,6 +785,15 @@ void CharacterizationExecutor::run_inference(const sweeps::PlannedRun&, proto::R
     result.mutable_resolved()->mutable_workload()->set_sequence_length(
         static_cast<std::uint32_t>(*inferred.sequence_length));
   if (inferred.input_samples) l->set_input_samples(static_cast<std::uint64_t>(*inferred.input_samples));
+  if (inferred.server) {
+    // `latency` and J/query are the highest passing trial's, whose queries are one sample each.
+    *result.mutable_server() = to_proto(*inferred.server);
+    if (!inferred.server->best && !inferred.server->stopped) {
+      add_note(result, fmt::format("server: no rate tried kept the p99 latency within {} ms (one query takes about "
+                                   "that long or longer; see server.trials)",
+                                   w.inference().latency_bound_ms()));
+    }
+  }
   if (spec.measurement().power_samples())
     power_samples_ = stored_samples(power.trace(), meters, power.windows().windows()[window]);
   std::optional<QueryEnergy> per_query;
@@ -764,14 +810,24 @@ void CharacterizationExecutor::run_inference(const sweeps::PlannedRun&, proto::R
       timed.begin_ns = inferred.timed_begin_ns;
       timed.end_ns = inferred.timed_end_ns;
       per_query = query_energy(power.energy(timed, baseload_ ? &*baseload_ : nullptr), inferred.latency->count,
-                               config.batch_size);
+                               inferred.server ? 1 : config.batch_size);
+      // The span's share of the host's delay past the board's queries is not the board's energy.
+      if (per_query && inferred.host_delay_ns > 0 && inferred.timed_ns > 0) {
+        per_query = undilated(*per_query, static_cast<double>(inferred.timed_ns + inferred.host_delay_ns) /
+                                              static_cast<double>(inferred.timed_ns));
+      }
       if (per_query) {
         l->set_energy_per_query_j(per_query->per_query_j);
         l->set_energy_per_sample_j(per_query->per_sample_j);
       }
     }
   }
-  if (observer_ != nullptr) observer_->inferred(inferred, per_query, {inferred.inputs, pretrained_load});
+  const double dilation = pacer ? pacer->paced_time().dilation : 1.0;
+  if (pacer) record_paced_time(pacer->paced_time(), result);
+  undilate(dilation, result, power_samples_);
+  if (per_query) per_query = undilated(*per_query, dilation);
+  if (observer_ != nullptr)
+    observer_->inferred(undilated(inferred, dilation), per_query, {inferred.inputs, pretrained_load});
 }
 
 void CharacterizationExecutor::cool_down(const proto::CooldownSpec& cooldown) const {

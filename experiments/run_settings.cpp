@@ -18,6 +18,14 @@ proto::ExperimentSpec resolve_defaults(const proto::ExperimentSpec& spec) {
   if (w->precision() == proto::PRECISION_UNSPECIFIED) w->set_precision(proto::FP32);
   if (w->device().empty()) w->set_device(torch::cuda::is_available() ? "cuda" : "cpu");
   if (w->task() == proto::INFER && !w->inference().has_warmup_batches()) w->mutable_inference()->set_warmup_batches(10);
+  // The latency bound is the Server scenario's (LoadGen's default 100 ms); another run never used
+  // it, so it does not tell that run apart (an axis over scenarios may carry one in its base).
+  if (w->task() == proto::INFER && w->inference().scenario() == proto::SERVER) {
+    if (!w->inference().has_latency_bound_ms())
+      w->mutable_inference()->set_latency_bound_ms(kDefaultServerLatencyBoundMs);
+  } else if (w->has_inference()) {
+    w->mutable_inference()->clear_latency_bound_ms();
+  }
   auto* l = r.mutable_loader();
   if (l->prefetch() == 0) l->set_prefetch(2);
   if (!l->has_shuffle()) l->set_shuffle(true);
@@ -44,6 +52,15 @@ proto::Precision proto_precision(Precision precision) {
     case Precision::kFp32: break;
   }
   return proto::FP32;
+}
+
+InferenceScenario scenario_of(const proto::InferenceSpec& inference) {
+  switch (inference.scenario()) {
+    case proto::SINGLE_STREAM: return InferenceScenario::kSingleStream;
+    case proto::OFFLINE: return InferenceScenario::kOffline;
+    case proto::SERVER: return InferenceScenario::kServer;
+    default: return InferenceScenario::kBatches;
+  }
 }
 
 loaders::PipelineOptions training_pipeline_options(const proto::ExperimentSpec& spec) {

@@ -4,6 +4,7 @@
 // sweep with the same settings run the same thing.
 #pragma once
 
+#include "experiments/inference/inference_runner.h"
 #include "experiments/training/precision.h"
 #include "experiments/training/training_runner.h"
 #include "loaders/pipeline.h"
@@ -16,6 +17,9 @@ proto::ExperimentSpec resolve_defaults(const proto::ExperimentSpec& spec);
 
 Precision precision_of(const proto::WorkloadSpec& workload);
 proto::Precision proto_precision(Precision precision);
+
+/// The inference runner's scenario of the spec's (unset: back-to-back batches).
+InferenceScenario scenario_of(const proto::InferenceSpec& inference);
 
 /// The training pipeline's options from the resolved spec (shuffled unless loader.shuffle is false,
 /// seeded by the workload).

@@ -38,7 +38,27 @@ void validate(const InferenceConfig& config, const ModelSpec& spec) {
     }
   }
   check_precision(config.precision, config.device);
+  if (config.scenario == InferenceScenario::kSingleStream && config.batch_size != 1) {
+    throw std::invalid_argument(
+        fmt::format("batch size {} is not valid for the single-stream scenario (queries of one sample); valid: 1",
+                    config.batch_size));
+  }
+  if (config.scenario == InferenceScenario::kServer && !(config.latency_bound_ms > 0)) {
+    throw std::invalid_argument(fmt::format("latency bound {} ms must be positive", config.latency_bound_ms));
+  }
 }
+
+// The first `samples` of `batch` (views): a server's batch of the queries that were queued.
+loaders::Batch first_samples(const loaders::Batch& batch, std::int64_t samples) {
+  if (samples == batch.inputs.size(0)) return batch;
+  const auto first = [samples](const torch::Tensor& t) { return t.defined() ? t.narrow(0, 0, samples) : t; };
+  return {first(batch.inputs), first(batch.targets), first(batch.attention_mask), first(batch.token_type_ids),
+          batch.index};
+}
+
+// Back-to-back queries of the largest batch a server forms, after the warm-up: the median's
+// samples per second is the most it can sustain (server_scenario.h starts below it).
+constexpr int kCapacityQueries = 5;
 
 // A data set's query batches must have the run's batch size, the requested sequence length and
 // token ids inside the model's vocabulary (an id past it would fail deep inside the embedding).
@@ -68,11 +88,71 @@ std::optional<std::int64_t> check_inputs(const QueryInputs& inputs, const Infere
   return length;
 }
 
+// The server scenario after the warm-up: the search from `capacity_qps`, on the host's clock (a
+// dilated board's bound and trial durations stretched by its k); the result's latencies and timed
+// span are the highest passing trial's.
+void search_server_rate(const ServeBatch& serve, const StopRequested& stop, double capacity_qps,
+                        const InferenceConfig& config, InferenceResult& result) {
+  const double k = config.time_dilation ? config.time_dilation() : 1.0;
+  ServerSettings settings;
+  settings.latency_bound_ns = std::llround(config.latency_bound_ms * 1e6 * k);
+  settings.max_batch = config.batch_size;
+  settings.min_queries = config.min_queries.value_or(config.min_duration_s ? 1 : 100);
+  settings.min_duration_s = config.min_duration_s.value_or(0.0) * k;
+  settings.seed = config.seed;
+  auto search = find_peak_server_qps(settings, capacity_qps, serve, stop);
+  if (search.best) {
+    const auto& best = search.best_run;
+    result.latencies_ns = best.latencies_ns;
+    result.latency = latency_stats(result.latencies_ns);
+    result.timed_begin_ns = best.begin_monotonic_ns;
+    result.timed_end_ns = best.end_monotonic_ns;
+    result.timed_ns = best.span_ns;
+    if (best.span_ns > 0)
+      result.samples_per_s = static_cast<double>(best.latencies_ns.size()) * 1e9 / static_cast<double>(best.span_ns);
+  }
+  result.server = std::move(search);
+}
+
+// The figure the scenario answers with (to_json's "headline").
+nlohmann::json headline(const InferenceResult& result) {
+  switch (result.scenario) {
+    case InferenceScenario::kSingleStream:
+      if (!result.latency) break;
+      return {{"figure", "p90_ms"}, {"value", static_cast<double>(result.latency->p90_ns) / 1e6}};
+    case InferenceScenario::kOffline: return {{"figure", "samples_per_s"}, {"value", result.samples_per_s}};
+    case InferenceScenario::kServer: {
+      if (!result.server) break;
+      const auto max_qps = result.server->max_qps();
+      const auto p99 = result.server->max_qps_p99_ns();
+      return {{"figure", "max_qps"},
+              {"value", max_qps ? nlohmann::json(*max_qps) : nlohmann::json(nullptr)},
+              {"p99_ms", p99 ? nlohmann::json(static_cast<double>(*p99) / 1e6) : nlohmann::json(nullptr)},
+              {"latency_bound_ms", static_cast<double>(result.server->settings.latency_bound_ns) / 1e6}};
+    }
+    case InferenceScenario::kBatches: break;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+std::string_view scenario_name(InferenceScenario scenario) {
+  switch (scenario) {
+    case InferenceScenario::kSingleStream: return "single-stream";
+    case InferenceScenario::kOffline: return "offline";
+    case InferenceScenario::kServer: return "server";
+    case InferenceScenario::kBatches: break;
+  }
+  return "batches";
+}
 
 nlohmann::json to_json(const InferenceResult& result) {
   return {
       {"status", run_status_name(result.status)},
+      {"scenario", scenario_name(result.scenario)},
+      {"headline", headline(result)},
+      {"server", result.server ? to_json(*result.server) : nlohmann::json(nullptr)},
       {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)},
       {"model", result.model},
       {"settings",
@@ -99,6 +179,7 @@ InferenceResult run_inference(Network& model, const ModelSpec& spec, const Infer
   result.device = config.device.str();
   result.precision = resolved_precision(config.precision, config.device);
   result.batch_size = config.batch_size;
+  result.scenario = config.scenario;
   result.warmup = config.warmup;
   result.threads = torch::get_num_threads();
   auto input = spec.default_input;
@@ -133,22 +214,53 @@ InferenceResult run_inference(Network& model, const ModelSpec& spec, const Infer
                                     config.seed),
                     config.device));
     }
+    // A server's smaller batches: the first n samples of each, for every n below the batch size.
+    std::vector<std::vector<loaders::Batch>> smaller;
+    if (config.scenario == InferenceScenario::kServer) {
+      for (std::int64_t n = 1; n < config.batch_size; ++n) {
+        auto& of_n = smaller.emplace_back();
+        for (const auto& batch : batches) of_n.push_back(first_samples(batch, n));
+      }
+    }
     std::size_t next_batch = 0;
-    auto query = [&] {
-      const auto& batch = batches[next_batch];
+    auto query = [&](std::int64_t samples) {
+      const auto query_start = Clock::now();
+      const auto& batch = samples < config.batch_size ? smaller.at(static_cast<std::size_t>(samples - 1))[next_batch]
+                                                      : batches[next_batch];
       next_batch = (next_batch + 1) % batches.size();
       AutocastScope autocast(config.precision, config.device);
       auto logits = model.forward_batch(batch);
       synchronize(config.device);
-      return logits;
+      return config.pace_query ? config.pace_query(query_start, batch.inputs.size(0)) : Clock::now();
     };
     const auto queried = [&] {
       if (config.on_query) config.on_query();
     };
     const auto stop = [&config] { return config.stop_requested && config.stop_requested(); };
     for (std::int64_t i = 0; i < config.warmup && !stop(); ++i) {
-      query();
+      query(config.batch_size);
       queried();
+    }
+    if (config.scenario == InferenceScenario::kServer) {
+      std::vector<std::int64_t> capacity_ns;
+      for (int i = 0; i < kCapacityQueries && !stop(); ++i) {
+        const auto query_start = Clock::now();
+        query(config.batch_size);
+        capacity_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - query_start).count());
+        queried();
+      }
+      if (!capacity_ns.empty()) {  // else stopped in the warm-up
+        std::sort(capacity_ns.begin(), capacity_ns.end());
+        const double median_s = static_cast<double>(capacity_ns[capacity_ns.size() / 2]) / 1e9;
+        search_server_rate(
+            [&](std::int64_t samples) {
+              query(samples);
+              queried();
+            },
+            stop, static_cast<double>(config.batch_size) / std::max(median_s, 1e-9), config, result);
+      }
+      result.memory = monitor.stop();
+      return result;
     }
     result.timed_begin_ns = sysfs::monotonic_ns();
     const auto start = Clock::now();
@@ -156,13 +268,16 @@ InferenceResult run_inference(Network& model, const ModelSpec& spec, const Infer
     while ((static_cast<std::int64_t>(result.latencies_ns.size()) < min_queries || now - start < min_duration) &&
            !stop()) {
       const auto query_start = Clock::now();
-      query();
+      const auto paced_end = query(config.batch_size);
       now = Clock::now();
-      result.latencies_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(now - query_start).count());
+      // A paced query ends when the board's would; the host's time past that is its own delay.
+      const auto end = config.pace_query ? paced_end : now;
+      result.latencies_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(end - query_start).count());
+      result.host_delay_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(now - end).count();
       queried();
     }
     result.timed_end_ns = sysfs::monotonic_ns();
-    result.timed_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
+    result.timed_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count() - result.host_delay_ns;
     result.latency = latency_stats(result.latencies_ns);
     if (result.timed_ns > 0) {
       result.samples_per_s = static_cast<double>(result.latencies_ns.size() * config.batch_size) * 1e9 /

@@ -364,6 +364,9 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
     if (sync) synchronize(config.device);
     const auto compute_end =
         config.pace_compute ? config.pace_compute(compute_start, batch.inputs.size(0)) : Clock::now();
+    if (const auto host_end = Clock::now(); host_end > compute_end) {
+      current.host_delay_ns += elapsed_ns(compute_end, host_end);
+    }
 
     const auto samples = batch.inputs.size(0);
     if (result.batch_size == 0) result.batch_size = samples;
@@ -393,7 +396,7 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
     fetch_start = Clock::now();
   }
   synchronize(config.device);
-  current.e2e_ns = elapsed_ns(epoch_start, Clock::now());
+  current.e2e_ns = elapsed_ns(epoch_start, Clock::now()) - current.host_delay_ns;
   if (config.on_epoch_end) config.on_epoch_end();
   current.completed = !result.stopped_early;
   read_epoch_sums(sums, first_record, current, result);

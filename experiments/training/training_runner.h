@@ -86,10 +86,11 @@ struct TrainingConfig {
   /// does once the measurements have settled. The epoch is closed as it stands (completed =
   /// false) and no further epoch runs.
   std::function<bool(const TrainingProgress&)> stop_after;
-  /// A simulated board's time model (experiments/modelled_time_pacer.h): called when a
+  /// A simulated board's time model (jetson/simulated/modelled_time_pacer.h): called when a
   /// minibatch's compute is done (after its synchronize) with when it began and its samples;
-  /// waits until the mode's modelled compute time has passed and returns the time compute ended.
-  /// Unset: compute ends when the host is done.
+  /// waits until the mode's modelled compute time has passed and returns when the board's
+  /// compute ended: now, or earlier when the host overran it (that delay is the host's, and the
+  /// epoch leaves it out: EpochResult::host_delay_ns). Unset: compute ends when the host is done.
   std::function<std::chrono::steady_clock::time_point(std::chrono::steady_clock::time_point compute_start,
                                                       std::int64_t samples)>
       pace_compute;
@@ -121,6 +122,9 @@ struct EpochResult {
   std::int64_t stall_ns = 0;    ///< sum over minibatches
   std::int64_t compute_ns = 0;  ///< sum over minibatches
   std::int64_t e2e_ns = 0;
+  /// A paced run's time the host spent beyond the board's (minibatches that overran even the
+  /// paced time): left out of stall, compute and e2e_ns, which are the board's.
+  std::int64_t host_delay_ns = 0;
   std::optional<double> mean_loss;       ///< mean training loss of its minibatches
   std::optional<double> train_accuracy;  ///< on the training minibatches, as the seed code logs
   std::optional<double> eval_loss;

@@ -33,15 +33,19 @@ struct PacedTime {
   double gpu_busy = 0;
   std::uint64_t paced = 0;        ///< minibatches that waited for their modelled end
   std::uint64_t host_slower = 0;  ///< minibatches whose host compute overran the model
+  /// k >= 1: the host computes slower than the modelled board, so every minibatch was paced to k
+  /// times its modelled time; the run's time figures are the measured ones divided by k, its
+  /// rates multiplied by k (experiments/dilated_time.h). 1 when the host keeps up.
+  double dilation = 1;
 };
 
-/// Paces one training run's minibatches to the time the board would take.
+/// Paces one run's minibatches (training) or queries (inference) to the time the board would take.
 class MinibatchPacer {
  public:
   using Clock = std::chrono::steady_clock;
   virtual ~MinibatchPacer() = default;
   /// Waits until `compute_start` + the board's compute of a minibatch of `samples`; returns when
-  /// compute ended (now).
+  /// the board's compute ended: now, or earlier when the host overran it.
   virtual Clock::time_point pace(Clock::time_point compute_start, std::int64_t samples) = 0;
   virtual PacedTime paced_time() const = 0;
 };
@@ -78,8 +82,14 @@ class BoardHooks {
                                                         std::int64_t /*batch*/, std::string& /*why_not*/) {
     return nullptr;
   }
-  /// Why an inference run's latencies are not the board's; empty when they are.
-  virtual std::string inference_timing_note() const { return {}; }
+  /// A pacer for the queries of one inference run of `batch` samples (the first `warmup` of them
+  /// untimed); nullptr when queries take the host's time, with `why_not` set by a board that
+  /// paces but cannot pace this run.
+  virtual std::unique_ptr<MinibatchPacer> pace_inference(const BoardInfo& /*info*/, const ModelWork& /*work*/,
+                                                         std::int64_t /*batch*/, std::int64_t /*warmup*/,
+                                                         std::string& /*why_not*/) {
+    return nullptr;
+  }
   /// Around the idle-power (baseload) window: a board whose power is modelled models itself idle
   /// while `idle`, not whatever else its host runs, so that no run it then paces can read below
   /// its own baseline. A real board is idle when nothing runs, so does nothing.

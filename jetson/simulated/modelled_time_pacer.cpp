@@ -3,19 +3,24 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <thread>
+#include <utility>
 
 namespace jetchar::jetson {
 
-std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_training(SimulatedBoard& board, const BoardInfo& info,
-                                                                   const ModelWork& work, std::int64_t batch,
-                                                                   std::string& why_not) {
+namespace {
+
+// The throughput figures and clocks of the mode `info` reads back; nullopt with `why_not` set when
+// the time model cannot pace it.
+std::optional<std::pair<SocThroughput, ModeClocks>> pace_inputs(const BoardInfo& info, std::int64_t batch,
+                                                                std::string& why_not) {
   const std::string family = info.identity.family.value_or("");
   const auto soc = soc_throughput(family);
   if (!soc) {
     why_not =
         fmt::format("the time model has no throughput figures for family '{}'", family.empty() ? "unknown" : family);
-    return nullptr;
+    return std::nullopt;
   }
   ModeClocks clocks;
   clocks.online_cores = static_cast<int>(info.cpu.online.size());
@@ -33,23 +38,55 @@ std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_training(SimulatedBoar
         "the time model needs the mode's cores and CPU/GPU/EMC clocks; read back: {} cores, CPU {} GHz, "
         "GPU {} GHz, EMC {} GHz",
         clocks.online_cores, clocks.cpu_ghz, clocks.gpu_ghz, clocks.emc_ghz);
-    return nullptr;
+    return std::nullopt;
   }
   if (batch <= 0) {
     why_not = fmt::format("the time model needs a positive batch size, got {}", batch);
-    return nullptr;
+    return std::nullopt;
   }
-  return std::make_unique<ModelledTimePacer>(board, *soc, clocks, work, batch);
+  return std::pair{*soc, clocks};
 }
 
+}  // namespace
+
+std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_training(SimulatedBoard& board, const BoardInfo& info,
+                                                                   const ModelWork& work, std::int64_t batch,
+                                                                   std::string& why_not) {
+  const auto inputs = pace_inputs(info, batch, why_not);
+  if (!inputs) return nullptr;
+  return std::make_unique<ModelledTimePacer>(board, inputs->first, inputs->second, work, batch, false, 1);
+}
+
+std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_inference(SimulatedBoard& board, const BoardInfo& info,
+                                                                    const ModelWork& work, std::int64_t batch,
+                                                                    std::int64_t warmup, std::string& why_not) {
+  const auto inputs = pace_inputs(info, batch, why_not);
+  if (!inputs) return nullptr;
+  // The last warm-up query calibrates: the first ones carry the host's one-time costs.
+  return std::make_unique<ModelledTimePacer>(board, inputs->first, inputs->second, work, batch, true,
+                                             std::max<std::int64_t>(1, warmup));
+}
+
+namespace {
+
+MinibatchWork work_of(const ModelWork& work, std::int64_t samples, bool inference) {
+  const auto batch = static_cast<double>(samples);
+  return inference ? inference_work(work, batch) : training_work(work, batch);
+}
+
+}  // namespace
+
 ModelledTimePacer::ModelledTimePacer(SimulatedBoard& board, const SocThroughput& soc, const ModeClocks& clocks,
-                                     const ModelWork& work, std::int64_t batch)
+                                     const ModelWork& work, std::int64_t batch, bool inference,
+                                     std::int64_t calibration)
     : board_(board),
       soc_(soc),
       clocks_(clocks),
       work_(work),
       batch_(batch),
-      full_(modelled_minibatch_time(training_work(work, static_cast<double>(batch)), soc, clocks)) {
+      inference_(inference),
+      full_(modelled_minibatch_time(work_of(work, batch, inference), soc, clocks)),
+      calibration_left_(std::max<std::int64_t>(1, calibration)) {
   board_.pin_host_utilization(full_.cpu_busy);
   board_.pin_gpu_load(full_.gpu_busy);
   // At once, not at the next background refresh: the run's power must not step inside it.
@@ -61,19 +98,27 @@ ModelledTimePacer::~ModelledTimePacer() {
   board_.pin_gpu_load(std::nullopt);
 }
 
+double ModelledTimePacer::modelled_s(std::int64_t samples) const {
+  return samples == batch_ ? full_.total_s
+                           : modelled_minibatch_time(work_of(work_, samples, inference_), soc_, clocks_).total_s;
+}
+
 ModelledTimePacer::Clock::time_point ModelledTimePacer::pace(Clock::time_point compute_start, std::int64_t samples) {
-  const double seconds =
-      samples == batch_
-          ? full_.total_s
-          : modelled_minibatch_time(training_work(work_, static_cast<double>(samples)), soc_, clocks_).total_s;
+  const double modelled = modelled_s(samples);
+  if (!calibrated_) {
+    if (--calibration_left_ > 0) return Clock::now();  // an untimed warm-up query, at the host's pace
+    calibrated_ = true;
+    const double host = std::chrono::duration<double>(Clock::now() - compute_start).count();
+    if (host > modelled) dilation_ = kDilationMargin * host / modelled;
+  }
   const auto deadline =
-      compute_start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+      compute_start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(dilation_ * modelled));
   if (Clock::now() > deadline) {
     ++host_slower_;
-  } else {
-    std::this_thread::sleep_until(deadline);
-    ++paced_;
+    return deadline;  // the board's end: the host's delay past it is not the board's
   }
+  std::this_thread::sleep_until(deadline);
+  ++paced_;
   return Clock::now();
 }
 
@@ -85,6 +130,7 @@ PacedTime ModelledTimePacer::paced_time() const {
   paced.gpu_busy = full_.gpu_busy;
   paced.paced = paced_;
   paced.host_slower = host_slower_;
+  paced.dilation = dilation_;
   return paced;
 }
 

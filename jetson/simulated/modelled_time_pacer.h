@@ -1,12 +1,20 @@
-// A simulated board's epoch time following its power mode: paces each training minibatch's
-// compute to the time the board's time model (jetson/simulated/simulated_time_model.h) gives for
-// the work of the model definition in the mode the board is in. The host computes the minibatch
-// for real (loss, gradients and accuracy are real); when it finishes before the modelled time the
-// runner waits until then, when it is slower its own time counts and the run says how often. The
-// fetch stall stays what the loader really made the loop wait. While the pacer lives, the
-// simulated rails' power model takes its CPU utilisation and GPU load from the modelled busy
-// shares, so energy follows the same mode as time. Every paced run says so (paced_time(), which
-// the run records as context.time_model and ModelledTime).
+// A simulated board's times following its power mode: paces each training minibatch's compute, or
+// each inference query, to the time the board's time model (jetson/simulated/simulated_time_model.h)
+// gives for the work of the model definition in the mode the board is in. The host computes for
+// real (loss, gradients, accuracy and outputs are real); when it finishes before the modelled time
+// the runner waits until then.
+//
+// A host slower than the modelled board dilates time: the first minibatch (training) or the last
+// warm-up query (inference) calibrates k = kDilationMargin × host time / modelled time, and from
+// then on every minibatch is paced to k × its modelled time, so the whole run is the board's in
+// slow motion; the run's figures are the measured ones divided by k (experiments/dilated_time.h).
+// A minibatch that overruns even k × the model (the host's scheduling noise, another process)
+// ends at k × its modelled time all the same: the runner leaves the host's delay out of the
+// epoch, and the run says how often it happened. The fetch stall stays what the loader really
+// made the loop wait (divided by k with the rest). While
+// the pacer lives, the simulated rails' power model takes its CPU utilisation and GPU load from the
+// modelled busy shares, so energy follows the same mode as time. Every paced run says so
+// (paced_time(), which the run records as context.time_model and ModelledTime).
 #pragma once
 
 #include <atomic>
@@ -24,38 +32,56 @@ namespace jetchar::jetson {
 
 class ModelledTimePacer : public MinibatchPacer {
  public:
+  /// k is this much above the calibrating minibatch's host/modelled ratio: room for the host's
+  /// minibatch-to-minibatch noise, so that few minibatches overrun k × the model.
+  static constexpr double kDilationMargin = 2.0;
+
   /// A pacer for training minibatches of `batch` samples of `work` on `board` in the mode `info`
   /// reads back; nullptr, with `why_not` set, when the board's family has no throughput figures or
   /// a clock of the mode is unknown (the run's times are then the host's, and the run says so).
   static std::unique_ptr<ModelledTimePacer> for_training(SimulatedBoard& board, const BoardInfo& info,
                                                          const ModelWork& work, std::int64_t batch,
                                                          std::string& why_not);
+  /// The same for the queries of an inference run whose first `warmup` queries are untimed.
+  static std::unique_ptr<ModelledTimePacer> for_inference(SimulatedBoard& board, const BoardInfo& info,
+                                                          const ModelWork& work, std::int64_t batch,
+                                                          std::int64_t warmup, std::string& why_not);
 
+  /// `calibration`: the minibatches the host runs unpaced before the last of them sets k (1: the
+  /// first minibatch sets k and is paced with it).
   ModelledTimePacer(SimulatedBoard& board, const SocThroughput& soc, const ModeClocks& clocks, const ModelWork& work,
-                    std::int64_t batch);
+                    std::int64_t batch, bool inference, std::int64_t calibration);
   ~ModelledTimePacer() override;
   ModelledTimePacer(const ModelledTimePacer&) = delete;
   ModelledTimePacer& operator=(const ModelledTimePacer&) = delete;
 
-  /// Waits until `compute_start` + the modelled compute of a minibatch of `samples`; returns when
-  /// compute ended (now).
+  /// Waits until `compute_start` + k × the modelled compute of a minibatch of `samples` and
+  /// returns then; when the host overran that time, returns it at once (earlier than now).
   Clock::time_point pace(Clock::time_point compute_start, std::int64_t samples) override;
 
   /// The modelled time of a full minibatch, seconds.
   const MinibatchTime& minibatch_time() const { return full_; }
   std::uint64_t paced() const { return paced_; }
   std::uint64_t host_slower() const { return host_slower_; }
+  /// k (1 until calibrated, and where the host keeps up).
+  double dilation() const { return dilation_; }
   const ModeClocks& clocks() const { return clocks_; }
 
   PacedTime paced_time() const override;
 
  private:
+  double modelled_s(std::int64_t samples) const;
+
   SimulatedBoard& board_;
   SocThroughput soc_;
   ModeClocks clocks_;
   ModelWork work_;
   std::int64_t batch_ = 0;
+  bool inference_ = false;
   MinibatchTime full_;
+  std::int64_t calibration_left_ = 1;
+  bool calibrated_ = false;
+  double dilation_ = 1;
   std::uint64_t paced_ = 0;
   std::uint64_t host_slower_ = 0;
 };

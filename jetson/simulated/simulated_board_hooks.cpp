@@ -27,6 +27,12 @@ std::unique_ptr<MinibatchPacer> SimulatedBoardHooks::pace_training(const BoardIn
   return ModelledTimePacer::for_training(*board_, info, work, batch, why_not);
 }
 
+std::unique_ptr<MinibatchPacer> SimulatedBoardHooks::pace_inference(const BoardInfo& info, const ModelWork& work,
+                                                                    std::int64_t batch, std::int64_t warmup,
+                                                                    std::string& why_not) {
+  return ModelledTimePacer::for_inference(*board_, info, work, batch, warmup, why_not);
+}
+
 void SimulatedBoardHooks::hold_idle(bool idle) {
   board_->pin_host_utilization(idle ? std::optional<double>(0.0) : std::nullopt);
   board_->pin_gpu_load(idle ? std::optional<double>(0.0) : std::nullopt);

@@ -1,7 +1,7 @@
 // The simulated board behind the board's hooks (jetson/discovery/board_hooks.h): its behaviour
 // model runs after every control write, its sensors are refreshed while a run measures, its
-// training minibatches are paced to its time model (modelled_time_pacer.h), its power figures are
-// modelled and its GPIO marker records edges without a chip.
+// training minibatches and inference queries are paced to its time model (modelled_time_pacer.h),
+// its power figures are modelled and its GPIO marker records edges without a chip.
 #pragma once
 
 #include <memory>
@@ -29,7 +29,8 @@ class SimulatedBoardHooks : public BoardHooks {
 
   std::unique_ptr<MinibatchPacer> pace_training(const BoardInfo& info, const ModelWork& work, std::int64_t batch,
                                                 std::string& why_not) override;
-  std::string inference_timing_note() const override { return "the simulated board's time model paces training only"; }
+  std::unique_ptr<MinibatchPacer> pace_inference(const BoardInfo& info, const ModelWork& work, std::int64_t batch,
+                                                 std::int64_t warmup, std::string& why_not) override;
   /// Pins the power model's CPU and GPU load to 0 (and refreshes the rails) while idle.
   void hold_idle(bool idle) override;
 

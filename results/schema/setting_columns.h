@@ -20,7 +20,7 @@ struct SettingColumn {
 
 // Columns the export had before this list (batch, accumulate, workers, precision, cache, task,
 // async) keep their names.
-inline constexpr std::array<SettingColumn, 37> kSettingColumns = {{
+inline constexpr std::array<SettingColumn, 39> kSettingColumns = {{
     {"workload.dataset", "dataset_options"},  // the options after '?': max_length, stride, vocab, ...
     {"workload.task", "task"},
     {"workload.batch_size", "batch"},
@@ -30,6 +30,8 @@ inline constexpr std::array<SettingColumn, 37> kSettingColumns = {{
     {"workload.sequence_length", "sequence_length"},
     {"workload.inference.warmup_batches", "warmup_batches"},
     {"workload.inference.classes", "classes"},
+    {"workload.inference.scenario", "scenario"},                  // MLPerf LoadGen's; empty = back-to-back batches
+    {"workload.inference.latency_bound_ms", "latency_bound_ms"},  // SERVER only (resolved: 100 unless set)
     {"workload.device", "compute_device"},
     {"workload.async", "async"},
     {"workload.transform", "transform"},

@@ -91,6 +91,24 @@ TEST(RunSettingsTest, UnsetTrainerFieldsLeaveTheTrainersOwnDefaults) {
   EXPECT_TRUE(training_pipeline_options(resolve_defaults(spec)).shuffle);
 }
 
+TEST(RunSettingsTest, TheServersLatencyBoundIsResolvedAndNoOtherScenarioKeepsOne) {
+  proto::ExperimentSpec spec;
+  auto* w = spec.mutable_workload();
+  w->set_device("cpu");
+  w->set_task(proto::INFER);
+  w->mutable_inference()->set_scenario(proto::SERVER);
+  EXPECT_DOUBLE_EQ(resolve_defaults(spec).workload().inference().latency_bound_ms(), 100) << "LoadGen's default";
+  EXPECT_EQ(scenario_of(w->inference()), InferenceScenario::kServer);
+  w->mutable_inference()->set_latency_bound_ms(15);
+  EXPECT_DOUBLE_EQ(resolve_defaults(spec).workload().inference().latency_bound_ms(), 15);
+  // An axis over scenarios may carry the bound in its base: only the server used it.
+  w->mutable_inference()->set_scenario(proto::OFFLINE);
+  EXPECT_FALSE(resolve_defaults(spec).workload().inference().has_latency_bound_ms());
+  EXPECT_EQ(scenario_of(w->inference()), InferenceScenario::kOffline);
+  w->mutable_inference()->clear_scenario();
+  EXPECT_EQ(scenario_of(w->inference()), InferenceScenario::kBatches);
+}
+
 TEST(RunSettingsTest, PrecisionsRoundTripBetweenTheSpecAndTheTrainer) {
   for (const auto precision : {Precision::kFp32, Precision::kTf32, Precision::kAmpFp16, Precision::kBf16}) {
     proto::WorkloadSpec workload;

@@ -252,6 +252,63 @@ TEST(SweepSimIntegration, ABusyHostDoesNotLiftTheBaselineAboveTheRun) {
   }
 }
 
+// A host slower than the modelled board dilates the run's time (jetson/simulated/modelled_time_pacer.h):
+// its figures are the modelled board's, so an epoch's compute is its minibatches' modelled compute
+// whatever this host's speed, and it follows the GPU clock as the model does. ResNet-18 at batch 16
+// is far slower here than on an AGX Orin, so every run here is dilated.
+TEST(SweepSimIntegration, AHostSlowerThanTheBoardReportsTheModelledTimes) {
+  SimBoardSweep sim;
+  const auto results = sim.run(
+      "name: \"s\"\nbase {\n  workload { model: \"resnet18-cifar\" dataset: \"synthetic:3x32x32?samples=64\" "
+      "batch_size: 16 epochs: 1 device: \"cpu\" }\n  device { cpu_freq_mhz: 1728 dvfs: OFF }\n"
+      "  measurement { baseload_s: 0.2 }\n}\n"
+      "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"1300.5\"] }\n");
+  ASSERT_EQ(results.size(), 2u);
+  std::vector<double> compute_s;
+  for (const auto& r : results) {
+    SCOPED_TRACE(r.run_id());
+    ASSERT_EQ(r.status(), proto::OK) << r.reason();
+    const auto& m = r.modelled_time();
+    EXPECT_GT(m.dilation(), 1.0) << "ResNet-18 runs slower here than on the modelled board";
+    EXPECT_NE(r.reason().find("MODELLED"), std::string::npos) << r.reason();
+    ASSERT_EQ(r.epochs_size(), 1);
+    const auto& e = r.epochs(0);
+    const double per_minibatch = e.compute_s() / static_cast<double>(e.minibatches());
+    const double overran = static_cast<double>(m.host_slower_minibatches()) / static_cast<double>(e.minibatches());
+    EXPECT_GE(per_minibatch, 0.99 * m.minibatch_compute_s());
+    // A minibatch that overran k x its modelled time counts its own (divided by k).
+    EXPECT_LE(per_minibatch, m.minibatch_compute_s() * (1.02 + 2 * overran))
+        << m.host_slower_minibatches() << " of " << e.minibatches() << " overran";
+    EXPECT_LE(e.compute_s() + e.stall_s(), e.e2e_s() * 1.0001);
+    ASSERT_TRUE(e.has_energy_j());
+    EXPECT_NEAR(e.average_power_w(), e.energy_j() / e.e2e_s(), 0.05 * e.average_power_w())
+        << "energy and time are divided alike, so the power is the modelled board's";
+    compute_s.push_back(e.compute_s());
+  }
+  EXPECT_GT(results[0].modelled_time().minibatch_compute_s(), results[1].modelled_time().minibatch_compute_s());
+  EXPECT_GT(compute_s[0], compute_s[1]) << "compute follows the GPU clock as the model does";
+}
+
+// Inference queries are paced too: the latency of a query is the modelled board's.
+TEST(SweepSimIntegration, InferenceLatenciesAreTheModelledBoards) {
+  SimBoardSweep sim;
+  const auto results = sim.run(spec_with("task: INFER inference { warmup_batches: 3 min_queries: 20 }", "",
+                                         "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"1300.5\"] }"));
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& r : results) {
+    SCOPED_TRACE(r.run_id());
+    ASSERT_EQ(r.status(), proto::OK) << r.reason();
+    EXPECT_FALSE(r.context().time_model().empty());
+    const auto& m = r.modelled_time();
+    EXPECT_EQ(m.paced_minibatches() + m.host_slower_minibatches(), 21u)
+        << "the 20 timed queries and the last warm-up query, which calibrates; the first two run unpaced";
+    EXPECT_GE(r.latency().p50_ms(), 0.99e3 * m.minibatch_compute_s());
+    // Waking from the pacer's sleep costs the scheduler's latency (tenths of a millisecond).
+    EXPECT_LE(r.latency().p50_ms(), 1.1e3 * m.minibatch_compute_s() + 0.3);
+  }
+  EXPECT_GE(results[0].modelled_time().minibatch_compute_s(), results[1].modelled_time().minibatch_compute_s());
+}
+
 // The sweep pings systemd's watchdog from the executor's heartbeat (throttled to once a second):
 // an inference run must beat as it queries, or one longer than WatchdogSec is killed as hung.
 TEST(SweepSimIntegration, InferenceRunsBeatAfterEveryQuery) {

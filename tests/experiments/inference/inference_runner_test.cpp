@@ -35,6 +35,32 @@ TEST(InferenceRunnerTest, TimesTheRequestedQueriesAfterWarmUp) {
   EXPECT_EQ(json["settings"]["batch_size"], 8);
 }
 
+// A paced query ends when the board's would: a host that overran it gives the board's latency, and
+// its delay is counted apart and left out of the timed span's duration.
+TEST(InferenceRunnerTest, APacedQueryTheHostOverranKeepsTheBoardsLatency) {
+  const auto& spec = find_model("lenet5");
+  auto model = make_model(spec);
+  InferenceConfig config;
+  config.batch_size = 4;
+  config.warmup = 1;
+  config.min_queries = 10;
+  // The board takes 1 us a query; this host takes longer (its forward pass alone).
+  config.pace_query = [](auto query_start, std::int64_t) { return query_start + std::chrono::microseconds(1); };
+  sysfs::Root root;
+  const auto result = run_inference(*model, spec, config, root);
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  ASSERT_EQ(result.latencies_ns.size(), 10u);
+  // 1 us and the loop's own bookkeeping before the query begins, far below a forward pass.
+  for (const auto ns : result.latencies_ns) {
+    EXPECT_GE(ns, 1000);
+    EXPECT_LT(ns, 50'000);
+  }
+  EXPECT_GT(result.host_delay_ns, 0);
+  EXPECT_LT(result.timed_ns, result.timed_end_ns - result.timed_begin_ns)
+      << "the host's delay is in the clock readings, not in the duration";
+  EXPECT_GE(result.timed_ns, 10 * 1000);
+}
+
 TEST(InferenceRunnerTest, MinimumDurationKeepsQuerying) {
   const auto& spec = find_model("lenet5");
   auto model = make_model(spec);
@@ -153,6 +179,79 @@ TEST(InferenceRunnerTest, OutOfMemoryBatchIsRecorded) {
   auto result = run_inference(*model, spec, config, root);
   EXPECT_EQ(result.status, RunStatus::kOom) << result.error;
   EXPECT_FALSE(result.latency);
+}
+
+TEST(InferenceRunnerTest, SingleStreamQueriesOneSampleAndAnswersWithItsP90) {
+  const auto& spec = find_model("lenet5");
+  auto model = make_model(spec);
+  InferenceConfig config;
+  config.scenario = InferenceScenario::kSingleStream;
+  config.batch_size = 2;
+  config.warmup = 1;
+  config.min_queries = 10;
+  sysfs::Root root;
+  try {
+    run_inference(*model, spec, config, root);
+    FAIL() << "batch 2 ran single-stream";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "batch size 2 is not valid for the single-stream scenario (queries of one sample); valid: 1");
+  }
+  config.batch_size = 1;
+  const auto result = run_inference(*model, spec, config, root);
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  ASSERT_TRUE(result.latency);
+  const auto json = to_json(result);
+  EXPECT_EQ(json["scenario"], "single-stream");
+  EXPECT_EQ(json["headline"]["figure"], "p90_ms");
+  EXPECT_DOUBLE_EQ(json["headline"]["value"].get<double>(), static_cast<double>(result.latency->p90_ns) / 1e6);
+  EXPECT_TRUE(json["server"].is_null());
+}
+
+// The server scenario's batches go through the runner's query (paced as every query is), up to the
+// batch size, and the result's latencies are the highest passing trial's.
+TEST(InferenceRunnerTest, TheServerScenarioSearchesARateThroughTheRunnersQueries) {
+  const auto& spec = find_model("lenet5");
+  auto model = make_model(spec);
+  InferenceConfig config;
+  config.scenario = InferenceScenario::kServer;
+  config.batch_size = 2;
+  config.warmup = 2;
+  config.min_queries = 50;
+  config.latency_bound_ms = 50;
+  config.time_dilation = [] { return 2.0; };  // as a dilated board's pacer would say
+  std::int64_t paced = 0, largest = 0, smallest = 1 << 30;
+  config.pace_query = [&](auto, std::int64_t samples) {
+    ++paced;
+    largest = std::max(largest, samples);
+    smallest = std::min(smallest, samples);
+    return std::chrono::steady_clock::now();
+  };
+  sysfs::Root root;
+  const auto result = run_inference(*model, spec, config, root);
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  ASSERT_TRUE(result.server);
+  const auto& search = *result.server;
+  EXPECT_EQ(search.settings.latency_bound_ns, 100'000'000) << "the bound stretches with the dilation";
+  EXPECT_EQ(search.settings.max_batch, 2);
+  EXPECT_EQ(search.settings.min_queries, 50);
+  EXPECT_GT(search.capacity_qps, 0);
+  ASSERT_TRUE(search.best) << to_json(search).dump(1);
+  ASSERT_TRUE(result.latency);
+  EXPECT_EQ(result.latency->count, search.trials[*search.best].queries);
+  EXPECT_EQ(result.latency->p99_ns, *search.max_qps_p99_ns());
+  EXPECT_GT(result.samples_per_s, 0);
+  EXPECT_LT(result.timed_begin_ns, result.timed_end_ns);
+  std::int64_t batches = 0;
+  for (const auto& t : search.trials) batches += t.batches;
+  EXPECT_EQ(paced, 2 + 5 + batches) << "warm-up, the capacity's queries and every batch of every trial";
+  EXPECT_EQ(largest, 2);
+  EXPECT_EQ(smallest, 1);
+  const auto json = to_json(result);
+  EXPECT_EQ(json["scenario"], "server");
+  EXPECT_EQ(json["headline"]["figure"], "max_qps");
+  EXPECT_EQ(json["headline"]["value"], *search.max_qps());
+  EXPECT_EQ(json["server"]["trials"].size(), search.trials.size());
 }
 
 }  // namespace

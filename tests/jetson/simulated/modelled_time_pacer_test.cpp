@@ -1,6 +1,8 @@
 // The simulated board's pacer: a minibatch's compute ends no earlier than its modelled time, a
-// host slower than the model is counted and said, the modelled time follows the mode read back
-// from the board, and the rails' activity follows the modelled busy shares while it lives.
+// host slower than the model dilates time by a factor calibrated once, a minibatch that overruns
+// even that is counted, the modelled time follows the mode read back from the board, inference
+// queries are paced after an unpaced warm-up, and the rails' activity follows the modelled busy
+// shares while it lives.
 #include "jetson/simulated/modelled_time_pacer.h"
 
 #include <gtest/gtest.h>
@@ -40,6 +42,70 @@ TEST(ModelledTimePacerTest, ComputeEndsAtTheModelledTimeAndASlowerHostIsCounted)
   EXPECT_DOUBLE_EQ(paced.minibatch_compute_s, modelled_s);
   EXPECT_EQ(paced.paced, 1u);
   EXPECT_EQ(paced.host_slower, 1u);
+}
+
+TEST(ModelledTimePacerTest, AHostSlowerThanTheModelDilatesTimeByAFactorCalibratedOnTheFirstMinibatch) {
+  SimulatedBoard board("agx-orin-r36");
+  std::string why_not;
+  auto pacer = ModelledTimePacer::for_training(board, info_of(board), kLenet, 16, why_not);
+  ASSERT_NE(pacer, nullptr) << why_not;
+  const double modelled_s = pacer->minibatch_time().total_s;
+  const auto seconds = [](double s) {
+    return std::chrono::duration_cast<ModelledTimePacer::Clock::duration>(std::chrono::duration<double>(s));
+  };
+  // The first minibatch took the host 4x the modelled time: k = 1.25 x (at least) 4, and this
+  // minibatch too ends at k x its modelled time.
+  auto start = ModelledTimePacer::Clock::now() - seconds(4 * modelled_s);
+  auto end = pacer->pace(start, 16);
+  const double k = pacer->dilation();
+  EXPECT_GE(k, ModelledTimePacer::kDilationMargin * 4);
+  EXPECT_LT(k, ModelledTimePacer::kDilationMargin * 4 * 2) << "calibrated on far more than the host's time";
+  EXPECT_GE(std::chrono::duration<double>(end - start).count(), k * modelled_s);
+  // Calibrated once: a later fast minibatch waits for k x the model too, and the factor stays.
+  start = ModelledTimePacer::Clock::now();
+  end = pacer->pace(start, 16);
+  EXPECT_GE(std::chrono::duration<double>(end - start).count(), k * modelled_s);
+  EXPECT_DOUBLE_EQ(pacer->dilation(), k);
+  EXPECT_EQ(pacer->paced(), 2u);
+  // One that overruns even k x the model is counted as the host's.
+  pacer->pace(ModelledTimePacer::Clock::now() - seconds(2 * k * modelled_s), 16);
+  EXPECT_EQ(pacer->host_slower(), 1u);
+  EXPECT_DOUBLE_EQ(pacer->paced_time().dilation, k);
+}
+
+TEST(ModelledTimePacerTest, AHostThatKeepsUpIsNotDilated) {
+  SimulatedBoard board("agx-orin-r36");
+  std::string why_not;
+  auto pacer = ModelledTimePacer::for_training(board, info_of(board), kLenet, 16, why_not);
+  ASSERT_NE(pacer, nullptr) << why_not;
+  pacer->pace(ModelledTimePacer::Clock::now(), 16);
+  EXPECT_DOUBLE_EQ(pacer->dilation(), 1.0);
+  EXPECT_DOUBLE_EQ(pacer->paced_time().dilation, 1.0);
+}
+
+TEST(ModelledTimePacerTest, InferenceQueriesArePacedToTheInferenceWorkAfterAnUnpacedWarmUp) {
+  SimulatedBoard board("agx-orin-r36");
+  std::string why_not;
+  auto training = ModelledTimePacer::for_training(board, info_of(board), kLenet, 16, why_not);
+  ASSERT_NE(training, nullptr) << why_not;
+  const double training_s = training->minibatch_time().total_s;
+  training.reset();
+  auto pacer = ModelledTimePacer::for_inference(board, info_of(board), kLenet, 16, 3, why_not);
+  ASSERT_NE(pacer, nullptr) << why_not;
+  const double query_s = pacer->minibatch_time().total_s;
+  EXPECT_GT(query_s, 0);
+  EXPECT_LT(query_s, training_s) << "a forward pass is less work than forward, backward and the optimizer";
+  // The first two warm-up queries run at the host's pace: no wait, not counted.
+  const auto long_ago = ModelledTimePacer::Clock::now() - std::chrono::seconds(10);
+  pacer->pace(long_ago, 16);
+  pacer->pace(long_ago, 16);
+  EXPECT_EQ(pacer->paced() + pacer->host_slower(), 0u);
+  EXPECT_DOUBLE_EQ(pacer->dilation(), 1.0);
+  // The last one calibrates.
+  const auto start = ModelledTimePacer::Clock::now();
+  const auto end = pacer->pace(start, 16);
+  EXPECT_GE(std::chrono::duration<double>(end - start).count(), query_s);
+  EXPECT_EQ(pacer->paced(), 1u);
 }
 
 TEST(ModelledTimePacerTest, TheModelledTimeFollowsTheModeReadBack) {
