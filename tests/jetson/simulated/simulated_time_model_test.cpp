@@ -6,16 +6,24 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace jetchar::jetson {
 namespace {
 
 // The model definitions' figures as `jetchar models` and the counted layers give them (forward
-// MACs per sample, conv/linear output elements per sample, parameters, parameter tensors, layers).
+// MACs per sample, conv/linear output elements per sample, parameters, parameter tensors, layers),
+// rounded; tests/experiments/models/study_trends_test.cpp counts them from the definitions.
 const ModelWork kLenet{416.5e3, 6.5e3, 61'706, 10, 5};
 const ModelWork kResnet18Cifar{555.4e6, 614e3, 11.17e6, 62, 21};
-const ModelWork kMobilenetV3Large{216.6e6, 4.0e6, 5.48e6, 170, 62};
+const ModelWork kMobilenetV3Large{216.6e6, 4.41e6, 5.48e6, 174, 64};
+
+// The seed study's AGX Xavier modes (8 cores each; CPU, GPU, EMC GHz).
+const ModeClocks kModeD{8, 1.2, 0.9, 1.6};
+const ModeClocks kModeE{8, 2.1, 0.9, 1.6};
+const ModeClocks kModeH{8, 2.265, 1.377, 1.066};
+const ModeClocks kModeG{8, 2.265, 1.377, 2.133};
 
 SocThroughput soc(const std::string& family) {
   const auto found = soc_throughput(family);
@@ -56,7 +64,12 @@ TEST(SimulatedTimeModelTest, TimeFallsWithEveryClockAndNeverRisesWithCores) {
 }
 
 TEST(SimulatedTimeModelTest, CpuClockCutsLaunchBoundLenetAsTheStudyReports) {
-  // The study: CPU 1.2 -> 2.1 GHz cut LeNet's compute by about 37 % (AGX Xavier, other clocks at max).
+  // The study: CPU 1.2 -> 2.1 GHz (mode d -> e: GPU 0.9, EMC 1.6 GHz) cut LeNet's compute by
+  // about 37 %; a band of +-8 points around it.
+  const double d = minibatch_s(kLenet, "AGX Xavier", kModeD);
+  const double e = minibatch_s(kLenet, "AGX Xavier", kModeE);
+  EXPECT_NEAR(1 - e / d, 0.37, 0.08) << "LeNet-5 d -> e: " << 1 - e / d << ", the study 0.37";
+  // The same CPU step with the GPU and EMC at their top clocks: launch-bound, so about as much.
   const double slow = minibatch_s(kLenet, "AGX Xavier", {8, 1.2, 1.377, 2.133});
   const double fast = minibatch_s(kLenet, "AGX Xavier", {8, 2.1, 1.377, 2.133});
   const double cut = 1 - fast / slow;
@@ -68,19 +81,43 @@ TEST(SimulatedTimeModelTest, CpuClockCutsLaunchBoundLenetAsTheStudyReports) {
   EXPECT_LT(resnet_cut, 0.05) << resnet_cut;
 }
 
-TEST(SimulatedTimeModelTest, DoublingEmcCutsGpuHeavyModelsAsTheStudyReports) {
-  // The study: doubling the EMC clock cut compute by 26-33 %; a band of +-7 points around it.
-  for (const auto* model : {&kResnet18Cifar, &kMobilenetV3Large}) {
+TEST(SimulatedTimeModelTest, DoublingEmcCutsEveryModelAsTheStudyReports) {
+  // The study: doubling the EMC clock (mode h -> g, EMC 1066 -> 2133 MHz at MAXN's CPU and GPU
+  // clocks) cut compute by 26 % (ResNet-18), 28 % (MobileNetV3) and 33 % (LeNet-5); bands of
+  // +-8 points around each. LeNet too: its small kernels wait on DRAM latency.
+  const std::vector<std::pair<const ModelWork*, double>> study = {
+      {&kResnet18Cifar, 0.26}, {&kMobilenetV3Large, 0.28}, {&kLenet, 0.33}};
+  for (const auto& [model, study_cut] : study) {
+    for (const double batch : {4.0, 16.0}) {
+      const double h = minibatch_s(*model, "AGX Xavier", kModeH, batch);
+      const double g = minibatch_s(*model, "AGX Xavier", kModeG, batch);
+      EXPECT_NEAR(1 - g / h, study_cut, 0.08)
+          << "h -> g at batch " << batch << ": " << 1 - g / h << ", the study " << study_cut;
+    }
+  }
+  // The same step at a slightly lower CPU clock (2.1 GHz) lands in the study's 26-33 % range too.
+  for (const auto* model : {&kResnet18Cifar, &kMobilenetV3Large, &kLenet}) {
     const double half = minibatch_s(*model, "AGX Xavier", {8, 2.1, 1.377, 1.0665});
     const double full = minibatch_s(*model, "AGX Xavier", {8, 2.1, 1.377, 2.133});
     const double cut = 1 - full / half;
     EXPECT_GT(cut, 0.19) << cut;
     EXPECT_LT(cut, 0.40) << cut;
   }
-  // Launch-bound LeNet hardly depends on the memory clock.
-  const double lenet_cut = 1 - minibatch_s(kLenet, "AGX Xavier", {8, 2.1, 1.377, 2.133}) /
-                                   minibatch_s(kLenet, "AGX Xavier", {8, 2.1, 1.377, 1.0665});
-  EXPECT_LT(lenet_cut, 0.10) << lenet_cut;
+}
+
+// Why LeNet follows both of the study's steps: its dispatch (CPU) and its GPU side trade places.
+TEST(SimulatedTimeModelTest, LenetsDispatchAndGpuSidesTradePlacesAcrossTheStudysModes) {
+  const auto xavier = soc("AGX Xavier");
+  const auto work = training_work(kLenet, 4);
+  const auto at = [&](const ModeClocks& clocks) { return modelled_minibatch_time(work, xavier, clocks); };
+  const auto d = at(kModeD), e = at(kModeE), h = at(kModeH), g = at(kModeG);
+  const auto cpu = [](const MinibatchTime& t) { return t.dispatch_s + t.host_s; };
+  EXPECT_GT(cpu(d), 1.5 * d.gpu_s) << "mode d: the slow CPU's dispatch dominates";
+  EXPECT_NEAR(e.gpu_s / cpu(e), 1.0, 0.2) << "mode e: the GPU side about as long as dispatch";
+  EXPECT_GT(h.gpu_s, 1.2 * cpu(h)) << "mode h: the slow EMC's latency-bound kernels dominate";
+  EXPECT_GT(cpu(g), 1.2 * g.gpu_s) << "mode g: dispatch dominates again";
+  // The GPU side follows the EMC: its kernels' minimum duration is mostly DRAM latency.
+  EXPECT_GT(h.gpu_s / g.gpu_s, 1.7);
 }
 
 TEST(SimulatedTimeModelTest, BiggerBoardsAreFasterAtTheirTopClocks) {
@@ -120,8 +157,16 @@ TEST(SimulatedTimeModelTest, BusyShares) {
   const auto lenet = modelled_minibatch_time(training_work(kLenet, 16), orin, {8, 1.2, 1.3, 3.2});
   EXPECT_GT(lenet.cpu_busy, 0.8);  // launch-bound: the CPU is busy nearly all the time
   EXPECT_LT(lenet.gpu_busy, 0.2);
+  // At a slow EMC its small kernels' DRAM latency sets the minibatch's time, but the GPU's busy
+  // share counts only its computing.
+  const auto waiting = modelled_minibatch_time(training_work(kLenet, 16), orin, {8, 2.2, 1.3, 0.665});
+  EXPECT_GT(waiting.gpu_s, waiting.dispatch_s + waiting.host_s);
+  EXPECT_LT(waiting.gpu_busy, 0.2);
   const auto resnet = modelled_minibatch_time(training_work(kResnet18Cifar, 16), orin, {8, 2.2, 0.3, 3.2});
   EXPECT_GT(resnet.gpu_busy, 0.8);  // a slow GPU clock: the GPU is the bottleneck
+  // ... while the CPU, done dispatching, spin-waits for it: busy all but the synchronize.
+  EXPECT_GT(resnet.cpu_busy, 0.95);
+  EXPECT_LT(resnet.dispatch_s + resnet.host_s, 0.2 * resnet.total_s);
 }
 
 TEST(SimulatedTimeModelTest, BadClocksAreRefusedByName) {
