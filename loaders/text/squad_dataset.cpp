@@ -1,5 +1,6 @@
 #include "loaders/text/squad_dataset.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -90,6 +91,12 @@ SquadDataset::SquadDataset(const std::filesystem::path& file, const WordPieceTok
   }
   SquadData data = read_squad(file);
   const std::string source = file.string();
+  // "v2.0" in the official files; a file without the field is v2.0 when it marks a question impossible.
+  std::string_view version = data.version;
+  if (version.starts_with('v') || version.starts_with('V')) version.remove_prefix(1);
+  version_2_ =
+      version.starts_with("2") || std::any_of(data.questions.begin(), data.questions.end(),
+                                              [](const SquadQuestion& question) { return question.is_impossible; });
 
   std::vector<std::vector<WordPiece>> contexts;
   contexts.reserve(data.paragraphs.size());

@@ -65,8 +65,13 @@ class SquadDataset : public Dataset {
   std::size_t truncated_questions() const { return truncated_questions_; }
   /// Id of the question a sample belongs to.
   const std::string& question_id(std::int64_t index) const { return question_ids_.at(feature(index).question); }
+  /// Whether the file is SQuAD v2.0: its "version" is 2.x ("v2.0", as dev-v2.0.json has it) or a
+  /// question is marked is_impossible. Its unanswerable questions have no gold answers, their
+  /// windows target [CLS] (position 0: the null answer) and evaluation may predict no answer.
+  bool version_2() const { return version_2_; }
   /// The reference answers of question `question` (index into the file's questions, as
-  /// QaFeature::question): what evaluation compares a predicted span with.
+  /// QaFeature::question): what evaluation compares a predicted span with; none for a v2.0
+  /// question marked is_impossible.
   const std::vector<std::string>& gold_answers(std::size_t question) const { return gold_answers_.at(question); }
   /// Sample positions [first, last] of the context pieces of sample `index` (after [CLS] question
   /// [SEP]): the only positions an answer span may start or end at.
@@ -81,6 +86,7 @@ class SquadDataset : public Dataset {
   DatasetInfo info_;
   WindowOptions windows_;
   std::int64_t cls_id_, sep_id_, pad_id_;
+  bool version_2_ = false;
   std::size_t answers_without_pieces_ = 0;
   std::size_t truncated_questions_ = 0;
   // Paragraph and question pieces back to back; paragraph p is [paragraph_starts_[p], ...[p + 1]).

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include <unicode/uchar.h>
 #include <unicode/ustring.h>
@@ -88,6 +90,25 @@ std::vector<std::string> tokens(std::string_view text) {
   return out;
 }
 
+// Token-bag F1 of normalized token lists; nullopt when either list is empty (the versions differ there).
+std::optional<double> token_f1(const std::vector<std::string>& predicted, const std::vector<std::string>& expected) {
+  if (predicted.empty() || expected.empty()) return std::nullopt;
+  std::map<std::string, std::int64_t> counts;
+  for (const auto& token : expected) ++counts[token];
+  std::int64_t common = 0;
+  for (const auto& token : predicted) {
+    auto it = counts.find(token);
+    if (it != counts.end() && it->second > 0) {
+      --it->second;
+      ++common;
+    }
+  }
+  if (common == 0) return 0.0;
+  const double precision = static_cast<double>(common) / static_cast<double>(predicted.size());
+  const double recall = static_cast<double>(common) / static_cast<double>(expected.size());
+  return 2 * precision * recall / (precision + recall);
+}
+
 }  // namespace
 
 std::string normalize_squad_answer(std::string_view text) {
@@ -117,49 +138,59 @@ double squad_exact_match(std::string_view prediction, std::string_view gold) {
 }
 
 double squad_f1(std::string_view prediction, std::string_view gold) {
+  return token_f1(tokens(normalize_squad_answer(prediction)), tokens(normalize_squad_answer(gold))).value_or(0.0);
+}
+
+double squad_v2_f1(std::string_view prediction, std::string_view gold) {
   const auto predicted = tokens(normalize_squad_answer(prediction));
   const auto expected = tokens(normalize_squad_answer(gold));
-  std::map<std::string, std::int64_t> counts;
-  for (const auto& token : expected) ++counts[token];
-  std::int64_t common = 0;
-  for (const auto& token : predicted) {
-    auto it = counts.find(token);
-    if (it != counts.end() && it->second > 0) {
-      --it->second;
-      ++common;
-    }
-  }
-  if (common == 0) return 0.0;
-  const double precision = static_cast<double>(common) / static_cast<double>(predicted.size());
-  const double recall = static_cast<double>(common) / static_cast<double>(expected.size());
-  return 2 * precision * recall / (precision + recall);
+  if (predicted.empty() || expected.empty()) return predicted == expected ? 1.0 : 0.0;
+  return *token_f1(predicted, expected);
 }
 
 void SquadEvaluator::add(const std::optional<std::string>& prediction, const std::vector<std::string>& gold_answers) {
-  if (gold_answers.empty()) {
-    throw std::invalid_argument("SQuAD v1.1 question " + std::to_string(questions_) +
+  const bool v2 = version_ == SquadVersion::kV2_0;
+  if (gold_answers.empty() && !v2) {
+    throw std::invalid_argument("SQuAD v1.1 question " + std::to_string(has_answer_.questions) +
                                 " has no gold answer; exact match and F1 need at least one");
   }
-  ++questions_;
+  // evaluate-v2.0.py: HasAns by the raw answers; the gold answers scored are those that do not
+  // normalize to nothing, else "" alone.
+  Sums& sums = gold_answers.empty() ? no_answer_ : has_answer_;
+  ++sums.questions;
   if (!prediction) return;
   ++answered_;
+  std::vector<std::string> scored;
+  for (const auto& gold : gold_answers) {
+    if (!v2 || !normalize_squad_answer(gold).empty()) scored.push_back(gold);
+  }
+  if (scored.empty()) scored.emplace_back();
   double best_exact = 0;
   double best_f1 = 0;
-  for (const auto& gold : gold_answers) {
+  for (const auto& gold : scored) {
     best_exact = std::max(best_exact, squad_exact_match(*prediction, gold));
-    best_f1 = std::max(best_f1, squad_f1(*prediction, gold));
+    best_f1 = std::max(best_f1, v2 ? squad_v2_f1(*prediction, gold) : squad_f1(*prediction, gold));
   }
-  exact_match_sum_ += best_exact;
-  f1_sum_ += best_f1;
+  sums.exact_match += best_exact;
+  sums.f1 += best_f1;
 }
 
 SquadScores SquadEvaluator::scores() const {
+  auto percent = [](double sum, std::int64_t questions) {
+    return questions > 0 ? 100.0 * sum / static_cast<double>(questions) : 0.0;
+  };
   SquadScores scores;
-  scores.questions = questions_;
+  scores.questions = has_answer_.questions + no_answer_.questions;
   scores.answered = answered_;
-  if (questions_ > 0) {
-    scores.exact_match = 100.0 * exact_match_sum_ / static_cast<double>(questions_);
-    scores.f1 = 100.0 * f1_sum_ / static_cast<double>(questions_);
+  scores.exact_match = percent(has_answer_.exact_match + no_answer_.exact_match, scores.questions);
+  scores.f1 = percent(has_answer_.f1 + no_answer_.f1, scores.questions);
+  if (version_ == SquadVersion::kV2_0) {
+    for (const auto& [subset, sums] :
+         {std::pair{&scores.has_answer, &has_answer_}, std::pair{&scores.no_answer, &no_answer_}}) {
+      if (sums->questions == 0) continue;
+      *subset = SquadSubsetScores{sums->questions, percent(sums->exact_match, sums->questions),
+                                  percent(sums->f1, sums->questions)};
+    }
   }
   return scores;
 }

@@ -1,6 +1,7 @@
 #include "loaders/text/squad_predictions.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 
@@ -64,10 +65,17 @@ std::vector<SpanCandidate> best_window_spans(std::span<const float> start_logits
 }
 
 SquadPredictions::SquadPredictions(const SquadDataset& dataset, SquadSpanOptions options)
-    : dataset_(&dataset), options_(options), best_(dataset.questions()) {
+    : dataset_(&dataset),
+      options_(options),
+      best_(dataset.questions()),
+      null_score_(dataset.version_2() ? dataset.questions() : 0) {
   if (options.n_best_size == 0 || options.max_answer_length == 0) {
     throw std::invalid_argument(fmt::format("n_best_size {} and max_answer_length {} must both be at least 1",
                                             options.n_best_size, options.max_answer_length));
+  }
+  if (!std::isfinite(options.null_score_diff_threshold)) {
+    throw std::invalid_argument(
+        fmt::format("null_score_diff_threshold {} must be a finite number", options.null_score_diff_threshold));
   }
 }
 
@@ -84,10 +92,17 @@ void SquadPredictions::add(std::int64_t sample, std::span<const float> start_log
                                             end_logits.size()));
   }
   ++windows_;
+  const std::size_t question = dataset_->feature(sample).question;
+  if (dataset_->version_2()) {
+    // The null answer: [CLS] at position 0 for both ends; the question keeps its smallest score.
+    const double null_score = static_cast<double>(start_logits[0]) + static_cast<double>(end_logits[0]);
+    auto& kept = null_score_.at(question);
+    if (!kept || null_score < *kept) kept = null_score;
+  }
   const auto [first, last] = dataset_->context_positions(sample);
   const auto spans = best_window_spans(start_logits, end_logits, first, last, options_);
   if (spans.empty()) return;
-  auto& best = best_.at(dataset_->feature(sample).question);
+  auto& best = best_.at(question);
   const bool earlier = best && sample < best->sample;
   if (!best || spans.front().score > best->span.score || (spans.front().score == best->span.score && earlier)) {
     best = Best{sample, spans.front()};
@@ -96,17 +111,18 @@ void SquadPredictions::add(std::int64_t sample, std::span<const float> start_log
 
 std::optional<std::string> SquadPredictions::prediction(std::size_t question) const {
   const auto& best = best_.at(question);
+  if (dataset_->version_2()) {
+    const auto& null_score = null_score_.at(question);
+    if (!null_score) return std::nullopt;  // no window added
+    if (!best || *null_score - best->span.score > options_.null_score_diff_threshold) return std::string();
+  }
   if (!best) return std::nullopt;
   return dataset_->span_text(best->sample, best->span.start, best->span.end);
 }
 
 SquadScores SquadPredictions::scores() const {
-  SquadEvaluator evaluator;
-  for (std::size_t q = 0; q < best_.size(); ++q) {
-    // SQuAD v2's unanswerable questions have no reference answer and no v1.1 score.
-    if (dataset_->gold_answers(q).empty()) continue;
-    evaluator.add(prediction(q), dataset_->gold_answers(q));
-  }
+  SquadEvaluator evaluator(dataset_->version_2() ? SquadVersion::kV2_0 : SquadVersion::kV1_1);
+  for (std::size_t q = 0; q < best_.size(); ++q) evaluator.add(prediction(q), dataset_->gold_answers(q));
   return evaluator.scores();
 }
 

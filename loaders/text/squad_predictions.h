@@ -8,6 +8,14 @@
 // official EM/F1 (squad_evaluation.h). A question with no valid span in any window has no
 // prediction and scores 0 (run_qa.py predicts the text "empty" there, which matches no answer).
 //
+// SQuAD v2.0 (SquadDataset::version_2(), run_qa.py's --version_2_with_negative): the null answer
+// is the [CLS] position (start = end = 0); a question's null score is the smallest start logit +
+// end logit at position 0 over its windows, and it predicts no answer ("") when the null score
+// minus its best span's score exceeds null_score_diff_threshold (strictly, as utils_qa.py and
+// BERT's run_squad.py compare), else its best span. Without any valid span it predicts "" (as the
+// TensorFlow Model Garden's squad_lib does; run_qa.py compares the null score with the 0 of its
+// "empty" placeholder). It is scored as evaluate-v2.0.py scores (squad_evaluation.h).
+//
 // Ties: among equal logits the earlier position ranks first, among equal scores the earlier
 // window and then the earlier start.
 #pragma once
@@ -29,6 +37,9 @@ struct SquadSpanOptions {
   std::size_t n_best_size = 20;
   /// Longest answer in pieces (run_qa.py's and BERT's max_answer_length: 30).
   std::size_t max_answer_length = 30;
+  /// SQuAD v2.0 only: predict no answer when the null score exceeds the best span's score by more
+  /// than this (run_qa.py's --null_score_diff_threshold, BERT's null_score_diff_threshold: 0).
+  double null_score_diff_threshold = 0;
 };
 
 /// A span of sample positions [start, end] and its score.
@@ -59,11 +70,11 @@ class SquadPredictions {
 
   /// Windows added so far.
   std::int64_t windows() const { return windows_; }
-  /// The predicted answer of question `question` (as QaFeature::question), nullopt when none.
+  /// The predicted answer of question `question` (as QaFeature::question), nullopt when none
+  /// (no window of it was added, or, in v1.1, none had a valid span); "" is v2.0's no answer.
   std::optional<std::string> prediction(std::size_t question) const;
-  /// EM and F1 over every question of the data set that has reference answers (a question none
-  /// of whose windows was added, or without a valid span, scores 0; SQuAD v2's unanswerable
-  /// questions are left out: these are v1.1's metrics).
+  /// EM and F1 over every question of the data set (a question without a prediction scores 0):
+  /// v1.1's metrics, or v2.0's with its HasAns and NoAns figures for a v2.0 data set.
   SquadScores scores() const;
 
  private:
@@ -75,6 +86,8 @@ class SquadPredictions {
   SquadSpanOptions options_;
   std::int64_t windows_ = 0;
   std::vector<std::optional<Best>> best_;  ///< by question
+  /// v2.0: the smallest null score over each question's windows so far (nullopt: none added).
+  std::vector<std::optional<double>> null_score_;
 };
 
 }  // namespace jetchar::loaders::text

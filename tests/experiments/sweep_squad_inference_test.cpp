@@ -61,6 +61,11 @@ TEST_F(SweepSquadInferenceTest, TheDevWindowsAreQueriedAndJoulesPerQueryStoredAn
   EXPECT_GT(latency.energy_per_query_j(), 0);
   EXPECT_DOUBLE_EQ(latency.energy_per_sample_j(), latency.energy_per_query_j() / 4);
   EXPECT_FALSE(result.context().energy_source().empty());
+  // A CPU run has no CUDA stack to record.
+  EXPECT_FALSE(result.context().has_cuda_runtime_version());
+  EXPECT_FALSE(result.context().has_cudnn_version());
+  EXPECT_FALSE(result.context().has_gpu_name());
+  EXPECT_FALSE(result.context().has_gpu_compute_capability());
 
   results::ResultsStore store(dir_.path() / "results.db");
   store.save(result);
@@ -70,8 +75,10 @@ TEST_F(SweepSquadInferenceTest, TheDevWindowsAreQueriedAndJoulesPerQueryStoredAn
   std::ostringstream jsonl;
   results::export_results({*loaded}, results::ExportFormat::kJsonl, jsonl);
   const auto row = json::parse(jsonl.str());
-  EXPECT_DOUBLE_EQ(row["energy_per_query_j"].get<double>(), latency.energy_per_query_j());
-  EXPECT_DOUBLE_EQ(row["latency_p99_ms"].get<double>(), latency.p99_ms());
+  // The export's 10 significant digits (results/export.cpp).
+  EXPECT_NEAR(row["energy_per_query_j"].get<double>(), latency.energy_per_query_j(),
+              1e-9 * latency.energy_per_query_j());
+  EXPECT_NEAR(row["latency_p99_ms"].get<double>(), latency.p99_ms(), 1e-9 * latency.p99_ms());
 }
 
 TEST_F(SweepSquadInferenceTest, WindowsThatDoNotFitTheSequenceLengthAreNamedByValidation) {

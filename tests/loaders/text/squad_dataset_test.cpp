@@ -93,6 +93,30 @@ TEST_F(SquadDatasetTest, AnswerPositionsPointAtTheAnswerPieces) {
   EXPECT_THAT(b.target, ElementsAre(3, 5));
 }
 
+TEST_F(SquadDatasetTest, AV2FileIsKnownByItsVersionOrAnImpossibleQuestion) {
+  const WindowOptions windows{.max_length = 24, .stride = 2, .max_first_length = 8, .pad = true};
+  EXPECT_FALSE(SquadDataset(file_, tokenizer_, windows).version_2());
+  // dev-v2.0.json says "v2.0"; its unanswerable question has no gold answer and targets [CLS].
+  json v2 = json::parse(squad_json());
+  v2["version"] = "v2.0";
+  auto& naive = v2["data"][0]["paragraphs"][0]["qas"][1];
+  naive["answers"] = json::array();
+  naive["is_impossible"] = true;
+  const SquadDataset dataset(dir_.write("dev-v2.0.json", v2.dump()), tokenizer_, windows);
+  EXPECT_TRUE(dataset.version_2());
+  EXPECT_TRUE(dataset.gold_answers(1).empty());
+  EXPECT_THAT(dataset.gold_answers(0), ElementsAre("東京"));
+  Buffers b(24);
+  ASSERT_TRUE(dataset.get(1, rng_, b.out()).ok);
+  EXPECT_THAT(b.target, ElementsAre(0, 0));
+  // Without the field, an impossible question makes it v2.0; "v2.0" alone does too.
+  v2.erase("version");
+  EXPECT_TRUE(SquadDataset(dir_.write("no-version.json", v2.dump()), tokenizer_, windows).version_2());
+  json answerable = json::parse(squad_json());
+  answerable["version"] = "v2.0";
+  EXPECT_TRUE(SquadDataset(dir_.write("answerable-v2.0.json", answerable.dump()), tokenizer_, windows).version_2());
+}
+
 TEST_F(SquadDatasetTest, LongContextsBecomeOverlappingWindows) {
   // A window holds 12 - 3 - (question pieces) context pieces; consecutive windows share 1.
   const SquadDataset dataset(file_, tokenizer_,

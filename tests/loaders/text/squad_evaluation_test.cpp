@@ -49,5 +49,54 @@ TEST(SquadEvaluationTest, BestOverGoldAnswersAndMissingPredictionsScoreZero) {
   EXPECT_THROW(evaluator.add(std::string("x"), {}), std::invalid_argument);
 }
 
+TEST(SquadEvaluationTest, V2F1ScoresNoAnswerAgainstNoAnswer) {
+  // evaluate-v2.0.py's compute_f1: when either side normalizes to nothing, 1 if both do, else 0.
+  EXPECT_EQ(squad_v2_f1("", ""), 1.0);
+  EXPECT_EQ(squad_v2_f1("the", ""), 1.0);
+  EXPECT_EQ(squad_v2_f1("the", "a"), 1.0);  // v1.1's squad_f1 scores this 0
+  EXPECT_EQ(squad_v2_f1("", "Denver"), 0.0);
+  EXPECT_EQ(squad_v2_f1("Denver", ""), 0.0);
+  EXPECT_DOUBLE_EQ(squad_v2_f1("Denver Broncos won", "Denver Broncos"), 0.8);
+}
+
+TEST(SquadEvaluationTest, V2ScoresNoAnswerQuestionsAndSplitsHasAnsFromNoAns) {
+  SquadEvaluator evaluator(SquadVersion::kV2_0);
+  evaluator.add(std::string(""), {});                                               // NoAns: 1, 1
+  evaluator.add(std::string("Denver"), {});                                         // NoAns: 0, 0
+  evaluator.add(std::string("The"), {});                                            // NoAns: "" after normalizing: 1, 1
+  evaluator.add(std::string(""), {"Denver Broncos"});                               // HasAns: 0, 0
+  evaluator.add(std::string("Denver Broncos won"), {"Denver Broncos", "Broncos"});  // HasAns: 0, 0.8
+  evaluator.add(std::nullopt, {"Carolina Panthers"});                               // HasAns, unanswered: 0, 0
+  evaluator.add(std::string(""), {"The"});  // HasAns (it has answers), but its gold is "" alone: 1, 1
+  const auto scores = evaluator.scores();
+  EXPECT_EQ(scores.questions, 7);
+  EXPECT_EQ(scores.answered, 6);
+  EXPECT_DOUBLE_EQ(scores.exact_match, 300.0 / 7);
+  EXPECT_NEAR(scores.f1, 380.0 / 7, 1e-9);
+  ASSERT_TRUE(scores.has_answer.has_value());
+  EXPECT_EQ(scores.has_answer->questions, 4);
+  EXPECT_DOUBLE_EQ(scores.has_answer->exact_match, 25);
+  EXPECT_NEAR(scores.has_answer->f1, 45, 1e-9);
+  ASSERT_TRUE(scores.no_answer.has_value());
+  EXPECT_EQ(scores.no_answer->questions, 3);
+  EXPECT_DOUBLE_EQ(scores.no_answer->exact_match, 200.0 / 3);
+  EXPECT_DOUBLE_EQ(scores.no_answer->f1, 200.0 / 3);
+}
+
+TEST(SquadEvaluationTest, V2WithoutUnanswerableQuestionsHasNoNoAnsFigures) {
+  SquadEvaluator v2(SquadVersion::kV2_0);
+  v2.add(std::string("Broncos"), {"Denver Broncos"});  // EM 0, F1 2 * (1 * 1/2) / (1 + 1/2) = 2/3
+  const auto scores = v2.scores();
+  EXPECT_NEAR(scores.f1, 200.0 / 3, 1e-9);
+  ASSERT_TRUE(scores.has_answer.has_value());
+  EXPECT_NEAR(scores.has_answer->f1, 200.0 / 3, 1e-9);
+  EXPECT_FALSE(scores.no_answer.has_value());
+  // v1.1 reports no split.
+  SquadEvaluator v1;
+  v1.add(std::string("Broncos"), {"Denver Broncos"});
+  EXPECT_FALSE(v1.scores().has_answer.has_value());
+  EXPECT_FALSE(v1.scores().no_answer.has_value());
+}
+
 }  // namespace
 }  // namespace jetchar::loaders::text

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -134,6 +135,118 @@ TEST_F(SquadPredictionsTest, MaxAnswerLengthAndMissingWindowsLowerTheScore) {
   EXPECT_NEAR(scores.f1, 100.0 / 3, 1e-9);
 }
 
+// The same file as SQuAD v2.0 (dev-v2.0.json's "version": "v2.0"): q-naive is unanswerable.
+std::string dev_v2_json() {
+  json data = json::parse(dev_json());
+  data["version"] = "v2.0";
+  auto& naive = data["data"][0]["paragraphs"][0]["qas"][1];
+  naive["answers"] = json::array();
+  naive["is_impossible"] = true;
+  return data.dump();
+}
+
+class SquadV2PredictionsTest : public SquadPredictionsTest {
+ protected:
+  // The same windows as dev-v1.1.json's: q-tokyo 0..2, q-naive 3..4, q-un 5.
+  SquadDataset dataset_v2_{dir_.write("dev-v2.0.json", dev_v2_json()), tokenizer_,
+                           WindowOptions{.max_length = 12, .stride = 1, .max_first_length = 6, .pad = true}};
+
+  static Logits with_null(Logits logits, float null_logit) {
+    logits.start[0] = null_logit;
+    logits.end[0] = null_logit;
+    return logits;
+  }
+
+  // q-tokyo: window 0 proposes 東京 (positions 9..10, 3 + 3 = 6) with null score 2 + 2 = 4;
+  // window 1 has null score 10 and only 0-scored spans. The question's null score is its
+  // smallest, 4: 4 - 6 = -2. q-naive (unanswerable): naïve (position 5, 2 + 2 = 4), null 6:
+  // 6 - 4 = 2. q-un: unaffable (3..5, 4), null 6: 2.
+  void add_windows(SquadPredictions& predictions) const {
+    const auto tokyo = with_null(span(9, 10, 3), 2), tokyo_later = with_null(Logits{}, 5);
+    predictions.add(1, tokyo_later.start, tokyo_later.end);
+    predictions.add(0, tokyo.start, tokyo.end);
+    const auto naive = with_null(span(5, 5, 2), 3);
+    predictions.add(3, naive.start, naive.end);
+    const auto un = with_null(span(3, 5, 2), 3);
+    predictions.add(5, un.start, un.end);
+  }
+};
+
+TEST_F(SquadV2PredictionsTest, TheNullAnswerWinsWhenItsScoreBeatsTheBestSpan) {
+  ASSERT_TRUE(dataset_v2_.version_2());
+  ASSERT_EQ(dataset_v2_.size(), 6);
+  SquadPredictions predictions(dataset_v2_);
+  add_windows(predictions);
+  // Threshold 0: q-tokyo -2 -> its span; q-naive 2 -> "" (right); q-un 2 -> "" (wrong).
+  EXPECT_EQ(predictions.prediction(0), "東京");
+  EXPECT_EQ(predictions.prediction(1), "");
+  EXPECT_EQ(predictions.prediction(2), "");
+  // evaluate-v2.0.py: q-tokyo 1/1, q-naive's gold is "" alone, so "" scores 1/1, q-un 0/0.
+  const auto scores = predictions.scores();
+  EXPECT_EQ(scores.questions, 3);
+  EXPECT_EQ(scores.answered, 3);
+  EXPECT_NEAR(scores.exact_match, 200.0 / 3, 1e-9);
+  EXPECT_NEAR(scores.f1, 200.0 / 3, 1e-9);
+  ASSERT_TRUE(scores.has_answer.has_value());
+  EXPECT_EQ(scores.has_answer->questions, 2);
+  EXPECT_DOUBLE_EQ(scores.has_answer->exact_match, 50);
+  EXPECT_DOUBLE_EQ(scores.has_answer->f1, 50);
+  ASSERT_TRUE(scores.no_answer.has_value());
+  EXPECT_EQ(scores.no_answer->questions, 1);
+  EXPECT_DOUBLE_EQ(scores.no_answer->exact_match, 100);
+  EXPECT_DOUBLE_EQ(scores.no_answer->f1, 100);
+}
+
+TEST_F(SquadV2PredictionsTest, TheThresholdIsStrictAndASpanOnAnUnanswerableQuestionScoresZero) {
+  SquadPredictions predictions(dataset_v2_,
+                               {.n_best_size = 20, .max_answer_length = 30, .null_score_diff_threshold = 2});
+  add_windows(predictions);
+  // A difference of 2 does not exceed 2: every question takes its span.
+  EXPECT_EQ(predictions.prediction(0), "東京");
+  EXPECT_EQ(predictions.prediction(1), "naïve");
+  EXPECT_EQ(predictions.prediction(2), "unaffable");
+  // q-tokyo 1/1, q-naive: naïve against "" scores 0/0, q-un 1/1 (its second gold answer).
+  const auto scores = predictions.scores();
+  EXPECT_NEAR(scores.exact_match, 200.0 / 3, 1e-9);
+  EXPECT_NEAR(scores.f1, 200.0 / 3, 1e-9);
+  EXPECT_DOUBLE_EQ(scores.has_answer->exact_match, 100);
+  EXPECT_DOUBLE_EQ(scores.has_answer->f1, 100);
+  EXPECT_DOUBLE_EQ(scores.no_answer->exact_match, 0);
+  EXPECT_DOUBLE_EQ(scores.no_answer->f1, 0);
+}
+
+TEST_F(SquadV2PredictionsTest, NoValidSpanIsNoAnswerAndAQuestionWithoutWindowsHasNoPrediction) {
+  // One start and one end candidate, both at [CLS]: no span lies in the context.
+  SquadPredictions predictions(dataset_v2_, {.n_best_size = 1, .max_answer_length = 30});
+  const auto null_only = with_null(Logits{}, 1);
+  predictions.add(3, null_only.start, null_only.end);
+  EXPECT_EQ(predictions.prediction(1), "");
+  EXPECT_FALSE(predictions.prediction(0).has_value());
+  EXPECT_FALSE(predictions.prediction(2).has_value());
+  // q-naive 1/1; q-tokyo and q-un have no prediction: counted, 0.
+  const auto scores = predictions.scores();
+  EXPECT_EQ(scores.questions, 3);
+  EXPECT_EQ(scores.answered, 1);
+  EXPECT_NEAR(scores.exact_match, 100.0 / 3, 1e-9);
+  EXPECT_NEAR(scores.f1, 100.0 / 3, 1e-9);
+  EXPECT_DOUBLE_EQ(scores.has_answer->exact_match, 0);
+  EXPECT_DOUBLE_EQ(scores.no_answer->f1, 100);
+}
+
+TEST_F(SquadPredictionsTest, AV11DataSetNeverPredictsNoAnswer) {
+  ASSERT_FALSE(dataset_.version_2());
+  SquadPredictions predictions(dataset_);
+  // A null score far above the span's: v1.1 has no null answer, the span stands.
+  Logits naive = span(5, 5, 1);
+  naive.start[0] = 100;
+  naive.end[0] = 100;
+  predictions.add(3, naive.start, naive.end);
+  EXPECT_EQ(predictions.prediction(1), "naïve");
+  const auto scores = predictions.scores();
+  EXPECT_FALSE(scores.has_answer.has_value());
+  EXPECT_FALSE(scores.no_answer.has_value());
+}
+
 TEST_F(SquadPredictionsTest, BadSamplesAndLogitSizesAreErrors) {
   SquadPredictions predictions(dataset_);
   const std::vector<float> twelve(12), eleven(11);
@@ -141,6 +254,9 @@ TEST_F(SquadPredictionsTest, BadSamplesAndLogitSizesAreErrors) {
   EXPECT_THROW(predictions.add(-1, twelve, twelve), std::invalid_argument);
   EXPECT_THROW(predictions.add(0, eleven, eleven), std::invalid_argument);
   EXPECT_THROW(SquadPredictions(dataset_, {.n_best_size = 0, .max_answer_length = 30}), std::invalid_argument);
+  EXPECT_THROW(SquadPredictions(
+                   dataset_, {.n_best_size = 20, .max_answer_length = 30, .null_score_diff_threshold = std::nan("")}),
+               std::invalid_argument);
   EXPECT_EQ(predictions.windows(), 0);
 }
 
