@@ -3,13 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
 
+#include "analysis/board_comparison.h"
 #include "analysis/config_groups.h"
 #include "analysis/config_point.h"
 #include "analysis/cross_validation.h"
+#include "analysis/mode_choice.h"
 #include "analysis/mode_predictions.h"
 #include "analysis/pareto.h"
 #include "analysis/report_assets.h"
@@ -246,41 +250,157 @@ json latency_section(const std::vector<ConfigPoint>& points) {
   return rows;
 }
 
+// How sure a pick is: the repetitions behind a configuration's median time, their CV and the
+// bootstrap interval of that median (the row `analyze stats` prints for it; null with one run).
+// Where one configuration ran on several devices, the device with the most repetitions.
+using Spread = std::map<ConfigKey, VariabilityRow>;
+
+Spread spread_of(const std::vector<RunRecord>& records, LatencyPercentile latency) {
+  Spread spread;
+  for (VariabilityRow& r : variability(records, VariabilityLevel::kRepetitions, {}, latency)) {
+    const auto found = spread.find(r.key);
+    if (found == spread.end() || found->second.time_s.n < r.time_s.n) spread.insert_or_assign(r.key, std::move(r));
+  }
+  return spread;
+}
+
+// One configuration as "What to pick" names it: its mode and axes, figures in their units, and how
+// sure they are.
+json pick_json(const ConfigPoint& p, const std::set<std::string>& shown, const Spread& spread) {
+  const auto found = spread.find(p.key);
+  const VariabilityRow* row = found == spread.end() ? nullptr : &found->second;
+  const double scale = p.query_latency ? 1000 : 1;  // as time_value(): a query's latency in ms
+  return json{{"mode", p.key.mode.label()},
+              {"axes", axes_label(p.key, shown)},
+              {"time", time_value(p)},
+              {"time_unit", p.query_latency ? "ms" : "s"},
+              {"time_name",
+               p.query_latency ? fmt::format("{} latency", to_string(*p.query_latency)) : std::string("epoch time")},
+              {"energy_j", *p.energy_j},
+              {"energy_unit", p.query_latency ? "J per query" : "J per epoch"},
+              {"power_w", optional_json(p.power_w)},
+              {"samples", p.samples},
+              {"runs", row ? json(row->time_s.n) : json(nullptr)},
+              {"cv_pct", row && row->time_s.cv ? json(100 * *row->time_s.cv) : json(nullptr)},
+              {"ci_low", row && row->time_median_ci ? json(scale * row->time_median_ci->low) : json(nullptr)},
+              {"ci_high", row && row->time_median_ci ? json(scale * row->time_median_ci->high) : json(nullptr)},
+              {"ci_level_pct", row && row->time_median_ci ? json(100 * row->time_median_ci->level) : json(nullptr)}};
+}
+
+// The budgets that judge a group: --max-time training, --max-latency inference, --max-power both.
+struct GroupBudgets {
+  std::optional<double> time_s;  ///< epoch time or query latency, in seconds
+  std::optional<double> power_w;
+  bool any() const { return time_s || power_w; }
+};
+
+GroupBudgets budgets_of(const ConfigGroup& g, const ReportBudgets& budgets) {
+  return {g.query_latency ? budgets.max_latency_s : budgets.max_time_s, budgets.max_power_w};
+}
+
+// The budgets in words, in the units the figures are shown in: "epoch time <= 0.5 s and power <= 15 W".
+json budget_json(const ConfigGroup& g, const GroupBudgets& b) {
+  std::vector<std::string> parts;
+  if (b.time_s) {
+    parts.push_back(g.query_latency
+                        ? fmt::format("{} latency <= {:g} ms", to_string(*g.query_latency), 1000 * *b.time_s)
+                        : fmt::format("epoch time <= {:g} s", *b.time_s));
+  }
+  if (b.power_w) parts.push_back(fmt::format("power <= {:g} W", *b.power_w));
+  return fmt::format("{}", fmt::join(parts, " and "));
+}
+
+// The least-energy configuration of each group within the budgets: analysis::choose_per_group, as
+// `analyze choose` (least energy under a time or latency budget; without one, under no time limit).
+// A power budget is a second condition on the same choice: the points drawing more, or whose
+// power is unknown, are left out before choosing. Keyed by the group's label.
+std::map<std::string, ConfigPoint> choices_within(const std::vector<ConfigPoint>& points,
+                                                  const std::vector<std::string>& per, const ReportBudgets& budgets) {
+  std::vector<ConfigPoint> allowed;
+  std::copy_if(points.begin(), points.end(), std::back_inserter(allowed), [&](const ConfigPoint& p) {
+    return p.energy_j && (!budgets.max_power_w || (p.power_w && *p.power_w <= *budgets.max_power_w));
+  });
+  constexpr double kNoLimit = std::numeric_limits<double>::infinity();
+  std::map<std::string, ConfigPoint> chosen;
+  const auto choose_with = [&](Budget::Kind kind, const std::optional<double>& limit) {
+    if (!limit && !budgets.max_power_w) return;
+    for (const GroupChoice& c : choose_per_group(allowed, per, Budget{kind, limit.value_or(kNoLimit)})) {
+      if (c.choice) chosen.emplace(c.group.label(), c.group.points[c.choice->index]);
+    }
+  };
+  choose_with(Budget::Kind::kMaxTime, budgets.max_time_s);
+  choose_with(Budget::Kind::kMaxLatency, budgets.max_latency_s);
+  return chosen;
+}
+
+// When no configuration meets the budgets: the one that misses them by the least (the largest of
+// its figure / budget ratios is the smallest; then less energy). Null when none can be judged (a
+// power budget and no measured power).
+json closest_json(const ConfigGroup& g, const GroupBudgets& b, const std::set<std::string>& shown,
+                  const Spread& spread) {
+  const ConfigPoint* closest = nullptr;
+  double closest_ratio = 0;
+  for (const ConfigPoint& p : g.points) {
+    double ratio = 0;
+    if (b.time_s) ratio = std::max(ratio, *b.time_s > 0 ? p.time_s / *b.time_s : std::numeric_limits<double>::max());
+    if (b.power_w) {
+      if (!p.power_w) continue;
+      ratio = std::max(ratio, *b.power_w > 0 ? *p.power_w / *b.power_w : std::numeric_limits<double>::max());
+    }
+    if (!closest || std::tie(ratio, *p.energy_j) < std::tie(closest_ratio, *closest->energy_j)) {
+      closest = &p;
+      closest_ratio = ratio;
+    }
+  }
+  if (!closest) return nullptr;
+  json pick = pick_json(*closest, shown, spread);
+  // By how much it misses each budget it misses, in %.
+  const auto over = [](double value, double limit) {
+    return limit > 0 ? json(100 * (value / limit - 1)) : json(nullptr);
+  };
+  pick["time_over_pct"] = b.time_s && closest->time_s > *b.time_s ? over(closest->time_s, *b.time_s) : json(nullptr);
+  pick["power_over_pct"] =
+      b.power_w && *closest->power_w > *b.power_w ? over(*closest->power_w, *b.power_w) : json(nullptr);
+  return pick;
+}
+
 // The answer first: per Pareto group, the configuration with the least energy and the fastest one,
 // each with how many samples its medians rest on and how much its repetitions vary (CV of the
-// median time across repetitions; null with one).
+// median time across repetitions, the interval of that median; null with one run); with budgets,
+// the least-energy configuration within them, or the one closest to them when none is.
 json recommendation_section(const std::vector<ConfigPoint>& points, const std::vector<RunRecord>& records,
-                            LatencyPercentile latency) {
-  std::map<ConfigKey, std::optional<double>> cv;
-  for (const VariabilityRow& r : variability(records, VariabilityLevel::kRepetitions, {}, latency))
-    cv[r.key] = r.time_s.cv;
+                            LatencyPercentile latency, const ReportBudgets& budgets) {
+  const Spread spread = spread_of(records, latency);
   json groups = json::array();
   const bool kinds =
       std::any_of(points.begin(), points.end(), [](const ConfigPoint& p) { return p.key.axes.count("board") > 0; });
-  for (const ParetoGroup& g :
-       pareto_groups(points, kinds ? std::vector<std::string>{"board"} : std::vector<std::string>{})) {
+  const std::vector<std::string> per = kinds ? std::vector<std::string>{"board"} : std::vector<std::string>{};
+  const auto within = budgets.any() ? choices_within(points, per, budgets) : std::map<std::string, ConfigPoint>{};
+  for (const ParetoGroup& g : pareto_groups(points, per)) {
     const auto shown = varying_axes(g.points);
-    auto pick = [&](const ConfigPoint& p) {
-      const auto found = cv.find(p.key);
-      return json{{"mode", p.key.mode.label()},
-                  {"axes", axes_label(p.key, shown)},
-                  {"time", time_value(p)},
-                  {"time_unit", p.query_latency ? "ms" : "s"},
-                  {"energy_j", *p.energy_j},
-                  {"energy_unit", p.query_latency ? "J per query" : "J per epoch"},
-                  {"samples", p.samples},
-                  {"cv_pct", found != cv.end() && found->second ? json(100 * *found->second) : json(nullptr)}};
-    };
     const auto least_energy = std::min_element(g.points.begin(), g.points.end(), [](const auto& a, const auto& b) {
       return std::tie(*a.energy_j, a.time_s) < std::tie(*b.energy_j, b.time_s);
     });
     const auto fastest = std::min_element(g.points.begin(), g.points.end(), [](const auto& a, const auto& b) {
       return std::tie(a.time_s, *a.energy_j) < std::tie(b.time_s, *b.energy_j);
     });
-    groups.push_back({{"label", g.label()},
-                      {"configurations", g.points.size()},
-                      {"least_energy", pick(*least_energy)},
-                      {"fastest", pick(*fastest)}});
+    json group = {{"label", g.label()},
+                  {"configurations", g.points.size()},
+                  {"least_energy", pick_json(*least_energy, shown, spread)},
+                  {"fastest", pick_json(*fastest, shown, spread)},
+                  {"budget", nullptr}};
+    if (const GroupBudgets b = budgets_of(g, budgets); b.any()) {
+      const auto chosen = within.find(g.label());
+      std::size_t meeting = 0;
+      for (const ConfigPoint& p : g.points) {
+        meeting += (!b.time_s || p.time_s <= *b.time_s) && (!b.power_w || (p.power_w && *p.power_w <= *b.power_w));
+      }
+      group["budget"] = {{"budget", budget_json(g, b)},
+                         {"meeting", meeting},
+                         {"pick", chosen == within.end() ? json(nullptr) : pick_json(chosen->second, shown, spread)},
+                         {"closest", chosen == within.end() ? closest_json(g, b, shown, spread) : json(nullptr)}};
+    }
+    groups.push_back(std::move(group));
   }
   return groups;
 }
@@ -355,6 +475,51 @@ json fleet_section(const std::vector<RunRecord>& records) {
   return {{"boards", boards}, {"variability", spread}};
 }
 
+// The board kinds the records name (board_kind_of), in order.
+std::set<std::string> board_kinds(const std::vector<RunRecord>& records) {
+  std::set<std::string> kinds;
+  for (const RunRecord& r : records) kinds.insert(board_kind_of(r));
+  return kinds;
+}
+
+// The comparison page of several results: the figures `analyze compare` prints
+// (analysis/board_comparison.h), per configuration measured on two or more board kinds.
+json comparison_section(const std::vector<RunRecord>& records, const ReportOptions& options) {
+  ComparisonOptions compare;
+  compare.baseline = options.baseline;
+  const auto comparisons = compare_boards(records, compare);
+  const auto kinds = board_kinds(records);
+  std::vector<ConfigKey> keys;
+  for (const BoardComparison& c : comparisons) keys.push_back(c.key);
+  const auto shown = varying_axes(keys);
+  json configurations = json::array();
+  for (const BoardComparison& c : comparisons) {
+    const ConfigPoint& any = c.kinds.front().fastest;
+    const std::string axes = axes_label(c.key, shown);
+    json rows = json::array();
+    for (const KindFigures& f : c.kinds) {
+      rows.push_back({{"kind", f.kind},
+                      {"modes", f.modes},
+                      {"fastest_mode", f.fastest.key.mode.label()},
+                      {"time", time_value(f.fastest)},
+                      {"speedup", f.speedup},
+                      {"least_energy_mode", f.least_energy.key.mode.label()},
+                      {"energy_j", optional_json(f.least_energy.energy_j)},
+                      {"energy_ratio", optional_json(f.energy_ratio)},
+                      {"perf_per_watt_ratio", optional_json(f.perf_per_watt_ratio)}});
+    }
+    configurations.push_back(
+        {{"label", c.key.workload + (axes.empty() ? "" : " | " + axes)},
+         {"baseline", c.kinds.front().kind},
+         {"time_title", any.query_latency ? fmt::format("{} latency of a query (ms)", to_string(*any.query_latency))
+                                          : std::string("epoch time (s)")},
+         {"time_unit", any.query_latency ? "ms" : "s"},
+         {"energy_title", any.query_latency ? "energy per query (J)" : "epoch energy (J)"},
+         {"rows", rows}});
+  }
+  return {{"kinds", kinds}, {"configurations", configurations}};
+}
+
 // JSON inside <script>: '<' only occurs inside strings, where \u003c means the same and cannot
 // close the element.
 std::string script_safe(const std::string& json_text) {
@@ -365,7 +530,15 @@ std::string script_safe(const std::string& json_text) {
 
 }  // namespace
 
-json report_data(const std::vector<RunRecord>& records, const ReportOptions& options) {
+json report_data(const std::vector<RunRecord>& given, const ReportOptions& options) {
+  // Several results of two or more board kinds: each run's kind is its axis "board", so fronts and
+  // picks are per kind (one kind's power mode is not another's), as in a merged fleet.
+  std::vector<RunRecord> tagged;
+  if (options.several_results && board_kinds(given).size() > 1) {
+    tagged = given;
+    for (RunRecord& r : tagged) r.axes["board"] = board_kind_of(r);
+  }
+  const std::vector<RunRecord>& records = tagged.empty() ? given : tagged;
   auto points = aggregate(records);
   std::map<std::string, std::size_t> statuses;
   for (const RunRecord& r : records) ++statuses[std::string(to_string(r.status))];
@@ -373,13 +546,14 @@ json report_data(const std::vector<RunRecord>& records, const ReportOptions& opt
   json data = {{"title", options.title},      {"source", options.source}, {"rows", records.size()},
                {"simulated_rows", simulated}, {"statuses", statuses},     {"configurations", points.size()}};
   data["pareto"] = pareto_section(points);
-  data["recommendation"] = recommendation_section(points, records, LatencyPercentile::kP99);
+  data["recommendation"] = recommendation_section(points, records, LatencyPercentile::kP99, options.budgets);
   data["stall"] = stall_section(points);
   data["prediction"] = prediction_section(points, options.model);
   data["mode_predictions"] = mode_predictions_section(options.mode_predictions);
   data["latency"] = latency_section(points);
   data["stats"] = stats_section(records);
   data["fleet"] = fleet_section(records);
+  data["comparison"] = options.several_results ? comparison_section(records, options) : json(nullptr);
   json trace = nullptr;
   if (options.trace) {
     json samples = json::array(), markers = json::array();
@@ -432,26 +606,141 @@ std::string header_html(const json& data, const ReportOptions& options) {
       escape_html(status_line), data["configurations"].get<std::size_t>(), simulated_line);
 }
 
+// A pick's figures in words: mode and axes, time and energy (and power), and how sure they are.
+std::string pick_figures(const json& p) {
+  const std::string axes = p["axes"].get<std::string>();
+  const std::string unit = p["time_unit"].get<std::string>();
+  std::string spread = p["cv_pct"].is_null() ? std::string("one run, so no spread")
+                                             : fmt::format("CV {:.1f} % across repetitions", p["cv_pct"].get<double>());
+  if (!p["ci_low"].is_null()) {
+    spread += fmt::format(", {:.0f} % interval of the median {:.4g}–{:.4g} {} (bootstrap over {} runs)",
+                          p["ci_level_pct"].get<double>(), p["ci_low"].get<double>(), p["ci_high"].get<double>(), unit,
+                          p["runs"].get<std::size_t>());
+  }
+  const auto samples = p["samples"].get<std::size_t>();
+  return fmt::format("<strong>{}</strong>{}: {:.4g} {} and {:.4g} {} (median of {} sample{}; {})",
+                     escape_html(p["mode"].get<std::string>()), axes.empty() ? "" : " " + escape_html(axes),
+                     p["time"].get<double>(), unit, p["energy_j"].get<double>(), p["energy_unit"].get<std::string>(),
+                     samples, samples == 1 ? "" : "s", spread);
+}
+
+// "at 8.6 W" where a pick's power is known.
+std::string at_power(const json& p) {
+  return p["power_w"].is_null() ? std::string() : fmt::format(" at {:.3g} W", p["power_w"].get<double>());
+}
+
+// The budget's sentence of one group: the least-energy configuration within it, or plainly that
+// none meets it and which comes closest, by how much it misses.
+std::string budget_sentence(const json& g) {
+  const json& b = g["budget"];
+  const std::string label = escape_html(g["label"].get<std::string>());
+  const std::string budget = escape_html(b["budget"].get<std::string>());
+  const auto total = g["configurations"].get<std::size_t>();
+  if (!b["pick"].is_null()) {
+    return fmt::format(
+        "<p class=\"answer\" data-answer=\"budget\">{} within {}: pick {}{}, the least energy of the {} of {} "
+        "configurations that meet it.</p>\n",
+        label, budget, pick_figures(b["pick"]), at_power(b["pick"]), b["meeting"].get<std::size_t>(), total);
+  }
+  const json& c = b["closest"];
+  if (c.is_null()) {
+    return fmt::format(
+        "<p class=\"answer\" data-answer=\"budget\">{}: no configuration meets {}: none of the {} has a measured "
+        "power to judge it by.</p>\n",
+        label, budget, total);
+  }
+  std::vector<std::string> misses;
+  if (!c["time_over_pct"].is_null()) {
+    misses.push_back(
+        fmt::format("{} {:.1f} % over", c["time_name"].get<std::string>(), c["time_over_pct"].get<double>()));
+  }
+  if (!c["power_over_pct"].is_null())
+    misses.push_back(fmt::format("power {:.1f} % over", c["power_over_pct"].get<double>()));
+  return fmt::format(
+      "<p class=\"answer\" data-answer=\"budget\">{}: <strong>no configuration meets {}</strong> ({} measured). The "
+      "closest is {}{} ({}).</p>\n",
+      label, budget, total, pick_figures(c), at_power(c), fmt::join(misses, ", "));
+}
+
 // One sentence per group: what to pick for least energy and for least time, with the figures and
-// what they rest on.
+// what they rest on; with budgets, a second one for the least energy within them.
 std::string recommendation_html(const json& recommendation) {
   if (recommendation.empty()) return "";
-  auto figures = [](const json& p) {
-    const std::string axes = p["axes"].get<std::string>();
-    const std::string spread = p["cv_pct"].is_null()
-                                   ? std::string("one run, so no spread")
-                                   : fmt::format("CV {:.1f} % across repetitions", p["cv_pct"].get<double>());
-    const auto samples = p["samples"].get<std::size_t>();
-    return fmt::format("<strong>{}</strong>{}: {:.4g} {} and {:.4g} {} (median of {} sample{}; {})",
-                       escape_html(p["mode"].get<std::string>()), axes.empty() ? "" : " " + escape_html(axes),
-                       p["time"].get<double>(), p["time_unit"].get<std::string>(), p["energy_j"].get<double>(),
-                       p["energy_unit"].get<std::string>(), samples, samples == 1 ? "" : "s", spread);
-  };
   std::string body = "<section id=\"recommendation\"><h2>What to pick</h2>\n";
   for (const json& g : recommendation) {
-    body += fmt::format("<p>{} ({} configurations): for the least energy pick {}; for the least time pick {}.</p>\n",
-                        escape_html(g["label"].get<std::string>()), g["configurations"].get<std::size_t>(),
-                        figures(g["least_energy"]), figures(g["fastest"]));
+    body += fmt::format(
+        "<p class=\"answer\" data-answer=\"pick\">{} ({} configurations): for the least energy pick {}; for the "
+        "least time pick {}.</p>\n",
+        escape_html(g["label"].get<std::string>()), g["configurations"].get<std::size_t>(),
+        pick_figures(g["least_energy"]), pick_figures(g["fastest"]));
+    if (!g["budget"].is_null()) body += budget_sentence(g);
+  }
+  return body + "</section>\n";
+}
+
+// The comparison page of several results: per configuration measured on two or more board kinds,
+// each kind at its fastest and its least-energy mode against the baseline kind, in a sentence per
+// kind, a chart and a table (the figures of `analyze compare`).
+std::string comparison_html(const json& comparison, ChartCanvases& canvases) {
+  if (comparison.is_null()) return "";
+  std::string body = "<section id=\"comparison\"><h2>Board kinds side by side</h2>\n";
+  std::vector<std::string> kinds;
+  for (const json& k : comparison["kinds"]) kinds.push_back(escape_html(k.get<std::string>()));
+  if (kinds.size() < 2) {
+    return body + fmt::format("<p>These results measured one board kind ({}): nothing to compare.</p></section>\n",
+                              fmt::join(kinds, ", "));
+  }
+  const json& configurations = comparison["configurations"];
+  if (configurations.empty()) {
+    return body + fmt::format(
+                      "<p>No configuration was measured on two board kinds (kinds: {}); a comparison needs the "
+                      "same workload and settings on each.</p></section>\n",
+                      fmt::join(kinds, ", "));
+  }
+  body += fmt::format(
+      "<p>{} board kinds ({}). Each kind at its fastest power mode (speed-up: the baseline's time / its time) and at "
+      "its least-energy mode (energy: its energy / the baseline's, per epoch or per query, so per sample; perf/W: "
+      "the inverse), as <code>jetchar analyze compare</code> prints them.</p>\n",
+      kinds.size(), fmt::join(kinds, ", "));
+  for (std::size_t i = 0; i < configurations.size(); ++i) {
+    const json& c = configurations[i];
+    const std::string unit = c["time_unit"].get<std::string>();
+    const json& base = c["rows"][0];
+    body += fmt::format("<h3>{} (baseline {})</h3>\n", escape_html(c["label"].get<std::string>()),
+                        escape_html(c["baseline"].get<std::string>()));
+    for (std::size_t k = 1; k < c["rows"].size(); ++k) {
+      const json& r = c["rows"][k];
+      std::string energy;
+      if (!r["energy_ratio"].is_null()) {
+        energy = fmt::format(
+            "; at its least-energy mode <strong>{}</strong> it takes {:.3g}× the baseline's energy per sample "
+            "({:.4g} J against {:.4g} J at {}), {:.3g}× its performance per watt",
+            escape_html(r["least_energy_mode"].get<std::string>()), r["energy_ratio"].get<double>(),
+            r["energy_j"].get<double>(), base["energy_j"].get<double>(),
+            escape_html(base["least_energy_mode"].get<std::string>()), r["perf_per_watt_ratio"].get<double>());
+      }
+      body += fmt::format(
+          "<p class=\"answer\" data-answer=\"comparison\">{}: at its fastest mode <strong>{}</strong> {:.3g}× the "
+          "baseline's speed ({:.4g} {} against {:.4g} {} at {}){}.</p>\n",
+          escape_html(r["kind"].get<std::string>()), escape_html(r["fastest_mode"].get<std::string>()),
+          r["speedup"].get<double>(), r["time"].get<double>(), unit, base["time"].get<double>(), unit,
+          escape_html(base["fastest_mode"].get<std::string>()), energy);
+    }
+    body += canvases.next("comparison:" + std::to_string(i),
+                          "Speed-up and performance per watt against the baseline kind (1 = the baseline)");
+    body += "<details><summary>Table</summary>" +
+            table(c["rows"],
+                  {{"kind", "board kind"},
+                   {"modes", "modes"},
+                   {"fastest_mode", "fastest mode"},
+                   {"time", c["time_title"].get<std::string>()},
+                   {"speedup", "speed-up"},
+                   {"least_energy_mode", "least-energy mode"},
+                   {"energy_j", c["energy_title"].get<std::string>()},
+                   {"energy_ratio", "energy ×"},
+                   {"perf_per_watt_ratio", "perf/W ×"}},
+                  fmt::format("table-comparison-{}", i)) +
+            "</details>\n";
   }
   return body + "</section>\n";
 }
@@ -689,6 +978,7 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
   ChartCanvases canvases;
   std::string body = header_html(data, options);
   body += recommendation_html(data["recommendation"]);
+  body += comparison_html(data["comparison"], canvases);
   body += pareto_html(data["pareto"], canvases);
   body += stall_html(data["stall"], canvases);
   body += trace_html(data["trace"], options, canvases);

@@ -3,7 +3,8 @@
 // compute per worker count and medium, power over time with phase markers, predicted vs measured,
 // every power mode an adaptive_profile sweep predicted with its interval and the predicted Pareto
 // front over them, latency distribution — and the tables behind them. Sections without data are
-// left out.
+// left out. It opens with what to pick per workload (least energy, least time, and the least energy
+// within the budgets given); over the results of several board kinds, a comparison page follows.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,17 @@
 
 namespace jetchar::analysis {
 
+/// The budgets of `jetchar report --max-time/--max-latency/--max-power`: "What to pick" names, per
+/// workload, the least-energy configuration that meets every budget that judges it (analysis::choose
+/// per group, as `analyze choose`), or says that none does and which comes closest.
+struct ReportBudgets {
+  std::optional<double> max_time_s;     ///< epoch time; judges training configurations
+  std::optional<double> max_latency_s;  ///< the query latency (p99); judges inference configurations
+  std::optional<double> max_power_w;    ///< average power; judges both
+
+  bool any() const { return max_time_s || max_latency_s || max_power_w; }
+};
+
 struct ReportOptions {
   std::string title = "jetchar report";
   std::string source;                             ///< shown in the header (the results file)
@@ -28,6 +40,14 @@ struct ReportOptions {
   /// What an adaptive_profile sweep stored for every power mode (ResultsStoreReader::mode_predictions):
   /// the predicted-modes page with its predicted Pareto front; none: no such page.
   std::vector<StoredModePrediction> mode_predictions;
+  ReportBudgets budgets;
+  /// The records come from several results (`jetchar report A B ...`). When they name two or more
+  /// board kinds (board_kind_of), each run's kind becomes its axis "board" (one front and one pick
+  /// per kind, as in a merged fleet) and a comparison page follows "What to pick": the same
+  /// figures as `analyze compare` (analysis/board_comparison.h).
+  bool several_results = false;
+  /// The kind the comparison is against (as `analyze compare --baseline`); unset: the first by name.
+  std::optional<std::string> baseline;
 };
 
 /// The data behind every chart, as the page embeds it (also useful to test what a report shows).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -13,6 +14,24 @@ namespace jetchar::cli {
 using namespace jetchar::analysis;
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+double latency_seconds(const std::string& text, std::string_view option) {
+  std::size_t end = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  const std::string unit = text.substr(end);
+  const double scale = unit.empty() || unit == "ms" ? 1e-3 : unit == "s" ? 1.0 : unit == "us" ? 1e-6 : -1;
+  if (end == 0 || scale < 0 || !std::isfinite(value) || value < 0) {
+    throw UsageError(
+        fmt::format("{} '{}' is not a latency; give a number >= 0 with ms, s or us (a bare number is ms), e.g. 50ms",
+                    option, text));
+  }
+  return value * scale;
+}
 
 std::vector<ConfigPoint> load_points(const std::string& file, const std::string& latency) {
   const auto percentile = parse_latency_percentile(latency);

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/config_point.h"
@@ -70,6 +71,11 @@ inline constexpr const char* kQueryMedians =
 inline constexpr const char* kResolvedKnobs =
     "power-mode knobs (cores, CPU/GPU/EMC MHz): as each run read them back from the board (its resolved mode), "
     "not as requested";
+
+/// A --max-latency: "50ms", "0.05s", "500us" or a bare number of milliseconds, in seconds
+/// (`analyze choose`, `report`, `infer --latency-bound`); UsageError naming `option` and saying
+/// what is valid otherwise.
+double latency_seconds(const std::string& text, std::string_view option = "--max-latency");
 
 /// The configurations of a results directory, store or export; std::invalid_argument naming the
 /// file when none has an OK run with an epoch time.

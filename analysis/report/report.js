@@ -1,6 +1,8 @@
 // Builds the report's charts with Chart.js from the JSON embedded in the page. After drawing, each
 // canvas records how many pixels the library painted (data-painted), so a headless browser test
-// can tell a drawn chart from an empty canvas.
+// can tell a drawn chart from an empty canvas, and each answer sentence ("What to pick", the
+// comparison) where it lies on the page (data-top, data-bottom: CSS pixels from the top), so the
+// test can tell it is on the first screen.
 (function () {
   'use strict';
   const data = JSON.parse(document.getElementById('report-data').textContent);
@@ -116,6 +118,19 @@
     };
   }
 
+  // Each board kind against the baseline: speed-up at its fastest mode, performance per watt at its
+  // least-energy mode; 1 is the baseline.
+  function comparisonChart(group) {
+    return {
+      type: 'bar',
+      data: { labels: group.rows.map((r) => r.kind), datasets: [
+        { label: 'speed-up (fastest modes)', data: group.rows.map((r) => r.speedup), backgroundColor: colours[0] },
+        { label: 'perf/W (least-energy modes)', data: group.rows.map((r) => r.perf_per_watt_ratio), backgroundColor: colours[2] },
+      ] },
+      options: Object.assign({}, base, { scales: { y: axis('× the baseline ' + group.baseline, { beginAtZero: true }) } }),
+    };
+  }
+
   function configFor(kind) {
     const [name, index] = kind.split(':');
     switch (name) {
@@ -125,6 +140,7 @@
       case 'prediction': return predictionChart(data.prediction[+index]);
       case 'latency': return latencyChart(data.latency);
       case 'predicted-front': return predictedFrontChart(data.mode_predictions[+index]);
+      case 'comparison': return comparisonChart(data.comparison.configurations[+index]);
     }
     throw new Error('unknown chart ' + kind);
   }
@@ -148,6 +164,11 @@
     } catch (e) {
       canvas.dataset.error = String(e);
     }
+  });
+  document.querySelectorAll('[data-answer]').forEach((p) => {
+    const box = p.getBoundingClientRect();
+    p.dataset.top = Math.round(box.top + window.scrollY);
+    p.dataset.bottom = Math.round(box.bottom + window.scrollY);
   });
   document.body.dataset.chartsTotal = canvases.length;
   document.body.dataset.chartsDrawn = drawn;

@@ -1,8 +1,11 @@
 // Renders a report in a real headless Chromium, offline, and checks that Chart.js drew every chart
-// (each canvas records how many pixels were painted); takes a screenshot for a human to look at.
-// Two reports: one from a hand-made table (every section, latency included) and one written by
-// `jetchar report` from the results directory of a real sweep on the simulated AGX Orin.
-// Skipped when no Chromium is installed.
+// (each canvas records how many pixels were painted, so none is empty) and that the answer is on
+// the first screen: the "What to pick" sentence, and with a budget the budget's sentence, lie
+// within the first kFirstScreenPx pixels of the page (report.js records where each lies); takes a
+// screenshot for a human to look at. Reports: one from a hand-made table (every section, latency
+// included, with a time budget), one with an adaptive_profile sweep's predictions, one of two
+// board kinds side by side, and one written by `jetchar report --max-time` from the results
+// directory of a real sweep on the simulated AGX Orin. Skipped when no Chromium is installed.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -98,10 +101,22 @@ std::vector<RunRecord> demo_records() {
   return parse_results_csv(csv, "demo.csv");
 }
 
+// The height of a first screen (a 1080-pixel display less the browser's bars), in CSS pixels.
+constexpr int kFirstScreenPx = 950;
+
+// An answer sentence the first screen must show: its kind (data-answer: pick, budget, comparison)
+// and text it contains, as the DOM has it (HTML-escaped).
+struct Answer {
+  std::string kind;
+  std::string text;
+};
+
 // Loads `page` in headless Chromium: every one of `expected_charts` canvases must be drawn with
-// data and enough painted pixels; then a screenshot goes to <build>/<screenshot>.
+// data and enough painted pixels, and every one of `answers` must be on the first screen; then a
+// screenshot goes to <build>/<screenshot>.
 void check_in_browser(const std::filesystem::path& chromium_path, const std::filesystem::path& page,
-                      std::size_t expected_charts, const std::string& screenshot) {
+                      std::size_t expected_charts, const std::string& screenshot,
+                      const std::vector<Answer>& answers = {{"pick", "for the least energy pick <strong>"}}) {
   jetchar::testing::TempDir dir;
   const std::optional<std::filesystem::path> chromium = chromium_path;
   const std::vector<std::string> common = {chromium->string(),
@@ -135,6 +150,20 @@ void check_in_browser(const std::filesystem::path& chromium_path, const std::fil
   }
   EXPECT_EQ(canvases, expected_charts);
 
+  // The answer first: each expected sentence lies, whole, on the first screen.
+  std::regex sentence(
+      "<p class=\"answer\" data-answer=\"([a-z]+)\" data-top=\"(\\d+)\" data-bottom=\"(\\d+)\">(.*?)</p>");
+  for (const Answer& answer : answers) {
+    bool found = false;
+    for (auto it = std::sregex_iterator(dom.begin(), dom.end(), sentence); it != std::sregex_iterator(); ++it) {
+      if ((*it)[1] != answer.kind || (*it)[4].str().find(answer.text) == std::string::npos) continue;
+      found = true;
+      EXPECT_LE(std::stoi((*it)[3]), kFirstScreenPx) << answer.kind << " sentence below the first screen: " << (*it)[4];
+    }
+    EXPECT_TRUE(found) << "no " << answer.kind << " sentence with \"" << answer.text << "\" in\n"
+                       << dom.substr(0, 4000);
+  }
+
   // A screenshot a person can look at: kept in the build tree.
   const auto shot = jetchar::testing::binary_dir() / screenshot;
   std::filesystem::remove(shot);
@@ -160,11 +189,14 @@ TEST(ReportBrowserIntegration, ChartsAreDrawnInHeadlessChromium) {
     trace.push_back({i * 0.01, (i % 100 < 50 ? 8.0 : 20.0) + (i % 7) * 0.2, marker});
   }
   options.trace = trace;
+  options.budgets.max_time_s = 10.5;  // the fastest modelled epoch takes 9.9 s
   auto records = demo_records();
   auto page = dir.write("report.html", render_report(records, options));
   const std::size_t expected_charts = 1 /*pareto*/ + 1 /*stall*/ + 1 /*trace*/ + 2 /*prediction*/ + 1 /*latency*/;
 
-  check_in_browser(*chromium, page, expected_charts, "analysis-report-screenshot.png");
+  check_in_browser(*chromium, page, expected_charts, "analysis-report-screenshot.png",
+                   {{"pick", "resnet18 (72 configurations): for the least energy pick <strong>"},
+                    {"budget", "resnet18 within epoch time &lt;= 10.5 s: pick <strong>"}});
 }
 
 // The predicted-modes page (an adaptive_profile sweep's stored predictions): its predicted Pareto
@@ -195,6 +227,34 @@ TEST(ReportBrowserIntegration, ThePredictedParetoFrontIsDrawn) {
   check_in_browser(*chromium, page, expected_charts, "analysis-report-predicted-front-screenshot.png");
 }
 
+// Two results of two board kinds: the comparison page's chart is drawn, and its sentences follow
+// "What to pick" (one per kind), with a power budget that no RTX mode meets.
+TEST(ReportBrowserIntegration, TwoBoardKindsSideBySide) {
+  auto chromium = find_chromium();
+  if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
+  jetchar::testing::TempDir dir;
+  auto records = parse_results_csv(
+      "workload,mode,device,batch,epoch,epoch_time_s,epoch_energy_j\n"
+      "lenet,MAXN,AGX Orin,16,1,2.0,20\nlenet,30W,AGX Orin,16,1,2.6,18\nlenet,15W,AGX Orin,16,1,4.0,16\n",
+      "orin.csv");
+  const auto rtx = parse_results_csv(
+      "workload,mode,device,batch,epoch,epoch_time_s,epoch_energy_j\n"
+      "lenet,default,RTX 3090,16,1,0.5,60\nlenet,250W,RTX 3090,16,1,0.4,80\nlenet,200W,RTX 3090,16,1,0.45,70\n",
+      "rtx.csv");
+  records.insert(records.end(), rtx.begin(), rtx.end());
+  ReportOptions options;
+  options.title = "jetchar browser test: two board kinds";
+  options.several_results = true;
+  options.budgets.max_power_w = 50;
+  auto page = dir.write("report.html", render_report(records, options));
+  const std::size_t expected_charts = 1 /*comparison*/ + 2 /*pareto, one per kind*/;
+  check_in_browser(*chromium, page, expected_charts, "analysis-report-comparison-screenshot.png",
+                   {{"pick", "lenet board=AGX Orin (3 configurations): for the least energy pick <strong>15W"},
+                    {"budget", "lenet board=AGX Orin within power &lt;= 50 W: pick <strong>15W"},
+                    {"budget", "lenet board=RTX 3090: <strong>no configuration meets power &lt;= 50 W</strong>"},
+                    {"comparison", "RTX 3090: at its fastest mode <strong>250W</strong> 5× the baseline's speed"}});
+}
+
 TEST(ReportBrowserIntegration, ReportOfASimulatedSweepsResultsDirectoryDrawsEveryPlot) {
   auto chromium = find_chromium();
   if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
@@ -203,14 +263,19 @@ TEST(ReportBrowserIntegration, ReportOfASimulatedSweepsResultsDirectoryDrawsEver
   jetchar::testing::TempDir dir;
   const auto page = dir.path() / "report.html";
   // The CLI, as a user runs it on what `jetchar sweep run` left behind.
-  ASSERT_EQ(testing::run_jetchar({"report", sweep.results.string(), "-o", page.string()}, dir.path() / "report.log"), 0)
+  // A generous time budget, which some mode meets whatever this host's speed.
+  ASSERT_EQ(testing::run_jetchar({"report", sweep.results.string(), "--max-time", "1000", "-o", page.string()},
+                                 dir.path() / "report.log"),
+            0)
       << read_text(dir.path() / "report.log");
   const std::string html = read_text(page);
   // Power over time comes from the store (the sweep keeps per-epoch power; samples when stored).
   EXPECT_NE(html.find("id=\"trace\""), std::string::npos);
   EXPECT_EQ(html.find("<script src"), std::string::npos);  // everything inlined: works offline
   const std::size_t expected_charts = 1 /*pareto*/ + 1 /*stall*/ + 1 /*power over time*/ + 1 /*predicted vs measured*/;
-  check_in_browser(*chromium, page, expected_charts, "analysis-report-sim-sweep-screenshot.png");
+  check_in_browser(
+      *chromium, page, expected_charts, "analysis-report-sim-sweep-screenshot.png",
+      {{"pick", "for the least energy pick <strong>"}, {"budget", "within epoch time &lt;= 1000 s: pick <strong>"}});
 }
 
 }  // namespace

@@ -241,3 +241,189 @@ TEST(Report, AFleetGetsAFrontPerKindAndAFleetPage) {
 
 }  // namespace
 }  // namespace jetchar::analysis
+
+namespace jetchar::analysis {
+namespace {
+
+using nlohmann::json;
+
+// Three modes of one training workload: MAXN fast and hungry (about 20 W), 30W between (about
+// 12 W), 15W slow and frugal (5 W); two repetitions of the first two.
+std::vector<RunRecord> budget_records() {
+  return parse_results_csv(
+      "workload,mode,batch,repetition,epoch,epoch_time_s,epoch_energy_j\n"
+      "lenet,MAXN,16,0,1,1.0,20\nlenet,MAXN,16,1,1,1.1,21\n"
+      "lenet,30W,16,0,1,1.5,18\nlenet,30W,16,1,1,1.6,18.4\n"
+      "lenet,15W,16,0,1,3.0,15\n",
+      "r.csv");
+}
+
+// The budget's sentence in "What to pick" (the paragraph marked data-answer="budget").
+std::string budget_paragraph(const std::string& html) {
+  const auto at = html.find("data-answer=\"budget\"");
+  if (at == std::string::npos) return "";
+  return html.substr(at, html.find("</p>", at) - at);
+}
+
+// --max-time: the least-energy configuration within it, chosen as `analyze choose --max-time`,
+// in a sentence with its figures and how sure they are, on the first section.
+TEST(ReportBudget, NamesTheLeastEnergyConfigurationWithinATimeBudget) {
+  const auto records = budget_records();
+  ReportOptions options;
+  EXPECT_TRUE(report_data(records, options)["recommendation"][0]["budget"].is_null());
+  EXPECT_EQ(budget_paragraph(render_report(records, options)), "");  // no budget, no sentence
+
+  options.budgets.max_time_s = 2;
+  const auto data = report_data(records, options);
+  const auto& budget = data["recommendation"][0]["budget"];
+  EXPECT_EQ(budget["budget"], "epoch time <= 2 s");
+  EXPECT_EQ(budget["meeting"], 2);
+  EXPECT_EQ(budget["pick"]["mode"], "30W");
+  EXPECT_EQ(budget["pick"]["runs"], 2);
+  EXPECT_FALSE(budget["pick"]["ci_low"].is_null());
+  const std::string html = render_report(records, options);
+  const std::string sentence = budget_paragraph(html);
+  EXPECT_THAT(sentence, HasSubstr("lenet within epoch time &lt;= 2 s: pick <strong>30W</strong>: 1.55 s and 18.2 J per "
+                                  "epoch (median of 2 samples; CV 4.6 % across repetitions, 95 % interval of the "
+                                  "median 1.5–1.6 s (bootstrap over 2 runs)) at 11.8 W, the least energy of the 2 of 3 "
+                                  "configurations that meet it."));
+  // It follows the unbudgeted answer, in the first section, before any chart.
+  EXPECT_LT(html.find("data-answer=\"pick\""), html.find("data-answer=\"budget\""));
+  EXPECT_LT(html.find("data-answer=\"budget\""), html.find("<section id=\"pareto\">"));
+
+  // A power budget alone: the least energy among the configurations drawing no more.
+  options.budgets = {.max_time_s = std::nullopt, .max_latency_s = std::nullopt, .max_power_w = 13};
+  EXPECT_EQ(report_data(records, options)["recommendation"][0]["budget"]["pick"]["mode"], "15W");
+  EXPECT_THAT(budget_paragraph(render_report(records, options)),
+              HasSubstr("lenet within power &lt;= 13 W: pick <strong>15W</strong>: 3 s and 15 J per epoch (median of 1 "
+                        "sample; one run, so no spread) at 5 W, the least energy of the 2 of 3"));
+}
+
+// No configuration meets the budget: the report says so plainly and names the closest, by how
+// much it misses each budget.
+TEST(ReportBudget, SaysPlainlyWhenNoneMeetsItAndWhichComesClosest) {
+  const auto records = budget_records();
+  ReportOptions options;
+  options.budgets.max_time_s = 0.5;
+  EXPECT_THAT(budget_paragraph(render_report(records, options)),
+              HasSubstr("lenet: <strong>no configuration meets epoch time &lt;= 0.5 s</strong> (3 measured). The "
+                        "closest is <strong>MAXN</strong>: 1.05 s and 20.5 J per epoch (median of 2 samples; CV "));
+  EXPECT_THAT(budget_paragraph(render_report(records, options)), HasSubstr("(epoch time 110.0 % over)."));
+
+  // Both budgets: the fastest mode draws too much and the frugal one is too slow; 30W misses the
+  // power budget by the least.
+  options.budgets.max_time_s = 2;
+  options.budgets.max_power_w = 10;
+  const auto data = report_data(records, options);
+  const auto& budget = data["recommendation"][0]["budget"];
+  EXPECT_TRUE(budget["pick"].is_null());
+  EXPECT_EQ(budget["meeting"], 0);
+  EXPECT_EQ(budget["closest"]["mode"], "30W");
+  const std::string sentence = budget_paragraph(render_report(records, options));
+  EXPECT_THAT(sentence, HasSubstr("no configuration meets epoch time &lt;= 2 s and power &lt;= 10 W"));
+  EXPECT_THAT(sentence, HasSubstr("The closest is <strong>30W</strong>: 1.55 s"));
+  EXPECT_THAT(sentence, HasSubstr("(power 17.5 % over)."));
+}
+
+// --max-latency judges inference configurations by their p99 latency, in ms, with energy per
+// query; a time budget does not judge them (no sentence).
+TEST(ReportBudget, ALatencyBudgetJudgesInferenceConfigurations) {
+  const auto records = parse_results_csv(
+      "workload,mode,task,batch,latency_avg_ms,latency_p99_ms,throughput_samples_per_s,energy_per_query_j\n"
+      "bert,MAXN,INFER,1,2,3,500,0.02\nbert,MAXN,INFER,8,10,14,800,0.1\n"
+      "bert,15W,INFER,1,4,6,250,0.015\nbert,15W,INFER,8,30,45,266,0.09\n",
+      "infer.csv");
+  ReportOptions options;
+  options.budgets.max_time_s = 1;
+  EXPECT_TRUE(report_data(records, options)["recommendation"][0]["budget"].is_null());
+
+  options.budgets = {.max_time_s = 1, .max_latency_s = 0.010, .max_power_w = std::nullopt};
+  std::string sentence = budget_paragraph(render_report(records, options));
+  EXPECT_THAT(sentence, HasSubstr("bert inference within p99 latency &lt;= 10 ms: pick <strong>15W</strong> batch=1: 6 "
+                                  "ms and 0.015 J per query (median of 1 sample; one run, so no spread) at 3.75 W, the "
+                                  "least energy of the 2 of 4 configurations that meet it."));
+
+  options.budgets.max_latency_s = 0.002;
+  sentence = budget_paragraph(render_report(records, options));
+  EXPECT_THAT(sentence, HasSubstr("bert inference: <strong>no configuration meets p99 latency &lt;= 2 ms</strong> (4 "
+                                  "measured). The closest is <strong>MAXN</strong> batch=1: 3 ms"));
+  EXPECT_THAT(sentence, HasSubstr("(p99 latency 50.0 % over)."));
+}
+
+// Two results of two board kinds (as two stores or exports given to `jetchar report A B`): one
+// front and one pick per kind, and a comparison page with the figures `analyze compare` gives.
+std::vector<RunRecord> two_kinds() {
+  auto records = parse_results_csv(
+      "workload,mode,device,batch,epoch,epoch_time_s,epoch_energy_j\n"
+      "lenet,MAXN,AGX Orin,16,1,2.0,20\nlenet,15W,AGX Orin,16,1,4.0,16\n",
+      "orin.csv");
+  const auto rtx = parse_results_csv(
+      "workload,mode,device,batch,epoch,epoch_time_s,epoch_energy_j\n"
+      "lenet,default,RTX 3090,16,1,0.5,60\nlenet,250W,RTX 3090,16,1,0.4,80\n",
+      "rtx.csv");
+  records.insert(records.end(), rtx.begin(), rtx.end());
+  return records;
+}
+
+TEST(ReportComparison, SeveralResultsOfTwoKindsGetAComparisonPage) {
+  const auto records = two_kinds();
+  ReportOptions options;
+  // One results file: the report is as it was (no comparison, no kind axis).
+  EXPECT_TRUE(report_data(records, options)["comparison"].is_null());
+  EXPECT_THAT(render_report(records, options), Not(HasSubstr("id=\"comparison\"")));
+
+  options.several_results = true;
+  const auto data = report_data(records, options);
+  ASSERT_EQ(data["pareto"].size(), 2u);  // one front per kind
+  EXPECT_THAT(data["pareto"][0]["label"].get<std::string>(), HasSubstr("board=AGX Orin"));
+  ASSERT_EQ(data["recommendation"].size(), 2u);
+  EXPECT_EQ(data["recommendation"][1]["fastest"]["mode"], "250W");
+  const auto& comparison = data["comparison"];
+  EXPECT_EQ(comparison["kinds"], json::array({"AGX Orin", "RTX 3090"}));
+  ASSERT_EQ(comparison["configurations"].size(), 1u);
+  const auto& c = comparison["configurations"][0];
+  EXPECT_EQ(c["baseline"], "AGX Orin");
+  ASSERT_EQ(c["rows"].size(), 2u);
+  const auto& rtx = c["rows"][1];
+  EXPECT_EQ(rtx["kind"], "RTX 3090");
+  EXPECT_EQ(rtx["fastest_mode"], "250W");
+  EXPECT_DOUBLE_EQ(rtx["speedup"].get<double>(), 5.0);
+  EXPECT_EQ(rtx["least_energy_mode"], "default");
+  EXPECT_DOUBLE_EQ(rtx["energy_ratio"].get<double>(), 60.0 / 16);
+  EXPECT_DOUBLE_EQ(rtx["perf_per_watt_ratio"].get<double>(), 16.0 / 60);
+
+  const std::string html = render_report(records, options);
+  const auto section = html.find("<section id=\"comparison\"><h2>Board kinds side by side</h2>");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_LT(html.find("<section id=\"recommendation\">"), section);
+  EXPECT_LT(section, html.find("<section id=\"pareto\">"));
+  EXPECT_THAT(html, HasSubstr("<h3>lenet (baseline AGX Orin)</h3>"));
+  EXPECT_THAT(html, HasSubstr("RTX 3090: at its fastest mode <strong>250W</strong> 5× the baseline's speed (0.4 s "
+                              "against 2 s at MAXN); at its least-energy mode <strong>default</strong> it takes 3.75× "
+                              "the baseline's energy per sample (60 J against 16 J at 15W), 0.267× its performance per "
+                              "watt."));
+  EXPECT_THAT(html, HasSubstr("data-chart=\"comparison:0\""));
+  EXPECT_THAT(html, HasSubstr("<table id=\"table-comparison-0\">"));
+
+  // Against another baseline, as `analyze compare --baseline`; one that measured nothing is bad input.
+  options.baseline = "RTX 3090";
+  EXPECT_EQ(report_data(records, options)["comparison"]["configurations"][0]["baseline"], "RTX 3090");
+  options.baseline = "Nano";
+  EXPECT_THROW(report_data(records, options), std::invalid_argument);
+}
+
+// Several results of one kind are one report; the comparison page says there is nothing to compare.
+TEST(ReportComparison, SeveralResultsOfOneKindSayThereIsNothingToCompare) {
+  auto records = two_kinds();
+  records.resize(2);
+  ReportOptions options;
+  options.several_results = true;
+  const auto data = report_data(records, options);
+  EXPECT_EQ(data["pareto"].size(), 1u);
+  EXPECT_TRUE(data["comparison"]["configurations"].empty());
+  EXPECT_THAT(render_report(records, options),
+              HasSubstr("These results measured one board kind (AGX Orin): nothing to compare."));
+}
+
+}  // namespace
+}  // namespace jetchar::analysis
