@@ -3,7 +3,8 @@
 #   /lib/systemd/system/jetchar-*.{service,timer}  (systemd/CMakeLists.txt; prefix/lib/systemd/system
 #                                       when the prefix is not /usr)
 #   /etc/jetchar/sweeps/                where the sweep units look for NAME.textproto (empty)
-#   share/jetchar/examples/*.textproto  sweep/experiment specs to copy to /etc/jetchar/sweeps
+#   share/jetchar/examples/*.textproto  sweep/experiment specs to copy to /etc/jetchar/sweeps, with
+#                                       the files they name by relative paths (squad/, *.csv)
 #   share/jetchar/boards/*/board.manifest  the board fixtures behind `--board sim:NAME`, and
 #   share/jetchar/nvpmodel/*.conf       the nvpmodel confs they copy (../../nvpmodel): NVIDIA's stock
 #                                       text, but two stand-ins (tests/fixtures/boards/README.md)
@@ -25,8 +26,10 @@ set(CMAKE_INSTALL_RPATH_USE_LINK_PATH ON)
 # Build jetchar first: cmake --build <dir> --target jetchar.
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 
+# A spec's relative paths resolve from its folder (sweeps/spec_paths.h): the data beside the examples
+# (squad/'s dev file and vocabulary, the modes CSV of `analyze predict`) goes with them.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/jetchar/examples
-        FILES_MATCHING PATTERN "*.textproto")
+        FILES_MATCHING PATTERN "*.textproto" PATTERN "*.csv" PATTERN "*.json" PATTERN "*.txt")
 foreach(fixtures boards nvpmodel)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/tests/fixtures/${fixtures}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/jetchar/${fixtures})
 endforeach()

@@ -63,6 +63,9 @@ text::WordPieceTokenizer tokenizer_for(const DatasetSpec& spec) {
 
 }  // namespace
 
+// A spec's relative paths resolve from its folder: sweeps/spec_paths.cpp knows a data set's PATH
+// (every kind's but synthetic's) and the options that name files (vocab, dev). A new option that
+// names a file goes there too.
 std::vector<std::pair<std::string, std::string>> dataset_kinds() {
   return {
       {"mnist", "MNIST IDX files (train-/t10k-{images-idx3,labels-idx1}-ubyte[.gz]) in PATH"},

@@ -8,7 +8,6 @@
 #include "sweeps/journal.h"
 #include "sweeps/spec_io.h"
 #include "sweeps/systemd_notifier.h"
-#include "sysfs/whole_file.h"
 
 namespace jetchar::sweeps {
 
@@ -45,10 +44,14 @@ SweepSession::SweepSession(SweepRequest request)
       plan_(selected_plan(sweep_, request_)),
       location_{request_.results_dir} {
   // The results folder belongs to one sweep: a different spec there is refused, the same one resumes.
-  spec_text_ = sysfs::read_whole_file(request_.spec_file);
-  spec_stored_ = location_.holds_sweep_spec(
-      spec_text_,
-      fmt::format("use another --results directory or `jetchar sweep resume {}`", location_.directory.string()));
+  // Its copy holds the spec's paths resolved (absolute), so that a resume reads the same data from
+  // any working directory; a resume reads that copy itself.
+  spec_text_ = resolved_sweep_spec_text(request_.spec_file);
+  std::error_code ec;
+  spec_stored_ = fs::equivalent(request_.spec_file, location_.spec(), ec) ||
+                 location_.holds_sweep_spec(spec_text_, fmt::format("use another --results directory or `jetchar "
+                                                                    "sweep resume {}`",
+                                                                    location_.directory.string()));
   check_adaptive_sweep(sweep_, plan_, request_);
   name_ = request_.selection      ? request_.selection->sweep_name
           : sweep_.name().empty() ? location_.directory.filename().string()

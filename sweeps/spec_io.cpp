@@ -8,6 +8,7 @@
 #include <cctype>
 #include <optional>
 
+#include "sweeps/spec_paths.h"
 #include "sysfs/errno_name.h"
 #include "sysfs/whole_file.h"
 
@@ -187,6 +188,22 @@ class Validator {
       Validator inference(source_, where_, workload.child("inference", w));
       inference.require_range(w.inference(), "classes", w.inference().classes(), 1, 1000000, "workload.inference.");
     }
+    // MLPerf LoadGen's scenarios (experiment_spec.proto): a single-stream query is one sample; a
+    // server's batch_size is the largest batch it forms from queued queries.
+    if (w.inference().scenario() == proto::SINGLE_STREAM && w.batch_size() != 1) {
+      workload.fail_field(w, "batch_size", "workload.",
+                          fmt::format("{} is not valid with workload.inference.scenario SINGLE_STREAM (queries of one "
+                                      "sample); valid: 1 (OFFLINE or SERVER take larger batches)",
+                                      w.batch_size()));
+    }
+    if (const auto& i = w.inference();
+        i.has_latency_bound_ms() && !(i.latency_bound_ms() > 0 && i.latency_bound_ms() <= 3600000)) {
+      Validator inference(source_, where_, workload.child("inference", w));
+      inference.fail_field(i, "latency_bound_ms", "workload.inference.",
+                           fmt::format("{} ms is out of range; valid: more than 0 up to 3600000 ms (a p99 bound of "
+                                       "the SERVER scenario)",
+                                       i.latency_bound_ms()));
+    }
 
     Validator measurement(source_, where_, child("measurement", spec));
     const auto& m = spec.measurement();
@@ -359,11 +376,23 @@ proto::SweepSpec parse_sweep_spec(std::string_view text, std::string_view source
 }
 
 proto::SweepSpec load_sweep_spec(const std::filesystem::path& file) {
-  return parse_sweep_spec(read_file(file), file.string());
+  auto sweep = parse_sweep_spec(read_file(file), file.string());
+  resolve_spec_paths(sweep, spec_folder(file));
+  return sweep;
 }
 
 proto::ExperimentSpec load_experiment_spec(const std::filesystem::path& file) {
-  return parse_experiment_spec(read_file(file), file.string());
+  auto spec = parse_experiment_spec(read_file(file), file.string());
+  resolve_spec_paths(spec, spec_folder(file));
+  return spec;
+}
+
+std::string resolved_sweep_spec_text(const std::filesystem::path& file) {
+  const std::string text = read_file(file);
+  auto sweep = parse_sweep_spec(text, file.string());
+  PathChanges changes;
+  resolve_spec_paths(sweep, spec_folder(file), &changes);
+  return rewrite_spec_paths(text, changes);
 }
 
 proto::NodeConfig load_node_config(const std::filesystem::path& file) {

@@ -30,12 +30,17 @@ class SpecError : public std::invalid_argument {
   std::string field_;
 };
 
-/// Parses and validates text-format specs. `source` names the text in errors.
+/// Parses and validates text-format specs. `source` names the text in errors. Paths stay as written.
 proto::ExperimentSpec parse_experiment_spec(std::string_view text, std::string_view source);
 proto::SweepSpec parse_sweep_spec(std::string_view text, std::string_view source);
-/// Reads a file and parses it; a missing or unreadable file is a SpecError too.
+/// Reads a file and parses it; a missing or unreadable file is a SpecError too. The spec's relative
+/// paths come back resolved from the file's folder (sweeps/spec_paths.h), absolute.
 proto::SweepSpec load_sweep_spec(const std::filesystem::path& file);
 proto::ExperimentSpec load_experiment_spec(const std::filesystem::path& file);
+/// The text of a sweep spec file with its relative paths made absolute as load_sweep_spec() resolves
+/// them, comments and layout as written: the copy a results folder keeps (sweep.textproto), which
+/// `sweep resume` and a fleet's tasks read back from any working directory.
+std::string resolved_sweep_spec_text(const std::filesystem::path& file);
 /// A fleet node's board (proto::NodeConfig, text format); SpecError naming the file and field.
 proto::NodeConfig load_node_config(const std::filesystem::path& file);
 

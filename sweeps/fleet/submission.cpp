@@ -79,7 +79,8 @@ FleetSubmitted submit_fleet(const FleetPlan& plan, const fs::path& spec) {
   const fs::path slurm_dir = results / "slurm";
   // The shared directory belongs to one sweep, as with `sweep run`.
   const results::ResultsLocation location{results};
-  const std::string spec_text = sysfs::read_whole_file(spec);
+  // The copy holds the spec's paths resolved (absolute): the nodes' tasks read it, not the spec.
+  const std::string spec_text = resolved_sweep_spec_text(spec);
   const bool spec_stored = location.holds_sweep_spec(spec_text, "use another --results directory");
   fs::create_directories(slurm_dir);
   if (!spec_stored) location.store_sweep_spec(spec_text);

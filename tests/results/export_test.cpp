@@ -136,6 +136,29 @@ TEST(ResultsExportTest, AnInferenceRunsLatencyAndEnergyPerQueryAreExported) {
       << out.str();
 }
 
+// A measured figure is exported with 10 significant digits, in CSV and JSON alike: a nanosecond of a
+// time below 10 s stays, the noise of binary arithmetic in the last digits goes.
+TEST(ResultsExportTest, MeasuredFiguresHaveTenSignificantDigits) {
+  auto runs = two_runs();
+  auto& train = runs[0];
+  train.mutable_baseload()->set_duration_s(20);
+  train.mutable_baseload()->set_power_w(8.566143999999996);
+  train.mutable_epochs(0)->set_e2e_s(1.234567891);  // to the nanosecond
+  train.mutable_epochs(0)->set_stall_s(0.1 + 0.2);  // 0.30000000000000004
+  train.mutable_epochs(0)->set_energy_j(123456.78901234);
+  runs.resize(1);
+  std::ostringstream csv;
+  export_results(runs, ExportFormat::kCsv, csv);
+  EXPECT_NE(csv.str().find(",8.566144,"), std::string::npos) << csv.str();
+  EXPECT_NE(csv.str().find(",1.234567891,0.3,"), std::string::npos) << csv.str();
+  EXPECT_NE(csv.str().find(",123456.789,"), std::string::npos) << csv.str();
+  std::ostringstream jsonl;
+  export_results(runs, ExportFormat::kJsonl, jsonl);
+  EXPECT_NE(jsonl.str().find("\"baseload_power_w\":8.566144,"), std::string::npos) << jsonl.str();
+  EXPECT_NE(jsonl.str().find("\"e2e_s\":1.234567891,\"stall_s\":0.3,"), std::string::npos) << jsonl.str();
+  EXPECT_NE(jsonl.str().find("\"energy_j\":123456.789,"), std::string::npos) << jsonl.str();
+}
+
 // The export is for pandas: read it with the real pandas when the machine has it.
 TEST(ResultsExportTest, PandasReadsTheCsv) {
   if (std::system("/usr/bin/python3 -c 'import pandas' 2>/dev/null") != 0)

@@ -104,6 +104,22 @@ TEST(SpecIoTest, ThreadsClassesAndNoWarmUpAreWorkloadFields) {
   EXPECT_EQ(none.workload().inference().classes(), 7u);
 }
 
+TEST(SpecIoTest, SingleStreamTakesBatchOneAndTheServersBoundIsPositive) {
+  EXPECT_EQ(error_of("workload { model: \"m\" task: INFER\n batch_size: 2 inference { scenario: SINGLE_STREAM } }"),
+            "spec.textproto:2:2: field workload.batch_size: 2 is not valid with workload.inference.scenario "
+            "SINGLE_STREAM (queries of one sample); valid: 1 (OFFLINE or SERVER take larger batches)");
+  EXPECT_EQ(error_of("workload { model: \"m\" task: INFER batch_size: 1 inference { scenario: SINGLE_STREAM } }"),
+            "no error");
+  EXPECT_EQ(error_of("workload { model: \"m\" task: INFER batch_size: 8 inference { scenario: SERVER "
+                     "latency_bound_ms: 15 } }"),
+            "no error")
+      << "a server's batch size is the largest batch it forms";
+  EXPECT_EQ(error_of("workload { model: \"m\" task: INFER batch_size: 8\n inference { scenario: SERVER\n"
+                     " latency_bound_ms: 0 } }"),
+            "spec.textproto:3:2: field workload.inference.latency_bound_ms: 0 ms is out of range; valid: more than 0 "
+            "up to 3600000 ms (a p99 bound of the SERVER scenario)");
+}
+
 TEST(SpecIoTest, SweepAxisNeedsValuesOrARange) {
   try {
     parse_sweep_spec("name: \"s\"\naxes { field: \"workload.batch_size\" }\n", "sweep.textproto");
