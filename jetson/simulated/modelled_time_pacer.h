@@ -33,8 +33,10 @@ namespace jetchar::jetson {
 class ModelledTimePacer : public MinibatchPacer {
  public:
   /// k is this much above the calibrating minibatch's host/modelled ratio: room for the host's
-  /// minibatch-to-minibatch noise, so that few minibatches overrun k × the model.
-  static constexpr double kDilationMargin = 2.0;
+  /// minibatch-to-minibatch noise. A minibatch that overruns k × the model still reports the
+  /// board's time, so a larger margin buys fewer overruns with a slower run (the whole suite's
+  /// simulated sweeps take about margin × this host's time).
+  static constexpr double kDilationMargin = 1.25;
 
   /// A pacer for training minibatches of `batch` samples of `work` on `board` in the mode `info`
   /// reads back; nullptr, with `why_not` set, when the board's family has no throughput figures or
