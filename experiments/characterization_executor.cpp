@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <deque>
+#include <optional>
 #include <thread>
 
 #include "experiments/adaptive_stop.h"
@@ -665,7 +666,8 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   source.finish();
   power.windows().end("run");
   session.stop();
-  const double dilation = pacer ? pacer->paced_time().dilation : 1.0;
+  const auto paced = pacer ? std::optional(pacer->paced_time()) : std::nullopt;
+  const double dilation = paced ? paced->dilation : 1.0;
   if (observer_ != nullptr) observer_->trained(undilated(trained, dilation), {dataset->info().name, pretrained});
 
   if (marker) record_marker(*marker, result);
@@ -673,8 +675,8 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   record_trained(trained, result);
   for (const auto& note : source.notes()) add_note(result, note);
   if (adaptive) record_adaptive(adaptive->rule(), trained.stopped_early, result);
-  if (pacer) {
-    record_paced_time(pacer->paced_time(), result);
+  if (paced) {
+    record_paced_time(*paced, result);
   } else if (!unpaced.empty()) {
     add_note(result, "times are this host's, not modelled: " + unpaced);
   }
@@ -822,8 +824,9 @@ void CharacterizationExecutor::run_inference(const sweeps::PlannedRun&, proto::R
       }
     }
   }
-  const double dilation = pacer ? pacer->paced_time().dilation : 1.0;
-  if (pacer) record_paced_time(pacer->paced_time(), result);
+  const auto paced = pacer ? std::optional(pacer->paced_time()) : std::nullopt;
+  const double dilation = paced ? paced->dilation : 1.0;
+  if (paced) record_paced_time(*paced, result);
   undilate(dilation, result, power_samples_);
   if (per_query) per_query = undilated(*per_query, dilation);
   if (observer_ != nullptr)

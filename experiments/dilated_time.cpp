@@ -1,7 +1,6 @@
 #include "experiments/dilated_time.h"
 
 #include <cmath>
-#include <utility>
 
 namespace jetchar::experiments {
 
@@ -33,14 +32,12 @@ void undilate(double dilation, proto::RunResult& result, std::vector<results::St
   }
   if (result.has_latency()) {
     auto& l = *result.mutable_latency();
-    for (auto [get, set] : {std::pair{&proto::LatencySummary::avg_ms, &proto::LatencySummary::set_avg_ms},
-                            std::pair{&proto::LatencySummary::p50_ms, &proto::LatencySummary::set_p50_ms},
-                            std::pair{&proto::LatencySummary::p90_ms, &proto::LatencySummary::set_p90_ms},
-                            std::pair{&proto::LatencySummary::p95_ms, &proto::LatencySummary::set_p95_ms},
-                            std::pair{&proto::LatencySummary::p99_ms, &proto::LatencySummary::set_p99_ms},
-                            std::pair{&proto::LatencySummary::max_ms, &proto::LatencySummary::set_max_ms}}) {
-      (l.*set)((l.*get)() / k);
-    }
+    l.set_avg_ms(l.avg_ms() / k);
+    l.set_p50_ms(l.p50_ms() / k);
+    l.set_p90_ms(l.p90_ms() / k);
+    l.set_p95_ms(l.p95_ms() / k);
+    l.set_p99_ms(l.p99_ms() / k);
+    l.set_max_ms(l.max_ms() / k);
     l.set_throughput_samples_per_s(l.throughput_samples_per_s() * k);
     if (l.has_energy_per_query_j()) l.set_energy_per_query_j(l.energy_per_query_j() / k);
     if (l.has_energy_per_sample_j()) l.set_energy_per_sample_j(l.energy_per_sample_j() / k);
