@@ -102,7 +102,7 @@ void write_output_file(const fs::path& output, std::string_view content) {
   }
   if (::fsync(fd.get()) != 0) fail(errno, "write failed");
   if (unnamed) {
-    // Named only now, a moment before the rename: a kill can leave a temporary file only here.
+    // Named only now, just before the rename: a kill can leave a temporary file only there.
     // linkat never replaces a file: a name another writer holds is skipped for the next.
     const std::string self = fmt::format("/proc/self/fd/{}", fd.get());
     for (unsigned attempt = 0; !named; ++attempt) {
@@ -114,8 +114,15 @@ void write_output_file(const fs::path& output, std::string_view content) {
       }
     }
   }
-  if (const int error = fd.close(); error != 0) fail(error, "write failed");
-  if (::rename(temporary.c_str(), output.c_str()) != 0) fail(errno, "cannot be replaced");
+  if (unnamed) {
+    // The rename straight after the link: a kill leaves the temporary name only between the two.
+    // The content is already synced, so a close that fails after the rename loses nothing.
+    if (::rename(temporary.c_str(), output.c_str()) != 0) fail(errno, "cannot be replaced");
+    fd.close();
+  } else {
+    if (const int error = fd.close(); error != 0) fail(error, "write failed");
+    if (::rename(temporary.c_str(), output.c_str()) != 0) fail(errno, "cannot be replaced");
+  }
   // The rename itself survives a power loss once the folder is synced.
   const UniqueFd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir) ::fsync(dir.get());
