@@ -23,6 +23,7 @@
 #include "cli/option_checks.h"
 #include "cli/run_report.h"
 #include "experiments/direct_run.h"
+#include "experiments/distributed/rank_worker.h"
 #include "experiments/run_settings.h"
 #include "experiments/training/training_runner.h"
 #include "jetson/open_board.h"
@@ -57,6 +58,21 @@ struct TrainOptions {
   std::string board = "auto";
   std::optional<std::string> root;
   bool json = false;
+  bool minibatches = false;
+  // Data-parallel training, torchrun's options.
+  std::uint32_t nproc_per_node = 1;
+  std::uint32_t nnodes = 1;
+  std::uint32_t node_rank = 0;
+  std::optional<std::string> master_addr;
+  std::uint32_t master_port = 0;
+  std::string backend = "gloo";
+  std::optional<double> dist_timeout;
+};
+
+struct WorkerOptions {
+  experiments::distributed::RankPlace place;
+  experiments::distributed::Rendezvous rendezvous;
+  double timeout_s = 300;
 };
 
 std::string seconds(std::int64_t ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e9); }
@@ -99,6 +115,17 @@ proto::ExperimentSpec experiment_of(const TrainOptions& options) {
   if (options.target_f1) w->set_target_f1(*options.target_f1);
   w->set_n_best_size(static_cast<std::uint32_t>(options.n_best_size));
   w->set_max_answer_length(static_cast<std::uint32_t>(options.max_answer_length));
+  if (options.nproc_per_node * options.nnodes > 1) {
+    auto* d = w->mutable_distributed();
+    d->set_nproc_per_node(options.nproc_per_node);
+    d->set_nnodes(options.nnodes);
+    d->set_node_rank(options.node_rank);
+    if (options.master_addr) d->set_master_addr(*options.master_addr);
+    d->set_master_port(options.master_port);
+    d->set_backend(options.backend);
+    if (options.dist_timeout) d->set_timeout_s(*options.dist_timeout);
+  }
+  spec.mutable_measurement()->set_minibatch_records(options.minibatches);
   spec.mutable_loader()->set_workers(static_cast<std::uint32_t>(options.workers));
   spec.mutable_loader()->set_pin_memory(options.device.starts_with("cuda"));
   return spec;
@@ -166,6 +193,21 @@ void print_pretrained(const experiments::PretrainedLoad& pretrained) {
              pretrained.unused.size());
 }
 
+// A data-parallel run: the world, and every rank's time per epoch with its all-reduces (what of
+// them the backward did not hide is the exposed communication).
+void print_ranks(const proto::DistributedOutcome& world) {
+  fmt::print("data-parallel: {} ranks ({}), global batch {}{}\n", world.world_size(), world.backend(),
+             world.global_batch(),
+             world.has_slowest_rank() ? fmt::format(", slowest rank {}", world.slowest_rank()) : std::string());
+  fmt::print("{:>5} {:>5} {:>8} {:>10} {:>11} {:>9} {:>12} {:>10} {:>12}\n", "epoch", "rank", "samples", "stall s",
+             "compute s", "E2E s", "allreduce s", "exposed s", "MiB reduced");
+  for (const auto& r : world.ranks()) {
+    fmt::print("{:>5} {:>5} {:>8} {:>10.3f} {:>11.3f} {:>9.3f} {:>12.3f} {:>10.3f} {:>12.1f}\n", r.epoch(), r.rank(),
+               r.samples(), r.stall_s(), r.compute_s(), r.e2e_s(), r.allreduce_s(), r.exposed_communication_s(),
+               static_cast<double>(r.allreduce_bytes()) / 1048576.0);
+  }
+}
+
 // The settings line, the per-epoch table with each epoch's energy from the record, entity and
 // SQuAD scores, later-epoch medians, memory peaks and where the energy comes from.
 void print_result(const experiments::TrainingResult& result, const proto::RunResult& record,
@@ -176,6 +218,7 @@ void print_result(const experiments::TrainingResult& result, const proto::RunRes
       result.model, result.parameters, dataset_name, options.batch, result.accumulate, options.workers, result.device,
       result.precision, result.optimizer, result.learning_rate, result.weight_decay, result.seed, result.threads,
       result.synchronized ? "synchronized per minibatch" : "async (host-side times)");
+  if (record.has_distributed()) print_ranks(record.distributed());
   fmt::print("{:>5} {:>8} {:>10} {:>11} {:>9} {:>10} {:>9} {:>10} {:>9} {:>9} {:>7}\n", "epoch", "batches", "stall s",
              "compute s", "E2E s", "samples/s", "loss", "train %", "eval %", "energy J", "W");
   for (std::size_t i = 0; i < result.epochs.size(); ++i) {
@@ -350,6 +393,35 @@ void add_train_command(CLI::App& app) {
                    "are modelled, and its time model paces each minibatch's compute to the board's clocks)")
       ->capture_default_str();
   command->add_option("--root", options->root, "Read the kernel interfaces under this directory instead of /");
+  command
+      ->add_option("--nproc-per-node", options->nproc_per_node,
+                   "Data-parallel ranks (processes) on this machine, as torchrun's: each trains --batch samples of "
+                   "every global step (global batch = ranks x batch) and the gradients are averaged before each step")
+      ->capture_default_str()
+      ->check(cli::between(1, 256, "ranks per machine"));
+  command->add_option("--nnodes", options->nnodes, "Machines of the data-parallel world (each runs jetchar train)")
+      ->capture_default_str()
+      ->check(cli::between(1, 1024, "machines"));
+  command
+      ->add_option("--node-rank", options->node_rank,
+                   "This machine's place, 0 .. nnodes-1 (node 0 hosts the rendezvous)")
+      ->capture_default_str();
+  command->add_option("--master-addr", options->master_addr, "Node 0's address (default 127.0.0.1)");
+  command
+      ->add_option("--master-port", options->master_port,
+                   "The rendezvous's TCP port on node 0 (default: a free one; required with --nnodes > 1)")
+      ->check(cli::between(0, 65535, "TCP port"));
+  command->add_option("--backend", options->backend, "Collective backend: gloo (CPUs, Jetsons) or nccl (CUDA)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"gloo", "nccl"}));
+  command
+      ->add_option("--dist-timeout", options->dist_timeout,
+                   "Seconds the rendezvous and each collective wait for a silent rank (default 300; a rank that dies "
+                   "is seen at once)")
+      ->check(cli::between(0.001, 86400.0, "seconds"));
+  command->add_flag("--minibatches", options->minibatches,
+                    "Keep every minibatch's fetch stall, compute, energy and loss (a data-parallel run's: the mean "
+                    "over the ranks) in the JSON output and the record");
   command->add_flag("--json", options->json,
                     "Print the whole result as JSON, with the record a sweep would store for the run (\"record\": "
                     "resolved settings, board context, energy per epoch)");
@@ -358,8 +430,27 @@ void add_train_command(CLI::App& app) {
       "Examples:\n"
       "  jetchar train --model lenet5 --dataset fashion-mnist:/usr/share/datasets/fashion-mnist --epochs 2 "
       "--max-batches 50\n"
-      "  jetchar train --model resnet18-cifar --dataset 'synthetic:3x32x32?samples=64' --batch 16 --epochs 1");
+      "  jetchar train --model resnet18-cifar --dataset 'synthetic:3x32x32?samples=64' --batch 16 --epochs 1\n"
+      "  jetchar train --model lenet5 --dataset 'synthetic:1x28x28?samples=256' --batch 32 --epochs 1 "
+      "--nproc-per-node 2");
   command->callback([options] { run_train(*options); });
+
+  // A data-parallel run's other ranks, started by its first (experiments/distributed/node_ranks.h).
+  auto worker = std::make_shared<WorkerOptions>();
+  CLI::App* rank = app.add_subcommand("rank-worker", "One rank of a data-parallel `jetchar train` (its child process)");
+  rank->group("");  // hidden: started by train only
+  rank->add_option("--rank", worker->place.rank)->required();
+  rank->add_option("--local-rank", worker->place.local_rank)->required();
+  rank->add_option("--node-rank", worker->place.node_rank)->required();
+  rank->add_option("--world-size", worker->place.world_size)->required();
+  rank->add_option("--master-addr", worker->rendezvous.master_addr)->required();
+  rank->add_option("--master-port", worker->rendezvous.master_port)->required();
+  rank->add_option("--backend", worker->rendezvous.backend)->required();
+  rank->add_option("--timeout-s", worker->timeout_s)->required();
+  rank->callback([worker] {
+    worker->rendezvous.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(worker->timeout_s * 1000));
+    experiments::distributed::run_rank_worker(worker->rendezvous, worker->place);
+  });
 }
 
 }  // namespace

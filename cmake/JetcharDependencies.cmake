@@ -26,6 +26,12 @@ target_link_libraries(jetchar_torch INTERFACE ${TORCH_LIBRARIES})
 target_include_directories(jetchar_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
 separate_arguments(_jetchar_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 target_compile_options(jetchar_torch INTERFACE ${_jetchar_torch_flags})
+# Data-parallel training's Gloo process group (experiments/distributed/): Debian's LibTorch links
+# the shared libgloo and leaves its headers to libgloo-dev; LibTorch's own builds carry Gloo inside.
+find_library(JETCHAR_GLOO_LIBRARY gloo)
+if(JETCHAR_GLOO_LIBRARY)
+  target_link_libraries(jetchar_torch INTERFACE ${JETCHAR_GLOO_LIBRARY})
+endif()
 if(TARGET torch_cuda OR TORCH_CUDA_LIBRARIES)
   target_compile_definitions(jetchar_torch INTERFACE JETCHAR_WITH_CUDA=1)
 endif()

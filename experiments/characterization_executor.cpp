@@ -20,6 +20,7 @@
 #include "experiments/cuda_context.h"
 #include "experiments/device_spec.h"
 #include "experiments/dilated_time.h"
+#include "experiments/distributed/node_ranks.h"
 #include "experiments/epoch_instrumented_source.h"
 #include "experiments/inference/inference_dataset.h"
 #include "experiments/inference/inference_runner.h"
@@ -35,6 +36,7 @@
 #include "experiments/training/precision.h"
 #include "experiments/training/training_runner.h"
 #include "experiments/training/validation_split.h"
+#include "experiments/training_workload.h"
 #include "jetchar/version.h"
 #include "jetson/control/power_mode.h"
 #include "jetson/discovery/device_identity.h"
@@ -325,18 +327,16 @@ void attach_data_path(loaders::Pipeline& pipeline, const loaders::DatasetInfo& i
   pipeline.attach_data_path(std::move(data_path));
 }
 
-// The network to train: a new one, or workload.pretrained's checkpoint (and how it loaded), with
-// a head for the data set's classes when it names any. A checkpoint's vocabulary becomes
-// `model_spec`'s, so that synthetic token ids (counting the model's work) stay inside it.
-std::pair<std::shared_ptr<Network>, std::optional<PretrainedLoad>> training_model(ModelSpec& model_spec,
-                                                                                  const proto::WorkloadSpec& w,
-                                                                                  const loaders::DatasetInfo& info) {
-  const auto classes = static_cast<std::int64_t>(info.classes.size());
-  const auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
-  if (w.pretrained().empty()) return {make_model(model_spec, num_classes), std::nullopt};
-  auto pretrained = make_pretrained_model(model_spec, w.pretrained(), num_classes, w.seed());
-  model_spec.vocab_size = pretrained.config.vocab_size;
-  return {pretrained.network, pretrained.load};
+// A data-parallel run's ranks after training: their figures, and the rank whose loss ended a
+// failed run (its death is the cause; the broken connection the rest saw is not).
+void record_ranks(distributed::NodeRanks& ranks, const TrainingResult& trained, int rank, proto::RunResult& result) {
+  const bool ok = trained.status == RunStatus::kOk;
+  const auto failure = ranks.end(ok);
+  *result.mutable_distributed() = distributed::distributed_outcome(trained, result.resolved(), rank);
+  if (!failure) return;
+  result.mutable_distributed()->set_failed_rank(static_cast<std::uint32_t>(failure->rank));
+  set_failure(result, proto::FAILED,
+              ok ? failure->why : fmt::format("{}; the other ranks stopped: {}", failure->why, result.reason()));
 }
 
 // workload.evaluate: the validation split after every epoch, untimed and outside the epochs'
@@ -570,8 +570,8 @@ proto::RunResult CharacterizationExecutor::execute(const sweeps::PlannedRun& run
     }
   }
   // workload.threads, or LibTorch's own choice; the resolved settings say how many ran.
-  const auto threads = run.spec.workload().threads();
-  if (const int wanted = threads > 0 ? static_cast<int>(threads) : default_threads_; torch::get_num_threads() != wanted)
+  if (const int wanted = rank_threads(result.resolved().workload(), default_threads_);
+      torch::get_num_threads() != wanted)
     torch::set_num_threads(wanted);
   result.mutable_resolved()->mutable_workload()->set_threads(static_cast<std::uint32_t>(torch::get_num_threads()));
   try {
@@ -615,23 +615,23 @@ proto::RunResult CharacterizationExecutor::execute(const sweeps::PlannedRun& run
 void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::RunResult& result) {
   const auto spec = result.resolved();
   const auto& w = spec.workload();
-  auto dataset_spec = loaders::DatasetSpec::parse(w.dataset());
-  if (!w.pretrained().empty()) use_pretrained_vocab(dataset_spec, w.pretrained());
-  auto dataset = loaders::open_dataset(
-      dataset_spec, w.transform().empty() ? std::nullopt : std::optional<std::string>(w.transform()));
-  loaders::Pipeline pipeline(dataset, training_pipeline_options(spec));
+  // Data-parallel: this process is its node's first rank and trains on that rank's shard.
+  const auto place = distributed::first_rank_of_node(w.distributed());
+  auto workload = open_training_workload(spec, place.rank, place.world_size);
+  const auto& dataset = workload.dataset;
+  auto& pipeline = *workload.pipeline;
+  const auto& model = workload.model;
+  const auto& model_spec = workload.model_spec;
+  const auto& pretrained = workload.pretrained;
   attach_data_path(pipeline, dataset->info(), result);
   for (const auto& note : dataset->info().notes) add_note(result, note);
-
-  auto model_spec = find_model(w.model());
-  const auto [model, pretrained] = training_model(model_spec, w, dataset->info());
   if (pretrained) record_checkpoint(*pretrained, result);
   // A token model's sequence length is its samples' (the data set's max_length).
   if (const auto& shape = dataset->info().layout.input_shape; model_spec.token_input() && shape.size() == 1)
     result.mutable_resolved()->mutable_workload()->set_sequence_length(static_cast<std::uint32_t>(shape[0]));
-  TrainingConfig config = training_config(spec);
+  TrainingConfig& config = workload.config;
   record_cuda_context(config.device, *result.mutable_context());
-  const auto validation = open_training_validation(spec, dataset_spec, config);  // config points into it
+  const auto validation = open_training_validation(spec, workload.dataset_spec, config);  // config points into it
 
   // A board with a time model (the simulated one) paces each minibatch's compute to it, so its
   // times follow the mode's clocks; its pacer also pins the rails' activity for the run. The work
@@ -660,6 +660,12 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   };
   config.on_epoch_end = [&source] { source.end_epoch(); };
 
+  // The node's other ranks start and the world joins before the measurement begins.
+  std::optional<distributed::NodeRanks> ranks;
+  if (data_parallel(w)) {
+    ranks.emplace(result.resolved());
+    config.data_parallel = &ranks->data_parallel();
+  }
   session.start();
   const auto run_window = power.windows().begin("run", energy::WindowKind::kRun);
   const auto trained = train(*model, source, config, *board_.root, model_spec.name);
@@ -673,6 +679,7 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   if (marker) record_marker(*marker, result);
   if (!meters.empty()) record_meters(meters, power.windows().windows()[run_window], result);
   record_trained(trained, result);
+  if (ranks) record_ranks(*ranks, trained, place.rank, result);
   for (const auto& note : source.notes()) add_note(result, note);
   if (adaptive) record_adaptive(adaptive->rule(), trained.stopped_early, result);
   if (paced) {

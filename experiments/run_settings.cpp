@@ -1,11 +1,16 @@
 #include "experiments/run_settings.h"
 
+#include <algorithm>
+
 #include "experiments/torch_device.h"
 
 namespace jetchar::experiments {
 namespace {
 
 constexpr double kDefaultSampleRateHz = 100;
+// A collective waits this long for a silent rank (a killed one is seen at once: its sockets
+// close). Long enough for rank 0's untimed evaluation between epochs, which the others wait out.
+constexpr double kDefaultDistributedTimeoutS = 300;
 
 }  // namespace
 
@@ -25,6 +30,17 @@ proto::ExperimentSpec resolve_defaults(const proto::ExperimentSpec& spec) {
       w->mutable_inference()->set_latency_bound_ms(kDefaultServerLatencyBoundMs);
   } else if (w->has_inference()) {
     w->mutable_inference()->clear_latency_bound_ms();
+  }
+  // A spec that names workload.distributed keeps it, one rank included (an axis over
+  // nproc_per_node labels its single-process runs too); one that does not stays without it, as
+  // runs before it existed, so that it keys with them.
+  if (w->has_distributed()) {
+    auto* d = w->mutable_distributed();
+    if (d->nproc_per_node() == 0) d->set_nproc_per_node(1);
+    if (d->nnodes() == 0) d->set_nnodes(1);
+    if (d->backend().empty()) d->set_backend("gloo");
+    if (d->master_addr().empty()) d->set_master_addr("127.0.0.1");
+    if (d->timeout_s() == 0) d->set_timeout_s(kDefaultDistributedTimeoutS);
   }
   auto* l = r.mutable_loader();
   if (l->prefetch() == 0) l->set_prefetch(2);
@@ -93,6 +109,17 @@ TrainingConfig training_config(const proto::ExperimentSpec& spec) {
   config.seed = w.seed();
   config.keep_minibatch_records = spec.measurement().minibatch_records();
   return config;
+}
+
+bool data_parallel(const proto::WorkloadSpec& workload) {
+  const auto& d = workload.distributed();
+  return std::max<std::uint32_t>(1, d.nproc_per_node()) * std::max<std::uint32_t>(1, d.nnodes()) > 1;
+}
+
+int rank_threads(const proto::WorkloadSpec& workload, int machine_default) {
+  if (workload.threads() > 0) return static_cast<int>(workload.threads());
+  const int ranks = static_cast<int>(std::max<std::uint32_t>(1, workload.distributed().nproc_per_node()));
+  return std::max(1, machine_default / ranks);
 }
 
 }  // namespace jetchar::experiments

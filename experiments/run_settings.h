@@ -30,4 +30,11 @@ loaders::PipelineOptions training_pipeline_options(const proto::ExperimentSpec& 
 /// cannot use.
 TrainingConfig training_config(const proto::ExperimentSpec& spec);
 
+/// True when workload.distributed asks for more than one rank.
+bool data_parallel(const proto::WorkloadSpec& workload);
+
+/// LibTorch's intra-op threads for one rank: workload.threads, or `machine_default` shared by the
+/// node's ranks (torchrun likewise gives each of several ranks one OpenMP thread unless told).
+int rank_threads(const proto::WorkloadSpec& workload, int machine_default);
+
 }  // namespace jetchar::experiments

@@ -12,9 +12,11 @@
 #include "experiments/adaptive_stop.h"
 #include "experiments/checkpoints/pretrained_vocab.h"
 #include "experiments/device_spec.h"
+#include "experiments/distributed/rank_group.h"
 #include "experiments/inference/inference_dataset.h"
 #include "experiments/models/model_dataset_fit.h"
 #include "experiments/models/registry.h"
+#include "experiments/run_settings.h"
 #include "jetson/control/control_points.h"
 #include "jetson/control/power_mode.h"
 #include "jetson/meters/meter_protocol.h"
@@ -59,6 +61,13 @@ std::vector<PlanProblem> validate_plan_against_board(const sweeps::SweepPlan& pl
       }
     }
     const auto& workload = run.spec.workload();
+    if (const auto& d = workload.distributed(); !d.backend().empty() && !distributed::backend_available(d.backend())) {
+      problems.push_back(
+          {run.run_id, "workload.distributed.backend: " + distributed::unavailable_backend(d.backend())});
+    }
+    if (data_parallel(workload) && workload.task() == proto::INFER) {
+      problems.push_back({run.run_id, "workload.distributed applies to training; an INFER run has one process"});
+    }
     if (models_seen.insert(workload.model()).second) {
       try {
         (void)find_model(workload.model());

@@ -33,6 +33,14 @@ Pipeline::Pipeline(std::shared_ptr<const Dataset> dataset, PipelineOptions optio
                     "0 <= workers <= 256, prefetch >= 1",
                     options_.batch_size, options_.num_workers, options_.prefetch_factor));
   }
+  if (options_.shard_count < 1 || options_.shard_index < 0 || options_.shard_index >= options_.shard_count) {
+    throw std::invalid_argument(fmt::format("data pipeline: shard {} of {} not valid; expected 0 <= shard < count",
+                                            options_.shard_index, options_.shard_count));
+  }
+  if (dataset_->size() < options_.shard_count) {
+    throw std::invalid_argument(fmt::format("data pipeline: {} samples cannot be shared by {} ranks; each needs one",
+                                            dataset_->size(), options_.shard_count));
+  }
   pinned_ = options_.pin_memory && torch::cuda::is_available();
   const int workers = std::max(1, options_.num_workers);
   // With workers: prefetch_factor batches ahead plus the one the consumer is using.
@@ -56,12 +64,12 @@ Pipeline::~Pipeline() {
 }
 
 std::int64_t Pipeline::samples_per_epoch() const {
-  const std::int64_t n = dataset_->size();
+  const std::int64_t n = dataset_->size() / options_.shard_count;
   return options_.drop_last ? n / options_.batch_size * options_.batch_size : n;
 }
 
 std::int64_t Pipeline::batches_per_epoch() const {
-  const std::int64_t n = dataset_->size();
+  const std::int64_t n = dataset_->size() / options_.shard_count;
   return options_.drop_last ? n / options_.batch_size : (n + options_.batch_size - 1) / options_.batch_size;
 }
 
@@ -72,7 +80,12 @@ std::vector<std::int64_t> Pipeline::epoch_order(std::int64_t epoch) const {
     Rng rng(options_.seed, static_cast<std::uint64_t>(epoch), ~std::uint64_t{0});
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
   }
-  return order;
+  if (options_.shard_count == 1) return order;
+  std::vector<std::int64_t> shard(order.size() / static_cast<std::size_t>(options_.shard_count));
+  for (std::size_t j = 0; j < shard.size(); ++j)
+    shard[j] =
+        order[static_cast<std::size_t>(options_.shard_index) + j * static_cast<std::size_t>(options_.shard_count)];
+  return shard;
 }
 
 void Pipeline::ensure_buffers(Slot& slot) {

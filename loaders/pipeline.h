@@ -33,6 +33,13 @@ struct PipelineOptions {
   /// Page-locked batch memory for faster host-to-device copies. Only possible with CUDA; where it
   /// is not, the request is recorded and plain memory is used (see Pipeline::pinned()).
   bool pin_memory = false;
+  /// Data-parallel ranks: this pipeline yields shard `shard_index` of `shard_count`, the epoch
+  /// order's samples at shard_index, shard_index + shard_count, ... (torch's DistributedSampler),
+  /// floor(size / shard_count) of them so that every rank runs the same number of minibatches.
+  /// Step k of the ranks together covers the samples step k of one pipeline with a batch
+  /// shard_count times larger covers.
+  std::int64_t shard_count = 1;
+  std::int64_t shard_index = 0;
 };
 
 /// An error while producing a sample (corrupt or missing file, ...): bad input, so it derives from
@@ -67,7 +74,7 @@ class Pipeline : public BatchSource {
   const EpochStats& epoch_stats() const { return stats_; }
   /// Samples residency and disk I/O around every epoch from now on.
   void attach_data_path(std::shared_ptr<DataPathMonitor> monitor) { monitor_ = std::move(monitor); }
-  /// The sample order of epoch `epoch` (identity when shuffle is off).
+  /// The sample order of epoch `epoch` (identity when shuffle is off), this shard's part of it.
   std::vector<std::int64_t> epoch_order(std::int64_t epoch) const;
 
  private:

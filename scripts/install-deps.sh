@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
-  libtorch-dev libboost-dev protobuf-compiler libprotobuf-dev libgpiod-dev
+  libtorch-dev libgloo-dev libboost-dev protobuf-compiler libprotobuf-dev libgpiod-dev
   libgtest-dev libgmock-dev libcli11-dev libspdlog-dev libfmt-dev
   libsqlitecpp-dev libsqlite3-dev libeigen3-dev libturbojpeg0-dev libjpeg62-turbo-dev
   libpng-dev zlib1g-dev nlohmann-json3-dev libsystemd-dev libicu-dev libssl-dev

@@ -92,6 +92,9 @@ constexpr ZeroMeansUnset kZeroMeansUnset[] = {
     {"workload.max_minibatches", "the whole epoch", "1 or more"},
     {"workload.sequence_length", "the model's default", "1 or more"},
     {"workload.inference.classes", "the model's default", "1 to 1000000"},
+    {"workload.distributed.nproc_per_node", "1 rank", "1 to 256"},
+    {"workload.distributed.nnodes", "1 machine", "1 to 1024"},
+    {"workload.distributed.timeout_s", "300 s", "more than 0 up to 86400"},
     {"loader.prefetch", "2 batches per worker", "1 or more"},
     {"measurement.sample_rate_hz", "100 Hz", "1 to 1000"},
     {"cooldown.timeout_s", "600 s", "more than 0"},
@@ -188,6 +191,7 @@ class Validator {
       Validator inference(source_, where_, workload.child("inference", w));
       inference.require_range(w.inference(), "classes", w.inference().classes(), 1, 1000000, "workload.inference.");
     }
+    if (w.has_distributed()) distributed(w, workload);
     // MLPerf LoadGen's scenarios (experiment_spec.proto): a single-stream query is one sample; a
     // server's batch_size is the largest batch it forms from queued queries.
     if (w.inference().scenario() == proto::SINGLE_STREAM && w.batch_size() != 1) {
@@ -231,6 +235,34 @@ class Validator {
     if (a.relative_half_width() != 0)
       adaptive.require_range(a, "relative_half_width", a.relative_half_width(), 1e-6, 1, "adaptive.");
     if (spec.repetitions() != 0) require_range(spec, "repetitions", spec.repetitions(), 1, 1000, "");
+  }
+
+  // workload.distributed: torchrun's ranges; a world of several machines needs the port its other
+  // machines are told, and its backend must be one LibTorch has.
+  void distributed(const proto::WorkloadSpec& w, Validator& workload) {
+    Validator distributed(source_, where_, workload.child("distributed", w));
+    const auto& d = w.distributed();
+    const std::string kPrefix = "workload.distributed.";
+    if (d.nproc_per_node() != 0) distributed.require_range(d, "nproc_per_node", d.nproc_per_node(), 1, 256, kPrefix);
+    if (d.nnodes() != 0) distributed.require_range(d, "nnodes", d.nnodes(), 1, 1024, kPrefix);
+    const std::uint32_t nodes = std::max<std::uint32_t>(1, d.nnodes());
+    if (d.node_rank() >= nodes) {
+      distributed.fail_field(d, "node_rank", kPrefix,
+                             fmt::format("{} is out of range; valid: 0 to {} (nnodes - 1)", d.node_rank(), nodes - 1));
+    }
+    if (d.master_port() > 65535) distributed.require_range(d, "master_port", d.master_port(), 1, 65535, kPrefix);
+    if (nodes > 1 && d.master_port() == 0) {
+      distributed.fail_field(d, "master_port", kPrefix,
+                             "is required with nnodes > 1: every machine must be told where node 0 waits (1 to 65535)");
+    }
+    if (!d.backend().empty() && d.backend() != "gloo" && d.backend() != "nccl") {
+      distributed.fail_field(d, "backend", kPrefix,
+                             fmt::format("'{}' is not a backend; valid: gloo, nccl", d.backend()));
+    }
+    if (d.timeout_s() != 0 && !(d.timeout_s() > 0 && d.timeout_s() <= 86400)) {
+      distributed.fail_field(d, "timeout_s", kPrefix,
+                             fmt::format("{} s is out of range; valid: more than 0 up to 86400 s", d.timeout_s()));
+    }
   }
 
  private:

@@ -312,6 +312,37 @@ struct EpochSums {
   std::vector<torch::Tensor> minibatch_losses;  ///< kept records' losses, in order
 };
 
+// A data-parallel epoch: its loss and score sums and its samples become the world's, each kept
+// minibatch's loss the mean over the ranks (the loss of the global minibatch), and every rank's
+// times and communication are gathered in rank order.
+void share_epoch(DataParallel& dp, EpochSums& sums, EpochResult& epoch) {
+  const auto own = epoch;
+  auto samples = torch::full({}, static_cast<double>(own.samples), torch::kFloat64).to(sums.loss.device());
+  std::vector<torch::Tensor> totals{sums.loss, sums.correct, sums.scored, samples};
+  if (!sums.minibatch_losses.empty()) totals.push_back(torch::stack(sums.minibatch_losses));
+  dp.sum(totals);
+  epoch.samples = static_cast<std::int64_t>(std::llround(totals[3].item<double>()));
+  if (!sums.minibatch_losses.empty()) {
+    const auto means = totals[4] / static_cast<double>(dp.world_size());
+    for (std::size_t i = 0; i < sums.minibatch_losses.size(); ++i)
+      sums.minibatch_losses[i] = means[static_cast<std::int64_t>(i)];
+  }
+  const std::vector<double> row{static_cast<double>(own.samples),
+                                static_cast<double>(own.stall_ns),
+                                static_cast<double>(own.compute_ns),
+                                static_cast<double>(own.e2e_ns),
+                                static_cast<double>(own.communication.allreduce_ns),
+                                static_cast<double>(own.communication.exposed_ns),
+                                static_cast<double>(own.communication.bytes)};
+  const auto rows = dp.gather(torch::tensor(row, torch::kFloat64)).to(torch::kCPU);
+  for (std::int64_t r = 0; r < rows.size(0); ++r) {
+    const auto value = [&rows, r](std::int64_t column) {
+      return static_cast<std::int64_t>(rows[r][column].item<double>());
+    };
+    epoch.ranks.push_back({r, value(0), value(1), value(2), value(3), {value(4), value(5), value(6)}});
+  }
+}
+
 // The epoch's mean loss and accuracy, and each kept minibatch record's loss, from the device sums.
 void read_epoch_sums(const EpochSums& sums, std::size_t first_record, EpochResult& epoch, TrainingResult& result) {
   if (epoch.samples > 0) {
@@ -336,6 +367,7 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
   EpochSums sums(config.device);
   const std::size_t first_record = result.minibatches.size();
   const bool sync = config.sync_per_batch;
+  DataParallel* dp = config.data_parallel;
 
   synchronize(config.device);
   const auto epoch_start = Clock::now();
@@ -355,9 +387,13 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
       logits = model.forward_batch(batch);
       loss = task_loss(model.task(), logits, batch);
     }
+    // Step after every `accumulate` minibatches, and after the epoch's last one; data-parallel
+    // ranks all-reduce the gradients during that step's backward only (DDP's no_sync for the rest).
+    const bool step_now = (index + 1) % config.accumulate == 0 || index + 1 == planned;
+    if (dp != nullptr && step_now) dp->arm();
     optimizer.backward(config.accumulate > 1 ? loss / static_cast<double>(config.accumulate) : loss);
-    // Step after every `accumulate` minibatches, and after the epoch's last one.
-    if ((index + 1) % config.accumulate == 0 || index + 1 == planned) {
+    if (step_now) {
+      if (dp != nullptr) current.communication += dp->finish();
       optimizer.step();
       ++current.optimizer_steps;
     }
@@ -388,7 +424,9 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
     }
     const TrainingProgress progress{epoch, index + 1, planned, stall_ns, compute_ns};
     if (config.on_batch) config.on_batch(progress);
-    if (config.stop_after && config.stop_after(progress)) {
+    bool stop = config.stop_after && config.stop_after(progress);
+    if (dp != nullptr) stop = dp->any(stop);  // every rank ends at the same minibatch
+    if (stop) {
       result.stopped_early = true;
       break;
     }
@@ -399,6 +437,7 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
   current.e2e_ns = elapsed_ns(epoch_start, Clock::now()) - current.host_delay_ns;
   if (config.on_epoch_end) config.on_epoch_end();
   current.completed = !result.stopped_early;
+  if (dp != nullptr) share_epoch(*dp, sums, current);
   read_epoch_sums(sums, first_record, current, result);
 }
 
@@ -425,6 +464,10 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
   torch::manual_seed(config.seed);  // seeds the CPU and every CUDA generator
   model.to(config.device);
   model.train();
+  if (config.data_parallel != nullptr) {
+    result.world_size = config.data_parallel->world_size();
+    config.data_parallel->attach(model);
+  }
   OptimizerStep optimizer(model, optimizer_kind, learning_rate, config, source);
   if (optimizer.schedule()) {
     result.warmup_steps = optimizer.schedule()->warmup_steps;
@@ -468,6 +511,9 @@ nlohmann::json to_json(const TrainingResult& result) {
                           {"stall_ns", epoch.stall_ns},
                           {"compute_ns", epoch.compute_ns},
                           {"e2e_ns", epoch.e2e_ns},
+                          {"allreduce_ns", epoch.communication.allreduce_ns},
+                          {"exposed_communication_ns", epoch.communication.exposed_ns},
+                          {"allreduce_bytes", epoch.communication.bytes},
                           {"samples_per_s", epoch.samples_per_s()},
                           {"mean_loss", optional(epoch.mean_loss)},
                           {"train_accuracy", optional(epoch.train_accuracy)},
@@ -511,6 +557,7 @@ nlohmann::json to_json(const TrainingResult& result) {
         {"timing", result.synchronized ? "synchronized per minibatch" : "async (no per-minibatch sync)"},
         {"synchronized", result.synchronized},
         {"seed", result.seed},
+        {"world_size", result.world_size},
         {"threads", result.threads},
         {"max_batches", optional(result.max_batches)},
         {"eval", result.eval_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.eval_name)},

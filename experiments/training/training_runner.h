@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/models/network.h"
+#include "experiments/training/data_parallel.h"
 #include "experiments/training/memory_monitor.h"
 #include "experiments/training/precision.h"
 #include "loaders/batch.h"
@@ -94,6 +95,11 @@ struct TrainingConfig {
   std::function<std::chrono::steady_clock::time_point(std::chrono::steady_clock::time_point compute_start,
                                                       std::int64_t samples)>
       pace_compute;
+  /// Data-parallel training (experiments/distributed/): this process is one rank of several, its
+  /// source yields its shard, and every optimizer step's gradients are averaged over the ranks.
+  /// The epochs' samples, loss and accuracy are then the world's, and each keeps every rank's
+  /// figures (EpochResult::ranks). Unset: one process.
+  DataParallel* data_parallel = nullptr;
   /// Called when an epoch's E2E time has been taken (after its final synchronize), before its
   /// sums are read or it is evaluated: an energy window that ends here covers the E2E interval.
   std::function<void()> on_epoch_end;
@@ -113,11 +119,21 @@ struct MinibatchRecord {
   std::optional<double> loss;
 };
 
+/// One rank's share of a data-parallel epoch.
+struct RankEpochFigures {
+  std::int64_t rank = 0;
+  std::int64_t samples = 0;
+  std::int64_t stall_ns = 0;
+  std::int64_t compute_ns = 0;
+  std::int64_t e2e_ns = 0;
+  StepCommunication communication;  ///< summed over the epoch's optimizer steps
+};
+
 struct EpochResult {
   std::int64_t epoch = 0;
   bool completed = false;  ///< false when the run stopped inside it (OOM, failure)
   std::int64_t batches = 0;
-  std::int64_t samples = 0;
+  std::int64_t samples = 0;  ///< data-parallel: every rank's
   std::int64_t optimizer_steps = 0;
   std::int64_t stall_ns = 0;    ///< sum over minibatches
   std::int64_t compute_ns = 0;  ///< sum over minibatches
@@ -125,6 +141,9 @@ struct EpochResult {
   /// A paced run's time the host spent beyond the board's (minibatches that overran even the
   /// paced time): left out of stall, compute and e2e_ns, which are the board's.
   std::int64_t host_delay_ns = 0;
+  /// Data-parallel: this rank's all-reduces, and every rank's figures in rank order.
+  StepCommunication communication;
+  std::vector<RankEpochFigures> ranks;
   std::optional<double> mean_loss;       ///< mean training loss of its minibatches
   std::optional<double> train_accuracy;  ///< on the training minibatches, as the seed code logs
   std::optional<double> eval_loss;
@@ -179,6 +198,7 @@ struct TrainingResult {
   std::vector<MinibatchRecord> minibatches;
   MemoryPeaks memory;
   bool stopped_early = false;  ///< TrainingConfig::stop_after ended the run
+  std::int64_t world_size = 1;  ///< ranks of a data-parallel run
 
   EpochSummary summary() const;
 };

@@ -20,7 +20,7 @@ struct SettingColumn {
 
 // Columns the export had before this list (batch, accumulate, workers, precision, cache, task,
 // async) keep their names.
-inline constexpr std::array<SettingColumn, 39> kSettingColumns = {{
+inline constexpr std::array<SettingColumn, 42> kSettingColumns = {{
     {"workload.dataset", "dataset_options"},  // the options after '?': max_length, stride, vocab, ...
     {"workload.task", "task"},
     {"workload.batch_size", "batch"},
@@ -41,6 +41,9 @@ inline constexpr std::array<SettingColumn, 39> kSettingColumns = {{
     {"workload.optimizer", "optimizer"},
     {"workload.weight_decay", "weight_decay"},
     {"workload.threads", "threads"},
+    {"workload.distributed.nproc_per_node", "nproc_per_node"},  // world size = nproc_per_node x nnodes
+    {"workload.distributed.nnodes", "nnodes"},
+    {"workload.distributed.backend", "backend"},
     {"loader.workers", "workers"},
     {"loader.prefetch", "prefetch"},
     {"loader.pin_memory", "pin_memory"},
@@ -67,7 +70,7 @@ struct NotASetting {
   std::string_view why;
 };
 
-inline constexpr std::array<NotASetting, 25> kNotSettings = {{
+inline constexpr std::array<NotASetting, 29> kNotSettings = {{
     {"name", "a label"},
     {"repetitions", "repetitions are samples of one configuration"},
     {"workload.model", "part of the workload name (model/data set kind)"},
@@ -77,6 +80,10 @@ inline constexpr std::array<NotASetting, 25> kNotSettings = {{
     {"workload.target_f1", "a threshold read off the scores (time and energy to target)"},
     {"workload.n_best_size", "SQuAD answer search in the untimed evaluation"},
     {"workload.max_answer_length", "SQuAD answer search in the untimed evaluation"},
+    {"workload.distributed.node_rank", "which machine of the world recorded the run"},
+    {"workload.distributed.master_addr", "where the ranks meet"},
+    {"workload.distributed.master_port", "where the ranks meet"},
+    {"workload.distributed.timeout_s", "when a silent rank is given up on"},
     {"workload.inference.min_queries", "how long the measurement lasts"},
     {"workload.inference.min_duration_s", "how long the measurement lasts"},
     {"device.preset_mode", "the power mode: its name and knobs are the key's mode"},

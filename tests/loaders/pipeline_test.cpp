@@ -77,6 +77,42 @@ TEST(Pipeline, SameSeedSameBatchesWhateverTheWorkerCount) {
   EXPECT_NE(run_epoch(different, 0), std::vector(results[0].begin(), results[0].begin() + 13));
 }
 
+// Data-parallel shards: three ranks with batch 4 see, step by step, the samples one pipeline with
+// batch 12 sees; the two samples 50 leaves over are no rank's, so every rank runs 4 minibatches.
+TEST(Pipeline, ShardsTogetherCoverWhatOneLargerBatchCovers) {
+  auto dataset = synthetic(50);
+  PipelineOptions whole;
+  whole.batch_size = 12;
+  whole.seed = 5;
+  const auto order = Pipeline(dataset, whole).epoch_order(2);
+  std::vector<std::vector<std::int64_t>> shards;
+  for (std::int64_t rank = 0; rank < 3; ++rank) {
+    PipelineOptions options = whole;
+    options.batch_size = 4;
+    options.shard_count = 3;
+    options.shard_index = rank;
+    Pipeline shard(dataset, options);
+    EXPECT_EQ(shard.samples_per_epoch(), 16);
+    EXPECT_EQ(shard.batches_per_epoch(), 4);
+    shards.push_back(shard.epoch_order(2));
+  }
+  for (std::size_t step = 0; step < 4; ++step) {
+    std::vector<std::int64_t> ranks;
+    for (const auto& shard : shards) ranks.insert(ranks.end(), shard.begin() + 4 * step, shard.begin() + 4 * step + 4);
+    std::vector<std::int64_t> one(order.begin() + 12 * step, order.begin() + 12 * step + 12);
+    std::sort(ranks.begin(), ranks.end());
+    std::sort(one.begin(), one.end());
+    EXPECT_EQ(ranks, one) << "step " << step;
+  }
+  PipelineOptions bad = whole;
+  bad.shard_count = 2;
+  bad.shard_index = 2;
+  EXPECT_THROW(Pipeline(dataset, bad), std::invalid_argument);
+  bad.shard_count = 51;
+  bad.shard_index = 0;
+  EXPECT_THROW(Pipeline(dataset, bad), std::invalid_argument);
+}
+
 TEST(Pipeline, ShuffleIsAPermutationAndUnshuffledIsInOrder) {
   auto dataset = synthetic(50);
   PipelineOptions options;

@@ -1,5 +1,6 @@
 #include "sweeps/spec_io.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tests/support/temp_dir.h"
@@ -88,6 +89,27 @@ TEST(SpecIoTest, BadDeviceName) {
   EXPECT_EQ(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"cuda:1\" }"), "no error");
   EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"cuda:x\" }"), "no error");
   EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"cuda:\" }"), "no error");
+}
+
+// workload.distributed: torchrun's ranges, each error naming the field, the value and what is valid.
+TEST(SpecIoTest, DistributedFieldsAreCheckedAsTorchrunWouldCheckThem) {
+  const auto spec = [](std::string_view distributed) {
+    return fmt::format("workload {{ model: \"m\" dataset: \"d:x\" batch_size: 1 distributed {{ {} }} }}", distributed);
+  };
+  EXPECT_EQ(error_of(spec("nproc_per_node: 4 backend: \"gloo\" timeout_s: 30")), "no error");
+  EXPECT_EQ(error_of(spec("nproc_per_node: 2 nnodes: 3 node_rank: 2 master_addr: \"10.0.0.1\" master_port: 29500")),
+            "no error");
+  EXPECT_NE(error_of(spec("nproc_per_node: 300"))
+                .find("workload.distributed.nproc_per_node: 300 is out of range; valid: 1 to 256"),
+            std::string::npos);
+  EXPECT_NE(error_of(spec("nproc_per_node: 0")), "no error") << "a written 0 reads as unset";
+  EXPECT_NE(error_of(spec("nnodes: 2 node_rank: 2 master_port: 29500"))
+                .find("workload.distributed.node_rank: 2 is out of range; valid: 0 to 1 (nnodes - 1)"),
+            std::string::npos);
+  EXPECT_NE(error_of(spec("nnodes: 2")).find("workload.distributed.master_port: is required with nnodes > 1"),
+            std::string::npos);
+  EXPECT_NE(error_of(spec("backend: \"mpi\"")).find("'mpi' is not a backend; valid: gloo, nccl"), std::string::npos);
+  EXPECT_NE(error_of(spec("timeout_s: -1")).find("valid: more than 0 up to 86400 s"), std::string::npos);
 }
 
 // Settings `train` and `infer` take as options are spec fields, so a sweep can vary them too.

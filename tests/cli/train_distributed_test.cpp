@@ -1,0 +1,253 @@
+// Data-parallel `jetchar train --nproc-per-node N` through the real executable: N ranks over Gloo
+// on loopback follow the loss of one process training the whole global batch, report every rank's
+// times and all-reduces, and fail promptly, naming the rank, when one is killed or never joins.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/exit_code.h"
+#include "tests/support/build_tree.h"
+#include "tests/support/file_text.h"
+#include "tests/support/jetchar_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using jetchar::testing::read_text;
+using ::testing::HasSubstr;
+
+// LeNet-5 on 384 synthetic samples: 24 global steps of 16 samples.
+std::vector<std::string> train(const std::string& batch, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"train",
+                                   "--model",
+                                   "lenet5",
+                                   "--dataset",
+                                   "synthetic:1x28x28?samples=384&classes=10",
+                                   "--batch",
+                                   batch,
+                                   "--epochs",
+                                   "1",
+                                   "--threads",
+                                   "1",
+                                   "--seed",
+                                   "3",
+                                   "--minibatches",
+                                   "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+nlohmann::json run_json(const std::vector<std::string>& args, const fs::path& dir, const std::string& name) {
+  const auto out = dir / (name + ".json"), err = dir / (name + ".err");
+  EXPECT_EQ(testing::run_jetchar(args, out, err), kOk) << read_text(err);
+  return nlohmann::json::parse(read_text(out));
+}
+
+#define SKIP_UNDER_EMULATION()                        \
+  if (!testing::test_emulator().empty())              \
+  GTEST_SKIP() << "ranks re-exec jetchar, which the " \
+                  "emulator cannot start without binfmt_misc"
+
+TEST(TrainDistributedTest, RanksFollowTheLossOfOneProcessTrainingTheWholeGlobalBatch) {
+  SKIP_UNDER_EMULATION();
+  testing::TempDir dir;
+  const auto one = run_json(train("16", {}), dir.path(), "one");
+  ASSERT_EQ(one["minibatches"].size(), 24U);
+  for (const auto& [ranks, batch] : {std::pair{"2", "8"}, std::pair{"4", "4"}}) {
+    const auto many = run_json(train(batch, {"--nproc-per-node", ranks}), dir.path(), std::string("ranks") + ranks);
+    ASSERT_EQ(many["minibatches"].size(), 24U) << ranks << " ranks";
+    EXPECT_EQ(many["settings"]["world_size"], std::stoi(ranks));
+    for (std::size_t i = 0; i < 24; ++i) {
+      const double expected = one["minibatches"][i]["loss"];
+      const double got = many["minibatches"][i]["loss"];
+      EXPECT_NEAR(got, expected, 1e-4 * std::max(1.0, std::abs(expected))) << ranks << " ranks, step " << i;
+    }
+    EXPECT_NEAR(many["epochs"][0]["mean_loss"].get<double>(), one["epochs"][0]["mean_loss"].get<double>(), 1e-4);
+    EXPECT_EQ(many["epochs"][0]["samples"], 384) << "the world's samples";
+  }
+}
+
+TEST(TrainDistributedTest, EveryRankReportsItsShareTimesAndAllReduces) {
+  SKIP_UNDER_EMULATION();
+  testing::TempDir dir;
+  const auto json = run_json(train("8", {"--nproc-per-node", "2"}), dir.path(), "two");
+  const auto& world = json["record"]["distributed"];
+  EXPECT_EQ(world["world_size"], 2);
+  EXPECT_EQ(world["backend"], "gloo");
+  EXPECT_EQ(world["global_batch"], 16);
+  ASSERT_EQ(world["ranks"].size(), 2U);
+  const std::int64_t parameter_bytes = json["parameters"].get<std::int64_t>() * 4;
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto& r = world["ranks"][rank];
+    EXPECT_EQ(r.value("rank", 0), rank);
+    EXPECT_EQ(std::stoll(r["samples"].get<std::string>()), 192);  // uint64 is a string in proto JSON
+    // One all-reduce of every gradient per optimizer step: 24 steps.
+    EXPECT_EQ(std::stoll(r["allreduce_bytes"].get<std::string>()), 24 * parameter_bytes);
+    EXPECT_GT(r["allreduce_s"].get<double>(), 0);
+    EXPECT_GT(r["compute_s"].get<double>(), 0);
+  }
+  EXPECT_TRUE(world.contains("slowest_rank"));
+  EXPECT_EQ(json["record"]["status"], "OK");
+
+  const auto table = dir.path() / "two.txt", err = dir.path() / "two.err";
+  auto args = train("8", {"--nproc-per-node", "2"});
+  args.erase(std::find(args.begin(), args.end(), "--json"));
+  ASSERT_EQ(testing::run_jetchar(args, table, err), kOk) << read_text(err);
+  EXPECT_THAT(read_text(table), HasSubstr("data-parallel: 2 ranks (gloo), global batch 16"));
+}
+
+// The pids of `parent`'s children whose command line holds `word`.
+std::vector<pid_t> children_running(pid_t parent, const std::string& word) {
+  std::vector<pid_t> found;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const auto name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid != parent) continue;
+    std::ifstream cmdline(entry.path() / "cmdline");
+    const std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    if (text.find(word) != std::string::npos) found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+// Waits up to `limit` for `child`: its exit status, or nullopt (then it is killed).
+std::optional<int> wait_for(pid_t child, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(child, &status, WNOHANG) == child)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  return std::nullopt;
+}
+
+TEST(TrainDistributedTest, AKilledRankFailsTheRunNamingItAndNoRankIsLeft) {
+  SKIP_UNDER_EMULATION();
+  testing::TempDir dir;
+  const auto out = dir.path() / "killed.json", err = dir.path() / "killed.err";
+  // Long enough to be killed in: 200 epochs of 24 steps.
+  auto args = train("8", {"--nproc-per-node", "2"});
+  args[std::find(args.begin(), args.end(), "--epochs") - args.begin() + 1] = "200";
+  const pid_t jetchar = testing::spawn_jetchar(args, out, err);
+  std::vector<pid_t> ranks;
+  for (int i = 0; i < 600 && ranks.empty(); ++i) {
+    ranks = children_running(jetchar, "rank-worker");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(ranks.size(), 1U) << read_text(err);
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // into the training
+  ASSERT_EQ(::kill(ranks.front(), SIGKILL), 0);
+  const auto status = wait_for(jetchar, std::chrono::seconds(60));
+  ASSERT_TRUE(status.has_value()) << "rank 0 still ran 60 s after rank 1 was killed";
+  EXPECT_EQ(*status, kFailure) << read_text(err);
+  EXPECT_THAT(read_text(err), HasSubstr("rank 1"));
+  EXPECT_THAT(read_text(err), HasSubstr("SIGKILL"));
+  const auto json = nlohmann::json::parse(read_text(out));
+  EXPECT_EQ(json["record"]["status"], "FAILED");
+  EXPECT_EQ(json["record"]["distributed"]["failed_rank"], 1);
+}
+
+// Rank 0 SIGKILLed: nothing is left to hold the rank it started, which dies with it.
+TEST(TrainDistributedTest, RanksDieWithTheProcessThatStartedThem) {
+  SKIP_UNDER_EMULATION();
+  testing::TempDir dir;
+  auto args = train("8", {"--nproc-per-node", "2"});
+  args[std::find(args.begin(), args.end(), "--epochs") - args.begin() + 1] = "200";
+  const pid_t jetchar = testing::spawn_jetchar(args, dir.path() / "out", dir.path() / "err");
+  std::vector<pid_t> ranks;
+  for (int i = 0; i < 600 && ranks.empty(); ++i) {
+    ranks = children_running(jetchar, "rank-worker");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(ranks.size(), 1U) << read_text(dir.path() / "err");
+  ASSERT_EQ(::kill(jetchar, SIGKILL), 0);
+  ::waitpid(jetchar, nullptr, 0);
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = ::kill(ranks.front(), 0) != 0 && errno == ESRCH;
+    if (!gone) {
+      // A dead rank is a zombie until init reaps it: its state is Z.
+      std::ifstream stat(fmt::format("/proc/{}/stat", ranks.front()));
+      std::string line;
+      std::getline(stat, line);
+      const auto close = line.rfind(')');
+      gone = close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z';
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(gone) << "rank 1 (pid " << ranks.front() << ") outlived rank 0 by 10 s";
+}
+
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+TEST(TrainDistributedTest, ARankThatNeverJoinsFailsTheRendezvousNamingIt) {
+  SKIP_UNDER_EMULATION();
+  testing::TempDir dir;
+  const auto out = dir.path() / "alone.txt", err = dir.path() / "alone.err";
+  // Node 1 of 2 is never started.
+  auto args = train(
+      "8", {"--nnodes", "2", "--node-rank", "0", "--master-port", std::to_string(free_port()), "--dist-timeout", "2"});
+  args.erase(std::find(args.begin(), args.end(), "--json"));
+  const pid_t jetchar = testing::spawn_jetchar(args, out, err);
+  const auto status = wait_for(jetchar, std::chrono::seconds(60));
+  ASSERT_TRUE(status.has_value()) << "the rendezvous did not give up";
+  EXPECT_EQ(*status, kFailure) << read_text(err);
+  EXPECT_THAT(read_text(err), HasSubstr("rank 1 of 2 did not join the rendezvous at 127.0.0.1:"));
+}
+
+TEST(TrainDistributedTest, ABackendLibTorchLacksIsAClearError) {
+  SKIP_UNDER_EMULATION();
+  testing::TempDir dir;
+  const auto err = dir.path() / "nccl.err";
+  auto args = train("8", {"--nproc-per-node", "2", "--backend", "nccl"});
+  const int status = testing::run_jetchar(args, "/dev/null", err);
+  EXPECT_NE(status, kOk);
+  EXPECT_THAT(read_text(err), HasSubstr("'nccl'"));
+  EXPECT_THAT(read_text(err), HasSubstr("valid here: gloo"));
+}
+
+}  // namespace
+}  // namespace jetchar::cli
