@@ -111,6 +111,11 @@ void set_record_field(RunRecord& record, std::string_view column, std::string_vi
     record.simulated = text == "true" || text == "1";
     return;
   }
+  if (column == "samples") {  // an epoch's samples (a data-parallel run's: every rank's)
+    record.samples =
+        static_cast<std::int64_t>(whole(text, where, "a sample count from 0 to 2^53", 0, 9007199254740992.0));
+    return;
+  }
   auto seconds = [&] { return non_negative(text, where, "seconds >= 0"); };
   // A frequency column sets its knob; an informational one describes the run and nothing in the
   // analysis depends on it. No other branch below matches these names.

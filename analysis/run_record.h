@@ -69,6 +69,7 @@ struct RunRecord {
   std::optional<double> compute_s;
   LatencyMs latency;
   std::optional<double> throughput_samples_per_s;
+  std::optional<std::int64_t> samples;  ///< the epoch's samples (column `samples`)
   /// Other numeric measurement columns (names with a unit suffix), kept for reports.
   std::map<std::string, double> metrics;
   RunStatus status = RunStatus::kOk;

@@ -1,4 +1,4 @@
-// `jetchar analyze stats|pareto|choose|fit|predict|predictions RESULTS`: statistics, Pareto fronts,
+// `jetchar analyze stats|pareto|choose|fit|predict|predictions|compare|scaling RESULTS`: statistics, Pareto fronts,
 // power-mode choice and time/energy prediction over a sweep's results: its results directory, its
 // results.db, or a CSV/JSONL export (layout in analysis/README.md); `predictions` reads what an
 // adaptive_profile sweep stored in its results.db (table mode_predictions).
@@ -521,6 +521,7 @@ void add_analyze_command(CLI::App& app) {
   });
   add_predictions_command(analyze, o);
   add_compare_command(analyze, o, latency);
+  add_scaling_command(analyze, o);
 }
 
 }  // namespace

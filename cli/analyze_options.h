@@ -112,6 +112,8 @@ void run_choose_predicted(const AnalyzeOptions& o, const analysis::Budget& budge
 /// `analyze compare` (analyze_compare.cpp); `latency` adds --latency.
 void add_compare_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions>& o,
                          const std::function<void(CLI::App*)>& latency);
+/// `analyze scaling` (analyze_scaling.cpp).
+void add_scaling_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions>& o);
 /// `analyze predictions` (analyze_predictions.cpp).
 void add_predictions_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions>& o);
 
