@@ -468,6 +468,24 @@ RunSettings read_run_settings(SQLite::Database& db) {
   return settings;
 }
 
+// A data-parallel epoch's communication, as the recording rank (the run's lowest) saw it
+// (schema 8, table rank_epochs): by run_settings_key + "/" + epoch.
+std::map<std::string, std::pair<double, double>> read_recording_rank_communication(SQLite::Database& db) {
+  std::map<std::string, std::pair<double, double>> communication;
+  if (!db.tableExists("rank_epochs")) return communication;
+  SQLite::Statement query(
+      db,
+      "SELECT sweep, run_id, device_id, epoch, allreduce_s, exposed_communication_s FROM rank_epochs "
+      "ORDER BY sweep, run_id, device_id, epoch, rank DESC");
+  while (query.executeStep()) {
+    communication[run_settings_key(query.getColumn(0).getString(), query.getColumn(1).getString(),
+                                   query.getColumn(2).getString()) +
+                  "/" + query.getColumn(3).getString()] = {query.getColumn(4).getDouble(),
+                                                           query.getColumn(5).getDouble()};
+  }
+  return communication;
+}
+
 }  // namespace
 
 std::vector<RunRecord> ResultsStoreReader::records() const {
@@ -484,6 +502,7 @@ std::vector<RunRecord> ResultsStoreReader::records() const {
     SQLite::Statement models(*db_, "SELECT COUNT(DISTINCT board_model) FROM runs");
     const bool several_kinds = models.executeStep() && models.getColumn(0).getInt64() > 1;
     const RunSettings settings = has_run_settings_ ? read_run_settings(*db_) : RunSettings{};
+    const auto communication = read_recording_rank_communication(*db_);
     SQLite::Statement query(
         *db_,
         fmt::format(R"sql(
@@ -535,6 +554,13 @@ ORDER BY r.sweep, r.run_id, {}, e.epoch)sql",
           // After the flat columns: a setting that is one of them (batch, workers, ...) takes the
           // text the export writes.
           for (const auto& [setting, value] : found->second) set_record_field(record, setting, value, where);
+        }
+        if (const auto found = communication.find(
+                run_settings_key(query.getColumn(0).getString(), query.getColumn(1).getString(), device_id) + "/" +
+                epoch);
+            found != communication.end()) {
+          record.metrics["allreduce_s"] = found->second.first;
+          record.metrics["exposed_communication_s"] = found->second.second;
         }
       } catch (const InputError& e) {
         // Name the run: a store has no line numbers.

@@ -46,7 +46,7 @@ class ResultsStoreReader {
   /// (table run_settings: each an axis of the record, by the export's column names; an older
   /// store's records have the flat runs columns only, until a writer migrates it).
   static constexpr int kOldestSchemaVersion = 1;
-  static constexpr int kNewestSchemaVersion = 7;
+  static constexpr int kNewestSchemaVersion = 8;
 
   /// `path`: a results directory (with results.db) or the store file. Opens read-only and checks
   /// the schema version and the tables and columns read here; throws InputError naming the file

@@ -40,8 +40,10 @@ ConfigKey curve_key(const RunRecord& record, ScalingKind kind) {
 }
 
 ScalingPoint point_of(std::int64_t world, const std::vector<const RunRecord*>& epochs) {
-  std::vector<double> rates, per_sample, times;
+  std::vector<double> rates, per_sample, times, exposed;
   for (const auto* r : epochs) {
+    if (const auto found = r->metrics.find("exposed_communication_s"); found != r->metrics.end())
+      exposed.push_back(found->second / *r->epoch_time_s);
     rates.push_back(static_cast<double>(*r->samples) / *r->epoch_time_s);
     times.push_back(*r->epoch_time_s);
     if (r->epoch_energy_j && *r->samples > 0)
@@ -53,6 +55,7 @@ ScalingPoint point_of(std::int64_t world, const std::vector<const RunRecord*>& e
   point.samples_per_s = median(rates);
   point.epoch_time_s = median(times);
   if (per_sample.size() == epochs.size()) point.energy_per_sample_j = median(per_sample);
+  if (!exposed.empty()) point.exposed_share = median(exposed);
   return point;
 }
 

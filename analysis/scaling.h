@@ -26,6 +26,9 @@ struct ScalingPoint {
   double efficiency = 1;
   std::optional<double> energy_per_sample_j;  ///< median over the epochs of energy / samples
   std::optional<double> epoch_time_s;         ///< median
+  /// Median share of the epoch the recording rank waited on all-reduces after its backward
+  /// (a store's rank_epochs; an export's exposed_communication_s column); unset for one rank.
+  std::optional<double> exposed_share;
 };
 
 struct ScalingCurve {

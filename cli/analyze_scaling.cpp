@@ -28,7 +28,8 @@ nlohmann::json curve_json(const ScalingCurve& curve) {
                       {"samples_per_s", p.samples_per_s},
                       {"efficiency", p.efficiency},
                       {"epoch_time_s", optional_json(p.epoch_time_s)},
-                      {"energy_per_sample_j", optional_json(p.energy_per_sample_j)}});
+                      {"energy_per_sample_j", optional_json(p.energy_per_sample_j)},
+                      {"exposed_communication_share", optional_json(p.exposed_share)}});
   }
   return {{"workload", curve.key.workload},
           {"mode", curve.key.mode.label()},
@@ -72,11 +73,12 @@ void run_scaling(const AnalyzeOptions& o) {
                        batch == c.key.axes.end()      ? std::string()
                        : c.kind == ScalingKind::kWeak ? fmt::format(": {} samples per rank", batch->second)
                                                       : fmt::format(": {} samples per global step", batch->second));
-    out += fmt::format("  {:>5} {:>6} {:>12} {:>10} {:>12} {:>10}\n", "ranks", "epochs", "samples/s", "efficiency",
-                       "epoch s", "J/sample");
+    out += fmt::format("  {:>5} {:>6} {:>12} {:>10} {:>12} {:>10} {:>10}\n", "ranks", "epochs", "samples/s",
+                       "efficiency", "epoch s", "J/sample", "exposed %");
     for (const auto& p : c.points) {
-      out += fmt::format("  {:>5} {:>6} {:>12.1f} {:>10.3f} {:>12} {:>10}\n", p.world_size, p.epochs, p.samples_per_s,
-                         p.efficiency, opt(p.epoch_time_s), opt(p.energy_per_sample_j));
+      out += fmt::format("  {:>5} {:>6} {:>12.1f} {:>10.3f} {:>12} {:>10} {:>10}\n", p.world_size, p.epochs,
+                         p.samples_per_s, p.efficiency, opt(p.epoch_time_s), opt(p.energy_per_sample_j),
+                         p.exposed_share ? fmt::format("{:.1f}", *p.exposed_share * 100) : std::string("-"));
     }
   }
   print(out);

@@ -248,6 +248,26 @@ void insert_minibatch_rows(SQLite::Database& db, const proto::RunResult& result)
   }
 }
 
+void insert_rank_rows(SQLite::Database& db, const proto::RunResult& result) {
+  SQLite::Statement rank(db, "INSERT INTO rank_epochs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  for (const auto& r : result.distributed().ranks()) {
+    rank.reset();
+    rank.bind(1, result.sweep());
+    rank.bind(2, result.run_id());
+    rank.bind(3, result.context().device_id());
+    rank.bind(4, static_cast<int64_t>(r.epoch()));
+    rank.bind(5, static_cast<int64_t>(r.rank()));
+    rank.bind(6, static_cast<int64_t>(r.samples()));
+    rank.bind(7, r.stall_s());
+    rank.bind(8, r.compute_s());
+    rank.bind(9, r.e2e_s());
+    rank.bind(10, r.allreduce_s());
+    rank.bind(11, r.exposed_communication_s());
+    rank.bind(12, static_cast<int64_t>(r.allreduce_bytes()));
+    rank.exec();
+  }
+}
+
 void insert_power_samples(SQLite::Database& db, const proto::RunResult& result,
                           const std::vector<StoredPowerSample>& samples) {
   SQLite::Statement sample(db, "INSERT INTO power_samples VALUES (?,?,?,?,?,?)");
@@ -436,6 +456,7 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access)
         add_settings_and_query_columns(*db_);
         found = 7;
       }
+      if (found == 7) found = 8;  // table rank_epochs, created below with the rest
       if (found != kSchemaVersion) {
         throw std::runtime_error(
             fmt::format("schema version {} (this jetchar reads version {})", opened, kSchemaVersion));
@@ -527,6 +548,7 @@ void ResultsStore::write_run(const proto::RunResult& result, const std::vector<S
   insert_epoch_rows(*db_, result);
   insert_meter_rows(*db_, result);
   insert_minibatch_rows(*db_, result);
+  insert_rank_rows(*db_, result);
   insert_power_samples(*db_, result, samples);
   insert_setting_rows(*db_, result, result.context().device_id());
 }

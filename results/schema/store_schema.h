@@ -12,13 +12,15 @@
 namespace jetchar::results::schema {
 
 /// The version the writer stamps into meta.schema_version; older stores are migrated when opened.
-inline constexpr int kResultsStoreSchemaVersion = 7;
+inline constexpr int kResultsStoreSchemaVersion = 8;
 
 /// Table meta: key/value pairs, among them schema_version. Created first, on its own, so that a
 /// store's version can be read before the rest of the schema is created or migrated.
 inline constexpr std::string_view kResultsStoreMetaTable =
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)";
 
+// Schema version 8 added table rank_epochs: a data-parallel run's every rank per epoch
+// (RunResult.distributed), empty for a run of one process; a migrated store gains the empty table.
 // Schema version 7 added table run_settings: one row per setting that tells runs apart
 // (results/schema/setting_columns.h) the run has a value for, so that analysis keys
 // configurations on every one of them; and an inference run's query figures at the end of runs
@@ -50,6 +52,10 @@ inline constexpr std::string_view kResultsStoreMetaTable =
 //   run_settings  one row per (run, setting) that has a value (results/setting_values.h): setting is
 //                 the column name of setting_columns.h, field the spec's dotted path, value its
 //                 text (enum names, shortest exact numbers; pretrained is the checkpoint's digest).
+//   rank_epochs   one row per (epoch, rank) of a data-parallel run, as the recording rank gathered
+//                 them: samples, stall_s, compute_s, e2e_s, allreduce_s (buckets' launch to
+//                 completion, summed), exposed_communication_s (waited after the backward) and
+//                 allreduce_bytes; its run row's epochs hold the world's samples.
 //   power_samples every power sample of the run when the spec asked for them: t_s in seconds
 //                 after the run began (onboard clock), one row per channel and sample (a failed
 //                 read has none); onboard rails by name, external meters as "protocol:device".
@@ -90,6 +96,11 @@ CREATE TABLE IF NOT EXISTS power_samples (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL,
   device_id TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS power_samples_run ON power_samples (sweep, run_id, device_id);
+CREATE TABLE IF NOT EXISTS rank_epochs (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, device_id TEXT NOT NULL DEFAULT '', epoch INTEGER NOT NULL,
+  rank INTEGER NOT NULL, samples INTEGER NOT NULL, stall_s REAL NOT NULL, compute_s REAL NOT NULL, e2e_s REAL NOT NULL,
+  allreduce_s REAL NOT NULL, exposed_communication_s REAL NOT NULL, allreduce_bytes INTEGER NOT NULL,
+  PRIMARY KEY (sweep, run_id, device_id, epoch, rank));
 CREATE TABLE IF NOT EXISTS run_settings (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, device_id TEXT NOT NULL DEFAULT '',
   setting TEXT NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL,
@@ -141,7 +152,7 @@ inline constexpr std::array<std::pair<const char*, const char*>, 9> kResultsStor
 }};
 
 /// The tables kResultsStoreSchema creates, parents first.
-inline constexpr std::array<const char*, 6> kResultsStoreTables = {"runs",        "epochs",        "epoch_meters",
-                                                                   "minibatches", "power_samples", "run_settings"};
+inline constexpr std::array<const char*, 7> kResultsStoreTables = {
+    "runs", "epochs", "epoch_meters", "minibatches", "power_samples", "run_settings", "rank_epochs"};
 
 }  // namespace jetchar::results::schema

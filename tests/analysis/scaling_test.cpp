@@ -13,14 +13,15 @@ namespace {
 // global batch 32, as the one-rank run's (strong). The cold epoch 0 and a failed run stay out;
 // the thread count and backend each world resolved do not split the configuration.
 constexpr const char* kRuns =
-    "workload,mode,batch,nproc_per_node,backend,threads,status,epoch,epoch_time_s,samples,epoch_energy_j\n"
-    "lenet,MAXN,32,,,2,OK,0,9.0,1000,90\n"
-    "lenet,MAXN,32,,,2,OK,1,2.0,1000,20\n"
-    "lenet,MAXN,32,2,gloo,1,OK,0,9.0,2000,90\n"
-    "lenet,MAXN,32,2,gloo,1,OK,1,2.5,2000,30\n"
-    "lenet,MAXN,32,4,gloo,1,OK,1,4.0,4000,60\n"
-    "lenet,MAXN,32,4,gloo,1,FAILED,1,1.0,4000,1\n"
-    "lenet,MAXN,16,2,gloo,1,OK,1,1.6,1000,16\n";
+    "workload,mode,batch,nproc_per_node,backend,threads,status,epoch,epoch_time_s,samples,epoch_energy_j,"
+    "exposed_communication_s\n"
+    "lenet,MAXN,32,,,2,OK,0,9.0,1000,90,\n"
+    "lenet,MAXN,32,,,2,OK,1,2.0,1000,20,\n"
+    "lenet,MAXN,32,2,gloo,1,OK,0,9.0,2000,90,3\n"
+    "lenet,MAXN,32,2,gloo,1,OK,1,2.5,2000,30,0.5\n"
+    "lenet,MAXN,32,4,gloo,1,OK,1,4.0,4000,60,2\n"
+    "lenet,MAXN,32,4,gloo,1,FAILED,1,1.0,4000,1,0\n"
+    "lenet,MAXN,16,2,gloo,1,OK,1,1.6,1000,16,0.4\n";
 
 TEST(Scaling, ThroughputEfficiencyAndEnergyPerSampleAtEachWorldSize) {
   const auto curves = scaling_curves(parse_results_csv(kRuns, "r.csv"));
@@ -39,6 +40,9 @@ TEST(Scaling, ThroughputEfficiencyAndEnergyPerSampleAtEachWorldSize) {
   EXPECT_DOUBLE_EQ(weak.points[2].efficiency, 0.5) << "the failed run is left out";
   EXPECT_DOUBLE_EQ(*weak.points[0].energy_per_sample_j, 0.02);
   EXPECT_DOUBLE_EQ(*weak.points[2].energy_per_sample_j, 0.015);
+  EXPECT_FALSE(weak.points[0].exposed_share) << "one rank communicates nothing";
+  EXPECT_DOUBLE_EQ(*weak.points[1].exposed_share, 0.2);
+  EXPECT_DOUBLE_EQ(*weak.points[2].exposed_share, 0.5);
 
   const auto& strong = curves[1];
   EXPECT_EQ(strong.kind, ScalingKind::kStrong);

@@ -14,6 +14,7 @@
 #include <system_error>
 #include <thread>
 
+#include "analysis/results_store_reader.h"
 #include "results/schema/store_schema.h"
 #include "tests/support/small_mount.h"
 #include "tests/support/temp_dir.h"
@@ -60,6 +61,41 @@ TEST(ResultsStoreTest, RoundTripsARun) {
   const auto samples = store.power_samples("s1", "0000-r0");
   ASSERT_EQ(samples.size(), 2u);
   EXPECT_DOUBLE_EQ(samples[1].power_w, 5.6);
+}
+
+// A data-parallel run's ranks become rows of rank_epochs, replaced with the run, and analysis reads
+// the recording rank's all-reduce figures beside each epoch.
+TEST(ResultsStoreTest, EveryRankOfADataParallelRunIsARowAndAnalysisSeesItsCommunication) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "results.db";
+  auto run = make_run("0000-r0", 10);
+  auto* world = run.mutable_distributed();
+  world->set_world_size(2);
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (int rank = 0; rank < 2; ++rank) {
+      auto* r = world->add_ranks();
+      r->set_epoch(epoch);
+      r->set_rank(rank);
+      r->set_samples(500);
+      r->set_allreduce_s(0.25 + rank);
+      r->set_exposed_communication_s(0.125 + rank);
+      r->set_allreduce_bytes(1000);
+    }
+  }
+  {
+    ResultsStore store(file);
+    store.save(run);
+    store.save(run);  // again: replaced, not doubled
+  }
+  {
+    SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
+    EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM rank_epochs").getInt(), 6);
+    EXPECT_EQ(db.execAndGet("SELECT SUM(allreduce_bytes) FROM rank_epochs WHERE rank = 1").getInt(), 3000);
+  }
+  const auto records = analysis::ResultsStoreReader(file).records();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_DOUBLE_EQ(records[1].metrics.at("exposed_communication_s"), 0.125) << "rank 0's, which recorded the run";
+  EXPECT_DOUBLE_EQ(records[1].metrics.at("allreduce_s"), 0.25);
 }
 
 // The list's figures are those of the analysis: medians over the warm epochs (after epoch 0).
@@ -473,7 +509,7 @@ CREATE INDEX power_samples_run ON power_samples (sweep, run_id, device_id);
     EXPECT_DOUBLE_EQ(store.load("s1", "new")->target().energy_j(), 100);
   }
   SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
-  EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "7");
+  EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "8");
   EXPECT_EQ(db.execAndGet("SELECT value FROM run_settings WHERE run_id = 'old' AND setting = 'batch'").getString(),
             "16");
   EXPECT_EQ(db.execAndGet("SELECT field FROM run_settings WHERE run_id = 'old' AND setting = 'workers'").getString(),
