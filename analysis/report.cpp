@@ -17,6 +17,7 @@
 #include "analysis/mode_predictions.h"
 #include "analysis/pareto.h"
 #include "analysis/report_assets.h"
+#include "analysis/scaling.h"
 #include "analysis/statistics.h"
 #include "analysis/variability.h"
 
@@ -520,6 +521,35 @@ json comparison_section(const std::vector<RunRecord>& records, const ReportOptio
   return {{"kinds", kinds}, {"configurations", configurations}};
 }
 
+// The scaling page: each training configuration measured at several world sizes (data-parallel
+// ranks), as `analyze scaling` prints it (analysis/scaling.h).
+json scaling_section(const std::vector<RunRecord>& records) {
+  const auto curves = scaling_curves(records);
+  std::vector<ConfigKey> keys;
+  for (const ScalingCurve& c : curves) keys.push_back(c.key);
+  const auto shown = varying_axes(keys);
+  json out = json::array();
+  for (const ScalingCurve& c : curves) {
+    const std::string axes = axes_label(c.key, shown);
+    json points = json::array();
+    for (const ScalingPoint& p : c.points) {
+      points.push_back({{"ranks", p.world_size},
+                        {"samples_per_s", p.samples_per_s},
+                        {"ideal_samples_per_s", c.points.front().samples_per_s * static_cast<double>(p.world_size) /
+                                                    static_cast<double>(c.points.front().world_size)},
+                        {"efficiency", p.efficiency},
+                        {"energy_per_sample_j", optional_json(p.energy_per_sample_j)},
+                        {"exposed_percent", p.exposed_share ? json(*p.exposed_share * 100) : json(nullptr)},
+                        {"epochs", p.epochs}});
+    }
+    out.push_back(
+        {{"label", fmt::format("{} | {}{}", c.key.workload, c.key.mode.label(), axes.empty() ? "" : " | " + axes)},
+         {"scaling", to_string(c.kind)},
+         {"points", points}});
+  }
+  return out;
+}
+
 // JSON inside <script>: '<' only occurs inside strings, where \u003c means the same and cannot
 // close the element.
 std::string script_safe(const std::string& json_text) {
@@ -554,6 +584,7 @@ json report_data(const std::vector<RunRecord>& given, const ReportOptions& optio
   data["stats"] = stats_section(records);
   data["fleet"] = fleet_section(records);
   data["comparison"] = options.several_results ? comparison_section(records, options) : json(nullptr);
+  data["scaling"] = scaling_section(records);
   json trace = nullptr;
   if (options.trace) {
     json samples = json::array(), markers = json::array();
@@ -740,6 +771,41 @@ std::string comparison_html(const json& comparison, ChartCanvases& canvases) {
                    {"energy_ratio", "energy ×"},
                    {"perf_per_watt_ratio", "perf/W ×"}},
                   fmt::format("table-comparison-{}", i)) +
+            "</details>\n";
+  }
+  return body + "</section>\n";
+}
+
+std::string scaling_html(const json& scaling, ChartCanvases& canvases) {
+  if (scaling.empty()) return "";
+  std::string body =
+      "<section id=\"scaling\"><h2>Data-parallel scaling</h2><p>Training configurations measured at several world "
+      "sizes (ranks = nproc_per_node × nnodes): samples/s against the ideal (the smallest world's per rank, times the "
+      "ranks), scaling efficiency and energy per sample; weak scaling keeps the batch per rank, strong the global "
+      "batch. Medians over warm epochs, as <code>jetchar analyze scaling</code> prints them.</p>\n";
+  for (std::size_t i = 0; i < scaling.size(); ++i) {
+    const json& curve = scaling[i];
+    const json& last = curve["points"].back();
+    body += fmt::format("<h3>{} ({} scaling)</h3>\n", escape_html(curve["label"].get<std::string>()),
+                        escape_html(curve["scaling"].get<std::string>()));
+    body += fmt::format(
+        "<p class=\"answer\" data-answer=\"scaling\">At {} ranks: {:.4g} samples/s, {:.0f} % of ideal "
+        "scaling{}.</p>\n",
+        last["ranks"].get<std::int64_t>(), last["samples_per_s"].get<double>(), last["efficiency"].get<double>() * 100,
+        last["energy_per_sample_j"].is_null()
+            ? std::string()
+            : fmt::format(", {:.4g} J per sample", last["energy_per_sample_j"].get<double>()));
+    body += canvases.next("scaling:" + std::to_string(i), "Samples/s against the ideal, and efficiency, per ranks");
+    body += "<details><summary>Table</summary>" +
+            table(curve["points"],
+                  {{"ranks", "ranks"},
+                   {"samples_per_s", "samples/s"},
+                   {"ideal_samples_per_s", "ideal samples/s"},
+                   {"efficiency", "efficiency"},
+                   {"energy_per_sample_j", "J/sample"},
+                   {"exposed_percent", "exposed communication (%)"},
+                   {"epochs", "epochs"}},
+                  fmt::format("table-scaling-{}", i)) +
             "</details>\n";
   }
   return body + "</section>\n";
@@ -979,6 +1045,7 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
   std::string body = header_html(data, options);
   body += recommendation_html(data["recommendation"]);
   body += comparison_html(data["comparison"], canvases);
+  body += scaling_html(data["scaling"], canvases);
   body += pareto_html(data["pareto"], canvases);
   body += stall_html(data["stall"], canvases);
   body += trace_html(data["trace"], options, canvases);

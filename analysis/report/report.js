@@ -131,6 +131,48 @@
     };
   }
 
+  // Samples/s per ranks against the ideal (linear from the smallest world), efficiency on its own axis.
+  function scalingChart(curve) {
+    const ranks = curve.points.map((p) => p.ranks);
+    return {
+      type: 'line',
+      data: {
+        labels: ranks,
+        datasets: [
+          {
+            label: 'samples/s',
+            data: curve.points.map((p) => p.samples_per_s),
+            borderColor: colours[0],
+            backgroundColor: colours[0],
+            yAxisID: 'y'
+          },
+          {
+            label: 'ideal',
+            data: curve.points.map((p) => p.ideal_samples_per_s),
+            borderColor: 'rgba(120,120,120,0.7)',
+            borderDash: [4, 4],
+            pointRadius: 0,
+            yAxisID: 'y'
+          },
+          {
+            label: 'efficiency',
+            data: curve.points.map((p) => p.efficiency),
+            borderColor: colours[2],
+            backgroundColor: colours[2],
+            yAxisID: 'efficiency'
+          },
+        ]
+      },
+      options: Object.assign({}, base, {
+        scales: {
+          x: axis('ranks'),
+          y: axis('samples/s', {beginAtZero: true}),
+          efficiency: Object.assign(axis('efficiency', {beginAtZero: true, max: 1.2}), {position: 'right'}),
+        }
+      }),
+    };
+  }
+
   function configFor(kind) {
     const [name, index] = kind.split(':');
     switch (name) {
@@ -141,6 +183,7 @@
       case 'latency': return latencyChart(data.latency);
       case 'predicted-front': return predictedFrontChart(data.mode_predictions[+index]);
       case 'comparison': return comparisonChart(data.comparison.configurations[+index]);
+      case 'scaling': return scalingChart(data.scaling[+index]);
     }
     throw new Error('unknown chart ' + kind);
   }

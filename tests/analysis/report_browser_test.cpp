@@ -255,6 +255,24 @@ TEST(ReportBrowserIntegration, TwoBoardKindsSideBySide) {
                     {"comparison", "RTX 3090: at its fastest mode <strong>250W</strong> 5× the baseline's speed"}});
 }
 
+// Runs at 1, 2 and 4 ranks: the scaling page's chart is drawn and says how close to ideal the
+// largest world came.
+TEST(ReportBrowserIntegration, DataParallelScalingIsDrawn) {
+  auto chromium = find_chromium();
+  if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
+  jetchar::testing::TempDir dir;
+  const auto records = parse_results_csv(
+      "workload,mode,batch,nproc_per_node,epoch,epoch_time_s,samples,epoch_energy_j,exposed_communication_s\n"
+      "lenet,MAXN,32,1,1,2.0,1000,20,\nlenet,MAXN,32,2,1,2.5,2000,30,0.5\nlenet,MAXN,32,4,1,4.0,4000,60,2\n",
+      "ranks.csv");
+  ReportOptions options;
+  options.title = "jetchar browser test: data-parallel scaling";
+  auto page = dir.write("report.html", render_report(records, options));
+  const std::size_t expected_charts = 1 /*scaling*/ + 1 /*pareto*/;
+  check_in_browser(*chromium, page, expected_charts, "analysis-report-scaling-screenshot.png",
+                   {{"scaling", "At 4 ranks: 1000 samples/s, 50 % of ideal scaling, 0.015 J per sample."}});
+}
+
 TEST(ReportBrowserIntegration, ReportOfASimulatedSweepsResultsDirectoryDrawsEveryPlot) {
   auto chromium = find_chromium();
   if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
