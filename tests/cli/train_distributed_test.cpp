@@ -20,6 +20,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -211,15 +212,18 @@ TEST(TrainDistributedTest, RanksDieWithTheProcessThatStartedThem) {
   EXPECT_TRUE(gone) << "rank 1 (pid " << ranks.front() << ") outlived rank 0 by 10 s";
 }
 
+// A port nothing listens on now (the kernel's choice for a socket bound to port 0).
 int free_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
   socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  const bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                     ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  const int error = errno;
   ::close(fd);
+  if (!bound) throw std::system_error(error, std::generic_category(), "binding a loopback socket to port 0");
   return ntohs(address.sin_port);
 }
 
