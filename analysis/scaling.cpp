@@ -18,6 +18,7 @@ std::int64_t positive_axis(const RunRecord& record, const std::string& axis) {
   try {
     const auto value = std::stoll(found->second);
     if (value >= 1) return value;
+    if (value == 0 && found->second == "0") return 1;  // the spec's unset field: one rank
   } catch (const std::exception&) {
   }
   throw std::invalid_argument(

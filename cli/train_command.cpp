@@ -28,6 +28,7 @@
 #include "experiments/training/training_runner.h"
 #include "jetson/open_board.h"
 #include "loaders/dataset_spec.h"
+#include "sweeps/slurm/step_world.h"
 
 namespace {
 
@@ -67,6 +68,7 @@ struct TrainOptions {
   std::uint32_t master_port = 0;
   std::string backend = "gloo";
   std::optional<double> dist_timeout;
+  bool world_given = false;  ///< --nnodes or --node-rank on the command line
 };
 
 struct WorkerOptions {
@@ -263,10 +265,26 @@ void print_result(const experiments::TrainingResult& result, const proto::RunRes
                                       "an epoch's energy is over its E2E time", "so energy J and W are absent"));
 }
 
-void run_train(const TrainOptions& options) {
+// A task of a multi-task srun step is one node of the data-parallel world, as srun's environment
+// places it (sweeps/slurm/step_world.h), unless --nnodes or --node-rank place it; an address or
+// port given stands.
+void place_in_slurm_step(TrainOptions& options) {
+  if (options.world_given) return;
+  const auto world = sweeps::slurm_step_world(
+      sweeps::process_environment(), options.master_addr,
+      options.master_port != 0 ? std::optional<std::uint32_t>(options.master_port) : std::nullopt);
+  if (!world) return;
+  options.nnodes = world->nnodes;
+  options.node_rank = world->node_rank;
+  options.master_addr = world->master_addr;
+  options.master_port = world->master_port;
+}
+
+void run_train(TrainOptions options) {
   if (options.target_f1 && !options.eval) {
     throw std::invalid_argument(fmt::format("--target-f1 {} needs --eval: the target is a dev F1", *options.target_f1));
   }
+  place_in_slurm_step(options);
   const auto spec = experiment_of(options);
   jetson::BoardHandle board = jetson::open_board(
       options.board, options.root ? std::optional<std::filesystem::path>(*options.root) : std::nullopt);
@@ -399,17 +417,23 @@ void add_train_command(CLI::App& app) {
                    "every global step (global batch = ranks x batch) and the gradients are averaged before each step")
       ->capture_default_str()
       ->check(cli::between(1, 256, "ranks per machine"));
-  command->add_option("--nnodes", options->nnodes, "Machines of the data-parallel world (each runs jetchar train)")
+  command
+      ->add_option("--nnodes", options->nnodes,
+                   "Machines of the data-parallel world (each runs jetchar train). As one task of an srun step of "
+                   "several tasks, without --nnodes and --node-rank: each task is a node, nnodes = SLURM_NTASKS")
       ->capture_default_str()
       ->check(cli::between(1, 1024, "machines"));
   command
       ->add_option("--node-rank", options->node_rank,
-                   "This machine's place, 0 .. nnodes-1 (node 0 hosts the rendezvous)")
+                   "This machine's place, 0 .. nnodes-1 (node 0 hosts the rendezvous); under srun: SLURM_PROCID")
       ->capture_default_str();
-  command->add_option("--master-addr", options->master_addr, "Node 0's address (default 127.0.0.1)");
+  command->add_option(
+      "--master-addr", options->master_addr,
+      "Node 0's address (default 127.0.0.1; under srun: the first node of SLURM_STEP_NODELIST, task 0's)");
   command
       ->add_option("--master-port", options->master_port,
-                   "The rendezvous's TCP port on node 0 (default: a free one; required with --nnodes > 1)")
+                   "The rendezvous's TCP port on node 0 (default: a free one; required with --nnodes > 1; under "
+                   "srun: 29500 + SLURM_JOB_ID % 10000)")
       ->check(cli::between(0, 65535, "TCP port"));
   command->add_option("--backend", options->backend, "Collective backend: gloo (CPUs, Jetsons) or nccl (CUDA)")
       ->capture_default_str()
@@ -433,7 +457,10 @@ void add_train_command(CLI::App& app) {
       "  jetchar train --model resnet18-cifar --dataset 'synthetic:3x32x32?samples=64' --batch 16 --epochs 1\n"
       "  jetchar train --model lenet5 --dataset 'synthetic:1x28x28?samples=256' --batch 32 --epochs 1 "
       "--nproc-per-node 2");
-  command->callback([options] { run_train(*options); });
+  command->callback([options, command] {
+    options->world_given = command->count("--nnodes") > 0 || command->count("--node-rank") > 0;
+    run_train(*options);
+  });
 
   // A data-parallel run's other ranks, started by its first (experiments/distributed/node_ranks.h).
   auto worker = std::make_shared<WorkerOptions>();

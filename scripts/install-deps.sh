@@ -12,7 +12,7 @@ packages=(
   dataset-fashion-mnist python3-torch python3-torchvision python3-pandas systemd
   libopenblas0-pthread  # LibTorch's BLAS (libblas.so.3); without it Debian's reference BLAS does its matmuls 10x slower
   chromium  # renders the HTML report in tests/analysis/report_browser_test.cpp
-  slurm-wlm munge  # a real Slurm for the fleet test (ctest -L slurm: tests/slurm/slurm_fleet_test.sh)
+  slurm-wlm munge  # a real Slurm for the fleet and data-parallel tests (ctest -L slurm: tests/slurm/)
   strace    # checks the units' SystemCallFilter against a traced sweep (ctest systemd.syscall_filter)
   clang libclang-rt-14-dev  # the fuzz preset: libFuzzer and the ASan/UBSan runtimes (scripts/fuzz-smoke.sh)
   clang-format clang-tidy   # scripts/format.sh (git clang-format) and scripts/lint.sh

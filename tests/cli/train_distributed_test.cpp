@@ -1,6 +1,7 @@
 // Data-parallel `jetchar train --nproc-per-node N` through the real executable: N ranks over Gloo
 // on loopback follow the loss of one process training the whole global batch, report every rank's
-// times and all-reduces, and fail promptly, naming the rank, when one is killed or never joins.
+// times and all-reduces, and fail promptly, naming the rank, when one is killed or never joins;
+// the tasks of an srun step are the world's nodes, placed by Slurm's variables.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -15,6 +16,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -22,6 +24,8 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -240,6 +244,84 @@ TEST(TrainDistributedTest, ARankThatNeverJoinsFailsTheRendezvousNamingIt) {
   ASSERT_TRUE(status.has_value()) << "the rendezvous did not give up";
   EXPECT_EQ(*status, kFailure) << read_text(err);
   EXPECT_THAT(read_text(err), HasSubstr("rank 1 of 2 did not join the rendezvous at 127.0.0.1:"));
+}
+
+// Slurm's variables of an srun task, set in this process for the jetchar it starts meanwhile
+// (children inherit them); the ones it found are put back after.
+class SlurmTask {
+ public:
+  explicit SlurmTask(const std::vector<std::pair<std::string, std::string>>& variables) {
+    for (const auto& [name, value] : variables) set(name, value);
+  }
+  SlurmTask(const SlurmTask&) = delete;
+  SlurmTask& operator=(const SlurmTask&) = delete;
+  ~SlurmTask() {
+    for (const auto& [name, value] : saved_) {
+      if (value) ::setenv(name.c_str(), value->c_str(), 1);
+      else ::unsetenv(name.c_str());
+    }
+  }
+  void set(const std::string& name, const std::string& value) {
+    if (std::none_of(saved_.begin(), saved_.end(), [&](const auto& saved) { return saved.first == name; })) {
+      const char* found = std::getenv(name.c_str());
+      saved_.emplace_back(name, found != nullptr ? std::optional<std::string>(found) : std::nullopt);
+    }
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+// Two tasks of `srun -n2` on this machine: each is a node of the world by SLURM_PROCID, node 0's
+// address is the first of SLURM_STEP_NODELIST; a port given stands (the job id's port is the
+// Slurm test's, tests/slurm/slurm_distributed_test.sh, which runs one training across 3 nodes).
+TEST(TrainDistributedTest, TheTasksOfAnSrunStepAreTheNodesOfTheWorld) {
+  SKIP_UNDER_EMULATION();
+  testing::TempDir dir;
+  const auto port = std::to_string(free_port());
+  SlurmTask task({{"SLURM_JOB_ID", "4711"},
+                  {"SLURM_STEP_ID", "0"},
+                  {"SLURM_NTASKS", "2"},
+                  {"SLURM_STEP_NODELIST", "localhost,b[2-3]"},
+                  {"SLURM_PROCID", "1"}});
+  const pid_t node1 =
+      testing::spawn_jetchar(train("8", {"--master-port", port}), dir.path() / "1.json", dir.path() / "1.err");
+  task.set("SLURM_PROCID", "0");
+  const auto node0 = run_json(train("8", {"--master-port", port}), dir.path(), "0");
+  const auto status = wait_for(node1, std::chrono::seconds(120));
+  ASSERT_TRUE(status.has_value()) << "node 1 did not end";
+  ASSERT_EQ(*status, kOk) << read_text(dir.path() / "1.err");
+  const auto node1_json = nlohmann::json::parse(read_text(dir.path() / "1.json"));
+  for (const auto* json : {&node0, &node1_json}) {
+    EXPECT_EQ((*json)["settings"]["world_size"], 2);
+    EXPECT_EQ((*json)["record"]["distributed"]["world_size"], 2);
+    const auto& place = (*json)["record"]["requested"]["workload"]["distributed"];
+    EXPECT_EQ(place["nnodes"], 2);
+    EXPECT_EQ(place["master_addr"], "localhost");
+    EXPECT_EQ(place["master_port"], std::stoi(port));
+  }
+  EXPECT_EQ(node1_json["record"]["requested"]["workload"]["distributed"]["node_rank"], 1);
+  EXPECT_EQ(node0["epochs"][0]["samples"], 384) << "the world's samples";
+}
+
+TEST(TrainDistributedTest, ABadSlurmVariableIsNamedWithItsValueAndWhatIsValid) {
+  testing::TempDir dir;
+  const auto err = dir.path() / "slurm.err";
+  SlurmTask task({{"SLURM_JOB_ID", "4711"},
+                  {"SLURM_STEP_ID", "0"},
+                  {"SLURM_NTASKS", "3"},
+                  {"SLURM_STEP_NODELIST", "b[1-3]"},
+                  {"SLURM_PROCID", "first"}});
+  EXPECT_EQ(testing::run_jetchar(train("8", {}), "/dev/null", err), kBadInput);
+  EXPECT_THAT(read_text(err), HasSubstr("SLURM_PROCID 'first' is not a task of the srun step; valid: 0 to 2"));
+  task.set("SLURM_PROCID", "0");
+  task.set("SLURM_STEP_NODELIST", "b[1-3");
+  EXPECT_EQ(testing::run_jetchar(train("8", {}), "/dev/null", err), kBadInput);
+  EXPECT_THAT(read_text(err), HasSubstr("SLURM_STEP_NODELIST: hostlist 'b[1-3': a '[' that no ']' closes"));
+  // --nnodes places the task itself: Slurm's variables are not read.
+  EXPECT_EQ(testing::run_jetchar(train("8", {"--nnodes", "1", "--max-batches", "1"}), "/dev/null", err), kOk)
+      << read_text(err);
 }
 
 TEST(TrainDistributedTest, ABackendLibTorchLacksIsAClearError) {

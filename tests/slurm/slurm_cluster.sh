@@ -4,6 +4,8 @@
 # directory. Source it, then: cluster_start DIR NODE...; cluster_stop (also on EXIT). A node's
 # Slurm features (slurm.conf Features=, what `sbatch --constraint` matches) come from the
 # associative array CLUSTER_FEATURES, when the caller declares it: CLUSTER_FEATURES[b1]=agx-orin.
+# Further slurm.conf lines come from the array CLUSTER_CONF_EXTRA, when the caller declares it:
+# CLUSTER_CONF_EXTRA=(FirstJobId=4711).
 # Daemons run in the foreground (-D/-F) as children of this shell, so that their ids are known
 # and every one is ended, whatever ends the test.
 
@@ -80,6 +82,7 @@ cluster_start() {  # cluster_start DIR NODE... (exports SLURM_CONF)
     echo "AccountingStorageType=accounting_storage/none"
     echo "JobAcctGatherType=jobacct_gather/none"
     echo "SchedulerParameters=sched_interval=1"
+    if declare -p CLUSTER_CONF_EXTRA >/dev/null 2>&1; then printf '%s\n' "${CLUSTER_CONF_EXTRA[@]}"; fi
     port=$((base + 1))
     for node in "${CLUSTER_NODES[@]}"; do
       port=$(cluster_free_port "$port")
