@@ -91,7 +91,8 @@ bool is_informational_column(std::string_view column) {
                                 "minibatches",    "loss",          "accuracy",
                                 "governor",       "epoch_start_s", "adaptive_minibatches",
                                 "adaptive_basis", "gpio_marker",   "meter",
-                                "eval_loss",      "target_epoch"};
+                                "eval_loss",      "target_epoch",  "slowest_rank",
+                                "failed_rank"};
   for (std::string_view name : kInfo) {
     if (column == name) return true;
   }

@@ -31,6 +31,7 @@ struct ResultsOptions {
   bool csv = false;
   bool jsonl = false;
   bool wait = false;
+  bool ranks = false;
   std::vector<std::string> inputs;
 };
 
@@ -103,13 +104,16 @@ void export_runs(const ResultsOptions& options) {
   const results::ResultsStore store = open_store(options);
   const auto runs = store.load_all(options.sweep);
   const auto format = options.csv ? results::ExportFormat::kCsv : results::ExportFormat::kJsonl;
+  const auto export_rows = options.ranks ? results::export_rank_epochs : results::export_results;
   if (!to_file) {
-    results::export_results(runs, format, std::cout);
+    if (export_rows(runs, format, std::cout) == 0 && options.ranks) {
+      std::cerr << "no data-parallel run is stored: no rank rows\n";
+    }
     return;
   }
   // Whole or not at all: a failed export leaves an earlier file of that name as it was.
   std::ostringstream text;
-  const std::size_t rows = results::export_results(runs, format, text);
+  const std::size_t rows = export_rows(runs, format, text);
   sysfs::write_output_file(options.output, text.str());
   std::cerr << fmt::format("{} rows from {} runs written to {}\n", rows, runs.size(), options.output);
 }
@@ -160,6 +164,9 @@ void add_results_command(CLI::App& app) {
   export_cmd->add_flag("--jsonl", options->jsonl, "One JSON object per line");
   export_cmd->add_option("-o,--output", options->output, "Output file (default: standard output)");
   export_cmd->add_option("--sweep", options->sweep, "Only this sweep");
+  export_cmd->add_flag("--ranks", options->ranks,
+                       "One row per rank and epoch of each data-parallel run (stall, compute, E2E, all-reduce) "
+                       "instead of one per epoch");
   export_cmd->callback([options] { export_runs(*options); });
 
   auto* merge_cmd = group.add_subcommand(

@@ -187,6 +187,47 @@ void put_setting_columns(const proto::RunResult& r, Row& row) {
   }
 }
 
+// A data-parallel epoch's communication as the recording rank saw it (the figures analysis reads
+// from a store's rank_epochs), and which rank was slowest over the run or ended it. After the
+// setting columns, so that every older column keeps its position; empty for one process.
+Row communication_columns(const proto::RunResult& r, const proto::EpochResult* e) {
+  const auto& world = r.distributed();
+  const proto::RankEpoch* own = nullptr;
+  if (r.has_distributed() && e != nullptr) {
+    for (const auto& rank : world.ranks()) {
+      if (rank.rank() == world.rank() && rank.epoch() == e->epoch()) own = &rank;
+    }
+  }
+  return {
+      {"allreduce_s", optional_cell(own != nullptr, own ? own->allreduce_s() : 0.0)},
+      {"exposed_communication_s", optional_cell(own != nullptr, own ? own->exposed_communication_s() : 0.0)},
+      {"allreduce_bytes", optional_cell(own != nullptr, own ? own->allreduce_bytes() : 0)},
+      {"slowest_rank", optional_cell(world.has_slowest_rank(), world.slowest_rank())},
+      {"failed_rank", optional_cell(world.has_failed_rank(), world.failed_rank())},
+  };
+}
+
+// One row per rank and epoch of a data-parallel run, keyed as the run's epoch rows are.
+Row rank_columns(const proto::RunResult& r, const proto::RankEpoch& rank) {
+  return {
+      {"sweep", r.sweep()},
+      {"run_id", r.run_id()},
+      {"repetition", static_cast<std::int64_t>(r.repetition())},
+      {"device", r.context().board_model()},
+      {"epoch", static_cast<std::int64_t>(rank.epoch())},
+      {"rank", static_cast<std::int64_t>(rank.rank())},
+      {"world_size", static_cast<std::int64_t>(r.distributed().world_size())},
+      {"recording_rank", std::string(rank.rank() == r.distributed().rank() ? "true" : "false")},
+      {"stall_s", rank.stall_s()},
+      {"compute_s", rank.compute_s()},
+      {"e2e_s", rank.e2e_s()},
+      {"samples", static_cast<std::int64_t>(rank.samples())},
+      {"allreduce_s", rank.allreduce_s()},
+      {"exposed_communication_s", rank.exposed_communication_s()},
+      {"allreduce_bytes", static_cast<std::int64_t>(rank.allreduce_bytes())},
+  };
+}
+
 // A measured figure as exported, CSV and JSON alike: 10 significant digits. That keeps a time in
 // seconds to the nanosecond below 10 s (to the microsecond below 2.7 h), an energy, a power or a
 // clock far beyond what any sensor resolves, and drops the noise of binary arithmetic from the
@@ -217,10 +258,38 @@ nlohmann::json json_value(const Cell& cell) {
   return std::get<std::string>(cell);
 }
 
+// Writes one row: the header first when it is the first (CSV).
+class RowWriter {
+ public:
+  RowWriter(ExportFormat format, std::ostream& out) : format_(format), out_(out) {}
+
+  void write(const Row& row) {
+    if (format_ == ExportFormat::kCsv) {
+      if (rows_ == 0) {
+        for (std::size_t i = 0; i < row.size(); ++i) out_ << (i ? "," : "") << row[i].first;
+        out_ << '\n';
+      }
+      for (std::size_t i = 0; i < row.size(); ++i) out_ << (i ? "," : "") << csv_text(row[i].second);
+      out_ << '\n';
+    } else {
+      nlohmann::ordered_json object;
+      for (const auto& [name, cell] : row) object[name] = json_value(cell);
+      out_ << object.dump() << '\n';
+    }
+    ++rows_;
+  }
+  std::size_t rows() const { return rows_; }
+
+ private:
+  ExportFormat format_;
+  std::ostream& out_;
+  std::size_t rows_ = 0;
+};
+
 }  // namespace
 
 std::size_t export_results(const std::vector<proto::RunResult>& results, ExportFormat format, std::ostream& out) {
-  std::size_t rows = 0;
+  RowWriter writer(format, out);
   auto write = [&](const proto::RunResult& run, const proto::EpochResult* epoch) {
     Row row = run_columns(run);
     for (auto& cell : epoch_columns(epoch)) row.push_back(std::move(cell));
@@ -228,19 +297,8 @@ std::size_t export_results(const std::vector<proto::RunResult>& results, ExportF
     for (auto& cell : metric_columns(run, epoch)) row.push_back(std::move(cell));
     for (auto& cell : query_energy_columns(run)) row.push_back(std::move(cell));
     put_setting_columns(run, row);
-    if (format == ExportFormat::kCsv) {
-      if (rows == 0) {
-        for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << row[i].first;
-        out << '\n';
-      }
-      for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_text(row[i].second);
-      out << '\n';
-    } else {
-      nlohmann::ordered_json object;
-      for (const auto& [name, cell] : row) object[name] = json_value(cell);
-      out << object.dump() << '\n';
-    }
-    ++rows;
+    for (auto& cell : communication_columns(run, epoch)) row.push_back(std::move(cell));
+    writer.write(row);
   };
   for (const auto& run : results) {
     if (run.epochs().empty()) {
@@ -249,7 +307,15 @@ std::size_t export_results(const std::vector<proto::RunResult>& results, ExportF
       for (const auto& epoch : run.epochs()) write(run, &epoch);
     }
   }
-  return rows;
+  return writer.rows();
+}
+
+std::size_t export_rank_epochs(const std::vector<proto::RunResult>& results, ExportFormat format, std::ostream& out) {
+  RowWriter writer(format, out);
+  for (const auto& run : results) {
+    for (const auto& rank : run.distributed().ranks()) writer.write(rank_columns(run, rank));
+  }
+  return writer.rows();
 }
 
 }  // namespace jetchar::results

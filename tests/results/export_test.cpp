@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "tests/support/temp_dir.h"
@@ -68,6 +69,89 @@ TEST(ResultsExportTest, JsonlUsesNullForAbsentValues) {
   EXPECT_NE(text.find("\"cpu_freq_mhz\":null"), std::string::npos);
   EXPECT_NE(text.find("\"gpu_freq_mhz\":624.75"), std::string::npos);
   EXPECT_NE(text.find("\"status\":\"FAILED\""), std::string::npos);
+}
+
+// A run of two ranks over two epochs, recorded by rank 0, rank 1 the slower.
+proto::RunResult data_parallel_run() {
+  proto::RunResult run = two_runs().front();
+  auto* world = run.mutable_distributed();
+  world->set_world_size(2);
+  world->set_rank(0);
+  world->set_slowest_rank(1);
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    for (int rank = 0; rank < 2; ++rank) {
+      auto* r = world->add_ranks();
+      r->set_rank(rank);
+      r->set_epoch(epoch);
+      r->set_e2e_s(10.5 + epoch);
+      r->set_samples(96);
+      r->set_allreduce_s(0.25 + epoch + rank * 0.125);
+      r->set_exposed_communication_s(0.0625 * (epoch + 1) + rank);
+      r->set_allreduce_bytes(246824);
+    }
+  }
+  return run;
+}
+
+std::map<std::string, std::string> csv_row(const std::string& header, const std::string& line) {
+  std::map<std::string, std::string> row;
+  std::istringstream names(header), cells(line);
+  std::string name, cell;
+  while (std::getline(names, name, ',') && std::getline(cells, cell, ',')) row[name] = cell;
+  return row;
+}
+
+TEST(ResultsExportTest, ADataParallelEpochCarriesItsRecordingRanksCommunicationAfterTheOlderColumns) {
+  std::ostringstream plain, parallel;
+  export_results(two_runs(), ExportFormat::kCsv, plain);
+  export_results({data_parallel_run()}, ExportFormat::kCsv, parallel);
+  std::istringstream lines(parallel.str());
+  std::string header, first, second;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  std::getline(lines, second);
+  EXPECT_EQ(header, plain.str().substr(0, plain.str().find('\n'))) << "one process's rows have the same columns";
+  const std::string added = ",allreduce_s,exposed_communication_s,allreduce_bytes,slowest_rank,failed_rank";
+  ASSERT_GT(header.size(), added.size());
+  EXPECT_EQ(header.substr(header.size() - added.size()), added) << "after every older column";
+  // Each epoch row holds rank 0's figures of that epoch, not rank 1's.
+  EXPECT_EQ(csv_row(header, first)["allreduce_s"], "0.25");
+  EXPECT_EQ(csv_row(header, second)["allreduce_s"], "1.25");
+  EXPECT_EQ(csv_row(header, second)["exposed_communication_s"], "0.125");
+  EXPECT_EQ(csv_row(header, first)["allreduce_bytes"], "246824");
+  EXPECT_EQ(csv_row(header, first)["slowest_rank"], "1");
+  EXPECT_EQ(csv_row(header, first)["failed_rank"], "");
+  // One process: the columns are there and empty.
+  std::istringstream plain_lines(plain.str());
+  std::string plain_header, plain_first;
+  std::getline(plain_lines, plain_header);
+  std::getline(plain_lines, plain_first);
+  EXPECT_EQ(plain_first.substr(plain_first.size() - 5), ",,,,,");
+}
+
+TEST(ResultsExportTest, RankRowsAreOnePerRankAndEpochOfDataParallelRunsOnly) {
+  std::ostringstream csv;
+  EXPECT_EQ(export_rank_epochs({two_runs().front(), data_parallel_run(), two_runs().back()}, ExportFormat::kCsv, csv),
+            4u);
+  std::istringstream lines(csv.str());
+  std::string header, line;
+  std::getline(lines, header);
+  EXPECT_EQ(header,
+            "sweep,run_id,repetition,device,epoch,rank,world_size,recording_rank,stall_s,compute_s,e2e_s,samples,"
+            "allreduce_s,exposed_communication_s,allreduce_bytes");
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(lines, line)) rows.push_back(csv_row(header, line));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[1]["rank"], "1");
+  EXPECT_EQ(rows[1]["epoch"], "0");
+  EXPECT_EQ(rows[1]["recording_rank"], "false");
+  EXPECT_EQ(rows[1]["exposed_communication_s"], "1.0625");
+  EXPECT_EQ(rows[3]["run_id"], "0000-r0");
+  EXPECT_EQ(rows[3]["allreduce_s"], "1.375");
+
+  std::ostringstream none;
+  EXPECT_EQ(export_rank_epochs(two_runs(), ExportFormat::kCsv, none), 0u);
+  EXPECT_EQ(none.str(), "") << "no header without a row";
 }
 
 TEST(ResultsExportTest, TaskMetricsAndTimeToTargetFollowTheOlderColumns) {
