@@ -7,13 +7,16 @@ median time of a step's compute (forward, backward with the gradient all-reduce,
 after a warm-up. jetchar's figures come from `jetchar train --nproc-per-node N --minibatches --json`
 (each minibatch's compute; its fetch stall, which the Python side has no counterpart of, is left
 out); the Python side runs torch.nn.parallel.DistributedDataParallel over a fixed synthetic batch per
-rank, the models being bench/workloads_bench.py's. Printed: steps/s per side and their ratio
+rank, the models being bench/workloads_bench.py's. bert-tiny trains sequence classification on a
+text data set this script writes (`textcls`, JSON Lines of random in-vocabulary words cut to
+--seq tokens, a 30,522-word vocabulary as BERT's, so the embedding table all-reduced is BERT's
+size) against the same model over random token ids; both use AdamW as jetchar's token models do. Printed: steps/s per side and their ratio
 (jetchar / Python, > 1 = jetchar faster), weak-scaling efficiency (samples/s at N ranks over N times
 one rank's), jetchar's exposed communication per step, and the all-reduce bandwidth jetchar reached
 against a plain Gloo all-reduce of the same bytes in Python (the ceiling).
 
 Usage: /usr/bin/python3 bench/distributed_bench.py --jetchar build/release/cli/jetchar
-       [--steps 40] [--warmup 5] [--batch 16] [--only lenet5 resnet18-cifar]
+       [--steps 40] [--warmup 5] [--batch 16] [--seq 128] [--only lenet5 resnet18-cifar bert-tiny]
 Needs Debian's python3-torch (1.13).
 """
 import argparse
@@ -21,14 +24,15 @@ import json
 import os
 import socket
 import statistics
+import random
 import subprocess
 import sys
+import tempfile
 import time
 
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
-import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from workloads_bench import workload  # noqa: E402  (the models, layer for layer as jetchar's)
@@ -36,10 +40,32 @@ from workloads_bench import workload  # noqa: E402  (the models, layer for layer
 SHAPES = {"lenet5": "1x28x28", "resnet18-cifar": "3x32x32"}
 
 
+VOCAB_SIZE = 30522  # BERT's uncased vocabulary, as the Python side's random ids span
+
+
+def text_dataset(folder, samples, seq):
+    """A textcls folder: vocab.txt and train.jsonl of `samples` texts longer than `seq` tokens."""
+    words = [f"w{i}" for i in range(VOCAB_SIZE - 5)]
+    with open(os.path.join(folder, "vocab.txt"), "w") as f:
+        f.write("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words) + "\n")
+    rng = random.Random(0)
+    with open(os.path.join(folder, "train.jsonl"), "w") as f:
+        for i in range(samples):
+            text = " ".join(rng.choice(words) for _ in range(seq))
+            f.write(json.dumps({"text": text, "label": i % 2}) + "\n")
+    return f"textcls:{folder}?max_length={seq}"
+
+
 def jetchar_side(args, model, ranks):
     samples = (args.steps + args.warmup) * args.batch * ranks
-    command = [args.jetchar, "train", "--model", model, "--dataset",
-               f"synthetic:{SHAPES[model]}?samples={samples}&classes=10", "--batch", str(args.batch),
+    with tempfile.TemporaryDirectory() as folder:
+        dataset = (f"synthetic:{SHAPES[model]}?samples={samples}&classes=10" if model in SHAPES
+                   else text_dataset(folder, samples, args.seq))
+        return jetchar_run(args, model, ranks, dataset)
+
+
+def jetchar_run(args, model, ranks, dataset):
+    command = [args.jetchar, "train", "--model", model, "--dataset", dataset, "--batch", str(args.batch),
                "--epochs", "1", "--threads", "1", "--seed", "1", "--minibatches", "--json"]
     if ranks > 1:
         command += ["--nproc-per-node", str(ranks)]
@@ -61,17 +87,19 @@ def python_rank(rank, ranks, port, args, model_name, queue):
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=ranks)
     torch.manual_seed(1)
-    model = workload(model_name, args.batch, 128, torch.device("cpu"))[0]
+    model, _, loss_of, optimizer = workload(model_name, args.batch, args.seq, torch.device("cpu"))
     # One rank is plain training, as jetchar's one process is; several are DDP.
     trained = torch.nn.parallel.DistributedDataParallel(model) if ranks > 1 else model
-    optimizer = torch.optim.SGD(trained.parameters(), lr=0.01, momentum=0.9)
-    x = torch.randn(args.batch, *map(int, SHAPES[model_name].split("x")))
-    y = torch.randint(0, 10, (args.batch,))
+    if model_name in SHAPES:
+        inputs = (torch.randn(args.batch, *map(int, SHAPES[model_name].split("x"))),)
+    else:
+        ids = torch.randint(1000, VOCAB_SIZE, (args.batch, args.seq))
+        inputs = (ids, torch.ones_like(ids), torch.zeros_like(ids))
     times = []
     for step in range(args.steps + args.warmup):
         start = time.perf_counter()
         optimizer.zero_grad()
-        F.cross_entropy(trained(x), y).backward()
+        loss_of(trained(*inputs)).backward()
         optimizer.step()
         if step >= args.warmup:
             times.append(time.perf_counter() - start)
@@ -104,7 +132,8 @@ def main():
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--batch", type=int, default=16, help="per-rank batch")
-    parser.add_argument("--only", nargs="*", default=["lenet5", "resnet18-cifar"])
+    parser.add_argument("--seq", type=int, default=128, help="bert-tiny's sequence length")
+    parser.add_argument("--only", nargs="*", default=["lenet5", "resnet18-cifar", "bert-tiny"])
     args = parser.parse_args()
     print(f"{'model':<16}{'ranks':>6}{'jetchar steps/s':>17}{'python steps/s':>16}{'ratio':>7}"
           f"{'efficiency':>12}{'exposed %':>11}{'GB/s':>7}{'ceiling GB/s':>14}")
