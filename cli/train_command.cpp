@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -210,6 +211,32 @@ void print_ranks(const proto::DistributedOutcome& world) {
   }
 }
 
+// Node 0 of a world of several nodes: its epochs' energy is the sum over every node's board
+// (experiments/distributed/world_energy.h); each board's own energy over the epochs, node by node.
+void print_node_energy(const proto::RunResult& record, const std::string& board_label) {
+  std::map<std::uint32_t, std::vector<const proto::NodeEpochEnergy*>> nodes;
+  for (const auto& e : record.distributed().node_energy()) nodes[e.node_rank()].push_back(&e);
+  const std::string source = record.context().energy_source();
+  fmt::print("{}\n", source.empty()
+                         ? fmt::format("energy of the world: absent, a board of its {} measures none (see the note)",
+                                       nodes.size())
+                         : fmt::format("energy: {}, the world's {} boards (this node's: {}); an epoch's energy is "
+                                       "over its E2E time on each board",
+                                       source, nodes.size(), board_label));
+  for (const auto& [node, epochs] : nodes) {
+    double energy_j = 0;
+    bool measured = true;
+    for (const auto* e : epochs) {
+      measured = measured && e->has_energy_j();
+      energy_j += e->energy_j();
+    }
+    const auto& first = *epochs.front();
+    fmt::print("  node {}: {}{}: {}\n", node, first.board(), first.hostname().empty() ? "" : " on " + first.hostname(),
+               measured ? fmt::format("{:.3f} J over {} epoch(s), {}", energy_j, epochs.size(), first.energy_source())
+                        : std::string("no energy measured"));
+  }
+}
+
 // The settings line, the per-epoch table with each epoch's energy from the record, entity and
 // SQuAD scores, later-epoch medians, memory peaks and where the energy comes from.
 void print_result(const experiments::TrainingResult& result, const proto::RunResult& record,
@@ -261,8 +288,12 @@ void print_result(const experiments::TrainingResult& result, const proto::RunRes
              memory.cuda_peak_allocated_bytes
                  ? fmt::format(", CUDA peak allocated {:.1f} MiB", *memory.cuda_peak_allocated_bytes / 1048576.0)
                  : "");
-  fmt::print("{}\n", cli::energy_line(record.context().energy_source(), board_label,
-                                      "an epoch's energy is over its E2E time", "so energy J and W are absent"));
+  if (record.distributed().node_energy_size() > 0) {
+    print_node_energy(record, board_label);
+  } else {
+    fmt::print("{}\n", cli::energy_line(record.context().energy_source(), board_label,
+                                        "an epoch's energy is over its E2E time", "so energy J and W are absent"));
+  }
 }
 
 // A task of a multi-task srun step is one node of the data-parallel world, as srun's environment

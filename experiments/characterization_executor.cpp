@@ -20,7 +20,10 @@
 #include "experiments/cuda_context.h"
 #include "experiments/device_spec.h"
 #include "experiments/dilated_time.h"
+#include "experiments/distributed/mode_agreement.h"
 #include "experiments/distributed/node_ranks.h"
+#include "experiments/distributed/node_reports.h"
+#include "experiments/distributed/world_energy.h"
 #include "experiments/epoch_instrumented_source.h"
 #include "experiments/inference/inference_dataset.h"
 #include "experiments/inference/inference_runner.h"
@@ -410,6 +413,26 @@ void record_trained(const TrainingResult& trained, proto::RunResult& result) {
 
 }  // namespace
 
+// A training's place in a data-parallel world of several nodes (nnodes > 1): the node leaders
+// agree on their boards' modes before training and node 0 takes every board's energy and mode
+// after it, through the rendezvous's store, which the node's ranks hold until the run's record is
+// complete. One node (nnodes = 1): none of that.
+struct CharacterizationExecutor::NodeWorld {
+  int nnodes = 1;
+  int node_rank = 0;
+  std::string not_in_mode;  ///< why this node's board is not in its mode before the run; empty: it is
+  std::optional<distributed::NodeRanks> ranks;
+  bool refused = false;  ///< some node's board was not in its mode: nothing trained, nothing to cool down from
+  bool trained = false;  ///< training ran (whatever its status): the nodes report to node 0
+
+  explicit NodeWorld(const proto::WorkloadSpec& w) {
+    if (w.task() != proto::TRAIN || !data_parallel(w)) return;
+    nnodes = static_cast<int>(std::max<std::uint32_t>(1, w.distributed().nnodes()));
+    node_rank = static_cast<int>(w.distributed().node_rank());
+  }
+  bool spans_nodes() const { return nnodes > 1; }
+};
+
 CharacterizationExecutor::CharacterizationExecutor(jetson::BoardHandle& board, std::ostream* log)
     : board_(board),
       log_(log),
@@ -552,21 +575,32 @@ proto::RunResult CharacterizationExecutor::execute(const sweeps::PlannedRun& run
   // What ran is what is recorded: the board is read back before every run (the context and the
   // resolved knobs come from it), refused when it is not in the requested mode (as found:
   // nothing was requested) and read again after the run to catch a change while it ran.
+  // A node of a world of several still joins it when its board is not in its mode, so that every
+  // node records the run as INVALID, naming this one (distributed/mode_agreement.h).
   if (mode_error_.empty()) info_ = jetson::discover_board_info(*board_.root, board_.request);
   const jetson::BoardInfo mode_at_start = info_;
   fill_context(result);
+  NodeWorld world(result.resolved().workload());
   if (!mode_error_.empty()) {
-    set_failure(result, proto::INVALID, "power mode not applied: " + mode_error_);
-    return result;
+    if (!world.spans_nodes()) {
+      set_failure(result, proto::INVALID, "power mode not applied: " + mode_error_);
+      return result;
+    }
+    world.not_in_mode =
+        fmt::format("the power mode could not be applied to the board of node {}: {}", world.node_rank, mode_error_);
   }
   const auto nvpmodel_at_start = nvpmodel_mode_now(*board_.root);
-  if (mode_name_ != "as found") {
+  if (mode_error_.empty() && mode_name_ != "as found") {
     record_resolved_knobs(mode_at_start, *result.mutable_resolved()->mutable_device());
     if (const auto differences = differences_from_request(run.spec.device(), mode_at_start, nvpmodel_at_start);
         !differences.empty()) {
-      set_failure(result, proto::INVALID,
-                  fmt::format("the board is not in the requested mode: {}", fmt::join(differences, "; ")));
-      return result;
+      if (!world.spans_nodes()) {
+        set_failure(result, proto::INVALID,
+                    fmt::format("the board is not in the requested mode: {}", fmt::join(differences, "; ")));
+        return result;
+      }
+      world.not_in_mode = fmt::format("the board of node {} is not in the requested mode: {}", world.node_rank,
+                                      fmt::join(differences, "; "));
     }
   }
   // workload.threads, or LibTorch's own choice; the resolved settings say how many ran.
@@ -578,7 +612,7 @@ proto::RunResult CharacterizationExecutor::execute(const sweeps::PlannedRun& run
     if (result.resolved().workload().task() == proto::INFER) {
       run_inference(run, result);
     } else {
-      run_training(run, result);
+      run_training(run, result, world);
     }
   } catch (const jetson::Interrupted&) {
     throw;
@@ -587,16 +621,15 @@ proto::RunResult CharacterizationExecutor::execute(const sweeps::PlannedRun& run
   } catch (const std::exception& e) {
     set_failure(result, proto::FAILED, e.what());
   }
-  if (interrupt_.signal() != 0 && result.status() != proto::INVALID) {
+  const bool interrupted = interrupt_.signal() != 0 && result.status() != proto::INVALID;
+  std::vector<std::string> changes;
+  if (interrupted) {
     // Whatever the loop had measured when the signal came is kept, never called OK.
     set_failure(result, proto::INTERRUPTED,
                 fmt::format("stopped by {} inside the run: its figures are partial",
                             interrupt_.signal() == SIGTERM ? "SIGTERM" : "SIGINT"));
-    result.set_duration_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    return result;
-  }
-  if (result.status() == proto::OK) {
-    auto changes =
+  } else if (result.status() == proto::OK) {
+    changes =
         changes_between(mode_at_start, jetson::discover_board_info(*board_.root, board_.request), run.spec.device());
     if (const auto nvpmodel_now = nvpmodel_mode_now(*board_.root); nvpmodel_now != nvpmodel_at_start) {
       changes.push_back(
@@ -607,12 +640,18 @@ proto::RunResult CharacterizationExecutor::execute(const sweeps::PlannedRun& run
                   fmt::format("the power mode changed during the run: {}", fmt::join(changes, "; ")));
     }
   }
+  if (world.spans_nodes() && world.trained && world.ranks) exchange_node_reports(world, changes, result);
+  world.ranks.reset();
+  if (interrupted || world.refused) {
+    result.set_duration_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return result;
+  }
   result.set_duration_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   cool_down(run.spec.cooldown());
   return result;
 }
 
-void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::RunResult& result) {
+void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::RunResult& result, NodeWorld& world) {
   const auto spec = result.resolved();
   const auto& w = spec.workload();
   // Data-parallel: this process is its node's first rank and trains on that rank's shard.
@@ -660,15 +699,26 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   };
   config.on_epoch_end = [&source] { source.end_epoch(); };
 
-  // The node's other ranks start and the world joins before the measurement begins.
-  std::optional<distributed::NodeRanks> ranks;
+  // The node's other ranks start and the world joins before the measurement begins; across nodes,
+  // nothing trains unless every node's board is in its mode.
+  std::optional<distributed::NodeRanks>& ranks = world.ranks;
   if (data_parallel(w)) {
     ranks.emplace(result.resolved());
+    if (world.spans_nodes()) {
+      if (const auto verdict = distributed::agree_on_modes(ranks->group(), world.nnodes, world.not_in_mode);
+          !verdict.empty()) {
+        ranks->end(false);
+        set_failure(result, proto::INVALID, verdict);
+        world.refused = true;
+        return;
+      }
+    }
     config.data_parallel = &ranks->data_parallel();
   }
   session.start();
   const auto run_window = power.windows().begin("run", energy::WindowKind::kRun);
   const auto trained = train(*model, source, config, *board_.root, model_spec.name);
+  world.trained = true;
   source.finish();
   power.windows().end("run");
   session.stop();
@@ -698,6 +748,42 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     if (!trace.empty()) result.mutable_context()->set_energy_source(energy::total_definition(trace).label);
   } else {
     add_note(result, "no power sensors on this board: energy not measured");
+  }
+}
+
+// A node of a world of several after training: node 0's record takes every node's energy and mode
+// (distributed/node_reports.h); the others tell node 0 and keep their own board's figures, so that
+// no board's energy is counted in two records. A failed exchange fails node 0's record (it is the
+// run) and is a note in another node's (its figures are its own all the same).
+void CharacterizationExecutor::exchange_node_reports(NodeWorld& world, const std::vector<std::string>& mode_changes,
+                                                     proto::RunResult& result) const {
+  proto::NodeReport own;
+  own.set_node_rank(static_cast<std::uint32_t>(world.node_rank));
+  own.set_status(result.status());
+  if (result.status() != proto::OK) own.set_reason(result.reason());
+  for (const auto& change : mode_changes) own.add_mode_changes(change);
+  for (auto& epoch : distributed::node_epoch_energy(result, world.node_rank, board_.label))
+    *own.add_epochs() = std::move(epoch);
+  auto& group = world.ranks->group();
+  try {
+    if (world.node_rank != 0) {
+      distributed::publish_node_report(group, own);
+      return;
+    }
+    // A run that is not OK on node 0 for its own reasons is not the world's sum either.
+    if (result.status() != proto::OK && mode_changes.empty()) return;
+    auto nodes = distributed::read_node_reports(group, world.nnodes);
+    nodes.insert(nodes.begin(), own);
+    distributed::sum_world_energy(nodes, result);
+    distributed::judge_node_reports(nodes, result);
+    if (const auto& w = result.resolved().workload(); w.has_target_f1())
+      *result.mutable_target() = target_outcome(result.epochs(), w.target_f1());
+  } catch (const std::exception& error) {
+    if (world.node_rank == 0) {
+      set_failure(result, proto::FAILED, error.what());
+    } else {
+      add_note(result, fmt::format("node 0 could not be told this board's energy and mode: {}", error.what()));
+    }
   }
 }
 

@@ -53,7 +53,10 @@ class CharacterizationExecutor : public sweeps::RunExecutor {
  private:
   void enter_mode(const sweeps::PlannedRun& run);
   void fill_context(proto::RunResult& result) const;
-  void run_training(const sweeps::PlannedRun& run, proto::RunResult& result);
+  struct NodeWorld;
+  void run_training(const sweeps::PlannedRun& run, proto::RunResult& result, NodeWorld& world);
+  void exchange_node_reports(NodeWorld& world, const std::vector<std::string>& mode_changes,
+                             proto::RunResult& result) const;
   void run_inference(const sweeps::PlannedRun& run, proto::RunResult& result);
   void cool_down(const proto::CooldownSpec& cooldown) const;
 

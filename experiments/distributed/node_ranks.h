@@ -33,6 +33,9 @@ class NodeRanks {
 
   DataParallel& data_parallel() { return *data_parallel_; }
   const RankPlace& place() const { return group_->place(); }
+  /// The rendezvous, whose store the nodes' first ranks also tell each other through
+  /// (mode_agreement.h, node_reports.h).
+  RankGroup& group() { return *group_; }
 
   /// After training: waits for the node's ranks (a failed training: for the one that died, if one
   /// did) and stops the rest. Returns the rank that ended the run, if any.

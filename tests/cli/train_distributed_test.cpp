@@ -1,7 +1,9 @@
 // Data-parallel `jetchar train --nproc-per-node N` through the real executable: N ranks over Gloo
 // on loopback follow the loss of one process training the whole global batch, report every rank's
 // times and all-reduces, and fail promptly, naming the rank, when one is killed or never joins;
-// the tasks of an srun step are the world's nodes, placed by Slurm's variables.
+// the tasks of an srun step are the world's nodes, placed by Slurm's variables; two nodes, each on
+// its own simulated board, record the run as node 0's with the energy of both boards summed, and as
+// INVALID on both when one board cannot take the requested power mode.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -19,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -28,6 +31,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include <SQLiteCpp/SQLiteCpp.h>
 
 #include "cli/exit_code.h"
 #include "tests/support/build_tree.h"
@@ -41,6 +46,7 @@ namespace {
 namespace fs = std::filesystem;
 using jetchar::testing::read_text;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // LeNet-5 on 384 synthetic samples: 24 global steps of 16 samples.
 std::vector<std::string> train(const std::string& batch, const std::vector<std::string>& extra) {
@@ -322,6 +328,171 @@ TEST(TrainDistributedTest, ABadSlurmVariableIsNamedWithItsValueAndWhatIsValid) {
   // --nnodes places the task itself: Slurm's variables are not read.
   EXPECT_EQ(testing::run_jetchar(train("8", {"--nnodes", "1", "--max-batches", "1"}), "/dev/null", err), kOk)
       << read_text(err);
+}
+
+// The control tree of a simulated board: every file and link but the sensors its model rewrites
+// and jetchar's own state (the change journal), as tests/slurm/slurm_distributed_test.sh compares it.
+std::map<std::string, std::string> control_tree(const fs::path& root) {
+  std::map<std::string, std::string> tree;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    const auto name = it->path().filename().string();
+    const auto relative = fs::relative(it->path(), root).string();
+    if (relative == "var/lib/jetchar" || name.starts_with("hwmon") || name.starts_with("iio:device") ||
+        name.starts_with("thermal_zone")) {
+      if (it->is_directory() && !it->is_symlink()) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_symlink()) {
+      tree[relative] = "-> " + fs::read_symlink(it->path()).string();
+    } else if (it->is_regular_file()) {
+      tree[relative] = read_text(it->path());
+    }
+  }
+  return tree;
+}
+
+// Two nodes of one world on this machine, node `n` on the simulated board kind kinds[n] in its own
+// folder (made, and its control tree kept, before the run).
+class TwoNodes : public ::testing::Test {
+ protected:
+  void make_boards(const std::vector<std::string>& kinds) {
+    kinds_ = kinds;
+    for (std::size_t node = 0; node < kinds.size(); ++node) {
+      const auto root = board(static_cast<int>(node));
+      ASSERT_EQ(testing::run_jetchar({"device", "info", "--board", "sim:" + kinds[node], "--root", root.string()}),
+                kOk);
+      before_.push_back(control_tree(root));
+    }
+  }
+  fs::path board(int node) const { return dir_.path() / fmt::format("board{}", node); }
+  std::vector<std::string> on_board(int node) const {
+    return {"--board", "sim:" + kinds_.at(static_cast<std::size_t>(node)), "--root", board(node).string()};
+  }
+  void expect_boards_restored() const {
+    for (std::size_t node = 0; node < before_.size(); ++node) {
+      EXPECT_EQ(control_tree(board(static_cast<int>(node))), before_[node]) << "board of node " << node;
+    }
+  }
+  // Starts node 1 with `node1`, runs node 0 with `node0` (out and err into the test's folder as
+  // node0.* and node1.*), and returns both exit statuses.
+  std::pair<int, int> run_both(const std::vector<std::string>& node0, const std::vector<std::string>& node1) {
+    const pid_t other = testing::spawn_jetchar(node1, path("node1.out"), path("node1.err"));
+    const int status0 = testing::run_jetchar(node0, path("node0.out"), path("node0.err"));
+    const auto status1 = wait_for(other, std::chrono::seconds(180));
+    EXPECT_TRUE(status1.has_value()) << "node 1 did not end";
+    return {status0, status1.value_or(-1)};
+  }
+  fs::path path(const std::string& name) const { return dir_.path() / name; }
+
+  testing::TempDir dir_;
+  std::vector<std::string> kinds_;
+  std::vector<std::map<std::string, std::string>> before_;
+};
+
+std::vector<std::string> joined(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// Each node measures its own board over the same epochs (every rank synchronises every step);
+// node 0's record holds their sum, and each node's own figure beside it.
+TEST_F(TwoNodes, NodeZerosEnergyIsTheSumOfEveryBoardsOwn) {
+  SKIP_UNDER_EMULATION();
+  make_boards({"agx-orin-r36", "agx-orin-r36"});
+  const auto port = std::to_string(free_port());
+  auto node = [&](int n) {
+    return joined(train("8", {"--nnodes", "2", "--node-rank", std::to_string(n), "--master-addr", "127.0.0.1",
+                              "--master-port", port, "--dist-timeout", "120"}),
+                  on_board(n));
+  };
+  const auto [status0, status1] = run_both(node(0), node(1));
+  ASSERT_EQ(status0, kOk) << read_text(path("node0.err"));
+  ASSERT_EQ(status1, kOk) << read_text(path("node1.err"));
+  const auto zero = nlohmann::json::parse(read_text(path("node0.out")))["record"];
+  const auto one = nlohmann::json::parse(read_text(path("node1.out")))["record"];
+  EXPECT_EQ(zero["status"], "OK") << zero.value("reason", "");
+  EXPECT_EQ(one["status"], "OK") << one.value("reason", "");
+  ASSERT_EQ(zero["epochs"].size(), 1U);
+  ASSERT_EQ(one["epochs"].size(), 1U);
+  const auto& own = zero["distributed"]["node_energy"];
+  ASSERT_EQ(own.size(), 2U) << zero["distributed"].dump(1);
+  EXPECT_EQ(own[0].value("node_rank", 0), 0);
+  EXPECT_EQ(own[1].value("node_rank", 0), 1);
+  const double node0_j = own[0]["energy_j"], node1_j = own[1]["energy_j"];
+  EXPECT_GT(node0_j, 0);
+  EXPECT_GT(node1_j, 0);
+  // Node 0's own board: its figure as a record of one board would hold it; node 1's: its record's.
+  EXPECT_DOUBLE_EQ(node1_j, one["epochs"][0]["energy_j"].get<double>());
+  EXPECT_EQ(own[1]["board"], "sim:agx-orin-r36 (simulated, in " + board(1).string() + ")");
+  EXPECT_EQ(own[1]["energy_source"], one["context"]["energy_source"]);
+  const auto& epoch = zero["epochs"][0];
+  EXPECT_NEAR(epoch["energy_j"].get<double>(), node0_j + node1_j, 1e-9 * (node0_j + node1_j));
+  EXPECT_NEAR(epoch["energy_per_sample_j"].get<double>(), (node0_j + node1_j) / 384, 1e-9);
+  EXPECT_EQ(zero["context"]["energy_source"],
+            "sum over 2 boards of " + one["context"]["energy_source"].get<std::string>());
+  // Node 1 keeps its own board's energy, and no one else's.
+  EXPECT_FALSE(one["distributed"].contains("node_energy"));
+  EXPECT_FALSE(one["context"]["energy_source"].get<std::string>().empty());
+  expect_boards_restored();
+
+  // The table says what it sums.
+  auto text = [&](int n) {
+    auto args = node(n);
+    args.erase(std::find(args.begin(), args.end(), "--json"));
+    return args;
+  };
+  const auto [text0, text1] = run_both(text(0), text(1));
+  ASSERT_EQ(text0, kOk) << read_text(path("node0.err"));
+  ASSERT_EQ(text1, kOk) << read_text(path("node1.err"));
+  EXPECT_THAT(read_text(path("node0.out")), HasSubstr("energy: sum over 2 boards of "));
+  EXPECT_THAT(read_text(path("node0.out")), HasSubstr("  node 1: sim:agx-orin-r36"));
+  EXPECT_THAT(read_text(path("node1.out")), Not(HasSubstr("sum over")));
+}
+
+// A sweep's run in a power mode that one node's board does not offer (the GPU of an Orin Nano
+// tops out at 624.75 MHz): that node still joins the world, and every node records INVALID, naming
+// it; nothing trains and both boards are back as they were.
+TEST_F(TwoNodes, ABoardNotInItsModeMakesTheRunInvalidOnEveryNode) {
+  SKIP_UNDER_EMULATION();
+  make_boards({"agx-orin-r36", "orin-nano-r36"});
+  const auto port = free_port();
+  auto spec = [&](int n) {
+    const auto file = path(fmt::format("node{}.textproto", n));
+    std::ofstream(file) << fmt::format(R"(name: "two-nodes"
+base {{
+  workload {{
+    model: "lenet5" dataset: "synthetic:1x28x28?samples=384&classes=10" batch_size: 8 epochs: 1 threads: 1 seed: 3
+    distributed {{ nnodes: 2 node_rank: {} master_addr: "127.0.0.1" master_port: {} timeout_s: 120 }}
+  }}
+  device {{ gpu_freq_mhz: 1300.5 dvfs: OFF }}
+}}
+)",
+                                       n, port);
+    // Node 1's plan would be refused by its own board before the run (which would leave node 0
+    // waiting for it): the run itself must find it.
+    return joined(
+        {"sweep", "run", file.string(), "--results", path(fmt::format("results{}", n)).string(), "--skip-validation"},
+        on_board(n));
+  };
+  const auto [status0, status1] = run_both(spec(0), spec(1));
+  // A sweep with a run that is not OK ends with kFailure, having stored it.
+  EXPECT_EQ(status0, kFailure) << read_text(path("node0.err"));
+  EXPECT_EQ(status1, kFailure) << read_text(path("node1.err"));
+  for (int n = 0; n < 2; ++n) {
+    SQLite::Database db(path(fmt::format("results{}", n)) / "results.db", SQLite::OPEN_READWRITE);
+    SQLite::Statement runs(db, "SELECT status, reason FROM runs");
+    ASSERT_TRUE(runs.executeStep()) << "node " << n
+                                    << " stored no run: " << read_text(path(fmt::format("node{}.err", n)));
+    EXPECT_EQ(runs.getColumn(0).getString(), "INVALID") << "node " << n;
+    EXPECT_THAT(runs.getColumn(1).getString(),
+                HasSubstr("the power mode could not be applied to the board of node 1: "))
+        << "node " << n;
+    EXPECT_THAT(runs.getColumn(1).getString(), Not(HasSubstr("node 0"))) << "node " << n;
+    SQLite::Statement epochs(db, "SELECT COUNT(*) FROM epochs");
+    ASSERT_TRUE(epochs.executeStep());
+    EXPECT_EQ(epochs.getColumn(0).getInt(), 0) << "node " << n << " trained";
+  }
+  expect_boards_restored();
 }
 
 TEST(TrainDistributedTest, ABackendLibTorchLacksIsAClearError) {
