@@ -8,7 +8,8 @@
 # that this port is free), and finds its node's board through a wrapper keyed by SLURMD_NODENAME.
 # Every task must exit 0 and report a world of 3 ranks placed as srun placed it; node 0's
 # minibatch losses must equal those of one process training the global batch (3 x 8 = 24) with
-# the same seed; and every board's control tree must be back byte for byte.
+# the same seed; node 0's energy per epoch must be the sum of the three boards' own (each node's
+# record holds its own); and every board's control tree must be back byte for byte.
 # Node 0's address is its node name, which must resolve as a cluster's DNS would resolve it: where
 # b1..b3 do not, the test runs in a mount namespace of its own whose /etc/hosts maps them to
 # 127.0.0.1; where no such namespace can be made, the wrapper gives --master-addr 127.0.0.1 and the
@@ -146,6 +147,35 @@ for rank in range(3):
             if abs(got - want) > 1e-4 * max(1.0, abs(want)):
                 problems.append(f"step {step}: loss {got} on 3 nodes, {want} in one process of batch 24")
         print(f"node 0's 16 minibatch losses follow one process of batch 24 (first {losses[0]:.6f}, last {losses[-1]:.6f})")
+# Node 0's record is the run: its epochs' energy is the sum of the three boards' own, each of which
+# it keeps in distributed.node_energy; nodes 1 and 2 keep their own board's in their records.
+records = {}
+for rank in range(3):
+    try:
+        records[rank] = json.load(open(f"{t}/tasks/{rank}.json"))["record"]
+    except (OSError, ValueError, KeyError):
+        pass
+if len(records) == 3:
+    world = records[0]
+    own = {(e.get("node_rank", 0), e.get("epoch", 0)): e for e in world.get("distributed", {}).get("node_energy", [])}
+    source = world["context"].get("energy_source", "")
+    if not source.startswith("sum over 3 boards of "):
+        problems.append(f"node 0's energy_source is '{source}', not a sum over 3 boards")
+    for i, epoch in enumerate(world["epochs"]):
+        number = epoch.get("epoch", 0)
+        figures = [own.get((node, number), {}).get("energy_j") for node in range(3)]
+        if None in figures:
+            problems.append(f"epoch {number}: node 0's record lacks a node's own energy: {figures}")
+            continue
+        for node in (1, 2):
+            mine = records[node]["epochs"][i].get("energy_j")
+            if mine is None or abs(mine - figures[node]) > 1e-9 * max(1.0, mine):
+                problems.append(f"epoch {number}: node {node}'s record has {mine} J, node 0's keeps {figures[node]} J for it")
+        total = epoch.get("energy_j")
+        if total is None or abs(total - sum(figures)) > 1e-9 * sum(figures):
+            problems.append(f"epoch {number}: node 0's energy {total} J is not the boards' sum {sum(figures)} J ({figures})")
+        else:
+            print(f"epoch {number}: {total:.3f} J on 3 boards = " + " + ".join(f"{f:.3f}" for f in figures))
 if nodes != {"b1", "b2", "b3"}:
     problems.append(f"the tasks ran on {sorted(nodes)}, not on b1, b2 and b3")
 for problem in problems:
