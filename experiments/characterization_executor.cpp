@@ -342,6 +342,25 @@ void record_ranks(distributed::NodeRanks& ranks, const TrainingResult& trained, 
               ok ? failure->why : fmt::format("{}; the other ranks stopped: {}", failure->why, result.reason()));
 }
 
+// A data-parallel epoch's samples are the world's, but this board's energy is its own ranks' work:
+// its J per sample is over the samples of the ranks on this node (the epoch window counted only
+// the first rank's shard). Node 0 of a world of several machines takes the world's sum later.
+void per_sample_on_this_node(const distributed::RankPlace& place, int ranks_on_node, proto::RunResult& result) {
+  for (auto& epoch : *result.mutable_epochs()) {
+    if (!epoch.has_energy_j()) continue;
+    std::uint64_t samples = 0;
+    for (const auto& rank : result.distributed().ranks()) {
+      const auto r = static_cast<int>(rank.rank());
+      if (rank.epoch() == epoch.epoch() && r >= place.rank && r < place.rank + ranks_on_node) samples += rank.samples();
+    }
+    if (samples > 0) {
+      epoch.set_energy_per_sample_j(epoch.energy_j() / static_cast<double>(samples));
+    } else {
+      epoch.clear_energy_per_sample_j();
+    }
+  }
+}
+
 // workload.evaluate: the validation split after every epoch, untimed and outside the epochs'
 // energy windows; workload.target_f1 is judged on it. `config` points into the split returned.
 std::optional<ValidationSplit> open_training_validation(const proto::ExperimentSpec& spec,
@@ -738,6 +757,9 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     add_note(result, "times are this host's, not modelled: " + unpaced);
   }
   record_epochs(trained.epochs, source.epochs(), power, meters, run_window, baseload_ ? &*baseload_ : nullptr, result);
+  if (ranks)
+    per_sample_on_this_node(place, static_cast<int>(std::max<std::uint32_t>(1, w.distributed().nproc_per_node())),
+                            result);
   const auto trace = power.trace();
   record_minibatches(trained.minibatches, power.has_power() ? &trace : nullptr, result);
   if (spec.measurement().power_samples())

@@ -351,6 +351,21 @@ std::map<std::string, std::string> control_tree(const fs::path& root) {
   return tree;
 }
 
+// Two ranks on one board: the board's energy is both ranks' work, so its J per sample is over the
+// world's 384 samples, not the first rank's 192 that its epoch window counted.
+TEST(TrainDistributedTest, ABoardsEnergyPerSampleIsOverEveryRankOnIt) {
+  SKIP_UNDER_EMULATION();
+  testing::TempDir dir;
+  const auto root = dir.path() / "board";
+  ASSERT_EQ(testing::run_jetchar({"device", "info", "--board", "sim:agx-orin-r36", "--root", root.string()}), kOk);
+  const auto json = run_json(
+      train("8", {"--nproc-per-node", "2", "--board", "sim:agx-orin-r36", "--root", root.string()}), dir.path(), "two");
+  const auto& epoch = json["record"]["epochs"][0];
+  ASSERT_TRUE(epoch.contains("energy_j")) << json["record"].dump(1);
+  EXPECT_EQ(std::stoll(epoch["samples"].get<std::string>()), 384);
+  EXPECT_NEAR(epoch["energy_per_sample_j"].get<double>(), epoch["energy_j"].get<double>() / 384, 1e-12);
+}
+
 // Two nodes of one world on this machine, node `n` on the simulated board kind kinds[n] in its own
 // folder (made, and its control tree kept, before the run).
 class TwoNodes : public ::testing::Test {
@@ -430,8 +445,9 @@ TEST_F(TwoNodes, NodeZerosEnergyIsTheSumOfEveryBoardsOwn) {
   EXPECT_NEAR(epoch["energy_per_sample_j"].get<double>(), (node0_j + node1_j) / 384, 1e-9);
   EXPECT_EQ(zero["context"]["energy_source"],
             "sum over 2 boards of " + one["context"]["energy_source"].get<std::string>());
-  // Node 1 keeps its own board's energy, and no one else's.
+  // Node 1 keeps its own board's energy, and no one else's: per sample over its rank's 192.
   EXPECT_FALSE(one["distributed"].contains("node_energy"));
+  EXPECT_NEAR(one["epochs"][0]["energy_per_sample_j"].get<double>(), node1_j / 192, 1e-9);
   EXPECT_FALSE(one["context"]["energy_source"].get<std::string>().empty());
   expect_boards_restored();
 
