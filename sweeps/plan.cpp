@@ -247,7 +247,8 @@ SweepPlan plan_sweep(const proto::SweepSpec& sweep, const std::string& source) {
     auto& run = expanded[i];
     std::string where = fmt::format("run {}", i);
     for (const auto& [field, value] : run.values) where += fmt::format(" {}={}", field, value);
-    validate_experiment(run.spec, source, where + ": ");
+    // A multi-node run's node 0 port comes from the Slurm job it is submitted as (fleet/multi_node_run.h).
+    validate_experiment(run.spec, source, where + ": ", WorldPort::kFromSlurmJob);
     const std::uint32_t repetitions = std::max<std::uint32_t>(1, run.spec.repetitions());
     const std::string mode_key = mode_key_of(run.spec.device());
     for (std::uint32_t r = 0; r < repetitions; ++r) {

@@ -80,6 +80,24 @@ SweepProgress SweepRunner::run(const SweepPlan& plan, RunExecutor& executor, con
     result.set_run_id(run.run_id);
     result.set_repetition(run.repetition);
     if (result.duration_s() == 0) result.set_duration_s(seconds);
+    if (!options.record) {
+      // This node's part of a multi-node run: node 0 stores the world's record.
+      executor.take_power_samples();
+      journal_.finished(run.run_id);
+      ++progress.ran_now;
+      if (result.status() != proto::OK) ++progress.failed;
+      if (options.log != nullptr) {
+        *options.log << fmt::format("run {}: this node's part ended {} in {:.1f} s{}; node 0 records the run\n",
+                                    run.run_id, proto::RunStatus_Name(result.status()), seconds,
+                                    result.reason().empty() ? "" : " (" + result.reason() + ")");
+      }
+      if (options.on_run) options.on_run(progress, run, result);
+      if (result.status() == proto::INTERRUPTED) {
+        if (stopped != nullptr) *stopped = true;
+        break;
+      }
+      continue;
+    }
     try {
       store_.save(result, executor.take_power_samples());
     } catch (...) {

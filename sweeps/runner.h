@@ -63,6 +63,11 @@ struct SweepRunnerOptions {
   std::ostream* log = nullptr;
   /// Called after every run with the progress so far (the CLI draws its progress display).
   std::function<void(const SweepProgress&, const PlannedRun&, const proto::RunResult&)> on_run;
+  /// False on a node other than 0 of a multi-node run's world (fleet/multi_node_run.h): each run
+  /// is carried out (the executor controls and restores the board as in any run) and stored
+  /// nowhere, since node 0 records the world's run; the journal still says it started and ended,
+  /// and `done` does not count it.
+  bool record = true;
 };
 
 class SweepRunner {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sweeps/board_kinds.h"
+#include "sweeps/fleet/multi_node_run.h"
 #include "sweeps/journal.h"
 #include "sweeps/spec_io.h"
 #include "sweeps/systemd_notifier.h"
@@ -15,11 +16,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The plan of the sweep for the request's board kind; only the selection's runs when given.
+// The plan of the sweep for the request's board kind; only the selection's runs when given, its
+// multi-node runs placed in the selection's world. Without a world, a multi-node run must say
+// where its nodes meet (fleet/multi_node_run.h).
 SweepPlan selected_plan(const proto::SweepSpec& sweep, const SweepRequest& request) {
   auto plan = plan_board_kind(sweep, request.kind, request.spec_file.string());
   if (request.selection) {
     std::erase_if(plan.runs, [&](const PlannedRun& run) { return request.selection->run_ids.count(run.run_id) == 0; });
+  }
+  if (request.selection && request.selection->world) {
+    for (auto& run : plan.runs) {
+      if (run_node_count(run.spec) > 1) place_in_world(run.spec, *request.selection->world);
+    }
+  } else {
+    check_multi_node_runs_outside_slurm(plan, request.spec_file.string());
   }
   return plan;
 }
@@ -88,6 +98,7 @@ SweepOutcome SweepSession::run(RunExecutor& executor, const std::function<bool()
   const SystemdNotifier notifier;
   SweepRunnerOptions options;
   options.sweep_name = name_;
+  options.record = records_runs();
   options.stop_requested = stop_requested;
   options.log = observer.log();
   options.on_run = [&observer](const SweepProgress& progress, const PlannedRun& run, const proto::RunResult& result) {
@@ -104,6 +115,10 @@ SweepOutcome SweepSession::run(RunExecutor& executor, const std::function<bool()
     outcome.progress = SweepRunner(*store_, journal, notifier).run(plan_, executor, options, &outcome.stopped);
   }
   return outcome;
+}
+
+bool SweepSession::records_runs() const {
+  return !request_.selection || !request_.selection->world || request_.selection->world->node_rank == 0;
 }
 
 std::vector<proto::RunResult> SweepSession::stored_results() const {

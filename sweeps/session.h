@@ -22,6 +22,7 @@
 #include "sweeps/adaptive_profile_sweep.h"
 #include "sweeps/plan.h"
 #include "sweeps/runner.h"
+#include "sweeps/slurm/step_world.h"
 #include "sysfs/writer_lock.h"
 
 namespace jetchar::sweeps {
@@ -30,6 +31,10 @@ namespace jetchar::sweeps {
 struct RunSelection {
   std::set<std::string> run_ids;
   std::string sweep_name;
+  /// This node's place in the world of the selected multi-node runs (a fleet's srun step:
+  /// sweeps/fleet/multi_node_run.h), filled into their specs. A node other than 0 carries its
+  /// part of them out and stores nothing: node 0 records each.
+  std::optional<SlurmStepWorld> world = std::nullopt;
 };
 
 struct SweepRequest {
@@ -72,6 +77,8 @@ class SweepSession {
   const results::ResultsLocation& location() const { return location_; }
   /// The name the runs are stored under: the fleet's, the spec's, or the results folder's.
   const std::string& name() const { return name_; }
+  /// False on a node other than 0 of a multi-node run's world, which stores nothing.
+  bool records_runs() const;
 
   /// Takes the results folder for writing: its writer lock (sysfs::LockHeld when another sweep
   /// holds it, unless the request waits), the store (std::invalid_argument for a results.db that

@@ -161,8 +161,9 @@ bool is_device_name(std::string_view device) {
 // Checks performed after parsing, with the parse-info tree giving each field's position.
 class Validator {
  public:
-  Validator(std::string source, std::string where, const pb::TextFormat::ParseInfoTree* tree)
-      : source_(std::move(source)), where_(std::move(where)), tree_(tree) {}
+  Validator(std::string source, std::string where, const pb::TextFormat::ParseInfoTree* tree,
+            WorldPort port = WorldPort::kInSpec)
+      : source_(std::move(source)), where_(std::move(where)), tree_(tree), port_(port) {}
 
   void experiment(const proto::ExperimentSpec& spec) {
     const auto* workload_tree = child("workload", spec);
@@ -238,7 +239,8 @@ class Validator {
   }
 
   // workload.distributed: torchrun's ranges; a world of several machines needs the port its other
-  // machines are told, and its backend must be one LibTorch has.
+  // machines are told (unless the Slurm job of a fleet's sweep gives it), and its backend must be
+  // one LibTorch has.
   void distributed(const proto::WorkloadSpec& w, Validator& workload) {
     Validator distributed(source_, where_, workload.child("distributed", w));
     const auto& d = w.distributed();
@@ -251,7 +253,7 @@ class Validator {
                              fmt::format("{} is out of range; valid: 0 to {} (nnodes - 1)", d.node_rank(), nodes - 1));
     }
     if (d.master_port() > 65535) distributed.require_range(d, "master_port", d.master_port(), 1, 65535, kPrefix);
-    if (nodes > 1 && d.master_port() == 0) {
+    if (nodes > 1 && d.master_port() == 0 && port_ == WorldPort::kInSpec) {
       distributed.fail_field(d, "master_port", kPrefix,
                              "is required with nnodes > 1: every machine must be told where node 0 waits (1 to 65535)");
     }
@@ -301,6 +303,7 @@ class Validator {
   std::string source_;
   std::string where_;
   const pb::TextFormat::ParseInfoTree* tree_;
+  WorldPort port_;
 };
 
 template <typename Spec>
@@ -438,8 +441,9 @@ std::optional<std::string> zero_means_unset(std::string_view path) {
   return std::nullopt;
 }
 
-void validate_experiment(const proto::ExperimentSpec& spec, std::string_view source, std::string_view where) {
-  Validator(std::string(source), std::string(where), nullptr).experiment(spec);
+void validate_experiment(const proto::ExperimentSpec& spec, std::string_view source, std::string_view where,
+                         WorldPort port) {
+  Validator(std::string(source), std::string(where), nullptr, port).experiment(spec);
 }
 
 }  // namespace jetchar::sweeps

@@ -49,8 +49,15 @@ proto::NodeConfig load_node_config(const std::filesystem::path& file);
 /// that write such a 0 are refused by the parsers; sweep axes use this for their values.
 std::optional<std::string> zero_means_unset(std::string_view path);
 
+/// Where a run of several machines (workload.distributed.nnodes > 1) learns node 0's port: from
+/// its spec, as a run started by hand on each machine must (`train --nnodes`, an experiment spec);
+/// or, for a sweep's run, from the Slurm job `sweep submit --slurm` gives it, which places every
+/// node in the world (sweeps/fleet/multi_node_run.h).
+enum class WorldPort { kInSpec, kFromSlurmJob };
+
 /// Range checks of one experiment (after merging sweep values). `where` prefixes the field
 /// names in errors (e.g. "run 3: "). Throws SpecError with line 0 when no location is known.
-void validate_experiment(const proto::ExperimentSpec& spec, std::string_view source, std::string_view where = {});
+void validate_experiment(const proto::ExperimentSpec& spec, std::string_view source, std::string_view where = {},
+                         WorldPort port = WorldPort::kInSpec);
 
 }  // namespace jetchar::sweeps

@@ -73,6 +73,36 @@ TEST(SweepRunnerTest, RunsEveryRunOnceAndRecordsStatus) {
   EXPECT_NE(log.str().find("run 0003-r0 (4/4) OOM"), std::string::npos) << log.str();
 }
 
+// A node other than 0 of a multi-node run carries its part out and stores nothing (node 0
+// records the world's run); its journal says the run started and ended, and its log says so.
+TEST(SweepRunnerTest, ANodeThatDoesNotRecordRunsEachRunAndStoresNothing) {
+  testing::TempDir dir;
+  results::ResultsStore store(dir.path() / "results.db");
+  SweepJournal journal(dir.path() / "journal");
+  SystemdNotifier notifier;
+  ScriptedExecutor executor;
+  std::ostringstream log;
+  SweepRunnerOptions options;
+  options.sweep_name = "s";
+  options.log = &log;
+  options.record = false;
+  std::vector<proto::RunStatus> told;
+  options.on_run = [&told](const SweepProgress&, const PlannedRun&, const proto::RunResult& result) {
+    told.push_back(result.status());
+  };
+  const auto progress = SweepRunner(store, journal, notifier).run(four_run_plan(), executor, options);
+  EXPECT_EQ(executor.executed.size(), 4u);
+  EXPECT_EQ(progress.ran_now, 4u);
+  EXPECT_EQ(progress.done, 0u) << "nothing stored by this node";
+  EXPECT_EQ(progress.failed, 1u);
+  EXPECT_EQ(told, (std::vector<proto::RunStatus>{proto::OK, proto::OK, proto::OK, proto::OOM}));
+  EXPECT_TRUE(store.load_all().empty());
+  EXPECT_TRUE(SweepJournal(dir.path() / "journal").interrupted().empty());
+  EXPECT_EQ(SweepJournal(dir.path() / "journal").finished_runs().size(), 4u);
+  EXPECT_NE(log.str().find("run 0003-r0: this node's part ended OOM in "), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("node 0 records the run"), std::string::npos) << log.str();
+}
+
 TEST(SweepRunnerTest, ResumeRerunsTheInterruptedRunAndKeepsCompletedOnesOnce) {
   testing::TempDir dir;
   const auto plan = four_run_plan();

@@ -103,6 +103,56 @@ TEST(SweepSessionTest, AFleetTaskRunsItsSelectionUnderTheFleetsName) {
   EXPECT_EQ(session.stored_results()[0].run_id(), "0001-r0");
 }
 
+const char* const kMultiNodeSpec = R"(
+name: "worlds"
+base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 8 } }
+runs { workload { distributed { nnodes: 3 } } }
+runs { }
+)";
+
+// A fleet task of a multi-node run: the run placed in the step's world (no setting of its
+// configuration changes), stored by node 0 only.
+TEST(SweepSessionTest, AMultiNodeRunIsPlacedInTheWorldAndOnlyNodeZeroStoresIt) {
+  testing::TempDir dir;
+  const fs::path spec = write_spec(dir.path(), kMultiNodeSpec);
+  for (const std::uint32_t rank : {0U, 2U}) {
+    RunSelection selection{{"0000-r0"}, "fleet-sweep", SlurmStepWorld{3, rank, "b1", 29512}};
+    const fs::path node = dir.path() / ("node" + std::to_string(rank));
+    SweepSession session({spec, node, "", selection, false});
+    ASSERT_EQ(session.plan().runs.size(), 1u);
+    const auto& placed = session.plan().runs[0].spec.workload().distributed();
+    EXPECT_EQ(placed.nnodes(), 3u);
+    EXPECT_EQ(placed.node_rank(), rank);
+    EXPECT_EQ(placed.master_addr(), "b1");
+    EXPECT_EQ(placed.master_port(), 29512u);
+    EXPECT_EQ(session.records_runs(), rank == 0);
+    session.open_results();
+    EchoExecutor executor;
+    RecordingObserver observer;
+    session.run(
+        executor, [] { return false; }, observer);
+    EXPECT_EQ(executor.executed, (std::vector<std::string>{"0000-r0"}));
+    EXPECT_EQ(session.stored_results().size(), rank == 0 ? 1u : 0u) << "node " << rank;
+  }
+}
+
+// Without a Slurm job to place its nodes, a multi-node run that names no port is refused before
+// anything is written; the runs of one machine of such a spec run as fleet chunks.
+TEST(SweepSessionTest, AMultiNodeRunOutsideAFleetsJobIsRefused) {
+  testing::TempDir dir;
+  const fs::path spec = write_spec(dir.path(), kMultiNodeSpec);
+  try {
+    SweepSession session({spec, dir.path() / "results", "", std::nullopt, false});
+    ADD_FAILURE() << "sweep run took a 3-node run";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("run 0000-r0 is a run of 3 nodes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("jetchar sweep submit --slurm"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir.path() / "results"));
+  RunSelection chunk{{"0001-r0"}, "fleet-sweep"};
+  EXPECT_EQ(SweepSession({spec, dir.path() / "node", "", chunk, false}).plan().runs.size(), 1u);
+}
+
 TEST(SweepSessionTest, AStopEndsTheSweepAfterTheCurrentRunAndAResumeFinishesIt) {
   testing::TempDir dir;
   const fs::path spec = write_spec(dir.path(), kSpec);
