@@ -26,6 +26,7 @@
 #include "jetson/open_board.h"
 #include "results/location.h"
 #include "sweeps/board_kinds.h"
+#include "sweeps/fleet/multi_node_run.h"
 #include "sweeps/fleet/node.h"
 #include "sweeps/fleet/status.h"
 #include "sweeps/fleet/submission.h"
@@ -138,6 +139,27 @@ class SweepProgressDisplay : public sweeps::SweepObserver {
   bool tty_;
 };
 
+// How each part a node other than 0 of a multi-node run carried out ended: it stores nothing,
+// so this is all it can tell.
+class WorldPartDisplay : public SweepProgressDisplay {
+ public:
+  struct Part {
+    std::string run_id;
+    proto::RunStatus status = proto::OK;
+    std::string reason;
+  };
+  using SweepProgressDisplay::SweepProgressDisplay;
+  void run_done(const sweeps::SweepProgress& progress, const sweeps::PlannedRun& run,
+                const proto::RunResult& result) override {
+    SweepProgressDisplay::run_done(progress, run, result);
+    parts_.push_back({run.run_id, result.status(), result.reason()});
+  }
+  const std::vector<Part>& parts() const { return parts_; }
+
+ private:
+  std::vector<Part> parts_;
+};
+
 // The closing lines, then the status: interrupted when stopped by a signal, a failure when a
 // stored run is not OK.
 // The board options of this command line, to repeat in a hint (" --board sim:agx-orin-r36 --root DIR"):
@@ -202,8 +224,33 @@ void finish_sweep(const SweepOptions& options, const sweeps::SweepProgress& prog
 // Runs (or resumes) the sweep in `spec_file` with its results in `results_dir` (sweeps/session.h):
 // nothing is written before the plan is accepted on the board, so a refused sweep leaves no results
 // directory and no copy of its spec behind.
+// The closing lines of a node other than 0 of a multi-node run, which stores nothing: how its part
+// ended and who records the run; a failure status when its part was not OK.
+void finish_world_part(const sweeps::SlurmStepWorld& world, const std::vector<WorldPartDisplay::Part>& parts,
+                       const fs::path& results_dir, bool stopped) {
+  const fs::path nodes = results_dir.parent_path();
+  for (const auto& part : parts) {
+    // An OK part's reason holds only notes, which node 0's record keeps for the world.
+    fmt::print(
+        "run {}: this node's part (node {} of {}) ended {}{}; node 0 ({}) records the run in its store under {}\n",
+        part.run_id, world.node_rank, world.nnodes, proto::RunStatus_Name(part.status),
+        part.status == proto::OK || part.reason.empty() ? "" : " (" + part.reason + ")", world.master_addr,
+        nodes.string());
+  }
+  std::fflush(stdout);
+  if (stopped) throw cli::CommandExit(cli::kInterrupted, "stopped by a signal; node 0's record says what was measured");
+  const auto failed =
+      std::find_if(parts.begin(), parts.end(), [](const auto& part) { return part.status != proto::OK; });
+  if (failed != parts.end()) {
+    throw cli::CommandExit(cli::kFailure, fmt::format("error: this node's part of run {} ended {}; node 0's record "
+                                                      "says how the world's run ended",
+                                                      failed->run_id, proto::RunStatus_Name(failed->status)));
+  }
+}
+
 void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs::path& results_dir,
                std::optional<sweeps::RunSelection> selection = std::nullopt) {
+  const auto world = selection ? selection->world : std::nullopt;
   sweeps::SweepSession session({spec_file, results_dir, options.kind, std::move(selection), options.wait});
   auto board = open_sweep_board(options, session.sweep());
   if (!options.skip_validation) check_plan(session.plan(), board, spec_file.string());
@@ -216,14 +263,24 @@ void run_sweep(const SweepOptions& options, const fs::path& spec_file, const fs:
   ex::CharacterizationExecutor executor(board, &std::cerr);
   executor.set_redact_serial(options.redact_serial);
   const bool tty = ::isatty(STDERR_FILENO) == 1;
-  SweepProgressDisplay display(tty);
-  fmt::print(stderr, "sweep {}: {} runs on {}; results in {}\n", session.name(), session.plan().runs.size(),
-             board.label, session.location().directory.string());
+  WorldPartDisplay display(tty);
+  if (session.records_runs()) {
+    fmt::print(stderr, "sweep {}: {} runs on {}; results in {}\n", session.name(), session.plan().runs.size(),
+               board.label, session.location().directory.string());
+  } else {
+    fmt::print(stderr, "sweep {}: node {} of the {} nodes of {} run(s), on {}; node 0 ({}) records them\n",
+               session.name(), world->node_rank, world->nnodes, session.plan().runs.size(), board.label,
+               world->master_addr);
+  }
   const sweeps::SweepOutcome outcome = session.run(
       executor, [&interrupt] { return interrupt.signal() != 0; }, display);
   if (outcome.adaptive) print_adaptive_profile(*outcome.adaptive, session.store_file());
   executor.restore();
   if (tty) std::fputs("\n", stderr);
+  if (!session.records_runs()) {
+    finish_world_part(*world, display.parts(), session.location().directory, outcome.stopped);
+    return;
+  }
 
   const auto results = session.stored_results();
   print_sweep_summary(results);
@@ -244,6 +301,7 @@ struct FleetOptions {
   // sweep task
   std::string results;
   long chunk = -1;
+  std::string run;  ///< one run by id (a multi-node run's job)
   std::string node;
   bool restore_only = false;
 };
@@ -268,18 +326,26 @@ void submit_sweep(const FleetOptions& fleet, const SweepOptions& options) {
   const fs::path slurm_dir = plan.options.results / "slurm";
 
   if (fleet.dry_run) {
-    fmt::print("# sweep {}: {} runs in {} task(s) of up to {} run(s); results in {}\n", plan.options.sweep_name,
-               submission.runs, submission.chunks, plan.options.runs_per_task, plan.options.results.string());
+    fmt::print("# sweep {}: {} runs{} in {} task(s) of up to {} run(s); results in {}\n", plan.options.sweep_name,
+               submission.runs,
+               submission.worlds.empty()
+                   ? ""
+                   : fmt::format(": {} multi-node run(s), a job each, and the others", submission.worlds.size()),
+               submission.chunks, plan.options.runs_per_task, plan.options.results.string());
     for (const auto& kind : plan.kinds) {
       if (kind.kind.empty()) continue;
       fmt::print("# kind {}: {} runs on nodes with feature {}{}\n", kind.kind, kind.run_count, kind.constraint,
                  kind.nodes.empty() ? "" : fmt::format(" (pinned to {})", fmt::join(kind.nodes, ",")));
     }
+    for (const auto& script : submission.worlds) {
+      fmt::print("# ---- {} (sbatch --parsable {}): run {} on {} nodes\n{}", (slurm_dir / script.name).string(),
+                 (slurm_dir / script.name).string(), script.run_id, script.run_nodes, script.text);
+    }
     for (const auto& script : submission.arrays) {
       fmt::print("# ---- {} (sbatch --parsable {})\n{}", (slurm_dir / script.name).string(),
                  (slurm_dir / script.name).string(), script.text);
     }
-    fmt::print("# ---- {} (sbatch --parsable --dependency=afterany:<array job ids> {})\n{}",
+    fmt::print("# ---- {} (sbatch --parsable --dependency=afterany:<the job ids above> {})\n{}",
                (slurm_dir / submission.merge.name).string(), (slurm_dir / submission.merge.name).string(),
                submission.merge.text);
     fmt::print("# dry run: nothing written, nothing submitted\n");
@@ -287,19 +353,77 @@ void submit_sweep(const FleetOptions& fleet, const SweepOptions& options) {
   }
 
   const auto submitted = sweeps::submit_fleet(plan, options.spec);
+  for (std::size_t i = 0; i < submission.worlds.size(); ++i) {
+    const auto& script = submission.worlds[i];
+    fmt::print("submitted job {} (run {} on {} nodes{})\n", submitted.world_jobs[i], script.run_id, script.run_nodes,
+               script.nodes.empty() ? "" : fmt::format(": {}", fmt::join(script.nodes, ",")));
+  }
   for (std::size_t i = 0; i < submission.arrays.size(); ++i) {
     const auto& script = submission.arrays[i];
     fmt::print("submitted array job {} ({} task(s){}{})\n", submitted.array_jobs[i], script.chunks.size(),
                script.kind.empty() ? "" : " of kind " + script.kind, script.node.empty() ? "" : " on " + script.node);
   }
-  fmt::print("submitted merge job {} (after every task ends: board restores, results merge + report into {})\n",
+  fmt::print("submitted merge job {} (after every job ends: board restores, results merge + report into {})\n",
              submitted.merge_job, plan.options.results.string());
   fmt::print("status: jetchar sweep status {}\n", plan.options.results.string());
 }
 
+// The runs of `sweep task --chunk K`: chunk K of the plan's runs of one machine
+// (sweeps/fleet/multi_node_run.h), less those another node stored (a task requeued onto another
+// node must not run again what its first node stored).
+sweeps::RunSelection chunk_selection(const FleetOptions& fleet, const sweeps::SweepPlan& plan, const fs::path& results,
+                                     const std::string& node, std::string sweep_name) {
+  const auto runs = sweeps::single_node_runs(plan);
+  const auto range = sweeps::chunk_range(static_cast<std::size_t>(fleet.chunk), fleet.runs_per_task, runs.size());
+  if (range.first == range.last) {
+    throw std::invalid_argument(
+        fmt::format("--chunk {}: the plan's {} runs of one machine make only {} chunk(s) of {}", fleet.chunk,
+                    runs.size(), (runs.size() + fleet.runs_per_task - 1) / fleet.runs_per_task, fleet.runs_per_task));
+  }
+  sweeps::RunSelection selection;
+  selection.sweep_name = std::move(sweep_name);
+  for (std::size_t i = range.first; i < range.last; ++i) selection.run_ids.insert(runs[i].run_id);
+  for (const auto& [run, other] :
+       sweeps::runs_stored_by_other_nodes(results, node, selection.sweep_name, selection.run_ids)) {
+    fmt::print(stderr, "run {} is stored by node {} already; skipped\n", run, other);
+    selection.run_ids.erase(run);
+  }
+  return selection;
+}
+
+// The run of `sweep task --run ID`. A multi-node run: this node's place in its world from the srun
+// step, and nothing to run on any node once one node stored it (multi_node_run.h); every node of
+// the step asks the same stores, so all run it or none does.
+std::optional<sweeps::RunSelection> run_selection(const FleetOptions& fleet, const std::string& kind,
+                                                  const sweeps::SweepPlan& plan, const fs::path& results,
+                                                  const std::string& node, std::string sweep_name) {
+  const auto found = std::find_if(plan.runs.begin(), plan.runs.end(),
+                                  [&](const sweeps::PlannedRun& run) { return run.run_id == fleet.run; });
+  if (found == plan.runs.end()) {
+    throw std::invalid_argument(
+        fmt::format("--run {}: the sweep's plan{} has no such run (`jetchar sweep plan {}{}` lists its runs)",
+                    fleet.run, kind.empty() ? "" : " of kind " + kind, (results / "sweep.textproto").string(),
+                    kind.empty() ? "" : " --kind " + kind));
+  }
+  sweeps::RunSelection selection;
+  selection.sweep_name = std::move(sweep_name);
+  selection.run_ids.insert(found->run_id);
+  if (sweeps::run_node_count(found->spec) > 1) {
+    selection.world = sweeps::step_world_of_run(*found, sweeps::process_environment());
+  }
+  if (const auto stored = sweeps::node_storing_run(results, selection.sweep_name, found->run_id)) {
+    fmt::print("run {} is stored by node {} already; node {} runs nothing\n", found->run_id, *stored, node);
+    return std::nullopt;
+  }
+  return selection;
+}
+
 void run_task(const FleetOptions& fleet, SweepOptions options) {
-  if (fleet.chunk < 0 && !fleet.restore_only) {
-    throw cli::UsageError("sweep task needs --chunk (Slurm's $SLURM_ARRAY_TASK_ID), or --restore-only");
+  const int modes = (fleet.chunk >= 0 ? 1 : 0) + (fleet.run.empty() ? 0 : 1) + (fleet.restore_only ? 1 : 0);
+  if (modes != 1) {
+    throw cli::UsageError(
+        "sweep task needs one of --chunk K (an array task: $SLURM_ARRAY_TASK_ID), --run RUN_ID (a multi-node run's "
+        "job) or --restore-only");
   }
   if (fleet.runs_per_task == 0) throw std::invalid_argument("--runs-per-task 0: give 1 or more runs per task");
   const std::string node = sweeps::fleet_node_name(fleet.node);
@@ -329,22 +453,15 @@ void run_task(const FleetOptions& fleet, SweepOptions options) {
   }
 
   const auto plan = sweeps::plan_board_kind(sweep, options.kind, location.spec().string());
-  const auto range = sweeps::chunk_range(static_cast<std::size_t>(fleet.chunk), fleet.runs_per_task, plan.runs.size());
-  if (range.first == range.last) {
-    throw std::invalid_argument(
-        fmt::format("--chunk {}: the plan's {} runs make only {} chunk(s) of {}", fleet.chunk, plan.runs.size(),
-                    (plan.runs.size() + fleet.runs_per_task - 1) / fleet.runs_per_task, fleet.runs_per_task));
+  const std::string sweep_name = sweeps::fleet_sweep_name(sweep, results);
+  if (fleet.run.empty()) {
+    run_sweep(options, location.spec(), results / "nodes" / node,
+              chunk_selection(fleet, plan, results, node, sweep_name));
+    return;
   }
-  sweeps::RunSelection selection;
-  selection.sweep_name = sweeps::fleet_sweep_name(sweep, results);
-  for (std::size_t i = range.first; i < range.last; ++i) selection.run_ids.insert(plan.runs[i].run_id);
-  // A task requeued onto another node must not run again what its first node stored.
-  for (const auto& [run, other] :
-       sweeps::runs_stored_by_other_nodes(results, node, selection.sweep_name, selection.run_ids)) {
-    fmt::print(stderr, "run {} is stored by node {} already; skipped\n", run, other);
-    selection.run_ids.erase(run);
+  if (auto selection = run_selection(fleet, options.kind, plan, results, node, sweep_name)) {
+    run_sweep(options, location.spec(), results / "nodes" / node, std::move(*selection));
   }
-  run_sweep(options, location.spec(), results / "nodes" / node, std::move(selection));
 }
 
 void sweep_status(const std::string& target) {
@@ -486,7 +603,11 @@ void add_fleet_sweep_commands(CLI::App& group, const std::shared_ptr<SweepOption
       "task",
       "One array task of a submitted sweep (what the sbatch script runs): its chunk of runs on this node's board");
   task->add_option("results", fleet->results, "The sweep's shared results directory")->required();
-  task->add_option("--chunk", fleet->chunk, "Chunk number ($SLURM_ARRAY_TASK_ID)");
+  task->add_option("--chunk", fleet->chunk,
+                   "Chunk number ($SLURM_ARRAY_TASK_ID): chunk K of the plan's runs of one machine, in plan order");
+  task->add_option("--run", fleet->run,
+                   "One run by id; a multi-node run's job runs this on every node as one srun step (node 0 stores "
+                   "the run, the others nothing)");
   task->add_option("--kind", options->kind, "The board kind whose plan the chunk is of (a spec with `kinds`)");
   task->add_flag("--restore-only", fleet->restore_only,
                  "Only restore this node's board from a change journal a killed task left (what the final job runs)");

@@ -1,12 +1,14 @@
 #include "sweeps/fleet/submission.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <fstream>
 #include <stdexcept>
 
 #include "results/location.h"
 #include "sweeps/board_kinds.h"
+#include "sweeps/fleet/multi_node_run.h"
 #include "sweeps/plan.h"
 #include "sweeps/slurm/client.h"
 #include "sweeps/spec_io.h"
@@ -53,9 +55,21 @@ FleetPlan plan_fleet(const FleetSubmitRequest& request) {
       o.nodes = parse_node_names(request.nodes, "--nodes");
     }
   }
-  // Each board kind of the spec: its own runs, its feature, its nodes.
+  // Each board kind of the spec: its own runs (those of one machine in chunks, each multi-node
+  // run a job of its own), its feature, its nodes.
+  const auto count_runs = [](const SweepPlan& kind_plan, SlurmKindRuns& runs) {
+    for (const auto& run : kind_plan.runs) {
+      if (const std::uint32_t nodes = run_node_count(run.spec); nodes > 1) {
+        runs.multi_node_runs.push_back({run.run_id, nodes});
+      } else {
+        ++runs.run_count;
+      }
+    }
+  };
   if (sweep.kinds().empty()) {
-    plan.kinds.push_back({"", o.constraint, o.nodes, plan_sweep(sweep, source).runs.size()});
+    SlurmKindRuns runs{"", o.constraint, o.nodes, 0};
+    count_runs(plan_sweep(sweep, source), runs);
+    plan.kinds.push_back(std::move(runs));
   } else {
     if (!o.nodes.empty() || !o.constraint.empty()) {
       throw std::invalid_argument(fmt::format(
@@ -66,7 +80,7 @@ FleetPlan plan_fleet(const FleetSubmitRequest& request) {
     for (const auto& kind : sweep.kinds()) {
       SlurmKindRuns runs{kind.name(), board_kind_feature(kind), {}, 0};
       if (!kind.nodes().empty()) runs.nodes = parse_node_names(kind.nodes(), "kind " + kind.name() + " nodes");
-      runs.run_count = plan_board_kind(sweep, kind.name(), source).runs.size();
+      count_runs(plan_board_kind(sweep, kind.name(), source), runs);
       plan.kinds.push_back(std::move(runs));
     }
   }
@@ -91,6 +105,14 @@ FleetSubmitted submit_fleet(const FleetPlan& plan, const fs::path& spec) {
   };
   FleetSubmitted submitted;
   std::string dependency = "afterany";
+  // The multi-node runs' jobs first (sweeps/slurm/submission.h says why).
+  for (const auto& script : plan.submission.worlds) {
+    const std::string id = sbatch({write_script(script)});
+    dependency += ":" + id;
+    std::ofstream(slurm_dir / "jobs", std::ios::app)
+        << fmt::format("run {} {}\n", id, script.nodes.empty() ? "-" : fmt::format("{}", fmt::join(script.nodes, ",")));
+    submitted.world_jobs.push_back(id);
+  }
   for (const auto& script : plan.submission.arrays) {
     const std::string id = sbatch({write_script(script)});
     dependency += ":" + id;

@@ -39,18 +39,20 @@ std::filesystem::path fleet_results_dir(const proto::SweepSpec& sweep, const std
 
 /// Plans the jobs; writes and submits nothing. Throws std::invalid_argument naming the option or
 /// the spec for what cannot be submitted: a bad node list or count, a spec with board kinds
-/// given a node list or --constraint (each kind names its own), a plan of no runs.
+/// given a node list or --constraint (each kind names its own), a plan of no runs, a multi-node
+/// run of more nodes than the node list names.
 FleetPlan plan_fleet(const FleetSubmitRequest& request);
 
 struct FleetSubmitted {
+  std::vector<std::string> world_jobs;  ///< one per plan.submission.worlds (multi-node runs), in order
   std::vector<std::string> array_jobs;  ///< one per plan.submission.arrays, in order
   std::string merge_job;
 };
 
 /// Writes the spec's copy and the scripts under the results directory (refusing a directory that
-/// holds another spec's results), submits every array, then the final job with
-/// --dependency=afterany on all of them, and appends the job ids to DIR/slurm/jobs
-/// ("array ID NODE|-", "merge ID -"). Throws std::runtime_error with sbatch's output when a
+/// holds another spec's results), submits every multi-node run's job and every array, then the
+/// final job with --dependency=afterany on all of them, and appends the job ids to DIR/slurm/jobs
+/// ("run ID NODE,NODE...|-", "array ID NODE|-", "merge ID -"). Throws std::runtime_error with sbatch's output when a
 /// submission fails (jobs submitted before it stay submitted and recorded).
 FleetSubmitted submit_fleet(const FleetPlan& plan, const std::filesystem::path& spec);
 

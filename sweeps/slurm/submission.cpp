@@ -1,6 +1,7 @@
 #include "sweeps/slurm/submission.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -47,6 +48,43 @@ std::string array_script(const SlurmSubmitOptions& o, const std::string& job_nam
   return text;
 }
 
+// The job of one multi-node run: one task per node in one srun step, each `sweep task --run` on
+// its node's board (sweeps/fleet/multi_node_run.h says how the tasks share the run).
+std::string multi_node_script(const SlurmSubmitOptions& o, const std::string& job_name, const SlurmMultiNodeRun& run,
+                              const std::vector<std::string>& nodes) {
+  const std::string kind = o.kind.empty() ? std::string() : " --kind " + shell_quoted(o.kind);
+  const std::string slurm_dir = (o.results / "slurm").string();
+  std::string text = "#!/bin/bash\n";
+  text += fmt::format("#SBATCH --job-name={}\n", job_name);
+  text += fmt::format("#SBATCH --nodes={}\n#SBATCH --ntasks-per-node=1\n#SBATCH --exclusive\n#SBATCH --requeue\n",
+                      run.nodes);
+  if (!nodes.empty()) text += fmt::format("#SBATCH --nodelist={}\n", fmt::join(nodes, ","));
+  if (!o.partition.empty()) text += fmt::format("#SBATCH --partition={}\n", o.partition);
+  if (!o.constraint.empty()) text += fmt::format("#SBATCH --constraint={}\n", o.constraint);
+  text += fmt::format("#SBATCH --output={}/%x-%j.out\n", slurm_dir);
+  text += fmt::format(
+      "# Run {} trains on {} nodes (workload.distributed.nnodes): srun starts one task per node, each on its node's\n"
+      "# board (the node's config; a pending change journal restored first). Each task is placed in the world by\n"
+      "# the step (node rank SLURM_PROCID, node 0 = the step's first node, the port from the job id); node 0 stores\n"
+      "# the run in {}/nodes/<node 0>, the others store nothing for it. A rank that fails is named in node 0's\n"
+      "# record: no task kills the others. A requeued job runs it again unless a node stored it already.\n",
+      run.run_id, run.nodes, o.results.string());
+  text += fmt::format(
+      "exec srun --nodes={} --ntasks={} --ntasks-per-node=1 --kill-on-bad-exit=0 {} sweep task {}{} --run {} "
+      "--node-config {}{}\n",
+      run.nodes, run.nodes, shell_quoted(o.jetchar), shell_quoted(o.results.string()), kind, shell_quoted(run.run_id),
+      shell_quoted(o.node_config), o.redact_serial ? " --redact-serial" : "");
+  return text;
+}
+
+// The nodes of the node list for the `index`-th multi-node run of a kind: `count` of them in turn,
+// so that the runs spread over the list; each pinned, so that a requeued job returns to its boards.
+std::vector<std::string> nodes_in_turn(const std::vector<std::string>& list, std::size_t index, std::size_t count) {
+  std::vector<std::string> nodes;
+  for (std::size_t i = 0; i < count; ++i) nodes.push_back(list[(index * count + i) % list.size()]);
+  return nodes;
+}
+
 // The job after every array: restore each node's board that a task left changed, then merge and
 // report (slurm_submission.h says why the restore comes first).
 SlurmScript final_script(const SlurmSubmitOptions& o, const std::string& base) {
@@ -61,9 +99,10 @@ SlurmScript final_script(const SlurmSubmitOptions& o, const std::string& base) {
   if (!o.partition.empty()) merge.text += fmt::format("#SBATCH --partition={}\n", o.partition);
   merge.text += fmt::format("#SBATCH --output={}/slurm/%x-%j.out\n", results);
   merge.text += fmt::format(
-      "# Submitted with --dependency=afterany:<every array job>: runs once every task has ended, whatever its\n"
-      "# end. First every node that ran a task restores its board (a task requeued elsewhere left it changed;\n"
-      "# a no-op where nothing is pending), then what the nodes stored is merged (each run once) into {}.\n",
+      "# Submitted with --dependency=afterany:<every array job and multi-node run's job>: runs once every task has\n"
+      "# ended, whatever its end. First every node that ran a task restores its board (a task requeued elsewhere\n"
+      "# left it changed; a no-op where nothing is pending), then what the nodes stored is merged (each run once)\n"
+      "# into {}.\n",
       results);
   merge.text += "set -euo pipefail\nshopt -s nullglob\n";
   merge.text +=
@@ -168,7 +207,8 @@ SlurmSubmission plan_slurm_submission(const std::vector<SlurmKindRuns>& kinds, c
   const std::string base = "jetchar-" + (options.sweep_name.empty() ? std::string("sweep") : options.sweep_name);
   for (const auto& kind : kinds) {
     const std::string of_kind = kind.kind.empty() ? "" : fmt::format("kind {}: ", kind.kind);
-    if (kind.run_count == 0) throw std::invalid_argument(of_kind + "the sweep plans no runs: nothing to submit");
+    if (kind.run_count == 0 && kind.multi_node_runs.empty())
+      throw std::invalid_argument(of_kind + "the sweep plans no runs: nothing to submit");
     for (const auto& node : kind.nodes) {
       if (node.empty() || !plain_node_name(node)) {
         throw std::invalid_argument(fmt::format("{}--nodes: node name '{}' is not valid", of_kind, node));
@@ -178,11 +218,38 @@ SlurmSubmission plan_slurm_submission(const std::vector<SlurmKindRuns>& kinds, c
     o.kind = kind.kind;
     o.constraint = kind.constraint;
     o.nodes = kind.nodes;
+    const std::string job = kind.kind.empty() ? base : base + "-" + kind.kind;
+    for (std::size_t i = 0; i < kind.multi_node_runs.size(); ++i) {
+      const auto& run = kind.multi_node_runs[i];
+      const std::string nodes_given = kind.kind.empty() ? "--nodes" : "the kind's `nodes`";
+      if (!o.nodes.empty() && run.nodes > o.nodes.size()) {
+        throw std::invalid_argument(
+            fmt::format("{}run {} trains on {} nodes (workload.distributed.nnodes) but {} gives {} node{} ({}); valid: "
+                        "a list of at "
+                        "least {} nodes, or none (Slurm picks the nodes)",
+                        of_kind, run.run_id, run.nodes, nodes_given, o.nodes.size(), o.nodes.size() == 1 ? "" : "s",
+                        fmt::join(o.nodes, ","), run.nodes));
+      }
+      if (o.node_count && run.nodes > *o.node_count) {
+        throw std::invalid_argument(
+            fmt::format("{}run {} trains on {} nodes (workload.distributed.nnodes) but --nodes {} lets the sweep use "
+                        "at most {} at a time; valid: --nodes {} or more",
+                        of_kind, run.run_id, run.nodes, *o.node_count, *o.node_count, run.nodes));
+      }
+      SlurmScript script;
+      script.name = fmt::format("run-{}.sbatch", run.run_id);
+      script.kind = kind.kind;
+      script.run_id = run.run_id;
+      script.run_nodes = run.nodes;
+      if (!o.nodes.empty()) script.nodes = nodes_in_turn(o.nodes, i, run.nodes);
+      script.text = multi_node_script(o, base + "-run-" + run.run_id, run, script.nodes);
+      submission.worlds.push_back(std::move(script));
+    }
+    submission.runs += kind.run_count + kind.multi_node_runs.size();
+    if (kind.run_count == 0) continue;
     const std::size_t chunks = (kind.run_count + o.runs_per_task - 1) / o.runs_per_task;
-    submission.runs += kind.run_count;
     submission.chunks += chunks;
     const std::string name = kind.kind.empty() ? std::string("array") : "array-" + kind.kind;
-    const std::string job = kind.kind.empty() ? base : base + "-" + kind.kind;
     if (o.nodes.empty()) {
       SlurmScript script;
       script.name = name + ".sbatch";

@@ -130,6 +130,97 @@ TEST(SlurmSubmission, TheFinalJobRestoresEveryNodeThatRanATaskBeforeTheMerge) {
   EXPECT_NE(text.find("jetchar-restore.service"), std::string::npos) << "a node Slurm cannot reach is named";
 }
 
+// A run of several machines is one job of that many nodes, one task per node in one srun step,
+// pinned to nodes of the list in turn; the runs of one machine are chunked apart; the final job
+// depends on every job.
+TEST(SlurmSubmission, AMultiNodeRunIsOneJobOfItsNodesBesideTheArrays) {
+  auto o = options();
+  o.nodes = {"b1", "b2", "b3"};
+  o.partition = "jetsons";
+  o.node_config = "/cfg/%n.textproto";
+  const auto s = plan_slurm_submission(
+      {SlurmKindRuns{"", "", o.nodes, 2, {SlurmMultiNodeRun{"0001-r0", 3}, SlurmMultiNodeRun{"0003-r0", 2}}}}, o);
+  EXPECT_EQ(s.runs, 4u);
+  EXPECT_EQ(s.chunks, 2u);
+  ASSERT_EQ(s.arrays.size(), 2u) << "the 2 runs of one machine on b1 and b2";
+  ASSERT_EQ(s.worlds.size(), 2u);
+  const auto& three = s.worlds[0];
+  EXPECT_EQ(three.name, "run-0001-r0.sbatch");
+  EXPECT_EQ(three.run_id, "0001-r0");
+  EXPECT_EQ(three.run_nodes, 3u);
+  EXPECT_EQ(three.nodes, (std::vector<std::string>{"b1", "b2", "b3"}));
+  EXPECT_TRUE(three.chunks.empty());
+  const std::string srun =
+      "exec srun --nodes=3 --ntasks=3 --ntasks-per-node=1 --kill-on-bad-exit=0 '/opt/jetchar/bin/jetchar' sweep task "
+      "'/shared/fleet' --run '0001-r0' --node-config '/cfg/%n.textproto'\n";
+  for (const std::string& line :
+       {std::string("#SBATCH --job-name=jetchar-modes-run-0001-r0\n"), std::string("#SBATCH --nodes=3\n"),
+        std::string("#SBATCH --ntasks-per-node=1\n"), std::string("#SBATCH --exclusive\n"),
+        std::string("#SBATCH --requeue\n"), std::string("#SBATCH --nodelist=b1,b2,b3\n"),
+        std::string("#SBATCH --partition=jetsons\n"), std::string("#SBATCH --output=/shared/fleet/slurm/%x-%j.out\n"),
+        srun}) {
+    EXPECT_NE(three.text.find(line), std::string::npos) << line << " missing from\n" << three.text;
+  }
+  EXPECT_EQ(three.text.find("--array"), std::string::npos);
+  EXPECT_EQ(three.text.find("--chunk"), std::string::npos);
+  // The next run's nodes follow in turn.
+  EXPECT_EQ(s.worlds[1].nodes, (std::vector<std::string>{"b3", "b1"}));
+  EXPECT_NE(s.worlds[1].text.find("#SBATCH --nodelist=b3,b1\n"), std::string::npos) << s.worlds[1].text;
+
+  // Without a node list: any nodes; a node count must leave room for the run's nodes.
+  auto any = options();
+  any.redact_serial = true;
+  const auto unpinned = plan_slurm_submission({SlurmKindRuns{"", "", {}, 0, {SlurmMultiNodeRun{"0000-r0", 3}}}}, any);
+  ASSERT_EQ(unpinned.worlds.size(), 1u);
+  EXPECT_TRUE(unpinned.arrays.empty()) << "no run of one machine: no array";
+  EXPECT_EQ(unpinned.worlds[0].text.find("--nodelist"), std::string::npos) << unpinned.worlds[0].text;
+  EXPECT_NE(unpinned.worlds[0].text.find(" --redact-serial\n"), std::string::npos);
+  EXPECT_NE(unpinned.merge.text.find("results merge"), std::string::npos);
+
+  // A kind's multi-node run: its feature, its kind told to every task.
+  const auto kinds = plan_slurm_submission(
+      {SlurmKindRuns{"agx-orin", "agx-orin", {}, 1, {SlurmMultiNodeRun{"agx-orin.0002-r0", 2}}}}, options());
+  ASSERT_EQ(kinds.worlds.size(), 1u);
+  for (const char* line : {"#SBATCH --constraint=agx-orin\n", " --kind 'agx-orin' --run 'agx-orin.0002-r0' ",
+                           "#SBATCH --job-name=jetchar-modes-run-agx-orin.0002-r0\n"}) {
+    EXPECT_NE(kinds.worlds[0].text.find(line), std::string::npos) << line << " missing from\n" << kinds.worlds[0].text;
+  }
+}
+
+// A run of more nodes than the sweep may use is refused at submit, naming the run, its nodes and
+// the nodes given.
+TEST(SlurmSubmission, AMultiNodeRunOfMoreNodesThanGivenIsRefused) {
+  auto o = options();
+  o.nodes = {"b1", "b2"};
+  try {
+    plan_slurm_submission({SlurmKindRuns{"", "", o.nodes, 1, {SlurmMultiNodeRun{"0004-r1", 3}}}}, o);
+    ADD_FAILURE() << "a 3-node run was submitted to 2 nodes";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    for (const char* part : {"run 0004-r1 trains on 3 nodes", "--nodes gives 2 nodes (b1,b2)", "at least 3 nodes"})
+      EXPECT_NE(what.find(part), std::string::npos) << part << " missing from: " << what;
+  }
+  try {
+    plan_slurm_submission({SlurmKindRuns{"nano", "nano", {"n1"}, 0, {SlurmMultiNodeRun{"nano.0000-r0", 2}}}},
+                          options());
+    ADD_FAILURE() << "a 2-node run was submitted to a kind of 1 node";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("kind nano: run nano.0000-r0 trains on 2 nodes"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("the kind's `nodes` gives 1 node (n1)"), std::string::npos) << e.what();
+  }
+  auto counted = options();
+  counted.node_count = 2;
+  try {
+    plan_slurm_submission({SlurmKindRuns{"", "", {}, 4, {SlurmMultiNodeRun{"0002-r0", 3}}}}, counted);
+    ADD_FAILURE() << "a 3-node run was submitted under --nodes 2";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("run 0002-r0 trains on 3 nodes (workload.distributed.nnodes) but --nodes 2"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SlurmSubmission, ChunksCoverThePlanOnce) {
   std::size_t covered = 0;
   for (std::size_t c = 0; c < 5; ++c) {
