@@ -83,15 +83,11 @@ bool is_informational_column(std::string_view column) {
   // model and dataset are part of the workload name in `jetchar results export`. How many
   // minibatches an adaptive run measured differs from run to run: as an axis it would split one
   // configuration into one per run.
-  constexpr std::array kInfo = {"sweep",          "reason",        "started_utc",
-                                "hostname",       "board",         "board_kind",
-                                "simulated",      "model",         "dataset",
-                                "energy_source",  "l4t",           "jetpack",
-                                "module",         "family",        "samples",
-                                "minibatches",    "loss",          "accuracy",
-                                "governor",       "epoch_start_s", "adaptive_minibatches",
-                                "adaptive_basis", "gpio_marker",   "meter",
-                                "eval_loss",      "target_epoch",  "slowest_rank",
+  constexpr std::array kInfo = {"sweep",          "reason",      "started_utc", "hostname",      "board",
+                                "board_kind",     "simulated",   "model",       "dataset",       "l4t",
+                                "jetpack",        "module",      "family",      "samples",       "minibatches",
+                                "loss",           "accuracy",    "governor",    "epoch_start_s", "adaptive_minibatches",
+                                "adaptive_basis", "gpio_marker", "eval_loss",   "target_epoch",  "slowest_rank",
                                 "failed_rank"};
   for (std::string_view name : kInfo) {
     if (column == name) return true;
@@ -126,6 +122,12 @@ void set_record_field(RunRecord& record, std::string_view column, std::string_vi
     return;
   }
 
+  if (column == "energy_source" || column == "meter") {
+    // Names, not axes: each board names its own source, and a configuration spans boards.
+    auto& name = column == "meter" ? record.meter : record.energy_source;
+    name = std::string(text);
+    return;
+  }
   if (column == "workload") record.workload = std::string(text);
   else if (column == "mode" || column == "power_mode") record.mode.name = std::string(text);
   else if (column == "cpu_cores")

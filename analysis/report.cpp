@@ -563,10 +563,15 @@ std::string script_safe(const std::string& json_text) {
 json report_data(const std::vector<RunRecord>& given, const ReportOptions& options) {
   // Several results of two or more board kinds: each run's kind is its axis "board", so fronts and
   // picks are per kind (one kind's power mode is not another's), as in a merged fleet.
+  // The meter's energy in place of the board's (throws when no run has one), on a copy.
   std::vector<RunRecord> tagged;
-  if (options.several_results && board_kinds(given).size() > 1) {
+  const bool several_kinds = options.several_results && board_kinds(given).size() > 1;
+  if (several_kinds || options.energy != EnergySource::kBoard) {
     tagged = given;
-    for (RunRecord& r : tagged) r.axes["board"] = board_kind_of(r);
+    use_energy_source(tagged, options.energy);
+    if (several_kinds) {
+      for (RunRecord& r : tagged) r.axes["board"] = board_kind_of(r);
+    }
   }
   const std::vector<RunRecord>& records = tagged.empty() ? given : tagged;
   auto points = aggregate(records);
@@ -575,6 +580,8 @@ json report_data(const std::vector<RunRecord>& given, const ReportOptions& optio
   const auto simulated = std::count_if(records.begin(), records.end(), [](const RunRecord& r) { return r.simulated; });
   json data = {{"title", options.title},      {"source", options.source}, {"rows", records.size()},
                {"simulated_rows", simulated}, {"statuses", statuses},     {"configurations", points.size()}};
+  data["energy"] = {{"source", to_string(options.energy)},
+                    {"from", energy_sources_text(energy_sources_by_kind(records, options.energy))}};
   data["pareto"] = pareto_section(points);
   data["recommendation"] = recommendation_section(points, records, LatencyPercentile::kP99, options.budgets);
   data["stall"] = stall_section(points);
@@ -628,13 +635,18 @@ std::string header_html(const json& data, const ReportOptions& options) {
                            "simulated board; its power figures, and its times where its time model paced "
                            "them, are modelled, not measured on a Jetson.</p>",
                            simulated, data["rows"].get<std::size_t>());
+  const std::string energy_line =
+      fmt::format("<p class=\"energy\">Energy: {} ({}).</p>",
+                  data["energy"]["source"] == "meter" ? "the external meter each run's spec configured"
+                                                      : "each board's own sensors",
+                  escape_html(data["energy"]["from"].get<std::string>()));
   return fmt::format(
-      "<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p>{}<p>Epoch times and energies are "
+      "<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p>{}{}<p>Epoch times and energies are "
       "medians over warm epochs: every epoch after epoch 0, which runs on a cold cache (epoch 0 only where "
       "a configuration has no other), as in <code>jetchar results list</code> and <code>jetchar analyze</code>."
       "</p></header>\n",
       escape_html(options.title), escape_html(options.source), data["rows"].get<std::size_t>(),
-      escape_html(status_line), data["configurations"].get<std::size_t>(), simulated_line);
+      escape_html(status_line), data["configurations"].get<std::size_t>(), simulated_line, energy_line);
 }
 
 // A pick's figures in words: mode and axes, time and energy (and power), and how sure they are.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/energy_source.h"
 #include "analysis/mode_predictions.h"
 #include "analysis/power_trace.h"
 #include "analysis/predictor.h"
@@ -48,6 +49,9 @@ struct ReportOptions {
   bool several_results = false;
   /// The kind the comparison is against (as `analyze compare --baseline`); unset: the first by name.
   std::optional<std::string> baseline;
+  /// The energy every page judges runs by (analysis/energy_source.h): the boards' own sensors, or
+  /// the external meter each run configured; the header says which, per board kind.
+  EnergySource energy = EnergySource::kBoard;
 };
 
 /// The data behind every chart, as the page embeds it (also useful to test what a report shows).

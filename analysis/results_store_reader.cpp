@@ -486,6 +486,39 @@ std::map<std::string, std::pair<double, double>> read_recording_rank_communicati
   return communication;
 }
 
+// An epoch's energy from an external meter: the first meter the run configured (the first row the
+// writer inserted, as the export takes the record's first), by run_settings_key + "/" + epoch; a
+// store whose epoch_meters has no device_id (before schema 5) keys every run on device "".
+struct MeterEpoch {
+  std::string meter;
+  std::optional<double> energy_j, average_power_w;
+};
+struct MeterEpochs {
+  std::map<std::string, MeterEpoch> by_key;
+  bool by_device = false;
+};
+MeterEpochs read_first_meter_epochs(SQLite::Database& db) {
+  MeterEpochs meters;
+  if (!db.tableExists("epoch_meters")) return meters;
+  SQLite::Statement info(db, "PRAGMA table_info(epoch_meters)");
+  while (info.executeStep()) meters.by_device |= info.getColumn(1).getString() == "device_id";
+  SQLite::Statement query(db, fmt::format("SELECT sweep, run_id, {}, epoch, meter, energy_j, average_power_w "
+                                          "FROM epoch_meters ORDER BY rowid",
+                                          meters.by_device ? "device_id" : "''"));
+  while (query.executeStep()) {
+    const std::string key = run_settings_key(query.getColumn(0).getString(), query.getColumn(1).getString(),
+                                             query.getColumn(2).getString()) +
+                            "/" + query.getColumn(3).getString();
+    if (meters.by_key.contains(key)) continue;
+    auto value = [&](int column) {
+      return query.getColumn(column).isNull() ? std::nullopt
+                                              : std::optional<double>(query.getColumn(column).getDouble());
+    };
+    meters.by_key[key] = {query.getColumn(4).getString(), value(5), value(6)};
+  }
+  return meters;
+}
+
 }  // namespace
 
 std::vector<RunRecord> ResultsStoreReader::records() const {
@@ -503,6 +536,7 @@ std::vector<RunRecord> ResultsStoreReader::records() const {
     const bool several_kinds = models.executeStep() && models.getColumn(0).getInt64() > 1;
     const RunSettings settings = has_run_settings_ ? read_run_settings(*db_) : RunSettings{};
     const auto communication = read_recording_rank_communication(*db_);
+    const auto meters = read_first_meter_epochs(*db_);
     SQLite::Statement query(
         *db_,
         fmt::format(R"sql(
@@ -561,6 +595,16 @@ ORDER BY r.sweep, r.run_id, {}, e.epoch)sql",
             found != communication.end()) {
           record.metrics["allreduce_s"] = found->second.first;
           record.metrics["exposed_communication_s"] = found->second.second;
+        }
+        if (const auto found =
+                meters.by_key.find(run_settings_key(query.getColumn(0).getString(), query.getColumn(1).getString(),
+                                                    meters.by_device ? device_id : "") +
+                                   "/" + epoch);
+            found != meters.by_key.end()) {
+          // As the export's meter, meter_energy_j and meter_avg_power_w columns read.
+          record.meter = found->second.meter;
+          if (found->second.energy_j) record.metrics["meter_energy_j"] = *found->second.energy_j;
+          if (found->second.average_power_w) record.metrics["meter_avg_power_w"] = *found->second.average_power_w;
         }
       } catch (const InputError& e) {
         // Name the run: a store has no line numbers.

@@ -62,6 +62,12 @@ struct RunRecord {
   std::optional<int> repetition;
   std::optional<int> epoch;  ///< set when the row is one epoch, not a run summary
 
+  /// What the board's energy comes from (column `energy_source`: its rails, NVML's counter), and the
+  /// external meter whose energy the metrics meter_energy_j and meter_avg_power_w hold (column
+  /// `meter`, "protocol:device"); analysis/energy_source.h picks one of the two.
+  std::optional<std::string> energy_source;
+  std::optional<std::string> meter;
+
   std::optional<double> epoch_time_s;
   std::optional<double> epoch_energy_j;
   std::optional<double> avg_power_w;

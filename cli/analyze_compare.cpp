@@ -10,6 +10,7 @@
 
 #include "analysis/board_comparison.h"
 #include "analysis/config_groups.h"
+#include "analysis/energy_source.h"
 #include "analysis/results_file.h"
 #include "cli/analyze_options.h"
 #include "cli/exit_code.h"
@@ -25,6 +26,9 @@ void run_compare(const AnalyzeOptions& o) {
     auto more = load_results(results);
     records.insert(records.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
+  const auto energy = parse_energy_source(o.energy);
+  if (!energy) throw UsageError(fmt::format("--energy '{}' is not valid; use board or meter", o.energy));
+  use_energy_source(records, *energy);
   const auto latency = parse_latency_percentile(o.latency);
   if (!latency)
     throw UsageError(fmt::format("--latency '{}' is not valid; use avg, p50, p90, p95, p99 or max", o.latency));
@@ -46,6 +50,7 @@ void run_compare(const AnalyzeOptions& o) {
   std::string out =
       "each board kind at its fastest power mode (speed-up: the baseline's time / its time) and at its least-energy "
       "mode (energy: its energy / the baseline's, per epoch or per query, so per sample; perf/W: the inverse)\n";
+  out += fmt::format("energy from {}\n", energy_sources_text(energy_sources_by_kind(records, *energy)));
   for (const auto& c : comparisons) {
     const ConfigPoint& any = c.kinds.front().fastest;
     const std::string axes = axes_label(c.key, shown);
@@ -82,6 +87,11 @@ void add_compare_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
       ->check(CLI::ExistingPath);
   compare->add_option("--baseline", o->baseline,
                       "The board kind the others are measured against (default: the first by name)");
+  compare
+      ->add_option("--energy", o->energy,
+                   "board: each board's own sensors (a Jetson's rails, a GPU's NVML counter); meter: the external "
+                   "meter each run's spec configured (at the wall: one boundary for every kind)")
+      ->capture_default_str();
   latency(compare);
   compare->callback([o] { run_compare(*o); });
 }

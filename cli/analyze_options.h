@@ -39,6 +39,7 @@ struct AnalyzeOptions {
   // compare: several results and the kind the others are measured against
   std::vector<std::string> compared;
   std::optional<std::string> baseline;
+  std::string energy = "board";           // compare: the boards' own sensors, or their external meters
   double confidence = 0.9;                // choose --modes
   std::string objective = "predictions";  // choose --modes --profile: what the profile aims at
   // fit / predict

@@ -34,6 +34,7 @@ struct ReportCommandOptions {
   std::optional<double> max_time_s, max_power_w;
   std::optional<std::string> max_latency;
   std::optional<std::string> baseline;
+  std::string energy = "board";
 };
 
 void run_report(const ReportCommandOptions& o) {
@@ -54,6 +55,9 @@ void run_report(const ReportCommandOptions& o) {
   if (o.max_latency) options.budgets.max_latency_s = jetchar::cli::latency_seconds(*o.max_latency);
   options.several_results = o.results.size() > 1;
   options.baseline = o.baseline;
+  const auto energy = parse_energy_source(o.energy);
+  if (!energy) throw jetchar::cli::UsageError(fmt::format("--energy '{}' is not valid; use board or meter", o.energy));
+  options.energy = *energy;
   std::vector<RunRecord> records;
   for (const std::string& results : o.results) {
     if (is_results_store(results) || std::filesystem::is_directory(results)) {
@@ -118,6 +122,11 @@ void add_report_command(CLI::App& app) {
   report->add_option("--baseline", o->baseline,
                      "With several RESULTS: the board kind the others are compared against (default: the first by "
                      "name), as `analyze compare --baseline`");
+  report
+      ->add_option("--energy", o->energy,
+                   "board: each board's own sensors (a Jetson's rails, a GPU's NVML counter); meter: the external "
+                   "meter each run's spec configured, for every figure of the report (as `analyze compare --energy`)")
+      ->capture_default_str();
   report
       ->add_option("--power-trace", o->trace,
                    "CSV t_s,power_w,marker: power over time within an epoch (default for a results store: its stored "

@@ -412,6 +412,42 @@ TEST(ReportComparison, SeveralResultsOfTwoKindsGetAComparisonPage) {
   EXPECT_THROW(report_data(records, options), std::invalid_argument);
 }
 
+// --energy meter: every page judges runs by the meter each run configured, and the header says so
+// per kind; by default the boards' own sensors, named the same way.
+TEST(ReportComparison, TheEnergySourceIsTheMetersWhenAskedAndNamedInTheHeader) {
+  const std::string header =
+      "workload,mode,device,batch,epoch,epoch_time_s,epoch_energy_j,energy_source,meter,meter_energy_j\n";
+  auto records = parse_results_csv(header +
+                                       "lenet,MAXN,AGX Orin,16,1,2.0,20,VDD_IN,hioki:/dev/ttyUSB0,30\n"
+                                       "lenet,15W,AGX Orin,16,1,4.0,16,VDD_IN,hioki:/dev/ttyUSB0,34\n",
+                                   "orin.csv");
+  const auto rtx = parse_results_csv(header +
+                                         "lenet,default,RTX 3090,16,1,0.5,60,NVML,hioki:/dev/ttyUSB1,100\n"
+                                         "lenet,250W,RTX 3090,16,1,0.4,80,NVML,hioki:/dev/ttyUSB1,110\n",
+                                     "rtx.csv");
+  records.insert(records.end(), rtx.begin(), rtx.end());
+  ReportOptions options;
+  options.several_results = true;
+  EXPECT_EQ(report_data(records, options)["energy"]["from"], "AGX Orin: VDD_IN; RTX 3090: NVML");
+  EXPECT_THAT(
+      render_report(records, options),
+      HasSubstr("<p class=\"energy\">Energy: each board's own sensors (AGX Orin: VDD_IN; RTX 3090: NVML).</p>"));
+
+  options.energy = EnergySource::kMeter;
+  const auto data = report_data(records, options);
+  EXPECT_EQ(data["energy"]["source"], "meter");
+  // At the wall the Orin's least-energy mode is MAXN (30 J), not 15W (its rails' 16 J).
+  EXPECT_EQ(data["recommendation"][0]["least_energy"]["mode"], "MAXN");
+  const auto& orin = data["comparison"]["configurations"][0]["rows"][0];
+  EXPECT_EQ(orin["least_energy_mode"], "MAXN");
+  EXPECT_DOUBLE_EQ(orin["energy_j"].get<double>(), 30);
+  EXPECT_DOUBLE_EQ(data["comparison"]["configurations"][0]["rows"][1]["energy_ratio"].get<double>(), 100.0 / 30);
+  EXPECT_THAT(render_report(records, options),
+              HasSubstr("Energy: the external meter each run's spec configured (AGX Orin: meter hioki:/dev/ttyUSB0; "
+                        "RTX 3090: meter hioki:/dev/ttyUSB1)."));
+  EXPECT_THROW(report_data(two_kinds(), options), std::invalid_argument) << "no meter in these runs";
+}
+
 // Several results of one kind are one report; the comparison page says there is nothing to compare.
 TEST(ReportComparison, SeveralResultsOfOneKindSayThereIsNothingToCompare) {
   auto records = two_kinds();

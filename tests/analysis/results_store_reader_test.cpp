@@ -423,6 +423,38 @@ TEST(ResultsStoreReaderTest, NoPowerAnywhereGivesNoTrace) {
   EXPECT_EQ(load_results(dir.path()).size(), 1u);
 }
 
+// An epoch's external meters (table epoch_meters) reach the record as the export's meter columns
+// do: the first meter the run configured, its energy and power as metrics; the board's energy
+// source names where the epoch's own energy comes from.
+TEST(ResultsStoreReaderTest, TheFirstMetersEnergyAndTheBoardsSourceAreRead) {
+  testing::TempDir dir;
+  {
+    Store store(dir.path() / "results.db");
+    store.run("0000-r0", "OK", 4, 612);
+    store.epoch("0000-r0", 0, 2.0, 10.0);
+    store.epoch("0000-r0", 1, 2.0, 9.0);
+    store.run("0001-r0", "OK", 8, 612);
+    store.epoch("0001-r0", 0, 1.0, 8.0);
+    // Inserted in the order the run configured its meters: the second is not the epoch's.
+    store.db.exec(
+        "INSERT INTO epoch_meters (sweep, run_id, epoch, meter, energy_j, average_power_w, readings, gap_s) VALUES "
+        "('s', '0000-r0', 1, 'yokogawa:/dev/ttyUSB1', 14.5, 7.25, 20, 0.1), "
+        "('s', '0000-r0', 1, 'hioki:/dev/ttyUSB0', 99, 49.5, 20, 0.1), "
+        "('s', '0000-r0', 0, 'yokogawa:/dev/ttyUSB1', NULL, NULL, 0, 2.0)");
+  }
+  const auto records = load_results(dir.path());
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].energy_source, "VDD_IN");
+  EXPECT_EQ(records[0].meter, "yokogawa:/dev/ttyUSB1");
+  EXPECT_EQ(records[0].metrics.count("meter_energy_j"), 0u) << "the meter did not cover epoch 0";
+  EXPECT_EQ(records[1].meter, "yokogawa:/dev/ttyUSB1");
+  EXPECT_DOUBLE_EQ(records[1].metrics.at("meter_energy_j"), 14.5);
+  EXPECT_DOUBLE_EQ(records[1].metrics.at("meter_avg_power_w"), 7.25);
+  EXPECT_FALSE(records[2].meter);
+  EXPECT_EQ(records[2].metrics.count("meter_energy_j"), 0u);
+  for (const auto& record : records) EXPECT_EQ(record.axes.count("meter") + record.axes.count("energy_source"), 0u);
+}
+
 }  // namespace
 }  // namespace jetchar::analysis
 
