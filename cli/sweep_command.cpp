@@ -568,7 +568,9 @@ void add_board_sweep_commands(CLI::App& group, const std::shared_ptr<SweepOption
 void add_fleet_sweep_commands(CLI::App& group, const std::shared_ptr<SweepOptions>& options) {
   auto fleet = std::make_shared<FleetOptions>();
   auto* submit = group.add_subcommand(
-      "submit", "Run a sweep across a fleet of boards as Slurm jobs: a job array, then a merge and report job");
+      "submit",
+      "Run a sweep across a fleet of boards as Slurm jobs: a job array (and a job per run of several nodes), then a "
+      "merge and report job");
   submit->add_option("spec", options->spec, "Sweep spec (Protobuf text format)")->required()->check(CLI::ExistingFile);
   submit->add_flag("--slurm", fleet->slurm, "Submit to Slurm (sbatch)");
   submit->add_option("--results", options->results,
@@ -576,8 +578,8 @@ void add_fleet_sweep_commands(CLI::App& group, const std::shared_ptr<SweepOption
   submit->add_option("--partition", fleet->partition, "Slurm partition (default: the cluster's default)");
   submit->add_option("--nodes", fleet->nodes,
                      "Node names (b1,b2,b3: chunks dealt round-robin, each node's array pinned to it, so a requeued "
-                     "task returns to its board) or a count N (one array, at most N tasks at a time; per kind with "
-                     "`kinds`)");
+                     "task returns to its board; a run of M nodes pinned to M of them) or a count N (one array, at "
+                     "most N tasks at a time; per kind with `kinds`)");
   submit->add_option("--runs-per-task", fleet->runs_per_task, "Runs per array task")->capture_default_str();
   submit->add_option(
       "--constraint", fleet->constraint,
