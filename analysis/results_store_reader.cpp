@@ -84,7 +84,12 @@ std::string workload_name(const std::string& model, const std::string& dataset) 
 // The channels whose sum is a run's board total, from the label experiments/ stores in
 // runs.energy_source ("board input VDD_IN", "sum of module rails (A + B + C)"); empty for any
 // other text (an older or hand-made store).
-std::vector<std::string> total_channels(const std::string& energy_source) {
+std::vector<std::string> total_channels(std::string energy_source) {
+  // Node 0 of a data-parallel run across machines sums every board's energy ("sum over 3 boards of
+  // board input VDD_IN"); the power samples it stores are its own board's, whose total is the rest.
+  if (const auto of = energy_source.find(" boards of ");
+      energy_source.starts_with("sum over ") && of != std::string::npos)
+    energy_source.erase(0, of + 11);
   std::string names;
   if (energy_source.starts_with("board input ")) {
     names = energy_source.substr(12);

@@ -340,33 +340,38 @@ TEST(ResultsStoreReaderTest, PowerTraceUsesTheStoredEpochStart) {
 // The trace's power is the run's own board total (runs.energy_source), so AGX Orin's sub-rail,
 // which another rail already feeds, is not added again; a sample time that lacks one of the
 // total's rails (a failed read) has no total.
+// Node 0 of a data-parallel run across machines stores the sum over every board as its energy
+// source and its own board's samples: its trace is its board's total all the same.
 TEST(ResultsStoreReaderTest, PowerTraceSumsTheRailsOfTheRunsTotal) {
-  testing::TempDir dir;
-  {
-    Store store(dir.path() / "results.db");
-    store.run("0000-r0", "OK", 4, 306.0);
-    store.db.exec("UPDATE runs SET energy_source = 'sum of module rails (VDD_GPU_SOC + VDD_CPU_CV + VIN_SYS_5V0)'");
-    store.epoch("0000-r0", 0, 1.0, 5.0);
-    store.db.exec("UPDATE epochs SET start_s = 0");
-    for (int i = 0; i <= 10; ++i) {
-      const double t = 0.1 * i;
-      for (const auto& [rail, watts] : std::vector<std::pair<std::string, double>>{
-               {"VDD_GPU_SOC", 3.0}, {"VDD_CPU_CV", 2.0}, {"VIN_SYS_5V0", 1.0 + i}, {"VDDQ_VDD2_1V8AO", 0.5}}) {
-        if (rail == "VDD_CPU_CV" && i == 5) continue;
-        store.db.exec(fmt::format(
-            "INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, '{}', {})", t,
-            rail, watts));
+  for (const std::string prefix : {"", "sum over 2 boards of "}) {
+    testing::TempDir dir;
+    {
+      Store store(dir.path() / "results.db");
+      store.run("0000-r0", "OK", 4, 306.0);
+      store.db.exec(fmt::format(
+          "UPDATE runs SET energy_source = '{}sum of module rails (VDD_GPU_SOC + VDD_CPU_CV + VIN_SYS_5V0)'", prefix));
+      store.epoch("0000-r0", 0, 1.0, 5.0);
+      store.db.exec("UPDATE epochs SET start_s = 0");
+      for (int i = 0; i <= 10; ++i) {
+        const double t = 0.1 * i;
+        for (const auto& [rail, watts] : std::vector<std::pair<std::string, double>>{
+                 {"VDD_GPU_SOC", 3.0}, {"VDD_CPU_CV", 2.0}, {"VIN_SYS_5V0", 1.0 + i}, {"VDDQ_VDD2_1V8AO", 0.5}}) {
+          if (rail == "VDD_CPU_CV" && i == 5) continue;
+          store.db.exec(fmt::format(
+              "INSERT INTO power_samples (sweep, run_id, t_s, channel, power_w) VALUES ('s', '0000-r0', {}, '{}', {})",
+              t, rail, watts));
+        }
       }
     }
+    const auto trace = ResultsStoreReader(dir.path()).power_trace();
+    ASSERT_TRUE(trace) << prefix;
+    EXPECT_EQ(trace->source, "stored power samples (VDD_GPU_SOC + VDD_CPU_CV + VIN_SYS_5V0), epoch 0") << prefix;
+    std::vector<double> powers;
+    for (const auto& s : trace->samples) {
+      if (!s.marker) powers.push_back(s.power_w);
+    }
+    EXPECT_EQ(powers, (std::vector<double>{6, 7, 8, 9, 10, 12, 13, 14, 15, 16})) << prefix;
   }
-  const auto trace = ResultsStoreReader(dir.path()).power_trace();
-  ASSERT_TRUE(trace);
-  EXPECT_EQ(trace->source, "stored power samples (VDD_GPU_SOC + VDD_CPU_CV + VIN_SYS_5V0), epoch 0");
-  std::vector<double> powers;
-  for (const auto& s : trace->samples) {
-    if (!s.marker) powers.push_back(s.power_w);
-  }
-  EXPECT_EQ(powers, (std::vector<double>{6, 7, 8, 9, 10, 12, 13, 14, 15, 16}));
 }
 
 TEST(ResultsStoreReaderTest, PowerTraceFallsBackToMinibatchEnergyThenEpochAverages) {
