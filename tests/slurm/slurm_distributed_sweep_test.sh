@@ -21,34 +21,16 @@ HERE=$(dirname "$SELF")
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; [ -n "${T:-}" ] && tail -n 30 "$T"/cluster/slurmctld.log "$T"/results/slurm/*.out >&2 2>/dev/null; exit 1; }
 
-[ "$(id -u)" = 0 ] || skip "slurmd must run as root to start jobs (run the test as root)"
-for program in munged slurmctld slurmd srun sbatch squeue sinfo scontrol ss getent python3; do
-  command -v "$program" >/dev/null || skip "$program is not installed (Debian: slurm-wlm munge iproute2 python3)"
-done
+source "$HERE/slurm_test_common.sh"
+slurm_test_require munged slurmctld slurmd srun sbatch squeue sinfo scontrol ss getent python3
 
 NODES=(b1 b2 b3)
-names_resolve() {
-  local node
-  for node in "${NODES[@]}"; do getent hosts "$node" >/dev/null || return 1; done
-}
 MASTER_ADDR_FIELD=""
-if ! names_resolve; then
-  if [ -n "${JETCHAR_SLURM_TEST_HOSTS:-}" ]; then fail "b1..b3 do not resolve with the test's own /etc/hosts"; fi
-  hosts=$(mktemp /tmp/jetchar-slurm-hosts.XXXXXX)
-  { cat /etc/hosts; echo "127.0.0.1 ${NODES[*]}"; } >"$hosts"
-  if unshare --mount --propagation private sh -c 'mount --bind "$1" /etc/hosts' sh "$hosts" 2>/dev/null; then
-    # Again, in a mount namespace whose /etc/hosts names the nodes (the file goes once mounted).
-    export JETCHAR_SLURM_TEST_HOSTS=$hosts
-    exec unshare --mount --propagation private bash -c \
-      'mount --bind "$JETCHAR_SLURM_TEST_HOSTS" /etc/hosts && rm -f "$JETCHAR_SLURM_TEST_HOSTS" && exec bash "$@"' \
-      bash "$SELF" "$@"
-  fi
-  rm -f "$hosts"
+if ! slurm_test_resolve_nodes "$SELF" "$@"; then
   echo "note: b1..b3 do not resolve and no mount namespace can be made: the spec gives node 0's address (127.0.0.1)"
   MASTER_ADDR_FIELD='master_addr: "127.0.0.1"'
 fi
-# Nothing of a Slurm this test may run under reaches the cluster or the tasks run by hand.
-for variable in $(compgen -e | grep '^SLURM'); do unset "$variable"; done
+slurm_test_clean_environment
 
 T=$(mktemp -d /tmp/jetchar-slurm-dp-sweep-test.XXXXXX)
 source "$HERE/slurm_cluster.sh"
@@ -63,14 +45,6 @@ trap 'exit 1' INT TERM
 started=$SECONDS
 
 KIND=agx-orin-r36
-# The control tree of a board: every file and link but the sensors the model recomputes and
-# jetchar's own state (its change journal), as the fleet test compares it.
-tree_digest() {
-  (cd "$1" && find . \( -path ./var/lib/jetchar -o -name 'hwmon*' -o -name 'iio:device*' -o -name 'thermal_zone*' \) -prune \
-       -o \( -type f -o -type l \) -print | LC_ALL=C sort | while read -r f; do
-     if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"; else echo "$f $(sha256sum <"$f" | cut -c1-64)"; fi
-   done)
-}
 mkdir -p "$T/nodes"
 for node in "${NODES[@]}"; do
   "$JETCHAR" device info --board "sim:$KIND" --root "$T/boards/$node" >/dev/null || fail "cannot create the simulated $KIND for $node"
@@ -181,9 +155,5 @@ for rank in 0 1 2; do
 done
 [ "$(run_ids "$T/results/nodes/b1" | tr '\n' ' ')" = "0000-r0 0001-r0 " ] || fail "b1's store changed"
 
-for node in "${NODES[@]}"; do
-  tree_digest "$T/boards/$node" >"$T/$node.after"
-  diff "$T/$node.before" "$T/$node.after" >"$T/$node.diff" || fail "board of $node not restored: $(head -20 "$T/$node.diff")"
-done
-echo "every board restored byte for byte"
+expect_boards_restored
 echo "PASS in $((SECONDS - started)) s"

@@ -23,34 +23,16 @@ HERE=$(dirname "$SELF")
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; [ -n "${T:-}" ] && tail -n 20 "$T"/cluster/slurmctld.log "$T"/srun.out "$T"/tasks/*.err >&2 2>/dev/null; exit 1; }
 
-[ "$(id -u)" = 0 ] || skip "slurmd must run as root to start jobs (run the test as root)"
-for program in munged slurmctld slurmd srun sinfo scontrol ss getent python3; do
-  command -v "$program" >/dev/null || skip "$program is not installed (Debian: slurm-wlm munge iproute2 python3)"
-done
+source "$HERE/slurm_test_common.sh"
+slurm_test_require munged slurmctld slurmd srun sinfo scontrol ss getent python3
 
 NODES=(b1 b2 b3)
-names_resolve() {
-  local node
-  for node in "${NODES[@]}"; do getent hosts "$node" >/dev/null || return 1; done
-}
 MASTER_ADDR_OPTION=""
-if ! names_resolve; then
-  if [ -n "${JETCHAR_SLURM_TEST_HOSTS:-}" ]; then fail "b1..b3 do not resolve with the test's own /etc/hosts"; fi
-  hosts=$(mktemp /tmp/jetchar-slurm-hosts.XXXXXX)
-  { cat /etc/hosts; echo "127.0.0.1 ${NODES[*]}"; } >"$hosts"
-  if unshare --mount --propagation private sh -c 'mount --bind "$1" /etc/hosts' sh "$hosts" 2>/dev/null; then
-    # Again, in a mount namespace whose /etc/hosts names the nodes (the file goes once mounted).
-    export JETCHAR_SLURM_TEST_HOSTS=$hosts
-    exec unshare --mount --propagation private bash -c \
-      'mount --bind "$JETCHAR_SLURM_TEST_HOSTS" /etc/hosts && rm -f "$JETCHAR_SLURM_TEST_HOSTS" && exec bash "$@"' \
-      bash "$SELF" "$@"
-  fi
-  rm -f "$hosts"
+if ! slurm_test_resolve_nodes "$SELF" "$@"; then
   echo "note: b1..b3 do not resolve and no mount namespace can be made: node 0's address is given (127.0.0.1)"
   MASTER_ADDR_OPTION="--master-addr 127.0.0.1"
 fi
-# Nothing of a Slurm this test may run under reaches the one-process run or the cluster.
-for variable in $(compgen -e | grep '^SLURM'); do unset "$variable"; done
+slurm_test_clean_environment
 
 T=$(mktemp -d /tmp/jetchar-slurm-dp-test.XXXXXX)
 source "$HERE/slurm_cluster.sh"
@@ -65,14 +47,6 @@ trap 'exit 1' INT TERM
 started=$SECONDS
 
 KIND=agx-orin-r36
-# The control tree of a board: every file and link but the sensors the model recomputes and
-# jetchar's own state (its change journal), as the fleet test compares it.
-tree_digest() {
-  (cd "$1" && find . \( -path ./var/lib/jetchar -o -name 'hwmon*' -o -name 'iio:device*' -o -name 'thermal_zone*' \) -prune \
-       -o \( -type f -o -type l \) -print | LC_ALL=C sort | while read -r f; do
-     if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"; else echo "$f $(sha256sum <"$f" | cut -c1-64)"; fi
-   done)
-}
 for node in "${NODES[@]}" single; do
   "$JETCHAR" device info --board "sim:$KIND" --root "$T/boards/$node" >/dev/null || fail "cannot create the simulated $KIND for $node"
   tree_digest "$T/boards/$node" >"$T/$node.before"
@@ -183,9 +157,5 @@ for problem in problems:
 sys.exit(1 if problems else 0)
 CHECK
 
-for node in "${NODES[@]}"; do
-  tree_digest "$T/boards/$node" >"$T/$node.after"
-  diff "$T/$node.before" "$T/$node.after" >"$T/$node.diff" || fail "board of $node not restored: $(head -20 "$T/$node.diff")"
-done
-echo "every board restored byte for byte"
+expect_boards_restored
 echo "PASS in $((SECONDS - started)) s"

@@ -20,10 +20,8 @@ HERE=$(dirname "$(readlink -f "$0")")
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; [ -n "${T:-}" ] && tail -n 20 "$T"/cluster/slurmctld.log "$T"/results/slurm/*.out >&2 2>/dev/null; exit 1; }
 
-[ "$(id -u)" = 0 ] || skip "slurmd must run as root to start jobs (run the test as root)"
-for program in munged slurmctld slurmd sbatch squeue sinfo scontrol ss; do
-  command -v "$program" >/dev/null || skip "$program is not installed (Debian: slurm-wlm munge iproute2)"
-done
+source "$HERE/slurm_test_common.sh"
+slurm_test_require munged slurmctld slurmd sbatch squeue sinfo scontrol ss
 
 T=$(mktemp -d /tmp/jetchar-slurm-test.XXXXXX)
 source "$HERE/slurm_cluster.sh"
@@ -45,14 +43,6 @@ cluster_start "$T/cluster" "${NODES[@]}" || skip "Slurm does not start here (see
 # Each node's board: a simulated board of its kind kept in its own directory, named by the
 # node's config file (what /etc/jetchar/node.textproto is on a real board).
 mkdir -p "$T/nodes"
-# The control tree of a board: every file and link but the sensors the model recomputes and
-# jetchar's own state (its change journal).
-tree_digest() {
-  (cd "$1" && find . \( -path ./var/lib/jetchar -o -name 'hwmon*' -o -name 'iio:device*' -o -name 'thermal_zone*' \) -prune \
-       -o \( -type f -o -type l \) -print | LC_ALL=C sort | while read -r f; do
-     if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"; else echo "$f $(sha256sum <"$f" | cut -c1-64)"; fi
-   done)
-}
 for node in "${NODES[@]}"; do
   "$JETCHAR" device info --board "sim:${KIND[$node]}" --root "$T/boards/$node" >/dev/null ||
     fail "cannot create the simulated ${KIND[$node]} for $node"
@@ -177,11 +167,7 @@ grep -q "planned runs stored by the nodes" "$T/status-job.out" || fail "sweep st
 "$JETCHAR" results merge "$T/results" "$T"/results/nodes/*/results.db | tee "$T/merge2.out"
 grep -q " 0 added" "$T/merge2.out" || fail "a second merge added runs"
 
-for node in "${NODES[@]}"; do
-  tree_digest "$T/boards/$node" >"$T/$node.after"
-  diff "$T/$node.before" "$T/$node.after" >"$T/$node.diff" || fail "board of $node not restored: $(head -20 "$T/$node.diff")"
-done
-echo "every board restored byte for byte"
+expect_boards_restored
 
 # A board whose change journal cannot be restored takes no more runs: its task drains the node
 # (scontrol against this cluster) and fails.
