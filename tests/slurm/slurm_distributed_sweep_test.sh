@@ -32,16 +32,7 @@ if ! slurm_test_resolve_nodes "$SELF" "$@"; then
 fi
 slurm_test_clean_environment
 
-T=$(mktemp -d /tmp/jetchar-slurm-dp-sweep-test.XXXXXX)
-source "$HERE/slurm_cluster.sh"
-finish() {
-  local status=$?
-  cluster_stop
-  # A failed run keeps its directory (logs, stores, boards) for a look; daemons never stay.
-  if [ "${KEEP_SLURM_TEST:-0}" = 1 ] || { [ "$status" != 0 ] && [ "$status" != 77 ]; }; then echo "kept $T"; else rm -rf "$T"; fi
-}
-trap finish EXIT
-trap 'exit 1' INT TERM
+slurm_test_directory jetchar-slurm-dp-sweep-test
 started=$SECONDS
 
 KIND=agx-orin-r36

@@ -23,16 +23,7 @@ fail() { echo "FAIL: $*" >&2; [ -n "${T:-}" ] && tail -n 20 "$T"/cluster/slurmct
 source "$HERE/slurm_test_common.sh"
 slurm_test_require munged slurmctld slurmd sbatch squeue sinfo scontrol ss
 
-T=$(mktemp -d /tmp/jetchar-slurm-test.XXXXXX)
-source "$HERE/slurm_cluster.sh"
-finish() {
-  local status=$?
-  cluster_stop
-  # A failed run keeps its directory (logs, stores, boards) for a look; daemons never stay.
-  if [ "${KEEP_SLURM_TEST:-0}" = 1 ] || { [ "$status" != 0 ] && [ "$status" != 77 ]; }; then echo "kept $T"; else rm -rf "$T"; fi
-}
-trap finish EXIT
-trap 'exit 1' INT TERM
+slurm_test_directory jetchar-slurm-test
 
 NODES=(b1 b2 b3)
 declare -A KIND=([b1]=agx-orin-r36 [b2]=agx-orin-r36 [b3]=orin-nano-r36)

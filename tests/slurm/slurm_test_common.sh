@@ -34,6 +34,21 @@ slurm_test_resolve_nodes() {
   return 1
 }
 
+# slurm_test_directory NAME: the test's directory T (/tmp/NAME.XXXXXX) and its cluster
+# (slurm_cluster.sh), whose daemons stop whatever ends the test; a failed test keeps T (logs,
+# outputs, stores, boards) for a look, as does KEEP_SLURM_TEST=1.
+slurm_test_directory() {
+  T=$(mktemp -d "/tmp/$1.XXXXXX")
+  source "$HERE/slurm_cluster.sh"
+  trap slurm_test_finish EXIT
+  trap 'exit 1' INT TERM
+}
+slurm_test_finish() {
+  local status=$?
+  cluster_stop
+  if [ "${KEEP_SLURM_TEST:-0}" = 1 ] || { [ "$status" != 0 ] && [ "$status" != 77 ]; }; then echo "kept $T"; else rm -rf "$T"; fi
+}
+
 # Nothing of a Slurm the test may run under reaches the cluster or what the test runs by hand.
 slurm_test_clean_environment() {
   local variable
