@@ -23,6 +23,9 @@ struct SampleLayout {
   std::vector<std::int64_t> input_shape;
   /// {} (a class index), {L} (one class per token, -100 = ignored) or {2} (answer start, end).
   std::vector<std::int64_t> target_shape;
+  /// Targets that are token ids of a vocabulary of this size rather than classes (masked-LM
+  /// pretraining: one per position, -100 where not masked); 0 otherwise.
+  std::int64_t target_vocab_size = 0;
   /// Token tasks: attention mask (1 = real token) and segment ids, both shaped as the input.
   bool has_attention_mask = false;
   bool has_token_type_ids = false;

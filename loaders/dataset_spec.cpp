@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <limits>
 #include <stdexcept>
 
 #include "loaders/cifar10_dataset.h"
@@ -35,6 +36,21 @@ std::int64_t integer_option(const DatasetSpec& spec, const std::string& key, std
   if (error != std::errc() || end != it->second.data() + it->second.size() || value < lo || value > hi) {
     throw std::invalid_argument(fmt::format("data set '{}': option {}={} is not valid; expected an integer {}..{}",
                                             spec.text, key, it->second, lo, hi));
+  }
+  return value;
+}
+
+// A probability-like option in [lo, hi] (`lo_open`: lo itself is not valid).
+double fraction_option(const DatasetSpec& spec, const std::string& key, double fallback, double lo, bool lo_open,
+                       double hi) {
+  const auto it = spec.options.find(key);
+  if (it == spec.options.end()) return fallback;
+  double value = 0;
+  const auto [end, error] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), value);
+  if (error != std::errc() || end != it->second.data() + it->second.size() || !(lo_open ? value > lo : value >= lo) ||
+      !(value <= hi)) {
+    throw std::invalid_argument(fmt::format("data set '{}': option {}={} is not valid; expected a number in {}{}, {}]",
+                                            spec.text, key, it->second, lo_open ? "(" : "[", lo, hi));
   }
   return value;
 }
@@ -78,6 +94,10 @@ std::vector<std::pair<std::string, std::string>> dataset_kinds() {
       {"textcls",
        "sequence classification, GLUE-style TSV/CSV/JSONL with text, text_pair, label (PATH: directory with train.*, "
        "dev.*, test.*, or the training file); ?vocab=vocab.txt&max_length=128"},
+      {"corpus",
+       "masked-LM pretraining text: UTF-8, one sentence per line, documents separated by blank lines (PATH: the "
+       "file; corpus/validation: ?dev=FILE), packed into [CLS] A [SEP] B [SEP] sequences and masked; "
+       "?vocab=vocab.txt&max_length=128&mask_prob=0.15&short_seq_prob=0.1&seed=12345&dev=FILE"},
       {"squad",
        "SQuAD v1.1 JSON (PATH, or a directory with train-v1.1.json; squad/validation: dev-v1.1.json beside it, or "
        "?dev=FILE); ?vocab=vocab.txt&max_length=384&stride=128&max_query_length=64"},
@@ -236,6 +256,31 @@ std::shared_ptr<Dataset> open_dataset(const DatasetSpec& spec, const std::option
     if (const auto vocab = spec.options.find("vocab"); vocab != spec.options.end()) options.vocab = vocab->second;
     options.max_length = static_cast<std::size_t>(integer_option(spec, "max_length", 128, 3, 4096));
     return text::open_text_classification(spec.path, options);
+  }
+  if (spec.kind == "corpus") {
+    check_options(spec, {"vocab", "max_length", "mask_prob", "short_seq_prob", "seed", "dev"});
+    // The validation split (workload.evaluate) is a held-out corpus the spec names, packed and
+    // masked as the training one.
+    std::filesystem::path file = spec.path;
+    if (spec.split == "validation" || spec.split == "dev") {
+      const auto dev = spec.options.find("dev");
+      if (dev == spec.options.end()) {
+        throw std::invalid_argument(fmt::format(
+            "data set '{}': a corpus has no validation split of its own; name a held-out corpus with ?dev=FILE",
+            spec.text));
+      }
+      file = dev->second;
+    } else if (spec.split != "train") {
+      throw std::invalid_argument(fmt::format(
+          "data set '{}': split '{}' is not one of train, validation (dev) for a corpus", spec.text, spec.split));
+    }
+    text::TextDatasetOptions options;
+    if (const auto vocab = spec.options.find("vocab"); vocab != spec.options.end()) options.vocab = vocab->second;
+    options.max_length = static_cast<std::size_t>(integer_option(spec, "max_length", 128, 5, 4096));
+    return text::open_pretraining_corpus(
+        file, options, fraction_option(spec, "mask_prob", 0.15, 0.0, true, 1.0),
+        fraction_option(spec, "short_seq_prob", 0.1, 0.0, false, 1.0),
+        static_cast<std::uint64_t>(integer_option(spec, "seed", 12345, 0, std::numeric_limits<std::int64_t>::max())));
   }
   if (spec.kind == "squad") {
     check_options(spec, {"vocab", "max_length", "stride", "max_query_length", "dev"});

@@ -5,6 +5,7 @@
 //   fashion-mnist:/usr/share/datasets/fashion-mnist     mnist/test:DIR        cifar10:DIR
 //   imagefolder:DIR       gld23k/test:DIR_OR_CSV        synthetic:3x32x32?samples=10000&classes=10
 //   conll2003:DIR?vocab=vocab.txt&max_length=128        squad:train-v1.1.json?vocab=vocab.txt
+//   corpus:wiki.txt?vocab=vocab.txt&max_length=128&mask_prob=0.15
 #pragma once
 
 #include <filesystem>

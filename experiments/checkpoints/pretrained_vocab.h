@@ -1,4 +1,5 @@
-// A pretrained model reads token ids of its own vocabulary: text data sets (CoNLL-2003, SQuAD, textcls)
+// A pretrained model reads token ids of its own vocabulary: text data sets (CoNLL-2003, SQuAD, textcls,
+// corpus)
 // that name no vocab.txt take the model folder's.
 #pragma once
 

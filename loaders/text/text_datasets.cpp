@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "loaders/text/conll2003_dataset.h"
+#include "loaders/text/pretraining_corpus_dataset.h"
 #include "loaders/text/sequence_classification_dataset.h"
 #include "loaders/text/squad_dataset.h"
 #include "loaders/text/wordpiece_tokenizer.h"
@@ -70,6 +71,23 @@ std::unique_ptr<Dataset> open_text_classification(const std::filesystem::path& p
   const WordPieceTokenizer tokenizer = make_tokenizer(path, options);
   return std::make_unique<SequenceClassificationDataset>(file, tokenizer, options.max_length.value_or(128),
                                                          std::move(labels), fmt::format("textcls/{}", options.split));
+}
+
+std::unique_ptr<Dataset> open_pretraining_corpus(const std::filesystem::path& file, const TextDatasetOptions& options,
+                                                 double mask_prob, double short_seq_prob, std::uint64_t seed) {
+  if (!std::filesystem::is_regular_file(file)) {
+    throw std::invalid_argument(fmt::format(
+        "corpus:{}: not a file (expected plain UTF-8 text, one sentence per line, documents separated by blank lines)",
+        file.string()));
+  }
+  const WordPieceTokenizer tokenizer = make_tokenizer(file, options);
+  PretrainingCorpusOptions corpus;
+  corpus.packing.max_length = options.max_length.value_or(128);
+  corpus.packing.short_seq_prob = short_seq_prob;
+  corpus.packing.seed = seed;
+  corpus.mask_prob = mask_prob;
+  return std::make_unique<PretrainingCorpusDataset>(file, tokenizer, corpus,
+                                                    fmt::format("corpus/{}", file.filename().string()));
 }
 
 std::unique_ptr<Dataset> open_squad(const std::filesystem::path& file, const TextDatasetOptions& options) {

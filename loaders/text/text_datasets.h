@@ -1,9 +1,11 @@
-// Opening the text data sets from a data-set spec ("conll2003:DIR", "squad:FILE", "textcls:DIR"): finds the split
+// Opening the text data sets from a data-set spec ("conll2003:DIR", "squad:FILE", "textcls:DIR",
+// "corpus:FILE"): finds the split
 // file and the WordPiece vocabulary, builds the tokenizer and the data set in one call, so the
 // spec parser needs one line per kind.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -39,6 +41,13 @@ std::unique_ptr<Dataset> open_conll2003(const std::filesystem::path& dir, const 
 /// split. Every split takes its label set from the training file. max_length defaults to 128.
 std::unique_ptr<Dataset> open_text_classification(const std::filesystem::path& path,
                                                   const TextDatasetOptions& options = {});
+
+/// corpus:FILE -> masked-LM pretraining sequences of the plain-text corpus FILE
+/// (pretraining_corpus_dataset.h); max_length defaults to 128 (BERT's phase 1). The vocabulary is
+/// options.vocab or vocab.txt beside FILE.
+std::unique_ptr<Dataset> open_pretraining_corpus(const std::filesystem::path& file,
+                                                 const TextDatasetOptions& options = {}, double mask_prob = 0.15,
+                                                 double short_seq_prob = 0.1, std::uint64_t seed = 12345);
 
 /// squad:FILE -> question-answering windows of FILE.
 std::unique_ptr<Dataset> open_squad(const std::filesystem::path& file, const TextDatasetOptions& options = {});

@@ -171,7 +171,7 @@ TEST(DatasetSpec, DetectsTheKindFromAPathsContents) {
 
 TEST(DatasetSpec, KindsAreListedWithDescriptions) {
   const auto kinds = dataset_kinds();
-  ASSERT_EQ(kinds.size(), 9U);
+  ASSERT_EQ(kinds.size(), 10U);
   for (const auto& [name, description] : kinds) {
     EXPECT_FALSE(description.empty()) << name;
     EXPECT_NO_THROW(DatasetSpec::parse(name + ":/x")) << name;
