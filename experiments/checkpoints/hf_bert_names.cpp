@@ -90,6 +90,12 @@ std::optional<std::string> jetchar_bert_parameter(std::string_view name) {
     auto rest = name;
     if (consume(rest, head)) return joined(std::string(head), linear_suffix(rest));
   }
+  if (consume(name, "cls.predictions.")) {
+    if (name == "bias") return std::string("mlm_bias");
+    if (consume(name, "transform.dense.")) return joined("mlm_transform.", linear_suffix(name));
+    if (consume(name, "transform.LayerNorm.")) return joined("mlm_norm.", norm_suffix(name));
+    return std::nullopt;
+  }
   consume(name, "bert.");
   if (consume(name, "embeddings.")) {
     for (const std::string_view table : {"word_embeddings.", "position_embeddings.", "token_type_embeddings."}) {
@@ -105,6 +111,12 @@ std::optional<std::string> jetchar_bert_parameter(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<std::string> jetchar_bert_tied_parameter(std::string_view name) {
+  if (name == "cls.predictions.decoder.weight") return std::string("bert.word_embeddings.weight");
+  if (name == "cls.predictions.decoder.bias") return std::string("mlm_bias");
+  return std::nullopt;
+}
+
 bool hf_bert_tensor_unused(std::string_view name) {
   if (name.starts_with("cls.")) return true;
   consume(name, "bert.");
@@ -113,7 +125,7 @@ bool hf_bert_tensor_unused(std::string_view name) {
 
 bool bert_parameter_may_be_fresh(std::string_view name) {
   return name.starts_with("classifier.") || name.starts_with("qa_outputs.") || name.starts_with("pre_classifier.") ||
-         name.starts_with("bert.pooler.");
+         name.starts_with("bert.pooler.") || name.starts_with("mlm_");
 }
 
 std::optional<std::string> jetchar_distilbert_parameter(std::string_view name) {

@@ -5,9 +5,11 @@
 // `bert` inside every task model, with `embeddings.{word,position,token_type}_embeddings`,
 // `embeddings.LayerNorm`, `encoder.layer.N.attention.self.{query,key,value}`,
 // `encoder.layer.N.attention.output.{dense,LayerNorm}`, `encoder.layer.N.intermediate.dense`,
-// `encoder.layer.N.output.{dense,LayerNorm}` and `pooler.dense`; the heads are `classifier` and
-// `qa_outputs`. Checkpoints converted from TensorFlow name LayerNorm's weight/bias gamma/beta,
-// and a bare BertModel saves its names without the `bert.` prefix; both are read.
+// `encoder.layer.N.output.{dense,LayerNorm}` and `pooler.dense`; the heads are `classifier`,
+// `qa_outputs` and BertForMaskedLM's / BertForPreTraining's `cls.predictions` (`transform.dense`,
+// `transform.LayerNorm`, `bias`, and `decoder`, whose weight is the word embeddings and whose bias
+// is `cls.predictions.bias`, both tied: jetchar's model holds each once). Checkpoints converted from TensorFlow name
+// LayerNorm's weight/bias gamma/beta, and a bare BertModel saves its names without the `bert.` prefix; both are read.
 //
 // DistilBERT (transformers/models/distilbert/modeling_distilbert.py): DistilBertModel is
 // `distilbert` inside every task model, with `embeddings.{word,position}_embeddings`,
@@ -28,8 +30,15 @@ namespace jetchar::experiments {
 /// -> "bert.layer3.query.weight"); nullopt when the name is not one of BertModel's or the heads'.
 std::optional<std::string> jetchar_bert_parameter(std::string_view hf_name);
 
-/// Tensors a fine-tuning model leaves unused, as HF does: the pretraining heads (`cls.*`) and the
-/// `embeddings.position_ids` buffer.
+/// For a tensor HF ties to another (`cls.predictions.decoder.weight` is the word embeddings,
+/// `cls.predictions.decoder.bias` is `cls.predictions.bias`), jetchar's name of the parameter it
+/// is; nullopt for every other name. A checkpoint saves such a tensor beside the one it is tied to
+/// (torch.save) or instead of it (safetensors drops all but one of tied tensors).
+std::optional<std::string> jetchar_bert_tied_parameter(std::string_view hf_name);
+
+/// Tensors a model without them leaves unused, as HF does: the pretraining heads (`cls.*`; the
+/// masked-LM models use `cls.predictions`, none uses BertForPreTraining's next-sentence head
+/// `cls.seq_relationship`) and the `embeddings.position_ids` buffer.
 bool hf_bert_tensor_unused(std::string_view hf_name);
 
 /// jetchar's parameter name for an HF DistilBERT tensor name

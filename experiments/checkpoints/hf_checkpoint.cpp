@@ -12,6 +12,7 @@
 #include "experiments/checkpoints/hf_bert_names.h"
 #include "experiments/checkpoints/safetensors_header.h"
 #include "experiments/models/bert_heads.h"
+#include "experiments/models/bert_masked_lm.h"
 
 namespace jetchar::experiments {
 
@@ -40,7 +41,7 @@ std::string shape_text(at::IntArrayRef shape) { return fmt::format("[{}]", fmt::
 std::optional<std::string> bert_preset_of(const ModelSpec& spec) {
   if (spec.task == Task::kImageClassification) return std::nullopt;
   std::string_view name = spec.name;
-  for (const std::string_view suffix : {"-ner", "-qa"}) {
+  for (const std::string_view suffix : {"-ner", "-qa", "-mlm"}) {
     if (name.ends_with(suffix)) name.remove_suffix(suffix.size());
   }
   const auto& names = bert_config_names();
@@ -160,8 +161,19 @@ PretrainedLoad load_hf_bert_weights(torch::nn::Module& model, const TensorMap& w
   load.weights_file = source;
   auto parameters = model.named_parameters(/*recurse=*/true);
   std::map<std::string, std::string> filled;  // jetchar name -> HF name
+  // HF's tied duplicates (the masked-LM decoder), checked against or filling their parameter once
+  // every other tensor is in.
+  std::vector<std::pair<std::string, std::string>> tied;  // HF name, jetchar name
   torch::NoGradGuard no_grad;
   for (const auto& [hf_name, tensor] : weights) {
+    if (const auto target = distilbert ? std::nullopt : jetchar_bert_tied_parameter(hf_name)) {
+      if (parameters.find("mlm_bias") != nullptr) {
+        tied.emplace_back(hf_name, *target);
+      } else {
+        load.unused.push_back(hf_name);  // no masked-LM head: unused, as HF leaves it
+      }
+      continue;
+    }
     const auto name = distilbert ? jetchar_distilbert_parameter(hf_name) : jetchar_bert_parameter(hf_name);
     if (!name) {
       if (distilbert ? hf_distilbert_tensor_unused(hf_name) : hf_bert_tensor_unused(hf_name)) {
@@ -196,6 +208,30 @@ PretrainedLoad load_hf_bert_weights(torch::nn::Module& model, const TensorMap& w
     filled.emplace(*name, hf_name);
     ++load.loaded_tensors;
   }
+  for (const auto& [hf_name, name] : tied) {
+    const auto& tensor = weights.at(hf_name);
+    auto* parameter = parameters.find(name);
+    if (parameter->sizes() != tensor.sizes() || !tensor.is_floating_point()) {
+      throw CheckpointError(fmt::format("{}: tensor '{}' {} ({}) cannot be the model's {} {}, which it is tied to",
+                                        source, hf_name, shape_text(tensor.sizes()),
+                                        c10::toString(tensor.scalar_type()), name, shape_text(parameter->sizes())));
+    }
+    if (const auto it = filled.find(name); it != filled.end()) {
+      // Saved beside the tensor it is tied to: the same values, or the checkpoint's decoder was not
+      // tied (tie_word_embeddings false), which jetchar's model cannot hold.
+      if (!torch::equal(parameter->to(tensor.scalar_type()), tensor)) {
+        throw CheckpointError(fmt::format(
+            "{}: tensor '{}' differs from '{}', to which jetchar's masked-LM decoder is tied (as HF ties them unless "
+            "config.json sets tie_word_embeddings false); jetchar cannot load an untied decoder",
+            source, hf_name, it->second));
+      }
+      load.unused.push_back(hf_name);
+      continue;
+    }
+    parameter->copy_(tensor);
+    filled.emplace(name, hf_name);
+    ++load.loaded_tensors;
+  }
   auto generator = at::detail::createCPUGenerator(seed);
   for (auto& item : parameters) {
     if (filled.count(item.key()) != 0) continue;
@@ -206,9 +242,12 @@ PretrainedLoad load_hf_bert_weights(torch::nn::Module& model, const TensorMap& w
                                                    : "bert.embeddings, bert.encoder.layer.N or bert.pooler"));
     }
     // BertPreTrainedModel._init_weights and DistilBertPreTrainedModel._init_weights alike: Linear
-    // weight ~ N(0, initializer_range), bias 0 (the fresh parameters are all Linear: heads, pooler).
+    // weight ~ N(0, initializer_range), bias 0; LayerNorm weight 1, bias 0 (the masked-LM
+    // transform's); BertLMPredictionHead's bias 0.
     auto& value = item.value();
-    if (item.key().ends_with(".bias")) {
+    if (item.key() == "mlm_norm.weight") {
+      value.fill_(1.0);
+    } else if (item.key().ends_with(".bias") || item.key() == "mlm_bias") {
       value.zero_();
     } else {
       value.copy_(torch::empty(value.sizes(), torch::kFloat32).normal_(0.0, initializer_range, generator));
@@ -242,6 +281,7 @@ PretrainedModel make_pretrained_model(const ModelSpec& spec, const std::filesyst
       break;
     case Task::kTokenClassification: result.network = BertForTokenClassification(result.config, classes).ptr(); break;
     case Task::kQuestionAnswering: result.network = BertForQuestionAnswering(result.config).ptr(); break;
+    case Task::kMaskedLanguageModeling: result.network = BertForMaskedLM(result.config).ptr(); break;
     default: throw std::invalid_argument(fmt::format("model {} has no BERT task head", spec.name));
   }
   const auto weights_file = hf_weights_file(model_dir);

@@ -9,9 +9,13 @@
 // checkpoint with its exact shape; the task head (and a pooler the checkpoint lacks) may be fresh
 // and is then initialised as HF's BertPreTrainedModel._init_weights and
 // DistilBertPreTrainedModel._init_weights both do for a Linear: weights from
-// N(0, initializer_range), biases zero. A checkpoint tensor that is neither jetchar's nor one HF
-// also leaves unused (the pretraining heads cls.* and vocab_*, the position_ids buffer, another
-// task's head) is an error naming it.
+// N(0, initializer_range), biases zero (a LayerNorm: weight one, bias zero). The bert-*-mlm models
+// read BertForMaskedLM's and BertForPreTraining's `cls.predictions.*` into their masked-LM head;
+// its decoder weight and bias are tied to the word embeddings and `cls.predictions.bias`, so a
+// checkpoint's copies of them must equal those (or stand in for them where a safetensors file kept
+// only the copy). A checkpoint tensor that is neither jetchar's nor one HF also leaves unused (the
+// pretraining heads cls.* for a model without them, the next-sentence head cls.seq_relationship,
+// DistilBERT's vocab_*, the position_ids buffer, another task's head) is an error naming it.
 #pragma once
 
 #include <cstdint>
@@ -68,8 +72,8 @@ struct PretrainedModel {
   PretrainedLoad load;
 };
 
-/// The BERT task model `spec` names (bert-*, bert-*-ner, bert-*-qa, distilbert, distilbert-ner,
-/// distilbert-qa), built with the folder's config.json and loaded with its weights. `num_classes`
+/// The BERT task model `spec` names (bert-*, bert-*-ner, bert-*-qa, bert-*-mlm, distilbert,
+/// distilbert-ner, distilbert-qa), built with the folder's config.json and loaded with its weights. `num_classes`
 /// defaults to the checkpoint's id2label count, else the spec's. Throws std::invalid_argument for
 /// a model that is not BERT.
 PretrainedModel make_pretrained_model(const ModelSpec& spec, const std::filesystem::path& model_dir,

@@ -66,6 +66,8 @@ class BertModelImpl : public torch::nn::Module {
   /// tanh(W·h_[CLS] + b); only when the config has a pooler.
   torch::Tensor pool(const torch::Tensor& hidden_states);
   const BertConfig& config() const { return config_; }
+  /// The word embedding table [V, H]: a masked-LM decoder ties its weight to it, as HF's does.
+  const torch::Tensor& word_embedding_weight() const { return word_embeddings_->weight; }
 
  private:
   BertConfig config_;

@@ -73,4 +73,18 @@ torch::Tensor counted(torch::nn::Linear& linear, const torch::Tensor& input) {
   return output;
 }
 
+torch::Tensor counted_linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias) {
+  if (active_scope == nullptr) return torch::nn::functional::linear(input, weight, bias);
+  torch::Tensor output;
+  if (active_scope->shapes_only()) {
+    auto shape = input.sizes().vec();
+    shape.back() = weight.size(0);
+    output = torch::zeros(shape, input.options());
+  } else {
+    output = torch::nn::functional::linear(input, weight, bias);
+  }
+  active_scope->add_layer(output.numel() * weight.size(1), output.numel());
+  return output;
+}
+
 }  // namespace jetchar::experiments

@@ -47,5 +47,8 @@ class MacCountScope {
 
 torch::Tensor counted(torch::nn::Conv2d& conv, const torch::Tensor& input);
 torch::Tensor counted(torch::nn::Linear& linear, const torch::Tensor& input);
+/// A linear map whose weight [out, in] belongs to another module (a masked-LM decoder tied to the
+/// word embeddings), counted as a Linear layer of that shape.
+torch::Tensor counted_linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias);
 
 }  // namespace jetchar::experiments

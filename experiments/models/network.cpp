@@ -8,6 +8,7 @@ std::string_view task_name(Task task) {
     case Task::kSequenceClassification: return "sequence-classification";
     case Task::kTokenClassification: return "token-classification";
     case Task::kQuestionAnswering: return "question-answering";
+    case Task::kMaskedLanguageModeling: return "masked-lm";
   }
   return "unknown";
 }
@@ -24,6 +25,7 @@ torch::Tensor task_loss(Task task, const torch::Tensor& logits, const loaders::B
     case Task::kImageClassification:
     case Task::kSequenceClassification: return F::cross_entropy(logits, batch.targets);
     case Task::kTokenClassification:
+    case Task::kMaskedLanguageModeling:
       return F::cross_entropy(logits.reshape({-1, logits.size(-1)}), batch.targets.reshape({-1}),
                               F::CrossEntropyFuncOptions().ignore_index(kIgnoredLabel));
     case Task::kQuestionAnswering: {
@@ -45,7 +47,8 @@ Score task_score(Task task, const torch::Tensor& logits, const loaders::Batch& b
       score.correct = logits.argmax(1).eq(batch.targets).sum().item<std::int64_t>();
       score.total = batch.targets.size(0);
       break;
-    case Task::kTokenClassification: {
+    case Task::kTokenClassification:
+    case Task::kMaskedLanguageModeling: {
       auto scored = batch.targets.ne(kIgnoredLabel);
       score.correct = logits.argmax(2).eq(batch.targets).logical_and(scored).sum().item<std::int64_t>();
       score.total = scored.sum().item<std::int64_t>();

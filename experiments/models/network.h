@@ -16,12 +16,14 @@ enum class Task {
   kSequenceClassification,  // token ids [B,L], targets int64 [B], logits [B,classes]
   kTokenClassification,     // token ids [B,L], targets int64 [B,L] (-100 ignored), logits [B,L,classes]
   kQuestionAnswering,       // token ids [B,L], targets int64 [B,2] (start,end), logits [B,L,2]
+  kMaskedLanguageModeling,  // token ids [B,L], targets int64 [B,L] (original ids where masked, -100 elsewhere),
+                            // logits [B,L,vocabulary]
 };
 
 std::string_view task_name(Task task);
 
-/// Correct predictions out of scored ones in a batch (tokens for token classification, questions
-/// with both start and end right for question answering).
+/// Correct predictions out of scored ones in a batch (tokens for token classification, masked
+/// tokens for masked-LM pretraining, questions with both start and end right for question answering).
 struct Score {
   std::int64_t correct = 0;
   std::int64_t total = 0;
@@ -34,7 +36,8 @@ class Network : public torch::nn::Module {
   virtual torch::Tensor forward_batch(const loaders::Batch& batch) = 0;
 };
 
-/// Cross-entropy for the task (token classification ignores -100; QA averages start and end).
+/// Cross-entropy for the task (token classification and masked LM ignore -100, so the masked-LM loss
+/// is over the masked positions only; QA averages start and end).
 torch::Tensor task_loss(Task task, const torch::Tensor& logits, const loaders::Batch& batch);
 /// Counts correct predictions; no autograd.
 Score task_score(Task task, const torch::Tensor& logits, const loaders::Batch& batch);

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "experiments/models/bert_heads.h"
+#include "experiments/models/bert_masked_lm.h"
 #include "experiments/models/lenet5.h"
 #include "experiments/models/mac_counter.h"
 #include "experiments/models/mobilenet_v3.h"
@@ -112,6 +113,24 @@ std::vector<ModelSpec> build_registry() {
                      2,
                      config.vocab_size,
                      [config](std::int64_t) { return BertForQuestionAnswering(config).ptr(); }});
+    // Masked-LM pretraining for BERT's sizes (the vocabulary is its default classes); DistilBERT's masked-LM head has
+    // other names and layout (DistilBertForMaskedLM: vocab_transform, vocab_layer_norm, vocab_projector) and is not
+    // built.
+    if (config.type_vocab_size == 0) continue;
+    specs.push_back({name + "-mlm",
+                     name + " masked-LM pretraining (HF BertForMaskedLM head)",
+                     Task::kMaskedLanguageModeling,
+                     {kDefaultSequenceLength},
+                     config.vocab_size,
+                     config.vocab_size,
+                     [config](std::int64_t vocabulary) {
+                       // The decoder's classes are the vocabulary: a model pretrained from scratch takes
+                       // its corpus's vocab.txt size (training_workload.cpp), as BERT's bert_config.json
+                       // states its vocab.txt's.
+                       auto sized = config;
+                       sized.vocab_size = vocabulary;
+                       return BertForMaskedLM(sized).ptr();
+                     }});
   }
   return specs;
 }
@@ -171,6 +190,13 @@ loaders::Batch synthetic_batch(const ModelSpec& spec, std::int64_t batch_size, s
     case Task::kQuestionAnswering:
       batch.targets = std::get<0>(torch::randint(0, length, {batch_size, 2}, generator, long_options).sort(1));
       break;
+    case Task::kMaskedLanguageModeling: {
+      // The inputs' own ids as targets at about 15 % of the positions (masked-LM masking's share),
+      // -100 elsewhere.
+      auto masked = torch::rand({batch_size, length}, generator).lt(0.15);
+      batch.targets = torch::where(masked, batch.inputs, torch::full_like(batch.inputs, -100));
+      break;
+    }
     default: batch.targets = torch::randint(0, num_classes, {batch_size}, generator, long_options);
   }
   return batch;

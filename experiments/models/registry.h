@@ -19,11 +19,13 @@ struct ModelSpec {
   Task task;
   /// Per-sample input: {C, H, W} for images, {L} (sequence length) for token models.
   std::vector<std::int64_t> default_input;
-  /// Output classes (labels) by default; 2 for question answering (start, end).
+  /// Output classes (labels) by default; 2 for question answering (start, end), the vocabulary for
+  /// masked LM.
   std::int64_t default_classes;
   /// Token id range for synthetic token inputs; 0 for image models.
   std::int64_t vocab_size = 0;
-  /// Builds the network with `num_classes` outputs (ignored for question answering).
+  /// Builds the network with `num_classes` outputs (ignored for question answering; the vocabulary
+  /// size for masked LM).
   std::function<std::shared_ptr<Network>(std::int64_t num_classes)> make;
 
   bool token_input() const { return task != Task::kImageClassification; }

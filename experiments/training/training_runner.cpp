@@ -101,7 +101,8 @@ ScoreTensors score_tensors(Task task, const torch::Tensor& logits, const loaders
     case Task::kImageClassification:
     case Task::kSequenceClassification:
       return {logits.argmax(1).eq(batch.targets).sum(), torch::scalar_tensor(batch.targets.size(0), torch::kLong)};
-    case Task::kTokenClassification: {
+    case Task::kTokenClassification:
+    case Task::kMaskedLanguageModeling: {
       auto scored = batch.targets.ne(-100);
       return {logits.argmax(2).eq(batch.targets).logical_and(scored).sum(), scored.sum()};
     }

@@ -11,14 +11,15 @@ OUT_DIR receives
                       README, "Format": u64 little-endian header size, JSON header {name: {dtype, shape,
                       data_offsets}}, "__metadata__", then the little-endian data, no holes)
   pytorch_model.bin   the same weights through torch.save (the zip format torch >= 1.6 writes)
-  reference.safetensors  inputs and the reference outputs (hidden states, token/QA/sequence logits)
+  reference.safetensors  inputs and the reference outputs (hidden states, token/QA/sequence/masked-LM logits)
 
 The parameter names are HF's (transformers/models/bert/modeling_bert.py: BertEmbeddings, BertSelfAttention,
 BertSelfOutput, BertIntermediate, BertOutput, BertPooler; the task heads `classifier` and `qa_outputs`;
-the pretraining head `cls.predictions`, which fine-tuning does not use). The reference forward below is
+BertForPreTraining's heads `cls.predictions` (BertLMPredictionHead, which the masked-LM models use and
+fine-tuning does not) and `cls.seq_relationship`). The reference forward below is
 plain PyTorch following BertModel.forward's math (embeddings sum -> LayerNorm; per layer: scaled dot-product
 attention with the additive mask, dense + residual + LayerNorm, GELU(erf) feed-forward + residual +
-LayerNorm; pooler tanh(dense(h[CLS]))), written here because `transformers` is not installed.
+LayerNorm; pooler tanh(dense(h[CLS])); the masked-LM head), written here because `transformers` is not installed.
 """
 import json
 import math
@@ -70,8 +71,24 @@ def make_state_dict():
     sd["classifier.bias"] = randn(len(LABELS), std=0.1)
     sd["qa_outputs.weight"] = randn(2, HIDDEN)
     sd["qa_outputs.bias"] = randn(2, std=0.1)
+    # BertForPreTraining's heads: BertLMPredictionHead (transform, LayerNorm, the decoder tied to the
+    # word embeddings and to cls.predictions.bias: the same tensors, as HF's tie_weights makes them) and
+    # the next-sentence head, which no jetchar model uses.
+    sd["cls.predictions.transform.dense.weight"] = randn(HIDDEN, HIDDEN)
+    sd["cls.predictions.transform.dense.bias"] = randn(HIDDEN, std=0.1)
+    sd["cls.predictions.transform.LayerNorm.weight"] = 1 + randn(HIDDEN, std=0.1)
+    sd["cls.predictions.transform.LayerNorm.bias"] = randn(HIDDEN, std=0.1)
     sd["cls.predictions.bias"] = randn(VOCAB, std=0.1)
+    sd["cls.predictions.decoder.weight"] = sd[e + "word_embeddings.weight"]
+    sd["cls.predictions.decoder.bias"] = sd["cls.predictions.bias"]
+    sd["cls.seq_relationship.weight"] = randn(2, HIDDEN)
+    sd["cls.seq_relationship.bias"] = randn(2, std=0.1)
     return sd
+
+
+# Tensors HF's save_pretrained leaves out of model.safetensors because they share memory with
+# another it keeps (BertForPreTraining._tied_weights_keys); torch.save keeps them, sharing storage.
+TIED = ("cls.predictions.decoder.weight", "cls.predictions.decoder.bias")
 
 
 def reference_forward(sd, ids, mask, types):
@@ -104,7 +121,12 @@ def reference_forward(sd, ids, mask, types):
         f = linear(torch.nn.functional.gelu(linear(a, p + "intermediate.dense")), p + "output.dense")
         x = ln(f + a, (HIDDEN,), sd[p + "output.LayerNorm.weight"], sd[p + "output.LayerNorm.bias"], EPS)
     pooled = torch.tanh(linear(x[:, 0], "bert.pooler.dense"))
+    # BertLMPredictionHead: dense -> GELU(erf) -> LayerNorm, then the tied decoder.
+    t = torch.nn.functional.gelu(linear(x, "cls.predictions.transform.dense"))
+    t = ln(t, (HIDDEN,), sd["cls.predictions.transform.LayerNorm.weight"],
+           sd["cls.predictions.transform.LayerNorm.bias"], EPS)
     return {
+        "mlm_logits": linear(t, "cls.predictions.decoder"),
         "hidden": x,
         "token_logits": linear(x, "classifier"),
         "qa_logits": linear(x, "qa_outputs"),
@@ -150,7 +172,7 @@ def main():
         words += [f"w{i}" for i in range(VOCAB - len(words))]
         f.write("\n".join(words) + "\n")
     sd = make_state_dict()
-    write_safetensors(f"{out}/model.safetensors", sd)
+    write_safetensors(f"{out}/model.safetensors", {k: v for k, v in sd.items() if k not in TIED})
     torch.save(sd, f"{out}/pytorch_model.bin")
 
     g = torch.Generator().manual_seed(7)

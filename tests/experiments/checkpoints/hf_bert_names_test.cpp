@@ -46,6 +46,20 @@ TEST(HfBertNamesTest, OtherNamesAreUnknownOrUnused) {
   EXPECT_FALSE(bert_parameter_may_be_fresh("bert.layer0.query.weight"));
 }
 
+TEST(HfBertNamesTest, MapsTheMaskedLmHeadAndItsTiedDecoder) {
+  EXPECT_EQ(jetchar_bert_parameter("cls.predictions.transform.dense.weight"), "mlm_transform.weight");
+  EXPECT_EQ(jetchar_bert_parameter("cls.predictions.transform.LayerNorm.gamma"), "mlm_norm.weight");
+  EXPECT_EQ(jetchar_bert_parameter("cls.predictions.transform.LayerNorm.bias"), "mlm_norm.bias");
+  EXPECT_EQ(jetchar_bert_parameter("cls.predictions.bias"), "mlm_bias");
+  EXPECT_EQ(jetchar_bert_parameter("cls.predictions.decoder.weight"), std::nullopt);
+  EXPECT_EQ(jetchar_bert_parameter("cls.seq_relationship.weight"), std::nullopt);
+  EXPECT_EQ(jetchar_bert_tied_parameter("cls.predictions.decoder.weight"), "bert.word_embeddings.weight");
+  EXPECT_EQ(jetchar_bert_tied_parameter("cls.predictions.decoder.bias"), "mlm_bias");
+  EXPECT_EQ(jetchar_bert_tied_parameter("cls.predictions.bias"), std::nullopt);
+  EXPECT_TRUE(hf_bert_tensor_unused("cls.seq_relationship.bias"));
+  EXPECT_TRUE(bert_parameter_may_be_fresh("mlm_norm.weight"));
+}
+
 TEST(HfBertNamesTest, MapsDistilBertModelAndHeadNames) {
   EXPECT_EQ(jetchar_distilbert_parameter("distilbert.embeddings.word_embeddings.weight"),
             "bert.word_embeddings.weight");

@@ -12,6 +12,7 @@
 
 #include "experiments/checkpoints/checkpoint_error.h"
 #include "experiments/models/bert_heads.h"
+#include "experiments/models/bert_masked_lm.h"
 #include "tests/support/build_tree.h"
 #include "tests/support/temp_dir.h"
 
@@ -82,8 +83,10 @@ TEST_F(HfCheckpointTest, BothWeightFormatsMatchTheReferenceForward) {
     testing::TempDir folder;
     folder_with(weights, folder);
     torch::NoGradGuard no_grad;
-    const std::vector<std::pair<std::string, std::string>> cases = {
-        {"bert-tiny-ner", "token_logits"}, {"bert-tiny-qa", "qa_logits"}, {"bert-tiny", "sequence_logits"}};
+    const std::vector<std::pair<std::string, std::string>> cases = {{"bert-tiny-ner", "token_logits"},
+                                                                    {"bert-tiny-qa", "qa_logits"},
+                                                                    {"bert-tiny", "sequence_logits"},
+                                                                    {"bert-tiny-mlm", "mlm_logits"}};
     for (const auto& [model_name, output] : cases) {
       auto pretrained = make_pretrained_model(find_model(model_name), folder.path(), std::nullopt, 0);
       EXPECT_EQ(pretrained.load.weights_file, (folder.path() / weights).string());
@@ -98,13 +101,89 @@ TEST_F(HfCheckpointTest, BothWeightFormatsMatchTheReferenceForward) {
 TEST_F(HfCheckpointTest, ReportsUnusedTensorsAsHfDoes) {
   auto pretrained = make_pretrained_model(find_model("bert-tiny-ner"), dir(), std::nullopt, 0);
   std::sort(pretrained.load.unused.begin(), pretrained.load.unused.end());
-  EXPECT_EQ(pretrained.load.unused, (std::vector<std::string>{"bert.embeddings.position_ids", "bert.pooler.dense.bias",
-                                                              "bert.pooler.dense.weight", "cls.predictions.bias",
-                                                              "qa_outputs.bias", "qa_outputs.weight"}));
+  EXPECT_EQ(
+      pretrained.load.unused,
+      (std::vector<std::string>{"bert.embeddings.position_ids", "bert.pooler.dense.bias", "bert.pooler.dense.weight",
+                                "cls.predictions.bias", "cls.predictions.transform.LayerNorm.bias",
+                                "cls.predictions.transform.LayerNorm.weight", "cls.predictions.transform.dense.bias",
+                                "cls.predictions.transform.dense.weight", "cls.seq_relationship.bias",
+                                "cls.seq_relationship.weight", "qa_outputs.bias", "qa_outputs.weight"}));
   // 5 embedding tensors, 16 per layer, the classifier's 2.
   EXPECT_EQ(pretrained.load.loaded_tensors, 5 + 2 * 16 + 2);
   EXPECT_EQ(pretrained.config.vocab_size, 1200);
   EXPECT_EQ(pretrained.config.max_positions, 64);
+}
+
+TEST_F(HfCheckpointTest, TheMaskedLmHeadLoadsWithItsDecoderTiedInBothFormats) {
+  // model.safetensors leaves the tied decoder out, as HF's save_pretrained does; pytorch_model.bin
+  // holds it beside the tensors it is tied to. Either way the model holds each tensor once.
+  for (const std::string weights : {"model.safetensors", "pytorch_model.bin"}) {
+    SCOPED_TRACE(weights);
+    testing::TempDir folder;
+    folder_with(weights, folder);
+    auto pretrained = make_pretrained_model(find_model("bert-tiny-mlm"), folder.path(), std::nullopt, 0);
+    EXPECT_TRUE(pretrained.load.fresh.empty());
+    // 5 embedding tensors, 16 per layer, the transform's 4 and the decoder bias.
+    EXPECT_EQ(pretrained.load.loaded_tensors, 5 + 2 * 16 + 5);
+    std::sort(pretrained.load.unused.begin(), pretrained.load.unused.end());
+    std::vector<std::string> unused = {"bert.embeddings.position_ids", "bert.pooler.dense.bias",
+                                       "bert.pooler.dense.weight"};
+    if (weights == "pytorch_model.bin") {
+      unused.insert(unused.end(), {"classifier.bias", "classifier.weight", "cls.predictions.decoder.bias",
+                                   "cls.predictions.decoder.weight"});
+    } else {
+      unused.insert(unused.end(), {"classifier.bias", "classifier.weight"});
+    }
+    unused.insert(unused.end(),
+                  {"cls.seq_relationship.bias", "cls.seq_relationship.weight", "qa_outputs.bias", "qa_outputs.weight"});
+    EXPECT_EQ(pretrained.load.unused, unused);
+    EXPECT_EQ(parameter_count(*pretrained.network), 1200 * 128 + 64 * 128 + 2 * 128 + 2 * 128 +
+                                                        2 * (4 * 128 * 128 + 2 * 128 * 512 + 9 * 128 + 512) +
+                                                        128 * 128 + 128 + 2 * 128 + 1200);
+  }
+}
+
+TEST_F(HfCheckpointTest, ADecoderCopyStandsInForItsTensorOrMustEqualIt) {
+  auto weights = read_torch_state_dict(dir() / "pytorch_model.bin");
+  const auto bias = weights.at("cls.predictions.bias").clone();
+  // Only the decoder's copy of the bias: it fills the head's bias.
+  auto copy_only = weights;
+  copy_only.erase("cls.predictions.bias");
+  auto config = bert_tiny_config();
+  BertForMaskedLM model(config);
+  const auto load = load_hf_bert_weights(*model, copy_only, 0.02, 0, "w.bin");
+  EXPECT_TRUE(load.fresh.empty());
+  EXPECT_TRUE(torch::equal(model->named_parameters()["mlm_bias"], bias));
+  // An untied decoder (tie_word_embeddings false) cannot be held.
+  auto untied = weights;
+  untied["cls.predictions.decoder.weight"] = untied.at("cls.predictions.decoder.weight").clone() + 1;
+  BertForMaskedLM other(config);
+  EXPECT_THAT([&] { load_hf_bert_weights(*other, untied, 0.02, 0, "w.bin"); },
+              ::testing::ThrowsMessage<CheckpointError>(
+                  HasSubstr("w.bin: tensor 'cls.predictions.decoder.weight' differs from "
+                            "'bert.embeddings.word_embeddings.weight', to which jetchar's masked-LM decoder is tied")));
+  auto misshaped = weights;
+  misshaped["cls.predictions.decoder.bias"] = torch::zeros({7});
+  EXPECT_THAT([&] { load_hf_bert_weights(*other, misshaped, 0.02, 0, "w.bin"); },
+              ::testing::ThrowsMessage<CheckpointError>(HasSubstr(
+                  "tensor 'cls.predictions.decoder.bias' [7] (Float) cannot be the model's mlm_bias [1200]")));
+}
+
+TEST_F(HfCheckpointTest, AMaskedLmHeadACheckpointLacksStartsAsHfInitialisesIt) {
+  auto weights = read_safetensors(dir() / "model.safetensors");
+  for (auto it = weights.begin(); it != weights.end();) {
+    it = it->first.starts_with("cls.") ? weights.erase(it) : std::next(it);
+  }
+  BertForMaskedLM model(bert_tiny_config());
+  const auto load = load_hf_bert_weights(*model, weights, 0.5, 3, "bare.safetensors");
+  EXPECT_EQ(load.fresh, (std::vector<std::string>{"mlm_bias", "mlm_transform.weight", "mlm_transform.bias",
+                                                  "mlm_norm.weight", "mlm_norm.bias"}));
+  const auto parameters = model->named_parameters();
+  EXPECT_EQ(parameters["mlm_bias"].abs().max().item<double>(), 0.0);
+  EXPECT_EQ(parameters["mlm_transform.bias"].abs().max().item<double>(), 0.0);
+  EXPECT_TRUE(torch::equal(parameters["mlm_norm.weight"], torch::ones({128})));
+  EXPECT_EQ(parameters["mlm_norm.bias"].abs().max().item<double>(), 0.0);
+  EXPECT_NEAR(parameters["mlm_transform.weight"].std().item<double>(), 0.5, 0.02);
 }
 
 TEST_F(HfCheckpointTest, FreshHeadsAreInitialisedAsHfDoes) {

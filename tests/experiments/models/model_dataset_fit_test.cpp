@@ -52,6 +52,30 @@ TEST(ModelDatasetFit, TokenModelsNeedTheTargetTheirTaskScores) {
   EXPECT_FALSE(model_fits_dataset(classify, images(1)));
 }
 
+TEST(ModelDatasetFit, MaskedLmModelsAndCorporaGoOnlyTogether) {
+  auto corpus = tokens(16, {16});
+  corpus.target_vocab_size = 30522;
+  const auto& mlm = find_model("bert-tiny-mlm");
+  EXPECT_TRUE(model_fits_dataset(mlm, corpus));
+  EXPECT_FALSE(model_fits_dataset(find_model("bert-tiny-ner"), corpus));  // same shapes, but token-id targets
+  EXPECT_FALSE(model_fits_dataset(mlm, tokens(16, {16})));                // tags are no token ids
+  EXPECT_FALSE(model_fits_dataset(mlm, tokens(16, {})));
+  loaders::DatasetInfo info;
+  info.name = "corpus/wiki.txt";
+  info.format = "text-corpus";
+  info.layout = corpus;
+  try {
+    require_model_fits_dataset(find_model("bert-tiny-ner"), info);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("model bert-tiny-ner (token-classification) does not fit data set "
+                                         "corpus/wiki.txt (text-corpus): masked-LM models (bert-*-mlm) train on a "
+                                         "text corpus (corpus:FILE), and a corpus trains only them"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ModelDatasetFit, AMismatchNamesTheModelAndTheDataSet) {
   loaders::DatasetInfo info;
   info.name = "conll2003/train";
