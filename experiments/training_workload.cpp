@@ -3,6 +3,7 @@
 #include "experiments/checkpoints/pretrained_vocab.h"
 #include "experiments/run_settings.h"
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 namespace jetchar::experiments {
@@ -24,7 +25,15 @@ TrainingWorkload open_training_workload(const proto::ExperimentSpec& resolved, s
   // model spec's, so that synthetic token ids (counting the model's work) stay inside it.
   workload.model_spec = find_model(w.model());
   const auto classes = static_cast<std::int64_t>(workload.dataset->info().classes.size());
-  const auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
+  auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
+  // Masked LM predicts token ids: from scratch, the embeddings and the decoder take the corpus's
+  // vocabulary (a bert_config.json's vocab_size is its vocab.txt's); a checkpoint's must hold it.
+  const auto vocabulary = workload.dataset->info().layout.target_vocab_size;
+  const bool masked_lm = workload.model_spec.task == Task::kMaskedLanguageModeling && vocabulary > 0;
+  if (masked_lm && w.pretrained().empty()) {
+    num_classes = vocabulary;
+    workload.model_spec.vocab_size = vocabulary;
+  }
   if (w.pretrained().empty()) {
     // workload.seed gives the initial weights too: the same spec trains the same network, and the
     // ranks of a data-parallel run start equal before rank 0's weights are broadcast anyway.
@@ -32,6 +41,12 @@ TrainingWorkload open_training_workload(const proto::ExperimentSpec& resolved, s
     workload.model = make_model(workload.model_spec, num_classes);
   } else {
     auto pretrained = make_pretrained_model(workload.model_spec, w.pretrained(), num_classes, w.seed());
+    if (masked_lm && vocabulary > pretrained.config.vocab_size) {
+      throw std::invalid_argument(fmt::format(
+          "data set '{}' is tokenized with a vocabulary of {} tokens, but {}'s checkpoint {} has {}: tokenize with the "
+          "checkpoint's vocab.txt (leave ?vocab= out)",
+          w.dataset(), vocabulary, w.model(), w.pretrained(), pretrained.config.vocab_size));
+    }
     workload.model_spec.vocab_size = pretrained.config.vocab_size;
     workload.model = pretrained.network;
     workload.pretrained = pretrained.load;

@@ -1,5 +1,6 @@
 // What a training run trains, built from its resolved spec: the data set (a checkpoint's
-// vocabulary for text when it names none), the pipeline over it (one rank's shard in data-parallel
+// vocabulary for text when it names none; a masked-LM model pretrained from scratch sized to the
+// corpus's vocabulary), the pipeline over it (one rank's shard in data-parallel
 // training), the network (new, or from workload.pretrained) and the trainer's settings. The
 // executor and every rank of a data-parallel run build it here, so that they train the same thing.
 #pragma once

@@ -1,0 +1,71 @@
+// Masked-LM pretraining as a sweep's run, through the real executor on a simulated AGX Orin:
+// bert-tiny-mlm on a corpus the test writes, with a held-out corpus as its validation split. The
+// record carries the masked-LM loss and masked-token accuracy per epoch like any run's loss and
+// accuracy, and the results store and the export keep them.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "experiments/characterization_executor.h"
+#include "jetson/open_board.h"
+#include "results/export.h"
+#include "results/store.h"
+#include "sweeps/plan.h"
+#include "sweeps/spec_io.h"
+#include "tests/support/temp_dir.h"
+
+namespace jetchar::experiments {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\ndog\nsat\nran\non\nmat\nhill\n.\n";
+
+TEST(SweepMaskedLmTest, PretrainingRunsRecordsAndExportsItsLossAndAccuracy) {
+  testing::TempDir dir;
+  auto board = jetson::open_board("sim:agx-orin-r36", dir.path() / "board");
+  std::ofstream(dir.path() / "vocab.txt") << kVocab;
+  {
+    std::ofstream corpus(dir.path() / "corpus.txt");
+    for (int copy = 0; copy < 6; ++copy) {
+      corpus << "the cat sat on the mat .\nthe dog ran on the hill .\n\nthe dog sat on the mat .\nthe cat ran .\n\n";
+    }
+    std::ofstream(dir.path() / "held-out.txt") << "the cat sat on the hill .\nthe dog ran .\n";
+  }
+  const std::string data = dir.path().string();
+  const std::string text = "name: \"mlm\"\nbase {\n  workload { model: \"bert-tiny-mlm\" dataset: \"corpus:" + data +
+                           "/corpus.txt?max_length=24&dev=" + data +
+                           "/held-out.txt\" batch_size: 4 device: \"cpu\" seed: 1 learning_rate: 0.002 epochs: 3 "
+                           "evaluate: true }\n  device { cpu_freq_mhz: 1728 dvfs: OFF }\n}\n";
+  const auto plan = sweeps::plan_sweep(sweeps::parse_sweep_spec(text, "sweep.textproto"), "sweep.textproto");
+  ASSERT_EQ(plan.runs.size(), 1u);
+  CharacterizationExecutor executor(board);
+  const auto result = executor.execute(plan.runs.front());
+  executor.restore();
+  ASSERT_EQ(result.status(), proto::OK) << result.reason();
+  ASSERT_EQ(result.epochs_size(), 3);
+  for (const auto& epoch : result.epochs()) {
+    ASSERT_TRUE(epoch.has_loss() && epoch.has_accuracy()) << "epoch " << epoch.epoch();
+    ASSERT_TRUE(epoch.has_eval_loss() && epoch.has_eval_accuracy()) << "epoch " << epoch.epoch();
+    EXPECT_GT(epoch.loss(), 0.0);
+    EXPECT_LE(epoch.accuracy(), 1.0);
+  }
+  EXPECT_LT(result.epochs(2).loss(), result.epochs(0).loss());
+
+  results::ResultsStore store(dir.path() / "results.db");
+  store.save(result);
+  const auto loaded = store.load(result.sweep(), result.run_id());
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_DOUBLE_EQ(loaded->epochs(2).loss(), result.epochs(2).loss());
+  EXPECT_DOUBLE_EQ(loaded->epochs(2).accuracy(), result.epochs(2).accuracy());
+  std::ostringstream csv;
+  results::export_results({*loaded}, results::ExportFormat::kCsv, csv);
+  const std::string exported = csv.str();
+  const auto header = exported.substr(0, exported.find('\n'));
+  EXPECT_NE(header.find(",loss,accuracy,"), std::string::npos) << header;
+  EXPECT_NE(exported.find("bert-tiny-mlm"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace jetchar::experiments
