@@ -33,13 +33,36 @@ std::optional<double> energy_per_query_j(const RunRecord& record) {
   return it == record.metrics.end() ? std::nullopt : std::optional<double>(it->second);
 }
 
-std::string time_header(const ConfigPoint& p) {
-  return p.query_latency ? fmt::format("{}_ms", to_string(*p.query_latency)) : "time_s";
+std::optional<double> energy_per_query_sample_j(const RunRecord& record) {
+  const auto it = record.metrics.find("energy_per_query_sample_j");  // the results export's column
+  return it == record.metrics.end() ? std::nullopt : std::optional<double>(it->second);
 }
 
-std::string energy_header(const ConfigPoint& p) { return p.query_latency ? "J/query" : "energy_j"; }
+std::optional<double> query_energy_j(const RunRecord& record, QueryEnergy energy) {
+  return energy == QueryEnergy::kPerSample ? energy_per_query_sample_j(record) : energy_per_query_j(record);
+}
 
-double time_value(const ConfigPoint& p) { return p.query_latency ? 1000 * p.time_s : p.time_s; }
+std::optional<double> query_latency_s(const ConfigPoint& p) {
+  if (!p.query_latency) return std::nullopt;
+  if (p.query_speed == QuerySpeed::kLatency) return p.time_s;
+  const auto ms = p.latency.at(*p.query_latency);
+  return ms ? std::optional<double>(*ms / 1000) : std::nullopt;
+}
+
+std::string time_header(const ConfigPoint& p) {
+  if (!p.query_latency) return "time_s";
+  return p.query_speed == QuerySpeed::kThroughput ? "samples/s" : fmt::format("{}_ms", to_string(*p.query_latency));
+}
+
+std::string energy_header(const ConfigPoint& p) {
+  if (!p.query_latency) return "energy_j";
+  return p.query_energy == QueryEnergy::kPerSample ? "J/sample" : "J/query";
+}
+
+double time_value(const ConfigPoint& p) {
+  if (!p.query_latency) return p.time_s;
+  return p.query_speed == QuerySpeed::kThroughput ? 1 / p.time_s : 1000 * p.time_s;
+}
 
 namespace {
 
@@ -54,20 +77,33 @@ void add_latency_medians(const std::vector<const RunRecord*>& rows, ConfigPoint&
   p.throughput_samples_per_s = median_of(rows, [](const RunRecord& r) { return r.throughput_samples_per_s; });
 }
 
-// An inference configuration: its runs' medians of one latency and of energy per query.
-ConfigPoint query_point(const ConfigKey& key, const std::vector<const RunRecord*>& rows, LatencyPercentile latency) {
+// Whether an inference record has what `options` judge it by: the latency, and a throughput when
+// that is its speed.
+bool has_query_speed(const RunRecord& r, const AggregateOptions& options) {
+  if (!r.latency.at(options.latency)) return false;
+  return options.speed == QuerySpeed::kLatency || r.throughput_samples_per_s.value_or(0) > 0;
+}
+
+// An inference configuration: its runs' medians of one latency (or the throughput) and of energy
+// per query (or per sample).
+ConfigPoint query_point(const ConfigKey& key, const std::vector<const RunRecord*>& rows,
+                        const AggregateOptions& options) {
   ConfigPoint p;
   p.key = key;
-  p.query_latency = latency;
+  p.query_latency = options.latency;
+  p.query_speed = options.speed;
+  p.query_energy = options.energy;
   p.samples = rows.size();
-  std::vector<double> times, energies, powers;
+  std::vector<double> times, throughputs, energies, powers;
   for (const RunRecord* r : rows) {
-    times.push_back(*r->latency.at(latency) / 1000);
-    const auto energy = energy_per_query_j(*r);
-    if (energy) energies.push_back(*energy);
-    if (energy && r->latency.avg && *r->latency.avg > 0) powers.push_back(*energy / (*r->latency.avg / 1000));
+    times.push_back(*r->latency.at(options.latency) / 1000);
+    if (r->throughput_samples_per_s) throughputs.push_back(*r->throughput_samples_per_s);
+    if (const auto energy = query_energy_j(*r, options.energy)) energies.push_back(*energy);
+    // Power is the same whichever energy is judged: a query's energy over its mean latency.
+    const auto per_query = energy_per_query_j(*r);
+    if (per_query && r->latency.avg && *r->latency.avg > 0) powers.push_back(*per_query / (*r->latency.avg / 1000));
   }
-  p.time_s = median(times);
+  p.time_s = options.speed == QuerySpeed::kThroughput ? 1 / median(throughputs) : median(times);
   if (!energies.empty()) p.energy_j = median(energies);
   if (!powers.empty()) p.power_w = median(powers);
   add_latency_medians(rows, p);
@@ -82,14 +118,14 @@ std::vector<ConfigPoint> aggregate(const std::vector<RunRecord>& records, const 
     if (r.status != RunStatus::kOk) continue;
     if (r.epoch_time_s) {
       groups[config_key(r)].push_back(&r);
-    } else if (r.latency.at(options.latency)) {
+    } else if (has_query_speed(r, options)) {
       queries[config_key(r)].push_back(&r);
     }
   }
   std::vector<ConfigPoint> points;
   for (const auto& [key, rows] : queries) {
     // A configuration with epochs is a training one; its rows without are not its queries.
-    if (!groups.contains(key)) points.push_back(query_point(key, rows, options.latency));
+    if (!groups.contains(key)) points.push_back(query_point(key, rows, options));
   }
   for (auto& [key, rows] : groups) {
     if (options.skip_cold_epoch) {

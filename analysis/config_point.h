@@ -4,8 +4,11 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
+#include "analysis/query_objectives.h"
 #include "analysis/run_record.h"
 
 namespace jetchar::analysis {
@@ -17,7 +20,12 @@ struct ConfigPoint {
   /// per query and power_w the median of energy per query / mean latency. Unset: a training
   /// configuration, judged by its epochs.
   std::optional<LatencyPercentile> query_latency;
-  double time_s = 0;               ///< median epoch time (a query's latency when query_latency)
+  /// With query_latency: kThroughput makes time_s the time per sample, 1 / the median throughput
+  /// (so that less is better, as for every time_s), kPerSample makes energy_j the median energy per
+  /// sample. Pareto fronts and choices then weigh samples/s and J/sample.
+  QuerySpeed query_speed = QuerySpeed::kLatency;
+  QueryEnergy query_energy = QueryEnergy::kPerQuery;
+  double time_s = 0;               ///< median epoch time (a query's latency or time per sample when query_latency)
   std::optional<double> energy_j;  ///< median epoch energy (or power × time per sample)
   std::optional<double> power_w;   ///< median average power
   std::optional<double> stall_s;
@@ -33,6 +41,11 @@ struct AggregateOptions {
   bool skip_cold_epoch = true;
   /// The latency an inference configuration's time_s is.
   LatencyPercentile latency = LatencyPercentile::kP99;
+  /// An inference configuration's time_s: that latency, or the time per sample (1 / throughput;
+  /// runs without a throughput are then left out).
+  QuerySpeed speed = QuerySpeed::kLatency;
+  /// An inference configuration's energy_j: per query or per sample.
+  QueryEnergy energy = QueryEnergy::kPerQuery;
 };
 
 /// Groups OK records that have an epoch time, or else the latency `options.latency` (inference),
@@ -44,9 +57,18 @@ std::vector<ConfigPoint> aggregate(const std::vector<RunRecord>& records, const 
 std::optional<double> record_energy_j(const RunRecord& record);
 /// An inference record's energy per query (its energy_per_query_j metric); nullopt when absent.
 std::optional<double> energy_per_query_j(const RunRecord& record);
+/// An inference record's energy per sample (its energy_per_query_sample_j metric); nullopt when absent.
+std::optional<double> energy_per_query_sample_j(const RunRecord& record);
+/// An inference record's energy per query or per sample.
+std::optional<double> query_energy_j(const RunRecord& record, QueryEnergy energy);
 
-/// The units `p` is measured in, for headers: "time_s"/"energy_j" for training, "p99_ms"/"J/query"
-/// for inference; time_value() converts time_s to the unit time_header() names.
+/// An inference point's latency `query_latency` in seconds, whatever its time_s is; nullopt for a
+/// training point or where no run had it.
+std::optional<double> query_latency_s(const ConfigPoint& p);
+
+/// The units `p` is measured in, for headers: "time_s"/"energy_j" for training, "p99_ms" or
+/// "samples/s" and "J/query" or "J/sample" for inference; time_value() converts time_s to the unit
+/// time_header() names.
 std::string time_header(const ConfigPoint& p);
 std::string energy_header(const ConfigPoint& p);
 double time_value(const ConfigPoint& p);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -16,7 +17,7 @@ double zeus_cost(double energy_j, double time_s, double eta, double max_power_w)
 
 bool Budget::judges(const ConfigPoint& p) const {
   if (kind == Kind::kMaxTime) return !p.query_latency;
-  if (kind == Kind::kMaxLatency) return p.query_latency.has_value();
+  if (kind == Kind::kMaxLatency || kind == Kind::kMinThroughput) return p.query_latency.has_value();
   return true;
 }
 
@@ -25,7 +26,10 @@ std::string Budget::describe() const {
   switch (kind) {
     case Kind::kMaxTime: return fmt::format("least energy with epoch time <= {:g} s", value);
     case Kind::kMaxLatency:
-      return fmt::format("least energy per query with query latency <= {:g} ms{}", 1000 * value, throughput);
+      return fmt::format("least energy per {} with query latency <= {:g} ms{}", to_string(query_energy), 1000 * value,
+                         throughput);
+    case Kind::kMinThroughput:
+      return fmt::format("least energy per {} with >= {:g} samples/s", to_string(query_energy), value);
     case Kind::kMaxPower: return fmt::format("least time with average power <= {:g} W", value);
     case Kind::kMaxEnergy: return fmt::format("least time with epoch energy <= {:g} J", value);
     case Kind::kZeusCost:
@@ -60,8 +64,16 @@ std::optional<Choice> choose(std::span<const ConfigPoint> points, const Budget& 
     if (budget.min_throughput && !(p.throughput_samples_per_s >= *budget.min_throughput)) return std::nullopt;
     switch (budget.kind) {
       case Kind::kMaxTime:
-      case Kind::kMaxLatency:
         if (!p.energy_j || p.time_s > budget.value) return std::nullopt;
+        return Score{*p.energy_j, p.time_s};
+      case Kind::kMaxLatency: {
+        // The bound is on the latency, whichever speed the point's time_s is.
+        const auto latency_s = query_latency_s(p);
+        if (!p.energy_j || !latency_s || *latency_s > budget.value) return std::nullopt;
+        return Score{*p.energy_j, p.time_s};
+      }
+      case Kind::kMinThroughput:
+        if (!p.energy_j || !(p.throughput_samples_per_s >= budget.value)) return std::nullopt;
         return Score{*p.energy_j, p.time_s};
       case Kind::kMaxEnergy:
         if (!p.energy_j || *p.energy_j > budget.value) return std::nullopt;
@@ -79,9 +91,15 @@ std::optional<Choice> choose(std::span<const ConfigPoint> points, const Budget& 
   // Least energy under a time budget, least time under an energy budget and least Zeus cost all
   // lie on the (time, energy) front: a point dominating a feasible one is feasible and no worse.
   // A power budget does not (a dominated point can draw less power), nor does a throughput floor
-  // (a dominated point can serve more samples), so they scan every point.
+  // (a dominated point can serve more samples), nor a latency bound where the front's time is the
+  // time per sample (a dominated point can answer sooner), so they scan every point.
+  const bool latency_off_front =
+      budget.kind == Kind::kMaxLatency && std::any_of(points.begin(), points.end(), [](const ConfigPoint& p) {
+        return p.query_speed != QuerySpeed::kLatency;
+      });
   std::vector<std::size_t> candidates;
-  if (budget.kind == Kind::kMaxPower || budget.min_throughput) {
+  if (budget.kind == Kind::kMaxPower || budget.kind == Kind::kMinThroughput || budget.min_throughput ||
+      latency_off_front) {
     for (std::size_t i = 0; i < points.size(); ++i) candidates.push_back(i);
   } else {
     std::vector<TimeEnergy> te;

@@ -1,5 +1,8 @@
 // Choosing a configuration (power mode, and any other swept axis) from measured or predicted points:
 // least energy under a time budget, least time under a power or energy budget, or least Zeus cost.
+// Inference points weigh the speed and energy they were aggregated with (ConfigPoint::query_speed,
+// query_energy): least J/query or J/sample under a latency or throughput bound, and "time" a
+// query's latency or the time per sample.
 #pragma once
 
 #include <cstddef>
@@ -18,9 +21,10 @@ namespace jetchar::analysis {
 double zeus_cost(double energy_j, double time_s, double eta, double max_power_w);
 
 struct Budget {
-  /// kMaxTime judges training configurations (epoch time), kMaxLatency inference ones (the points'
-  /// query latency, ConfigPoint::query_latency); the others judge both.
-  enum class Kind { kMaxTime, kMaxLatency, kMaxPower, kMaxEnergy, kZeusCost };
+  /// kMaxTime judges training configurations (epoch time), kMaxLatency and kMinThroughput
+  /// inference ones (the points' query latency, ConfigPoint::query_latency, or their samples/s:
+  /// least energy with at least `value` samples/s); the others judge both.
+  enum class Kind { kMaxTime, kMaxLatency, kMaxPower, kMaxEnergy, kZeusCost, kMinThroughput };
 
   Budget() = default;
   Budget(Kind budget_kind, double budget_value, std::optional<double> zeus_max_power_w = std::nullopt)
@@ -31,8 +35,11 @@ struct Budget {
   std::optional<double> max_power_w;  ///< Zeus P_max; default: the largest power among the points
   /// Inference only: a point must also serve at least this many samples/s.
   std::optional<double> min_throughput;
+  /// How describe() names the energy an inference budget minimises (the points carry their own).
+  QueryEnergy query_energy = QueryEnergy::kPerQuery;
 
-  /// Whether the budget judges `p` at all (kMaxTime: training, kMaxLatency: inference points).
+  /// Whether the budget judges `p` at all (kMaxTime: training, kMaxLatency and kMinThroughput:
+  /// inference points).
   bool judges(const ConfigPoint& p) const;
 
   std::string describe() const;
@@ -40,7 +47,7 @@ struct Budget {
 
 struct Choice {
   std::size_t index = 0;  ///< into the points given
-  double objective = 0;   ///< energy (J), time (s), or Zeus cost (J)
+  double objective = 0;   ///< energy (J), time (s), or Zeus cost (J); per query or sample for inference
 };
 
 /// The best point under `budget`, or nullopt when no point meets it. Points without energy (and

@@ -40,6 +40,11 @@ void check(const Budget& budget, double confidence, std::size_t modes, std::size
   if (budget.kind == Kind::kZeusCost) {
     throw std::invalid_argument("a Zeus cost has no budget to meet; it chooses among measured modes only");
   }
+  if (budget.kind == Kind::kMaxLatency || budget.kind == Kind::kMinThroughput) {
+    throw std::invalid_argument(
+        fmt::format("'{}' is an inference budget; a choice from predictions takes a time, power or energy budget",
+                    budget.describe()));
+  }
   if (!(budget.value >= 0)) throw std::invalid_argument(fmt::format("budget {} must be >= 0", budget.value));
   if (!(confidence > 0.5 && confidence < 1)) {
     throw std::invalid_argument(fmt::format("confidence {} is outside (0.5, 1)", confidence));

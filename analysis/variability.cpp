@@ -18,11 +18,15 @@ struct Sample {
 
 using RunKey = std::tuple<ConfigKey, std::string, int>;  // config, device, repetition
 
-// A record's sample: its epoch's time and energy, or an inference run's latency (s) and energy per
-// query; nullopt when it has neither.
-std::optional<Sample> sample_of(const RunRecord& r, LatencyPercentile latency) {
+// A record's sample: its epoch's time and energy, or an inference run's latency (s) or throughput
+// and its energy per query or sample; nullopt when it has neither.
+std::optional<Sample> sample_of(const RunRecord& r, const QueryMeasures& queries) {
   if (r.epoch_time_s) return Sample{*r.epoch_time_s, record_energy_j(r)};
-  if (const auto ms = r.latency.at(latency)) return Sample{*ms / 1000, energy_per_query_j(r)};
+  const auto ms = r.latency.at(queries.latency);
+  if (!ms) return std::nullopt;
+  const auto energy = query_energy_j(r, queries.energy);
+  if (queries.speed == QuerySpeed::kLatency) return Sample{*ms / 1000, energy};
+  if (r.throughput_samples_per_s) return Sample{*r.throughput_samples_per_s, energy};
   return std::nullopt;
 }
 
@@ -30,14 +34,14 @@ std::optional<Sample> sample_of(const RunRecord& r, LatencyPercentile latency) {
 // A configuration with epochs is a training one: its rows without (none in a sweep's store) are
 // left out, as aggregate() does.
 std::map<RunKey, std::vector<const RunRecord*>> runs_of(const std::vector<RunRecord>& records,
-                                                        LatencyPercentile latency) {
+                                                        const QueryMeasures& queries) {
   std::set<ConfigKey> trained;
   for (const RunRecord& r : records) {
     if (r.status == RunStatus::kOk && r.epoch_time_s) trained.insert(config_key(r));
   }
   std::map<RunKey, std::vector<const RunRecord*>> runs;
   for (const RunRecord& r : records) {
-    if (r.status != RunStatus::kOk || !sample_of(r, latency)) continue;
+    if (r.status != RunStatus::kOk || !sample_of(r, queries)) continue;
     if (!r.epoch_time_s && trained.contains(config_key(r))) continue;
     runs[{config_key(r), r.device.value_or(""), r.repetition.value_or(0)}].push_back(&r);
   }
@@ -49,10 +53,10 @@ std::map<RunKey, std::vector<const RunRecord*>> runs_of(const std::vector<RunRec
   return runs;
 }
 
-Sample median_sample(const std::vector<const RunRecord*>& rows, LatencyPercentile latency) {
+Sample median_sample(const std::vector<const RunRecord*>& rows, const QueryMeasures& queries) {
   std::vector<double> times, energies;
   for (const RunRecord* r : rows) {
-    const Sample s = *sample_of(*r, latency);
+    const Sample s = *sample_of(*r, queries);
     times.push_back(s.time_s);
     if (s.energy_j) energies.push_back(*s.energy_j);
   }
@@ -61,14 +65,16 @@ Sample median_sample(const std::vector<const RunRecord*>& rows, LatencyPercentil
   return s;
 }
 
-VariabilityRow summarise(const ConfigKey& key, std::optional<LatencyPercentile> query_latency, std::string group,
-                         const std::vector<Sample>& samples, const BootstrapOptions& bootstrap) {
+VariabilityRow summarise(const ConfigKey& key, std::optional<LatencyPercentile> query_latency,
+                         const QueryMeasures& queries, std::string group, const std::vector<Sample>& samples,
+                         const BootstrapOptions& bootstrap) {
   std::vector<double> times, energies;
   for (const Sample& s : samples) {
     times.push_back(s.time_s);
     if (s.energy_j) energies.push_back(*s.energy_j);
   }
-  VariabilityRow row{key, query_latency, std::move(group), summarize(times), std::nullopt, std::nullopt};
+  VariabilityRow row{key,          query_latency, queries.speed, queries.energy, std::move(group), summarize(times),
+                     std::nullopt, std::nullopt};
   if (energies.size() == samples.size()) row.energy_j = summarize(energies);
   if (times.size() >= 2) {
     row.time_median_ci = bootstrap_ci(
@@ -89,20 +95,20 @@ std::string_view to_string(VariabilityLevel level) {
 }
 
 std::vector<VariabilityRow> variability(const std::vector<RunRecord>& records, VariabilityLevel level,
-                                        const BootstrapOptions& bootstrap, LatencyPercentile latency) {
-  const auto runs = runs_of(records, latency);
+                                        const BootstrapOptions& bootstrap, const QueryMeasures& queries) {
+  const auto runs = runs_of(records, queries);
   // Which configurations are inference ones (their runs have no epoch time).
   std::map<ConfigKey, std::optional<LatencyPercentile>> measure;
   for (const auto& [key, run_rows] : runs) {
-    measure[std::get<0>(key)] = run_rows.front()->epoch_time_s ? std::nullopt : std::optional(latency);
+    measure[std::get<0>(key)] = run_rows.front()->epoch_time_s ? std::nullopt : std::optional(queries.latency);
   }
   std::vector<VariabilityRow> rows;
   if (level == VariabilityLevel::kEpochs) {
     for (const auto& [key, run_rows] : runs) {
       std::vector<Sample> samples;
-      for (const RunRecord* r : run_rows) samples.push_back(*sample_of(*r, latency));
+      for (const RunRecord* r : run_rows) samples.push_back(*sample_of(*r, queries));
       const auto& [config, device, rep] = key;
-      rows.push_back(summarise(config, measure[config],
+      rows.push_back(summarise(config, measure[config], queries,
                                fmt::format("device={} rep={}", device.empty() ? "-" : device, rep), samples,
                                bootstrap));
     }
@@ -112,11 +118,11 @@ std::vector<VariabilityRow> variability(const std::vector<RunRecord>& records, V
   std::map<std::pair<ConfigKey, std::string>, std::vector<Sample>> per_device;
   for (const auto& [key, run_rows] : runs) {
     const auto& [config, device, rep] = key;
-    per_device[{config, device}].push_back(median_sample(run_rows, latency));
+    per_device[{config, device}].push_back(median_sample(run_rows, queries));
   }
   if (level == VariabilityLevel::kRepetitions) {
     for (const auto& [key, samples] : per_device) {
-      rows.push_back(summarise(key.first, measure[key.first],
+      rows.push_back(summarise(key.first, measure[key.first], queries,
                                fmt::format("device={}", key.second.empty() ? "-" : key.second), samples, bootstrap));
     }
     return rows;
@@ -133,8 +139,13 @@ std::vector<VariabilityRow> variability(const std::vector<RunRecord>& records, V
     per_config[key.first].push_back(device_sample);
   }
   for (const auto& [config, samples] : per_config)
-    rows.push_back(summarise(config, measure[config], "", samples, bootstrap));
+    rows.push_back(summarise(config, measure[config], queries, "", samples, bootstrap));
   return rows;
+}
+
+std::vector<VariabilityRow> variability(const std::vector<RunRecord>& records, VariabilityLevel level,
+                                        const BootstrapOptions& bootstrap, LatencyPercentile latency) {
+  return variability(records, level, bootstrap, QueryMeasures{.latency = latency});
 }
 
 }  // namespace jetchar::analysis

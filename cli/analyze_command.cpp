@@ -68,8 +68,10 @@ void run_stats(const AnalyzeOptions& o) {
   if (!latency)
     throw UsageError(fmt::format("--latency '{}' is not valid; use avg, p50, p90, p95, p99 or max", o.latency));
   BootstrapOptions bootstrap{.level = 0.95, .resamples = o.resamples, .seed = o.seed};
+  const QueryMeasures measures{.latency = *latency, .speed = query_speed(o), .energy = query_energy(o)};
+  const bool throughput = measures.speed == QuerySpeed::kThroughput;
   for (VariabilityLevel level : levels) {
-    const auto rows = variability(records, level, bootstrap, *latency);
+    const auto rows = variability(records, level, bootstrap, measures);
     // Training rows and inference rows each get a table in their own units (s and J, ms and J/query).
     for (const bool queries : {false, true}) {
       std::vector<const VariabilityRow*> table;
@@ -81,11 +83,13 @@ void run_stats(const AnalyzeOptions& o) {
       }
       if (table.empty() && (queries || rows.size() > 0)) continue;  // an empty store still shows its header
       const auto shown = varying_axes(keys);
-      const double scale = queries ? 1000 : 1;
+      // A latency in ms; a throughput as it is (samples/s).
+      const double scale = queries && !throughput ? 1000 : 1;
       out += queries ? fmt::format(
-                           "\nacross {} (inference: {} latency of a query, ms; energy per query, J; 95% "
-                           "bootstrap CI of the median latency)\n",
-                           to_string(level), o.latency)
+                           "\nacross {} (inference: {}; energy per {}, J; 95% bootstrap CI of the median {})\n",
+                           to_string(level),
+                           throughput ? "throughput, samples/s" : fmt::format("{} latency of a query, ms", o.latency),
+                           to_string(measures.energy), throughput ? "throughput" : "latency")
                      : fmt::format("\nacross {} (warm epoch time, s; energy, J; 95% bootstrap CI of the median time)\n",
                                    to_string(level));
       out += fmt::format("{:<64} {:<16} {:>4} {:>10} {:>10} {:>9} {:>7} {:>10} {:>21} {:>10} {:>7}\n", "configuration",
@@ -143,26 +147,33 @@ void check_per_axes(const std::vector<ConfigPoint>& points, const AnalyzeOptions
 
 // The header lines that say what the figures are: training's, inference's, or both.
 std::string measures_header(std::span<const ConfigPoint> points) {
-  const bool queries = std::any_of(points.begin(), points.end(), [](const auto& p) { return p.query_latency; });
+  const auto query = std::find_if(points.begin(), points.end(), [](const auto& p) { return p.query_latency; });
   const bool epochs = std::any_of(points.begin(), points.end(), [](const auto& p) { return !p.query_latency; });
-  return fmt::format("{}{}", epochs ? fmt::format("{}\n", kWarmEpochs) : "",
-                     queries ? fmt::format("{}\n", kQueryMedians) : "");
+  return fmt::format(
+      "{}{}", epochs ? fmt::format("{}\n", kWarmEpochs) : "",
+      query != points.end() ? fmt::format("{}\n", query_medians_note(query->query_speed, query->query_energy)) : "");
+}
+
+// What a group's front weighs against its energy: "time" (epochs), "latency" or "throughput".
+std::string_view front_speed(const ParetoGroup& g) {
+  if (!g.query_latency) return "time";
+  return to_string(g.points.front().query_speed);
 }
 
 void run_pareto(const AnalyzeOptions& o) {
-  const auto points = load_points(o.results, o.latency);
+  const auto points = load_points(o);
   check_per_axes(points, o);
   auto groups = pareto_groups(points, per_board_kind(points, o.per));
   if (groups.empty()) {
     throw std::invalid_argument(
-        fmt::format("{}: no configuration has an epoch energy or an energy per query", o.results));
+        fmt::format("{}: no configuration has an epoch energy or an energy per {}", o.results, o.energy_per));
   }
   std::string out = measures_header(points);
   for (const auto& g : groups) {
     const auto shown = varying_axes(g.points);
     const ConfigPoint& first = g.points.front();
     out += fmt::format("{}: {} of {} configurations on the {}-energy Pareto front\n", g.label(), g.front.size(),
-                       g.points.size(), g.query_latency ? "latency" : "time");
+                       g.points.size(), front_speed(g));
     // Column widths follow the labels: custom power modes are long ("custom: 12 cores CPU/GPU/EMC ...").
     std::size_t mode_width = std::string_view("power mode").size(), axes_width = std::string_view("axes").size();
     for (std::size_t i : g.front) {
@@ -183,15 +194,23 @@ void run_pareto(const AnalyzeOptions& o) {
 }
 
 Budget budget_of(const AnalyzeOptions& o) {
-  int given = !!o.max_time_s + !!o.max_latency + !!o.max_power_w + !!o.max_energy_j + !!o.zeus_eta;
+  // --min-throughput is a budget of its own, or a second bound beside --max-latency.
+  int given = !!o.max_time_s + !!o.max_latency + !!o.max_power_w + !!o.max_energy_j + !!o.zeus_eta +
+              (o.min_throughput && !o.max_latency);
   if (given != 1)
     throw jetchar::cli::UsageError(
-        "give exactly one of --max-time, --max-latency, --max-power, --max-energy, --zeus-eta");
+        "give exactly one of --max-time, --max-latency, --min-throughput, --max-power, --max-energy, --zeus-eta "
+        "(--min-throughput may go with --max-latency)");
   if (o.zeus_max_power_w && !o.zeus_eta) throw jetchar::cli::UsageError("--max-power-w goes with --zeus-eta");
-  if (o.min_throughput && !o.max_latency) throw jetchar::cli::UsageError("--min-throughput goes with --max-latency");
   if (o.max_latency) {
     Budget budget{Budget::Kind::kMaxLatency, latency_seconds(*o.max_latency)};
     budget.min_throughput = o.min_throughput;
+    budget.query_energy = query_energy(o);
+    return budget;
+  }
+  if (o.min_throughput) {
+    Budget budget{Budget::Kind::kMinThroughput, *o.min_throughput};
+    budget.query_energy = query_energy(o);
     return budget;
   }
   if (o.max_time_s) return {Budget::Kind::kMaxTime, *o.max_time_s};
@@ -207,13 +226,15 @@ void run_choose(const AnalyzeOptions& o) {
     run_choose_predicted(o, budget);
     return;
   }
-  auto points = load_points(o.results, o.latency);
+  auto points = load_points(o);
   check_per_axes(points, o);
   const auto choices = choose_per_group(points, per_board_kind(points, o.per), budget);
   if (choices.empty()) {
+    const bool inference = budget.kind == Budget::Kind::kMaxLatency || budget.kind == Budget::Kind::kMinThroughput;
     throw std::invalid_argument(
-        budget.kind == Budget::Kind::kMaxLatency
-            ? fmt::format("{}: no inference configuration (runs with query latencies) for --max-latency", o.results)
+        inference
+            ? fmt::format("{}: no inference configuration (runs with query latencies) for {}", o.results,
+                          budget.kind == Budget::Kind::kMaxLatency ? "--max-latency" : "--min-throughput")
             : fmt::format("{}: no training configuration (runs with epochs) for --max-time; an inference sweep takes "
                           "--max-latency",
                           o.results));
@@ -232,9 +253,11 @@ void run_choose(const AnalyzeOptions& o) {
     const ConfigPoint& p = group.points[choice->index];
     const auto axes = axes_label(p.key, varying_axes(group.points));
     if (p.query_latency) {
-      out += fmt::format("{}: {}{}  {} latency {:.4g} ms  energy {} J/query  power {} W  {} samples/s", group.label(),
-                         p.key.mode.label(), axes.empty() ? "" : " " + axes, to_string(*p.query_latency), time_value(p),
-                         opt(p.energy_j), opt(p.power_w), opt(p.throughput_samples_per_s, "{:.1f}"));
+      const auto latency_s = query_latency_s(p);
+      out += fmt::format("{}: {}{}  {} latency {} ms  energy {} {}  power {} W  {} samples/s", group.label(),
+                         p.key.mode.label(), axes.empty() ? "" : " " + axes, to_string(*p.query_latency),
+                         opt(latency_s ? std::optional(1000 * *latency_s) : std::nullopt), opt(p.energy_j),
+                         energy_header(p), opt(p.power_w), opt(p.throughput_samples_per_s, "{:.1f}"));
     } else {
       out += fmt::format("{}: {}{}  time {:.4g} s  energy {} J  power {} W", group.label(), p.key.mode.label(),
                          axes.empty() ? "" : " " + axes, p.time_s, opt(p.energy_j), opt(p.power_w));
@@ -413,6 +436,22 @@ void add_analyze_command(CLI::App& app) {
         ->capture_default_str()
         ->check(CLI::IsMember({"avg", "p50", "p90", "p95", "p99", "max"}));
   };
+  // What else an inference configuration is judged by: its speed and its energy
+  // (analysis/query_objectives.h); returns the options, for choose's exclusions.
+  auto objectives = [&](CLI::App* sub, const char* speed_use) {
+    auto* speed = sub->add_option("--speed", o->speed,
+                                  fmt::format("Inference configurations: latency (a query's, --latency) or throughput "
+                                              "(samples/s){}",
+                                              speed_use))
+                      ->capture_default_str()
+                      ->check(CLI::IsMember({"latency", "throughput"}));
+    auto* energy = sub->add_option("--energy-per", o->energy_per,
+                                   "Inference configurations: energy per query (J/query, a batch) or per sample "
+                                   "(J/sample); across batch sizes they rank differently")
+                       ->capture_default_str()
+                       ->check(CLI::IsMember({"query", "sample"}));
+    return std::pair(speed, energy);
+  };
 
   auto* stats = analyze.add_subcommand(
       "stats", "Median, mean, stddev, CV, olympic mean and bootstrap CI across epochs, repetitions, devices");
@@ -425,13 +464,17 @@ void add_analyze_command(CLI::App& app) {
       ->check(jetchar::cli::unsigned_integer("a seed"))
       ->capture_default_str();
   latency(stats);
+  objectives(stats, ": the one summarised");
   stats->callback([o] { run_stats(*o); });
 
   auto* pareto = analyze.add_subcommand(
-      "pareto", "Time-energy Pareto front per workload over power modes and the other swept axes");
+      "pareto",
+      "Time-energy Pareto front per workload over power modes and the other swept axes (inference: latency or "
+      "throughput against J/query or J/sample)");
   results(pareto);
   pareto->add_option("--per", o->per, "Keep this axis fixed: one front per value (repeatable), e.g. --per batch");
   latency(pareto);
+  objectives(pareto, ": the one the front weighs against energy (least latency, or most samples/s)");
   pareto->callback([o] { run_pareto(*o); });
 
   auto* choose_cmd =
@@ -440,12 +483,18 @@ void add_analyze_command(CLI::App& app) {
   auto* t = choose_cmd->add_option("--max-time", o->max_time_s, "Least energy with epoch time <= S seconds")
                 ->check(jetchar::cli::at_least(0, "seconds"));
   auto* l = choose_cmd->add_option("--max-latency", o->max_latency,
-                                   "Inference: least energy per query with query latency (--latency) <= this, e.g. "
-                                   "50ms, 0.05s (a bare number is ms)");
-  choose_cmd->add_option("--min-throughput", o->min_throughput, "With --max-latency: and at least this many samples/s")
-      ->needs(l)
-      ->check(jetchar::cli::at_least(0, "samples/s"));
+                                   "Inference: least energy per query (or per sample: --energy-per) with query "
+                                   "latency (--latency) <= this, e.g. 50ms, 0.05s (a bare number is ms)");
+  auto* mt = choose_cmd
+                 ->add_option("--min-throughput", o->min_throughput,
+                              "Inference: least energy per query (or per sample) with at least this many samples/s; "
+                              "with --max-latency, a second bound")
+                 ->check(jetchar::cli::at_least(0, "samples/s"));
   latency(choose_cmd);
+  const auto [speed, energy_per] = objectives(
+      choose_cmd,
+      ": what least time means for inference under --max-power, --max-energy and --zeus-eta (the latency, or the time "
+      "per sample: most samples/s)");
   auto* p = choose_cmd->add_option("--max-power", o->max_power_w, "Least time with average power <= W watts")
                 ->check(jetchar::cli::at_least(0, "watts"));
   auto* e = choose_cmd->add_option("--max-energy", o->max_energy_j, "Least time with epoch energy <= J joules")
@@ -456,7 +505,8 @@ void add_analyze_command(CLI::App& app) {
       ->add_option("--max-power-w", o->zeus_max_power_w, "P_max for --zeus-eta (default: the largest measured power)")
       ->needs(z)
       ->check(jetchar::cli::above(0, "watts"));
-  t->excludes(l)->excludes(p)->excludes(e)->excludes(z);
+  t->excludes(l)->excludes(p)->excludes(e)->excludes(z)->excludes(mt);
+  mt->excludes(p)->excludes(e)->excludes(z);
   l->excludes(p)->excludes(e)->excludes(z);
   p->excludes(e)->excludes(z);
   e->excludes(z);
@@ -468,7 +518,10 @@ void add_analyze_command(CLI::App& app) {
                     ->check(CLI::ExistingFile)
                     ->excludes(per)
                     ->excludes(z)
-                    ->excludes(l);
+                    ->excludes(l)
+                    ->excludes(mt)
+                    ->excludes(speed)
+                    ->excludes(energy_per);  // its choices are training ones
   choose_cmd
       ->add_option("--confidence", o->confidence,
                    "With --modes: a predicted mode is eligible only where the upper end of its one-sided interval "

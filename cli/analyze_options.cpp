@@ -47,6 +47,41 @@ std::vector<ConfigPoint> load_points(const std::string& file, const std::string&
   return points;
 }
 
+QuerySpeed query_speed(const AnalyzeOptions& o) {
+  const auto speed = parse_query_speed(o.speed);
+  if (!speed) throw UsageError(fmt::format("--speed '{}' is not valid; use latency or throughput", o.speed));
+  return *speed;
+}
+
+QueryEnergy query_energy(const AnalyzeOptions& o) {
+  const auto energy = parse_query_energy(o.energy_per);
+  if (!energy) throw UsageError(fmt::format("--energy-per '{}' is not valid; use query or sample", o.energy_per));
+  return *energy;
+}
+
+std::string query_medians_note(QuerySpeed speed, QueryEnergy energy) {
+  if (speed == QuerySpeed::kLatency && energy == QueryEnergy::kPerQuery) return kQueryMedians;
+  return fmt::format(
+      "inference: {} and energy per {} (J/{}, warm-up excluded): medians over repetitions; power = J/query / mean "
+      "latency",
+      speed == QuerySpeed::kThroughput ? "throughput (samples/s, after warm-up)" : "a query's latency",
+      to_string(energy), to_string(energy));
+}
+
+std::vector<ConfigPoint> load_points(const AnalyzeOptions& o) {
+  const auto percentile = parse_latency_percentile(o.latency);
+  if (!percentile) {
+    throw UsageError(fmt::format("--latency '{}' is not valid; use avg, p50, p90, p95, p99 or max", o.latency));
+  }
+  auto points =
+      aggregate(load_results(o.results), {.latency = *percentile, .speed = query_speed(o), .energy = query_energy(o)});
+  if (points.empty()) {
+    throw std::invalid_argument(fmt::format("{}: no OK run with an epoch time or a query {} ({}); nothing to analyse",
+                                            o.results, o.speed == "throughput" ? "throughput" : "latency", o.latency));
+  }
+  return points;
+}
+
 std::vector<analysis::ModeGroup> load_mode_groups(const std::string& file, const std::string& latency) {
   auto groups = analysis::mode_groups(load_points(file, latency));
   if (groups.empty()) throw std::invalid_argument(fmt::format("{}: no configuration has all four knobs", file));

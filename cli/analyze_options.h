@@ -36,6 +36,10 @@ struct AnalyzeOptions {
   std::string latency = "p99";
   std::optional<std::string> max_latency;
   std::optional<double> min_throughput;
+  // stats, pareto, choose: inference configurations' speed (latency or throughput) and energy (per
+  // query or per sample; analysis/query_objectives.h)
+  std::string speed = "latency";
+  std::string energy_per = "query";
   // compare: several results and the kind the others are measured against
   std::vector<std::string> compared;
   std::optional<std::string> baseline;
@@ -68,6 +72,10 @@ inline constexpr const char* kQueryMedians =
     "inference: a query's latency and energy per query (J/query, warm-up excluded): medians over repetitions; "
     "power = J/query / mean latency";
 
+/// kQueryMedians for the speed and energy an inference configuration is judged by (--speed,
+/// --energy-per).
+std::string query_medians_note(analysis::QuerySpeed speed, analysis::QueryEnergy energy);
+
 // Where fit and predict take each run's knobs from (experiments/mode_readback.h).
 inline constexpr const char* kResolvedKnobs =
     "power-mode knobs (cores, CPU/GPU/EMC MHz): as each run read them back from the board (its resolved mode), "
@@ -82,6 +90,11 @@ double latency_seconds(const std::string& text, std::string_view option = "--max
 /// file when none has an OK run with an epoch time.
 /// The configurations of `file` (analysis::aggregate), inference ones judged by `latency` ("p99").
 std::vector<analysis::ConfigPoint> load_points(const std::string& file, const std::string& latency = "p99");
+/// The configurations of `o.results`, inference ones judged by --latency, --speed and --energy-per.
+std::vector<analysis::ConfigPoint> load_points(const AnalyzeOptions& o);
+/// --speed and --energy-per; UsageError naming the option, the value and what is valid otherwise.
+analysis::QuerySpeed query_speed(const AnalyzeOptions& o);
+analysis::QueryEnergy query_energy(const AnalyzeOptions& o);
 /// Its groups of one workload at one setting of the other axes (analysis::mode_groups);
 /// std::invalid_argument naming the file when no configuration has all four knobs.
 /// The groups of `file` that `fit` and `predict` model (analysis::mode_groups): training ones, and

@@ -84,6 +84,49 @@ TEST(ConfigPoint, AnInferenceConfigurationIsItsQueriesLatencyAndEnergyPerQuery) 
   EXPECT_FALSE(spread[2].query_latency);
 }
 
+// The same runs judged by throughput and energy per sample (batch 4, so J/sample = J/query / 4),
+// and a run without a throughput, which a throughput cannot judge.
+constexpr const char* kBatches =
+    "workload,mode,task,batch,repetition,latency_avg_ms,latency_p99_ms,throughput_samples_per_s,"
+    "energy_per_query_j,energy_per_query_sample_j,status\n"
+    "bert,MAXN,INFER,4,0,8,10,500,0.08,0.02,OK\n"
+    "bert,MAXN,INFER,4,1,8,12,400,0.12,0.03,OK\n"
+    "bert,MAXN,INFER,4,2,8,11,,0.10,0.025,OK\n"
+    "bert,MAXN,INFER,1,0,2,3,,0.04,0.04,OK\n";
+
+TEST(ConfigPoint, ThroughputAndEnergyPerSampleAreObjectivesOfTheirOwn) {
+  const auto records = parse_results_csv(kBatches, "b.csv");
+  const auto per_query = aggregate(records);
+  ASSERT_EQ(per_query.size(), 2u);
+  EXPECT_EQ(per_query[1].samples, 3u);
+  EXPECT_DOUBLE_EQ(*per_query[1].energy_j, 0.10);
+  EXPECT_EQ(per_query[1].query_speed, QuerySpeed::kLatency);
+  EXPECT_DOUBLE_EQ(*query_latency_s(per_query[1]), 0.011);
+
+  const auto per_sample = aggregate(records, {.speed = QuerySpeed::kThroughput, .energy = QueryEnergy::kPerSample});
+  ASSERT_EQ(per_sample.size(), 1u);  // batch 1 has no throughput
+  const ConfigPoint& p = per_sample[0];
+  EXPECT_EQ(p.key.axes.at("batch"), "4");
+  EXPECT_EQ(p.samples, 2u);  // the run without a throughput is left out
+  EXPECT_EQ(p.query_speed, QuerySpeed::kThroughput);
+  EXPECT_DOUBLE_EQ(p.time_s, 1 / 450.0);  // the time per sample: less is better, as every time_s
+  EXPECT_DOUBLE_EQ(time_value(p), 450);
+  EXPECT_EQ(time_header(p), "samples/s");
+  EXPECT_DOUBLE_EQ(*p.energy_j, 0.025);
+  EXPECT_EQ(energy_header(p), "J/sample");
+  EXPECT_DOUBLE_EQ(*p.power_w, 12.5);            // J/query over the mean latency, whichever energy is judged
+  EXPECT_DOUBLE_EQ(*query_latency_s(p), 0.011);  // the p99 latency stays known
+  EXPECT_FALSE(query_latency_s(ConfigPoint{}));  // a training point has none
+
+  const auto spread = variability(records, VariabilityLevel::kRepetitions, {},
+                                  {.speed = QuerySpeed::kThroughput, .energy = QueryEnergy::kPerSample});
+  ASSERT_EQ(spread.size(), 1u);
+  EXPECT_EQ(spread[0].query_speed, QuerySpeed::kThroughput);
+  EXPECT_EQ(spread[0].time_s.n, 2u);
+  EXPECT_DOUBLE_EQ(spread[0].time_s.median, 450);  // samples/s as measured, not inverted
+  EXPECT_DOUBLE_EQ(spread[0].energy_j->median, 0.025);
+}
+
 TEST(Variability, EpochsRepetitionsDevices) {
   auto records = parse_results_csv(kRuns, "r.csv");
   auto epochs = variability(records, VariabilityLevel::kEpochs);

@@ -17,6 +17,12 @@ ConfigPoint point(double time_s, std::optional<double> energy_j, std::optional<d
   return p;
 }
 
+// An inference point's latency bound is on its latency, which is its time only when its speed is
+// latency (p99 here).
+double latency_of(const ConfigPoint& p) {
+  return p.query_speed == QuerySpeed::kLatency ? p.time_s : *p.latency.p99 / 1000;
+}
+
 // Brute force: evaluate every point, keep the smallest objective.
 std::optional<double> brute_force(const std::vector<ConfigPoint>& pts, const Budget& b) {
   double pmax = b.max_power_w.value_or(0);
@@ -32,7 +38,10 @@ std::optional<double> brute_force(const std::vector<ConfigPoint>& pts, const Bud
         if (p.energy_j && p.time_s <= b.value && !p.query_latency) obj = *p.energy_j;
         break;
       case Budget::Kind::kMaxLatency:
-        if (p.energy_j && p.time_s <= b.value && p.query_latency) obj = *p.energy_j;
+        if (p.energy_j && p.query_latency && latency_of(p) <= b.value) obj = *p.energy_j;
+        break;
+      case Budget::Kind::kMinThroughput:
+        if (p.energy_j && p.query_latency && p.throughput_samples_per_s >= b.value) obj = *p.energy_j;
         break;
       case Budget::Kind::kMaxEnergy:
         if (p.energy_j && *p.energy_j <= b.value) obj = p.time_s;
@@ -91,8 +100,10 @@ TEST(ModeChoice, MatchesBruteForceOnRandomSets) {
   for (int trial = 0; trial < 400; ++trial) {
     std::vector<ConfigPoint> pts;
     int n = size(rng);
-    // Every fourth set is of inference points (latency as the time, a throughput each).
+    // Every fourth set is of inference points (latency as the time, a throughput each); every
+    // eighth has the time per sample as its time and a p99 latency apart from it.
     const bool queries = trial % 4 == 0;
+    const bool per_sample = trial % 8 == 0;
     for (int i = 0; i < n; ++i) {
       double t = trial % 3 ? time(rng) : std::round(time(rng) / 20);  // coarse values force ties
       double w = trial % 3 ? power(rng) : std::round(power(rng) / 10);
@@ -102,6 +113,10 @@ TEST(ModeChoice, MatchesBruteForceOnRandomSets) {
       if (queries) {
         pts.back().query_latency = LatencyPercentile::kP99;
         pts.back().throughput_samples_per_s = 1000 * unit(rng);
+        if (per_sample) {
+          pts.back().query_speed = QuerySpeed::kThroughput;
+          pts.back().latency.p99 = 1000 * time(rng);
+        }
       }
     }
     Budget latency_floor(Budget::Kind::kMaxLatency, time(rng));
@@ -109,6 +124,7 @@ TEST(ModeChoice, MatchesBruteForceOnRandomSets) {
     std::vector<Budget> budgets = {{Budget::Kind::kMaxTime, time(rng)},
                                    {Budget::Kind::kMaxLatency, time(rng)},
                                    latency_floor,
+                                   {Budget::Kind::kMinThroughput, 1000 * unit(rng)},
                                    {Budget::Kind::kMaxPower, power(rng)},
                                    {Budget::Kind::kMaxEnergy, time(rng) * power(rng)},
                                    {Budget::Kind::kZeusCost, unit(rng)},
@@ -122,11 +138,13 @@ TEST(ModeChoice, MatchesBruteForceOnRandomSets) {
         // The chosen point itself meets the budget.
         const ConfigPoint& c = pts[got->index];
         if (b.kind == Budget::Kind::kMaxTime || b.kind == Budget::Kind::kMaxLatency) {
-          EXPECT_LE(c.time_s, b.value);
+          EXPECT_LE(b.kind == Budget::Kind::kMaxTime ? c.time_s : latency_of(c), b.value);
           EXPECT_EQ(c.query_latency.has_value(), b.kind == Budget::Kind::kMaxLatency);
           if (b.min_throughput) {
             EXPECT_GE(*c.throughput_samples_per_s, *b.min_throughput);
           }
+        } else if (b.kind == Budget::Kind::kMinThroughput) {
+          EXPECT_GE(*c.throughput_samples_per_s, b.value);
         } else if (b.kind == Budget::Kind::kMaxPower) {
           EXPECT_LE(*c.power_w, b.value);
         } else if (b.kind == Budget::Kind::kMaxEnergy) {
@@ -179,6 +197,42 @@ TEST(ModeChoice, ALatencyBudgetJudgesInferenceAndATimeBudgetTraining) {
   floor.min_throughput = 500;
   EXPECT_FALSE(choose_per_group(points, {}, floor)[0].choice);  // 400 samples/s is below the floor
   EXPECT_EQ(floor.describe(), "least energy per query with query latency <= 50 ms and >= 500 samples/s");
+}
+
+// A throughput floor on its own judges inference points: the least energy (here per sample) among
+// those that serve enough samples/s.
+TEST(ModeChoice, AThroughputFloorTakesTheLeastEnergyOfThePointsThatServeEnough) {
+  auto query = [](double latency_s, double samples_per_s, double j_per_sample) {
+    ConfigPoint p = point(1 / samples_per_s, j_per_sample, 10);
+    p.key.workload = "bert-tiny-qa/squad";
+    p.query_latency = LatencyPercentile::kP99;
+    p.query_speed = QuerySpeed::kThroughput;
+    p.query_energy = QueryEnergy::kPerSample;
+    p.latency.p99 = 1000 * latency_s;
+    p.throughput_samples_per_s = samples_per_s;
+    return p;
+  };
+  // batch 1, 4, 8: more samples/s and less per sample as the batch grows, the largest the slowest query
+  const std::vector<ConfigPoint> points = {query(0.003, 300, 0.04), query(0.004, 1200, 0.011),
+                                           query(0.008, 2000, 0.0064)};
+  Budget floor(Budget::Kind::kMinThroughput, 1000);
+  floor.query_energy = QueryEnergy::kPerSample;
+  EXPECT_EQ(floor.describe(), "least energy per sample with >= 1000 samples/s");
+  ASSERT_TRUE(choose(points, floor));
+  EXPECT_EQ(choose(points, floor)->index, 2u);
+  EXPECT_FALSE(choose(points, Budget(Budget::Kind::kMinThroughput, 2500)));
+  ConfigPoint train = point(0.001, 1, 1);  // a training point is never judged by a throughput floor
+  train.throughput_samples_per_s = 5000;
+  EXPECT_FALSE(floor.judges(train));
+  EXPECT_FALSE(choose(std::vector<ConfigPoint>{train}, floor));
+
+  // A latency bound on points whose time is the time per sample: batch 8 dominates batch 4 on
+  // (time per sample, J/sample) but misses 5 ms, so the dominated batch 4 is the answer.
+  Budget slo(Budget::Kind::kMaxLatency, 0.005);
+  slo.query_energy = QueryEnergy::kPerSample;
+  EXPECT_EQ(slo.describe(), "least energy per sample with query latency <= 5 ms");
+  ASSERT_TRUE(choose(points, slo));
+  EXPECT_EQ(choose(points, slo)->index, 1u);
 }
 
 }  // namespace
