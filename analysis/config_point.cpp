@@ -49,6 +49,20 @@ std::optional<double> query_latency_s(const ConfigPoint& p) {
   return ms ? std::optional<double>(*ms / 1000) : std::nullopt;
 }
 
+std::vector<ConfigPoint> at_mean_latency(std::span<const ConfigPoint> points) {
+  std::vector<ConfigPoint> out;
+  for (const ConfigPoint& p : points) {
+    if (!p.query_latency || p.query_speed != QuerySpeed::kLatency || p.query_energy != QueryEnergy::kPerQuery ||
+        !p.latency.avg || !(*p.latency.avg > 0)) {
+      return {};
+    }
+    out.push_back(p);
+    out.back().query_latency = LatencyPercentile::kAvg;
+    out.back().time_s = *p.latency.avg / 1000;
+  }
+  return out;
+}
+
 std::string time_header(const ConfigPoint& p) {
   if (!p.query_latency) return "time_s";
   return p.query_speed == QuerySpeed::kThroughput ? "samples/s" : fmt::format("{}_ms", to_string(*p.query_latency));

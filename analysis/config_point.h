@@ -66,6 +66,13 @@ std::optional<double> query_energy_j(const RunRecord& record, QueryEnergy energy
 /// training point or where no run had it.
 std::optional<double> query_latency_s(const ConfigPoint& p);
 
+/// Inference points re-timed by their mean latency: the time a query's energy is spent over (power
+/// × mean latency = J/query, as aggregate() computes power), so that a model fitted on them
+/// predicts J/query as power × time, where time_s is a tail latency (p99) that power × time would
+/// overstate. Empty when a point is not an inference one judged by latency and energy per query, or
+/// has no mean latency.
+std::vector<ConfigPoint> at_mean_latency(std::span<const ConfigPoint> points);
+
 /// The units `p` is measured in, for headers: "time_s"/"energy_j" for training, "p99_ms" or
 /// "samples/s" and "J/query" or "J/sample" for inference; time_value() converts time_s to the unit
 /// time_header() names.

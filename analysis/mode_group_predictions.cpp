@@ -80,6 +80,21 @@ GroupModel fit_group(const GroupPredictionRequest& request, const std::vector<Po
 
 PredictedValue value_of(const Interval& i) { return {i.value, i.low, i.high}; }
 
+// `model`'s time, power and energy at `m` into `p`.
+void predict_with(const GroupModel& model, const PowerMode& m, PredictedMode& p) {
+  if (model.predictor || model.transfer) {
+    const ModePrediction predicted = model.predictor ? model.predictor->predict(m) : model.transfer->predict(m);
+    p.time_s = value_of(predicted.time_s);
+    if (predicted.power_w) p.power_w = value_of(*predicted.power_w);
+    if (predicted.energy_j) p.energy_j = value_of(*predicted.energy_j);
+  } else {
+    const Prediction predicted = model.fixed->predict(m);
+    p.time_s.value = predicted.time_s;
+    p.power_w.value = predicted.power_w;
+    p.energy_j.value = predicted.energy_j;
+  }
+}
+
 GroupPredictions predict_group(const ModeGroup& g, const std::vector<PowerMode>& modes,
                                const GroupPredictionRequest& request) {
   GroupPredictions out;
@@ -93,6 +108,16 @@ GroupPredictions predict_group(const ModeGroup& g, const std::vector<PowerMode>&
   for (std::size_t i = 0; i < g.points.size(); ++i) measured_at.emplace(ModeKnobs::of(g.points[i].key.mode), i);
   const GroupModel model = fit_group(request, modes, train, std::move(profiled.predictor));
   out.model = model.name;
+  // An inference group judged by a tail latency: power and energy per query come from a fit on the
+  // mean latency, which a query's energy is spent over; power × the tail latency would overstate
+  // the energy by the tail's ratio to the mean (and carry its noise).
+  std::optional<GroupModel> energy_model;
+  if (g.query_latency && *g.query_latency != LatencyPercentile::kAvg) {
+    if (const auto at_mean = at_mean_latency(train); !at_mean.empty()) {
+      energy_model = fit_group(request, modes, at_mean, std::nullopt);
+      out.model += "; energy " + energy_model->name;
+    }
+  }
 
   std::vector<PowerMode> profiled_modes;
   for (const ConfigPoint& p : train) profiled_modes.push_back(p.key.mode);
@@ -102,16 +127,12 @@ GroupPredictions predict_group(const ModeGroup& g, const std::vector<PowerMode>&
     PredictedMode p;
     p.mode = m;
     for (const KnobRange& k : range.outside(m)) p.extrapolates.push_back(k.knob), ++extrapolated[k.knob];
-    if (model.predictor || model.transfer) {
-      const ModePrediction predicted = model.predictor ? model.predictor->predict(m) : model.transfer->predict(m);
-      p.time_s = value_of(predicted.time_s);
-      if (predicted.power_w) p.power_w = value_of(*predicted.power_w);
-      if (predicted.energy_j) p.energy_j = value_of(*predicted.energy_j);
-    } else {
-      const Prediction predicted = model.fixed->predict(m);
-      p.time_s.value = predicted.time_s;
-      p.power_w.value = predicted.power_w;
-      p.energy_j.value = predicted.energy_j;
+    predict_with(model, m, p);
+    if (energy_model) {
+      PredictedMode at_mean;
+      predict_with(*energy_model, m, at_mean);
+      p.power_w = at_mean.power_w;
+      p.energy_j = at_mean.energy_j;
     }
     const auto at = measured_at.find(ModeKnobs::of(m));
     if (at != measured_at.end()) {

@@ -65,7 +65,10 @@ struct HeldOutMape {
 
 struct GroupPredictions {
   const ModeGroup* group = nullptr;
-  std::string model;  ///< "auto:<time form>/<power form>", "transfer:<workload>" or a fixed model's name
+  /// "auto:<time form>/<power form>", "transfer:<workload>" or a fixed model's name; for an inference
+  /// group judged by a tail latency, "; energy <the same>" after it: the model of the mean latency
+  /// that its power and energy per query come from.
+  std::string model;
   std::size_t profiled = 0;
   std::vector<PredictedMode> modes;  ///< every mode asked for, in its order
   HeldOutMape held_out_time, held_out_power, held_out_energy;

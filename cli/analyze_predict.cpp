@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <set>
@@ -227,11 +228,21 @@ void run_predict(const AnalyzeOptions& o) {
   if (!o.reference.empty()) reference = load_reference(o);
   const auto groups = load_mode_groups(o.results, o.latency);
   // The CSV stays plain (no comment line for a parser to trip on); the notes go to stderr.
-  std::fprintf(stderr, "predicted: warm epoch time, power and energy, fitted to the measured %s; %s\n", kWarmEpochs,
-               kResolvedKnobs);
-  if (std::any_of(groups.begin(), groups.end(), [](const ModeGroup& g) { return g.query_latency.has_value(); })) {
-    std::fprintf(stderr, "measure query_%s: predicted latency (s), power and energy per query; %s\n", o.latency.c_str(),
-                 kQueryMedians);
+  const auto queries = [](const ModeGroup& g) { return g.query_latency.has_value(); };
+  if (!std::all_of(groups.begin(), groups.end(), queries)) {
+    std::fprintf(stderr, "predicted: warm epoch time, power and energy, fitted to the measured %s; %s\n", kWarmEpochs,
+                 kResolvedKnobs);
+  }
+  if (std::any_of(groups.begin(), groups.end(), queries)) {
+    std::fprintf(
+        stderr, "%s\n",
+        fmt::format(
+            "measure query_{}: predicted {} latency of a query (time columns, s), power and energy "
+            "per query (energy columns, J/query){}; {}; {}",
+            o.latency, o.latency,
+            o.latency == "avg" ? "" : ", these two from a fit on the mean latency (power x mean latency = J/query)",
+            kQueryMedians, kResolvedKnobs)
+            .c_str());
   }
   if (reference) {
     std::fprintf(stderr, "%s\n",
@@ -262,7 +273,8 @@ void add_predict_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOptions
                          const std::function<void(CLI::App*)>& results) {
   auto* predict = analyze.add_subcommand(
       "predict",
-      "Predict epoch time, power and energy for power modes never run, with intervals (CSV or JSON on stdout)");
+      "Predict epoch time (inference: a query's latency), power and energy (per query) for power modes never run, "
+      "with intervals (CSV or JSON on stdout)");
   results(predict);
   predict
       ->add_option("--modes", o->modes,

@@ -127,6 +127,21 @@ TEST(ConfigPoint, ThroughputAndEnergyPerSampleAreObjectivesOfTheirOwn) {
   EXPECT_DOUBLE_EQ(spread[0].energy_j->median, 0.025);
 }
 
+TEST(ConfigPoint, AtTheMeanLatencyPowerTimesTimeIsTheEnergyPerQuery) {
+  const auto points = aggregate(parse_results_csv(kBatches, "b.csv"));
+  const auto at_mean = at_mean_latency(points);
+  ASSERT_EQ(at_mean.size(), 2u);
+  for (const ConfigPoint& p : at_mean) {
+    EXPECT_EQ(p.query_latency, LatencyPercentile::kAvg);
+    EXPECT_NEAR(*p.power_w * p.time_s, *p.energy_j, 1e-12) << p.key.label();
+  }
+  EXPECT_DOUBLE_EQ(at_mean[1].time_s, 0.008);
+  EXPECT_GT(*points[1].power_w * points[1].time_s, 1.3 * *points[1].energy_j);         // at p99 it overstates
+  EXPECT_TRUE(at_mean_latency(aggregate(parse_results_csv(kRuns, "r.csv"))).empty());  // training points
+  EXPECT_TRUE(
+      at_mean_latency(aggregate(parse_results_csv(kBatches, "b.csv"), {.energy = QueryEnergy::kPerSample})).empty());
+}
+
 TEST(Variability, EpochsRepetitionsDevices) {
   auto records = parse_results_csv(kRuns, "r.csv");
   auto epochs = variability(records, VariabilityLevel::kEpochs);

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <string>
 
 #include "tests/analysis/synthetic_sweep.h"
 
@@ -80,6 +82,53 @@ TEST(ModeGroupPredictions, TheAutoModelGivesIntervalsAndSuggestsModesItWasNotFit
   ASSERT_EQ(g.profile_next.size(), 2u);
   for (const PowerMode* next : g.profile_next) {
     for (const PowerMode* f : fitted) EXPECT_NE(next->label(), f->label());
+  }
+}
+
+// An inference group judged by its p99 latency, whose tail runs 40 % (and noisily) above the mean
+// latency its energy per query is spent over: the p99 is predicted as the time, while power and
+// J/query come from the fit on the mean latency. Power x the p99 would overstate J/query by about
+// 40 %.
+TEST(ModeGroupPredictions, AnInferenceGroupsEnergyPerQueryComesFromItsMeanLatency) {
+  const auto measured = small_grid();
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> noise(1.0, 0.01), tail(1.4, 0.05);
+  std::vector<ConfigPoint> points;
+  for (const PowerMode& m : measured) {
+    ConfigPoint p;
+    p.key.workload = "bert-tiny-qa/squad";
+    p.key.mode = m;
+    p.query_latency = LatencyPercentile::kP99;
+    const double mean_s = testing::true_time_s(m, testing::GroundTruth{}) / 1000 * noise(rng);
+    p.time_s = mean_s * tail(rng);
+    p.latency.avg = 1000 * mean_s;
+    p.latency.p99 = 1000 * p.time_s;
+    p.power_w = testing::true_power_w(m) * noise(rng);
+    p.energy_j = *p.power_w * mean_s;
+    p.samples = 1;
+    points.push_back(p);
+  }
+  const auto groups = mode_groups(points);
+  ASSERT_EQ(groups.size(), 1u);
+  ASSERT_TRUE(groups[0].query_latency);
+  for (const bool automatic : {true, false}) {
+    SCOPED_TRACE(automatic ? "auto" : "nnls");
+    GroupPredictionRequest request;
+    request.automatic = automatic;
+    request.profile = 8;
+    const auto predicted = predict_groups(groups, measured, request);
+    ASSERT_EQ(predicted.size(), 1u);
+    const GroupPredictions& g = predicted[0];
+    EXPECT_NE(g.model.find("; energy "), std::string::npos) << g.model;
+    ASSERT_EQ(g.held_out_energy.modes, 8u);
+    EXPECT_LT(*g.held_out_energy.pct(), 5) << "J/query from the mean latency";
+    EXPECT_LT(*g.held_out_power.pct(), 5);
+    ASSERT_EQ(g.held_out_time.modes, 8u);
+    EXPECT_LT(*g.held_out_time.pct(), 12) << "the p99 itself, with its tail's noise";
+    for (const PredictedMode& p : g.modes) {
+      // The p99 predicted is the tail's, well above the mean latency the energy is spent over.
+      EXPECT_GT(*p.time_s.value * *p.power_w.value, 1.2 * *p.energy_j.value) << p.mode.label();
+    }
   }
 }
 

@@ -40,12 +40,14 @@ inline std::vector<PowerMode> orin_like_grid() {
 }
 
 inline double true_time_s(const PowerMode& m, const GroundTruth& g) {
-  double cores = *m.cpu_cores, cpu = *m.cpu_freq_khz / 1e6, gpu = *m.gpu_freq_khz / 1e6, emc = *m.emc_freq_khz / 1e6;
+  const double cores = *m.cpu_cores, cpu = static_cast<double>(*m.cpu_freq_khz) / 1e6,
+               gpu = static_cast<double>(*m.gpu_freq_khz) / 1e6, emc = static_cast<double>(*m.emc_freq_khz) / 1e6;
   return g.cpu_work / (cores * cpu) + g.gpu_work / gpu + g.mem_work / emc + g.fixed_s;
 }
 
 inline double true_power_w(const PowerMode& m) {
-  double cores = *m.cpu_cores, cpu = *m.cpu_freq_khz / 1e6, gpu = *m.gpu_freq_khz / 1e6, emc = *m.emc_freq_khz / 1e6;
+  const double cores = *m.cpu_cores, cpu = static_cast<double>(*m.cpu_freq_khz) / 1e6,
+               gpu = static_cast<double>(*m.gpu_freq_khz) / 1e6, emc = static_cast<double>(*m.emc_freq_khz) / 1e6;
   return 4.0 + 0.6 * cores * cpu + 7.0 * gpu + 1.2 * emc;
 }
 

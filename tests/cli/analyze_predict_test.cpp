@@ -137,10 +137,14 @@ TEST_F(AnalyzePredictTest, PredictCsvCarriesTheBoundsAndFixedModelsLeaveThemEmpt
 
 // Inference runs over the same modes: the models fit a query's latency (--latency) and the
 // energy per query as they fit epoch times, and the rows say so.
+// Inference runs' p99 latency runs 30 % above their mean latency, which their energy per query is
+// spent over: predict gives the p99 as the time and J/query from the fit on the mean latency, so
+// the measured modes it leaves out check both (power x p99 would miss J/query by 30 %).
 TEST_F(AnalyzePredictTest, InferenceRunsPredictALatencyAndEnergyPerQuery) {
   std::string runs =
       "workload,task,cpu_cores,cpu_freq_mhz,gpu_freq_mhz,emc_freq_mhz,latency_avg_ms,latency_p99_ms,"
       "energy_per_query_j\n";
+  std::string measured = "mode,cpu_cores,cpu_freq_mhz,gpu_freq_mhz,emc_freq_mhz\n";
   int i = 0;
   for (int c : {2, 4, 8, 12})
     for (double f : {729.6, 1344.0, 2201.6})
@@ -154,12 +158,34 @@ TEST_F(AnalyzePredictTest, InferenceRunsPredictALatencyAndEnergyPerQuery) {
           row << "bert,INFER," << c << "," << f << "," << g << "," << m << "," << 1000 * t << "," << 1300 * t << ","
               << p * t << "\n";
           runs += row.str();
+          measured += fmt::format("m{},{},{},{},{}\n", i, c, f, g, m);
         }
   const auto file = dir_.write("infer.csv", runs);
   ASSERT_EQ(run({"analyze", "predict", file.string(), "--modes", modes_.string()}), 0) << err();
-  EXPECT_THAT(out(), ::testing::ContainsRegex("\nbert,,a,6,1651200,918000,2133000,auto:[a-z_]+/[a-z]+,18,"
-                                              "[0-9.e-]+,.*,query_p99\n"));
-  EXPECT_THAT(err(), ::testing::HasSubstr("measure query_p99: predicted latency (s), power and energy per query"));
+  EXPECT_THAT(out(), ::testing::ContainsRegex("\nbert,,a,6,1651200,918000,2133000,auto:[a-z_]+/[a-z_]+; energy "
+                                              "auto:[a-z_]+/[a-z_]+,18,[0-9.e-]+,.*,query_p99\n"));
+  EXPECT_THAT(err(), ::testing::HasSubstr("measure query_p99: predicted p99 latency of a query (time columns, s), "
+                                          "power and energy per query (energy columns, J/query), these two from a "
+                                          "fit on the mean latency"));
+  EXPECT_THAT(err(), ::testing::Not(::testing::HasSubstr("warm epoch")));  // no training group here
+
+  const auto every_mode = dir_.write("measured.csv", measured);
+  ASSERT_EQ(run({"analyze", "predict", file.string(), "--modes", every_mode.string(), "--profile", "9", "--json"}), 0)
+      << err();
+  const auto doc = nlohmann::json::parse(out());
+  ASSERT_EQ(doc.at("held_out").size(), 1u);
+  const auto& held_out = doc.at("held_out").at(0);
+  EXPECT_EQ(held_out.at("modes"), 9);
+  EXPECT_LT(held_out.at("energy_mape_pct").get<double>(), 5) << held_out.dump();
+  EXPECT_LT(held_out.at("time_mape_pct").get<double>(), 10) << held_out.dump();
+  for (const auto& p : doc.at("predictions")) {
+    EXPECT_EQ(p.at("measure"), "query_p99");
+    // The p99 predicted is 1.3 times the mean latency J/query is spent over.
+    const double p99_energy = p.at("time_s").at("value").get<double>() * p.at("power_w").at("value").get<double>();
+    EXPECT_NEAR(p99_energy / p.at("energy_j").at("value").get<double>(), 1.3, 0.1) << p.dump();
+  }
+  EXPECT_THAT(err(), ::testing::HasSubstr("held out: bert: 9 measured modes the fit left out"));
+
   ASSERT_EQ(run({"analyze", "fit", file.string()}), 0) << err();
   EXPECT_THAT(out(), ::testing::HasSubstr("bert inference: 18 power modes"));
 }
