@@ -10,13 +10,18 @@
 #include <tuple>
 
 #include "analysis/board_comparison.h"
+#include "analysis/chart_labels.h"
 #include "analysis/config_groups.h"
 #include "analysis/config_point.h"
 #include "analysis/cross_validation.h"
 #include "analysis/mode_choice.h"
 #include "analysis/mode_predictions.h"
+#include "analysis/narrow_spread.h"
 #include "analysis/pareto.h"
 #include "analysis/report_assets.h"
+#include "analysis/report_batch.h"
+#include "analysis/report_html.h"
+#include "analysis/report_inference.h"
 #include "analysis/scaling.h"
 #include "analysis/statistics.h"
 #include "analysis/variability.h"
@@ -26,43 +31,10 @@ namespace {
 
 using nlohmann::json;
 
-json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
-std::string escape_html(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string cell(const json& v) {
-  if (v.is_null()) return "–";
-  if (v.is_number_float()) return fmt::format("{:.4g}", v.get<double>());
-  if (v.is_string()) return escape_html(v.get<std::string>());
-  return escape_html(v.dump());
-}
-
-// An HTML table from rows of JSON objects, with the given columns (key, heading).
-std::string table(const json& rows, const std::vector<std::pair<std::string, std::string>>& columns,
-                  const std::string& id) {
-  std::string out = fmt::format("<table id=\"{}\"><thead><tr>", id);
-  for (const auto& [key, heading] : columns) out += "<th>" + escape_html(heading) + "</th>";
-  out += "</tr></thead><tbody>";
-  for (const json& row : rows) {
-    out += "<tr>";
-    for (const auto& [key, heading] : columns)
-      out += "<td>" + cell(row.contains(key) ? row.at(key) : json(nullptr)) + "</td>";
-    out += "</tr>";
-  }
-  return out + "</tbody></table>\n";
-}
+using report_html::ChartCanvases;
+using report_html::escape;
+using report_html::optional_json;
+using report_html::table;
 
 json pareto_section(const std::vector<ConfigPoint>& points) {
   json groups = json::array();
@@ -74,11 +46,21 @@ json pareto_section(const std::vector<ConfigPoint>& points) {
        pareto_groups(points, kinds ? std::vector<std::string>{"board"} : std::vector<std::string>{})) {
     std::set<std::size_t> front(g.front.begin(), g.front.end());
     const auto shown = varying_axes(g.points);
+    std::vector<ConfigKey> keys;
+    std::vector<double> times, energies;
+    for (const ConfigPoint& p : g.points) {
+      keys.push_back(p.key);
+      times.push_back(p.time_s);
+      energies.push_back(*p.energy_j);
+    }
+    // The chart prints the front's points' short labels beside them (report.js).
+    const auto short_labels = chart_labels(keys);
     json rows = json::array();
     for (std::size_t i = 0; i < g.points.size(); ++i) {
       const ConfigPoint& p = g.points[i];
       rows.push_back({{"mode", p.key.mode.label()},
                       {"axes", axes_label(p.key, shown)},
+                      {"short", short_labels[i]},
                       {"time_s", p.time_s},
                       {"energy_j", *p.energy_j},
                       {"power_w", optional_json(p.power_w)},
@@ -87,11 +69,17 @@ json pareto_section(const std::vector<ConfigPoint>& points) {
     }
     // An inference group's time is a query's latency (ConfigPoint::query_latency), drawn in ms.
     const auto& latency = g.query_latency;
-    groups.push_back({{"label", g.label()},
-                      {"points", rows},
-                      {"time_title", latency ? fmt::format("{} latency of a query (s)", to_string(*latency))
-                                             : std::string("epoch time (s)")},
-                      {"energy_title", latency ? "energy per query (J)" : "epoch energy (J)"}});
+    const std::string times_name =
+        latency ? fmt::format("{} latencies", to_string(*latency)) : std::string("epoch times");
+    groups.push_back(
+        {{"label", g.label()},
+         {"points", rows},
+         {"time_title",
+          latency ? fmt::format("{} latency of a query (s)", to_string(*latency)) : std::string("epoch time (s)")},
+         {"energy_title", latency ? "energy per query (J)" : "epoch energy (J)"},
+         // Both axes fit their values (analysis/narrow_spread.h): a narrow spread is said.
+         {"time_note", narrow_spread_note(times, times_name, "s")},
+         {"energy_note", narrow_spread_note(energies, latency ? "energies per query" : "epoch energies", "J")}});
   }
   return groups;
 }
@@ -146,7 +134,10 @@ json prediction_section(const std::vector<ConfigPoint>& points, ModelKind kind) 
     if (g.points.size() < TimeEnergyModel::coefficient_count(kind) + 1) continue;
     Validation v = cross_validate(kind, g.points);
     json rows = json::array();
+    std::vector<double> times;
     for (const auto& r : v.loo) {
+      times.push_back(r.measured_time_s);
+      times.push_back(r.predicted_time_s);
       rows.push_back({{"mode", r.mode.label()},
                       {"measured_time_s", r.measured_time_s},
                       {"predicted_time_s", r.predicted_time_s},
@@ -157,6 +148,7 @@ json prediction_section(const std::vector<ConfigPoint>& points, ModelKind kind) 
         {{"label", g.label()},
          {"time_title", g.query_latency ? fmt::format("{} latency of a query (s)", to_string(*g.query_latency))
                                         : std::string("epoch time (s)")},
+         {"time_note", narrow_spread_note(times, "measured and predicted times", "s")},
          {"model", to_string(kind)},
          {"loo_time_mape", optional_json(v.loo_time_mape)},
          {"loo_energy_mape", optional_json(v.loo_energy_mape)},
@@ -217,10 +209,20 @@ json mode_predictions_section(const std::vector<StoredModePrediction>& predictio
   for (const PredictedParetoFront& f : fronts) {
     json& group = groups[group_of.at(f.sweep)];
     std::size_t maybe = 0;
+    std::vector<double> times, energies;
+    std::vector<ConfigKey> modes;
+    const std::size_t first = group["points"].size();
     for (const PredictedFrontPoint& p : f.points) {
       maybe += p.may_be_on_front && !p.on_front;
       group["points"].push_back(predicted_front_point_json(p, predictions[p.prediction], true));
+      times.push_back(p.time_s);
+      energies.push_back(p.energy_j);
+      modes.push_back({"", predictions[p.prediction].mode, {}});
     }
+    const auto short_labels = chart_labels(modes);
+    for (std::size_t i = 0; i < short_labels.size(); ++i) group["points"][first + i]["short"] = short_labels[i];
+    group["time_note"] = narrow_spread_note(times, "epoch times", "s");
+    group["energy_note"] = narrow_spread_note(energies, "epoch energies", "J");
     for (std::size_t i : f.front) group["front"].push_back(group["points"][i]);
     group["measured_on_front"] = f.measured_on_front;
     group["predicted_on_front"] = f.predicted_on_front;
@@ -588,6 +590,8 @@ json report_data(const std::vector<RunRecord>& given, const ReportOptions& optio
   data["prediction"] = prediction_section(points, options.model);
   data["mode_predictions"] = mode_predictions_section(options.mode_predictions);
   data["latency"] = latency_section(points);
+  data["inference"] = inference_section(points, records);
+  data["batch"] = batch_section(records);
   data["stats"] = stats_section(records);
   data["fleet"] = fleet_section(records);
   data["comparison"] = options.several_results ? comparison_section(records, options) : json(nullptr);
@@ -607,21 +611,7 @@ json report_data(const std::vector<RunRecord>& given, const ReportOptions& optio
 
 namespace {
 
-// The HTML of each report section, rendered from report_data()'s JSON. Charts are numbered in page
-// order (chart-0, chart-1, ...): report.js finds each canvas by its data-chart, and tests by its id.
-class ChartCanvases {
- public:
-  std::string next(const std::string& kind, const std::string& caption) {
-    return fmt::format(
-        "<figure><canvas id=\"chart-{}\" data-chart=\"{}\" width=\"1000\" "
-        "height=\"420\"></canvas><figcaption>{}</figcaption></figure>\n",
-        count_++, kind, escape_html(caption));
-  }
-
- private:
-  int count_ = 0;
-};
-
+// The HTML of each report section, rendered from report_data()'s JSON.
 std::string header_html(const json& data, const ReportOptions& options) {
   std::string status_line;
   for (const auto& [status, count] : data["statuses"].items()) {
@@ -639,14 +629,14 @@ std::string header_html(const json& data, const ReportOptions& options) {
       fmt::format("<p class=\"energy\">Energy: {} ({}).</p>",
                   data["energy"]["source"] == "meter" ? "the external meter each run's spec configured"
                                                       : "each board's own sensors",
-                  escape_html(data["energy"]["from"].get<std::string>()));
+                  escape(data["energy"]["from"].get<std::string>()));
   return fmt::format(
       "<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p>{}{}<p>Epoch times and energies are "
       "medians over warm epochs: every epoch after epoch 0, which runs on a cold cache (epoch 0 only where "
       "a configuration has no other), as in <code>jetchar results list</code> and <code>jetchar analyze</code>."
       "</p></header>\n",
-      escape_html(options.title), escape_html(options.source), data["rows"].get<std::size_t>(),
-      escape_html(status_line), data["configurations"].get<std::size_t>(), simulated_line, energy_line);
+      escape(options.title), escape(options.source), data["rows"].get<std::size_t>(), escape(status_line),
+      data["configurations"].get<std::size_t>(), simulated_line, energy_line);
 }
 
 // A pick's figures in words: mode and axes, time and energy (and power), and how sure they are.
@@ -662,7 +652,7 @@ std::string pick_figures(const json& p) {
   }
   const auto samples = p["samples"].get<std::size_t>();
   return fmt::format("<strong>{}</strong>{}: {:.4g} {} and {:.4g} {} (median of {} sample{}; {})",
-                     escape_html(p["mode"].get<std::string>()), axes.empty() ? "" : " " + escape_html(axes),
+                     escape(p["mode"].get<std::string>()), axes.empty() ? "" : " " + escape(axes),
                      p["time"].get<double>(), unit, p["energy_j"].get<double>(), p["energy_unit"].get<std::string>(),
                      samples, samples == 1 ? "" : "s", spread);
 }
@@ -676,8 +666,8 @@ std::string at_power(const json& p) {
 // none meets it and which comes closest, by how much it misses.
 std::string budget_sentence(const json& g) {
   const json& b = g["budget"];
-  const std::string label = escape_html(g["label"].get<std::string>());
-  const std::string budget = escape_html(b["budget"].get<std::string>());
+  const std::string label = escape(g["label"].get<std::string>());
+  const std::string budget = escape(b["budget"].get<std::string>());
   const auto total = g["configurations"].get<std::size_t>();
   if (!b["pick"].is_null()) {
     return fmt::format(
@@ -714,8 +704,8 @@ std::string recommendation_html(const json& recommendation) {
     body += fmt::format(
         "<p class=\"answer\" data-answer=\"pick\">{} ({} configurations): for the least energy pick {}; for the "
         "least time pick {}.</p>\n",
-        escape_html(g["label"].get<std::string>()), g["configurations"].get<std::size_t>(),
-        pick_figures(g["least_energy"]), pick_figures(g["fastest"]));
+        escape(g["label"].get<std::string>()), g["configurations"].get<std::size_t>(), pick_figures(g["least_energy"]),
+        pick_figures(g["fastest"]));
     if (!g["budget"].is_null()) body += budget_sentence(g);
   }
   return body + "</section>\n";
@@ -728,7 +718,7 @@ std::string comparison_html(const json& comparison, ChartCanvases& canvases) {
   if (comparison.is_null()) return "";
   std::string body = "<section id=\"comparison\"><h2>Board kinds side by side</h2>\n";
   std::vector<std::string> kinds;
-  for (const json& k : comparison["kinds"]) kinds.push_back(escape_html(k.get<std::string>()));
+  for (const json& k : comparison["kinds"]) kinds.push_back(escape(k.get<std::string>()));
   if (kinds.size() < 2) {
     return body + fmt::format("<p>These results measured one board kind ({}): nothing to compare.</p></section>\n",
                               fmt::join(kinds, ", "));
@@ -749,8 +739,8 @@ std::string comparison_html(const json& comparison, ChartCanvases& canvases) {
     const json& c = configurations[i];
     const std::string unit = c["time_unit"].get<std::string>();
     const json& base = c["rows"][0];
-    body += fmt::format("<h3>{} (baseline {})</h3>\n", escape_html(c["label"].get<std::string>()),
-                        escape_html(c["baseline"].get<std::string>()));
+    body += fmt::format("<h3>{} (baseline {})</h3>\n", escape(c["label"].get<std::string>()),
+                        escape(c["baseline"].get<std::string>()));
     for (std::size_t k = 1; k < c["rows"].size(); ++k) {
       const json& r = c["rows"][k];
       std::string energy;
@@ -758,16 +748,16 @@ std::string comparison_html(const json& comparison, ChartCanvases& canvases) {
         energy = fmt::format(
             "; at its least-energy mode <strong>{}</strong> it takes {:.3g}× the baseline's energy per sample "
             "({:.4g} J against {:.4g} J at {}), {:.3g}× its performance per watt",
-            escape_html(r["least_energy_mode"].get<std::string>()), r["energy_ratio"].get<double>(),
+            escape(r["least_energy_mode"].get<std::string>()), r["energy_ratio"].get<double>(),
             r["energy_j"].get<double>(), base["energy_j"].get<double>(),
-            escape_html(base["least_energy_mode"].get<std::string>()), r["perf_per_watt_ratio"].get<double>());
+            escape(base["least_energy_mode"].get<std::string>()), r["perf_per_watt_ratio"].get<double>());
       }
       body += fmt::format(
           "<p class=\"answer\" data-answer=\"comparison\">{}: at its fastest mode <strong>{}</strong> {:.3g}× the "
           "baseline's speed ({:.4g} {} against {:.4g} {} at {}){}.</p>\n",
-          escape_html(r["kind"].get<std::string>()), escape_html(r["fastest_mode"].get<std::string>()),
+          escape(r["kind"].get<std::string>()), escape(r["fastest_mode"].get<std::string>()),
           r["speedup"].get<double>(), r["time"].get<double>(), unit, base["time"].get<double>(), unit,
-          escape_html(base["fastest_mode"].get<std::string>()), energy);
+          escape(base["fastest_mode"].get<std::string>()), energy);
     }
     body += canvases.next("comparison:" + std::to_string(i),
                           "Speed-up and performance per watt against the baseline kind (1 = the baseline)");
@@ -798,8 +788,8 @@ std::string scaling_html(const json& scaling, ChartCanvases& canvases) {
   for (std::size_t i = 0; i < scaling.size(); ++i) {
     const json& curve = scaling[i];
     const json& last = curve["points"].back();
-    body += fmt::format("<h3>{} ({} scaling)</h3>\n", escape_html(curve["label"].get<std::string>()),
-                        escape_html(curve["scaling"].get<std::string>()));
+    body += fmt::format("<h3>{} ({} scaling)</h3>\n", escape(curve["label"].get<std::string>()),
+                        escape(curve["scaling"].get<std::string>()));
     body += fmt::format(
         "<p class=\"answer\" data-answer=\"scaling\">At {} ranks: {:.4g} samples/s, {:.0f} % of ideal "
         "scaling{}.</p>\n",
@@ -823,6 +813,19 @@ std::string scaling_html(const json& scaling, ChartCanvases& canvases) {
   return body + "</section>\n";
 }
 
+// What a chart's caption adds for its axes of a narrow spread (analysis/narrow_spread.h): ". Note:
+// epoch times span 8.3 % (0.121–0.131 s); the axis fits them, which stretches the difference";
+// "" when neither is narrow.
+std::string spread_caption(const json& group) {
+  std::vector<std::string> notes;
+  for (const char* key : {"time_note", "energy_note"}) {
+    if (group.contains(key) && !group[key].get<std::string>().empty()) notes.push_back(group[key]);
+  }
+  if (notes.empty()) return "";
+  return fmt::format(". Note: {}; {} fits them, which stretches the difference", fmt::join(notes, " and "),
+                     notes.size() == 1 ? "the axis" : "each axis");
+}
+
 std::string pareto_html(const json& pareto, ChartCanvases& canvases) {
   if (pareto.empty()) return "";
   std::string body =
@@ -831,10 +834,12 @@ std::string pareto_html(const json& pareto, ChartCanvases& canvases) {
       "and cheaper.</p>\n";
   for (std::size_t g = 0; g < pareto.size(); ++g) {
     const json& group = pareto[g];
-    body += fmt::format("<h3>{}</h3>", escape_html(group["label"].get<std::string>()));
+    body += fmt::format("<h3>{}</h3>", escape(group["label"].get<std::string>()));
     const std::string time_title = group["time_title"], energy_title = group["energy_title"];
     body += canvases.next("pareto:" + std::to_string(g),
-                          fmt::format("{} vs {}; Pareto front highlighted", time_title, energy_title));
+                          fmt::format("{} vs {}; the Pareto front joined, its points labelled (a label that would "
+                                      "cover another is left out: the table names every point){}",
+                                      time_title, energy_title, spread_caption(group)));
     body += "<details><summary>Table</summary>" +
             table(group["points"],
                   {{"mode", "power mode"},
@@ -857,7 +862,7 @@ std::string stall_html(const json& stall, ChartCanvases& canvases) {
       "in one power mode per workload.</p>\n";
   for (std::size_t g = 0; g < stall.size(); ++g) {
     const json& group = stall[g];
-    body += fmt::format("<h3>{}</h3>", escape_html(group["label"].get<std::string>()));
+    body += fmt::format("<h3>{}</h3>", escape(group["label"].get<std::string>()));
     body += canvases.next("stall:" + std::to_string(g), "Stall and compute seconds per epoch");
     body +=
         "<details><summary>Table</summary>" +
@@ -872,7 +877,7 @@ std::string stall_html(const json& stall, ChartCanvases& canvases) {
 std::string trace_html(const json& trace, const ReportOptions& options, ChartCanvases& canvases) {
   if (trace.is_null()) return "";
   std::string body = "<section id=\"trace\"><h2>Power over time</h2>\n";
-  if (!options.trace_caption.empty()) body += "<p>" + escape_html(options.trace_caption) + "</p>\n";
+  if (!options.trace_caption.empty()) body += "<p>" + escape(options.trace_caption) + "</p>\n";
   body += canvases.next("trace", "Power (W) over time (s); dashed lines mark phases");
   body += "<details><summary>Markers</summary>" +
           table(trace["markers"], {{"t_s", "t (s)"}, {"label", "phase"}, {"power_w", "power (W)"}}, "table-trace") +
@@ -890,11 +895,11 @@ std::string prediction_html(const json& prediction, ModelKind model, ChartCanvas
   for (std::size_t g = 0; g < prediction.size(); ++g) {
     const json& group = prediction[g];
     body += fmt::format("<h3>{}</h3><p>LOO MAPE: time {}, energy {}; 5-fold time {}.</p>",
-                        escape_html(group["label"].get<std::string>()), pct(group["loo_time_mape"]),
+                        escape(group["label"].get<std::string>()), pct(group["loo_time_mape"]),
                         pct(group["loo_energy_mape"]), pct(group["kfold_time_mape"]));
     body += canvases.next("prediction:" + std::to_string(g),
-                          fmt::format("Predicted vs measured {}; the diagonal is a perfect prediction",
-                                      group["time_title"].get<std::string>()));
+                          fmt::format("Predicted vs measured {}; the diagonal is a perfect prediction{}",
+                                      group["time_title"].get<std::string>(), spread_caption(group)));
     body += "<details><summary>Table</summary>" +
             table(group["rows"],
                   {{"mode", "power mode"},
@@ -921,10 +926,10 @@ std::string mode_predictions_html(const json& groups, ChartCanvases& canvases) {
     const json& group = groups[g];
     body += fmt::format(
         "<h3>{}</h3><p>{} power modes, {} profiled; {:.0f} % intervals; forms {}/{}{}.</p>",
-        escape_html(group["label"].get<std::string>()), group["modes"].get<std::size_t>(),
+        escape(group["label"].get<std::string>()), group["modes"].get<std::size_t>(),
         group["profiled"].get<std::size_t>(), 100 * group["level"].get<double>(),
-        escape_html(group["time_form"].get<std::string>()),
-        escape_html(group["power_form"].get<std::string>().empty() ? "-" : group["power_form"].get<std::string>()),
+        escape(group["time_form"].get<std::string>()),
+        escape(group["power_form"].get<std::string>().empty() ? "-" : group["power_form"].get<std::string>()),
         group["modelled"].get<bool>() ? "; times from the simulated board's time model (MODELLED)" : "");
     if (!group["points"].empty()) {
       body += fmt::format(
@@ -934,7 +939,8 @@ std::string mode_predictions_html(const json& groups, ChartCanvases& canvases) {
           group["predicted_on_front"].get<std::size_t>(), group["may_be_on_front"].get<std::size_t>());
       body += canvases.next("predicted-front:" + std::to_string(g),
                             "Epoch time (s) vs epoch energy (J) of every power mode: measured (profiled) filled, "
-                            "predicted hollow, the predicted Pareto front joined with its intervals");
+                            "predicted hollow, the predicted Pareto front joined with its intervals and labelled" +
+                                spread_caption(group));
       body += "<details><summary>Pareto front</summary>" +
               table(group["front"],
                     {{"mode", "power mode"},
@@ -1038,7 +1044,7 @@ std::string fleet_html(const json& fleet) {
 std::string page_html(const std::string& title, const std::string& body, const json& data) {
   std::string html;
   html += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
-  html += fmt::format("<title>{}</title>\n<style>{}</style>\n", escape_html(title), assets::kReportCss);
+  html += fmt::format("<title>{}</title>\n<style>{}</style>\n", escape(title), assets::kReportCss);
   html += "</head><body>\n" + body;
   html += "<script id=\"report-data\" type=\"application/json\">" + script_safe(data.dump()) + "</script>\n";
   html += "<script>/* Chart.js, MIT licence: see analysis/report/vendor/LICENSE-chart.js.md */\n";
@@ -1058,7 +1064,9 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
   body += recommendation_html(data["recommendation"]);
   body += comparison_html(data["comparison"], canvases);
   body += scaling_html(data["scaling"], canvases);
+  body += inference_html(data["inference"], canvases);
   body += pareto_html(data["pareto"], canvases);
+  body += batch_html(data["batch"], canvases);
   body += stall_html(data["stall"], canvases);
   body += trace_html(data["trace"], options, canvases);
   body += prediction_html(data["prediction"], options.model, canvases);

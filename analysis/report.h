@@ -2,8 +2,10 @@
 // the plots such a study shows — time vs energy per power mode with the Pareto front, stall vs
 // compute per worker count and medium, power over time with phase markers, predicted vs measured,
 // every power mode an adaptive_profile sweep predicted with its interval and the predicted Pareto
-// front over them, latency distribution — and the tables behind them. Sections without data are
-// left out. It opens with what to pick per workload (least energy, least time, and the least energy
+// front over them, latency distribution, inference latency/throughput/energy against batch ×
+// sequence length (analysis/report_inference.h), training's time, stall and energy per sample against
+// batch size (analysis/report_batch.h) — and the tables behind them. Sections without data are left
+// out. It opens with what to pick per workload (least energy, least time, and the least energy
 // within the budgets given); over the results of several board kinds, a comparison page follows.
 #pragma once
 

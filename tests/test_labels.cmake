@@ -8,6 +8,7 @@
 # appended after it in each test folder); a name not defined in a folder is passed over there.
 set(_jetchar_slow_tests
   analysis.ReportBrowserIntegration.ReportOfASimulatedSweepsResultsDirectoryDrawsEveryPlot
+  analysis.ReportBrowserIntegration.ReportOfTheInferenceExamplesResultsDirectoryDrawsEveryChart
   cli.AdaptiveProfileSweepTest.FifteenModesPredictTheOtherSixtySixWithinTheGoal
   cli.FaultInjection.ASweepKilledAnywhereResumesWithEveryRunOnce
   cli.FrontierCommandIntegration.FindsTheLargestBatchUnderTheBudgetAndTimesItsSplits
@@ -26,6 +27,10 @@ set(_jetchar_slow_tests
 set(_jetchar_browser_tests
   analysis.ReportBrowserIntegration.ChartsAreDrawnInHeadlessChromium
   analysis.ReportBrowserIntegration.ThePredictedParetoFrontIsDrawn
+  analysis.ReportBrowserIntegration.TwoBoardKindsSideBySide
+  analysis.ReportBrowserIntegration.DataParallelScalingIsDrawn
+  analysis.ReportBrowserIntegration.TheInferenceAndBatchSizePagesAreDrawn
+  analysis.ReportBrowserIntegration.ReportOfTheInferenceExamplesResultsDirectoryDrawsEveryChart
   analysis.ReportBrowserIntegration.ReportOfASimulatedSweepsResultsDirectoryDrawsEveryPlot
 )
 

@@ -2,13 +2,18 @@
 // canvas records how many pixels the library painted (data-painted), so a headless browser test
 // can tell a drawn chart from an empty canvas, and each answer sentence ("What to pick", the
 // comparison) where it lies on the page (data-top, data-bottom: CSS pixels from the top), so the
-// test can tell it is on the first screen.
+// test can tell it is on the first screen. A chart with labelled points (the Pareto fronts) also
+// records how many labels it drew and left out (data-labels, data-labels-left-out).
 (function () {
   'use strict';
   const data = JSON.parse(document.getElementById('report-data').textContent);
   const colours = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#17becf'];
   const base = { animation: false, responsive: false, devicePixelRatio: 1, plugins: { legend: { position: 'bottom' } } };
   const axis = (title, extra) => Object.assign({ title: { display: true, text: title } }, extra || {});
+  // An axis that fits its values, with the note of a narrow spread (analysis/narrow_spread.h) in
+  // its title: "epoch time (s) — epoch times span 8.3 % (0.121–0.131 s)".
+  const fittedAxis = (title, note) => axis(note ? title + ' — ' + note : title);
+  const dashes = [[], [6, 3], [2, 2]];
 
   // Vertical dashed lines with labels at phase markers (Chart.js plugin API).
   const markerLines = {
@@ -33,17 +38,87 @@
     },
   };
 
+  // Labels beside the points of one dataset (the Pareto front's), from each point's `short`. Points
+  // crowd, so each label takes the first place around its point, nearest first (ten places at four
+  // distances, each moved inside the chart area where it would stick out), that covers no label
+  // drawn before it, no point and not the front's line; a thin line joins a label set off from its point. A label with
+  // no such place is left out (the table names every point). The chart records how many it drew
+  // and left out.
+  const pointLabels = {
+    id: 'pointLabels',
+    afterDatasetsDraw(chart, args, opts) {
+      if (opts.dataset === undefined) return;
+      const { ctx, chartArea } = chart;
+      const meta = chart.getDatasetMeta(opts.dataset);
+      const points = [];
+      chart.data.datasets.forEach((d, i) => chart.getDatasetMeta(i).data.forEach((e) => points.push({ x: e.x, y: e.y })));
+      // The front's line too, a point every 4 pixels along it, so that no label sits across it.
+      meta.data.slice(1).forEach((e, i) => {
+        const from = meta.data[i], steps = Math.ceil(Math.hypot(e.x - from.x, e.y - from.y) / 4);
+        for (let k = 1; k < steps; k++) points.push({ x: from.x + (e.x - from.x) * k / steps, y: from.y + (e.y - from.y) * k / steps });
+      });
+      const boxes = [];
+      const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      const free = (b) => !boxes.some((o) => overlaps(o, b)) &&
+        !points.some((p) => overlaps({ left: p.x - 4, right: p.x + 4, top: p.y - 4, bottom: p.y + 4 }, b));
+      ctx.save();
+      ctx.font = '11px sans-serif';
+      ctx.textBaseline = 'top';
+      let drawn = 0, left = 0;
+      meta.data.forEach((element, i) => {
+        const text = chart.data.datasets[opts.dataset].data[i].short;
+        if (!text) return;
+        const w = ctx.measureText(text).width, h = 12;
+        const box = (dx, dy) => {
+          const x = Math.max(chartArea.left, Math.min(element.x + dx, chartArea.right - w));
+          const y = Math.max(chartArea.top, Math.min(element.y + dy, chartArea.bottom - h));
+          return { left: x, top: y, right: x + w, bottom: y + h };
+        };
+        let place = null;
+        for (const gap of [6, 20, 36, 52]) {
+          const offsets = [[gap, -h - gap / 2], [gap, gap / 2], [-w - gap, -h - gap / 2], [-w - gap, gap / 2],
+            [-w / 2, -h - gap], [-w / 2, gap], [gap, -h / 2], [-w - gap, -h / 2], [-4, -h - gap], [-4, gap]];
+          place = offsets.map(([dx, dy]) => box(dx, dy)).find(free);
+          if (place) break;
+        }
+        if (!place) { left++; return; }
+        boxes.push(place);
+        // A leader from the point to the label's nearest edge, where the label is set off.
+        const x = Math.max(place.left, Math.min(element.x, place.right)), y = Math.max(place.top, Math.min(element.y, place.bottom));
+        if (Math.hypot(x - element.x, y - element.y) > 9) {
+          ctx.strokeStyle = 'rgba(60,60,60,0.6)';
+          ctx.lineWidth = 1;
+          ctx.beginPath();
+          ctx.moveTo(element.x, element.y);
+          ctx.lineTo(x, y);
+          ctx.stroke();
+        }
+        ctx.fillStyle = 'rgba(255,255,255,0.8)';
+        ctx.fillRect(place.left - 1, place.top - 1, w + 2, h + 1);
+        ctx.fillStyle = '#222';
+        ctx.fillText(text, place.left, place.top);
+        drawn++;
+      });
+      ctx.restore();
+      chart.canvas.dataset.labels = drawn;
+      chart.canvas.dataset.labelsLeftOut = left;
+    },
+  };
+
   function paretoChart(group) {
-    const all = group.points.map((p) => ({ x: p.time_s, y: p.energy_j, label: p.mode + ' ' + p.axes }));
-    const front = group.points.filter((p) => p.front).map((p) => ({ x: p.time_s, y: p.energy_j, label: p.mode + ' ' + p.axes }));
+    const point = (p) => ({ x: p.time_s, y: p.energy_j, label: p.mode + ' ' + p.axes, short: p.short });
+    const all = group.points.map(point);
+    const front = group.points.filter((p) => p.front).map(point);
     return {
       type: 'scatter',
       data: { datasets: [
         { label: 'Pareto front', data: front, showLine: true, borderColor: colours[1], backgroundColor: colours[1], pointRadius: 5 },
         { label: 'configurations', data: all, borderColor: '#888', backgroundColor: 'rgba(31,119,180,0.45)', pointRadius: 3 },
       ] },
-      options: Object.assign({}, base, { scales: { x: axis(group.time_title), y: axis(group.energy_title) },
-        plugins: { legend: base.plugins.legend, tooltip: { callbacks: { label: (c) => c.raw.label + ': ' + c.raw.x.toPrecision(4) + ' s, ' + c.raw.y.toPrecision(4) + ' J' } } } }),
+      options: Object.assign({}, base, { scales: { x: fittedAxis(group.time_title, group.time_note), y: fittedAxis(group.energy_title, group.energy_note) },
+        plugins: { legend: base.plugins.legend, pointLabels: { dataset: 0 },
+          tooltip: { callbacks: { label: (c) => c.raw.label + ': ' + c.raw.x.toPrecision(4) + ' s, ' + c.raw.y.toPrecision(4) + ' J' } } } }),
+      plugins: [pointLabels],
     };
   }
 
@@ -81,7 +156,7 @@
         { label: 'power modes (left out of the fit)', data: pts, backgroundColor: colours[2], pointRadius: 4 },
         { label: 'perfect prediction', data: [{ x: lo, y: lo }, { x: hi, y: hi }], showLine: true, pointRadius: 0, borderColor: '#999', borderDash: [6, 4] },
       ] },
-      options: Object.assign({}, base, { scales: { x: axis('measured ' + group.time_title), y: axis('predicted ' + group.time_title) } }),
+      options: Object.assign({}, base, { scales: { x: fittedAxis('measured ' + group.time_title, group.time_note), y: fittedAxis('predicted ' + group.time_title, group.time_note) } }),
     };
   }
 
@@ -89,7 +164,7 @@
   // modes filled, predicted ones hollow, the predicted Pareto front joined, and each predicted front
   // point's interval drawn as a cross (time and energy bounds at the stored level).
   function predictedFrontChart(group) {
-    const point = (p) => ({ x: p.time_s, y: p.energy_j, label: p.mode + (p.measured ? ' (measured)' : ' (predicted)') });
+    const point = (p) => ({ x: p.time_s, y: p.energy_j, label: p.mode + (p.measured ? ' (measured)' : ' (predicted)'), short: p.short });
     const front = group.points.filter((p) => p.on_front);
     const crosses = [];
     front.filter((p) => !p.measured).forEach((p) => {
@@ -104,8 +179,10 @@
         { label: 'predicted', data: group.points.filter((p) => !p.measured).map(point), borderColor: 'rgba(120,120,120,0.7)', backgroundColor: 'rgba(0,0,0,0)', pointRadius: 3 },
         { label: Math.round(100 * group.level) + ' % interval (front)', data: crosses, showLine: true, spanGaps: false, pointRadius: 0, borderColor: 'rgba(214,39,40,0.45)', borderWidth: 1 },
       ] },
-      options: Object.assign({}, base, { scales: { x: axis('epoch time (s)'), y: axis('epoch energy (J)') },
-        plugins: { legend: base.plugins.legend, tooltip: { filter: (c) => c.raw.label !== undefined, callbacks: { label: (c) => c.raw.label + ': ' + c.raw.x.toPrecision(4) + ' s, ' + c.raw.y.toPrecision(4) + ' J' } } } }),
+      options: Object.assign({}, base, { scales: { x: fittedAxis('epoch time (s)', group.time_note), y: fittedAxis('epoch energy (J)', group.energy_note) },
+        plugins: { legend: base.plugins.legend, pointLabels: { dataset: 0 },
+          tooltip: { filter: (c) => c.raw.label !== undefined, callbacks: { label: (c) => c.raw.label + ': ' + c.raw.x.toPrecision(4) + ' s, ' + c.raw.y.toPrecision(4) + ' J' } } } }),
+      plugins: [pointLabels],
     };
   }
 
@@ -173,6 +250,51 @@
     };
   }
 
+  // The inference page: one line per series (sequence length, or batch) and figure, against the
+  // group's x axis (batch size, or sequence length); a configuration not measured is a gap.
+  function inferenceChart(group, figures, title) {
+    const datasets = [];
+    group.series.forEach((series, s) => {
+      figures.forEach(([key, name], f) => {
+        const value = (x) => {
+          const row = group.rows.find((r) => r.series === series && r.x === x);
+          return row && row[key] !== null ? row[key] : null;
+        };
+        datasets.push({ label: (series ? series + ' ' : '') + name, data: group.x_values.map(value), borderColor: colours[s % colours.length],
+          backgroundColor: colours[s % colours.length], borderDash: dashes[f % dashes.length], spanGaps: true });
+      });
+    });
+    return {
+      type: 'line',
+      data: { labels: group.x_values, datasets: datasets },
+      options: Object.assign({}, base, { scales: { x: axis(group.x_title), y: axis(title, { beginAtZero: true }) } }),
+    };
+  }
+
+  // The batch-size page: per batch, the time per sample as fetch stall and the rest stacked (so the
+  // bar is the whole), and the energy per sample.
+  function batchTimeChart(group) {
+    const labels = group.rows.map((r) => 'batch ' + r.batch);
+    const datasets = [];
+    if (group.has_stall) datasets.push({ label: 'fetch stall per sample (ms)', data: group.rows.map((r) => r.stall_per_sample_ms), backgroundColor: colours[3] });
+    datasets.push({ label: group.has_stall ? 'the rest of the epoch per sample (ms)' : 'time per sample (ms)', data: group.rows.map((r) => r.rest_per_sample_ms), backgroundColor: colours[0] });
+    return {
+      type: 'bar',
+      data: { labels: labels, datasets: datasets },
+      options: Object.assign({}, base, { scales: { x: { stacked: true }, y: axis('ms per sample', { stacked: true, beginAtZero: true }) } }),
+    };
+  }
+
+  function batchEnergyChart(group) {
+    return {
+      type: 'bar',
+      data: { labels: group.rows.map((r) => 'batch ' + r.batch), datasets: [
+        { label: 'energy per sample (mJ)', data: group.rows.map((r) => r.energy_per_sample_mj), backgroundColor: colours[2] },
+      ] },
+      options: Object.assign({}, base, { scales: { y: axis('mJ per sample', { beginAtZero: true }) } }),
+    };
+  }
+
   function configFor(kind) {
     const [name, index] = kind.split(':');
     switch (name) {
@@ -184,6 +306,11 @@
       case 'predicted-front': return predictedFrontChart(data.mode_predictions[+index]);
       case 'comparison': return comparisonChart(data.comparison.configurations[+index]);
       case 'scaling': return scalingChart(data.scaling[+index]);
+      case 'inference-latency': return inferenceChart(data.inference.groups[+index], [['p50_ms', 'p50'], ['p90_ms', 'p90'], ['p99_ms', 'p99']], 'latency of a query (ms)');
+      case 'inference-throughput': return inferenceChart(data.inference.groups[+index], [['throughput', 'samples/s']], 'samples/s');
+      case 'inference-energy': return inferenceChart(data.inference.groups[+index], [['energy_per_query_j', 'J/query'], ['energy_per_sample_j', 'J/sample']], 'joules');
+      case 'batch-time': return batchTimeChart(data.batch[+index]);
+      case 'batch-energy': return batchEnergyChart(data.batch[+index]);
     }
     throw new Error('unknown chart ' + kind);
   }

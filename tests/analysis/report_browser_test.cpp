@@ -2,10 +2,13 @@
 // (each canvas records how many pixels were painted, so none is empty) and that the answer is on
 // the first screen: the "What to pick" sentence, and with a budget the budget's sentence, lie
 // within the first kFirstScreenPx pixels of the page (report.js records where each lies); takes a
-// screenshot for a human to look at. Reports: one from a hand-made table (every section, latency
-// included, with a time budget), one with an adaptive_profile sweep's predictions, one of two
-// board kinds side by side, and one written by `jetchar report --max-time` from the results
-// directory of a real sweep on the simulated AGX Orin. Skipped when no Chromium is installed.
+// screenshot for a human to look at; every Pareto front's chart labels some of its points. Reports:
+// one from a hand-made table (every section, latency included, with a time budget), one with an
+// adaptive_profile sweep's predictions, one of two board kinds side by side, one of data-parallel
+// runs, one with the inference and batch-size pages, one written by `jetchar report` from the
+// results directory of the shipped inference example, and one written by `jetchar report
+// --max-time` from the results directory of a real sweep on the simulated AGX Orin. Skipped when
+// no Chromium is installed.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -109,6 +112,7 @@ constexpr int kFirstScreenPx = 950;
 struct Answer {
   std::string kind;
   std::string text;
+  bool first_screen = true;  ///< false: anywhere on the page (a page below the Pareto fronts)
 };
 
 // Loads `page` in headless Chromium: every one of `expected_charts` canvases must be drawn with
@@ -149,8 +153,17 @@ void check_in_browser(const std::filesystem::path& chromium_path, const std::fil
     EXPECT_GT(std::stoul((*it)[3]), 5000u) << (*it)[1] << ": too few pixels painted";
   }
   EXPECT_EQ(canvases, expected_charts);
+  // Pareto fronts carry their points' labels on the chart (report.js records how many it drew).
+  std::regex labelled("data-chart=\"((?:pareto|predicted-front):\\d+)\"([^>]*)>");
+  std::regex labels("data-labels=\"(\\d+)\"");
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), labelled); it != std::sregex_iterator(); ++it) {
+    const std::string attributes = (*it)[2];
+    std::smatch count;
+    ASSERT_TRUE(std::regex_search(attributes, count, labels)) << (*it)[1] << " has no labels";
+    EXPECT_GT(std::stoul(count[1]), 0u) << (*it)[1] << ": no point labelled";
+  }
 
-  // The answer first: each expected sentence lies, whole, on the first screen.
+  // The answer first: each expected sentence lies, whole, on the first screen (where it must).
   std::regex sentence(
       "<p class=\"answer\" data-answer=\"([a-z]+)\" data-top=\"(\\d+)\" data-bottom=\"(\\d+)\">(.*?)</p>");
   for (const Answer& answer : answers) {
@@ -158,7 +171,10 @@ void check_in_browser(const std::filesystem::path& chromium_path, const std::fil
     for (auto it = std::sregex_iterator(dom.begin(), dom.end(), sentence); it != std::sregex_iterator(); ++it) {
       if ((*it)[1] != answer.kind || (*it)[4].str().find(answer.text) == std::string::npos) continue;
       found = true;
-      EXPECT_LE(std::stoi((*it)[3]), kFirstScreenPx) << answer.kind << " sentence below the first screen: " << (*it)[4];
+      if (answer.first_screen) {
+        EXPECT_LE(std::stoi((*it)[3]), kFirstScreenPx)
+            << answer.kind << " sentence below the first screen: " << (*it)[4];
+      }
     }
     EXPECT_TRUE(found) << "no " << answer.kind << " sentence with \"" << answer.text << "\" in\n"
                        << dom.substr(0, 4000);
@@ -271,6 +287,63 @@ TEST(ReportBrowserIntegration, DataParallelScalingIsDrawn) {
   const std::size_t expected_charts = 1 /*scaling*/ + 1 /*pareto*/;
   check_in_browser(*chromium, page, expected_charts, "analysis-report-scaling-screenshot.png",
                    {{"scaling", "At 4 ranks: 1000 samples/s, 50 % of ideal scaling, 0.015 J per sample."}});
+}
+
+// The inference page (latency, throughput and energy against batch × sequence length, per power
+// mode) and the batch-size page of training (time, stall and energy per sample) are drawn; the
+// inference page's sentence is on the first screen, the batch page's after the Pareto fronts.
+TEST(ReportBrowserIntegration, TheInferenceAndBatchSizePagesAreDrawn) {
+  auto chromium = find_chromium();
+  if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
+  jetchar::testing::TempDir dir;
+  std::string inference =
+      "workload,mode,batch,sequence_length,latency_p50_ms,latency_p90_ms,latency_p99_ms,throughput_samples_per_s,"
+      "energy_per_query_j\n";
+  for (const auto& [mode, slow] : std::vector<std::pair<std::string, double>>{{"MAXN", 1.0}, {"15W", 1.6}})
+    for (int batch : {1, 2, 4, 8})
+      for (int tokens : {128, 384}) {
+        const double p50 = slow * (2 + 0.4 * batch * tokens / 128.0);
+        inference += fmt::format("bert,{},{},{},{},{},{},{},{}\n", mode, batch, tokens, p50, p50 * 1.1, p50 * 1.3,
+                                 1000 * batch / p50, p50 * (slow > 1 ? 8 : 14) / 1000);
+      }
+  auto records = parse_results_csv(inference, "infer.csv");
+  const auto training = parse_results_csv(
+      "workload,mode,batch,epoch,epoch_time_s,samples,stall_s,epoch_energy_j\n"
+      "lenet,MAXN,16,1,2.0,1000,0.5,20\nlenet,MAXN,64,1,1.0,1000,0.2,12\nlenet,MAXN,256,1,0.8,1000,0.32,14\n"
+      "lenet,15W,16,1,4.0,1000,0.5,16\nlenet,15W,64,1,2.5,1000,0.4,10\n",
+      "train.csv");
+  records.insert(records.end(), training.begin(), training.end());
+  ReportOptions options;
+  options.title = "jetchar browser test: inference and batch sizes";
+  auto page = dir.write("report.html", render_report(records, options));
+  const std::size_t expected_charts =
+      6 /*inference: 3 per mode*/ + 2 /*pareto: bert inference, lenet*/ + 4 /*batch: 2 per mode*/ + 1 /*latency*/;
+  check_in_browser(*chromium, page, expected_charts, "analysis-report-inference-batch-screenshot.png",
+                   {{"inference", "bert (16 configurations in 2 power modes): the most throughput is <strong>"},
+                    {"batch", "lenet | 15W: batch <strong>64</strong> takes the least time per sample", false}});
+}
+
+// The shipped inference example, run as a user runs it (batch 1, 2, 4, 8 × 128 and 384 tokens on
+// the simulated AGX Orin), then `jetchar report` on its results directory: every chart is drawn and
+// the inference page's sentence is on the first screen.
+TEST(ReportBrowserIntegration, ReportOfTheInferenceExamplesResultsDirectoryDrawsEveryChart) {
+  auto chromium = find_chromium();
+  if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
+  jetchar::testing::TempDir dir;
+  const auto spec = jetchar::testing::source_dir() / "examples" / "sim-agx-orin-squad-inference.textproto";
+  const auto results = dir.path() / "squad-inference";
+  ASSERT_EQ(
+      testing::run_jetchar({"sweep", "run", spec.string(), "--results", results.string()}, dir.path() / "sweep.log"), 0)
+      << read_text(dir.path() / "sweep.log");
+  const auto page = dir.path() / "report.html";
+  ASSERT_EQ(testing::run_jetchar({"report", results.string(), "-o", page.string()}, dir.path() / "report.log"), 0)
+      << read_text(dir.path() / "report.log");
+  const std::string html = read_text(page);
+  EXPECT_NE(html.find("<section id=\"inference\">"), std::string::npos);
+  const std::size_t expected_charts = 3 /*inference: latency, throughput, energy*/ + 1 /*pareto*/ + 1 /*latency*/;
+  check_in_browser(*chromium, page, expected_charts, "analysis-report-inference-example-screenshot.png",
+                   {{"pick", "bert-tiny-qa/squad inference (8 configurations): for the least energy pick <strong>"},
+                    {"inference", "bert-tiny-qa/squad (8 configurations): the most throughput is <strong>"}});
 }
 
 TEST(ReportBrowserIntegration, ReportOfASimulatedSweepsResultsDirectoryDrawsEveryPlot) {

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/results_file.h"
 #include "tests/analysis/synthetic_sweep.h"
 
@@ -169,6 +171,35 @@ TEST(Report, TheFirstSectionNamesTheModeToPick) {
   EXPECT_THAT(html, HasSubstr("lenet (2 configurations): for the least energy pick <strong>5W</strong>: 2 s and 1.5 J "
                               "per epoch (median of 1 sample; one run, so no spread); for the least time pick "
                               "<strong>MAXN</strong>: 1.1 s and 2.1 J per epoch (median of 2 samples; CV "));
+}
+
+// The chart labels each front point with what tells it apart (analysis/chart_labels.h), and an axis
+// whose values lie within 10 % of each other says so (analysis/narrow_spread.h).
+TEST(Report, ParetoPointsCarryShortLabelsAndANarrowSpreadIsSaid) {
+  const auto records = parse_results_csv(
+      "workload,mode,batch,epoch,epoch_time_s,epoch_energy_j\n"
+      "lenet,MAXN,16,1,1.00,10\nlenet,30W,16,1,1.02,8\nlenet,15W,16,1,1.05,7\nlenet,10W,16,1,1.04,9\n",
+      "r.csv");
+  const auto data = report_data(records, {});
+  const auto& group = data["pareto"][0];
+  std::vector<std::string> front;
+  for (const auto& p : group["points"]) {
+    if (p["front"].get<bool>()) front.push_back(p["short"]);
+  }
+  std::sort(front.begin(), front.end());
+  EXPECT_EQ(front, (std::vector<std::string>{"15W", "30W", "MAXN"}));  // 10W: 30W is faster and cheaper
+  EXPECT_EQ(group["time_note"], "epoch times span 5.0 % (1.00–1.05 s)");
+  EXPECT_EQ(group["energy_note"], "");  // 7 to 10 J: the ticks show it
+  const std::string html = render_report(records, {});
+  EXPECT_THAT(html, HasSubstr("the Pareto front joined, its points labelled (a label that would cover another is left "
+                              "out: the table names every point). Note: epoch times span 5.0 % (1.00–1.05 s); the "
+                              "axis fits them, which stretches the difference</figcaption>"));
+
+  // A wide spread: no note.
+  const auto wide = parse_results_csv(
+      "workload,mode,batch,epoch,epoch_time_s,epoch_energy_j\nlenet,MAXN,16,1,1,10\nlenet,15W,16,1,2,7\n", "r.csv");
+  EXPECT_EQ(report_data(wide, {})["pareto"][0]["time_note"], "");
+  EXPECT_THAT(render_report(wide, {}), Not(HasSubstr("Note: epoch times span")));
 }
 
 TEST(Report, UserTextCannotBreakOutOfTheDocument) {
