@@ -6,6 +6,7 @@
 // --scenario names one of MLPerf LoadGen's scenarios (experiments/inference/inference_runner.h)
 // and prints its figure: single-stream's p90, offline's samples/s, or the server's trials and the
 // highest rate whose p99 is within --latency-bound (experiments/inference/server_scenario.h).
+// While it runs, a line on stderr as each batch size's run ends, or each server trial.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
@@ -70,6 +71,31 @@ struct BatchRun {
 };
 
 std::string ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
+
+// Progress on stderr, on a terminal or not (infer draws no bar), with --json too: the JSON goes
+// to stdout alone, and a long run's log must show it advancing. Short, stable words: a log is
+// grepped. Flushed at once.
+void progress_line(const std::string& text) {
+  std::fputs((text + "\n").c_str(), stderr);
+  std::fflush(stderr);
+}
+
+// As a batch size's run ends: "batch B (I/N): Q queries, S s, p99 L ms" (the timed queries and
+// their span: the board's, a simulated board's modelled, as the table shows them).
+void batch_line(const experiments::InferenceResult& result, std::size_t index, std::size_t count) {
+  const std::string head = fmt::format("batch {} ({}/{})", result.batch_size, index, count);
+  if (result.server) {
+    const auto best = result.server->max_qps();
+    progress_line(fmt::format("{}: {} trials, {}", head, result.server->trials.size(),
+                              best ? fmt::format("{:.1f} QPS within the bound", *best) : "no rate within the bound"));
+  } else if (!result.latency) {
+    progress_line(fmt::format("{}: {}", head, experiments::run_status_name(result.status)));
+  } else {
+    progress_line(fmt::format("{}: {} queries, {} s, p99 {} ms", head, result.latency->count,
+                              fmt::format("{:.3f}", static_cast<double>(result.timed_ns) / 1e9),
+                              ms(static_cast<double>(result.latency->p99_ns))));
+  }
+}
 
 void print_table(const std::vector<BatchRun>& runs, const InferOptions& options, const std::string& board_label) {
   const auto& first = runs.front().result;
@@ -191,7 +217,8 @@ proto::ExperimentSpec experiment_of(const InferOptions& options, std::int64_t ba
   return spec;
 }
 
-// The runner's result of each run, its energy and the checkpoint's load.
+// The runner's result of each run, its energy and the checkpoint's load; a progress line per
+// server trial, with the batch size it serves.
 class InferenceWatch : public experiments::WorkloadObserver {
  public:
   void inferred(const experiments::InferenceResult& result, const std::optional<experiments::QueryEnergy>& energy,
@@ -199,6 +226,15 @@ class InferenceWatch : public experiments::WorkloadObserver {
     last = BatchRun{result, energy, {}};
     pretrained = inputs.pretrained;
   }
+  void server_trial(const experiments::ServerTrial& trial) override {
+    ++trials;
+    progress_line(fmt::format("max batch {} trial {}: {:.1f} QPS, {} queries, p99 {} ms, {}", max_batch, trials,
+                              trial.rate_qps, trial.queries, ms(static_cast<double>(trial.p99_ns)),
+                              trial.passed ? "passed" : "failed"));
+  }
+
+  std::int64_t max_batch = 0;  ///< of the run under way
+  int trials = 0;              ///< of the run under way
 
   std::optional<BatchRun> last;
   std::optional<experiments::PretrainedLoad> pretrained;
@@ -233,6 +269,8 @@ void run_infer(const InferOptions& options) {
   bool interrupted = false;
   for (const auto& planned : plan.runs) {
     watch.last.reset();
+    watch.max_batch = planned.spec.workload().batch_size();
+    watch.trials = 0;
     auto record = direct.run(planned);
     interrupted = record.status() == proto::INTERRUPTED;
     if (!watch.last) {
@@ -242,6 +280,7 @@ void run_infer(const InferOptions& options) {
           record, fmt::format("inference {} with batch {}", options.model, planned.spec.workload().batch_size()));
     }
     watch.last->record = std::move(record);
+    batch_line(watch.last->result, runs.size() + 1, plan.runs.size());
     runs.push_back(std::move(*watch.last));
     if (interrupted) break;
   }

@@ -2,15 +2,20 @@
 // RESULTS is a sweep's results directory, its results.db, or a CSV/JSONL export; several of them
 // make one report, with a comparison page when they name two or more board kinds. --max-time,
 // --max-latency and --max-power add the least-energy configuration within them to "What to pick".
+// A line per stage goes to stderr (each input read, the rendering), so that a report of a large
+// store is seen working; stdout keeps the one line naming the file written.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analysis/power_trace.h"
@@ -36,6 +41,26 @@ struct ReportCommandOptions {
   std::optional<std::string> baseline;
   std::string energy = "board";
 };
+
+// Runs among records, which are one per epoch where the input keeps epochs: a run is its run id
+// (and workload, and board: merged fleets repeat ids); a record without one is a run of its own.
+std::size_t store_runs(const std::vector<jetchar::analysis::RunRecord>& records) {
+  std::set<std::tuple<std::string, std::string, std::string>> runs;
+  std::size_t unnamed = 0;
+  for (const auto& r : records) {
+    if (r.run_id) {
+      runs.emplace(r.workload, *r.run_id, r.device.value_or(""));
+    } else {
+      ++unnamed;
+    }
+  }
+  return runs.size() + unnamed;
+}
+
+void stage_line(const std::string& text) {
+  std::fputs((text + "\n").c_str(), stderr);
+  std::fflush(stderr);
+}
 
 void run_report(const ReportCommandOptions& o) {
   using namespace jetchar::analysis;
@@ -63,6 +88,7 @@ void run_report(const ReportCommandOptions& o) {
     if (is_results_store(results) || std::filesystem::is_directory(results)) {
       ResultsStoreReader store(results);
       auto more = store.records();
+      stage_line(fmt::format("reading store {}: {} runs", results, store_runs(more)));
       records.insert(records.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
       // An adaptive_profile sweep's predictions for every mode: the predicted-modes page.
       auto predictions = store.mode_predictions();
@@ -79,6 +105,7 @@ void run_report(const ReportCommandOptions& o) {
       }
     } else {
       auto more = load_results(results);
+      stage_line(fmt::format("reading export {}: {} runs", results, store_runs(more)));
       records.insert(records.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
     }
   }
@@ -86,6 +113,7 @@ void run_report(const ReportCommandOptions& o) {
     options.trace = load_power_trace(o.trace);
     options.trace_caption = fmt::format("From {}.", o.trace);
   }
+  stage_line(fmt::format("rendering the report of {} runs", store_runs(records)));
   const std::string html = render_report(records, options);
   // Whole or not at all: a failed write leaves an earlier report of that name as it was.
   jetchar::sysfs::write_output_file(o.output, html);

@@ -126,6 +126,22 @@ void merge(const ResultsOptions& options) {
   results::MergeOptions merge_options;
   merge_options.stop_requested = [&interrupt] { return interrupt.signal() != 0; };
   merge_options.wait_for_writer = options.wait;
+  // A line per stage on stderr: a fleet's merge reads every store whole before it writes (tens of
+  // seconds), and must be seen working; stdout keeps the one summary line.
+  merge_options.progress = [](const results::MergeProgress& progress) {
+    using Stage = results::MergeProgress::Stage;
+    switch (progress.stage) {
+      case Stage::kOutputRead:
+        std::cerr << fmt::format("reading output store {}: {} runs\n", progress.store.string(), progress.runs);
+        break;
+      case Stage::kInputRead:
+        std::cerr << fmt::format("reading store {}: {} runs\n", progress.store.string(), progress.runs);
+        break;
+      case Stage::kWriting:
+        std::cerr << fmt::format("writing {} new runs into {}\n", progress.runs, progress.store.string());
+        break;
+    }
+  };
   results::MergeSummary summary;
   try {
     summary = results::merge_results(options.output, inputs, merge_options);

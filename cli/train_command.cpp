@@ -1,8 +1,9 @@
 // `jetchar train --model M --dataset KIND:PATH --batch B ...`: trains a model with the seed
 // study's timer placement as one run of the route a sweep's runs take (experiments/direct_run.h):
 // on the board named (the host's when it is not a Jetson), measured and recorded as a sweep's run
-// is. Prints a per-epoch table (fetch stall, compute, E2E, samples/s, loss, accuracy, energy), a
-// progress bar on a terminal, or the whole result as JSON.
+// is. Prints a per-epoch table (fetch stall, compute, E2E, samples/s, loss, accuracy, energy) or
+// the whole result as JSON; while it runs, a progress bar on a terminal, else a line per epoch on
+// stderr (a log file, CI, nohup or a pipe sees the run advance).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -169,13 +170,33 @@ std::function<void(const experiments::TrainingProgress&)> progress_bar(std::int6
   };
 }
 
-// The trainer's own result (every resolved setting, per-epoch accuracies) and the progress bar.
+// Off a terminal, one line per epoch when it ends, flushed at once (stderr is unbuffered, but a
+// line must not wait for the next): which epoch of how many, its minibatches, its E2E time (the
+// board's: a simulated board's modelled time, as the table shows it) and its mean loss. Its words
+// stay put so that a log can be grepped: "epoch I/N: B minibatches, S s, loss L".
+std::function<void(const experiments::EpochResult&)> epoch_lines(std::int64_t epochs) {
+  return [epochs](const experiments::EpochResult& epoch) {
+    std::fputs(fmt::format("epoch {}/{}: {} minibatches, {} s, loss {}{}\n", epoch.epoch + 1, epochs, epoch.batches,
+                           seconds(epoch.e2e_ns), epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-",
+                           epoch.completed ? "" : " (stopped inside it)")
+                   .c_str(),
+               stderr);
+    std::fflush(stderr);
+  };
+}
+
+// The trainer's own result (every resolved setting, per-epoch accuracies) and the run's progress:
+// a bar on a terminal, a line per epoch elsewhere.
 class TrainingWatch : public experiments::WorkloadObserver {
  public:
-  explicit TrainingWatch(std::function<void(const experiments::TrainingProgress&)> progress)
-      : progress_(std::move(progress)) {}
+  TrainingWatch(std::function<void(const experiments::TrainingProgress&)> progress,
+                std::function<void(const experiments::EpochResult&)> epoch_done)
+      : progress_(std::move(progress)), epoch_done_(std::move(epoch_done)) {}
   void minibatch_done(const experiments::TrainingProgress& progress) override {
     if (progress_) progress_(progress);
+  }
+  void epoch_done(const experiments::EpochResult& epoch) override {
+    if (epoch_done_) epoch_done_(epoch);
   }
   void trained(const experiments::TrainingResult& result, const experiments::RunInputs& inputs) override {
     this->result = result;
@@ -187,6 +208,7 @@ class TrainingWatch : public experiments::WorkloadObserver {
 
  private:
   std::function<void(const experiments::TrainingProgress&)> progress_;
+  std::function<void(const experiments::EpochResult&)> epoch_done_;
 };
 
 void print_pretrained(const experiments::PretrainedLoad& pretrained) {
@@ -319,7 +341,12 @@ void run_train(TrainOptions options) {
   const auto spec = experiment_of(options);
   jetson::BoardHandle board = jetson::open_board(
       options.board, options.root ? std::optional<std::filesystem::path>(*options.root) : std::nullopt);
-  TrainingWatch watch(!options.json && ::isatty(STDERR_FILENO) == 1 ? progress_bar(options.epochs) : nullptr);
+  // --json as well: the JSON goes to stdout alone, and a run whose output a script takes is the
+  // long unattended run whose log (stderr) most needs to show that it advances; a caller that
+  // wants stderr quiet sends it elsewhere.
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  TrainingWatch watch(terminal ? progress_bar(options.epochs) : nullptr,
+                      terminal ? nullptr : epoch_lines(options.epochs));
   // Ctrl-C ends the run at the next minibatch: the epochs finished by then are printed, then 130.
   experiments::DirectRuns runs(board, "jetchar train", &watch);
   const auto record = runs.run(runs.plan({spec}).runs.front());

@@ -717,6 +717,10 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     if (observer_ != nullptr) observer_->minibatch_done(progress);
   };
   config.on_epoch_end = [&source] { source.end_epoch(); };
+  // k is known from the first minibatch on (modelled_time_pacer.h), before any epoch ends.
+  config.on_epoch_done = [this, &pacer](const EpochResult& epoch) {
+    if (observer_ != nullptr) observer_->epoch_done(undilated(epoch, pacer ? pacer->paced_time().dilation : 1.0));
+  };
 
   // The node's other ranks start and the world joins before the measurement begins; across nodes,
   // nothing trains unless every node's board is in its mode.
@@ -858,6 +862,10 @@ void CharacterizationExecutor::run_inference(const sweeps::PlannedRun&, proto::R
   const std::unique_ptr<jetson::MinibatchPacer> pacer =
       board_.hooks->pace_inference(info_, count_model_work(*model, model_spec, query_sample_shape(model_spec, config)),
                                    config.batch_size, config.warmup, unpaced);
+  // Trials run after the warm-up has calibrated k.
+  config.on_server_trial = [this, &pacer](const ServerTrial& trial) {
+    if (observer_ != nullptr) observer_->server_trial(undilated(trial, pacer ? pacer->paced_time().dilation : 1.0));
+  };
   if (pacer) {
     config.pace_query = [&pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
     config.time_dilation = [&pacer] { return pacer->paced_time().dilation; };

@@ -63,13 +63,17 @@ std::int64_t divided(std::int64_t ns, double k) { return std::llround(static_cas
 
 }  // namespace
 
+EpochResult undilated(EpochResult epoch, double dilation) {
+  if (dilation == 1) return epoch;
+  epoch.stall_ns = divided(epoch.stall_ns, dilation);
+  epoch.compute_ns = divided(epoch.compute_ns, dilation);
+  epoch.e2e_ns = divided(epoch.e2e_ns, dilation);
+  return epoch;
+}
+
 TrainingResult undilated(TrainingResult result, double dilation) {
   if (dilation == 1) return result;
-  for (auto& e : result.epochs) {
-    e.stall_ns = divided(e.stall_ns, dilation);
-    e.compute_ns = divided(e.compute_ns, dilation);
-    e.e2e_ns = divided(e.e2e_ns, dilation);
-  }
+  for (auto& e : result.epochs) e = undilated(std::move(e), dilation);
   for (auto& m : result.minibatches) {
     m.stall_ns = divided(m.stall_ns, dilation);
     m.compute_ns = divided(m.compute_ns, dilation);
@@ -93,14 +97,17 @@ ServerSearch undilated(ServerSearch search, double dilation) {
   search.settings.min_duration_s /= dilation;
   search.capacity_qps *= dilation;
   search.start_qps *= dilation;
-  for (auto& trial : search.trials) {
-    trial.rate_qps *= dilation;
-    trial.p99_ns = divided(trial.p99_ns, dilation);
-  }
+  for (auto& trial : search.trials) trial = undilated(trial, dilation);
   for (auto& ns : search.best_run.latencies_ns) ns = divided(ns, dilation);
   search.best_run.trial = search.best ? search.trials[*search.best] : search.best_run.trial;
   search.best_run.span_ns = divided(search.best_run.span_ns, dilation);
   return search;
+}
+
+ServerTrial undilated(ServerTrial trial, double dilation) {
+  trial.rate_qps *= dilation;
+  trial.p99_ns = divided(trial.p99_ns, dilation);
+  return trial;
 }
 
 QueryEnergy undilated(QueryEnergy energy, double dilation) {

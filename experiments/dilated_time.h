@@ -32,6 +32,7 @@ void scale_epoch_energy(proto::EpochResult& epoch, double factor);
 /// minibatches' times; every query's latency, their summary, the timed span and the throughput.
 /// Clock readings (a minibatch's start, the timed span's ends) stay the host's.
 TrainingResult undilated(TrainingResult result, double dilation);
+EpochResult undilated(EpochResult epoch, double dilation);
 InferenceResult undilated(InferenceResult result, double dilation);
 /// A dilated run's energy per query: energies divided by `dilation`.
 QueryEnergy undilated(QueryEnergy energy, double dilation);
@@ -39,5 +40,7 @@ QueryEnergy undilated(QueryEnergy energy, double dilation);
 /// trial's latencies and span divided by `dilation`; the capacity and every rate multiplied by it.
 /// InferenceResult's undilated() applies it to its `server`, undilate() to RunResult.server.
 ServerSearch undilated(ServerSearch search, double dilation);
+/// One of its trials: the rate multiplied, the p99 divided.
+ServerTrial undilated(ServerTrial trial, double dilation);
 
 }  // namespace jetchar::experiments

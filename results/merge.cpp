@@ -59,12 +59,15 @@ MergePlan plan_merge(const ResultsLocation& out_location, const std::vector<fs::
     // that a killed merge or sweep left empty, or without its schema, is made whole instead of
     // refused, and a database of another program is refused without a write.
     const ResultsStore out(out_location.store());
+    std::size_t runs = 0;
     for (const auto& result : out.load_all()) {
       const std::string& device = result.context().device_id();
       held[{result.sweep(), result.run_id(), device}] =
           Held{out_location.store().string(), digest_of(result),
                out.power_samples(result.sweep(), result.run_id(), device).size()};
+      ++runs;
     }
+    if (options.progress) options.progress({MergeProgress::Stage::kOutputRead, out_location.store(), runs});
   }
   MergePlan plan;
   MergeSummary& summary = plan.summary;
@@ -73,8 +76,10 @@ MergePlan plan_merge(const ResultsLocation& out_location, const std::vector<fs::
     const auto location = ResultsLocation::from(input);
     const ResultsStore store(location.store(), ResultsStore::Access::kReadOnly);
     const std::string source = location.store().string();
+    std::size_t runs = 0;
     for (auto& result : store.load_all()) {
       ++summary.runs_read;
+      ++runs;
       const std::string& device = result.context().device_id();
       const RunKey key{result.sweep(), result.run_id(), device};
       auto samples = store.power_samples(result.sweep(), result.run_id(), device);
@@ -98,6 +103,7 @@ MergePlan plan_merge(const ResultsLocation& out_location, const std::vector<fs::
       plan.added.push_back(std::move(result));
       plan.added_samples.push_back(std::move(samples));
     }
+    if (options.progress) options.progress({MergeProgress::Stage::kInputRead, location.store(), runs});
     ++summary.inputs;
   }
   summary.runs_added = plan.added.size();
@@ -121,9 +127,10 @@ MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& 
   const auto wait = options.wait_for_writer ? sysfs::WriterLock::Wait::kYes : sysfs::WriterLock::Wait::kNo;
   const std::string what = fmt::format("results directory {}", output.string());
   const bool new_folder = !fs::is_directory(output, ec);
+  std::optional<MergePlan> new_folder_plan;
   if (new_folder) {
     // A new output folder exists only once its merge is sure to write: planned first, then created.
-    (void)plan_merge(out_location, inputs, options);
+    new_folder_plan = plan_merge(out_location, inputs, options);
     fs::create_directories(output);
   }
   try {
@@ -134,9 +141,14 @@ MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& 
     } catch (const sysfs::WaitStopped&) {
       throw MergeStopped("results merge stopped by a signal while it waited for the output's writer");
     }
-    // Planned again under the lock: another writer may have changed the output meanwhile.
-    MergePlan plan = plan_merge(out_location, inputs, options);
+    // Planned again under the lock when another writer may have changed the output meanwhile. A
+    // new folder's first plan stands while the folder still holds no store: that plan saw none
+    // either, and reading every input twice made a merge into a new folder take twice as long.
+    MergePlan plan = new_folder_plan && !fs::exists(out_location.store(), ec)
+                         ? std::move(*new_folder_plan)
+                         : plan_merge(out_location, inputs, options);
     if (options.stop_requested && options.stop_requested()) throw MergeStopped("results merge stopped by a signal");
+    if (options.progress) options.progress({MergeProgress::Stage::kWriting, out_location.store(), plan.added.size()});
     ResultsStore out(out_location.store());
     out.save_batch(plan.added, plan.added_samples);
     return plan.summary;

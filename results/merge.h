@@ -26,12 +26,26 @@ struct MergeSummary {
   std::size_t runs_total = 0;  ///< records in the output afterwards
 };
 
+/// A stage of a merge as it begins or ends, for a line on a long merge's stderr.
+struct MergeProgress {
+  enum class Stage {
+    kOutputRead,  ///< the output store read (every run it already holds): `runs` of them
+    kInputRead,   ///< an input store read and checked: `runs` records met in it
+    kWriting,     ///< about to write `runs` new records (and their power samples) into the output
+  };
+  Stage stage = Stage::kInputRead;
+  std::filesystem::path store;  ///< the store read or written
+  std::size_t runs = 0;
+};
+
 struct MergeOptions {
   /// Checked between inputs and before the write: true ends the merge with nothing written
   /// (MergeStopped). A signal during the write, which is one transaction, lets it finish.
   std::function<bool()> stop_requested = {};
   /// Wait for another writer of the output folder instead of refusing (sysfs/writer_lock.h).
   bool wait_for_writer = false;
+  /// Told each stage (MergeProgress); a library never prints, the command does.
+  std::function<void(const MergeProgress&)> progress = {};
 };
 
 /// A merge stopped before its write: nothing was merged.

@@ -100,7 +100,7 @@ void search_server_rate(const ServeBatch& serve, const StopRequested& stop, doub
   settings.min_queries = config.min_queries.value_or(config.min_duration_s ? 1 : 100);
   settings.min_duration_s = config.min_duration_s.value_or(0.0) * k;
   settings.seed = config.seed;
-  auto search = find_peak_server_qps(settings, capacity_qps, serve, stop);
+  auto search = find_peak_server_qps(settings, capacity_qps, serve, stop, config.on_server_trial);
   if (search.best) {
     const auto& best = search.best_run;
     result.latencies_ns = best.latencies_ns;

@@ -74,6 +74,8 @@ struct InferenceConfig {
   /// asked once the warm-up has calibrated it: the bound and the trials' durations stretch alike,
   /// and the figures are divided back afterwards. Unset: 1.
   std::function<double()> time_dilation;
+  /// kServer: told each trial as it ends, on the host's clock (a dilated run's rate and p99 as run).
+  std::function<void(const ServerTrial&)> on_server_trial;
 };
 
 struct InferenceResult {

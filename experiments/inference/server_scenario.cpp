@@ -146,7 +146,7 @@ ServerTrialRun run_server_trial(const ServerSettings& settings, double rate_qps,
 //    thrown by one trial's luck.
 //  - kServerMaxTrials bounds the whole search (typically 7-10 trials run).
 ServerSearch find_peak_server_qps(const ServerSettings& settings, double capacity_qps, const ServeBatch& serve,
-                                  const StopRequested& stop) {
+                                  const StopRequested& stop, const TrialDone& trial_done) {
   check(settings);
   if (!(capacity_qps > 0) || !std::isfinite(capacity_qps))
     throw std::invalid_argument(fmt::format("server capacity {} QPS must be positive", capacity_qps));
@@ -160,6 +160,7 @@ ServerSearch find_peak_server_qps(const ServerSettings& settings, double capacit
   const auto trial = [&](double rate) {
     auto run = run_server_trial(settings, rate, serve, stop);
     search.trials.push_back(run.trial);
+    if (trial_done) trial_done(run.trial);
     if (run.stopped) {
       search.stopped = true;
       return false;

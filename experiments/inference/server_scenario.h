@@ -72,6 +72,8 @@ struct ServerSearch {
 using ServeBatch = std::function<void(std::int64_t samples)>;
 /// True ends the trial or the search at the next query (a signal).
 using StopRequested = std::function<bool()>;
+/// Told each trial as it ends (a progress line per trial).
+using TrialDone = std::function<void(const ServerTrial&)>;
 
 /// The search's constants (server_scenario.cpp says why).
 inline constexpr double kServerStartFraction = 0.5;       ///< first rate, of the measured capacity
@@ -98,7 +100,7 @@ ServerTrialRun run_server_trial(const ServerSettings& settings, double rate_qps,
 /// kServerRelativePrecision; at most kServerMaxTrials trials. Nothing passes when even a sixteenth
 /// of the capacity fails (one query takes about the bound).
 ServerSearch find_peak_server_qps(const ServerSettings& settings, double capacity_qps, const ServeBatch& serve,
-                                  const StopRequested& stop = {});
+                                  const StopRequested& stop = {}, const TrialDone& trial_done = {});
 
 /// {"latency_bound_ms", "max_batch", "capacity_qps", "start_qps", "max_qps", "p99_ms", "trials": [{"rate_qps",
 /// "queries", "planned", "p99_ms", "passed", "batches"}], "stopped"}; max_qps and p99_ms are null

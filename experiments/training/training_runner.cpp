@@ -485,6 +485,7 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
                                    config.eval_squad, config.eval_squad_spans),
                           result.epochs.back());
       }
+      if (config.on_epoch_done) config.on_epoch_done(result.epochs.back());
       if (result.stopped_early) break;
     }
   } catch (const std::exception& error) {

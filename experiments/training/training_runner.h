@@ -35,6 +35,8 @@ std::string_view optimizer_name(OptimizerKind kind);
 /// "sgd" or "adamw" (any case); throws std::invalid_argument naming the text and the valid names.
 OptimizerKind parse_optimizer(std::string_view text);
 
+struct EpochResult;
+
 struct TrainingProgress {
   std::int64_t epoch = 0;
   std::int64_t batch = 0;            ///< batches done in this epoch
@@ -103,6 +105,9 @@ struct TrainingConfig {
   /// Called when an epoch's E2E time has been taken (after its final synchronize), before its
   /// sums are read or it is evaluated: an energy window that ends here covers the E2E interval.
   std::function<void()> on_epoch_end;
+  /// Called with each epoch's result once it is whole (loss read, evaluated), from the training
+  /// thread: a progress line per epoch.
+  std::function<void(const EpochResult&)> on_epoch_done;
 };
 
 struct MinibatchRecord {
