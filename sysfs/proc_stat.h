@@ -35,7 +35,8 @@ struct CpuTimes {
 
 /// One snapshot of /proc/stat's CPU lines.
 struct ProcStat {
-  /// The aggregate "cpu" line (sum over online CPUs).
+  /// The aggregate "cpu" line (fs/proc/stat.c sums it over every possible CPU: an offline CPU's
+  /// counters stand still but still count).
   CpuTimes all;
   /// "cpuN" lines by CPU number N; offline CPUs are absent.
   std::map<int, CpuTimes> cpus;

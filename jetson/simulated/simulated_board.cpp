@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +26,7 @@
 #include "jetson/discovery/power_monitors.h"
 #include "jetson/discovery/thermal.h"
 #include "jetson/simulated/board_fixture.h"
+#include "jetson/simulated/simulated_proc_stat.h"
 #include "sysfs/attribute.h"
 #include "sysfs/cpu_list.h"
 #include "sysfs/injected_errors.h"
@@ -101,6 +104,47 @@ void put_sensor(const sysfs::Root& root, const std::string& path, const std::str
   if (sysfs::try_read_string(root, path) == value) return;
   InPlaceFile(root.resolve(root.canonical(path))).write(value + "\n");
 }
+
+// The CPU state that the processes simulating one board directory share (simulated_board.h),
+// read and written under an exclusive flock held while this lives: each interval of CPU time is
+// counted by one process at one load. A torn or foreign file (a process killed mid-write) reads
+// as empty, and the counters start again from /proc/stat as it stands, so they never go back.
+class SharedCpuState {
+ public:
+  explicit SharedCpuState(const fs::path& file) : fd_(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (!fd_) throw std::runtime_error("simulated board: cannot open " + file.string());
+    while (::flock(fd_.get(), LOCK_EX) != 0) {
+      if (errno != EINTR) throw std::runtime_error("simulated board: cannot lock " + file.string());
+    }
+    std::string text;
+    char buffer[4096];
+    for (off_t offset = 0;;) {
+      const ssize_t n = ::pread(fd_.get(), buffer, sizeof buffer, offset);
+      if (n <= 0) break;
+      text.append(buffer, static_cast<std::size_t>(n));
+      offset += n;
+    }
+    json_ = nlohmann::json::parse(text, nullptr, false);
+    if (!json_.is_object()) json_ = nlohmann::json::object();
+  }
+
+  nlohmann::json& json() { return json_; }
+
+  // Closing the descriptor (the destructor) releases the lock.
+  void save() {
+    const std::string text = json_.dump();
+    if (::pwrite(fd_.get(), text.data(), text.size(), 0) == static_cast<ssize_t>(text.size())) {
+      (void)::ftruncate(fd_.get(), static_cast<off_t>(text.size()));
+    }
+  }
+
+ private:
+  sysfs::UniqueFd fd_;
+  nlohmann::json json_;
+};
+
+// A process that pinned the CPU load and still runs (kill with signal 0 asks only whether it exists).
+bool process_alive(std::int64_t pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
 
 // cpufreq_show_cpus(): the CPU numbers separated by single spaces ("4 5 6 7"; "" for none).
 std::string format_cpufreq_cpus(const std::vector<int>& cpus) {
@@ -368,13 +412,66 @@ void SimulatedBoard::update() {
 
 void SimulatedBoard::update_sensors() {
   std::lock_guard lock(mutex_);
-  last_power_ = compute_power();
+  // CPU time passes only while sensors are refreshed (a measurement, a monitor, a run's pin):
+  // reading a board or writing its controls leaves /proc/stat as it stands.
+  share_cpu_state([this] { last_power_ = compute_power(); });
   write_sensors(last_power_);
 }
 
 void SimulatedBoard::pin_host_utilization(std::optional<double> utilization) {
   std::lock_guard lock(mutex_);
-  pinned_utilization_ = utilization ? std::optional<double>(std::clamp(*utilization, 0.0, 1.0)) : std::nullopt;
+  // The time until now passed at the load before the pin (or before its end).
+  share_cpu_state([this, utilization] {
+    pinned_utilization_ = utilization ? std::optional<double>(std::clamp(*utilization, 0.0, 1.0)) : std::nullopt;
+  });
+}
+
+void SimulatedBoard::share_cpu_state(const std::function<void()>& at_now) {
+  std::optional<SharedCpuState> state;
+  try {
+    state.emplace(root_dir_ / kCpuStateFile);
+  } catch (const std::exception&) {
+    at_now();  // a directory this process cannot write: the model runs on its own figures
+    return;
+  }
+  nlohmann::json& json = state->json();
+  shared_utilization_.reset();
+  if (const auto pin = json.find("pin"); pin != json.end()) {
+    const std::int64_t pid = pin->value("pid", std::int64_t{0});
+    if (pid != ::getpid() && process_alive(pid)) {
+      shared_utilization_ = std::clamp(pin->value("utilization", 0.0), 0.0, 1.0);
+    } else {
+      json.erase(pin);  // this process's own (set again below while it holds), or a gone process's
+    }
+  }
+  // The interval since the last advance, by any process, passed at the load that held in it.
+  const double interval_u = pinned_utilization_   ? *pinned_utilization_
+                            : shared_utilization_ ? *shared_utilization_
+                                                  : host_utilization_;
+  if (const auto current = sysfs::try_read_string(*model_root_, "/proc/stat")) {
+    const std::int64_t now_ns = sysfs::monotonic_ns();
+    const std::vector<int> online = online_cpus(*model_root_);
+    SimulatedCpuTimes times;
+    try {
+      times = json.contains("times") ? cpu_times_from_json(json["times"]) : cpu_times_from_text(*current);
+    } catch (const std::exception&) {
+      times = cpu_times_from_text(*current);
+    }
+    // The monotonic clock restarts at boot: a directory kept across a reboot counts on from here.
+    if (const std::int64_t last_ns = json.value("last_ns", std::int64_t{0}); last_ns > 0 && now_ns > last_ns) {
+      advance_cpu_times(times, online, static_cast<double>(now_ns - last_ns) / 1e9, interval_u);
+    }
+    json["last_ns"] = now_ns;
+    json["times"] = to_json(times);
+    std::string text = format_proc_stat(times, online, *current);
+    text.pop_back();  // put_sensor adds the newline
+    put_sensor(*model_root_, "/proc/stat", text);
+  }
+  at_now();
+  if (pinned_utilization_) {
+    json["pin"] = {{"utilization", *pinned_utilization_}, {"pid", static_cast<std::int64_t>(::getpid())}};
+  }
+  state->save();
 }
 
 void SimulatedBoard::pin_gpu_load(std::optional<double> load) {
@@ -490,7 +587,11 @@ SimulatedPower SimulatedBoard::compute_power() {
   } catch (const std::exception&) {
     // No host /proc (a sandbox): keep the last figure.
   }
-  if (pinned_utilization_) host_utilization_ = *pinned_utilization_;
+  if (pinned_utilization_) {
+    host_utilization_ = *pinned_utilization_;
+  } else if (shared_utilization_) {
+    host_utilization_ = *shared_utilization_;  // a run on this board in another process
+  }
   p.host_utilization = host_utilization_;
   const double u = host_utilization_;
 

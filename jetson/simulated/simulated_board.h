@@ -26,9 +26,10 @@
 //   P_gpu = 60 mW + 5500 mW/(GHz·V²) · f_gpu · V_gpu(f)² · (0.05 + 0.95 g)
 //   P_emc = 150 mW + 0.55 mW/MHz · f_emc,   P_soc = 1200 mW
 //   u = the host's measured CPU busy fraction (/proc/stat over windows of at least 100 ms, the
-//   first from /proc/loadavg) unless pinned, g = the GPU `load` file (per-mille) when the fixture
-//   has one, else 0, unless pinned (a paced run pins both to the time model's busy shares, the
-//   idle-power window of a run both to 0: the board idle, whatever the host runs meanwhile).
+//   first from /proc/loadavg) unless pinned, here or by another process on the same directory;
+//   g = the GPU `load` file (per-mille) when the fixture has one, else 0, unless pinned (a paced
+//   run pins both to the time model's busy shares, the idle-power window of a run both to 0: the
+//   board idle, whatever the host runs meanwhile).
 //   Rails by label: VDD_IN/POM_5V_IN = (P_cpu+P_gpu+P_emc+P_soc)/0.9; VDD_CPU_GPU_CV = P_cpu+P_gpu;
 //   VDD_SOC = P_soc+P_emc; VDD_GPU_SOC = P_gpu+P_soc; VDD_CPU_CV, CPU, POM_5V_CPU, VDD_SYS_CPU = P_cpu;
 //   GPU, POM_5V_GPU, VDD_SYS_GPU = P_gpu; SOC, VDD_SYS_SOC = P_soc+P_emc/2; VDDRQ,
@@ -36,7 +37,15 @@
 //   their captured values. Current = P / V_bus.
 //   Thermal: T = T_captured + 1.8 °C/W · (P_total − P_total at the captured state).
 //
-// Sensor files (rails, temperatures) are rewritten in place, as sysfs regenerates an attribute on
+// CPU time (/proc/stat, simulated_proc_stat.h): while the sensors are refreshed (a measurement, a
+// monitor), every online CPU's counters advance with u, so a reader of CPU utilisation sees the
+// model's load. A board directory may be open in several processes at once (a monitor beside a
+// run): the counters, when they last advanced and the u a run pinned (its pid with it) are shared
+// in the directory (kCpuStateFile, under an exclusive lock), so every interval is counted once and
+// a process with no pin of its own takes a live process's pinned u, for its rails as for
+// /proc/stat. Reading a board (no refresh, no pin) changes none of it.
+//
+// Sensor files (rails, temperatures, /proc/stat) are rewritten in place, as sysfs regenerates an attribute on
 // every read: a reader that keeps a file open and re-reads it with pread (the telemetry sampler)
 // sees each new value. Control-derived attributes are replaced whole (crash safety, see put()).
 //
@@ -46,6 +55,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -124,6 +134,8 @@ class SimulatedBoard {
 
   /// The marker file that tells a simulated root apart (kept inside the root directory).
   static constexpr const char* kMarker = ".jetchar-simulated.json";
+  /// The CPU state the processes simulating one directory share (kept inside the root directory).
+  static constexpr const char* kCpuStateFile = ".jetchar-simulated-cpu.json";
   /// True when `dir` holds a simulated board.
   static bool is_simulated_root(const std::filesystem::path& dir);
 
@@ -133,6 +145,10 @@ class SimulatedBoard {
   void inject_inactive_policy_errors(const std::vector<std::string>& inactive_policies);
   SimulatedPower compute_power();
   void write_sensors(const SimulatedPower& power);
+  /// Under the shared CPU state's lock: takes another live process's pin, advances /proc/stat to
+  /// now at the load that held since its last advance, runs `at_now` (a new pin, or the model) and
+  /// records this process's pin.
+  void share_cpu_state(const std::function<void()>& at_now);
   std::optional<std::string> baseline(const std::string& path) const;
 
   std::filesystem::path root_dir_;
@@ -148,6 +164,7 @@ class SimulatedBoard {
   double host_utilization_ = 0;
   std::optional<double> pinned_utilization_;  // guarded by mutex_
   std::optional<double> pinned_gpu_load_;     // guarded by mutex_
+  std::optional<double> shared_utilization_;  ///< another live process's pin; guarded by mutex_
   std::optional<std::string> gpu_load_before_pin_;
   SimulatedPower last_power_;
   mutable std::mutex mutex_;

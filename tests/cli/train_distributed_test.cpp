@@ -331,14 +331,15 @@ TEST(TrainDistributedTest, ABadSlurmVariableIsNamedWithItsValueAndWhatIsValid) {
 }
 
 // The control tree of a simulated board: every file and link but the sensors its model rewrites
-// and jetchar's own state (the change journal), as tests/slurm/slurm_distributed_test.sh compares it.
+// (CPU time in /proc/stat and the state it shares among them) and jetchar's own state (the change
+// journal), as tests/slurm/slurm_test_common.sh compares it.
 std::map<std::string, std::string> control_tree(const fs::path& root) {
   std::map<std::string, std::string> tree;
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
     const auto name = it->path().filename().string();
     const auto relative = fs::relative(it->path(), root).string();
-    if (relative == "var/lib/jetchar" || name.starts_with("hwmon") || name.starts_with("iio:device") ||
-        name.starts_with("thermal_zone")) {
+    if (relative == "var/lib/jetchar" || relative == "proc/stat" || name == ".jetchar-simulated-cpu.json" ||
+        name.starts_with("hwmon") || name.starts_with("iio:device") || name.starts_with("thermal_zone")) {
       if (it->is_directory() && !it->is_symlink()) it.disable_recursion_pending();
       continue;
     }

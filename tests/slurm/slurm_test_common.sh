@@ -55,10 +55,11 @@ slurm_test_clean_environment() {
   for variable in $(compgen -e | grep '^SLURM'); do unset "$variable"; done
 }
 
-# The control tree of a board: every file and link but the sensors the model recomputes and
-# jetchar's own state (its change journal).
+# The control tree of a board: every file and link but the sensors the model recomputes (CPU time
+# in /proc/stat and the state it shares among them) and jetchar's own state (its change journal).
 tree_digest() {
-  (cd "$1" && find . \( -path ./var/lib/jetchar -o -name 'hwmon*' -o -name 'iio:device*' -o -name 'thermal_zone*' \) -prune \
+  (cd "$1" && find . \( -path ./var/lib/jetchar -o -name 'hwmon*' -o -name 'iio:device*' -o -name 'thermal_zone*' \
+       -o -path ./proc/stat -o -name .jetchar-simulated-cpu.json \) -prune \
        -o \( -type f -o -type l \) -print | LC_ALL=C sort | while read -r f; do
      if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"; else echo "$f $(sha256sum <"$f" | cut -c1-64)"; fi
    done)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <thread>
 
@@ -11,6 +12,7 @@
 #include "jetson/simulated/board_fixture.h"
 #include "sysfs/attribute.h"
 #include "sysfs/error.h"
+#include "sysfs/proc_stat.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::jetson {
@@ -171,6 +173,36 @@ TEST_P(SimulatedBoardFixture, CpuPowerFollowsHostUtilization) {
   sim.update();
   EXPECT_GE(sim.power().host_utilization, 0.0);
   EXPECT_LE(sim.power().host_utilization, 1.0);
+}
+
+// /proc/stat advances with the model's CPU load while the sensors are refreshed (a monitor reads
+// the load from it), and only then: reading the board or writing a control leaves it as it is.
+TEST_P(SimulatedBoardFixture, ProcStatFollowsTheModelsCpuLoadWhileSensorsRefresh) {
+  const auto read_stat = [this] { return sysfs::read_proc_stat(root); };
+  const auto busy_over = [&](double utilization) {
+    sim.pin_host_utilization(utilization);
+    sim.update_sensors();
+    const auto before = read_stat();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    sim.update_sensors();
+    const auto after = read_stat();
+    EXPECT_EQ(after.cpus.size(), before.cpus.size());
+    EXPECT_GE(after.all.total_ticks() - before.all.total_ticks(), 20u * before.cpus.size()) << "0.3 s at 100 Hz";
+    return *sysfs::busy_fraction(before.all, after.all);
+  };
+  EXPECT_NEAR(busy_over(0.0), 0.0, 0.02) << "an idle board's CPUs are idle";
+  EXPECT_NEAR(busy_over(0.7), 0.7, 0.05);
+  const std::string stat = sysfs::read_string(root, "/proc/stat");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  sim.update();  // after a control write
+  EXPECT_EQ(sysfs::read_string(root, "/proc/stat"), stat);
+  // A CPU taken offline loses its line (the kernel prints online CPUs only).
+  if (const auto secondary = first_online_secondary_cpu()) {
+    const std::size_t lines = read_stat().cpus.size();
+    write(*secondary, "0");
+    sim.update_sensors();
+    EXPECT_EQ(read_stat().cpus.size(), lines - 1);
+  }
 }
 
 TEST_P(SimulatedBoardFixture, RailsAndTemperaturesFollowPower) {
