@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/chart_labels.h"
 #include "analysis/config_groups.h"
 #include "analysis/record_fields.h"
 #include "analysis/statistics.h"
@@ -90,12 +91,11 @@ struct Pick {
 };
 
 // A picked row as the summary names it.
-json pick_json(const Pick& pick, const json& groups, bool several_modes) {
+json pick_json(const Pick& pick, bool several_modes) {
   if (!pick.row) return nullptr;
   const json& r = *pick.row;
   std::string config = r["config"].get<std::string>();
-  if (several_modes)
-    config += (config.empty() ? "" : " ") + std::string("in ") + groups[pick.group]["mode"].get<std::string>();
+  if (several_modes) config += (config.empty() ? "" : " ") + std::string("in ") + r["mode"].get<std::string>();
   return {{"config", config},
           {"group", pick.group},
           {"p99_ms", r["p99_ms"]},
@@ -118,9 +118,9 @@ json workload_summary(const std::string& workload, const json& groups) {
   };
   for (std::size_t g = 0; g < groups.size(); ++g) {
     if (groups[g]["workload"] != workload) continue;
-    modes.insert(groups[g]["mode"].get<std::string>());
     for (const json& row : groups[g]["rows"]) {
       ++configurations;
+      modes.insert(row["mode"].get<std::string>());
       if (better(throughput, row, "throughput", true)) throughput = {&row, g};
       if (better(latency, row, "p99_ms", false)) latency = {&row, g};
       if (better(energy, row, "energy_per_sample_j", false)) energy = {&row, g};
@@ -130,9 +130,9 @@ json workload_summary(const std::string& workload, const json& groups) {
   return {{"workload", workload},
           {"configurations", configurations},
           {"modes", modes.size()},
-          {"most_throughput", pick_json(throughput, groups, several_modes)},
-          {"lowest_latency", pick_json(latency, groups, several_modes)},
-          {"least_energy_per_sample", pick_json(energy, groups, several_modes)}};
+          {"most_throughput", pick_json(throughput, several_modes)},
+          {"lowest_latency", pick_json(latency, several_modes)},
+          {"least_energy_per_sample", pick_json(energy, several_modes)}};
 }
 
 // One sentence per workload; a configuration that wins twice is named once and then "also".
@@ -181,28 +181,54 @@ json inference_section(const std::vector<ConfigPoint>& points, const std::vector
   const auto per_sample = energy_per_sample(queries, records);
   std::map<ConfigKey, std::vector<const ConfigPoint*>> by_group;
   for (const ConfigPoint& p : queries) by_group[group_key(p.key)].push_back(&p);
+  // A workload whose every power mode measured one configuration (a sweep of modes at one batch)
+  // would get a chart of one point per mode: its modes become the x axis of one group instead.
+  std::map<std::string, std::size_t> groups_of, single;
+  for (const auto& [key, members] : by_group) {
+    ++groups_of[key.workload];
+    single[key.workload] += members.size() == 1 ? 1 : 0;
+  }
+  std::map<ConfigKey, std::pair<std::vector<const ConfigPoint*>, bool>> ordered;  // members, across modes
+  for (const auto& [key, members] : by_group) {
+    if (groups_of[key.workload] > 1 && single[key.workload] == groups_of[key.workload]) {
+      ConfigKey across = key;
+      across.mode = PowerMode{};
+      auto& group = ordered[across];
+      group.first.push_back(members.front());
+      group.second = true;
+    } else {
+      ordered[key] = {members, false};
+    }
+  }
   std::vector<ConfigKey> keys;
-  for (const auto& [key, members] : by_group) keys.push_back(key);
+  for (const auto& [key, group] : ordered) keys.push_back(key);
   const auto shown = varying_axes(keys);
 
   json groups = json::array();
   std::vector<std::string> workloads;
-  for (const auto& [key, members] : by_group) {
+  for (const auto& [key, group] : ordered) {
+    const auto& [members, modes] = group;
     const auto batches = values_of(members, kBatch), sequences = values_of(members, kSequence);
-    // The batch along x where it varies, the sequence length as the series; else the sequence
-    // length along x; a group of one configuration is one point.
-    const char* x_axis = batches.size() > 1 ? kBatch : sequences.size() > 1 ? kSequence : nullptr;
-    const char* series_axis = x_axis == nullptr  ? nullptr
-                              : x_axis == kBatch ? (sequences.size() > 1 ? kSequence : nullptr)
-                                                 : nullptr;
+    // Along x: the power modes of a group across modes; else the batch where it varies, with the
+    // sequence length as the series; else the sequence length; a group of one configuration is
+    // one point.
+    const char* x_axis = modes ? "mode" : batches.size() > 1 ? kBatch : sequences.size() > 1 ? kSequence : nullptr;
+    const char* series_axis = x_axis == kBatch && sequences.size() > 1 ? kSequence : nullptr;
+    std::vector<ConfigKey> member_keys;
+    for (const ConfigPoint* p : members) member_keys.push_back(p->key);
+    const auto mode_labels = chart_labels(member_keys);
     json rows = json::array();
-    for (const ConfigPoint* p : members) {
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const ConfigPoint* p = members[i];
       const std::string words = config_words(p->key);
       const auto energy = per_sample.find(p->key);
       rows.push_back(
-          {{"x", x_axis ? *axis_of(p->key, x_axis) : (words.empty() ? key.mode.label() : words)},
+          {{"x", modes    ? mode_labels[i]
+                 : x_axis ? *axis_of(p->key, x_axis)
+                          : (words.empty() ? key.mode.label() : words)},
            {"series", series_axis ? series_words(series_axis, *axis_of(p->key, series_axis)) : ""},
            {"series_value", series_axis ? *axis_of(p->key, series_axis) : ""},
+           {"mode", p->key.mode.label()},
            {"batch", axis_of(p->key, kBatch) ? json(*axis_of(p->key, kBatch)) : json(nullptr)},
            {"sequence_length", axis_of(p->key, kSequence) ? json(*axis_of(p->key, kSequence)) : json(nullptr)},
            {"config", words},
@@ -214,35 +240,45 @@ json inference_section(const std::vector<ConfigPoint>& points, const std::vector
            {"energy_per_sample_j", energy == per_sample.end() ? json(nullptr) : json(energy->second)},
            {"runs", p->samples}});
     }
-    std::sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
-      const std::string as = a["series_value"], bs = b["series_value"], ax = a["x"], bx = b["x"];
-      if (as != bs) return value_less(as, bs);
-      return value_less(ax, bx);
-    });
+    // Batch sizes and sequence lengths in numeric order; power modes in the order aggregate() sorts them.
+    if (!modes) {
+      std::sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
+        const std::string as = a["series_value"], bs = b["series_value"], ax = a["x"], bx = b["x"];
+        if (as != bs) return value_less(as, bs);
+        return value_less(ax, bx);
+      });
+    }
     json x_values = json::array(), series = json::array();
     for (const json& r : rows) {
       if (std::find(x_values.begin(), x_values.end(), r["x"]) == x_values.end()) x_values.push_back(r["x"]);
       if (std::find(series.begin(), series.end(), r["series"]) == series.end()) series.push_back(r["series"]);
     }
-    std::sort(x_values.begin(), x_values.end(),
-              [](const json& a, const json& b) { return value_less(a.get<std::string>(), b.get<std::string>()); });
+    if (!modes) {
+      std::sort(x_values.begin(), x_values.end(),
+                [](const json& a, const json& b) { return value_less(a.get<std::string>(), b.get<std::string>()); });
+    }
     const auto any = [&](const char* column) {
       return std::any_of(rows.begin(), rows.end(), [&](const json& r) { return !r[column].is_null(); });
     };
-    const ConfigPoint& first = *members.front();
-    groups.push_back({{"label", config_label(key, shown)},
-                      {"workload", key.workload},
-                      {"mode", key.mode.label()},
-                      {"latency", to_string(*first.query_latency)},
-                      {"x_axis", x_axis ? x_axis : ""},
-                      {"x_title", x_axis == kBatch      ? "batch size (samples per query)"
-                                  : x_axis == kSequence ? "sequence length (tokens)"
-                                                        : "configuration"},
-                      {"x_values", x_values},
-                      {"series", series},
-                      {"has_throughput", any("throughput")},
-                      {"has_energy", any("energy_per_query_j") || any("energy_per_sample_j")},
-                      {"rows", rows}});
+    const std::string words = config_words(members.front()->key);
+    const std::string axes = axes_label(key, shown);
+    groups.push_back(
+        {{"label", modes ? fmt::format("{}{}{} in every power mode", key.workload, axes.empty() ? "" : " | " + axes,
+                                       words.empty() ? "" : " | " + words)
+                         : config_label(key, shown)},
+         {"workload", key.workload},
+         {"mode", modes ? std::string() : key.mode.label()},
+         {"latency", to_string(*members.front()->query_latency)},
+         {"x_axis", x_axis ? x_axis : ""},
+         {"x_title", modes                 ? "power mode"
+                     : x_axis == kBatch    ? "batch size (samples per query)"
+                     : x_axis == kSequence ? "sequence length (tokens)"
+                                           : "configuration"},
+         {"x_values", x_values},
+         {"series", series},
+         {"has_throughput", any("throughput")},
+         {"has_energy", any("energy_per_query_j") || any("energy_per_sample_j")},
+         {"rows", rows}});
     if (std::find(workloads.begin(), workloads.end(), key.workload) == workloads.end())
       workloads.push_back(key.workload);
   }
@@ -256,9 +292,10 @@ std::string inference_html(const json& section, report_html::ChartCanvases& canv
   if (groups.empty()) return "";
   std::string body =
       "<section id=\"inference\"><h2>Inference: latency, throughput and energy by batch size</h2><p>Per inference "
-      "workload and power mode, each batch size × sequence length: the latency percentiles of a query (one batch; "
-      "nearest rank over the timed queries, warm-up excluded), throughput in samples/s, and energy per query and per "
-      "sample (the query's ÷ its batch); medians over repetitions. Every chart starts at zero.</p>\n";
+      "workload and power mode, each batch size × sequence length (where every power mode ran one configuration, "
+      "the power modes side by side): the latency percentiles of a query (one batch; nearest rank over the timed "
+      "queries, warm-up excluded), throughput in samples/s, and energy per query and per sample (the query's ÷ its "
+      "batch); medians over repetitions. Every chart starts at zero.</p>\n";
   for (const json& summary : section["workloads"]) {
     const std::string workload = summary["workload"];
     body += fmt::format("<h3>{}</h3>\n", escape(workload)) + summary_sentence(summary);
@@ -268,29 +305,31 @@ std::string inference_html(const json& section, report_html::ChartCanvases& canv
       const std::string index = std::to_string(g);
       const std::string x = group["x_title"];
       body += fmt::format("<h4>{}</h4>\n<div class=\"chart-row\">\n", escape(group["label"].get<std::string>()));
+      // Power modes along x need the room for their names: one chart a row.
+      const bool wide = group["x_axis"] == "mode";
+      const int width = wide ? 1000 : 490, height = wide ? 420 : 320;
       body += canvases.next("inference-latency:" + index, fmt::format("p50, p90 and p99 latency (ms) against {}", x),
-                            490, 320);
+                            width, height);
       if (group["has_throughput"].get<bool>()) {
-        body += canvases.next("inference-throughput:" + index, fmt::format("Throughput (samples/s) against {}", x), 490,
-                              320);
+        body += canvases.next("inference-throughput:" + index, fmt::format("Throughput (samples/s) against {}", x),
+                              width, height);
       }
       if (group["has_energy"].get<bool>()) {
         body += canvases.next("inference-energy:" + index,
-                              fmt::format("Energy per query and per sample (J) against {}", x), 490, 320);
+                              fmt::format("Energy per query and per sample (J) against {}", x), width, height);
       }
+      std::vector<std::pair<std::string, std::string>> columns = {{"batch", "batch"},
+                                                                  {"sequence_length", "sequence length"},
+                                                                  {"p50_ms", "p50 (ms)"},
+                                                                  {"p90_ms", "p90 (ms)"},
+                                                                  {"p99_ms", "p99 (ms)"},
+                                                                  {"throughput", "samples/s"},
+                                                                  {"energy_per_query_j", "J/query"},
+                                                                  {"energy_per_sample_j", "J/sample"},
+                                                                  {"runs", "runs"}};
+      if (group["x_axis"] == "mode") columns.insert(columns.begin(), {"mode", "power mode"});
       body += "</div>\n<details><summary>Table</summary>" +
-              report_html::table(group["rows"],
-                                 {{"batch", "batch"},
-                                  {"sequence_length", "sequence length"},
-                                  {"p50_ms", "p50 (ms)"},
-                                  {"p90_ms", "p90 (ms)"},
-                                  {"p99_ms", "p99 (ms)"},
-                                  {"throughput", "samples/s"},
-                                  {"energy_per_query_j", "J/query"},
-                                  {"energy_per_sample_j", "J/sample"},
-                                  {"runs", "runs"}},
-                                 "table-inference-" + index) +
-              "</details>\n";
+              report_html::table(group["rows"], columns, "table-inference-" + index) + "</details>\n";
     }
   }
   return body + "</section>\n";

@@ -20,7 +20,9 @@ namespace jetchar::analysis {
 /// the records behind them (for the energy per sample each run stored). A group is one workload in
 /// one power mode (and one value of every other varying axis); its rows are its batch ×
 /// sequence-length configurations, its x axis the batch size (or the sequence length when the batch
-/// does not vary), its series the other of the two. Empty arrays without inference runs.
+/// does not vary), its series the other of the two. Where every power mode of a workload ran one
+/// configuration (a sweep of modes at one batch), one group holds them all with the power modes
+/// along x (x_axis "mode"). Empty arrays without inference runs.
 nlohmann::json inference_section(const std::vector<ConfigPoint>& points, const std::vector<RunRecord>& records);
 
 /// The page's HTML ("" without groups).

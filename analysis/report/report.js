@@ -251,8 +251,10 @@
   }
 
   // The inference page: one line per series (sequence length, or batch) and figure, against the
-  // group's x axis (batch size, or sequence length); a configuration not measured is a gap.
+  // group's x axis (batch size, or sequence length); a configuration not measured is a gap. Power
+  // modes along x have no order between them: bars, one per figure.
   function inferenceChart(group, figures, title) {
+    const bars = group.x_axis === 'mode';
     const datasets = [];
     group.series.forEach((series, s) => {
       figures.forEach(([key, name], f) => {
@@ -260,12 +262,13 @@
           const row = group.rows.find((r) => r.series === series && r.x === x);
           return row && row[key] !== null ? row[key] : null;
         };
-        datasets.push({ label: (series ? series + ' ' : '') + name, data: group.x_values.map(value), borderColor: colours[s % colours.length],
-          backgroundColor: colours[s % colours.length], borderDash: dashes[f % dashes.length], spanGaps: true });
+        const colour = colours[(bars ? s * figures.length + f : s) % colours.length];
+        datasets.push({ label: (series ? series + ' ' : '') + name, data: group.x_values.map(value), borderColor: colour,
+          backgroundColor: colour, borderDash: bars ? [] : dashes[f % dashes.length], spanGaps: true });
       });
     });
     return {
-      type: 'line',
+      type: bars ? 'bar' : 'line',
       data: { labels: group.x_values, datasets: datasets },
       options: Object.assign({}, base, { scales: { x: axis(group.x_title), y: axis(title, { beginAtZero: true }) } }),
     };

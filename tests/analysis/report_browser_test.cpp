@@ -290,8 +290,9 @@ TEST(ReportBrowserIntegration, DataParallelScalingIsDrawn) {
 }
 
 // The inference page (latency, throughput and energy against batch × sequence length, per power
-// mode) and the batch-size page of training (time, stall and energy per sample) are drawn; the
-// inference page's sentence is on the first screen, the batch page's after the Pareto fronts.
+// mode, or against the power modes where each ran one configuration) and the batch-size page of training (time, stall
+// and energy per sample) are drawn; the inference page's sentence is on the first screen, the batch page's after the
+// Pareto fronts.
 TEST(ReportBrowserIntegration, TheInferenceAndBatchSizePagesAreDrawn) {
   auto chromium = find_chromium();
   if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
@@ -306,6 +307,9 @@ TEST(ReportBrowserIntegration, TheInferenceAndBatchSizePagesAreDrawn) {
         inference += fmt::format("bert,{},{},{},{},{},{},{},{}\n", mode, batch, tokens, p50, p50 * 1.1, p50 * 1.3,
                                  1000 * batch / p50, p50 * (slow > 1 ? 8 : 14) / 1000);
       }
+  // A sweep of modes at one batch: one group with the modes along x (bars).
+  for (const auto& [mode, ms] : std::vector<std::pair<std::string, double>>{{"MAXN", 3}, {"30W", 4}, {"15W", 6}})
+    inference += fmt::format("mobilenet,{},1,,{},{},{},{},{}\n", mode, ms, ms * 1.1, ms * 1.4, 1000 / ms, ms / 200);
   auto records = parse_results_csv(inference, "infer.csv");
   const auto training = parse_results_csv(
       "workload,mode,batch,epoch,epoch_time_s,samples,stall_s,epoch_energy_j\n"
@@ -316,8 +320,9 @@ TEST(ReportBrowserIntegration, TheInferenceAndBatchSizePagesAreDrawn) {
   ReportOptions options;
   options.title = "jetchar browser test: inference and batch sizes";
   auto page = dir.write("report.html", render_report(records, options));
-  const std::size_t expected_charts =
-      6 /*inference: 3 per mode*/ + 2 /*pareto: bert inference, lenet*/ + 4 /*batch: 2 per mode*/ + 1 /*latency*/;
+  const std::size_t expected_charts = 6 /*inference: bert, 3 per mode*/ + 3 /*inference: mobilenet across modes*/ +
+                                      3 /*pareto: bert and mobilenet inference, lenet*/ + 4 /*batch: 2 per mode*/ +
+                                      1 /*latency*/;
   check_in_browser(*chromium, page, expected_charts, "analysis-report-inference-batch-screenshot.png",
                    {{"inference", "bert (16 configurations in 2 power modes): the most throughput is <strong>"},
                     {"batch", "lenet | 15W: batch <strong>64</strong> takes the least time per sample", false}});

@@ -145,3 +145,33 @@ TEST(ReportInference, ThePageFollowsWhatToPick) {
 
 }  // namespace
 }  // namespace jetchar::analysis
+
+namespace jetchar::analysis {
+namespace {
+
+// A sweep of power modes at one batch (examples/sim-agx-orin-inference-modes.textproto): one group
+// with the modes along x, not a chart of one point per mode.
+TEST(ReportInference, ModesThatEachRanOneConfigurationShareOneGroup) {
+  const auto records = parse_results_csv(
+      "workload,mode,batch,sequence_length,latency_p99_ms,throughput_samples_per_s,energy_per_query_j\n"
+      "bert,MAXN,1,128,3,400,0.03\nbert,30W,1,128,4,300,0.025\nbert,15W,1,128,6,200,0.02\n",
+      "infer.csv");
+  const auto section = section_of(records);
+  ASSERT_EQ(section["groups"].size(), 1u);
+  const auto& group = section["groups"][0];
+  EXPECT_EQ(group["label"], "bert | batch 1 × 128 tokens in every power mode");
+  EXPECT_EQ(group["x_axis"], "mode");
+  EXPECT_EQ(group["x_title"], "power mode");
+  EXPECT_EQ(group["x_values"], nlohmann::json({"15W", "30W", "MAXN"}));
+  EXPECT_EQ(section["workloads"][0]["least_energy_per_sample"]["config"], "batch 1 × 128 tokens in 15W");
+  report_html::ChartCanvases canvases;
+  const std::string html = inference_html(section, canvases);
+  EXPECT_THAT(html, HasSubstr("bert (3 configurations in 3 power modes): the most throughput is <strong>400 "
+                              "samples/s</strong> at batch 1 × 128 tokens in MAXN"));
+  EXPECT_THAT(html, HasSubstr("<th>power mode</th>"));
+  EXPECT_THAT(html, HasSubstr("data-chart=\"inference-latency:0\""));
+  EXPECT_THAT(html, Not(HasSubstr("inference-latency:1")));
+}
+
+}  // namespace
+}  // namespace jetchar::analysis
