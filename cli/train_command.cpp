@@ -447,7 +447,8 @@ void add_train_command(CLI::App& app) {
                     "No device synchronize per minibatch (stall/compute become host-side times; marked in the output)");
   command->add_flag("--eval", options->eval,
                     "Evaluate on the validation split after every epoch (untimed): CoNLL-2003 valid.txt (entity "
-                    "precision/recall/F1), SQuAD's dev file (EM and F1), never the training file");
+                    "precision/recall/F1), SQuAD's dev file (EM and F1), a corpus's ?dev= file (masked-LM loss and "
+                    "accuracy), never the training file");
   command
       ->add_option("--target-f1", options->target_f1,
                    "With --eval: report the first epoch whose dev F1 reaches this fraction (0.885 for 88.5 %) and "

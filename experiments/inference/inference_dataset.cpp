@@ -33,7 +33,7 @@ loaders::DatasetSpec inference_dataset_spec(std::string_view text, std::optional
                                             const std::optional<std::filesystem::path>& pretrained) {
   auto spec = loaders::resolve_dataset_spec(text);
   if (!names_split(text) && !names_squad_query_file(spec)) spec.split = "validation";
-  static const std::set<std::string> kWindowed = {"squad", "conll2003", "textcls"};
+  static const std::set<std::string> kWindowed = {"squad", "conll2003", "textcls", "corpus"};
   if (sequence_length && kWindowed.count(spec.kind) > 0) {
     const std::string length = std::to_string(*sequence_length);
     if (const auto given = spec.options.find("max_length"); given != spec.options.end() && given->second != length) {
