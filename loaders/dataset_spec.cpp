@@ -97,7 +97,7 @@ std::vector<std::pair<std::string, std::string>> dataset_kinds() {
       {"corpus",
        "masked-LM pretraining text: UTF-8, one sentence per line, documents separated by blank lines (PATH: the "
        "file; corpus/validation: ?dev=FILE), packed into [CLS] A [SEP] B [SEP] sequences and masked; "
-       "?vocab=vocab.txt&max_length=128&mask_prob=0.15&short_seq_prob=0.1&seed=12345&dev=FILE"},
+       "?vocab=vocab.txt&max_length=128 and &mask_prob=0.15, &short_seq_prob=0.1, &seed=12345, &dev=FILE"},
       {"squad",
        "SQuAD v1.1 JSON (PATH, or a directory with train-v1.1.json; squad/validation: dev-v1.1.json beside it, or "
        "?dev=FILE); ?vocab=vocab.txt&max_length=384&stride=128&max_query_length=64"},
