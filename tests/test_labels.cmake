@@ -17,8 +17,10 @@ set(_jetchar_slow_tests
   cli.OfEachCommand/HelpExamples.RunAsWritten/sweep
   cli.OfEachDocument/MarkdownExamples.RunAsWritten/README_md
   cli.OfEachFile/ExampleFileExamples.RunAsWritten/examples_quickstart_host_textproto
+  cli.OfEachFile/ExampleFileExamples.RunAsWritten/examples_sim_agx_orin_adaptive_profile_textproto
   cli.OfEachFile/ExampleFileExamples.RunAsWritten/examples_sim_agx_orin_adaptive_textproto
   cli.OfEachFile/ExampleFileExamples.RunAsWritten/examples_sim_agx_orin_power_modes_textproto
+  cli.OfEachFile/ExampleFileExamples.RunAsWritten/examples_sim_agx_orin_squad_inference_textproto
   cli.PretrainedDistilBertTest.TrainFineTunesSequenceClassificationFromTheCheckpoint
   experiments.ExamplesIntegration.TheSimulatedBoardExampleRunsEndToEnd
   experiments.FashionMnistTrainingIntegration.LeNet5ReachesEightyFivePercentInTwoEpochs
