@@ -163,6 +163,15 @@ GroupPredictions predict_group(const ModeGroup& g, const std::vector<PowerMode>&
 
 }  // namespace
 
+GroupFits fit_auto(const ModeGroup& g, const ModePredictorOptions& options) {
+  GroupFits fits{ModePredictor::fit(g.points, options), std::nullopt};
+  if (g.query_latency && *g.query_latency != LatencyPercentile::kAvg) {
+    if (const auto at_mean = at_mean_latency(g.points); !at_mean.empty())
+      fits.energy = ModePredictor::fit(at_mean, options);
+  }
+  return fits;
+}
+
 void HeldOutMape::add(double predicted, double measured) {
   sum += std::abs(predicted / measured - 1);
   ++modes;

@@ -82,6 +82,19 @@ struct GroupPredictions {
   std::vector<Extrapolated> extrapolated;
 };
 
+/// The auto model of one group as `analyze fit` scores it: `time` fitted on the group's measure;
+/// for an inference group judged by a tail latency, `energy` fitted on the mean latency, which a
+/// query's energy is spent over (predict_groups does the same), so that power and energy per query
+/// are not power × the tail latency. Without it `time` gives power and energy too.
+struct GroupFits {
+  ModePredictor time;
+  std::optional<ModePredictor> energy;
+  const ModePredictor& of_energy() const { return energy ? *energy : time; }
+};
+
+/// Throws as ModePredictor::fit does.
+GroupFits fit_auto(const ModeGroup& g, const ModePredictorOptions& options = {});
+
 /// "<time form>/<power form>" of a fitted mode predictor ("-" without a power form).
 std::string forms_of(const ModePredictor& predictor);
 

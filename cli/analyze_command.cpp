@@ -25,6 +25,7 @@
 #include "analysis/config_point.h"
 #include "analysis/cross_validation.h"
 #include "analysis/mode_choice.h"
+#include "analysis/mode_group_predictions.h"
 #include "analysis/mode_predictions.h"
 #include "analysis/mode_predictor.h"
 #include "analysis/modes_file.h"
@@ -367,15 +368,18 @@ void run_fit(const AnalyzeOptions& o) {
       if (with_auto(o.model) && g.points.size() >= 3) {
         ModePredictorOptions options;
         options.level = o.interval_level;
-        ModePredictor m = ModePredictor::fit(g.points, options);
+        const GroupFits fits = fit_auto(g, options);
+        const ModePredictor& m = fits.time;
+        const ModePredictor& e = fits.of_energy();
         group["auto"] = {
             {"time_form", to_string(m.time_form())},
-            {"power_form", m.power_form() ? nlohmann::json(to_string(*m.power_form())) : nlohmann::json(nullptr)},
+            {"power_form", e.power_form() ? nlohmann::json(to_string(*e.power_form())) : nlohmann::json(nullptr)},
+            {"power_fitted_on", fits.energy ? "mean latency" : "the same measure"},
             {"loo_time_mape_pct", m.loo_time_mape()},
-            {"loo_power_mape_pct", optional_json(m.loo_power_mape())},
-            {"loo_energy_mape_pct", optional_json(m.loo_energy_mape())},
+            {"loo_power_mape_pct", optional_json(e.loo_power_mape())},
+            {"loo_energy_mape_pct", optional_json(e.loo_energy_mape())},
             {"time_forms", scores_json(m.time_scores())},
-            {"power_forms", scores_json(m.power_scores())},
+            {"power_forms", scores_json(e.power_scores())},
             {"interval_level", m.level()}};
       }
       if (o.profile) group["profile"] = profile_json(o, g);
@@ -390,11 +394,13 @@ void run_fit(const AnalyzeOptions& o) {
     out += fmt::format("  {:<9} {:>14} {:>14} {:>18} {:>18}\n", "model", "LOO time %", "LOO energy %",
                        fmt::format("{}-fold time %", o.folds), fmt::format("{}-fold energy %", o.folds));
     if (with_auto(o.model) && g.points.size() >= 3) {
-      ModePredictor m = ModePredictor::fit(g.points);
+      const GroupFits fits = fit_auto(g);
+      const ModePredictor& e = fits.of_energy();
       out += fmt::format(
-          "  {:<9} {:>14.2f} {:>14} {:>18} {:>18}   forms chosen by LOO: time {}, power {} (LOO power % {})\n", kAuto,
-          m.loo_time_mape(), opt(m.loo_energy_mape(), "{:.2f}"), "-", "-", to_string(m.time_form()),
-          m.power_form() ? to_string(*m.power_form()) : "-", opt(m.loo_power_mape(), "{:.2f}"));
+          "  {:<9} {:>14.2f} {:>14} {:>18} {:>18}   forms chosen by LOO: time {}, power {} (LOO power % {}){}\n", kAuto,
+          fits.time.loo_time_mape(), opt(e.loo_energy_mape(), "{:.2f}"), "-", "-", to_string(fits.time.time_form()),
+          e.power_form() ? to_string(*e.power_form()) : "-", opt(e.loo_power_mape(), "{:.2f}"),
+          fits.energy ? "; power and energy fitted on the mean latency" : "");
     }
     for (ModelKind kind : models_of(o.model)) {
       Validation v = cross_validate(kind, g.points, o.folds, o.seed);
