@@ -36,6 +36,9 @@ using report_html::escape;
 using report_html::optional_json;
 using report_html::table;
 
+// What an inference configuration's energy is counted per: "sample" or "query".
+std::string energy_per(const ConfigPoint& p) { return std::string(to_string(p.query_energy)); }
+
 json pareto_section(const std::vector<ConfigPoint>& points) {
   json groups = json::array();
   // A fleet of several kinds (records with the axis "board", analysis/results_store_reader.h):
@@ -76,10 +79,14 @@ json pareto_section(const std::vector<ConfigPoint>& points) {
          {"points", rows},
          {"time_title",
           latency ? fmt::format("{} latency of a query (s)", to_string(*latency)) : std::string("epoch time (s)")},
-         {"energy_title", latency ? "energy per query (J)" : "epoch energy (J)"},
+         {"energy_title",
+          latency ? fmt::format("energy per {} (J)", energy_per(g.points.front())) : std::string("epoch energy (J)")},
          // Both axes fit their values (analysis/narrow_spread.h): a narrow spread is said.
          {"time_note", narrow_spread_note(times, times_name, "s")},
-         {"energy_note", narrow_spread_note(energies, latency ? "energies per query" : "epoch energies", "J")}});
+         {"energy_note",
+          narrow_spread_note(energies,
+                             latency ? fmt::format("energies per {}", energy_per(g.points.front())) : "epoch energies",
+                             "J")}});
   }
   return groups;
 }
@@ -280,7 +287,7 @@ json pick_json(const ConfigPoint& p, const std::set<std::string>& shown, const S
               {"time_name",
                p.query_latency ? fmt::format("{} latency", to_string(*p.query_latency)) : std::string("epoch time")},
               {"energy_j", *p.energy_j},
-              {"energy_unit", p.query_latency ? "J per query" : "J per epoch"},
+              {"energy_unit", p.query_latency ? "J per " + energy_per(p) : std::string("J per epoch")},
               {"power_w", optional_json(p.power_w)},
               {"samples", p.samples},
               {"runs", row ? json(row->time_s.n) : json(nullptr)},
@@ -577,15 +584,30 @@ json report_data(const std::vector<RunRecord>& given, const ReportOptions& optio
   }
   const std::vector<RunRecord>& records = tagged.empty() ? given : tagged;
   auto points = aggregate(records);
+  // The front and the picks judge inference configurations by energy per sample, so that batch
+  // sizes compare fairly (a batch of 8 spends more per query and less per sample than a batch of
+  // 1), where every run with a J/query has it (exports older than the column have J/query only).
+  const bool per_sample = std::all_of(records.begin(), records.end(), [](const RunRecord& r) {
+    return !energy_per_query_j(r) || energy_per_query_sample_j(r);
+  });
+  const auto judged = per_sample ? aggregate(records, {.energy = QueryEnergy::kPerSample}) : points;
   std::map<std::string, std::size_t> statuses;
   for (const RunRecord& r : records) ++statuses[std::string(to_string(r.status))];
   const auto simulated = std::count_if(records.begin(), records.end(), [](const RunRecord& r) { return r.simulated; });
   json data = {{"title", options.title},      {"source", options.source}, {"rows", records.size()},
                {"simulated_rows", simulated}, {"statuses", statuses},     {"configurations", points.size()}};
+  // What the medians are over, said in the header for the kinds of runs present.
+  data["training"] = std::any_of(points.begin(), points.end(), [](const ConfigPoint& p) { return !p.query_latency; });
+  data["inference_energy_per"] = json(nullptr);
+  if (const auto query =
+          std::find_if(judged.begin(), judged.end(), [](const ConfigPoint& p) { return p.query_latency; });
+      query != judged.end()) {
+    data["inference_energy_per"] = energy_per(*query);
+  }
   data["energy"] = {{"source", to_string(options.energy)},
                     {"from", energy_sources_text(energy_sources_by_kind(records, options.energy))}};
-  data["pareto"] = pareto_section(points);
-  data["recommendation"] = recommendation_section(points, records, LatencyPercentile::kP99, options.budgets);
+  data["pareto"] = pareto_section(judged);
+  data["recommendation"] = recommendation_section(judged, records, LatencyPercentile::kP99, options.budgets);
   data["stall"] = stall_section(points);
   data["prediction"] = prediction_section(points, options.model);
   data["mode_predictions"] = mode_predictions_section(options.mode_predictions);
@@ -630,13 +652,24 @@ std::string header_html(const json& data, const ReportOptions& options) {
                   data["energy"]["source"] == "meter" ? "the external meter each run's spec configured"
                                                       : "each board's own sensors",
                   escape(data["energy"]["from"].get<std::string>()));
-  return fmt::format(
-      "<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p>{}{}<p>Epoch times and energies are "
-      "medians over warm epochs: every epoch after epoch 0, which runs on a cold cache (epoch 0 only where "
-      "a configuration has no other), as in <code>jetchar results list</code> and <code>jetchar analyze</code>."
-      "</p></header>\n",
-      escape(options.title), escape(options.source), data["rows"].get<std::size_t>(), escape(status_line),
-      data["configurations"].get<std::size_t>(), simulated_line, energy_line);
+  std::string medians;
+  if (data["training"].get<bool>()) {
+    medians +=
+        "<p>Epoch times and energies are medians over warm epochs: every epoch after epoch 0, which runs on a cold "
+        "cache (epoch 0 only where a configuration has no other), as in <code>jetchar results list</code> and "
+        "<code>jetchar analyze</code>.</p>";
+  }
+  if (!data["inference_energy_per"].is_null()) {
+    medians += fmt::format(
+        "<p>An inference configuration's latencies, throughput and energy are medians over its runs (the queries "
+        "after warm-up); the Pareto front and the picks judge it by the p99 latency of a query and the energy per "
+        "{}.</p>",
+        data["inference_energy_per"].get<std::string>());
+  }
+  return fmt::format("<header><h1>{}</h1><p>{} — {} rows ({}), {} configurations.</p>{}{}{}</header>\n",
+                     escape(options.title), escape(options.source), data["rows"].get<std::size_t>(),
+                     escape(status_line), data["configurations"].get<std::size_t>(), simulated_line, energy_line,
+                     medians);
 }
 
 // A pick's figures in words: mode and axes, time and energy (and power), and how sure they are.
@@ -826,12 +859,13 @@ std::string spread_caption(const json& group) {
                      notes.size() == 1 ? "the axis" : "each axis");
 }
 
-std::string pareto_html(const json& pareto, ChartCanvases& canvases) {
+std::string pareto_html(const json& pareto, bool training, ChartCanvases& canvases) {
   if (pareto.empty()) return "";
-  std::string body =
+  std::string body = fmt::format(
       "<section id=\"pareto\"><h2>Time vs energy per power mode</h2><p>Each point is one configuration (median over "
-      "warm epochs, repetitions and devices); the line joins the Pareto front: no other configuration is both faster "
-      "and cheaper.</p>\n";
+      "{}repetitions and devices); the line joins the Pareto front: no other configuration is both faster and "
+      "cheaper.</p>\n",
+      training ? "warm epochs, " : "");
   for (std::size_t g = 0; g < pareto.size(); ++g) {
     const json& group = pareto[g];
     body += fmt::format("<h3>{}</h3>", escape(group["label"].get<std::string>()));
@@ -1065,7 +1099,7 @@ std::string render_report(const std::vector<RunRecord>& records, const ReportOpt
   body += comparison_html(data["comparison"], canvases);
   body += scaling_html(data["scaling"], canvases);
   body += inference_html(data["inference"], canvases);
-  body += pareto_html(data["pareto"], canvases);
+  body += pareto_html(data["pareto"], data["training"].get<bool>(), canvases);
   body += batch_html(data["batch"], canvases);
   body += stall_html(data["stall"], canvases);
   body += trace_html(data["trace"], options, canvases);

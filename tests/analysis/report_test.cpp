@@ -357,7 +357,8 @@ TEST(ReportBudget, SaysPlainlyWhenNoneMeetsItAndWhichComesClosest) {
 }
 
 // --max-latency judges inference configurations by their p99 latency, in ms, with energy per
-// query; a time budget does not judge them (no sentence).
+// query where the runs have no energy per sample (an export older than that column); a time
+// budget does not judge them (no sentence).
 TEST(ReportBudget, ALatencyBudgetJudgesInferenceConfigurations) {
   const auto records = parse_results_csv(
       "workload,mode,task,batch,latency_avg_ms,latency_p99_ms,throughput_samples_per_s,energy_per_query_j\n"
@@ -379,6 +380,31 @@ TEST(ReportBudget, ALatencyBudgetJudgesInferenceConfigurations) {
   EXPECT_THAT(sentence, HasSubstr("bert inference: <strong>no configuration meets p99 latency &lt;= 2 ms</strong> (4 "
                                   "measured). The closest is <strong>MAXN</strong> batch=1: 3 ms"));
   EXPECT_THAT(sentence, HasSubstr("(p99 latency 50.0 % over)."));
+}
+
+// With each run's energy per sample, the front and the picks judge inference by it: a batch of 8
+// spends more per query than a batch of 1 and less per sample, so within 20 ms MAXN's batch of 8
+// (0.0125 J/sample) beats 15W's batch of 1 (0.015), which J/query would pick. The header says what
+// inference medians are over, and nothing of warm epochs where no run trains.
+TEST(ReportBudget, InferenceIsJudgedByEnergyPerSampleAcrossBatchSizes) {
+  const auto records = parse_results_csv(
+      "workload,mode,task,batch,latency_avg_ms,latency_p99_ms,throughput_samples_per_s,energy_per_query_j,"
+      "energy_per_query_sample_j\n"
+      "bert,MAXN,INFER,1,2,3,500,0.02,0.02\nbert,MAXN,INFER,8,10,14,800,0.1,0.0125\n"
+      "bert,15W,INFER,1,4,6,250,0.015,0.015\nbert,15W,INFER,8,30,45,266,0.09,0.01125\n",
+      "infer.csv");
+  ReportOptions options;
+  options.budgets.max_latency_s = 0.020;
+  const std::string html = render_report(records, options);
+  EXPECT_THAT(budget_paragraph(html),
+              HasSubstr("bert inference within p99 latency &lt;= 20 ms: pick <strong>MAXN</strong> batch=8: 14 ms and "
+                        "0.0125 J per sample"));
+  const auto data = report_data(records, options);
+  EXPECT_EQ(data["recommendation"][0]["least_energy"]["mode"], "15W");
+  EXPECT_EQ(data["recommendation"][0]["least_energy"]["axes"], "batch=8");
+  EXPECT_EQ(data["pareto"][0]["energy_title"], "energy per sample (J)");
+  EXPECT_THAT(html, Not(HasSubstr("warm epochs")));
+  EXPECT_THAT(html, HasSubstr("judge it by the p99 latency of a query and the energy per sample."));
 }
 
 // Two results of two board kinds (as two stores or exports given to `jetchar report A B`): one
