@@ -30,6 +30,19 @@ struct StoredModePrediction {
   bool modelled = false;              ///< times from a simulated board's time model
 };
 
+/// One row of mode_choices: the mode an adaptive-profiling sweep with an objective chose over every
+/// mode of the sweep (analysis/predicted_choice.h), as it printed it.
+struct StoredModeChoice {
+  std::string sweep;
+  std::string budget;  ///< the objective in words (Budget::describe)
+  double confidence = 0.9;
+  std::optional<std::string> mode;  ///< the chosen mode's label; nullopt when no mode was eligible
+  bool measured = false;            ///< the chosen mode was profiled
+  std::size_t eligible = 0, modes = 0;
+  std::optional<double> time_s, energy_j;  ///< the chosen mode's epoch time and energy, measured or predicted
+  std::optional<double> expected_regret_pct, within_one_pct_probability;  ///< with a mode
+};
+
 /// One mode on the time-energy plane of a predicted front.
 struct PredictedFrontPoint {
   std::size_t prediction = 0;  ///< index into the predictions the front was built from

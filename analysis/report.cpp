@@ -168,7 +168,8 @@ json prediction_section(const std::vector<ConfigPoint>& points, ModelKind kind) 
 // The predicted-modes page: per sweep, every mode's prediction with its interval beside what was
 // measured where it was profiled, and the predicted Pareto front over all of them
 // (analysis/mode_predictions.h).
-json mode_predictions_section(const std::vector<StoredModePrediction>& predictions) {
+json mode_predictions_section(const std::vector<StoredModePrediction>& predictions,
+                              const std::vector<StoredModeChoice>& choices) {
   const auto fronts = predicted_pareto_fronts(predictions);
   const auto plane = front_points_by_prediction(fronts, predictions.size());
   json groups = json::array();
@@ -186,7 +187,21 @@ json mode_predictions_section(const std::vector<StoredModePrediction>& predictio
                         {"profiled", 0},
                         {"rows", json::array()},
                         {"points", json::array()},
-                        {"front", json::array()}});
+                        {"front", json::array()},
+                        {"choice", nullptr}});
+      for (const StoredModeChoice& c : choices) {
+        if (c.sweep != p.sweep) continue;
+        groups.back()["choice"] = {{"budget", c.budget},
+                                   {"confidence", c.confidence},
+                                   {"mode", c.mode ? json(*c.mode) : json(nullptr)},
+                                   {"measured", c.measured},
+                                   {"time_s", optional_json(c.time_s)},
+                                   {"energy_j", optional_json(c.energy_j)},
+                                   {"eligible", c.eligible},
+                                   {"modes", c.modes},
+                                   {"expected_regret_pct", optional_json(c.expected_regret_pct)},
+                                   {"within_one_pct_probability", optional_json(c.within_one_pct_probability)}};
+      }
     }
     json& group = groups[it->second];
     group["modes"] = group["modes"].get<std::size_t>() + 1;
@@ -610,7 +625,7 @@ json report_data(const std::vector<RunRecord>& given, const ReportOptions& optio
   data["recommendation"] = recommendation_section(judged, records, LatencyPercentile::kP99, options.budgets);
   data["stall"] = stall_section(points);
   data["prediction"] = prediction_section(points, options.model);
-  data["mode_predictions"] = mode_predictions_section(options.mode_predictions);
+  data["mode_predictions"] = mode_predictions_section(options.mode_predictions, options.mode_choices);
   data["latency"] = latency_section(points);
   data["inference"] = inference_section(points, records);
   data["batch"] = batch_section(records);
@@ -947,6 +962,31 @@ std::string prediction_html(const json& prediction, ModelKind model, ChartCanvas
   return body + "</section>\n";
 }
 
+// The sentence naming the mode a sweep with an objective chose, with the figures
+// `jetchar analyze predictions` prints on its choice line.
+std::string mode_choice_html(const json& c) {
+  if (c.is_null()) return "";
+  const double confidence = 100 * c["confidence"].get<double>();
+  const std::string budget = escape(c["budget"].get<std::string>());
+  if (c["mode"].is_null()) {
+    return fmt::format(
+        "<p class=\"answer\" data-answer=\"predicted-choice\">Objective {}: no mode meets the budget at {:g} % "
+        "confidence.</p>\n",
+        budget, confidence);
+  }
+  return fmt::format(
+      "<p class=\"answer\" data-answer=\"predicted-choice\">Objective {} at {:g} % confidence: pick "
+      "<strong>{}</strong> ({}){}{}; {} of {} modes eligible (a predicted mode only where its interval's upper end "
+      "meets the budget); expected regret {:.2f} %, probability {:.2f} that it is within 1 % of the best eligible "
+      "mode.</p>\n",
+      budget, confidence, escape(c["mode"].get<std::string>()), c["measured"].get<bool>() ? "measured" : "predicted",
+      c["time_s"].is_null() ? std::string() : fmt::format(", epoch {:.3f} s", c["time_s"].get<double>()),
+      c["energy_j"].is_null() ? std::string() : fmt::format(", {:.3g} J", c["energy_j"].get<double>()),
+      c["eligible"].get<std::size_t>(), c["modes"].get<std::size_t>(),
+      c["expected_regret_pct"].is_null() ? 0.0 : c["expected_regret_pct"].get<double>(),
+      c["within_one_pct_probability"].is_null() ? 0.0 : c["within_one_pct_probability"].get<double>());
+}
+
 std::string mode_predictions_html(const json& groups, ChartCanvases& canvases) {
   if (groups.empty()) return "";
   std::string body =
@@ -965,6 +1005,7 @@ std::string mode_predictions_html(const json& groups, ChartCanvases& canvases) {
         escape(group["time_form"].get<std::string>()),
         escape(group["power_form"].get<std::string>().empty() ? "-" : group["power_form"].get<std::string>()),
         group["modelled"].get<bool>() ? "; times from the simulated board's time model (MODELLED)" : "");
+    body += mode_choice_html(group["choice"]);
     if (!group["points"].empty()) {
       body += fmt::format(
           "<p>Predicted Pareto front: {} modes ({} measured, {} predicted); {} more may be on it within their "

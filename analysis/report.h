@@ -43,6 +43,9 @@ struct ReportOptions {
   /// What an adaptive_profile sweep stored for every power mode (ResultsStoreReader::mode_predictions):
   /// the predicted-modes page with its predicted Pareto front; none: no such page.
   std::vector<StoredModePrediction> mode_predictions;
+  /// The modes such sweeps with an objective chose (ResultsStoreReader::mode_choices): a sentence on
+  /// that page, the one `jetchar analyze predictions` prints.
+  std::vector<StoredModeChoice> mode_choices;
   ReportBudgets budgets;
   /// The records come from several results (`jetchar report A B ...`). When they name two or more
   /// board kinds (board_kind_of), each run's kind becomes its axis "board" (one front and one pick

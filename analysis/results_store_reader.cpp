@@ -747,4 +747,77 @@ std::vector<StoredModePrediction> ResultsStoreReader::mode_predictions() const {
   return out;
 }
 
+std::vector<StoredModeChoice> ResultsStoreReader::mode_choices() const {
+  static constexpr std::array<const char*, 11> kColumns = {"sweep",
+                                                           "budget",
+                                                           "confidence",
+                                                           "mode",
+                                                           "measured",
+                                                           "eligible",
+                                                           "modes",
+                                                           "time_s",
+                                                           "energy_j",
+                                                           "expected_regret_pct",
+                                                           "within_one_pct_probability"};
+  std::vector<StoredModeChoice> out;
+  try {
+    if (!db_->tableExists("mode_choices")) return out;
+    std::string columns;
+    for (const char* column : kColumns) columns += (columns.empty() ? "" : ", ") + std::string(column);
+    SQLite::Statement query(*db_, fmt::format("SELECT {} FROM mode_choices ORDER BY sweep", columns));
+    while (query.executeStep()) {
+      StoredModeChoice c;
+      c.sweep = text_of(query.getColumn(0));
+      const auto bad = [&](int column, std::string_view valid) {
+        return InputError(
+            {file_}, fmt::format("mode_choices: sweep {}: {} {} {}", c.sweep,
+                                 kColumns[static_cast<std::size_t>(column)], text_of(query.getColumn(column)), valid));
+      };
+      const auto number = [&](int column) {
+        const SQLite::Column v = query.getColumn(column);
+        return v.isInteger() || v.isFloat() ? v.getDouble() : std::nan("");
+      };
+      const auto count = [&](int column) {
+        const SQLite::Column v = query.getColumn(column);
+        if (!v.isInteger() || v.getInt64() < 0) throw bad(column, "is not a count");
+        return static_cast<std::size_t>(v.getInt64());
+      };
+      if (query.getColumn(1).isNull()) throw bad(1, "is missing");
+      c.budget = text_of(query.getColumn(1));
+      c.confidence = number(2);
+      if (!(c.confidence > 0.5 && c.confidence < 1)) throw bad(2, "is not a confidence in (0.5, 1)");
+      if (!query.getColumn(3).isNull()) c.mode = text_of(query.getColumn(3));
+      const SQLite::Column measured = query.getColumn(4);
+      if (!measured.isInteger() || (measured.getInt64() != 0 && measured.getInt64() != 1))
+        throw bad(4, "is not 0 or 1");
+      c.measured = measured.getInt64() == 1;
+      c.eligible = count(5);
+      c.modes = count(6);
+      if (c.eligible > c.modes) throw bad(5, fmt::format("is more than the {} modes", c.modes));
+      const auto positive = [&](int column) -> std::optional<double> {
+        if (query.getColumn(column).isNull()) return std::nullopt;
+        const double v = number(column);
+        if (!(v > 0) || !std::isfinite(v)) throw bad(column, "is not a positive number");
+        return v;
+      };
+      c.time_s = positive(7);
+      c.energy_j = positive(8);
+      if (!query.getColumn(9).isNull()) {
+        c.expected_regret_pct = number(9);
+        if (!(*c.expected_regret_pct >= 0) || !std::isfinite(*c.expected_regret_pct))
+          throw bad(9, "is not a percentage of at least 0");
+      }
+      if (!query.getColumn(10).isNull()) {
+        c.within_one_pct_probability = number(10);
+        if (!(*c.within_one_pct_probability >= 0 && *c.within_one_pct_probability <= 1))
+          throw bad(10, "is not a probability in [0, 1]");
+      }
+      out.push_back(std::move(c));
+    }
+  } catch (const SQLite::Exception& e) {
+    throw InputError({file_}, fmt::format("cannot be read as a results store ({})", e.what()));
+  }
+  return out;
+}
+
 }  // namespace jetchar::analysis

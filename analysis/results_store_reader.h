@@ -82,6 +82,12 @@ class ResultsStoreReader {
   /// a level outside (0, 1).
   std::vector<StoredModePrediction> mode_predictions() const;
 
+  /// The choices adaptive-profiling sweeps with an objective stored (table mode_choices), by sweep;
+  /// empty when the store has none. Throws InputError naming the sweep, the column and the value
+  /// for a row that is not a choice (a confidence outside (0.5, 1), more eligible modes than modes,
+  /// a negative regret, a probability outside [0, 1], a flag not 0 or 1).
+  std::vector<StoredModeChoice> mode_choices() const;
+
  private:
   std::filesystem::path file_;
   std::unique_ptr<SQLite::Database> db_;

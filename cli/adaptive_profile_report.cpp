@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/mode_choice_text.h"
+
 namespace jetchar::cli {
 
 void print_profiled_mode(const sweeps::ProfiledMode& m) {
@@ -61,21 +63,7 @@ void print_adaptive_profile(const sweeps::AdaptiveProfileSweepResult& r, const s
   }
   fmt::print("predictions for all {} modes stored in {} (table mode_predictions)\n", r.predictions.size(),
              store_file.string());
-  if (r.objective) {
-    if (!r.choice) {
-      fmt::print("choice: {}: no mode meets the budget at {:g} % confidence\n", r.objective->budget.describe(),
-                 100 * r.objective->confidence);
-      return;
-    }
-    const auto& c = *r.choice;
-    fmt::print(
-        "choice: {} at {:g} % confidence: {} ({}), epoch {:.3f} s{}; {} of {} modes eligible; expected regret "
-        "{:.2f} %, P(within 1 % of the best eligible) {:.2f}\n",
-        r.objective->budget.describe(), 100 * r.objective->confidence, r.choice_mode,
-        c.measured ? "measured" : "predicted", c.time_s.value,
-        c.energy_j ? fmt::format(", {:.3g} J", c.energy_j->value) : std::string(), c.eligible, r.predictions.size(),
-        c.expected_regret_pct, c.within_one_pct_probability);
-  }
+  if (r.choice) fmt::print("{}\n", choice_line(*r.choice));
 }
 
 }  // namespace jetchar::cli

@@ -1,6 +1,6 @@
 // `jetchar analyze predictions RESULTS`: the predictions an adaptive_profile sweep stored for every
-// power mode (analysis/mode_predictions.h), measured beside predicted, and the predicted
-// time-energy Pareto front over all of them, as a table or JSON.
+// power mode (analysis/mode_predictions.h), measured beside predicted, the predicted time-energy
+// Pareto front over all of them, and the choice a sweep with an objective stored, as a table or JSON.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -14,6 +14,7 @@
 #include "analysis/mode_predictions.h"
 #include "analysis/results_store_reader.h"
 #include "cli/analyze_options.h"
+#include "cli/mode_choice_text.h"
 
 namespace jetchar::cli {
 
@@ -53,9 +54,24 @@ nlohmann::json interval_json(const std::optional<Interval>& i) {
   return i ? nlohmann::json({{"value", i->value}, {"low", i->low}, {"high", i->high}}) : nlohmann::json(nullptr);
 }
 
-// --json: per sweep, every mode with its intervals and front marks, then the front's points.
+nlohmann::json choice_json(const StoredModeChoice& c) {
+  return {{"budget", c.budget},
+          {"confidence", c.confidence},
+          {"mode", c.mode ? nlohmann::json(*c.mode) : nlohmann::json(nullptr)},
+          {"measured", c.measured},
+          {"time_s", optional_json(c.time_s)},
+          {"energy_j", optional_json(c.energy_j)},
+          {"eligible", c.eligible},
+          {"modes", c.modes},
+          {"expected_regret_pct", optional_json(c.expected_regret_pct)},
+          {"within_one_pct_probability", optional_json(c.within_one_pct_probability)}};
+}
+
+// --json: per sweep, every mode with its intervals and front marks, then the front's points, and
+// the sweep's choice (null without an objective).
 nlohmann::json predictions_json(const std::string& results, const std::vector<StoredModePrediction>& predictions,
-                                const std::vector<PredictedParetoFront>& fronts) {
+                                const std::vector<PredictedParetoFront>& fronts,
+                                const std::vector<StoredModeChoice>& choices) {
   const auto plane = front_points_by_prediction(fronts, predictions.size());
   auto doc = nlohmann::json::object({{"results", results}, {"sweeps", nlohmann::json::array()}});
   std::map<std::string, std::size_t> sweep_index;
@@ -70,7 +86,11 @@ nlohmann::json predictions_json(const std::string& results, const std::vector<St
            {"power_form", p.power_form.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.power_form)},
            {"modelled", p.modelled},
            {"modes", nlohmann::json::array()},
-           {"front", nlohmann::json::array()}});
+           {"front", nlohmann::json::array()},
+           {"choice", nullptr}});
+      for (const auto& c : choices) {
+        if (c.sweep == p.sweep) doc["sweeps"].back()["choice"] = choice_json(c);
+      }
     }
     doc["sweeps"][it->second]["modes"].push_back(
         {{"mode", p.mode.label()},
@@ -97,9 +117,11 @@ nlohmann::json predictions_json(const std::string& results, const std::vector<St
   return doc;
 }
 
-// The table of one sweep's modes: a heading when the sweep starts, then one line per mode.
+// The table of one sweep's modes: a heading when the sweep starts (and the sweep's choice, when it
+// had an objective), then one line per mode.
 std::string predictions_table(const std::vector<StoredModePrediction>& predictions,
-                              const std::vector<PredictedParetoFront>& fronts, std::size_t width) {
+                              const std::vector<PredictedParetoFront>& fronts,
+                              const std::vector<StoredModeChoice>& choices, std::size_t width) {
   const auto plane = front_points_by_prediction(fronts, predictions.size());
   std::string out, sweep;
   for (std::size_t i = 0; i < predictions.size(); ++i) {
@@ -116,6 +138,9 @@ std::string predictions_table(const std::vector<StoredModePrediction>& predictio
                          sweep, modes, profiled, modes - profiled, 100 * p.level, p.time_form,
                          p.power_form.empty() ? "-" : p.power_form,
                          p.modelled ? "; times from the simulated board's time model: MODELLED" : "");
+      for (const auto& c : choices) {
+        if (c.sweep == sweep) out += "  " + choice_line(c) + "\n";
+      }
       out += fmt::format("  {:<{}} {:<9} {:>28} {:>10} {:>26} {:>10} {:>28} {:>5}\n", "power mode", width, "",
                          "epoch s [interval]", "measured", "power W [interval]", "measured", "energy J [interval]",
                          "front");
@@ -155,9 +180,10 @@ std::string predicted_fronts_text(const std::vector<StoredModePrediction>& predi
 
 void run_predictions(const AnalyzeOptions& o) {
   const auto predictions = load_stored_predictions(o.results);
+  const auto choices = ResultsStoreReader(o.results).mode_choices();
   const auto fronts = predicted_pareto_fronts(predictions);
   if (o.json) {
-    print(predictions_json(o.results, predictions, fronts).dump(2) + "\n");
+    print(predictions_json(o.results, predictions, fronts, choices).dump(2) + "\n");
     return;
   }
   std::size_t width = std::string_view("power mode").size();
@@ -167,7 +193,7 @@ void run_predictions(const AnalyzeOptions& o) {
                   "predicted time-energy Pareto front (measured values for profiled modes, predictions for the rest), "
                   "maybe: off it, but within its intervals of it\n",
                   o.results, kWarmEpochs) +
-      predictions_table(predictions, fronts, width) + predicted_fronts_text(predictions, fronts, width));
+      predictions_table(predictions, fronts, choices, width) + predicted_fronts_text(predictions, fronts, width));
 }
 
 }  // namespace
@@ -176,7 +202,8 @@ void add_predictions_command(CLI::App& analyze, const std::shared_ptr<AnalyzeOpt
   auto* predictions = analyze.add_subcommand(
       "predictions",
       "The predictions an adaptive_profile sweep stored for every power mode (measured beside predicted, with "
-      "intervals) and the predicted time-energy Pareto front over all of them");
+      "intervals), the predicted time-energy Pareto front over all of them, and the mode a sweep with an objective "
+      "chose");
   predictions->add_option("results", o->results, "A results directory of an adaptive_profile sweep, or its results.db")
       ->required()
       ->check(CLI::ExistingPath);

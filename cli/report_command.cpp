@@ -93,6 +93,8 @@ void run_report(const ReportCommandOptions& o) {
       // An adaptive_profile sweep's predictions for every mode: the predicted-modes page.
       auto predictions = store.mode_predictions();
       options.mode_predictions.insert(options.mode_predictions.end(), predictions.begin(), predictions.end());
+      auto choices = store.mode_choices();
+      options.mode_choices.insert(options.mode_choices.end(), choices.begin(), choices.end());
       // Power over time from the (first) store that has it, unless a trace file is given.
       if (o.trace.empty() && !options.trace) {
         if (auto stored = store.power_trace()) {

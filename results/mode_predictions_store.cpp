@@ -27,7 +27,8 @@ std::optional<double> optional_column(const SQLite::Column& column) {
 }  // namespace
 
 void save_mode_predictions(const std::filesystem::path& store, const std::string& sweep,
-                           const std::vector<StoredModePrediction>& predictions) {
+                           const std::vector<StoredModePrediction>& predictions,
+                           const std::optional<StoredModeChoice>& choice) {
   try {
     SQLite::Database db(store.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db.setBusyTimeout(5000);
@@ -66,6 +67,29 @@ void save_mode_predictions(const std::filesystem::path& store, const std::string
       insert.bind(21, p.power_form);
       insert.bind(22, p.modelled ? 1 : 0);
       insert.exec();
+    }
+    db.exec(std::string(schema::kModeChoicesTable));
+    SQLite::Statement clear_choice(db, "DELETE FROM mode_choices WHERE sweep = ?");
+    clear_choice.bind(1, sweep);
+    clear_choice.exec();
+    if (choice) {
+      SQLite::Statement row(db, "INSERT INTO mode_choices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      row.bind(1, sweep);
+      row.bind(2, choice->budget);
+      row.bind(3, choice->confidence);
+      if (choice->mode) {
+        row.bind(4, *choice->mode);
+      } else {
+        row.bind(4);
+      }
+      row.bind(5, choice->measured ? 1 : 0);
+      row.bind(6, choice->eligible);
+      row.bind(7, choice->modes);
+      bind_optional(row, 8, choice->time_s);
+      bind_optional(row, 9, choice->energy_j);
+      bind_optional(row, 10, choice->expected_regret_pct);
+      bind_optional(row, 11, choice->within_one_pct_probability);
+      row.exec();
     }
     transaction.commit();
   } catch (const SQLite::Exception& e) {
@@ -115,6 +139,33 @@ std::vector<StoredModePrediction> load_mode_predictions(const std::filesystem::p
                                          store.string(), sweep, e.what()));
   }
   return out;
+}
+
+std::optional<StoredModeChoice> load_mode_choice(const std::filesystem::path& store, const std::string& sweep) {
+  try {
+    SQLite::Database db(store.string(), SQLite::OPEN_READONLY);
+    if (!db.tableExists("mode_choices")) return std::nullopt;
+    SQLite::Statement query(db,
+                            "SELECT budget, confidence, mode, measured, eligible, modes, time_s, energy_j, "
+                            "expected_regret_pct, within_one_pct_probability FROM mode_choices WHERE sweep = ?");
+    query.bind(1, sweep);
+    if (!query.executeStep()) return std::nullopt;
+    StoredModeChoice c;
+    c.budget = query.getColumn(0).getString();
+    c.confidence = query.getColumn(1).getDouble();
+    if (!query.getColumn(2).isNull()) c.mode = query.getColumn(2).getString();
+    c.measured = query.getColumn(3).getInt() != 0;
+    c.eligible = query.getColumn(4).getInt64();
+    c.modes = query.getColumn(5).getInt64();
+    c.time_s = optional_column(query.getColumn(6));
+    c.energy_j = optional_column(query.getColumn(7));
+    c.expected_regret_pct = optional_column(query.getColumn(8));
+    c.within_one_pct_probability = optional_column(query.getColumn(9));
+    return c;
+  } catch (const SQLite::Exception& e) {
+    throw std::runtime_error(
+        fmt::format("results store {}: cannot read the choice of sweep '{}': {}", store.string(), sweep, e.what()));
+  }
 }
 
 }  // namespace jetchar::results

@@ -16,6 +16,15 @@
 //
 // time_s is the epoch time (the warm-epoch median E2E the analysis uses), power_w the average
 // power over the epoch, energy_j their product's prediction.
+//
+// A sweep whose adaptive_profile has an objective also stores the mode it chose over every mode
+// (analysis/predicted_choice.h), one row per sweep:
+//
+//   mode_choices(sweep TEXT PRIMARY KEY, budget TEXT ("least energy with epoch time <= 0.5 s"),
+//                confidence REAL, mode TEXT (NULL: no mode met the budget at that confidence),
+//                measured INTEGER (0/1: the chosen mode was profiled), eligible INTEGER, modes INTEGER,
+//                time_s, energy_j REAL (the chosen mode's epoch time and energy: measured or predicted),
+//                expected_regret_pct REAL, within_one_pct_probability REAL (NULL without a mode))
 #pragma once
 
 #include <cstdint>
@@ -40,12 +49,28 @@ struct StoredModePrediction {
   bool modelled = false;
 };
 
-/// Replaces `sweep`'s predictions in the store file `store` (a results.db the sweep writes) in one
-/// transaction. Throws std::runtime_error naming the file when it cannot.
+/// One row of mode_choices.
+struct StoredModeChoice {
+  std::string budget;  ///< the objective in words (analysis::Budget::describe)
+  double confidence = 0.9;
+  std::optional<std::string> mode;  ///< the chosen mode's label; nullopt when none was eligible
+  bool measured = false;
+  std::int64_t eligible = 0, modes = 0;
+  std::optional<double> time_s, energy_j;
+  std::optional<double> expected_regret_pct, within_one_pct_probability;
+};
+
+/// Replaces `sweep`'s predictions and its choice (none: the sweep had no objective) in the store
+/// file `store` (a results.db the sweep writes) in one transaction. Throws std::runtime_error
+/// naming the file when it cannot.
 void save_mode_predictions(const std::filesystem::path& store, const std::string& sweep,
-                           const std::vector<StoredModePrediction>& predictions);
+                           const std::vector<StoredModePrediction>& predictions,
+                           const std::optional<StoredModeChoice>& choice = std::nullopt);
 
 /// `sweep`'s predictions, in mode order; empty when the store has none (or no such table).
 std::vector<StoredModePrediction> load_mode_predictions(const std::filesystem::path& store, const std::string& sweep);
+
+/// `sweep`'s choice; nullopt when the store has none (or no such table).
+std::optional<StoredModeChoice> load_mode_choice(const std::filesystem::path& store, const std::string& sweep);
 
 }  // namespace jetchar::results

@@ -13,6 +13,7 @@
 #include "analysis/adaptive_profile.h"
 #include "analysis/config_point.h"
 #include "analysis/mode_predictor.h"
+#include "analysis/predicted_choice.h"
 #include "analysis/statistics.h"
 #include "results/epoch_medians.h"
 
@@ -346,12 +347,23 @@ AdaptiveProfileSweepResult run_adaptive_profile(const proto::AdaptiveProfileSpec
       const auto it = measured.find(mode);
       measured_at.push_back(it != measured.end() ? &it->second : nullptr);
     }
-    out.objective = decision;
-    out.choice =
+    const auto choice =
         analysis::choose_from_predictions(*predictor, all_modes, measured_at, decision.budget, decision.confidence);
-    if (out.choice) out.choice_mode = all_modes[out.choice->index].label();
+    results::StoredModeChoice& c = out.choice.emplace();
+    c.budget = decision.budget.describe();
+    c.confidence = decision.confidence;
+    c.modes = static_cast<std::int64_t>(all_modes.size());
+    if (choice) {
+      c.mode = all_modes[choice->index].label();
+      c.measured = choice->measured;
+      c.eligible = static_cast<std::int64_t>(choice->eligible);
+      c.time_s = choice->time_s.value;
+      if (choice->energy_j) c.energy_j = choice->energy_j->value;
+      c.expected_regret_pct = choice->expected_regret_pct;
+      c.within_one_pct_probability = choice->within_one_pct_probability;
+    }
   }
-  results::save_mode_predictions(store.file(), options.sweep_name, out.predictions);
+  results::save_mode_predictions(store.file(), options.sweep_name, out.predictions, out.choice);
   return out;
 }
 

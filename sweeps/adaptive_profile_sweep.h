@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "analysis/adaptive_profile.h"
-#include "analysis/predicted_choice.h"
 #include "proto/sweep_spec.pb.h"
 #include "results/mode_predictions_store.h"
 #include "results/store.h"
@@ -65,11 +64,9 @@ struct AdaptiveProfileSweepResult {
   double loo_time_mape_pct = 0;  ///< the chosen forms' leave-one-out MAPE on the profiled modes
   std::optional<double> loo_power_mape_pct;
   std::vector<results::StoredModePrediction> predictions;  ///< every mode of the sweep, in plan order, as stored
-  /// With an objective: the choice it aimed at, and the mode chosen over every mode of the sweep
-  /// (analysis/predicted_choice.h; nullopt when none is eligible).
-  std::optional<analysis::AdaptiveProfileOptions::Decision> objective;
-  std::optional<analysis::PredictedChoice> choice;
-  std::string choice_mode;  ///< the chosen mode's label
+  /// With an objective: the mode chosen over every mode of the sweep (analysis/predicted_choice.h),
+  /// as stored beside the predictions (its mode nullopt when none is eligible).
+  std::optional<results::StoredModeChoice> choice;
 };
 
 /// Called after each profiled mode's runs.

@@ -119,6 +119,14 @@ inline constexpr std::string_view kModePredictionsTable =
     "energy_j REAL, energy_low_j REAL, energy_high_j REAL, measured_time_s REAL, measured_power_w REAL, "
     "level REAL NOT NULL, time_form TEXT, power_form TEXT, modelled INTEGER NOT NULL, PRIMARY KEY (sweep, mode))";
 
+/// Table mode_choices: the mode an adaptive-profiling sweep with an objective chose over every
+/// mode of the sweep (results/mode_predictions_store.h documents the columns); created and read
+/// like mode_predictions, so it does not change the schema version either.
+inline constexpr std::string_view kModeChoicesTable =
+    "CREATE TABLE IF NOT EXISTS mode_choices (sweep TEXT PRIMARY KEY, budget TEXT NOT NULL, confidence REAL NOT NULL, "
+    "mode TEXT, measured INTEGER NOT NULL, eligible INTEGER NOT NULL, modes INTEGER NOT NULL, "
+    "time_s REAL, energy_j REAL, expected_regret_pct REAL, within_one_pct_probability REAL)";
+
 /// The columns version 6 added, per table, in their order (the 5 -> 6 migration adds them).
 inline constexpr std::array<std::pair<const char*, const char*>, 5> kResultsStoreV6RunColumns = {{
     {"target_f1", "REAL"},

@@ -125,6 +125,61 @@ TEST(ModePredictionsReader, ARowThatIsNotAPredictionIsNamed) {
   EXPECT_THAT(error_of(file), HasSubstr("power_w NULL is missing while its interval bounds are given"));
 }
 
+// The choice a sweep with an objective stored, as analysis reads it; a row that is not a choice
+// is named with its column and value.
+TEST(ModeChoicesReader, ReadsTheChoiceAndNamesARowThatIsNotOne) {
+  testing::TempDir dir;
+  const fs::path file = dir.path() / "results.db";
+  {
+    Store store(file);
+    EXPECT_TRUE(ResultsStoreReader(file).mode_choices().empty());  // no table: none
+    store.db.exec(std::string(results::schema::kModeChoicesTable));
+    store.db.exec(
+        "INSERT INTO mode_choices VALUES ('ap', 'least energy with epoch time <= 2 s', 0.9, "
+        "'8c/cpu2202/gpu1300/emc3199MHz', 0, 12, 16, 1.9, 38.5, 0.25, 0.8)");
+    store.db.exec(
+        "INSERT INTO mode_choices VALUES ('b', 'least energy with epoch time <= 0.1 s', 0.95, NULL, 0, 0, "
+        "16, NULL, NULL, NULL, NULL)");
+  }
+  const auto choices = ResultsStoreReader(file).mode_choices();
+  ASSERT_EQ(choices.size(), 2u);
+  EXPECT_EQ(choices[0].sweep, "ap");
+  EXPECT_EQ(choices[0].budget, "least energy with epoch time <= 2 s");
+  EXPECT_EQ(choices[0].mode, "8c/cpu2202/gpu1300/emc3199MHz");
+  EXPECT_FALSE(choices[0].measured);
+  EXPECT_EQ(choices[0].eligible, 12u);
+  EXPECT_EQ(choices[0].modes, 16u);
+  EXPECT_EQ(choices[0].time_s, 1.9);
+  EXPECT_EQ(choices[0].energy_j, 38.5);
+  EXPECT_EQ(choices[0].expected_regret_pct, 0.25);
+  EXPECT_EQ(choices[0].within_one_pct_probability, 0.8);
+  EXPECT_FALSE(choices[1].mode);
+  EXPECT_DOUBLE_EQ(choices[1].confidence, 0.95);
+
+  const auto error = [&] {
+    try {
+      ResultsStoreReader(file).mode_choices();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto set = [&](const std::string& assignment) {
+    SQLite::Database db(file.string(), SQLite::OPEN_READWRITE);
+    db.exec("UPDATE mode_choices SET " + assignment + " WHERE sweep = 'ap'");
+  };
+  set("confidence = 1.5");
+  EXPECT_THAT(error(), HasSubstr("mode_choices: sweep ap: confidence 1.5 is not a confidence in (0.5, 1)"));
+  set("confidence = 0.9, eligible = 17");
+  EXPECT_THAT(error(), HasSubstr("mode_choices: sweep ap: eligible 17 is more than the 16 modes"));
+  set("eligible = 12, within_one_pct_probability = 2");
+  EXPECT_THAT(error(), HasSubstr("within_one_pct_probability 2 is not a probability in [0, 1]"));
+  set("within_one_pct_probability = 0.8, time_s = -1");
+  EXPECT_THAT(error(), HasSubstr("time_s -1 is not a positive number"));
+  set("time_s = 1.9, measured = 'yes'");
+  EXPECT_THAT(error(), HasSubstr("measured yes is not 0 or 1"));
+}
+
 StoredModePrediction predicted(const std::string& sweep, double time, double energy, double spread) {
   StoredModePrediction p;
   p.sweep = sweep;

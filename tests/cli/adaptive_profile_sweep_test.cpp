@@ -314,7 +314,8 @@ TEST_F(AdaptiveProfileSweepTest, OptionsOutOfRangeAreRefusedByName) {
 
 // An objective aims the last picks at one choice and the sweep names that choice: here a budget
 // every mode meets, so the choice is the mode of least energy, and a target probability of 0.5
-// the loop may reach before its budget.
+// the loop may reach before its budget. The choice is stored with the predictions: `analyze
+// predictions` prints the same line (and --json the same figures), the report the same sentence.
 TEST_F(AdaptiveProfileSweepTest, AnObjectiveNamesTheChoiceItAimedAt) {
   ASSERT_EQ(
       sweep(spec("max_modes: 10 initial_modes: 6 objective { max_time_s: 100 target_probability: 0.5 }", kGridAxes)),
@@ -331,6 +332,32 @@ TEST_F(AdaptiveProfileSweepTest, AnObjectiveNamesTheChoiceItAimedAt) {
                  R"(epoch [0-9.]+ s, [0-9.e+]+ J; 81 of 81 modes eligible; expected regret [0-9.]+ %, )"
                  R"(P\(within 1 % of the best eligible\) [0-9.]+)")))
       << text;
+  std::smatch found;
+  ASSERT_TRUE(std::regex_search(text, found, std::regex(R"(choice: [^\n]+)")));
+  const std::string line = found.str();
+  const std::string results = (dir_.path() / "results").string();
+  ASSERT_EQ(testing::run_jetchar({"analyze", "predictions", results}, dir_.path() / "out.txt", dir_.path() / "err.txt"),
+            kOk)
+      << err();
+  EXPECT_NE(out().find("  " + line + "\n"), std::string::npos) << out();
+  ASSERT_EQ(testing::run_jetchar({"analyze", "predictions", results, "--json"}, dir_.path() / "out.txt",
+                                 dir_.path() / "err.txt"),
+            kOk)
+      << err();
+  const auto choice = nlohmann::json::parse(out()).at("sweeps").at(0).at("choice");
+  std::smatch named;
+  ASSERT_TRUE(std::regex_search(line, named, std::regex(R"(confidence: (\S+) \()")));
+  EXPECT_EQ(choice.at("mode"), named[1].str()) << choice.dump();
+  EXPECT_EQ(choice.at("budget"), "least energy with epoch time <= 100 s");
+  EXPECT_EQ(choice.at("eligible"), 81);
+  const fs::path report = dir_.path() / "report.html";
+  ASSERT_EQ(testing::run_jetchar({"report", results, "-o", report.string()}, dir_.path() / "out.txt",
+                                 dir_.path() / "err.txt"),
+            kOk)
+      << err();
+  EXPECT_NE(read(report).find("Objective least energy with epoch time &lt;= 100 s at 90 % confidence: pick <strong>" +
+                              named[1].str() + "</strong>"),
+            std::string::npos);
 }
 
 }  // namespace

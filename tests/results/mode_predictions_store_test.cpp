@@ -74,5 +74,56 @@ TEST(ModePredictionsStoreTest, RoundTripBesideTheRunsAndReplacedPerSweep) {
   EXPECT_TRUE(reopened.sweeps().empty());
 }
 
+// A sweep with an objective stores its choice with its predictions: read back whole, NULLs where
+// no mode was eligible, and gone when the sweep is stored again without an objective.
+TEST(ModePredictionsStoreTest, TheChoiceIsStoredWithThePredictionsAndReplacedWithThem) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "results.db";
+  ResultsStore store(file);
+  EXPECT_FALSE(load_mode_choice(file, "s"));
+  StoredModeChoice choice;
+  choice.budget = "least energy with epoch time <= 2 s";
+  choice.confidence = 0.95;
+  choice.mode = "4c/cpu2202/gpu1300/emc3199MHz";
+  choice.measured = true;
+  choice.eligible = 1;
+  choice.modes = 2;
+  choice.time_s = 1.52;
+  choice.energy_j = 30.9;
+  choice.expected_regret_pct = 0.4;
+  choice.within_one_pct_probability = 0.85;
+  const std::vector<StoredModePrediction> predictions = {prediction("4c/cpu2202/gpu1300/emc3199MHz", 4, true),
+                                                         prediction("12c/cpu2202/gpu1300/emc3199MHz", 12, false)};
+  save_mode_predictions(file, "s", predictions, choice);
+  const auto loaded = load_mode_choice(file, "s");
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->budget, choice.budget);
+  EXPECT_DOUBLE_EQ(loaded->confidence, 0.95);
+  EXPECT_EQ(loaded->mode, choice.mode);
+  EXPECT_TRUE(loaded->measured);
+  EXPECT_EQ(loaded->eligible, 1);
+  EXPECT_EQ(loaded->modes, 2);
+  EXPECT_EQ(loaded->time_s, 1.52);
+  EXPECT_EQ(loaded->energy_j, 30.9);
+  EXPECT_EQ(loaded->expected_regret_pct, 0.4);
+  EXPECT_EQ(loaded->within_one_pct_probability, 0.85);
+  EXPECT_FALSE(load_mode_choice(file, "other"));
+
+  StoredModeChoice none;
+  none.budget = "least energy with epoch time <= 0.1 s";
+  none.modes = 2;
+  save_mode_predictions(file, "s", predictions, none);
+  const auto unmet = load_mode_choice(file, "s");
+  ASSERT_TRUE(unmet);
+  EXPECT_FALSE(unmet->mode);
+  EXPECT_EQ(unmet->eligible, 0);
+  EXPECT_FALSE(unmet->time_s);
+  EXPECT_FALSE(unmet->expected_regret_pct);
+
+  save_mode_predictions(file, "s", predictions);
+  EXPECT_FALSE(load_mode_choice(file, "s"));
+  EXPECT_EQ(load_mode_predictions(file, "s").size(), 2u);
+}
+
 }  // namespace
 }  // namespace jetchar::results
