@@ -150,9 +150,13 @@ void merge(const ResultsOptions& options) {
         cli::kInterrupted,
         fmt::format("results merge stopped by a signal: nothing was merged into {}", options.output));
   }
-  fmt::print("merged {} store(s) into {}: {} run(s) read, {} added, {} already held (kept once); {} run(s) in total\n",
-             summary.inputs, results::ResultsLocation{options.output}.store().string(), summary.runs_read,
-             summary.runs_added, summary.duplicates, summary.runs_total);
+  fmt::print(
+      "merged {} store(s) into {}: {} run(s) read, {} added, {} already held (kept once); {} run(s) in total{}\n",
+      summary.inputs, results::ResultsLocation{options.output}.store().string(), summary.runs_read, summary.runs_added,
+      summary.duplicates, summary.runs_total,
+      summary.predictions_added > 0
+          ? fmt::format("; the mode predictions of {} sweep(s) added", summary.predictions_added)
+          : std::string());
   if (interrupt.signal() != 0) {
     std::fflush(stdout);
     throw cli::CommandExit(cli::kInterrupted, "results merge: a signal came during the write, which was finished");

@@ -12,6 +12,7 @@
 
 #include "jetson/discovery/device_identity.h"
 #include "results/location.h"
+#include "results/mode_predictions_store.h"
 #include "results/store.h"
 #include "sysfs/writer_lock.h"
 
@@ -42,16 +43,41 @@ std::string digest_of(const proto::RunResult& result) {
 
 std::string shown_device(const std::string& device_id) { return device_id.empty() ? "an unnamed board" : device_id; }
 
-// What a merge would write: the runs new to the output, found with every conflict checked.
+// What a merge would write: the runs and sweeps' predictions new to the output, found with every
+// conflict checked.
 struct MergePlan {
   std::vector<proto::RunResult> added;
   std::vector<std::vector<StoredPowerSample>> added_samples;
+  std::map<std::string, SweepPredictions> added_predictions;
   MergeSummary summary;
 };
+
+// One sweep's predictions as a merge meets them: where they come from and what they are.
+struct HeldPredictions {
+  std::string source;
+  SweepPredictions stored;
+};
+
+// Takes `store`'s sweeps' predictions into `held` (and the plan, when `plan` is given: an input's);
+// the same sweep's predictions met again must be the same.
+void hold_predictions(const fs::path& store, std::map<std::string, HeldPredictions>& held, MergePlan* plan) {
+  for (auto& [sweep, stored] : load_all_mode_predictions(store)) {
+    const auto earlier = held.find(sweep);
+    if (earlier == held.end()) {
+      if (plan != nullptr) plan->added_predictions[sweep] = stored;
+      held.emplace(sweep, HeldPredictions{store.string(), std::move(stored)});
+    } else if (!(earlier->second.stored == stored)) {
+      throw std::invalid_argument(
+          fmt::format("results merge: the mode predictions of sweep '{}' differ between {} and {}; nothing was merged",
+                      sweep, earlier->second.source, store.string()));
+    }
+  }
+}
 
 MergePlan plan_merge(const ResultsLocation& out_location, const std::vector<fs::path>& inputs,
                      const MergeOptions& options) {
   std::map<RunKey, Held> held;
+  std::map<std::string, HeldPredictions> held_predictions;
   std::error_code ec;
   const bool output_exists = fs::exists(out_location.store(), ec);
   if (output_exists) {
@@ -67,6 +93,7 @@ MergePlan plan_merge(const ResultsLocation& out_location, const std::vector<fs::
                out.power_samples(result.sweep(), result.run_id(), device).size()};
       ++runs;
     }
+    hold_predictions(out_location.store(), held_predictions, nullptr);
     if (options.progress) options.progress({MergeProgress::Stage::kOutputRead, out_location.store(), runs});
   }
   MergePlan plan;
@@ -103,11 +130,13 @@ MergePlan plan_merge(const ResultsLocation& out_location, const std::vector<fs::
       plan.added.push_back(std::move(result));
       plan.added_samples.push_back(std::move(samples));
     }
+    hold_predictions(location.store(), held_predictions, &plan);
     if (options.progress) options.progress({MergeProgress::Stage::kInputRead, location.store(), runs});
     ++summary.inputs;
   }
   summary.runs_added = plan.added.size();
   summary.runs_total = held.size();
+  summary.predictions_added = plan.added_predictions.size();
   return plan;
 }
 
@@ -150,7 +179,7 @@ MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& 
     if (options.stop_requested && options.stop_requested()) throw MergeStopped("results merge stopped by a signal");
     if (options.progress) options.progress({MergeProgress::Stage::kWriting, out_location.store(), plan.added.size()});
     ResultsStore out(out_location.store());
-    out.save_batch(plan.added, plan.added_samples);
+    out.save_batch(plan.added, plan.added_samples, plan.added_predictions);
     return plan.summary;
   } catch (...) {
     // Nothing was written: a folder this merge created goes again, lock file and all.

@@ -4,7 +4,9 @@
 // two devices' runs. The merge is idempotent: a record already in the output, or met twice among
 // the inputs (a store copied after a requeue), is kept once when its content is the same; the
 // same run on the same board with different content is a conflict, an error that names both
-// sources. A merge is all or nothing: every input is read and checked before the output is
+// sources. An adaptive_profile sweep's mode predictions and choice come along, kept once per sweep
+// in the same way: the same sweep's predictions differing between two sources are a conflict. A
+// merge is all or nothing: every input is read and checked before the output is
 // touched, and everything new is written in one transaction, so a refused or interrupted merge
 // leaves the output as it was (a new output folder is not created).
 #pragma once
@@ -24,6 +26,9 @@ struct MergeSummary {
   std::size_t runs_added = 0;  ///< new in the output
   std::size_t duplicates = 0;  ///< the same record met again (kept once)
   std::size_t runs_total = 0;  ///< records in the output afterwards
+  /// Sweeps whose mode predictions (and choice) the output did not hold and now does: an
+  /// adaptive_profile sweep's, results/mode_predictions_store.h.
+  std::size_t predictions_added = 0;
 };
 
 /// A stage of a merge as it begins or ends, for a line on a long merge's stderr.
@@ -57,9 +62,9 @@ class MergeStopped : public std::runtime_error {
 /// Merges the stores `inputs` (results directories or .db files, opened read-only) into the
 /// results directory `output` (created when absent; its results.db is created or extended),
 /// holding the output's writer lock. Throws std::invalid_argument naming the input for a missing
-/// or foreign store, for an input that is the output, and for a conflict naming the run, both
-/// sources and what differs; sysfs::LockHeld when another process writes the output. Nothing is
-/// written then.
+/// or foreign store, for an input that is the output, and for a conflict naming the run (or the
+/// sweep whose predictions differ), both sources and what differs; sysfs::LockHeld when another
+/// process writes the output. Nothing is written then.
 MergeSummary merge_results(const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs,
                            const MergeOptions& options = {});
 

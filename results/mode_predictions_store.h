@@ -29,9 +29,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace SQLite {
+class Database;
+}
 
 namespace jetchar::results {
 
@@ -47,6 +52,8 @@ struct StoredModePrediction {
   double level = 0.9;
   std::string time_form, power_form;
   bool modelled = false;
+
+  bool operator==(const StoredModePrediction&) const = default;
 };
 
 /// One row of mode_choices.
@@ -58,6 +65,16 @@ struct StoredModeChoice {
   std::int64_t eligible = 0, modes = 0;
   std::optional<double> time_s, energy_j;
   std::optional<double> expected_regret_pct, within_one_pct_probability;
+
+  bool operator==(const StoredModeChoice&) const = default;
+};
+
+/// What one sweep stored: its predictions (in mode order) and its choice.
+struct SweepPredictions {
+  std::vector<StoredModePrediction> predictions;
+  std::optional<StoredModeChoice> choice;
+
+  bool operator==(const SweepPredictions&) const = default;
 };
 
 /// Replaces `sweep`'s predictions and its choice (none: the sweep had no objective) in the store
@@ -72,5 +89,13 @@ std::vector<StoredModePrediction> load_mode_predictions(const std::filesystem::p
 
 /// `sweep`'s choice; nullopt when the store has none (or no such table).
 std::optional<StoredModeChoice> load_mode_choice(const std::filesystem::path& store, const std::string& sweep);
+
+/// Every sweep's predictions and choice in the store file `store`, by sweep; empty when it has none.
+/// Throws std::runtime_error naming the file when it cannot read them.
+std::map<std::string, SweepPredictions> load_all_mode_predictions(const std::filesystem::path& store);
+
+/// Replaces `sweep`'s predictions and choice in `db` inside the caller's transaction (what
+/// save_mode_predictions does in its own; `results merge` writes them with the runs in one).
+void write_mode_predictions(SQLite::Database& db, const std::string& sweep, const SweepPredictions& stored);
 
 }  // namespace jetchar::results

@@ -520,7 +520,8 @@ void ResultsStore::save(const proto::RunResult& result, const std::vector<Stored
 }
 
 void ResultsStore::save_batch(const std::vector<proto::RunResult>& results,
-                              const std::vector<std::vector<StoredPowerSample>>& samples) {
+                              const std::vector<std::vector<StoredPowerSample>>& samples,
+                              const std::map<std::string, SweepPredictions>& predictions) {
   if (read_only_) throw std::logic_error(fmt::format("results store {} was opened read-only", file_.string()));
   if (!samples.empty() && samples.size() != results.size()) {
     throw std::logic_error("ResultsStore::save_batch: samples must be empty or one entry per result");
@@ -529,6 +530,7 @@ void ResultsStore::save_batch(const std::vector<proto::RunResult>& results,
     SQLite::Transaction transaction(*db_);
     for (std::size_t i = 0; i < results.size(); ++i)
       write_run(results[i], samples.empty() ? std::vector<StoredPowerSample>{} : samples[i]);
+    for (const auto& [sweep, stored] : predictions) write_mode_predictions(*db_, sweep, stored);
     transaction.commit();
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("results store {}: {} runs not stored: {}; earlier runs are intact",

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "proto/run_result.pb.h"
+#include "results/mode_predictions_store.h"
 #include "results/schema/store_schema.h"
 
 namespace SQLite {
@@ -66,10 +68,12 @@ class ResultsStore {
   /// run is stored then and earlier runs are untouched.
   void save(const proto::RunResult& result, const std::vector<StoredPowerSample>& samples = {});
   /// Stores several runs in one transaction (all or none), each replacing an earlier record of
-  /// its (sweep, run_id, board): what `results merge` writes per input store. `samples` is empty or has
-  /// one entry per result.
+  /// its (sweep, run_id, board): what `results merge` writes. `samples` is empty or has one entry
+  /// per result; `predictions` replaces those sweeps' mode predictions and choices in the same
+  /// transaction (results/mode_predictions_store.h).
   void save_batch(const std::vector<proto::RunResult>& results,
-                  const std::vector<std::vector<StoredPowerSample>>& samples = {});
+                  const std::vector<std::vector<StoredPowerSample>>& samples = {},
+                  const std::map<std::string, SweepPredictions>& predictions = {});
   // A run is (sweep, run_id, device_id). Where `device_id` is not given, contains() asks about any
   // board, and load() and power_samples() take the one board that stored the run; when several
   // did, they throw std::invalid_argument naming the file, the run and the boards.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "results/mode_predictions_store.h"
 #include "results/store.h"
 #include "sysfs/writer_lock.h"
 #include "tests/support/temp_dir.h"
@@ -162,6 +163,51 @@ TEST(ResultsMerge, OneRunIdOnTwoBoardsIsKeptAsTwoDevicesRuns) {
     EXPECT_NE(message.find((dir.path() / "merged/results.db").string()), std::string::npos) << message;
     EXPECT_NE(message.find((b2_other / "results.db").string()), std::string::npos) << message;
   }
+}
+
+// An adaptive_profile sweep's predictions and choice come along with its runs, once; the same
+// sweep's predictions differing between two sources are a conflict that merges nothing.
+TEST(ResultsMerge, ModePredictionsAndTheChoiceComeAlongOnce) {
+  testing::TempDir dir;
+  const auto a = store_with(dir.path() / "a", {run_on("0000-r0", "b1/1", 1)});
+  StoredModePrediction p;
+  p.mode = "4c/cpu2202/gpu1300/emc3199MHz";
+  p.cpu_cores = 4;
+  p.time_s = 1.5;
+  p.time_low_s = 1.4;
+  p.time_high_s = 1.7;
+  p.time_form = "nested";
+  StoredModeChoice choice;
+  choice.budget = "least energy with epoch time <= 2 s";
+  choice.mode = p.mode;
+  choice.eligible = 1;
+  choice.modes = 1;
+  choice.time_s = 1.5;
+  save_mode_predictions(a / "results.db", "fleet", {p}, choice);
+
+  const auto first = merge_results(dir.path() / "merged", {a});
+  EXPECT_EQ(first.predictions_added, 1u);
+  const fs::path merged = dir.path() / "merged/results.db";
+  EXPECT_EQ(load_mode_predictions(merged, "fleet"), std::vector<StoredModePrediction>{p});
+  EXPECT_EQ(load_mode_choice(merged, "fleet"), choice);
+  EXPECT_EQ(merge_results(dir.path() / "merged", {a}).predictions_added, 0u);  // held already
+
+  const auto b = store_with(dir.path() / "b", {run_on("0001-r0", "b2/2", 2)});
+  p.time_s = 1.6;
+  save_mode_predictions(b / "results.db", "fleet", {p});
+  try {
+    merge_results(dir.path() / "merged", {b});
+    ADD_FAILURE() << "differing predictions were merged";
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("the mode predictions of sweep 'fleet' differ between " + merged.string() + " and " +
+                           (b / "results.db").string()),
+              std::string::npos)
+        << message;
+  }
+  const ResultsStore after(merged, ResultsStore::Access::kReadOnly);
+  EXPECT_EQ(after.load_all("fleet").size(), 1u);  // b's run was not merged either
+  EXPECT_EQ(load_mode_predictions(merged, "fleet").front().time_s, 1.5);
 }
 
 TEST(ResultsMerge, BadInputsAreNamed) {
