@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "analysis/pareto.h"
+#include "analysis/report_html.h"
 
 namespace jetchar::analysis {
 namespace {
@@ -112,6 +113,20 @@ nlohmann::json predicted_front_point_json(const PredictedFrontPoint& point, cons
     out["may_be_on_front"] = point.may_be_on_front;
   }
   return out;
+}
+
+nlohmann::json mode_choice_json(const StoredModeChoice& c) {
+  using report_html::optional_json;
+  return {{"budget", c.budget},
+          {"confidence", c.confidence},
+          {"mode", c.mode ? nlohmann::json(*c.mode) : nlohmann::json(nullptr)},
+          {"measured", c.measured},
+          {"time_s", optional_json(c.time_s)},
+          {"energy_j", optional_json(c.energy_j)},
+          {"eligible", c.eligible},
+          {"modes", c.modes},
+          {"expected_regret_pct", optional_json(c.expected_regret_pct)},
+          {"within_one_pct_probability", optional_json(c.within_one_pct_probability)}};
 }
 
 }  // namespace jetchar::analysis

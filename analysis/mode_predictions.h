@@ -83,4 +83,9 @@ std::vector<const PredictedFrontPoint*> front_points_by_prediction(const std::ve
 nlohmann::json predicted_front_point_json(const PredictedFrontPoint& point, const StoredModePrediction& prediction,
                                           bool with_front_marks);
 
+/// A stored choice as JSON (budget, confidence, mode or null, measured, time, energy, eligible of
+/// modes, expected regret, probability), the one layout of `jetchar analyze predictions --json` and
+/// the report's page.
+nlohmann::json mode_choice_json(const StoredModeChoice& choice);
+
 }  // namespace jetchar::analysis

@@ -190,17 +190,7 @@ json mode_predictions_section(const std::vector<StoredModePrediction>& predictio
                         {"front", json::array()},
                         {"choice", nullptr}});
       for (const StoredModeChoice& c : choices) {
-        if (c.sweep != p.sweep) continue;
-        groups.back()["choice"] = {{"budget", c.budget},
-                                   {"confidence", c.confidence},
-                                   {"mode", c.mode ? json(*c.mode) : json(nullptr)},
-                                   {"measured", c.measured},
-                                   {"time_s", optional_json(c.time_s)},
-                                   {"energy_j", optional_json(c.energy_j)},
-                                   {"eligible", c.eligible},
-                                   {"modes", c.modes},
-                                   {"expected_regret_pct", optional_json(c.expected_regret_pct)},
-                                   {"within_one_pct_probability", optional_json(c.within_one_pct_probability)}};
+        if (c.sweep == p.sweep) groups.back()["choice"] = mode_choice_json(c);
       }
     }
     json& group = groups[it->second];

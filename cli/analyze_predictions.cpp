@@ -54,19 +54,6 @@ nlohmann::json interval_json(const std::optional<Interval>& i) {
   return i ? nlohmann::json({{"value", i->value}, {"low", i->low}, {"high", i->high}}) : nlohmann::json(nullptr);
 }
 
-nlohmann::json choice_json(const StoredModeChoice& c) {
-  return {{"budget", c.budget},
-          {"confidence", c.confidence},
-          {"mode", c.mode ? nlohmann::json(*c.mode) : nlohmann::json(nullptr)},
-          {"measured", c.measured},
-          {"time_s", optional_json(c.time_s)},
-          {"energy_j", optional_json(c.energy_j)},
-          {"eligible", c.eligible},
-          {"modes", c.modes},
-          {"expected_regret_pct", optional_json(c.expected_regret_pct)},
-          {"within_one_pct_probability", optional_json(c.within_one_pct_probability)}};
-}
-
 // --json: per sweep, every mode with its intervals and front marks, then the front's points, and
 // the sweep's choice (null without an objective).
 nlohmann::json predictions_json(const std::string& results, const std::vector<StoredModePrediction>& predictions,
@@ -89,7 +76,7 @@ nlohmann::json predictions_json(const std::string& results, const std::vector<St
            {"front", nlohmann::json::array()},
            {"choice", nullptr}});
       for (const auto& c : choices) {
-        if (c.sweep == p.sweep) doc["sweeps"].back()["choice"] = choice_json(c);
+        if (c.sweep == p.sweep) doc["sweeps"].back()["choice"] = mode_choice_json(c);
       }
     }
     doc["sweeps"][it->second]["modes"].push_back(
