@@ -157,19 +157,30 @@ MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& 
   const std::string what = fmt::format("results directory {}", output.string());
   const bool new_folder = !fs::is_directory(output, ec);
   std::optional<MergePlan> new_folder_plan;
+  // Whether this merge made the output folder: another merge of the same new folder may make it
+  // first, and that folder is then the other's to keep.
+  bool created = false;
   if (new_folder) {
     // A new output folder exists only once its merge is sure to write: planned first, then created.
     new_folder_plan = plan_merge(out_location, inputs, options);
-    fs::create_directories(output);
+    created = fs::create_directories(output);
+  }
+  // A lock held by another writer (LockHeld, or a stop while waiting for it) leaves the folder to
+  // that writer, even one this merge created: it may be writing there already. A lock file that
+  // cannot be made (a full disk) leaves no one there: the folder this merge created goes again.
+  const auto stopped = [&options] { return options.stop_requested && options.stop_requested(); };
+  std::optional<sysfs::WriterLock> lock;
+  try {
+    lock.emplace(out_location.lock(), what, wait, stopped);
+  } catch (const sysfs::WaitStopped&) {
+    throw MergeStopped("results merge stopped by a signal while it waited for the output's writer");
+  } catch (const sysfs::LockHeld&) {
+    throw;
+  } catch (...) {
+    if (created) fs::remove_all(output, ec);
+    throw;
   }
   try {
-    const auto stopped = [&options] { return options.stop_requested && options.stop_requested(); };
-    std::optional<sysfs::WriterLock> lock;
-    try {
-      lock.emplace(out_location.lock(), what, wait, stopped);
-    } catch (const sysfs::WaitStopped&) {
-      throw MergeStopped("results merge stopped by a signal while it waited for the output's writer");
-    }
     // Planned again under the lock when another writer may have changed the output meanwhile. A
     // new folder's first plan stands while the folder still holds no store: that plan saw none
     // either, and reading every input twice made a merge into a new folder take twice as long.
@@ -182,8 +193,9 @@ MergeSummary merge_results(const fs::path& output, const std::vector<fs::path>& 
     out.save_batch(plan.added, plan.added_samples, plan.added_predictions);
     return plan.summary;
   } catch (...) {
-    // Nothing was written: a folder this merge created goes again, lock file and all.
-    if (new_folder) fs::remove_all(output, ec);
+    // Nothing was written: a folder this merge created goes again, lock file and all, while the
+    // lock is still held so that no other writer has begun in it.
+    if (created) fs::remove_all(output, ec);
     throw;
   }
 }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,25 @@ TEST(ResultsMerge, AnOutputStoreAKilledMergeLeftEmptyIsMergedInto) {
   const auto summary = merge_results(dir.path() / "merged", {b1});
   EXPECT_EQ(summary.runs_added, 1u);
   EXPECT_EQ(summary.runs_total, 1u);
+}
+
+// Two merges into the same new folder at once: the one that finds the folder made and locked by
+// the other while it planned is refused and leaves that folder as it is (it removed it, and the
+// other merge's store with it).
+TEST(ResultsMerge, AMergeRefusedByAnotherWriterOfItsNewFolderLeavesThatFolder) {
+  testing::TempDir dir;
+  const auto b1 = store_with(dir.path() / "b1", {run_on("0000-r0", "b1/1", 1)});
+  const fs::path merged = dir.path() / "merged";
+  std::optional<sysfs::WriterLock> other;
+  MergeOptions options;
+  options.progress = [&](const MergeProgress& progress) {
+    if (progress.stage != MergeProgress::Stage::kInputRead || other) return;
+    store_with(merged, {run_on("0001-r0", "b2/2", 2)});  // the other merge's folder and store
+    other.emplace(merged / "lock", "the other merge");
+  };
+  EXPECT_THROW(merge_results(merged, {b1}, options), sysfs::LockHeld);
+  ASSERT_TRUE(fs::exists(merged / "results.db"));
+  EXPECT_EQ(ResultsStore(merged / "results.db", ResultsStore::Access::kReadOnly).load_all("fleet").size(), 1u);
 }
 
 TEST(ResultsMerge, ASecondWriterOfTheOutputIsRefused) {
