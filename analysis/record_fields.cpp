@@ -113,6 +113,15 @@ void set_record_field(RunRecord& record, std::string_view column, std::string_vi
         static_cast<std::int64_t>(whole(text, where, "a sample count from 0 to 2^53", 0, 9007199254740992.0));
     return;
   }
+  if (column == "phase") {  // a phased pretraining run's epoch: its phase, from 1
+    const auto phase = whole(text, where, "a pretraining phase from 0 to 2^31-1", 0, 2147483647.0);
+    if (phase > 0) record.metrics["phase"] = static_cast<double>(phase);
+    return;
+  }
+  if (column == "loss") {  // an epoch's training loss, for the report's pages; a diverged one (nan) is left out
+    if (const auto loss = parse_number(text)) record.metrics["loss"] = *loss;
+    return;
+  }
   auto seconds = [&] { return non_negative(text, where, "seconds >= 0"); };
   // A frequency column sets its knob; an informational one describes the run and nothing in the
   // analysis depends on it. No other branch below matches these names.

@@ -534,6 +534,7 @@ std::vector<RunRecord> ResultsStoreReader::records() const {
   for (const auto& [column, type] : results::schema::kResultsStoreV7RunColumns) {
     metric_select += fmt::format(", {}", schema_version_ >= 7 ? "r." + std::string(column) : "NULL");
   }
+  metric_select += schema_version_ >= 9 ? ", e.phase" : ", NULL";
   std::vector<RunRecord> records;
   try {
     // Several board models in one store (a merged fleet of several kinds): each record names its kind.
@@ -586,6 +587,13 @@ ORDER BY r.sweep, r.run_id, {}, e.epoch)sql",
         for (std::size_t i = 0; i < results::schema::kResultsStoreV7RunColumns.size(); ++i) {
           set_record_field(record, results::schema::kResultsStoreV7RunColumns[i].first,
                            text_of(query.getColumn(first_query + static_cast<int>(i))), where);
+        }
+        // A phased pretraining run's epoch (schema 9): its phase, a metric (not an axis: the
+        // phases are one run's, which its "phases" setting keys).
+        if (const auto& phase =
+                query.getColumn(first_query + static_cast<int>(results::schema::kResultsStoreV7RunColumns.size()));
+            !phase.isNull() && phase.getInt64() > 0) {
+          record.metrics["phase"] = static_cast<double>(phase.getInt64());
         }
         if (const auto found = settings.find(
                 run_settings_key(query.getColumn(0).getString(), query.getColumn(1).getString(), device_id));

@@ -44,9 +44,12 @@ class ResultsStoreReader {
   /// the task metrics (epochs.eval_*, runs' time and energy to target: record metrics by the
   /// export's names, absent in older stores), version 7 every setting that tells runs apart
   /// (table run_settings: each an axis of the record, by the export's column names; an older
-  /// store's records have the flat runs columns only, until a writer migrates it).
+  /// store's records have the flat runs columns only, until a writer migrates it), version 8 each
+  /// rank of a data-parallel run (table rank_epochs), version 9 each epoch's pretraining phase
+  /// (epochs.phase: record metric "phase" when above 0) and each phase's figures (table run_phases,
+  /// not read here).
   static constexpr int kOldestSchemaVersion = 1;
-  static constexpr int kNewestSchemaVersion = 8;
+  static constexpr int kNewestSchemaVersion = 9;
 
   /// `path`: a results directory (with results.db) or the store file. Opens read-only and checks
   /// the schema version and the tables and columns read here; throws InputError naming the file

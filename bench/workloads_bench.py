@@ -12,7 +12,7 @@ does; fp32 turns TF32 off in cuBLAS and cuDNN and tf32 turns it on, as jetchar d
 
 Usage: /usr/bin/python3 bench/workloads_bench.py --cpp build/<dir>/bench/workloads_bench [--threads 2]
        [--device cuda] [--precision fp32|tf32|amp-fp16|bf16] [--batch B] [--seq L] [--infer-only]
-       [--only MODEL...]
+       [--only MODEL...]   (lenet5, resnet18-cifar, bert-tiny[-qa], bert-base[-qa], electra-small, electra-base)
 Needs Debian's python3-torch (1.13) or any later PyTorch (a CUDA one for --device cuda).
 """
 import argparse
@@ -157,6 +157,57 @@ class BertForQuestionAnswering(nn.Module):
 BERT_SIZES = {"bert-tiny": (2, 128, 2), "bert-base": (12, 768, 12)}  # layers, hidden, heads (experiments/models/bert.cpp)
 
 
+class ElectraForPreTraining(nn.Module):
+    """jetchar's electra-* (experiments/models/electra.h): a generator and a discriminator of 12 layers each
+    on shared embeddings of width E; the forward pass returns the loss (generator cross-entropy at the masked
+    positions + 50 x the discriminator's binary cross-entropy on the sequence with the generator's samples)."""
+
+    def __init__(self, embedding, hidden, heads, inter, gen_hidden, gen_heads, gen_inter, vocab=30522):
+        super().__init__()
+        self.word = nn.Embedding(vocab, embedding)
+        self.position = nn.Embedding(512, embedding)
+        self.token_type = nn.Embedding(2, embedding)
+        self.embedding_norm = nn.LayerNorm(embedding, eps=1e-12)
+        self.dropout = nn.Dropout(0.1)
+        self.project = nn.Linear(embedding, hidden) if embedding != hidden else None
+        self.layers = nn.ModuleList(BertLayer(hidden, heads, inter) for _ in range(12))
+        self.gen_project = nn.Linear(embedding, gen_hidden) if embedding != gen_hidden else None
+        self.gen_layers = nn.ModuleList(BertLayer(gen_hidden, gen_heads, gen_inter) for _ in range(12))
+        self.disc_dense, self.disc_prediction = nn.Linear(hidden, hidden), nn.Linear(hidden, 1)
+        self.gen_dense, self.gen_norm = nn.Linear(gen_hidden, embedding), nn.LayerNorm(embedding, eps=1e-12)
+        self.gen_bias = nn.Parameter(torch.zeros(vocab))
+
+    def encode(self, ids, types, mask_bias, project, layers):
+        positions = torch.arange(ids.shape[1], device=ids.device)
+        x = self.word(ids) + self.position(positions).unsqueeze(0) + self.token_type(types)
+        x = self.dropout(self.embedding_norm(x))
+        if project is not None:
+            x = project(x)
+        for layer in layers:
+            x = layer(x, mask_bias)
+        return x
+
+    def forward(self, ids, mask, types, targets):
+        masked = targets.ne(-100)
+        mask_bias = ((1.0 - mask.float()) * -10000.0).unsqueeze(1).unsqueeze(2)
+        g = self.encode(ids, types, mask_bias, self.gen_project, self.gen_layers)
+        scores = F.linear(self.gen_norm(F.gelu(self.gen_dense(g[masked]))), self.word.weight, self.gen_bias).float()
+        generator_loss = F.cross_entropy(scores, targets[masked])
+        with torch.no_grad():
+            sampled = torch.multinomial(torch.softmax(scores, -1), 1).squeeze(1)
+        corrupted = ids.clone()
+        corrupted[masked] = sampled
+        replaced = corrupted.ne(torch.where(masked, targets, ids)).float()
+        d = self.encode(corrupted, types, mask_bias, self.project, self.layers)
+        logits = self.disc_prediction(F.gelu(self.disc_dense(d))).squeeze(-1).float()
+        active = mask.eq(1)
+        return generator_loss + 50 * F.binary_cross_entropy_with_logits(logits[active], replaced[active])
+
+
+# embedding, hidden, heads, intermediate; the generator's hidden, heads, intermediate (experiments/models/electra.cpp)
+ELECTRA_SIZES = {"electra-small": (128, 256, 4, 1024, 256, 4, 1024), "electra-base": (768, 768, 12, 3072, 256, 4, 1024)}
+
+
 def workload(name, batch, seq, device):
     """(model, forward, loss of the forward's output, optimizer), on `device`."""
     g = torch.Generator().manual_seed(0)
@@ -186,8 +237,18 @@ def workload(name, batch, seq, device):
                 return F.cross_entropy(out, y)
         return (model, (lambda: model(ids, mask, types)), loss,
                 torch.optim.AdamW(model.parameters(), lr=5e-5, weight_decay=0.01))
+    if name in ELECTRA_SIZES:
+        model = ElectraForPreTraining(*ELECTRA_SIZES[name]).to(device)
+        ids = torch.randint(1000, 30522, (batch, seq), generator=g)
+        # About 15 % of the positions masked, their own ids the targets (registry.cpp's synthetic batch).
+        targets = torch.where(torch.rand(batch, seq, generator=g).lt(0.15), ids, torch.full_like(ids, -100))
+        ids, targets = ids.to(device), targets.to(device)
+        mask = torch.ones(batch, seq, dtype=torch.long, device=device)
+        types = torch.zeros(batch, seq, dtype=torch.long, device=device)
+        return (model, (lambda: model(ids, mask, types, targets)), (lambda out: out),
+                torch.optim.AdamW(model.parameters(), lr=5e-5, weight_decay=0.01))
     raise ValueError(f"unknown model {name}; valid: lenet5, resnet18-cifar, " + ", ".join(
-        f"{b}, {b}-qa" for b in BERT_SIZES))
+        f"{b}, {b}-qa" for b in BERT_SIZES) + ", " + ", ".join(ELECTRA_SIZES))
 
 
 def autocast(precision, device):

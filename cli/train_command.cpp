@@ -30,6 +30,7 @@
 #include "experiments/training/training_runner.h"
 #include "jetson/open_board.h"
 #include "loaders/dataset_spec.h"
+#include "sweeps/phase_option.h"
 #include "sweeps/slurm/step_world.h"
 
 namespace {
@@ -49,6 +50,7 @@ struct TrainOptions {
   std::optional<int> threads;
   std::optional<double> learning_rate;
   std::optional<double> warmup_proportion;
+  std::vector<std::string> phases;  ///< --phase, in order
   std::optional<std::string> optimizer;
   std::optional<double> weight_decay;
   std::uint64_t seed = 0;
@@ -106,6 +108,7 @@ proto::ExperimentSpec experiment_of(const TrainOptions& options) {
   if (options.threads) w->set_threads(static_cast<std::uint32_t>(*options.threads));
   if (options.learning_rate) w->set_learning_rate(*options.learning_rate);
   if (options.warmup_proportion) w->set_warmup_proportion(*options.warmup_proportion);
+  for (const auto& phase : options.phases) *w->add_phases() = sweeps::parse_phase_option(phase);
   if (options.optimizer) {
     w->set_optimizer(experiments::parse_optimizer(*options.optimizer) == experiments::OptimizerKind::kSgd
                          ? proto::SGD
@@ -162,8 +165,9 @@ std::function<void(const experiments::TrainingProgress&)> progress_bar(std::int6
   return [epochs](const experiments::TrainingProgress& progress) {
     constexpr int kWidth = 30;
     const auto filled = progress.batches_planned > 0 ? progress.batch * kWidth / progress.batches_planned : 0;
-    std::fprintf(stderr, "\repoch %lld/%lld [%s%s] %lld/%lld", static_cast<long long>(progress.epoch + 1),
-                 static_cast<long long>(epochs), std::string(static_cast<std::size_t>(filled), '#').c_str(),
+    const auto of = epochs > 0 ? fmt::format("/{}", epochs) : std::string();  // a phased run's count is its steps'
+    std::fprintf(stderr, "\repoch %lld%s [%s%s] %lld/%lld", static_cast<long long>(progress.epoch + 1), of.c_str(),
+                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
                  std::string(static_cast<std::size_t>(kWidth - filled), '.').c_str(),
                  static_cast<long long>(progress.batch), static_cast<long long>(progress.batches_planned));
     if (progress.batch == progress.batches_planned) std::fputs("\r\033[K", stderr);
@@ -176,8 +180,11 @@ std::function<void(const experiments::TrainingProgress&)> progress_bar(std::int6
 // stay put so that a log can be grepped: "epoch I/N: B minibatches, S s, loss L".
 std::function<void(const experiments::EpochResult&)> epoch_lines(std::int64_t epochs) {
   return [epochs](const experiments::EpochResult& epoch) {
-    std::fputs(fmt::format("epoch {}/{}: {} minibatches, {} s, loss {}{}\n", epoch.epoch + 1, epochs, epoch.batches,
-                           seconds(epoch.e2e_ns), epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-",
+    // A phased run's epochs are counted by its phases' steps: "phase P epoch I: ...".
+    const auto which = epoch.phase > 0 ? fmt::format("phase {} epoch {}", epoch.phase, epoch.epoch + 1)
+                                       : fmt::format("epoch {}/{}", epoch.epoch + 1, epochs);
+    std::fputs(fmt::format("{}: {} minibatches, {} s, loss {}{}\n", which, epoch.batches, seconds(epoch.e2e_ns),
+                           epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-",
                            epoch.completed ? "" : " (stopped inside it)")
                    .c_str(),
                stderr);
@@ -212,10 +219,18 @@ class TrainingWatch : public experiments::WorkloadObserver {
 };
 
 void print_pretrained(const experiments::PretrainedLoad& pretrained) {
+  // A head has a few fresh tensors; ELECTRA's fresh generator has hundreds (--json lists them all).
+  constexpr std::size_t kNamed = 6;
+  std::string fresh;
+  if (pretrained.fresh.size() > kNamed) {
+    fresh =
+        fmt::format(" ({} and {} more)", fmt::join(pretrained.fresh.begin(), pretrained.fresh.begin() + kNamed, ", "),
+                    pretrained.fresh.size() - kNamed);
+  } else if (!pretrained.fresh.empty()) {
+    fresh = fmt::format(" ({})", fmt::join(pretrained.fresh, ", "));
+  }
   fmt::print("pretrained {}: {} tensors loaded, {} fresh{}, {} unused\n", pretrained.weights_file,
-             pretrained.loaded_tensors, pretrained.fresh.size(),
-             pretrained.fresh.empty() ? "" : fmt::format(" ({})", fmt::join(pretrained.fresh, ", ")),
-             pretrained.unused.size());
+             pretrained.loaded_tensors, pretrained.fresh.size(), fresh, pretrained.unused.size());
 }
 
 // A data-parallel run: the world, and every rank's time per epoch with its all-reduces (what of
@@ -259,6 +274,19 @@ void print_node_energy(const proto::RunResult& record, const std::string& board_
   }
 }
 
+// A phased pretraining run's phases: settings, throughput, final loss and energy of each.
+void print_phases(const proto::RunResult& record) {
+  fmt::print("{:>5} {:>6} {:>7} {:>10} {:>10} {:>6} {:>8} {:>9} {:>8} {:>10} {:>9}\n", "phase", "seq", "batch",
+             "accumulate", "lr", "steps", "samples", "time s", "seq/s", "final loss", "energy J");
+  for (const auto& phase : record.phases()) {
+    fmt::print("{:>5} {:>6} {:>7} {:>10} {:>10} {:>6} {:>8} {:>9.3f} {:>8.1f} {:>10} {:>9}\n", phase.phase(),
+               phase.sequence_length(), phase.batch_size(), phase.accumulate(), phase.learning_rate(), phase.steps(),
+               phase.samples(), phase.time_s(), phase.sequences_per_s(),
+               phase.has_final_loss() ? fmt::format("{:.4f}", phase.final_loss()) : "-",
+               phase.has_energy_j() ? fmt::format("{:.3f}", phase.energy_j()) : "-");
+  }
+}
+
 // The settings line, the per-epoch table with each epoch's energy from the record, entity and
 // SQuAD scores, later-epoch medians, memory peaks and where the energy comes from.
 void print_result(const experiments::TrainingResult& result, const proto::RunResult& record,
@@ -277,13 +305,13 @@ void print_result(const experiments::TrainingResult& result, const proto::RunRes
     const auto* stored =
         i < static_cast<std::size_t>(record.epochs_size()) ? &record.epochs(static_cast<int>(i)) : nullptr;
     fmt::print(
-        "{:>5} {:>8} {:>10} {:>11} {:>9} {:>10.1f} {:>9} {:>10} {:>9} {:>9} {:>7}{}\n", epoch.epoch, epoch.batches,
+        "{:>5} {:>8} {:>10} {:>11} {:>9} {:>10.1f} {:>9} {:>10} {:>9} {:>9} {:>7}{}{}\n", epoch.epoch, epoch.batches,
         seconds(epoch.stall_ns), seconds(epoch.compute_ns), seconds(epoch.e2e_ns), epoch.samples_per_s(),
         epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-", percent(epoch.train_accuracy),
         percent(epoch.eval_accuracy),
         stored != nullptr && stored->has_energy_j() ? fmt::format("{:.3f}", stored->energy_j()) : "-",
         stored != nullptr && stored->has_average_power_w() ? fmt::format("{:.2f}", stored->average_power_w()) : "-",
-        epoch.completed ? "" : "  (incomplete)");
+        epoch.completed ? "" : "  (incomplete)", epoch.phase > 0 ? fmt::format("  phase {}", epoch.phase) : "");
   }
   for (const auto& epoch : result.epochs) {
     if (epoch.eval_entity_f1) {
@@ -296,6 +324,7 @@ void print_result(const experiments::TrainingResult& result, const proto::RunRes
                  *epoch.eval_squad_exact_match * 100, *epoch.eval_squad_f1 * 100);
     }
   }
+  if (record.phases_size() > 0) print_phases(record);
   const auto summary = result.summary();
   if (summary.later_e2e_ns_median) {
     fmt::print("later epochs (median): stall {} s, compute {} s, E2E {} s, {:.1f} samples/s\n",
@@ -345,8 +374,8 @@ void run_train(TrainOptions options) {
   // long unattended run whose log (stderr) most needs to show that it advances; a caller that
   // wants stderr quiet sends it elsewhere.
   const bool terminal = ::isatty(STDERR_FILENO) == 1;
-  TrainingWatch watch(terminal ? progress_bar(options.epochs) : nullptr,
-                      terminal ? nullptr : epoch_lines(options.epochs));
+  const std::int64_t epochs = options.phases.empty() ? options.epochs : 0;
+  TrainingWatch watch(terminal ? progress_bar(epochs) : nullptr, terminal ? nullptr : epoch_lines(epochs));
   // Ctrl-C ends the run at the next minibatch: the epochs finished by then are printed, then 130.
   experiments::DirectRuns runs(board, "jetchar train", &watch);
   const auto record = runs.run(runs.plan({spec}).runs.front());
@@ -426,6 +455,11 @@ void add_train_command(CLI::App& app) {
                    "Linear warm-up over this fraction of the optimizer steps, then linear decay to 0 (Hugging "
                    "Face's linear schedule; default: constant learning rate)")
       ->check(cli::between(0.0, 1.0, "fraction of the steps"));
+  command->add_option("--phase", options->phases,
+                      "A pretraining phase, repeated in order, each on the weights the one before left: "
+                      "seq=TOKENS,steps=N[,batch=N][,accumulate=N][,lr=RATE][,warmup=FRACTION] (the others' "
+                      "defaults: --batch, --accumulate, --lr, --warmup-proportion); on a text corpus, instead of "
+                      "--epochs and --max-batches");
   command
       ->add_option("--optimizer", options->optimizer,
                    "sgd (momentum 0.9, the seed study's) or adamw (the BERT fine-tuning scripts'); default: adamw for "
@@ -515,7 +549,9 @@ void add_train_command(CLI::App& app) {
       "--max-batches 50\n"
       "  jetchar train --model resnet18-cifar --dataset 'synthetic:3x32x32?samples=64' --batch 16 --epochs 1\n"
       "  jetchar train --model lenet5 --dataset 'synthetic:1x28x28?samples=256' --batch 32 --epochs 1 "
-      "--nproc-per-node 2");
+      "--nproc-per-node 2\n"
+      "  jetchar train --model electra-small --dataset corpus:examples/corpus/jetson.txt --batch 4 --lr 1e-4 "
+      "--phase seq=32,steps=4 --phase seq=64,steps=2,batch=2");
   command->callback([options, command] {
     options->world_given = command->count("--nnodes") > 0 || command->count("--node-rank") > 0;
     run_train(*options);

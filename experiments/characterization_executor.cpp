@@ -39,6 +39,7 @@
 #include "experiments/training/precision.h"
 #include "experiments/training/training_runner.h"
 #include "experiments/training/validation_split.h"
+#include "experiments/training_phases.h"
 #include "experiments/training_workload.h"
 #include "jetchar/version.h"
 #include "jetson/control/power_mode.h"
@@ -126,24 +127,29 @@ void record_marker(const jetson::PhaseMarker& marker, proto::RunResult& result) 
 
 // A paced run's modelled time (jetson/discovery/board_hooks.h): context.time_model, ModelledTime,
 // and a note when the host was slower than the model on some minibatches.
-void record_paced_time(const jetson::PacedTime& paced, proto::RunResult& result) {
+// A phased run records each phase's in turn (`note_prefix` names it): the minibatch counts add
+// up, the per-minibatch figures are the first phase's.
+void record_paced_time(const jetson::PacedTime& paced, proto::RunResult& result, const std::string& note_prefix = {}) {
   result.mutable_context()->set_time_model(paced.time_model);
   auto* m = result.mutable_modelled_time();
-  m->set_minibatch_compute_s(paced.minibatch_compute_s);
-  m->set_paced_minibatches(paced.paced);
-  m->set_host_slower_minibatches(paced.host_slower);
-  m->set_cpu_busy(paced.cpu_busy);
-  m->set_gpu_busy(paced.gpu_busy);
+  if (m->paced_minibatches() + m->host_slower_minibatches() == 0) {
+    m->set_minibatch_compute_s(paced.minibatch_compute_s);
+    m->set_cpu_busy(paced.cpu_busy);
+    m->set_gpu_busy(paced.gpu_busy);
+  }
+  m->set_paced_minibatches(m->paced_minibatches() + paced.paced);
+  m->set_host_slower_minibatches(m->host_slower_minibatches() + paced.host_slower);
   if (paced.dilation > 1) {
-    add_note(result, fmt::format("time model: this host computes slower than the modelled board: each minibatch "
-                                 "was paced to {:.2f}x its modelled time and the run's times and energies are "
-                                 "divided by {:.2f} (MODELLED)",
-                                 paced.dilation, paced.dilation));
+    add_note(result,
+             note_prefix + fmt::format("time model: this host computes slower than the modelled board: each minibatch "
+                                       "was paced to {:.2f}x its modelled time and the run's times and energies are "
+                                       "divided by {:.2f} (MODELLED)",
+                                       paced.dilation, paced.dilation));
   }
   if (paced.host_slower > 0) {
-    add_note(result, fmt::format("time model: this host overran the paced time on {} of {} minibatches "
-                                 "(their time is the board's; the host's delay is left out)",
-                                 paced.host_slower, paced.host_slower + paced.paced));
+    add_note(result, note_prefix + fmt::format("time model: this host overran the paced time on {} of {} minibatches "
+                                               "(their time is the board's; the host's delay is left out)",
+                                               paced.host_slower, paced.host_slower + paced.paced));
   }
 }
 
@@ -673,54 +679,32 @@ proto::RunResult CharacterizationExecutor::execute(const sweeps::PlannedRun& run
 void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::RunResult& result, NodeWorld& world) {
   const auto spec = result.resolved();
   const auto& w = spec.workload();
+  check_phases(spec);
+  // One spec per pretraining phase (training_phases.h); the spec itself for a run without phases.
+  const auto phases = phase_specs(spec);
+  const bool phased = w.phases_size() > 0;
   // Data-parallel: this process is its node's first rank and trains on that rank's shard.
   const auto place = distributed::first_rank_of_node(w.distributed());
-  auto workload = open_training_workload(spec, place.rank, place.world_size);
-  const auto& dataset = workload.dataset;
-  auto& pipeline = *workload.pipeline;
-  const auto& model = workload.model;
-  const auto& model_spec = workload.model_spec;
+  auto workload = open_training_workload(phases.front(), place.rank, place.world_size);
   const auto& pretrained = workload.pretrained;
-  attach_data_path(pipeline, dataset->info(), result);
-  for (const auto& note : dataset->info().notes) add_note(result, note);
+  attach_data_path(*workload.pipeline, workload.dataset->info(), result);
+  for (const auto& note : workload.dataset->info().notes) add_note(result, note);
   if (pretrained) record_checkpoint(*pretrained, result);
-  // A token model's sequence length is its samples' (the data set's max_length).
-  if (const auto& shape = dataset->info().layout.input_shape; model_spec.token_input() && shape.size() == 1)
+  // A token model's sequence length is its samples' (the data set's max_length); a phased run's
+  // are its phases'.
+  if (const auto& shape = workload.dataset->info().layout.input_shape;
+      !phased && workload.model_spec.token_input() && shape.size() == 1)
     result.mutable_resolved()->mutable_workload()->set_sequence_length(static_cast<std::uint32_t>(shape[0]));
-  TrainingConfig& config = workload.config;
-  record_cuda_context(config.device, *result.mutable_context());
-  const auto validation = open_training_validation(spec, workload.dataset_spec, config);  // config points into it
-
-  // A board with a time model (the simulated one) paces each minibatch's compute to it, so its
-  // times follow the mode's clocks; its pacer also pins the rails' activity for the run. The work
-  // is counted on the data set's samples: a checkpoint may hold fewer positions than the model's
-  // default sequence length, and the samples are what the run computes on.
-  std::string unpaced;
-  const std::unique_ptr<jetson::MinibatchPacer> pacer = board_.hooks->pace_training(
-      info_, count_model_work(*model, model_spec, dataset->info().layout.input_shape), w.batch_size(), unpaced);
-  if (pacer) config.pace_compute = [&pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
+  record_cuda_context(workload.config.device, *result.mutable_context());
 
   jetson::measurement::MeasurementSession session(*board_.root, measurement_options(spec.measurement(), board_));
   auto& power = session.onboard();
   const auto& meters = session.meters();
   record_power_monitor_settings(power, result);
-  EpochInstrumentedSource source(pipeline, spec.cache(), dataset->info().files, &power.windows());
   const auto marker = open_marker(spec.measurement(), board_);
   if (marker) session.set_marker(*marker, {energy::WindowKind::kRun, energy::WindowKind::kEpoch});
   std::optional<AdaptiveTrainingStop> adaptive;
   if (spec.adaptive().enabled()) adaptive.emplace(spec.adaptive(), power);
-  config.stop_after = [this, &adaptive](const TrainingProgress& progress) {
-    return interrupt_.signal() != 0 || (adaptive && adaptive->settled_after(progress));
-  };
-  config.on_batch = [this](const TrainingProgress& progress) {
-    heartbeat();
-    if (observer_ != nullptr) observer_->minibatch_done(progress);
-  };
-  config.on_epoch_end = [&source] { source.end_epoch(); };
-  // k is known from the first minibatch on (modelled_time_pacer.h), before any epoch ends.
-  config.on_epoch_done = [this, &pacer](const EpochResult& epoch) {
-    if (observer_ != nullptr) observer_->epoch_done(undilated(epoch, pacer ? pacer->paced_time().dilation : 1.0));
-  };
 
   // The node's other ranks start and the world joins before the measurement begins; across nodes,
   // nothing trains unless every node's board is in its mode.
@@ -736,39 +720,139 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
         return;
       }
     }
-    config.data_parallel = &ranks->data_parallel();
   }
   session.start();
   const auto run_window = power.windows().begin("run", energy::WindowKind::kRun);
-  const auto trained = train(*model, source, config, *board_.root, model_spec.name);
-  world.trained = true;
-  source.finish();
+  // What each phase trained, recorded once the measurement has stopped.
+  struct TrainedPhase {
+    TrainingResult trained;
+    std::vector<InstrumentedEpoch> instrumented;
+    double dilation = 1;
+    std::int64_t number = 0;  // from 1; 0 without phases
+  };
+  std::vector<TrainedPhase> trained_phases;
+  std::vector<std::string> source_notes;
+  for (std::size_t p = 0; p < phases.size(); ++p) {
+    if (p > 0) {
+      auto next = open_training_workload(phases[p], place.rank, place.world_size, &workload);
+      workload = std::move(next);
+    }
+    const auto phase_number = phased ? static_cast<std::int64_t>(p + 1) : 0;
+    std::int64_t epoch_offset = 0;  // the epochs of the phases before
+    for (const auto& before : trained_phases) epoch_offset += static_cast<std::int64_t>(before.trained.epochs.size());
+    const auto& dataset = workload.dataset;
+    auto& pipeline = *workload.pipeline;
+    const auto& model = workload.model;
+    const auto& model_spec = workload.model_spec;
+    TrainingConfig& config = workload.config;
+    if (phased) {
+      const auto steps = static_cast<std::int64_t>(w.phases(static_cast<int>(p)).steps());
+      config.max_steps = steps;
+      config.epochs = epochs_for_steps(steps, config.accumulate, pipeline.batches_per_epoch());
+    }
+    const auto validation =
+        open_training_validation(phases[p], workload.dataset_spec, config);  // config points into it
+
+    // A board with a time model (the simulated one) paces each minibatch's compute to it, so its
+    // times follow the mode's clocks; its pacer also pins the rails' activity for the run. The work
+    // is counted on the data set's samples: a checkpoint may hold fewer positions than the model's
+    // default sequence length, and the samples are what the run computes on.
+    std::string unpaced;
+    const std::unique_ptr<jetson::MinibatchPacer> pacer =
+        board_.hooks->pace_training(info_, count_model_work(*model, model_spec, dataset->info().layout.input_shape),
+                                    phases[p].workload().batch_size(), unpaced);
+    if (pacer) config.pace_compute = [&pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
+
+    EpochInstrumentedSource source(pipeline, spec.cache(), dataset->info().files, &power.windows());
+    config.stop_after = [this, &adaptive](const TrainingProgress& progress) {
+      return interrupt_.signal() != 0 || (adaptive && adaptive->settled_after(progress));
+    };
+    config.on_batch = [this](const TrainingProgress& progress) {
+      heartbeat();
+      if (observer_ != nullptr) observer_->minibatch_done(progress);
+    };
+    config.on_epoch_end = [&source] { source.end_epoch(); };
+    // k is known from the first minibatch on (modelled_time_pacer.h), before any epoch ends.
+    config.on_epoch_done = [this, &pacer, phase_number, epoch_offset](const EpochResult& epoch) {
+      if (observer_ == nullptr) return;
+      auto shown = undilated(epoch, pacer ? pacer->paced_time().dilation : 1.0);
+      shown.epoch += epoch_offset;
+      shown.phase = phase_number;
+      observer_->epoch_done(shown);
+    };
+    if (ranks) config.data_parallel = &ranks->data_parallel();
+
+    auto phase_trained = train(*model, source, config, *board_.root, model_spec.name);
+    world.trained = true;
+    source.finish();
+    const auto paced = pacer ? std::optional(pacer->paced_time()) : std::nullopt;
+    const double dilation = paced ? paced->dilation : 1.0;
+    const std::string note_prefix = phased ? fmt::format("phase {}: ", phase_number) : "";
+    if (paced) {
+      record_paced_time(*paced, result, note_prefix);
+    } else if (!unpaced.empty()) {
+      add_note(result, note_prefix + "times are this host's, not modelled: " + unpaced);
+    }
+    for (const auto& note : source.notes()) source_notes.push_back(note_prefix + note);
+    const bool go_on = phase_trained.status == RunStatus::kOk && !phase_trained.stopped_early;
+    trained_phases.push_back({std::move(phase_trained), source.epochs(), dilation, phase_number});
+    if (!go_on) break;
+  }
   power.windows().end("run");
   session.stop();
-  const auto paced = pacer ? std::optional(pacer->paced_time()) : std::nullopt;
-  const double dilation = paced ? paced->dilation : 1.0;
-  if (observer_ != nullptr) observer_->trained(undilated(trained, dilation), {dataset->info().name, pretrained});
+  // Each phase's epochs and minibatches, on the board's time (each phase its own k), numbered on
+  // from the phases before; recorded once the session has stopped (the meters' readings are
+  // aligned to the run's clock then).
+  std::optional<TrainingResult> trained;  // every phase's, in one
+  double run_dilation = 1;                // the largest phase's k
+  const auto trace = power.trace();
+  for (auto& phase : trained_phases) {
+    const auto epoch_offset = trained ? static_cast<std::int64_t>(trained->epochs.size()) : 0;
+    proto::RunResult part;
+    record_epochs(phase.trained.epochs, phase.instrumented, power, meters, run_window,
+                  baseload_ ? &*baseload_ : nullptr, part);
+    record_minibatches(phase.trained.minibatches, power.has_power() ? &trace : nullptr, part);
+    std::vector<results::StoredPowerSample> no_samples;  // the run's are taken below
+    undilate(phase.dilation, part, no_samples);
+    run_dilation = std::max(run_dilation, phase.dilation);
+    for (auto& epoch : *part.mutable_epochs()) {
+      epoch.set_epoch(static_cast<std::uint32_t>(epoch.epoch() + epoch_offset));
+      epoch.set_phase(static_cast<std::uint32_t>(phase.number));
+      *result.add_epochs() = std::move(epoch);
+    }
+    for (auto& minibatch : *part.mutable_minibatches()) {
+      minibatch.set_epoch(static_cast<std::uint32_t>(minibatch.epoch() + epoch_offset));
+      *result.add_minibatches() = std::move(minibatch);
+    }
+    auto board_time = undilated(std::move(phase.trained), phase.dilation);
+    if (phased) {
+      *result.add_phases() =
+          phase_result(result, board_time, phases[static_cast<std::size_t>(phase.number - 1)].workload(), phase.number);
+    }
+    if (!trained) {
+      trained = std::move(board_time);
+      for (auto& epoch : trained->epochs) epoch.phase = phase.number;
+    } else {
+      append_phase(*trained, std::move(board_time), phase.number);
+    }
+  }
+  if (observer_ != nullptr) observer_->trained(*trained, {workload.dataset->info().name, pretrained});
 
   if (marker) record_marker(*marker, result);
   if (!meters.empty()) record_meters(meters, power.windows().windows()[run_window], result);
-  record_trained(trained, result);
-  if (ranks) record_ranks(*ranks, trained, place.rank, result);
-  for (const auto& note : source.notes()) add_note(result, note);
-  if (adaptive) record_adaptive(adaptive->rule(), trained.stopped_early, result);
-  if (paced) {
-    record_paced_time(*paced, result);
-  } else if (!unpaced.empty()) {
-    add_note(result, "times are this host's, not modelled: " + unpaced);
-  }
-  record_epochs(trained.epochs, source.epochs(), power, meters, run_window, baseload_ ? &*baseload_ : nullptr, result);
+  record_trained(*trained, result);
+  if (ranks) record_ranks(*ranks, *trained, place.rank, result);
+  for (const auto& note : source_notes) add_note(result, note);
+  if (adaptive) record_adaptive(adaptive->rule(), trained->stopped_early, result);
   if (ranks)
     per_sample_on_this_node(place, static_cast<int>(std::max<std::uint32_t>(1, w.distributed().nproc_per_node())),
                             result);
-  const auto trace = power.trace();
-  record_minibatches(trained.minibatches, power.has_power() ? &trace : nullptr, result);
-  if (spec.measurement().power_samples())
+  if (run_dilation != 1) result.mutable_modelled_time()->set_dilation(run_dilation);
+  if (spec.measurement().power_samples()) {
+    // Phases refuse stored samples (check_phases): the run has one time base, its one k.
     power_samples_ = stored_samples(trace, meters, power.windows().windows()[run_window]);
-  undilate(dilation, result, power_samples_);
+    for (auto& sample : power_samples_) sample.t_s /= run_dilation;
+  }
   if (w.has_target_f1()) *result.mutable_target() = target_outcome(result.epochs(), w.target_f1());
   if (power.has_power()) {
     if (!trace.empty()) result.mutable_context()->set_energy_source(energy::total_definition(trace).label);

@@ -9,7 +9,7 @@
 namespace jetchar::experiments {
 
 TrainingWorkload open_training_workload(const proto::ExperimentSpec& resolved, std::int64_t shard_index,
-                                        std::int64_t shard_count) {
+                                        std::int64_t shard_count, const TrainingWorkload* trained) {
   const auto& w = resolved.workload();
   TrainingWorkload workload;
   workload.dataset_spec = loaders::DatasetSpec::parse(w.dataset());
@@ -26,15 +26,20 @@ TrainingWorkload open_training_workload(const proto::ExperimentSpec& resolved, s
   workload.model_spec = find_model(w.model());
   const auto classes = static_cast<std::int64_t>(workload.dataset->info().classes.size());
   auto num_classes = classes > 0 ? std::optional<std::int64_t>(classes) : std::nullopt;
-  // Masked LM predicts token ids: from scratch, the embeddings and the decoder take the corpus's
+  // Pretraining predicts token ids: from scratch, the embeddings and the decoder take the corpus's
   // vocabulary (a bert_config.json's vocab_size is its vocab.txt's); a checkpoint's must hold it.
   const auto vocabulary = workload.dataset->info().layout.target_vocab_size;
-  const bool masked_lm = workload.model_spec.task == Task::kMaskedLanguageModeling && vocabulary > 0;
+  const bool masked_lm = workload.model_spec.pretrains() && vocabulary > 0;
   if (masked_lm && w.pretrained().empty()) {
     num_classes = vocabulary;
     workload.model_spec.vocab_size = vocabulary;
   }
-  if (w.pretrained().empty()) {
+  if (trained != nullptr) {
+    // A later phase: the same corpus and vocabulary, the network the earlier phase left.
+    workload.model_spec = trained->model_spec;
+    workload.model = trained->model;
+    workload.pretrained = trained->pretrained;
+  } else if (w.pretrained().empty()) {
     // workload.seed gives the initial weights too: the same spec trains the same network, and the
     // ranks of a data-parallel run start equal before rank 0's weights are broadcast anyway.
     torch::manual_seed(w.seed());

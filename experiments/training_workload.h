@@ -30,7 +30,9 @@ struct TrainingWorkload {
 };
 
 /// `resolved` is a run's resolved spec; shard `shard_index` of `shard_count` is the rank's.
+/// `trained` (a pretraining phase after the first) is the network to train on instead of a new
+/// or pretrained one; the data set must be tokenized with its vocabulary.
 TrainingWorkload open_training_workload(const proto::ExperimentSpec& resolved, std::int64_t shard_index = 0,
-                                        std::int64_t shard_count = 1);
+                                        std::int64_t shard_count = 1, const TrainingWorkload* trained = nullptr);
 
 }  // namespace jetchar::experiments

@@ -60,6 +60,8 @@ std::vector<std::pair<std::string_view, std::string>> setting_values(const proto
     if (setting.field == "workload.dataset") {
       const std::string& dataset = spec.workload().dataset();
       if (const auto query = dataset.find('?'); query != std::string::npos) text = dataset.substr(query + 1);
+    } else if (setting.field == "workload.phases") {
+      for (const auto& phase : spec.workload().phases()) text += (text.empty() ? "" : "; ") + phase_text(phase);
     } else if (setting.field == "workload.pretrained" && !result.context().pretrained_sha256().empty()) {
       text = result.context().pretrained_sha256();
     } else {
@@ -68,6 +70,15 @@ std::vector<std::pair<std::string_view, std::string>> setting_values(const proto
     values.emplace_back(setting.column, std::move(text));
   }
   return values;
+}
+
+std::string phase_text(const proto::PhaseSpec& phase) {
+  auto text = fmt::format("seq={},steps={}", phase.sequence_length(), phase.steps());
+  if (phase.batch_size() > 0) text += fmt::format(",batch={}", phase.batch_size());
+  if (phase.accumulate() > 0) text += fmt::format(",accumulate={}", phase.accumulate());
+  if (phase.has_learning_rate()) text += fmt::format(",lr={}", phase.learning_rate());
+  if (phase.has_warmup_proportion()) text += fmt::format(",warmup={}", phase.warmup_proportion());
+  return text;
 }
 
 }  // namespace jetchar::results

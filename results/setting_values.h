@@ -17,7 +17,11 @@ namespace jetchar::results {
 /// UNSPECIFIED, an empty string), which the resolved spec fills where the run knows the
 /// default. workload.pretrained is the checkpoint's digest
 /// (context.pretrained_sha256; the path when none was recorded), workload.dataset its options
-/// after '?' ("max_length=384&stride=128").
+/// after '?' ("max_length=384&stride=128"), workload.phases each phase's phase_text joined by "; ".
 std::vector<std::pair<std::string_view, std::string>> setting_values(const proto::RunResult& result);
+
+/// A pretraining phase as `train --phase` takes it: "seq=128,steps=900" then batch, accumulate,
+/// lr and warmup where the phase sets them, numbers exactly (sweeps/phase_option.h reads it).
+std::string phase_text(const proto::PhaseSpec& phase);
 
 }  // namespace jetchar::results

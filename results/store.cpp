@@ -174,7 +174,8 @@ void insert_run_row(SQLite::Database& db, const proto::RunResult& result) {
 }
 
 void insert_epoch_rows(SQLite::Database& db, const proto::RunResult& result) {
-  SQLite::Statement epoch(db, "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?, ?,?,?,?,?,?,?)");
+  SQLite::Statement epoch(db,
+                          "INSERT INTO epochs VALUES (?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?, ?,?,?,?,?,?,?, ?)");
   for (const auto& e : result.epochs()) {
     epoch.reset();
     epoch.clearBindings();
@@ -206,6 +207,7 @@ void insert_epoch_rows(SQLite::Database& db, const proto::RunResult& result) {
     bind_optional(epoch, ++k, e.has_eval_entity_f1(), e.eval_entity_f1());
     bind_optional(epoch, ++k, e.has_eval_exact_match(), e.eval_exact_match());
     bind_optional(epoch, ++k, e.has_eval_squad_f1(), e.eval_squad_f1());
+    epoch.bind(++k, static_cast<int64_t>(e.phase()));
     epoch.exec();
   }
 }
@@ -265,6 +267,30 @@ void insert_rank_rows(SQLite::Database& db, const proto::RunResult& result) {
     rank.bind(11, r.exposed_communication_s());
     rank.bind(12, static_cast<int64_t>(r.allreduce_bytes()));
     rank.exec();
+  }
+}
+
+void insert_phase_rows(SQLite::Database& db, const proto::RunResult& result) {
+  SQLite::Statement phase(db, "INSERT INTO run_phases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  for (const auto& p : result.phases()) {
+    phase.reset();
+    phase.clearBindings();
+    int k = 0;
+    phase.bind(++k, result.sweep());
+    phase.bind(++k, result.run_id());
+    phase.bind(++k, result.context().device_id());
+    phase.bind(++k, static_cast<int64_t>(p.phase()));
+    phase.bind(++k, static_cast<int64_t>(p.sequence_length()));
+    phase.bind(++k, static_cast<int64_t>(p.batch_size()));
+    phase.bind(++k, static_cast<int64_t>(p.accumulate()));
+    phase.bind(++k, p.learning_rate());
+    phase.bind(++k, static_cast<int64_t>(p.steps()));
+    phase.bind(++k, static_cast<int64_t>(p.samples()));
+    phase.bind(++k, p.time_s());
+    phase.bind(++k, p.sequences_per_s());
+    bind_optional(phase, ++k, p.has_final_loss(), p.final_loss());
+    bind_optional(phase, ++k, p.has_energy_j(), p.energy_j());
+    phase.exec();
   }
 }
 
@@ -457,6 +483,10 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access)
         found = 7;
       }
       if (found == 7) found = 8;  // table rank_epochs, created below with the rest
+      if (found == 8) {
+        add_missing_columns(*db_, "epochs", schema::kResultsStoreV9EpochColumns);  // table run_phases below
+        found = 9;
+      }
       if (found != kSchemaVersion) {
         throw std::runtime_error(
             fmt::format("schema version {} (this jetchar reads version {})", opened, kSchemaVersion));
@@ -551,6 +581,7 @@ void ResultsStore::write_run(const proto::RunResult& result, const std::vector<S
   insert_meter_rows(*db_, result);
   insert_minibatch_rows(*db_, result);
   insert_rank_rows(*db_, result);
+  insert_phase_rows(*db_, result);
   insert_power_samples(*db_, result, samples);
   insert_setting_rows(*db_, result, result.context().device_id());
 }

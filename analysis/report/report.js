@@ -250,6 +250,26 @@
     };
   }
 
+  // A phased run's loss per epoch: one line per phase, each over its own epochs (gaps elsewhere).
+  function phasesChart(run) {
+    const labels = run.epochs.map((e) => e.epoch);
+    const numbers = [...new Set(run.epochs.map((e) => e.phase))];
+    return {
+      type: 'line',
+      data: {
+        labels: labels,
+        datasets: numbers.map((phase, i) => ({
+          label: 'phase ' + phase,
+          data: run.epochs.map((e) => (e.phase === phase ? e.loss : null)),
+          borderColor: colours[i % colours.length],
+          backgroundColor: colours[i % colours.length],
+          spanGaps: false
+        }))
+      },
+      options: Object.assign({}, base, { scales: { x: axis('epoch'), y: axis('loss') } }),
+    };
+  }
+
   // The inference page: one line per series (sequence length, or batch) and figure, against the
   // group's x axis (batch size, or sequence length); a configuration not measured is a gap. Power
   // modes along x have no order between them: bars, one per figure.
@@ -309,6 +329,7 @@
       case 'predicted-front': return predictedFrontChart(data.mode_predictions[+index]);
       case 'comparison': return comparisonChart(data.comparison.configurations[+index]);
       case 'scaling': return scalingChart(data.scaling[+index]);
+      case 'phases': return phasesChart(data.phases[+index]);
       case 'inference-latency': return inferenceChart(data.inference.groups[+index], [['p50_ms', 'p50'], ['p90_ms', 'p90'], ['p99_ms', 'p99']], 'latency of a query (ms)');
       case 'inference-throughput': return inferenceChart(data.inference.groups[+index], [['throughput', 'samples/s']], 'samples/s');
       case 'inference-energy': return inferenceChart(data.inference.groups[+index], [['energy_per_query_j', 'J/query'], ['energy_per_sample_j', 'J/sample']], 'joules');

@@ -56,11 +56,11 @@ HfModelType read_model_type(const nlohmann::json& config, std::string_view sourc
   const auto it = config.find("model_type");
   if (it == config.end() || it->is_null()) return HfModelType::kBert;
   if (it->is_string()) {
-    for (const auto type : {HfModelType::kBert, HfModelType::kDistilBert}) {
+    for (const auto type : {HfModelType::kBert, HfModelType::kDistilBert, HfModelType::kElectra}) {
       if (it->get_ref<const std::string&>() == hf_model_type_name(type)) return type;
     }
   }
-  fail(source, fmt::format("model_type is {}; jetchar builds 'bert' and 'distilbert'", it->dump()));
+  fail(source, fmt::format("model_type is {}; jetchar builds 'bert', 'distilbert' and 'electra'", it->dump()));
 }
 
 // BertConfig's fields (configuration_bert.py). BertForQuestionAnswering has no dropout before qa_outputs.
@@ -81,6 +81,18 @@ void read_bert_fields(const nlohmann::json& config, HfBertConfig& result, std::s
   read_real(config, "layer_norm_eps", result.layer_norm_eps, source, 0, 1);
   result.sequence_dropout = result.hidden_dropout_prob;
   result.qa_dropout = 0.0;
+  result.embedding_size = result.hidden_size;
+}
+
+// ElectraConfig's fields: BertConfig's with google/electra-small-discriminator's sizes as defaults,
+// and embedding_size. ElectraForQuestionAnswering, like BERT's, has no dropout before qa_outputs.
+void read_electra_fields(const nlohmann::json& config, HfBertConfig& result, std::string_view source) {
+  result.hidden_size = 256;
+  result.num_attention_heads = 4;
+  result.intermediate_size = 1024;
+  read_bert_fields(config, result, source);
+  result.embedding_size = 128;
+  read_size(config, "embedding_size", result.embedding_size, source, 1);
 }
 
 // DistilBertConfig's fields and defaults (configuration_distilbert.py). Its attribute_map makes
@@ -110,11 +122,19 @@ void read_distilbert_fields(const nlohmann::json& config, HfBertConfig& result, 
   read_real(config, "qa_dropout", result.qa_dropout, source, 0, 1);
   read_real(config, "seq_classif_dropout", result.sequence_dropout, source, 0, 1);
   read_real(config, "initializer_range", result.initializer_range, source, 0, 10);
+  result.embedding_size = result.hidden_size;
 }
 
 }  // namespace
 
-const char* hf_model_type_name(HfModelType type) { return type == HfModelType::kDistilBert ? "distilbert" : "bert"; }
+const char* hf_model_type_name(HfModelType type) {
+  switch (type) {
+    case HfModelType::kDistilBert: return "distilbert";
+    case HfModelType::kElectra: return "electra";
+    case HfModelType::kBert: break;
+  }
+  return "bert";
+}
 
 HfBertConfig parse_hf_bert_config(std::string_view json_text, std::string_view source) {
   nlohmann::json config;
@@ -126,10 +146,10 @@ HfBertConfig parse_hf_bert_config(std::string_view json_text, std::string_view s
   if (!config.is_object()) fail(source, "not a JSON object");
   HfBertConfig result;
   result.model_type = read_model_type(config, source);
-  if (result.model_type == HfModelType::kDistilBert) {
-    read_distilbert_fields(config, result, source);
-  } else {
-    read_bert_fields(config, result, source);
+  switch (result.model_type) {
+    case HfModelType::kDistilBert: read_distilbert_fields(config, result, source); break;
+    case HfModelType::kElectra: read_electra_fields(config, result, source); break;
+    case HfModelType::kBert: read_bert_fields(config, result, source); break;
   }
   if (result.hidden_size % result.num_attention_heads != 0) {
     const bool distilbert = result.model_type == HfModelType::kDistilBert;

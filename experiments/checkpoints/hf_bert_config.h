@@ -1,10 +1,13 @@
-// config.json of a Hugging Face BERT or DistilBERT model folder, read without LibTorch.
+// config.json of a Hugging Face BERT, DistilBERT or ELECTRA model folder, read without LibTorch.
 // model_type "bert" (or none) reads HF's BertConfig fields and defaults
 // (transformers/models/bert/configuration_bert.py); model_type "distilbert" reads DistilBertConfig's
 // (transformers/models/distilbert/configuration_distilbert.py: dim, n_layers, n_heads, hidden_dim,
 // dropout, attention_dropout, activation, sinusoidal_pos_embds, qa_dropout, seq_classif_dropout,
 // with hidden_size, num_hidden_layers and num_attention_heads read as the aliases its attribute_map
-// makes them) into the same fields. A field left out takes the class's default. jetchar's encoder
+// makes them) into the same fields; model_type "electra" reads ElectraConfig's
+// (transformers/models/electra/configuration_electra.py: BERT's fields with the small
+// discriminator's defaults, hidden 256, 4 heads, intermediate 1024, and embedding_size 128).
+// A field left out takes the class's default. jetchar's encoder
 // is the absolute-position, GELU(erf) BERT, so a config asking for another model_type,
 // position_embedding_type or activation is refused.
 #pragma once
@@ -17,12 +20,14 @@
 
 namespace jetchar::experiments {
 
-enum class HfModelType { kBert, kDistilBert };
+enum class HfModelType { kBert, kDistilBert, kElectra };
 
 struct HfBertConfig {
   HfModelType model_type = HfModelType::kBert;
   std::int64_t vocab_size = 30522;
   std::int64_t hidden_size = 768;
+  /// ELECTRA's embedding_size (the embedding tables' width); BERT's and DistilBERT's are hidden_size.
+  std::int64_t embedding_size = 768;
   std::int64_t num_hidden_layers = 12;
   std::int64_t num_attention_heads = 12;
   std::int64_t intermediate_size = 3072;
@@ -46,7 +51,7 @@ struct HfBertConfig {
   std::vector<std::string> labels;
 };
 
-/// "bert" or "distilbert", as config.json spells it.
+/// "bert", "distilbert" or "electra", as config.json spells it.
 const char* hf_model_type_name(HfModelType type);
 
 /// Throws CheckpointError naming `source` and the field for a value of the wrong type or range,

@@ -124,8 +124,37 @@ bool hf_bert_tensor_unused(std::string_view name) {
 }
 
 bool bert_parameter_may_be_fresh(std::string_view name) {
-  return name.starts_with("classifier.") || name.starts_with("qa_outputs.") || name.starts_with("pre_classifier.") ||
-         name.starts_with("bert.pooler.") || name.starts_with("mlm_");
+  for (const std::string_view head :
+       {"classifier.", "qa_outputs.", "pre_classifier.", "bert.pooler.", "mlm_", "discriminator_", "generator"}) {
+    if (name.starts_with(head)) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> jetchar_electra_parameter(std::string_view name) {
+  for (const std::string_view head : {"classifier.", "qa_outputs."}) {
+    auto rest = name;
+    if (consume(rest, head)) return joined(std::string(head), linear_suffix(rest));
+  }
+  if (consume(name, "discriminator_predictions.")) {
+    if (consume(name, "dense_prediction.")) return joined("discriminator_prediction.", linear_suffix(name));
+    if (consume(name, "dense.")) return joined("discriminator_dense.", linear_suffix(name));
+    return std::nullopt;
+  }
+  consume(name, "electra.");
+  if (consume(name, "embeddings_project.")) return joined("bert.embeddings_project.", linear_suffix(name));
+  // The embeddings and the layers are named as BertModel's.
+  if (name.starts_with("embeddings.") || name.starts_with("encoder.layer.")) return jetchar_bert_parameter(name);
+  return std::nullopt;
+}
+
+bool hf_electra_tensor_unused(std::string_view name) {
+  for (const std::string_view head :
+       {"generator_predictions.", "generator_lm_head.", "classifier.dense.", "classifier.out_proj."}) {
+    if (name.starts_with(head)) return true;
+  }
+  consume(name, "electra.");
+  return name == "embeddings.position_ids";
 }
 
 std::optional<std::string> jetchar_distilbert_parameter(std::string_view name) {

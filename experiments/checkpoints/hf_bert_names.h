@@ -1,5 +1,5 @@
-// Hugging Face BERT and DistilBERT parameter names onto jetchar's (experiments/models/bert.h,
-// bert_heads.h). HF's names come from its module trees.
+// Hugging Face BERT, DistilBERT and ELECTRA parameter names onto jetchar's (experiments/models/bert.h,
+// bert_heads.h, electra.h). HF's names come from its module trees.
 //
 // BERT (transformers/models/bert/modeling_bert.py): BertModel is
 // `bert` inside every task model, with `embeddings.{word,position,token_type}_embeddings`,
@@ -18,6 +18,15 @@
 // `transformer.layer.N.output_layer_norm`; the heads are `pre_classifier` + `classifier`
 // (sequence classification), `classifier` (token classification) and `qa_outputs`. A bare
 // DistilBertModel saves its names without the `distilbert.` prefix; that is read too.
+//
+// ELECTRA (transformers/models/electra/modeling_electra.py): ElectraModel is `electra` inside every
+// task model, with BertModel's `embeddings.*` and `encoder.layer.N.*` names (its tables of width
+// embedding_size), `embeddings_project` where that width differs from the hidden size, and no
+// pooler; the heads are ElectraForPreTraining's `discriminator_predictions.{dense,dense_prediction}`,
+// `qa_outputs` and ElectraForTokenClassification's `classifier`. ElectraForMaskedLM's
+// `generator_predictions.*` and `generator_lm_head.*` and ElectraForSequenceClassification's
+// `classifier.{dense,out_proj}` belong to models jetchar loads no checkpoint into; they are left
+// unused. A bare ElectraModel saves its names without the `electra.` prefix; that is read too.
 #pragma once
 
 #include <optional>
@@ -51,8 +60,19 @@ std::optional<std::string> jetchar_distilbert_parameter(std::string_view hf_name
 /// `embeddings.position_ids` buffer older versions saved.
 bool hf_distilbert_tensor_unused(std::string_view hf_name);
 
+/// jetchar's parameter name for an HF ELECTRA tensor name
+/// ("electra.embeddings_project.weight" -> "bert.embeddings_project.weight",
+/// "discriminator_predictions.dense.bias" -> "discriminator_dense.bias"); nullopt when the name is
+/// not one of ElectraModel's or the heads jetchar builds.
+std::optional<std::string> jetchar_electra_parameter(std::string_view hf_name);
+
+/// ELECTRA tensors jetchar's models leave unused: the generator's masked-LM head, the sequence
+/// classification head and the `embeddings.position_ids` buffer.
+bool hf_electra_tensor_unused(std::string_view hf_name);
+
 /// jetchar parameters a checkpoint may lack and that are then initialised fresh, as HF does for
-/// the task heads and for a pooler the checkpoint was saved without.
+/// the task heads and for a pooler the checkpoint was saved without; ELECTRA's discriminator head
+/// and its generator (whose released checkpoint is a folder of its own) alike.
 bool bert_parameter_may_be_fresh(std::string_view jetchar_name);
 
 }  // namespace jetchar::experiments

@@ -13,6 +13,7 @@
 #include "experiments/checkpoints/safetensors_header.h"
 #include "experiments/models/bert_heads.h"
 #include "experiments/models/bert_masked_lm.h"
+#include "experiments/models/electra.h"
 
 namespace jetchar::experiments {
 
@@ -37,16 +38,68 @@ std::optional<torch::ScalarType> torch_dtype(std::string_view dtype) {
 
 std::string shape_text(at::IntArrayRef shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
 
-// The configuration preset of a registry BERT model: its name less the task suffix.
+// The configuration preset of a registry BERT or ELECTRA model: its name less the task suffix.
 std::optional<std::string> bert_preset_of(const ModelSpec& spec) {
   if (spec.task == Task::kImageClassification) return std::nullopt;
   std::string_view name = spec.name;
   for (const std::string_view suffix : {"-ner", "-qa", "-mlm"}) {
     if (name.ends_with(suffix)) name.remove_suffix(suffix.size());
   }
-  const auto& names = bert_config_names();
-  if (std::find(names.begin(), names.end(), name) == names.end()) return std::nullopt;
-  return std::string(name);
+  for (const auto* names : {&bert_config_names(), &electra_config_names()}) {
+    if (std::find(names->begin(), names->end(), name) != names->end()) return std::string(name);
+  }
+  return std::nullopt;
+}
+
+// The encoder configuration of a preset: ELECTRA's is its discriminator.
+BertConfig preset_config(const std::string& preset) {
+  if (preset.starts_with("electra-")) return electra_config(preset).discriminator;
+  return bert_config(preset);
+}
+
+HfModelType hf_family(BertFamily family) {
+  switch (family) {
+    case BertFamily::kDistilBert: return HfModelType::kDistilBert;
+    case BertFamily::kElectra: return HfModelType::kElectra;
+    case BertFamily::kBert: break;
+  }
+  return HfModelType::kBert;
+}
+
+// How one family's checkpoints name their tensors (hf_bert_names.h).
+struct FamilyNames {
+  const char* family;
+  const char* a_family;  // with its article
+  std::optional<std::string> (*parameter)(std::string_view);
+  bool (*unused)(std::string_view);
+  const char* encoder_names;  // where an encoder parameter's HF name is expected
+  const char* models;         // jetchar's models for such a checkpoint
+};
+
+FamilyNames family_names(HfModelType type) {
+  switch (type) {
+    case HfModelType::kDistilBert:
+      return {"DistilBERT",
+              "a DistilBERT",
+              jetchar_distilbert_parameter,
+              hf_distilbert_tensor_unused,
+              "distilbert.embeddings or distilbert.transformer.layer.N",
+              "distilbert, distilbert-ner or distilbert-qa"};
+    case HfModelType::kElectra:
+      return {"ELECTRA",
+              "an ELECTRA",
+              jetchar_electra_parameter,
+              hf_electra_tensor_unused,
+              "electra.embeddings, electra.embeddings_project or electra.encoder.layer.N",
+              "an electra-* model of the checkpoint's size"};
+    case HfModelType::kBert: break;
+  }
+  return {"BERT",
+          "a BERT",
+          jetchar_bert_parameter,
+          hf_bert_tensor_unused,
+          "bert.embeddings, bert.encoder.layer.N or bert.pooler",
+          "a bert-* model of the checkpoint's size"};
 }
 
 }  // namespace
@@ -116,14 +169,12 @@ std::filesystem::path hf_weights_file(const std::filesystem::path& model_dir) {
 }
 
 BertConfig bert_config_from_hf(const HfBertConfig& hf, const BertConfig& preset, const std::string& source) {
-  // jetchar's DistilBERT is the BERT encoder without token types and pooler (bert.h).
-  const bool distilbert_preset = !preset.pooler && preset.type_vocab_size == 0;
-  if (distilbert_preset != (hf.model_type == HfModelType::kDistilBert)) {
-    throw CheckpointError(fmt::format(
-        "{} holds a {} checkpoint (model_type \"{}\"); {} is a {} model: choose {}", source,
-        distilbert_preset ? "BERT" : "DistilBERT", hf_model_type_name(hf.model_type), preset.name,
-        distilbert_preset ? "DistilBERT" : "BERT",
-        distilbert_preset ? "a bert-* model of the checkpoint's size" : "distilbert, distilbert-ner or distilbert-qa"));
+  const auto preset_type = hf_family(preset.family);
+  if (preset_type != hf.model_type) {
+    throw CheckpointError(fmt::format("{} holds {} checkpoint (model_type \"{}\"); {} is {} model: choose {}", source,
+                                      family_names(hf.model_type).a_family, hf_model_type_name(hf.model_type),
+                                      preset.name, family_names(preset_type).a_family,
+                                      family_names(hf.model_type).models));
   }
   if (hf.num_hidden_layers != preset.layers || hf.hidden_size != preset.hidden ||
       hf.num_attention_heads != preset.heads || hf.intermediate_size != preset.intermediate) {
@@ -132,6 +183,11 @@ BertConfig bert_config_from_hf(const HfBertConfig& hf, const BertConfig& preset,
         "intermediate {}: choose the model of the checkpoint's size",
         source, hf.num_hidden_layers, hf.hidden_size, hf.num_attention_heads, hf.intermediate_size, preset.name,
         preset.layers, preset.hidden, preset.heads, preset.intermediate));
+  }
+  if (hf.embedding_size != preset.embedding_width()) {
+    throw CheckpointError(
+        fmt::format("{} describes embedding_size {}; {} has {}: choose the model of the checkpoint's size", source,
+                    hf.embedding_size, preset.name, preset.embedding_width()));
   }
   BertConfig config = preset;
   config.vocab_size = hf.vocab_size;
@@ -156,7 +212,7 @@ nlohmann::json to_json(const PretrainedLoad& load) {
 
 PretrainedLoad load_hf_bert_weights(torch::nn::Module& model, const TensorMap& weights, double initializer_range,
                                     std::uint64_t seed, const std::string& source, HfModelType model_type) {
-  const bool distilbert = model_type == HfModelType::kDistilBert;
+  const auto names = family_names(model_type);
   PretrainedLoad load;
   load.weights_file = source;
   auto parameters = model.named_parameters(/*recurse=*/true);
@@ -166,7 +222,9 @@ PretrainedLoad load_hf_bert_weights(torch::nn::Module& model, const TensorMap& w
   std::vector<std::pair<std::string, std::string>> tied;  // HF name, jetchar name
   torch::NoGradGuard no_grad;
   for (const auto& [hf_name, tensor] : weights) {
-    if (const auto target = distilbert ? std::nullopt : jetchar_bert_tied_parameter(hf_name)) {
+    const auto target =
+        model_type == HfModelType::kBert ? jetchar_bert_tied_parameter(hf_name) : std::optional<std::string>();
+    if (target) {
       if (parameters.find("mlm_bias") != nullptr) {
         tied.emplace_back(hf_name, *target);
       } else {
@@ -174,14 +232,14 @@ PretrainedLoad load_hf_bert_weights(torch::nn::Module& model, const TensorMap& w
       }
       continue;
     }
-    const auto name = distilbert ? jetchar_distilbert_parameter(hf_name) : jetchar_bert_parameter(hf_name);
+    const auto name = names.parameter(hf_name);
     if (!name) {
-      if (distilbert ? hf_distilbert_tensor_unused(hf_name) : hf_bert_tensor_unused(hf_name)) {
+      if (names.unused(hf_name)) {
         load.unused.push_back(hf_name);
         continue;
       }
       throw CheckpointError(fmt::format("{}: tensor '{}' {} is not a parameter of {} or of its task heads", source,
-                                        hf_name, shape_text(tensor.sizes()), distilbert ? "DistilBERT" : "BERT"));
+                                        hf_name, shape_text(tensor.sizes()), names.family));
     }
     auto* parameter = parameters.find(*name);
     if (parameter == nullptr) {
@@ -237,17 +295,15 @@ PretrainedLoad load_hf_bert_weights(torch::nn::Module& model, const TensorMap& w
     if (filled.count(item.key()) != 0) continue;
     if (!bert_parameter_may_be_fresh(item.key())) {
       throw CheckpointError(fmt::format("{}: no tensor for the model's {} {} (HF name expected under {})", source,
-                                        item.key(), shape_text(item.value().sizes()),
-                                        distilbert ? "distilbert.embeddings or distilbert.transformer.layer.N"
-                                                   : "bert.embeddings, bert.encoder.layer.N or bert.pooler"));
+                                        item.key(), shape_text(item.value().sizes()), names.encoder_names));
     }
-    // BertPreTrainedModel._init_weights and DistilBertPreTrainedModel._init_weights alike: Linear
-    // weight ~ N(0, initializer_range), bias 0; LayerNorm weight 1, bias 0 (the masked-LM
-    // transform's); BertLMPredictionHead's bias 0.
+    // BertPreTrainedModel._init_weights, DistilBertPreTrainedModel's and ElectraPreTrainedModel's
+    // alike: Linear weight ~ N(0, initializer_range), bias 0; LayerNorm weight 1, bias 0 (the
+    // masked-LM transform's, ELECTRA's generator); the decoders' biases 0.
     auto& value = item.value();
-    if (item.key() == "mlm_norm.weight") {
+    if (item.key().ends_with("norm.weight")) {
       value.fill_(1.0);
-    } else if (item.key().ends_with(".bias") || item.key() == "mlm_bias") {
+    } else if (item.key().ends_with("bias")) {
       value.zero_();
     } else {
       value.copy_(torch::empty(value.sizes(), torch::kFloat32).normal_(0.0, initializer_range, generator));
@@ -263,13 +319,13 @@ PretrainedModel make_pretrained_model(const ModelSpec& spec, const std::filesyst
   if (!preset) {
     throw std::invalid_argument(
         fmt::format("model {} is not a BERT model; pretrained Hugging Face checkpoints are "
-                    "read for the bert-* and distilbert models",
+                    "read for the bert-*, distilbert and electra-* models",
                     spec.name));
   }
   const auto hf = read_hf_bert_config(model_dir);
   const auto config_source = (model_dir / "config.json").string();
   PretrainedModel result;
-  result.config = bert_config_from_hf(hf, bert_config(*preset), config_source);
+  result.config = bert_config_from_hf(hf, preset_config(*preset), config_source);
   const auto classes =
       num_classes.value_or(hf.labels.empty() ? spec.default_classes : static_cast<std::int64_t>(hf.labels.size()));
   if (classes < 1) {
@@ -282,6 +338,11 @@ PretrainedModel make_pretrained_model(const ModelSpec& spec, const std::filesyst
     case Task::kTokenClassification: result.network = BertForTokenClassification(result.config, classes).ptr(); break;
     case Task::kQuestionAnswering: result.network = BertForQuestionAnswering(result.config).ptr(); break;
     case Task::kMaskedLanguageModeling: result.network = BertForMaskedLM(result.config).ptr(); break;
+    case Task::kReplacedTokenDetection:
+      // The checkpoint is the discriminator's (ElectraForPreTraining or ElectraModel); the generator,
+      // released as a folder of its own, starts fresh on the shared embeddings.
+      result.network = ElectraForPreTraining(ElectraConfig{result.config, electra_config(*preset).generator}).ptr();
+      break;
     default: throw std::invalid_argument(fmt::format("model {} has no BERT task head", spec.name));
   }
   const auto weights_file = hf_weights_file(model_dir);

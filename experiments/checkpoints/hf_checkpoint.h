@@ -1,7 +1,8 @@
-// Pretrained BERT and DistilBERT weights from a Hugging Face model folder (config.json, vocab.txt
-// and model.safetensors or pytorch_model.bin) loaded into jetchar's BERT task models: a "bert"
-// folder into the bert-* models, a "distilbert" folder (config.json's model_type) into the
-// distilbert ones.
+// Pretrained BERT, DistilBERT and ELECTRA weights from a Hugging Face model folder (config.json,
+// vocab.txt and model.safetensors or pytorch_model.bin) loaded into jetchar's BERT task models: a
+// "bert" folder into the bert-* models, a "distilbert" folder (config.json's model_type) into the
+// distilbert ones, an "electra" folder (a discriminator or its encoder) into the electra-* ones,
+// whose pretraining model starts its generator fresh.
 //
 // model.safetensors is read directly (safetensors_header.h); pytorch_model.bin is torch.save's
 // zip archive of the state dict, read with LibTorch's unpickler (torch::pickle_load). HF names
@@ -45,10 +46,10 @@ TensorMap read_torch_state_dict(const std::filesystem::path& path);
 std::filesystem::path hf_weights_file(const std::filesystem::path& model_dir);
 
 /// The preset's architecture with the checkpoint's vocabulary, positions (learned or sinusoidal),
-/// token types, dropouts and LayerNorm epsilon. Throws CheckpointError when the checkpoint is
-/// DistilBERT and the preset BERT or the other way round, or when the layer count, hidden size,
-/// head count or intermediate size differ from the preset's (naming both), so a result's model
-/// name says what ran.
+/// token types, dropouts and LayerNorm epsilon. Throws CheckpointError when the checkpoint's
+/// family (BERT, DistilBERT, ELECTRA) is not the preset's, or when the layer count, hidden size,
+/// head count, intermediate size or embedding width differ from the preset's (naming both), so a
+/// result's model name says what ran.
 BertConfig bert_config_from_hf(const HfBertConfig& hf, const BertConfig& preset, const std::string& source);
 
 struct PretrainedLoad {
@@ -73,9 +74,9 @@ struct PretrainedModel {
 };
 
 /// The BERT task model `spec` names (bert-*, bert-*-ner, bert-*-qa, bert-*-mlm, distilbert,
-/// distilbert-ner, distilbert-qa), built with the folder's config.json and loaded with its weights. `num_classes`
-/// defaults to the checkpoint's id2label count, else the spec's. Throws std::invalid_argument for
-/// a model that is not BERT.
+/// distilbert-ner, distilbert-qa, electra-*, electra-*-ner, electra-*-qa), built with the folder's config.json and
+/// loaded with its weights. `num_classes` defaults to the checkpoint's id2label count, else the spec's. Throws
+/// std::invalid_argument for a model that is not BERT.
 PretrainedModel make_pretrained_model(const ModelSpec& spec, const std::filesystem::path& model_dir,
                                       std::optional<std::int64_t> num_classes, std::uint64_t seed);
 

@@ -56,6 +56,7 @@ BertConfig bert_config(std::string_view name) {
   if (name == "distilbert") {
     // distilbert-base (HF's DistilBertConfig defaults): no segments, no pooler, its own head dropouts.
     auto config = make_config("distilbert", 6, 768, 12);
+    config.family = BertFamily::kDistilBert;
     config.type_vocab_size = 0;
     config.pooler = false;
     config.sequence_dropout = 0.2;
@@ -105,22 +106,27 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor
   return output_norm_(dropout_(counted(output_, expanded)) + attended);
 }
 
-BertModelImpl::BertModelImpl(const BertConfig& config) : config_(config) {
-  word_embeddings_ = register_module("word_embeddings", torch::nn::Embedding(config.vocab_size, config.hidden));
-  position_embeddings_ =
-      register_module("position_embeddings", torch::nn::Embedding(config.max_positions, config.hidden));
-  if (config.sinusoidal_positions) {
-    torch::NoGradGuard no_grad;
-    position_embeddings_->weight.copy_(sinusoidal_position_table(config.max_positions, config.hidden));
-    position_embeddings_->weight.requires_grad_(false);  // as HF: the table is fixed, never trained
+BertModelImpl::BertModelImpl(const BertConfig& config, bool with_embeddings) : config_(config) {
+  const auto width = config.embedding_width();
+  if (with_embeddings) {
+    word_embeddings_ = register_module("word_embeddings", torch::nn::Embedding(config.vocab_size, width));
+    position_embeddings_ = register_module("position_embeddings", torch::nn::Embedding(config.max_positions, width));
+    if (config.sinusoidal_positions) {
+      torch::NoGradGuard no_grad;
+      position_embeddings_->weight.copy_(sinusoidal_position_table(config.max_positions, width));
+      position_embeddings_->weight.requires_grad_(false);  // as HF: the table is fixed, never trained
+    }
+    if (config.type_vocab_size > 0) {
+      token_type_embeddings_ =
+          register_module("token_type_embeddings", torch::nn::Embedding(config.type_vocab_size, width));
+    }
+    embedding_norm_ = register_module(
+        "embedding_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}).eps(config.layer_norm_eps)));
+    dropout_ = register_module("dropout", torch::nn::Dropout(config.dropout));
   }
-  if (config.type_vocab_size > 0) {
-    token_type_embeddings_ =
-        register_module("token_type_embeddings", torch::nn::Embedding(config.type_vocab_size, config.hidden));
+  if (width != config.hidden) {
+    embeddings_project_ = register_module("embeddings_project", torch::nn::Linear(width, config.hidden));
   }
-  embedding_norm_ = register_module(
-      "embedding_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.hidden}).eps(config.layer_norm_eps)));
-  dropout_ = register_module("dropout", torch::nn::Dropout(config.dropout));
   for (std::int64_t i = 0; i < config.layers; ++i) {
     layers_.push_back(register_module("layer" + std::to_string(i), BertLayer(config)));
   }
@@ -129,6 +135,11 @@ BertModelImpl::BertModelImpl(const BertConfig& config) : config_(config) {
 
 torch::Tensor BertModelImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
                                      const torch::Tensor& token_type_ids) {
+  return encode(embed(input_ids, token_type_ids), attention_mask);
+}
+
+torch::Tensor BertModelImpl::embed(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids) {
+  if (!word_embeddings_) throw std::logic_error(config_.name + "'s encoder shares another's embeddings");
   const auto length = input_ids.size(1);
   if (length > config_.max_positions) {
     throw std::invalid_argument(
@@ -140,7 +151,11 @@ torch::Tensor BertModelImpl::forward(const torch::Tensor& input_ids, const torch
     x = x + (token_type_ids.defined() ? token_type_embeddings_(token_type_ids)
                                       : token_type_embeddings_(torch::zeros_like(input_ids)));
   }
-  x = dropout_(embedding_norm_(x));
+  return dropout_(embedding_norm_(x));
+}
+
+torch::Tensor BertModelImpl::encode(const torch::Tensor& embedded, const torch::Tensor& attention_mask) {
+  auto x = embeddings_project_ ? counted(embeddings_project_, embedded) : embedded;
   torch::Tensor mask_bias;
   if (attention_mask.defined()) {
     // Padding keys get a large negative score so softmax gives them ~0 weight; -1e4 stays finite in fp16.
@@ -153,6 +168,22 @@ torch::Tensor BertModelImpl::forward(const torch::Tensor& input_ids, const torch
 torch::Tensor BertModelImpl::pool(const torch::Tensor& hidden_states) {
   if (!pooler_) throw std::logic_error(config_.name + " has no pooler");
   return torch::tanh(counted(pooler_, hidden_states.select(1, 0)));
+}
+
+void initialise_as_hf(torch::nn::Module& module, double range) {
+  torch::NoGradGuard no_grad;
+  for (auto& item : module.named_parameters()) {
+    const auto& name = item.key();
+    auto& value = item.value();
+    if (!value.requires_grad()) continue;  // DistilBERT's sinusoidal position table
+    if (name.ends_with("norm.weight")) {
+      value.fill_(1.0);
+    } else if (name.ends_with("bias")) {  // a Linear's `.bias` and the decoders' own (`mlm_bias`, `generator_bias`)
+      value.zero_();
+    } else {
+      value.normal_(0.0, range);
+    }
+  }
 }
 
 }  // namespace jetchar::experiments

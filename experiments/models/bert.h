@@ -1,7 +1,9 @@
-// The BERT encoder (Devlin et al.; HF transformers' BertModel layout) and its DistilBERT form
-// (no token-type embeddings, no pooler). Parameter counts follow 4H²+2HI+9H+I per layer,
-// (V+P+T)·H+2H for the embeddings and H²+H for the pooler: BERT-base 109,482,240 with the
-// pooler, DistilBERT 66,362,880.
+// The BERT encoder (Devlin et al.; HF transformers' BertModel layout), its DistilBERT form
+// (no token-type embeddings, no pooler) and its ELECTRA form (HF's ElectraModel: embeddings of
+// their own width E, projected to the hidden size H by `embeddings_project` when E ≠ H, no
+// pooler). Parameter counts follow 4H²+2HI+9H+I per layer, (V+P+T)·E+2E for the embeddings,
+// E·H+H for the projection and H²+H for the pooler: BERT-base 109,482,240 with the pooler,
+// DistilBERT 66,362,880, ELECTRA-small's discriminator 13,483,008.
 #pragma once
 
 #include <string>
@@ -12,10 +14,16 @@
 
 namespace jetchar::experiments {
 
+/// Which Hugging Face model family a configuration is laid out as (its checkpoints' names).
+enum class BertFamily { kBert, kDistilBert, kElectra };
+
 struct BertConfig {
   std::string name;
+  BertFamily family = BertFamily::kBert;
   std::int64_t vocab_size = 30522;
   std::int64_t hidden = 768;
+  /// ELECTRA's embedding_size: the width of the embedding tables; 0 is the hidden size (BERT).
+  std::int64_t embedding_size = 0;
   std::int64_t layers = 12;
   std::int64_t heads = 12;
   std::int64_t intermediate = 3072;
@@ -35,6 +43,8 @@ struct BertConfig {
   /// Dropout before the question-answering head: none in BERT, DistilBERT's qa_dropout.
   double qa_dropout = 0.0;
   double layer_norm_eps = 1e-12;
+
+  std::int64_t embedding_width() const { return embedding_size > 0 ? embedding_size : hidden; }
 };
 
 /// Presets: bert-tiny, bert-mini, bert-small, bert-medium, bert-base, bert-large, distilbert.
@@ -59,10 +69,16 @@ TORCH_MODULE(BertLayer);
 
 class BertModelImpl : public torch::nn::Module {
  public:
-  explicit BertModelImpl(const BertConfig& config);
+  /// Without embeddings the encoder reads another's `embed` output (ELECTRA's generator shares the
+  /// discriminator's tables); it holds the projection to its own hidden size when the widths differ.
+  explicit BertModelImpl(const BertConfig& config, bool with_embeddings = true);
   /// Hidden states [B,L,H]. `attention_mask` (1 = token) and `token_type_ids` may be undefined.
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask = {},
                         const torch::Tensor& token_type_ids = {});
+  /// The embeddings' output [B,L,E]: word + position (+ token type), LayerNorm, dropout.
+  torch::Tensor embed(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids = {});
+  /// Hidden states [B,L,H] of embeddings [B,L,E] (projected first when E ≠ H).
+  torch::Tensor encode(const torch::Tensor& embedded, const torch::Tensor& attention_mask = {});
   /// tanh(W·h_[CLS] + b); only when the config has a pooler.
   torch::Tensor pool(const torch::Tensor& hidden_states);
   const BertConfig& config() const { return config_; }
@@ -74,9 +90,16 @@ class BertModelImpl : public torch::nn::Module {
   torch::nn::Embedding word_embeddings_{nullptr}, position_embeddings_{nullptr}, token_type_embeddings_{nullptr};
   torch::nn::LayerNorm embedding_norm_{nullptr};
   torch::nn::Dropout dropout_{nullptr};
+  torch::nn::Linear embeddings_project_{nullptr};
   std::vector<BertLayer> layers_;
   torch::nn::Linear pooler_{nullptr};
 };
 TORCH_MODULE(BertModel);
+
+/// Hugging Face's initialisation (BertPreTrainedModel._init_weights, ElectraPreTrainedModel's
+/// alike) of every parameter of `module`: Linear and Embedding weights from N(0, `range`), biases
+/// 0, LayerNorm weight 1. A fixed (not trained) sinusoidal position table stays. Draws from the
+/// global generator, which a run's seed sets.
+void initialise_as_hf(torch::nn::Module& module, double range = 0.02);
 
 }  // namespace jetchar::experiments

@@ -29,18 +29,7 @@ BertForMaskedLMImpl::BertForMaskedLMImpl(BertConfig config) {
   // spread of about sqrt(H) and the loss far above ln(vocabulary). (HF also zeroes the [PAD] row,
   // whose id jetchar's model does not know; it learns like any other.) Draws from the global
   // generator, which the run's seed sets.
-  torch::NoGradGuard no_grad;
-  for (auto& item : named_parameters()) {
-    const auto& name = item.key();
-    auto& value = item.value();
-    if (name.ends_with("norm.weight")) {
-      value.fill_(1.0);
-    } else if (name.ends_with(".bias") || name == "mlm_bias") {
-      value.zero_();
-    } else if (!(name == "bert.position_embeddings.weight" && !value.requires_grad())) {
-      value.normal_(0.0, kInitializerRange);
-    }
-  }
+  initialise_as_hf(*this, kInitializerRange);
 }
 
 torch::Tensor BertForMaskedLMImpl::forward_batch(const loaders::Batch& batch) {

@@ -14,13 +14,14 @@ bool model_fits_dataset(const ModelSpec& model, const loaders::SampleLayout& lay
   }
   if (layout.input_type != loaders::InputType::kInt64 || layout.input_shape.size() != 1) return false;
   const auto length = layout.input_shape[0];
-  // Masked-LM targets are token ids: only a masked-LM model predicts them (its vocabulary is sized
+  // Masked-LM targets are token ids: only a pretraining model predicts them (its vocabulary is sized
   // to the data set's, or checked against a checkpoint's, where the workload is built).
-  if ((model.task == Task::kMaskedLanguageModeling) != (layout.target_vocab_size > 0)) return false;
+  if (model.pretrains() != (layout.target_vocab_size > 0)) return false;
   switch (model.task) {
     case Task::kSequenceClassification: return layout.target_shape.empty();
     case Task::kTokenClassification: return layout.target_shape == std::vector<std::int64_t>{length};
-    case Task::kMaskedLanguageModeling: return layout.target_shape == std::vector<std::int64_t>{length};
+    case Task::kMaskedLanguageModeling:
+    case Task::kReplacedTokenDetection: return layout.target_shape == std::vector<std::int64_t>{length};
     case Task::kQuestionAnswering: return layout.target_shape == std::vector<std::int64_t>{2};
     default: return false;
   }
@@ -28,10 +29,10 @@ bool model_fits_dataset(const ModelSpec& model, const loaders::SampleLayout& lay
 
 void require_model_fits_dataset(const ModelSpec& model, const loaders::DatasetInfo& dataset) {
   if (model_fits_dataset(model, dataset.layout)) return;
-  if ((model.task == Task::kMaskedLanguageModeling) != (dataset.layout.target_vocab_size > 0)) {
+  if (model.pretrains() != (dataset.layout.target_vocab_size > 0)) {
     throw std::invalid_argument(
-        fmt::format("model {} ({}) does not fit data set {} ({}): masked-LM models (bert-*-mlm) train on a text "
-                    "corpus (corpus:FILE), and a corpus trains only them",
+        fmt::format("model {} ({}) does not fit data set {} ({}): pretraining models (bert-*-mlm, electra-small, "
+                    "electra-base) train on a text corpus (corpus:FILE), and a corpus trains only them",
                     model.name, task_name(model.task), dataset.name, dataset.format));
   }
   throw std::invalid_argument(

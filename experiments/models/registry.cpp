@@ -7,6 +7,7 @@
 
 #include "experiments/models/bert_heads.h"
 #include "experiments/models/bert_masked_lm.h"
+#include "experiments/models/electra.h"
 #include "experiments/models/lenet5.h"
 #include "experiments/models/mac_counter.h"
 #include "experiments/models/mobilenet_v3.h"
@@ -132,6 +133,37 @@ std::vector<ModelSpec> build_registry() {
                        return BertForMaskedLM(sized).ptr();
                      }});
   }
+  for (const auto& name : electra_config_names()) {
+    const auto config = electra_config(name);
+    const auto& discriminator = config.discriminator;
+    specs.push_back({name,
+                     name + " pretraining: generator (masked LM) and discriminator (replaced-token detection)",
+                     Task::kReplacedTokenDetection,
+                     {kDefaultSequenceLength},
+                     discriminator.vocab_size,
+                     discriminator.vocab_size,
+                     [config](std::int64_t vocabulary) {
+                       auto sized = config;  // the corpus's vocabulary from scratch, as for bert-*-mlm
+                       sized.discriminator.vocab_size = vocabulary;
+                       return ElectraForPreTraining(sized).ptr();
+                     }});
+    // ElectraForTokenClassification and ElectraForQuestionAnswering are BERT's heads on ElectraModel.
+    specs.push_back(
+        {name + "-ner",
+         name + " token classification (CoNLL-2003 tags)",
+         Task::kTokenClassification,
+         {kDefaultSequenceLength},
+         kConllLabels,
+         discriminator.vocab_size,
+         [discriminator](std::int64_t classes) { return BertForTokenClassification(discriminator, classes).ptr(); }});
+    specs.push_back({name + "-qa",
+                     name + " extractive question answering (SQuAD)",
+                     Task::kQuestionAnswering,
+                     {kDefaultSequenceLength},
+                     2,
+                     discriminator.vocab_size,
+                     [discriminator](std::int64_t) { return BertForQuestionAnswering(discriminator).ptr(); }});
+  }
   return specs;
 }
 
@@ -190,7 +222,8 @@ loaders::Batch synthetic_batch(const ModelSpec& spec, std::int64_t batch_size, s
     case Task::kQuestionAnswering:
       batch.targets = std::get<0>(torch::randint(0, length, {batch_size, 2}, generator, long_options).sort(1));
       break;
-    case Task::kMaskedLanguageModeling: {
+    case Task::kMaskedLanguageModeling:
+    case Task::kReplacedTokenDetection: {
       // The inputs' own ids as targets at about 15 % of the positions (masked-LM masking's share),
       // -100 elsewhere.
       auto masked = torch::rand({batch_size, length}, generator).lt(0.15);

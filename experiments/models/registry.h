@@ -20,15 +20,17 @@ struct ModelSpec {
   /// Per-sample input: {C, H, W} for images, {L} (sequence length) for token models.
   std::vector<std::int64_t> default_input;
   /// Output classes (labels) by default; 2 for question answering (start, end), the vocabulary for
-  /// masked LM.
+  /// pretraining.
   std::int64_t default_classes;
   /// Token id range for synthetic token inputs; 0 for image models.
   std::int64_t vocab_size = 0;
   /// Builds the network with `num_classes` outputs (ignored for question answering; the vocabulary
-  /// size for masked LM).
+  /// size for pretraining).
   std::function<std::shared_ptr<Network>(std::int64_t num_classes)> make;
 
   bool token_input() const { return task != Task::kImageClassification; }
+  /// Masked-LM or ELECTRA pretraining: trains on a text corpus and predicts token ids.
+  bool pretrains() const { return task == Task::kMaskedLanguageModeling || task == Task::kReplacedTokenDetection; }
   /// "1x28x28" or "seq 128".
   std::string input_description() const;
 };

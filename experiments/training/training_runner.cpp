@@ -74,6 +74,9 @@ void validate(const TrainingConfig& config) {
   if (config.max_batches && *config.max_batches < 1) {
     throw std::invalid_argument(fmt::format("max batches {} must be at least 1", *config.max_batches));
   }
+  if (config.max_steps && *config.max_steps < 1) {
+    throw std::invalid_argument(fmt::format("max steps {} must be at least 1", *config.max_steps));
+  }
   if (config.learning_rate && !(*config.learning_rate > 0)) {
     throw std::invalid_argument(fmt::format("learning rate {} must be positive", *config.learning_rate));
   }
@@ -87,32 +90,6 @@ void validate(const TrainingConfig& config) {
 // Drops every gradient so an OOM run gives its memory back before the caller goes on.
 void release_gradients(Network& model) {
   for (auto& parameter : model.parameters()) parameter.mutable_grad() = torch::Tensor();
-}
-
-// Score tensors stay on the device until the epoch ends, so async mode has no hidden host sync.
-struct ScoreTensors {
-  torch::Tensor correct;
-  torch::Tensor total;
-};
-
-ScoreTensors score_tensors(Task task, const torch::Tensor& logits, const loaders::Batch& batch) {
-  torch::NoGradGuard no_grad;
-  switch (task) {
-    case Task::kImageClassification:
-    case Task::kSequenceClassification:
-      return {logits.argmax(1).eq(batch.targets).sum(), torch::scalar_tensor(batch.targets.size(0), torch::kLong)};
-    case Task::kTokenClassification:
-    case Task::kMaskedLanguageModeling: {
-      auto scored = batch.targets.ne(-100);
-      return {logits.argmax(2).eq(batch.targets).logical_and(scored).sum(), scored.sum()};
-    }
-    case Task::kQuestionAnswering: {
-      auto start_ok = logits.select(2, 0).argmax(1).eq(batch.targets.select(1, 0));
-      auto end_ok = logits.select(2, 1).argmax(1).eq(batch.targets.select(1, 1));
-      return {start_ok.logical_and(end_ok).sum(), torch::scalar_tensor(batch.targets.size(0), torch::kLong)};
-    }
-  }
-  throw std::logic_error("unknown task");
 }
 
 }  // namespace
@@ -263,8 +240,9 @@ class OptimizerStep {
     if (config.warmup_proportion) {
       const std::int64_t steps_per_epoch =
           (planned_batches(config, source) + config.accumulate - 1) / config.accumulate;
-      schedule_ = LinearSchedule::from_proportion(*config.warmup_proportion,
-                                                  std::max<std::int64_t>(1, steps_per_epoch * config.epochs));
+      auto steps = steps_per_epoch * config.epochs;
+      if (config.max_steps) steps = std::min(steps, *config.max_steps);
+      schedule_ = LinearSchedule::from_proportion(*config.warmup_proportion, std::max<std::int64_t>(1, steps));
     }
   }
 
@@ -369,6 +347,9 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
   const std::size_t first_record = result.minibatches.size();
   const bool sync = config.sync_per_batch;
   DataParallel* dp = config.data_parallel;
+  std::int64_t steps_before = 0;  // the run's optimizer steps before this epoch
+  for (std::size_t i = 0; i + 1 < result.epochs.size(); ++i) steps_before += result.epochs[i].optimizer_steps;
+  bool cut = false;  // max_steps reached before the epoch's planned end
 
   synchronize(config.device);
   const auto epoch_start = Clock::now();
@@ -408,7 +389,7 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
     const auto samples = batch.inputs.size(0);
     if (result.batch_size == 0) result.batch_size = samples;
     sums.loss += loss.detach().to(torch::kFloat) * static_cast<double>(samples);
-    auto score = score_tensors(model.task(), logits.detach(), batch);
+    auto score = task_score_tensors(model.task(), logits.detach(), batch);
     sums.correct += score.correct;
     sums.scored += score.total;
     const auto stall_ns = elapsed_ns(fetch_start, compute_start);
@@ -431,13 +412,18 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
       result.stopped_early = true;
       break;
     }
+    if (config.max_steps && steps_before + current.optimizer_steps >= *config.max_steps) {
+      result.reached_max_steps = true;
+      cut = index + 1 < planned;
+      break;
+    }
     // The next fetch stall starts here: bookkeeping above counts as neither stall nor compute.
     fetch_start = Clock::now();
   }
   synchronize(config.device);
   current.e2e_ns = elapsed_ns(epoch_start, Clock::now()) - current.host_delay_ns;
   if (config.on_epoch_end) config.on_epoch_end();
-  current.completed = !result.stopped_early;
+  current.completed = !result.stopped_early && !cut;
   if (dp != nullptr) share_epoch(*dp, sums, current);
   read_epoch_sums(sums, first_record, current, result);
 }
@@ -486,7 +472,7 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
                           result.epochs.back());
       }
       if (config.on_epoch_done) config.on_epoch_done(result.epochs.back());
-      if (result.stopped_early) break;
+      if (result.stopped_early || result.reached_max_steps) break;
     }
   } catch (const std::exception& error) {
     result.status = is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
@@ -505,27 +491,29 @@ TrainingResult train(Network& model, loaders::BatchSource& source, const Trainin
 nlohmann::json to_json(const TrainingResult& result) {
   auto optional = [](const auto& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
   auto epoch_json = [&](const EpochResult& epoch) {
-    return nlohmann::json{{"epoch", epoch.epoch},
-                          {"completed", epoch.completed},
-                          {"batches", epoch.batches},
-                          {"samples", epoch.samples},
-                          {"optimizer_steps", epoch.optimizer_steps},
-                          {"stall_ns", epoch.stall_ns},
-                          {"compute_ns", epoch.compute_ns},
-                          {"e2e_ns", epoch.e2e_ns},
-                          {"allreduce_ns", epoch.communication.allreduce_ns},
-                          {"exposed_communication_ns", epoch.communication.exposed_ns},
-                          {"allreduce_bytes", epoch.communication.bytes},
-                          {"samples_per_s", epoch.samples_per_s()},
-                          {"mean_loss", optional(epoch.mean_loss)},
-                          {"train_accuracy", optional(epoch.train_accuracy)},
-                          {"eval_loss", optional(epoch.eval_loss)},
-                          {"eval_accuracy", optional(epoch.eval_accuracy)},
-                          {"eval_entity_precision", optional(epoch.eval_entity_precision)},
-                          {"eval_entity_recall", optional(epoch.eval_entity_recall)},
-                          {"eval_entity_f1", optional(epoch.eval_entity_f1)},
-                          {"eval_squad_exact_match", optional(epoch.eval_squad_exact_match)},
-                          {"eval_squad_f1", optional(epoch.eval_squad_f1)}};
+    auto json = nlohmann::json{{"epoch", epoch.epoch},
+                               {"completed", epoch.completed},
+                               {"batches", epoch.batches},
+                               {"samples", epoch.samples},
+                               {"optimizer_steps", epoch.optimizer_steps},
+                               {"stall_ns", epoch.stall_ns},
+                               {"compute_ns", epoch.compute_ns},
+                               {"e2e_ns", epoch.e2e_ns},
+                               {"allreduce_ns", epoch.communication.allreduce_ns},
+                               {"exposed_communication_ns", epoch.communication.exposed_ns},
+                               {"allreduce_bytes", epoch.communication.bytes},
+                               {"samples_per_s", epoch.samples_per_s()},
+                               {"mean_loss", optional(epoch.mean_loss)},
+                               {"train_accuracy", optional(epoch.train_accuracy)},
+                               {"eval_loss", optional(epoch.eval_loss)},
+                               {"eval_accuracy", optional(epoch.eval_accuracy)},
+                               {"eval_entity_precision", optional(epoch.eval_entity_precision)},
+                               {"eval_entity_recall", optional(epoch.eval_entity_recall)},
+                               {"eval_entity_f1", optional(epoch.eval_entity_f1)},
+                               {"eval_squad_exact_match", optional(epoch.eval_squad_exact_match)},
+                               {"eval_squad_f1", optional(epoch.eval_squad_f1)}};
+    if (epoch.phase > 0) json["phase"] = epoch.phase;
+    return json;
   };
   nlohmann::json epochs = nlohmann::json::array();
   for (const auto& epoch : result.epochs) epochs.push_back(epoch_json(epoch));

@@ -55,6 +55,10 @@ struct TrainingConfig {
   bool sync_per_batch = true;
   /// Bound on minibatches per epoch, for short profiling runs.
   std::optional<std::int64_t> max_batches;
+  /// Bound on optimizer steps over the run (a pretraining phase's steps): the run ends once this
+  /// many are taken, its last epoch cut there (completed = false when that is inside it), and a
+  /// learning-rate schedule spans them.
+  std::optional<std::int64_t> max_steps;
   /// Default: AdamW for BERT-type (token input) tasks, SGD otherwise.
   std::optional<OptimizerKind> optimizer;
   /// Default: 0.01 for SGD (seed study), 5e-5 for AdamW.
@@ -136,6 +140,8 @@ struct RankEpochFigures {
 
 struct EpochResult {
   std::int64_t epoch = 0;
+  /// Its pretraining phase, from 1, in a phased run (workload.phases); 0 otherwise.
+  std::int64_t phase = 0;
   bool completed = false;  ///< false when the run stopped inside it (OOM, failure)
   std::int64_t batches = 0;
   std::int64_t samples = 0;  ///< data-parallel: every rank's
@@ -203,6 +209,7 @@ struct TrainingResult {
   std::vector<MinibatchRecord> minibatches;
   MemoryPeaks memory;
   bool stopped_early = false;  ///< TrainingConfig::stop_after ended the run
+  bool reached_max_steps = false;  ///< TrainingConfig::max_steps ended the run
   std::int64_t world_size = 1;  ///< ranks of a data-parallel run
 
   EpochSummary summary() const;

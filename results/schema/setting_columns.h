@@ -1,10 +1,9 @@
 // The settings that tell runs apart: every field of proto::ExperimentSpec that a sweep's axis can
-// set is either one of them, with the column it has in the results store (table run_settings),
-// the export and the analysis configuration key, or listed below with why runs that differ in it
-// are samples of one configuration. tests/results/setting_columns_test.cpp walks the spec's schema
-// and fails on a field that is neither, so a new field cannot fall out of the key unnoticed.
-// Proto-free (analysis/ reads the columns by these names); results/setting_values.h gives a run's
-// values.
+// set, and each repeated field, is either one of them, with the column it has in the results store (table
+// run_settings), the export and the analysis configuration key, or listed below with why runs that differ in it are
+// samples of one configuration. tests/results/setting_columns_test.cpp walks the spec's schema and fails on a field
+// that is neither, so a new field cannot fall out of the key unnoticed. Proto-free (analysis/ reads the columns by
+// these names); results/setting_values.h gives a run's values.
 #pragma once
 
 #include <algorithm>
@@ -20,7 +19,7 @@ struct SettingColumn {
 
 // Columns the export had before this list (batch, accumulate, workers, precision, cache, task,
 // async) keep their names.
-inline constexpr std::array<SettingColumn, 42> kSettingColumns = {{
+inline constexpr std::array<SettingColumn, 43> kSettingColumns = {{
     {"workload.dataset", "dataset_options"},  // the options after '?': max_length, stride, vocab, ...
     {"workload.task", "task"},
     {"workload.batch_size", "batch"},
@@ -44,6 +43,7 @@ inline constexpr std::array<SettingColumn, 42> kSettingColumns = {{
     {"workload.distributed.nproc_per_node", "nproc_per_node"},  // world size = nproc_per_node x nnodes
     {"workload.distributed.nnodes", "nnodes"},
     {"workload.distributed.backend", "backend"},
+    {"workload.phases", "phases"},  // each phase as `train --phase` takes it, joined by "; "
     {"loader.workers", "workers"},
     {"loader.prefetch", "prefetch"},
     {"loader.pin_memory", "pin_memory"},
@@ -70,7 +70,7 @@ struct NotASetting {
   std::string_view why;
 };
 
-inline constexpr std::array<NotASetting, 29> kNotSettings = {{
+inline constexpr std::array<NotASetting, 30> kNotSettings = {{
     {"name", "a label"},
     {"repetitions", "repetitions are samples of one configuration"},
     {"workload.model", "part of the workload name (model/data set kind)"},
@@ -97,6 +97,7 @@ inline constexpr std::array<NotASetting, 29> kNotSettings = {{
     {"measurement.gpio_marker_line", "marks the phases on a line for an external recorder"},
     {"measurement.gpio_chip", "marks the phases on a line for an external recorder"},
     {"measurement.baseload_s", "the idle window measured before the run"},
+    {"measurement.meters", "which external meters measured, not how the run ran"},
     {"measurement.minibatch_records", "what is stored, not how the run ran"},
     {"measurement.power_samples", "what is stored, not how the run ran"},
     {"cooldown.timeout_s", "when waiting for the temperature gives up"},

@@ -12,13 +12,16 @@
 namespace jetchar::results::schema {
 
 /// The version the writer stamps into meta.schema_version; older stores are migrated when opened.
-inline constexpr int kResultsStoreSchemaVersion = 8;
+inline constexpr int kResultsStoreSchemaVersion = 9;
 
 /// Table meta: key/value pairs, among them schema_version. Created first, on its own, so that a
 /// store's version can be read before the rest of the schema is created or migrated.
 inline constexpr std::string_view kResultsStoreMetaTable =
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)";
 
+// Schema version 9 added epochs.phase and table run_phases: a phased pretraining run's phase of
+// each epoch (0 without phases) and each phase's figures (RunResult.phases); a migrated store's
+// epochs are phase 0 and its run_phases empty.
 // Schema version 8 added table rank_epochs: a data-parallel run's every rank per epoch
 // (RunResult.distributed), empty for a run of one process; a migrated store gains the empty table.
 // Schema version 7 added table run_settings: one row per setting that tells runs apart
@@ -52,6 +55,10 @@ inline constexpr std::string_view kResultsStoreMetaTable =
 //   run_settings  one row per (run, setting) that has a value (results/setting_values.h): setting is
 //                 the column name of setting_columns.h, field the spec's dotted path, value its
 //                 text (enum names, shortest exact numbers; pretrained is the checkpoint's digest).
+//   run_phases    one row per phase of a phased pretraining run (workload.phases): its sequence
+//                 length, batch, accumulation, peak learning rate, optimizer steps, samples, time_s
+//                 (its epochs' E2E), sequences_per_s, final_loss (its last epoch's) and energy_j
+//                 (NULL when an epoch has none); its epochs carry the phase in epochs.phase.
 //   rank_epochs   one row per (epoch, rank) of a data-parallel run, as the recording rank gathered
 //                 them: samples, stall_s, compute_s, e2e_s, allreduce_s (buckets' launch to
 //                 completion, summed), exposed_communication_s (waited after the backward) and
@@ -81,7 +88,7 @@ CREATE TABLE IF NOT EXISTS epochs (
   average_power_w REAL, residency_before REAL, residency_after REAL, read_bytes INTEGER, read_ios INTEGER,
   start_s REAL, device_id TEXT NOT NULL DEFAULT '',
   eval_loss REAL, eval_accuracy REAL, eval_entity_precision REAL, eval_entity_recall REAL, eval_entity_f1 REAL,
-  eval_exact_match REAL, eval_squad_f1 REAL,
+  eval_exact_match REAL, eval_squad_f1 REAL, phase INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (sweep, run_id, device_id, epoch));
 CREATE TABLE IF NOT EXISTS epoch_meters (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, epoch INTEGER NOT NULL, meter TEXT NOT NULL,
@@ -96,6 +103,12 @@ CREATE TABLE IF NOT EXISTS power_samples (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, t_s REAL NOT NULL, channel TEXT NOT NULL, power_w REAL NOT NULL,
   device_id TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS power_samples_run ON power_samples (sweep, run_id, device_id);
+CREATE TABLE IF NOT EXISTS run_phases (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, device_id TEXT NOT NULL DEFAULT '', phase INTEGER NOT NULL,
+  sequence_length INTEGER NOT NULL, batch_size INTEGER NOT NULL, accumulate INTEGER NOT NULL,
+  learning_rate REAL NOT NULL, steps INTEGER NOT NULL, samples INTEGER NOT NULL, time_s REAL NOT NULL,
+  sequences_per_s REAL NOT NULL, final_loss REAL, energy_j REAL,
+  PRIMARY KEY (sweep, run_id, device_id, phase));
 CREATE TABLE IF NOT EXISTS rank_epochs (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, device_id TEXT NOT NULL DEFAULT '', epoch INTEGER NOT NULL,
   rank INTEGER NOT NULL, samples INTEGER NOT NULL, stall_s REAL NOT NULL, compute_s REAL NOT NULL, e2e_s REAL NOT NULL,
@@ -145,6 +158,11 @@ inline constexpr std::array<std::pair<const char*, const char*>, 7> kResultsStor
     {"eval_squad_f1", "REAL"},
 }};
 
+/// The epochs column version 9 added (the 8 -> 9 migration adds it).
+inline constexpr std::array<std::pair<const char*, const char*>, 1> kResultsStoreV9EpochColumns = {{
+    {"phase", "INTEGER NOT NULL DEFAULT 0"},
+}};
+
 /// The runs columns version 7 added, in their order (the 6 -> 7 migration adds them); the names are
 /// the export's.
 inline constexpr std::array<std::pair<const char*, const char*>, 9> kResultsStoreV7RunColumns = {{
@@ -160,7 +178,7 @@ inline constexpr std::array<std::pair<const char*, const char*>, 9> kResultsStor
 }};
 
 /// The tables kResultsStoreSchema creates, parents first.
-inline constexpr std::array<const char*, 7> kResultsStoreTables = {
-    "runs", "epochs", "epoch_meters", "minibatches", "power_samples", "run_settings", "rank_epochs"};
+inline constexpr std::array<const char*, 8> kResultsStoreTables = {
+    "runs", "epochs", "epoch_meters", "minibatches", "power_samples", "run_settings", "rank_epochs", "run_phases"};
 
 }  // namespace jetchar::results::schema

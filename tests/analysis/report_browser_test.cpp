@@ -289,6 +289,25 @@ TEST(ReportBrowserIntegration, DataParallelScalingIsDrawn) {
                    {{"scaling", "At 4 ranks: 1000 samples/s, 50 % of ideal scaling, 0.015 J per sample."}});
 }
 
+// A run pretrained in two phases: the phases page draws its loss per epoch, a line per phase, and
+// says the last phase's throughput and final loss.
+TEST(ReportBrowserIntegration, PretrainingPhasesAreDrawn) {
+  auto chromium = find_chromium();
+  if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
+  jetchar::testing::TempDir dir;
+  const auto records = parse_results_csv(
+      "workload,mode,run_id,epoch,phase,epoch_time_s,samples,loss\n"
+      "electra-small/corpus,MAXN,0000-r0,0,1,2.0,400,40\nelectra-small/corpus,MAXN,0000-r0,1,1,2.0,400,30\n"
+      "electra-small/corpus,MAXN,0000-r0,2,2,4.0,100,25\nelectra-small/corpus,MAXN,0000-r0,3,2,4.0,100,22.5\n",
+      "phases.csv");
+  ReportOptions options;
+  options.title = "jetchar browser test: pretraining phases";
+  auto page = dir.write("report.html", render_report(records, options));
+  const std::size_t expected_charts = 1;  // one configuration: the phases page, no Pareto front
+  check_in_browser(*chromium, page, expected_charts, "analysis-report-phases-screenshot.png",
+                   {{"phases", "2 phases; phase 2 trained 25 sequences/s to a loss of 22.5."}});
+}
+
 // The inference page (latency, throughput and energy against batch × sequence length, per power
 // mode, or against the power modes where each ran one configuration) and the batch-size page of training (time, stall
 // and energy per sample) are drawn; the inference page's sentence is on the first screen, the batch page's after the

@@ -202,9 +202,9 @@ TEST(ResultsStoreReaderTest, ErrorsNameTheFileAndWhatIsWrong) {
   fs::create_directories(dir.path() / "empty");
   EXPECT_THAT(error_of(dir.path() / "empty"), HasSubstr("empty: is a directory without results.db"));
 
-  { Store store(dir.path() / "v9.db", 9); }
-  EXPECT_THAT(error_of(dir.path() / "v9.db"),
-              HasSubstr("v9.db: results store schema version '9'; this jetchar reads versions 1 to"));
+  { Store store(dir.path() / "v10.db", 10); }
+  EXPECT_THAT(error_of(dir.path() / "v10.db"),
+              HasSubstr("v10.db: results store schema version '10'; this jetchar reads versions 1 to"));
 
   {
     SQLite::Database db((dir.path() / "other.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);

@@ -34,10 +34,11 @@ class TrainEvalTest : public ::testing::Test {
                "who\nsleeps\n?\n.\n");
     train_ = dir_.write("train-v1.1.json", jetchar::testing::squad_sample_json());
   }
-  std::vector<std::string> args(const std::vector<std::string>& extra) const {
+  std::vector<std::string> args(const std::vector<std::string>& extra,
+                                const std::string& model = "bert-tiny-qa") const {
     std::vector<std::string> all = {"train",
                                     "--model",
-                                    "bert-tiny-qa",
+                                    model,
                                     "--dataset",
                                     "squad:" + train_.string() + "?vocab=" + (dir_.path() / "vocab.txt").string() +
                                         "&max_length=16&stride=4&max_query_length=4",
@@ -51,6 +52,21 @@ class TrainEvalTest : public ::testing::Test {
   testing::TempDir dir_;
   std::filesystem::path train_;
 };
+
+// ELECTRA fine-tunes on SQuAD as BERT does (ElectraForQuestionAnswering's head), scored alike.
+TEST_F(TrainEvalTest, ElectraQuestionAnsweringIsScoredOnTheDevFile) {
+  dir_.write("dev-v1.1.json", jetchar::testing::squad_sample_json());
+  const auto out = dir_.path() / "train.json", err = dir_.path() / "train.err";
+  ASSERT_EQ(testing::run_jetchar(args({"--epochs", "1", "--eval", "--json"}, "electra-small-qa"), out, err), kOk)
+      << read_text(err);
+  const auto result = json::parse(read_text(out));
+  EXPECT_EQ(result["model"], "electra-small-qa");
+  ASSERT_EQ(result["epochs"].size(), 1u);
+  const auto& epoch = result["epochs"][0];
+  ASSERT_TRUE(epoch["eval_squad_f1"].is_number()) << epoch.dump();
+  EXPECT_GE(epoch["eval_squad_f1"].get<double>(), epoch["eval_squad_exact_match"].get<double>());
+  EXPECT_EQ(result["record"]["epochs"][0]["eval_squad_f1"], epoch["eval_squad_f1"]);
+}
 
 TEST_F(TrainEvalTest, SquadIsScoredOnTheDevFileAfterEveryEpoch) {
   dir_.write("dev-v1.1.json", jetchar::testing::squad_sample_json());

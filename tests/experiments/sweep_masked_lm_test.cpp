@@ -67,5 +67,67 @@ TEST(SweepMaskedLmTest, PretrainingRunsRecordsAndExportsItsLossAndAccuracy) {
   EXPECT_NE(exported.find("bert-tiny-mlm"), std::string::npos);
 }
 
+// Two phases in one run (workload.phases): phase 2 at twice the length, on phase 1's weights, each
+// run for its steps; the record and the store keep each phase's figures and each epoch's phase.
+TEST(SweepMaskedLmTest, PretrainingInTwoPhasesRecordsEachPhase) {
+  testing::TempDir dir;
+  auto board = jetson::open_board("sim:agx-orin-r36", dir.path() / "board");
+  std::ofstream(dir.path() / "vocab.txt") << kVocab;
+  {
+    std::ofstream corpus(dir.path() / "corpus.txt");
+    for (int copy = 0; copy < 6; ++copy) {
+      corpus << "the cat sat on the mat .\nthe dog ran on the hill .\n\nthe dog sat on the mat .\nthe cat ran .\n\n";
+    }
+  }
+  const std::string text =
+      "name: \"phases\"\nbase {\n  workload { model: \"bert-tiny-mlm\" dataset: \"corpus:" + dir.path().string() +
+      "/corpus.txt\" batch_size: 4 device: \"cpu\" seed: 1 learning_rate: 0.002\n"
+      "    phases { sequence_length: 12 steps: 5 }\n"
+      "    phases { sequence_length: 24 steps: 3 batch_size: 2 accumulate: 2 }\n  }\n"
+      "  device { cpu_freq_mhz: 1728 dvfs: OFF }\n}\n";
+  const auto plan = sweeps::plan_sweep(sweeps::parse_sweep_spec(text, "sweep.textproto"), "sweep.textproto");
+  ASSERT_EQ(plan.runs.size(), 1u);
+  CharacterizationExecutor executor(board);
+  const auto result = executor.execute(plan.runs.front());
+  executor.restore();
+  ASSERT_EQ(result.status(), proto::OK) << result.reason();
+  ASSERT_EQ(result.phases_size(), 2);
+  const auto& one = result.phases(0);
+  const auto& two = result.phases(1);
+  EXPECT_EQ(one.sequence_length(), 12u);
+  EXPECT_EQ(one.steps(), 5u);
+  // Five minibatches of at most 4 (an epoch's last one may hold fewer).
+  EXPECT_GT(one.samples(), 4u * 4);
+  EXPECT_LE(one.samples(), 5u * 4);
+  EXPECT_EQ(two.sequence_length(), 24u);
+  EXPECT_EQ(two.steps(), 3u);
+  EXPECT_EQ(two.batch_size(), 2u);
+  EXPECT_EQ(two.accumulate(), 2u);
+  EXPECT_EQ(two.samples(), 3u * 2 * 2);
+  for (const auto& phase : result.phases()) {
+    EXPECT_GT(phase.time_s(), 0);
+    EXPECT_NEAR(phase.sequences_per_s(), static_cast<double>(phase.samples()) / phase.time_s(), 1e-9);
+    EXPECT_TRUE(phase.has_final_loss());
+    EXPECT_TRUE(phase.has_energy_j());  // the simulated board's rails
+  }
+  // The epochs are numbered on over the phases, each marked with its phase, and sum to its figures.
+  std::uint64_t samples[3] = {0, 0, 0};
+  for (int i = 0; i < result.epochs_size(); ++i) {
+    EXPECT_EQ(result.epochs(i).epoch(), static_cast<std::uint32_t>(i));
+    ASSERT_GE(result.epochs(i).phase(), 1u);
+    samples[result.epochs(i).phase()] += result.epochs(i).samples();
+  }
+  EXPECT_EQ(samples[1], one.samples());
+  EXPECT_EQ(samples[2], two.samples());
+  EXPECT_EQ(result.resolved().workload().phases_size(), 2);
+
+  results::ResultsStore store(dir.path() / "results.db");
+  store.save(result);
+  const auto loaded = store.load(result.sweep(), result.run_id());
+  ASSERT_TRUE(loaded.has_value());
+  ASSERT_EQ(loaded->phases_size(), 2);
+  EXPECT_DOUBLE_EQ(loaded->phases(1).time_s(), two.time_s());
+}
+
 }  // namespace
 }  // namespace jetchar::experiments

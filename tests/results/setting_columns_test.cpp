@@ -26,12 +26,15 @@ namespace {
 namespace pb = google::protobuf;
 
 // Dotted paths of every field an axis can set (sweeps/plan.cpp's set_field: any non-repeated
-// field that is not a message).
+// field that is not a message), and of each repeated field as a whole (a spec sets it, no axis).
 void leaf_fields(const pb::Descriptor& message, const std::string& prefix, std::vector<std::string>& out) {
   for (int i = 0; i < message.field_count(); ++i) {
     const pb::FieldDescriptor& field = *message.field(i);
-    if (field.is_repeated()) continue;
     const std::string path = prefix + field.name();
+    if (field.is_repeated()) {
+      out.push_back(path);
+      continue;
+    }
     if (field.cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
       leaf_fields(*field.message_type(), path + ".", out);
     } else {
@@ -106,6 +109,13 @@ void change(proto::ExperimentSpec& spec, std::string_view path) {
     const pb::FieldDescriptor* field = message->GetDescriptor()->FindFieldByName(std::string(path.substr(0, dot)));
     ASSERT_NE(field, nullptr) << path;
     const pb::Reflection& r = *message->GetReflection();
+    if (field->is_repeated() && field->message_type() == proto::PhaseSpec::descriptor()) {
+      // workload.phases, the one repeated setting: another phase makes other runs.
+      auto* phase = static_cast<proto::PhaseSpec*>(r.AddMessage(message, field));
+      phase->set_sequence_length(128);
+      phase->set_steps(10);
+      return;
+    }
     if (dot == std::string_view::npos) {
       switch (field->cpp_type()) {
         case pb::FieldDescriptor::CPPTYPE_BOOL: r.SetBool(message, field, !r.GetBool(*message, field)); return;

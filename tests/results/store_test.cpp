@@ -98,6 +98,43 @@ TEST(ResultsStoreTest, EveryRankOfADataParallelRunIsARowAndAnalysisSeesItsCommun
   EXPECT_DOUBLE_EQ(records[1].metrics.at("allreduce_s"), 0.25);
 }
 
+TEST(ResultsStoreTest, APhasedRunKeepsEachPhaseAndEachEpochsPhase) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "results.db";
+  auto run = make_run("0000-r0", 10);
+  for (int epoch = 0; epoch < 3; ++epoch) run.mutable_epochs(epoch)->set_phase(epoch < 2 ? 1 : 2);
+  for (const std::uint32_t phase : {1U, 2U}) {
+    auto* p = run.add_phases();
+    p->set_phase(phase);
+    p->set_sequence_length(phase == 1 ? 128 : 512);
+    p->set_batch_size(phase == 1 ? 64 : 16);
+    p->set_accumulate(phase);
+    p->set_learning_rate(1e-3);
+    p->set_steps(100);
+    p->set_samples(6400);
+    p->set_time_s(21);
+    p->set_sequences_per_s(6400 / 21.0);
+    p->set_final_loss(phase == 1 ? 7.5 : 6.25);
+    if (phase == 1) p->set_energy_j(100);
+  }
+  {
+    ResultsStore store(file);
+    store.save(run);
+    store.save(run);  // again: replaced, not doubled
+    const auto loaded = store.load("s1", "0000-r0");
+    ASSERT_TRUE(loaded);
+    ASSERT_EQ(loaded->phases_size(), 2);
+    EXPECT_EQ(loaded->phases(1).sequence_length(), 512u);
+  }
+  SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM run_phases").getInt(), 2);
+  EXPECT_EQ(db.execAndGet("SELECT sequence_length FROM run_phases WHERE phase = 2").getInt(), 512);
+  EXPECT_DOUBLE_EQ(db.execAndGet("SELECT final_loss FROM run_phases WHERE phase = 2").getDouble(), 6.25);
+  EXPECT_TRUE(db.execAndGet("SELECT energy_j FROM run_phases WHERE phase = 2").isNull());
+  EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM epochs WHERE phase = 1").getInt(), 2);
+  EXPECT_EQ(db.execAndGet("SELECT phase FROM epochs WHERE epoch = 2").getInt(), 2);
+}
+
 // The list's figures are those of the analysis: medians over the warm epochs (after epoch 0).
 TEST(ResultsStoreTest, SummariesUseMediansOverWarmEpochs) {
   testing::TempDir dir;
@@ -509,7 +546,9 @@ CREATE INDEX power_samples_run ON power_samples (sweep, run_id, device_id);
     EXPECT_DOUBLE_EQ(store.load("s1", "new")->target().energy_j(), 100);
   }
   SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
-  EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "8");
+  EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "9");
+  EXPECT_EQ(db.execAndGet("SELECT phase FROM epochs WHERE run_id = 'old'").getInt(), 0);
+  EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM run_phases").getInt(), 0);
   EXPECT_EQ(db.execAndGet("SELECT value FROM run_settings WHERE run_id = 'old' AND setting = 'batch'").getString(),
             "16");
   EXPECT_EQ(db.execAndGet("SELECT field FROM run_settings WHERE run_id = 'old' AND setting = 'workers'").getString(),

@@ -104,5 +104,34 @@ TEST(HfBertNamesTest, OtherDistilBertNamesAreUnknownOrUnused) {
   EXPECT_TRUE(bert_parameter_may_be_fresh("pre_classifier.weight"));
 }
 
+TEST(HfBertNamesTest, MapsElectraModelAndHeadNames) {
+  EXPECT_EQ(jetchar_electra_parameter("electra.embeddings.word_embeddings.weight"), "bert.word_embeddings.weight");
+  EXPECT_EQ(jetchar_electra_parameter("electra.embeddings.LayerNorm.weight"), "bert.embedding_norm.weight");
+  EXPECT_EQ(jetchar_electra_parameter("electra.embeddings_project.bias"), "bert.embeddings_project.bias");
+  EXPECT_EQ(jetchar_electra_parameter("electra.encoder.layer.11.output.dense.weight"), "bert.layer11.output.weight");
+  EXPECT_EQ(jetchar_electra_parameter("encoder.layer.2.attention.self.key.bias"), "bert.layer2.key.bias");  // bare
+  EXPECT_EQ(jetchar_electra_parameter("embeddings_project.weight"), "bert.embeddings_project.weight");
+  EXPECT_EQ(jetchar_electra_parameter("discriminator_predictions.dense.weight"), "discriminator_dense.weight");
+  EXPECT_EQ(jetchar_electra_parameter("discriminator_predictions.dense_prediction.bias"),
+            "discriminator_prediction.bias");
+  EXPECT_EQ(jetchar_electra_parameter("qa_outputs.bias"), "qa_outputs.bias");
+  EXPECT_EQ(jetchar_electra_parameter("classifier.weight"), "classifier.weight");
+  // No pooler, no BERT pretraining head, no BERT prefix; the generator's head and the sequence
+  // classification head are HF's other models, left unused.
+  for (const char* name : {"electra.pooler.dense.weight", "cls.predictions.bias", "bert.embeddings.LayerNorm.weight",
+                           "electra.embeddings_project.gamma", "discriminator_predictions.out.weight",
+                           "generator_lm_head.bias", "classifier.dense.weight", ""}) {
+    EXPECT_EQ(jetchar_electra_parameter(name), std::nullopt) << name;
+  }
+  for (const char* name : {"generator_predictions.LayerNorm.weight", "generator_lm_head.weight",
+                           "classifier.out_proj.bias", "electra.embeddings.position_ids", "embeddings.position_ids"}) {
+    EXPECT_TRUE(hf_electra_tensor_unused(name)) << name;
+  }
+  EXPECT_FALSE(hf_electra_tensor_unused("electra.pooler.dense.weight"));
+  EXPECT_TRUE(bert_parameter_may_be_fresh("generator.layer0.query.weight"));
+  EXPECT_TRUE(bert_parameter_may_be_fresh("discriminator_dense.weight"));
+  EXPECT_FALSE(bert_parameter_may_be_fresh("bert.embeddings_project.weight"));
+}
+
 }  // namespace
 }  // namespace jetchar::experiments

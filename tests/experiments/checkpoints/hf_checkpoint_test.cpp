@@ -290,8 +290,8 @@ TEST(HfBertConfigTest, ReadsFieldsAndDefaultsAndRefusesOtherArchitectures) {
     }
     return std::string("no error");
   };
-  EXPECT_THAT(error(R"({"model_type": "electra"})"),
-              HasSubstr("c.json: model_type is \"electra\"; jetchar builds 'bert' and 'distilbert'"));
+  EXPECT_THAT(error(R"({"model_type": "roberta"})"),
+              HasSubstr("c.json: model_type is \"roberta\"; jetchar builds 'bert', 'distilbert' and 'electra'"));
   EXPECT_THAT(error(R"({"hidden_act": "relu"})"), HasSubstr("hidden_act is \"relu\""));
   EXPECT_THAT(error(R"({"position_embedding_type": "relative_key"})"), HasSubstr("position_embedding_type"));
   EXPECT_THAT(error(R"({"hidden_size": "768"})"), HasSubstr("hidden_size is \"768\"; valid: an integer"));

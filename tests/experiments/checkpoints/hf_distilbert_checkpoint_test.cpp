@@ -296,7 +296,7 @@ TEST(HfDistilBertConfigTest, RefusesWhatJetcharDoesNotBuild) {
   EXPECT_THAT(error(R"({"model_type": "distilbert", "seq_classif_dropout": 2})"),
               HasSubstr("seq_classif_dropout is 2; valid: a number from 0 to 1"));
   EXPECT_THAT(error(R"({"model_type": "roberta"})"),
-              HasSubstr("c.json: model_type is \"roberta\"; jetchar builds 'bert' and 'distilbert'"));
+              HasSubstr("c.json: model_type is \"roberta\"; jetchar builds 'bert', 'distilbert' and 'electra'"));
   EXPECT_THAT(error(R"({"model_type": 7})"), HasSubstr("model_type is 7"));
 }
 

@@ -60,6 +60,9 @@ TEST(ModelDatasetFit, MaskedLmModelsAndCorporaGoOnlyTogether) {
   EXPECT_FALSE(model_fits_dataset(find_model("bert-tiny-ner"), corpus));  // same shapes, but token-id targets
   EXPECT_FALSE(model_fits_dataset(mlm, tokens(16, {16})));                // tags are no token ids
   EXPECT_FALSE(model_fits_dataset(mlm, tokens(16, {})));
+  EXPECT_TRUE(model_fits_dataset(find_model("electra-small"), corpus));
+  EXPECT_FALSE(model_fits_dataset(find_model("electra-small"), tokens(16, {16})));
+  EXPECT_FALSE(model_fits_dataset(find_model("electra-small-qa"), corpus));
   loaders::DatasetInfo info;
   info.name = "corpus/wiki.txt";
   info.format = "text-corpus";
@@ -69,8 +72,9 @@ TEST(ModelDatasetFit, MaskedLmModelsAndCorporaGoOnlyTogether) {
     FAIL() << "no error";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("model bert-tiny-ner (token-classification) does not fit data set "
-                                         "corpus/wiki.txt (text-corpus): masked-LM models (bert-*-mlm) train on a "
-                                         "text corpus (corpus:FILE), and a corpus trains only them"),
+                                         "corpus/wiki.txt (text-corpus): pretraining models (bert-*-mlm, "
+                                         "electra-small, electra-base) train on a text corpus (corpus:FILE), and a "
+                                         "corpus trains only them"),
               std::string::npos)
         << e.what();
   }

@@ -233,6 +233,39 @@ TEST(TrainingRunnerTest, MaxBatchesBoundsEachEpoch) {
   EXPECT_EQ(result.epochs[1].batches, 2);
 }
 
+TEST(TrainingRunnerTest, MaxStepsEndsTheRunInsideAnEpochAndBoundsTheSchedule) {
+  // 7 minibatches an epoch, a step after every 2 and after the last: 4 steps an epoch; 10 steps are
+  // two epochs and 2 steps (4 minibatches) of a third.
+  VectorBatchSource source(lenet_batches(7));
+  LeNet5 model;
+  TrainingConfig config;
+  config.epochs = 5;
+  config.accumulate = 2;
+  config.max_steps = 10;
+  config.warmup_proportion = 0.1;
+  sysfs::Root root;
+  auto result = train(*model, source, config, root);
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  ASSERT_EQ(result.epochs.size(), 3u);
+  EXPECT_TRUE(result.reached_max_steps);
+  EXPECT_FALSE(result.stopped_early);
+  EXPECT_EQ(result.epochs[1].optimizer_steps, 4);
+  EXPECT_TRUE(result.epochs[1].completed);
+  EXPECT_EQ(result.epochs[2].optimizer_steps, 2);
+  EXPECT_EQ(result.epochs[2].batches, 4);
+  EXPECT_FALSE(result.epochs[2].completed);  // cut where the steps ended
+  EXPECT_EQ(result.schedule_steps, 10);
+  EXPECT_EQ(result.warmup_steps, 1);
+  // Steps that end with an epoch leave it whole.
+  VectorBatchSource again(lenet_batches(7));
+  config.max_steps = 8;
+  result = train(*model, again, config, root);
+  ASSERT_EQ(result.epochs.size(), 2u);
+  EXPECT_TRUE(result.epochs[1].completed);
+  config.max_steps = 0;
+  EXPECT_THROW(train(*model, again, config, root), std::invalid_argument);
+}
+
 TEST(TrainingRunnerTest, AsyncModeIsMarked) {
   VectorBatchSource source(lenet_batches(2));
   LeNet5 model;
