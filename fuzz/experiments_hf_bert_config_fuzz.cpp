@@ -1,6 +1,7 @@
-// libFuzzer target for config.json of a Hugging Face BERT or DistilBERT folder: any byte string
-// either gives a config jetchar can build (positive sizes, hidden a multiple of the heads, dropouts
-// within [0, 1], no token types for DistilBERT, labels all named) or raises CheckpointError.
+// libFuzzer target for config.json of a Hugging Face BERT, DistilBERT or ELECTRA folder: any byte
+// string either gives a config jetchar can build (positive sizes, hidden a multiple of the heads,
+// dropouts within [0, 1], no token types for DistilBERT, embeddings as wide as the hidden size but
+// for ELECTRA, labels all named) or raises CheckpointError.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -25,7 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(config.hidden_size > 0 && config.num_attention_heads > 0 && config.num_hidden_layers > 0);
     check(config.hidden_size % config.num_attention_heads == 0);
     check(config.vocab_size > 0 && config.max_position_embeddings > 0 && config.type_vocab_size >= 0);
-    check(config.model_type == HfModelType::kBert || config.type_vocab_size == 0);
+    check(config.model_type != HfModelType::kDistilBert || config.type_vocab_size == 0);
+    check(config.embedding_size > 0);
+    check(config.model_type == HfModelType::kElectra || config.embedding_size == config.hidden_size);
     for (const double p : {config.hidden_dropout_prob, config.attention_probs_dropout_prob, config.sequence_dropout,
                            config.qa_dropout}) {
       check(p >= 0 && p <= 1);
