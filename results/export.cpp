@@ -92,7 +92,8 @@ Row epoch_columns(const proto::EpochResult* e) {
             {"meter", {}},
             {"meter_energy_j", {}},
             {"meter_avg_power_w", {}},
-            {"meter_gap_s", {}}};
+            {"meter_gap_s", {}},
+            {"phase", {}}};
   }
   // The first configured meter (the store's epoch_meters table has every meter).
   const proto::MeterEnergy* m = e->meters().empty() ? nullptr : &e->meters(0);
@@ -116,6 +117,7 @@ Row epoch_columns(const proto::EpochResult* e) {
       {"meter_energy_j", optional_cell(m && m->has_energy_j(), m ? m->energy_j() : 0.0)},
       {"meter_avg_power_w", optional_cell(m && m->has_average_power_w(), m ? m->average_power_w() : 0.0)},
       {"meter_gap_s", optional_cell(m != nullptr, m ? m->gap_s() : 0.0)},
+      {"phase", optional_cell(e->phase() > 0, static_cast<std::int64_t>(e->phase()))},  // a phased pretraining run's
   };
 }
 

@@ -154,7 +154,7 @@ constexpr const char* kExportColumns =
     "emc_freq_mhz,batch,accumulate,workers,precision,cache,medium,device,board_kind,simulated,energy_source,async,"
     "baseload_power_w,adaptive_minibatches,adaptive_basis,gpio_marker,epoch,epoch_start_s,e2e_s,stall_s,compute_s,"
     "samples,energy_j,incremental_energy_j,energy_per_sample_j,avg_power_w,loss,accuracy,residency_before_ratio,"
-    "residency_after_ratio,read_bytes,meter,meter_energy_j,meter_avg_power_w,meter_gap_s,latency_avg_ms,"
+    "residency_after_ratio,read_bytes,meter,meter_energy_j,meter_avg_power_w,meter_gap_s,phase,latency_avg_ms,"
     "latency_p50_ms,latency_p90_ms,latency_p95_ms,latency_p99_ms,latency_max_ms,throughput_samples_per_s,"
     "peak_rss_bytes";
 

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "analysis/report.h"
+#include "analysis/results_store_reader.h"
 #include "experiments/characterization_executor.h"
 #include "jetson/open_board.h"
 #include "results/export.h"
@@ -127,6 +129,15 @@ TEST(SweepMaskedLmTest, PretrainingInTwoPhasesRecordsEachPhase) {
   ASSERT_TRUE(loaded.has_value());
   ASSERT_EQ(loaded->phases_size(), 2);
   EXPECT_DOUBLE_EQ(loaded->phases(1).time_s(), two.time_s());
+  // The export carries each epoch's phase, and the report reads it back from the store.
+  std::ostringstream csv;
+  results::export_results({*loaded}, results::ExportFormat::kCsv, csv);
+  const std::string exported = csv.str();
+  EXPECT_NE(exported.substr(0, exported.find('\n')).find(",phase,"), std::string::npos);
+  const auto records = analysis::ResultsStoreReader(dir.path() / "results.db").records();
+  ASSERT_EQ(records.size(), static_cast<std::size_t>(result.epochs_size()));
+  EXPECT_EQ(records.back().metrics.at("phase"), 2);
+  EXPECT_NE(analysis::render_report(records, {}).find("<section id=\"phases\">"), std::string::npos);
 }
 
 }  // namespace
