@@ -399,10 +399,12 @@ void run_train(TrainOptions options) {
     std::fflush(stdout);
     const auto finished = std::count_if(result.epochs.begin(), result.epochs.end(),
                                         [](const experiments::EpochResult& epoch) { return epoch.completed; });
-    throw cli::CommandExit(cli::kInterrupted,
-                           fmt::format("training {} stopped by a signal after {} finished epoch(s) of {}; the table "
-                                       "above holds what was measured (the last epoch partial)",
-                                       result.model, finished, options.epochs));
+    throw cli::CommandExit(
+        cli::kInterrupted,
+        fmt::format("training {} stopped by a signal after {} finished epoch(s) of {}; the table "
+                    "above holds what was measured (the last epoch partial)",
+                    result.model, finished,
+                    epochs > 0 ? std::to_string(epochs) : fmt::format("{} phase(s)", options.phases.size())));
   }
   if (record.status() != proto::OK) {
     throw std::runtime_error(

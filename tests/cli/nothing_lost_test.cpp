@@ -329,6 +329,27 @@ TEST_F(NothingLost, CtrlCInsideTrainPrintsTheEpochsItFinishedAndExits130) {
   EXPECT_THAT(stopped.out, HasSubstr("epoch"));  // the table of what was measured
 }
 
+// A phased pretraining run stopped inside its first phase: the phases after it never start, and
+// what the first measured is printed with its phase.
+TEST_F(NothingLost, CtrlCInsideAPhasedTrainStopsBeforeTheNextPhase) {
+  const auto corpus = path("corpus.txt");
+  {
+    std::ofstream text(corpus);
+    for (int i = 0; i < 50; ++i) text << "the cat sat on the mat .\nthe dog ran .\n\n";
+  }
+  std::ofstream(path("vocab.txt")) << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\non\nmat\ndog\nran\n.\n";
+  const auto began = std::chrono::steady_clock::now();
+  const Outcome stopped =
+      start({"train", "--model", "bert-tiny-mlm", "--dataset", "corpus:" + corpus.string(), "--batch", "2", "--threads",
+             "1", "--phase", "seq=16,steps=100000000", "--phase", "seq=32,steps=10"},
+            [&](const Outcome&) { return std::chrono::steady_clock::now() - began > std::chrono::seconds(4); });
+  EXPECT_EQ(stopped.killed_by, 0) << stopped.text();
+  EXPECT_EQ(stopped.code, kInterrupted) << stopped.text();
+  EXPECT_THAT(stopped.err, HasSubstr("finished epoch(s) of 2 phase(s)"));
+  EXPECT_THAT(stopped.out, HasSubstr("  phase 1"));
+  EXPECT_THAT(stopped.out, ::testing::Not(HasSubstr("  phase 2")));
+}
+
 TEST_F(NothingLost, CtrlCInsideInferPrintsWhatWasTimedAndExits130) {
   const auto began = std::chrono::steady_clock::now();
   const Outcome stopped =
