@@ -728,7 +728,8 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     TrainingResult trained;
     std::vector<InstrumentedEpoch> instrumented;
     double dilation = 1;
-    std::int64_t number = 0;  // from 1; 0 without phases
+    std::int64_t number = 0;        // from 1; 0 without phases
+    std::int64_t epoch_offset = 0;  // the epochs of the phases before
   };
   std::vector<TrainedPhase> trained_phases;
   std::vector<std::string> source_notes;
@@ -738,8 +739,10 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
       workload = std::move(next);
     }
     const auto phase_number = phased ? static_cast<std::int64_t>(p + 1) : 0;
-    std::int64_t epoch_offset = 0;  // the epochs of the phases before
-    for (const auto& before : trained_phases) epoch_offset += static_cast<std::int64_t>(before.trained.epochs.size());
+    const std::int64_t epoch_offset = trained_phases.empty()
+                                          ? 0
+                                          : trained_phases.back().epoch_offset +
+                                                static_cast<std::int64_t>(trained_phases.back().trained.epochs.size());
     const auto& dataset = workload.dataset;
     auto& pipeline = *workload.pipeline;
     const auto& model = workload.model;
@@ -795,7 +798,7 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     }
     for (const auto& note : source.notes()) source_notes.push_back(note_prefix + note);
     const bool go_on = phase_trained.status == RunStatus::kOk && !phase_trained.stopped_early;
-    trained_phases.push_back({std::move(phase_trained), source.epochs(), dilation, phase_number});
+    trained_phases.push_back({std::move(phase_trained), source.epochs(), dilation, phase_number, epoch_offset});
     if (!go_on) break;
   }
   power.windows().end("run");
@@ -807,7 +810,6 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   double run_dilation = 1;                // the largest phase's k
   const auto trace = power.trace();
   for (auto& phase : trained_phases) {
-    const auto epoch_offset = trained ? static_cast<std::int64_t>(trained->epochs.size()) : 0;
     proto::RunResult part;
     record_epochs(phase.trained.epochs, phase.instrumented, power, meters, run_window,
                   baseload_ ? &*baseload_ : nullptr, part);
@@ -816,12 +818,12 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     undilate(phase.dilation, part, no_samples);
     run_dilation = std::max(run_dilation, phase.dilation);
     for (auto& epoch : *part.mutable_epochs()) {
-      epoch.set_epoch(static_cast<std::uint32_t>(epoch.epoch() + epoch_offset));
+      epoch.set_epoch(static_cast<std::uint32_t>(epoch.epoch() + phase.epoch_offset));
       epoch.set_phase(static_cast<std::uint32_t>(phase.number));
       *result.add_epochs() = std::move(epoch);
     }
     for (auto& minibatch : *part.mutable_minibatches()) {
-      minibatch.set_epoch(static_cast<std::uint32_t>(minibatch.epoch() + epoch_offset));
+      minibatch.set_epoch(static_cast<std::uint32_t>(minibatch.epoch() + phase.epoch_offset));
       *result.add_minibatches() = std::move(minibatch);
     }
     auto board_time = undilated(std::move(phase.trained), phase.dilation);

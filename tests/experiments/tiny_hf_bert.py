@@ -91,35 +91,53 @@ def make_state_dict():
 TIED = ("cls.predictions.decoder.weight", "cls.predictions.decoder.bias")
 
 
-def reference_forward(sd, ids, mask, types):
-    """BertModel.forward in eval mode (no dropout), then the three task heads."""
-    ln = torch.nn.functional.layer_norm
-    length = ids.shape[1]
-    e = "bert.embeddings."
-    x = (sd[e + "word_embeddings.weight"][ids] + sd[e + "position_embeddings.weight"][torch.arange(length)]
+def embeddings(sd, prefix, ids, types, eps):
+    """BertEmbeddings (ElectraEmbeddings too) in eval mode: word + position + token type, LayerNorm."""
+    e = prefix
+    x = (sd[e + "word_embeddings.weight"][ids] + sd[e + "position_embeddings.weight"][torch.arange(ids.shape[1])]
          + sd[e + "token_type_embeddings.weight"][types])
-    x = ln(x, (HIDDEN,), sd[e + "LayerNorm.weight"], sd[e + "LayerNorm.bias"], EPS)
+    return torch.nn.functional.layer_norm(x, (x.shape[-1],), sd[e + "LayerNorm.weight"], sd[e + "LayerNorm.bias"], eps)
+
+
+def encoder_layers(sd, prefix, x, mask, heads, layers, eps):
+    """BertEncoder in eval mode on x [B, L, H] (ElectraModel's too): per layer `prefix`N., scaled
+    dot-product attention with the additive mask, dense + residual + LayerNorm, GELU(erf)
+    feed-forward + residual + LayerNorm."""
+    ln = torch.nn.functional.layer_norm
+    batch, length, hidden = x.shape
     # get_extended_attention_mask: (1 - mask) * finfo(dtype).min, broadcast over heads and queries.
     bias = (1.0 - mask[:, None, None, :].float()) * torch.finfo(torch.float32).min
-    head = HIDDEN // HEADS
+    head = hidden // heads
 
     def linear(t, name):
         return t @ sd[name + ".weight"].T + sd[name + ".bias"]
 
-    def heads(t):
-        return t.view(t.shape[0], length, HEADS, head).transpose(1, 2)
+    def split(t):
+        return t.view(batch, length, heads, head).transpose(1, 2)
 
-    for i in range(LAYERS):
-        p = f"bert.encoder.layer.{i}."
-        q = heads(linear(x, p + "attention.self.query"))
-        k = heads(linear(x, p + "attention.self.key"))
-        v = heads(linear(x, p + "attention.self.value"))
+    for i in range(layers):
+        p = f"{prefix}{i}."
+        q = split(linear(x, p + "attention.self.query"))
+        k = split(linear(x, p + "attention.self.key"))
+        v = split(linear(x, p + "attention.self.value"))
         scores = q @ k.transpose(-1, -2) / math.sqrt(head) + bias
         context = (torch.softmax(scores, -1) @ v).transpose(1, 2).reshape(x.shape)
-        a = ln(linear(context, p + "attention.output.dense") + x, (HIDDEN,),
-               sd[p + "attention.output.LayerNorm.weight"], sd[p + "attention.output.LayerNorm.bias"], EPS)
+        a = ln(linear(context, p + "attention.output.dense") + x, (hidden,),
+               sd[p + "attention.output.LayerNorm.weight"], sd[p + "attention.output.LayerNorm.bias"], eps)
         f = linear(torch.nn.functional.gelu(linear(a, p + "intermediate.dense")), p + "output.dense")
-        x = ln(f + a, (HIDDEN,), sd[p + "output.LayerNorm.weight"], sd[p + "output.LayerNorm.bias"], EPS)
+        x = ln(f + a, (hidden,), sd[p + "output.LayerNorm.weight"], sd[p + "output.LayerNorm.bias"], eps)
+    return x
+
+
+def reference_forward(sd, ids, mask, types):
+    """BertModel.forward in eval mode (no dropout), then the three task heads."""
+    ln = torch.nn.functional.layer_norm
+    x = embeddings(sd, "bert.embeddings.", ids, types, EPS)
+
+    def linear(t, name):
+        return t @ sd[name + ".weight"].T + sd[name + ".bias"]
+
+    x = encoder_layers(sd, "bert.encoder.layer.", x, mask, HEADS, LAYERS, EPS)
     pooled = torch.tanh(linear(x[:, 0], "bert.pooler.dense"))
     # BertLMPredictionHead: dense -> GELU(erf) -> LayerNorm, then the tied decoder.
     t = torch.nn.functional.gelu(linear(x, "cls.predictions.transform.dense"))

@@ -17,17 +17,16 @@ with tables of width embedding_size, `embeddings_project` to the hidden size, th
 ElectraForPreTraining's `discriminator_predictions` (dense, the config's activation, dense_prediction),
 ElectraForQuestionAnswering's `qa_outputs` and ElectraForTokenClassification's `classifier`. With --bare the
 folder holds a bare ElectraModel: names without the `electra.` prefix and no heads. The reference forward is plain
-PyTorch following ElectraModel.forward's math, written here because `transformers` is not installed.
+PyTorch following ElectraModel.forward's math (the embeddings and encoder layers tiny_hf_bert.py's), written here because `transformers` is not installed.
 """
 import json
-import math
 import os
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tiny_hf_bert import write_safetensors  # noqa: E402
+from tiny_hf_bert import embeddings, encoder_layers, write_safetensors  # noqa: E402
 
 EMBEDDING, HIDDEN, LAYERS, HEADS, INTERMEDIATE = 128, 256, 12, 4, 1024
 VOCAB, POSITIONS, TYPES, LABELS = 1200, 64, 2, 9
@@ -78,35 +77,14 @@ def make_state_dict():
 
 def reference_forward(sd, ids, mask, types):
     """ElectraModel.forward in eval mode (no dropout), then the three heads."""
-    ln = torch.nn.functional.layer_norm
     gelu = torch.nn.functional.gelu
-    length = ids.shape[1]
-    e = "electra.embeddings."
-    x = (sd[e + "word_embeddings.weight"][ids] + sd[e + "position_embeddings.weight"][torch.arange(length)]
-         + sd[e + "token_type_embeddings.weight"][types])
-    x = ln(x, (EMBEDDING,), sd[e + "LayerNorm.weight"], sd[e + "LayerNorm.bias"], EPS)
+    x = embeddings(sd, "electra.embeddings.", ids, types, EPS)
 
     def linear(t, name):
         return t @ sd[name + ".weight"].T + sd[name + ".bias"]
 
     x = linear(x, "electra.embeddings_project")
-    bias = (1.0 - mask[:, None, None, :].float()) * torch.finfo(torch.float32).min
-    head = HIDDEN // HEADS
-
-    def heads(t):
-        return t.view(t.shape[0], length, HEADS, head).transpose(1, 2)
-
-    for i in range(LAYERS):
-        p = f"electra.encoder.layer.{i}."
-        q = heads(linear(x, p + "attention.self.query"))
-        k = heads(linear(x, p + "attention.self.key"))
-        v = heads(linear(x, p + "attention.self.value"))
-        scores = q @ k.transpose(-1, -2) / math.sqrt(head) + bias
-        context = (torch.softmax(scores, -1) @ v).transpose(1, 2).reshape(x.shape)
-        a = ln(linear(context, p + "attention.output.dense") + x, (HIDDEN,),
-               sd[p + "attention.output.LayerNorm.weight"], sd[p + "attention.output.LayerNorm.bias"], EPS)
-        f = linear(gelu(linear(a, p + "intermediate.dense")), p + "output.dense")
-        x = ln(f + a, (HIDDEN,), sd[p + "output.LayerNorm.weight"], sd[p + "output.LayerNorm.bias"], EPS)
+    x = encoder_layers(sd, "electra.encoder.layer.", x, mask, HEADS, LAYERS, EPS)
     discriminator = linear(gelu(linear(x, "discriminator_predictions.dense")),
                            "discriminator_predictions.dense_prediction").squeeze(-1)
     return {

@@ -22,6 +22,14 @@ loaders::Batch masked_tokens(std::int64_t batch, std::int64_t length, std::int64
   return b;
 }
 
+// electra-small's widths with `layers` layers per encoder and a `vocabulary` of its own: fast to run.
+ElectraConfig shallow_electra_small(std::int64_t layers, std::int64_t vocabulary) {
+  auto config = electra_config("electra-small");
+  config.discriminator.vocab_size = vocabulary;
+  config.discriminator.layers = config.generator.layers = layers;
+  return config;
+}
+
 std::int64_t count_where(const torch::nn::Module& module, bool generator) {
   std::int64_t count = 0;
   for (const auto& item : module.named_parameters()) {
@@ -62,10 +70,7 @@ TEST(ElectraTest, ParameterCountsAreHuggingFacesWithTheEmbeddingsShared) {
 
 TEST(ElectraTest, TheGeneratorReplacesOnlyMaskedTokensAndTheOutputCarriesTheLosses) {
   torch::manual_seed(3);
-  auto config = electra_config("electra-small");
-  config.discriminator.vocab_size = 40;
-  config.discriminator.layers = config.generator.layers = 2;
-  ElectraForPreTraining model(config);
+  ElectraForPreTraining model(shallow_electra_small(2, 40));
   auto batch = masked_tokens(3, 10, 40);
   const auto output = model->forward_batch(batch);
   ASSERT_EQ(output.sizes(), (std::vector<std::int64_t>{3, 10, 3}));
@@ -113,10 +118,7 @@ TEST(ElectraTest, LossIsTheGeneratorsPlusFiftyTimesTheDiscriminatorsAndAccuracyI
 
 TEST(ElectraTest, TheGeneratorHeadIsDenseGeluLayerNormAndTheTiedDecoder) {
   torch::manual_seed(5);
-  auto config = electra_config("electra-small");
-  config.discriminator.vocab_size = 30;
-  config.discriminator.layers = config.generator.layers = 1;
-  ElectraForPreTraining model(config);
+  ElectraForPreTraining model(shallow_electra_small(1, 30));
   model->eval();
   torch::NoGradGuard no_grad;
   const auto batch = masked_tokens(2, 6, 30);
@@ -138,9 +140,7 @@ TEST(ElectraTest, TheGeneratorHeadIsDenseGeluLayerNormAndTheTiedDecoder) {
 
 TEST(ElectraTest, StartsFromHuggingFacesInitialisation) {
   torch::manual_seed(0);
-  auto config = electra_config("electra-small");
-  config.discriminator.layers = config.generator.layers = 2;
-  ElectraForPreTraining model(config);
+  ElectraForPreTraining model(shallow_electra_small(2, 30522));
   const auto p = model->named_parameters();
   EXPECT_NEAR(p["bert.word_embeddings.weight"].std().item<double>(), 0.02, 0.001);
   EXPECT_NEAR(p["generator.layer1.query.weight"].std().item<double>(), 0.02, 0.002);

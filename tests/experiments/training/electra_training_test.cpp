@@ -12,6 +12,7 @@
 #include "experiments/run_settings.h"
 #include "experiments/training_workload.h"
 #include "sysfs/root.h"
+#include "tests/experiments/training/repeated_corpus.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -19,28 +20,9 @@ namespace {
 
 constexpr int kEpochs = 30;
 
-constexpr const char* kVocab =
-    "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\na\ncat\ndog\nbird\nsat\nran\nflew\non\nover\nunder\nmat\nhill\n"
-    "tree\nred\nbig\nsmall\n.\n";
-
-std::string corpus() {
-  const char* documents[] = {
-      "the cat sat on the mat .\nthe big cat sat on a red mat .\na small cat sat under the tree .\n",
-      "the dog ran over the hill .\nthe big dog ran under a red tree .\na small dog ran on the mat .\n",
-      "the bird flew over the tree .\nthe small bird flew over a big hill .\na red bird flew under the tree .\n",
-      "a cat ran over the mat .\na dog sat on the hill .\na bird sat on the tree .\n",
-  };
-  std::string text;
-  for (int copy = 0; copy < 8; ++copy) {
-    for (const char* document : documents) text += std::string(document) + "\n";
-  }
-  return text;
-}
-
 TEST(ElectraTrainingTest, ElectraSmallLearnsToTellReplacedTokens) {
-  testing::TempDir dir;
-  dir.write("vocab.txt", kVocab);
-  const auto file = dir.write("corpus.txt", corpus());
+  jetchar::testing::TempDir dir;
+  const auto file = testing::write_repeated_corpus(dir);
   proto::ExperimentSpec spec;
   auto* w = spec.mutable_workload();
   w->set_model("electra-small");
