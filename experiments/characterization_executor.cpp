@@ -688,7 +688,6 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   auto workload = open_training_workload(phases.front(), place.rank, place.world_size);
   const auto& pretrained = workload.pretrained;
   attach_data_path(*workload.pipeline, workload.dataset->info(), result);
-  for (const auto& note : workload.dataset->info().notes) add_note(result, note);
   if (pretrained) record_checkpoint(*pretrained, result);
   // A token model's sequence length is its samples' (the data set's max_length); a phased run's
   // are its phases'.
@@ -739,6 +738,9 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
       workload = std::move(next);
     }
     const auto phase_number = phased ? static_cast<std::int64_t>(p + 1) : 0;
+    const std::string note_prefix = phased ? fmt::format("phase {}: ", phase_number) : "";
+    // Each phase packs the corpus at its own length: its data set's notes are its own.
+    for (const auto& note : workload.dataset->info().notes) add_note(result, note_prefix + note);
     const std::int64_t epoch_offset = trained_phases.empty()
                                           ? 0
                                           : trained_phases.back().epoch_offset +
@@ -790,7 +792,6 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     source.finish();
     const auto paced = pacer ? std::optional(pacer->paced_time()) : std::nullopt;
     const double dilation = paced ? paced->dilation : 1.0;
-    const std::string note_prefix = phased ? fmt::format("phase {}: ", phase_number) : "";
     if (paced) {
       record_paced_time(*paced, result, note_prefix);
     } else if (!unpaced.empty()) {
