@@ -685,16 +685,44 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   const bool phased = w.phases_size() > 0;
   // Data-parallel: this process is its node's first rank and trains on that rank's shard.
   const auto place = distributed::first_rank_of_node(w.distributed());
-  auto workload = open_training_workload(phases.front(), place.rank, place.world_size);
-  const auto& pretrained = workload.pretrained;
-  attach_data_path(*workload.pipeline, workload.dataset->info(), result);
+  // One phase's data, model, validation split and pacer, opened before it trains: the first
+  // phase's before the measurement session starts (opening data and counting the model's work are
+  // not the run's), a later one's between the phases.
+  struct PreparedPhase {
+    TrainingWorkload workload;
+    std::optional<ValidationSplit> validation;  // workload.config points into it
+    std::string unpaced;
+    std::unique_ptr<jetson::MinibatchPacer> pacer;
+  };
+  auto prepare = [&](std::size_t p, TrainingWorkload workload) {
+    auto prepared = std::make_unique<PreparedPhase>();
+    prepared->workload = std::move(workload);
+    auto& opened = prepared->workload;
+    if (phased) {
+      const auto steps = static_cast<std::int64_t>(w.phases(static_cast<int>(p)).steps());
+      opened.config.max_steps = steps;
+      opened.config.epochs = epochs_for_steps(steps, opened.config.accumulate, opened.pipeline->batches_per_epoch());
+    }
+    prepared->validation = open_training_validation(phases[p], opened.dataset_spec, opened.config);
+    // A board with a time model (the simulated one) paces each minibatch's compute to it, so its
+    // times follow the mode's clocks; its pacer also pins the rails' activity for the run. The work
+    // is counted on the data set's samples: a checkpoint may hold fewer positions than the model's
+    // default sequence length, and the samples are what the run computes on.
+    prepared->pacer = board_.hooks->pace_training(
+        info_, count_model_work(*opened.model, opened.model_spec, opened.dataset->info().layout.input_shape),
+        phases[p].workload().batch_size(), prepared->unpaced);
+    return prepared;
+  };
+  auto current = prepare(0, open_training_workload(phases.front(), place.rank, place.world_size));
+  const auto pretrained = current->workload.pretrained;
+  attach_data_path(*current->workload.pipeline, current->workload.dataset->info(), result);
   if (pretrained) record_checkpoint(*pretrained, result);
   // A token model's sequence length is its samples' (the data set's max_length); a phased run's
   // are its phases'.
-  if (const auto& shape = workload.dataset->info().layout.input_shape;
-      !phased && workload.model_spec.token_input() && shape.size() == 1)
+  if (const auto& shape = current->workload.dataset->info().layout.input_shape;
+      !phased && current->workload.model_spec.token_input() && shape.size() == 1)
     result.mutable_resolved()->mutable_workload()->set_sequence_length(static_cast<std::uint32_t>(shape[0]));
-  record_cuda_context(workload.config.device, *result.mutable_context());
+  record_cuda_context(current->workload.config.device, *result.mutable_context());
 
   jetson::measurement::MeasurementSession session(*board_.root, measurement_options(spec.measurement(), board_));
   auto& power = session.onboard();
@@ -734,39 +762,25 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   std::vector<std::string> source_notes;
   for (std::size_t p = 0; p < phases.size(); ++p) {
     if (p > 0) {
-      auto next = open_training_workload(phases[p], place.rank, place.world_size, &workload);
-      workload = std::move(next);
+      auto next = open_training_workload(phases[p], place.rank, place.world_size, &current->workload);
+      current.reset();  // the phase before's pacer first: one pins the board's activity at a time
+      current = prepare(p, std::move(next));
     }
     const auto phase_number = phased ? static_cast<std::int64_t>(p + 1) : 0;
     const std::string note_prefix = phased ? fmt::format("phase {}: ", phase_number) : "";
     // Each phase packs the corpus at its own length: its data set's notes are its own.
-    for (const auto& note : workload.dataset->info().notes) add_note(result, note_prefix + note);
+    for (const auto& note : current->workload.dataset->info().notes) add_note(result, note_prefix + note);
     const std::int64_t epoch_offset = trained_phases.empty()
                                           ? 0
                                           : trained_phases.back().epoch_offset +
                                                 static_cast<std::int64_t>(trained_phases.back().trained.epochs.size());
-    const auto& dataset = workload.dataset;
-    auto& pipeline = *workload.pipeline;
-    const auto& model = workload.model;
-    const auto& model_spec = workload.model_spec;
-    TrainingConfig& config = workload.config;
-    if (phased) {
-      const auto steps = static_cast<std::int64_t>(w.phases(static_cast<int>(p)).steps());
-      config.max_steps = steps;
-      config.epochs = epochs_for_steps(steps, config.accumulate, pipeline.batches_per_epoch());
-    }
-    const auto validation =
-        open_training_validation(phases[p], workload.dataset_spec, config);  // config points into it
-
-    // A board with a time model (the simulated one) paces each minibatch's compute to it, so its
-    // times follow the mode's clocks; its pacer also pins the rails' activity for the run. The work
-    // is counted on the data set's samples: a checkpoint may hold fewer positions than the model's
-    // default sequence length, and the samples are what the run computes on.
-    std::string unpaced;
-    const std::unique_ptr<jetson::MinibatchPacer> pacer =
-        board_.hooks->pace_training(info_, count_model_work(*model, model_spec, dataset->info().layout.input_shape),
-                                    phases[p].workload().batch_size(), unpaced);
-    if (pacer) config.pace_compute = [&pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
+    const auto& dataset = current->workload.dataset;
+    auto& pipeline = *current->workload.pipeline;
+    const auto& model = current->workload.model;
+    const auto& model_spec = current->workload.model_spec;
+    TrainingConfig& config = current->workload.config;
+    jetson::MinibatchPacer* pacer = current->pacer.get();
+    if (pacer) config.pace_compute = [pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
 
     EpochInstrumentedSource source(pipeline, spec.cache(), dataset->info().files, &power.windows());
     config.stop_after = [this, &adaptive](const TrainingProgress& progress) {
@@ -778,7 +792,7 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     };
     config.on_epoch_end = [&source] { source.end_epoch(); };
     // k is known from the first minibatch on (modelled_time_pacer.h), before any epoch ends.
-    config.on_epoch_done = [this, &pacer, phase_number, epoch_offset](const EpochResult& epoch) {
+    config.on_epoch_done = [this, pacer, phase_number, epoch_offset](const EpochResult& epoch) {
       if (observer_ == nullptr) return;
       auto shown = undilated(epoch, pacer ? pacer->paced_time().dilation : 1.0);
       shown.epoch += epoch_offset;
@@ -794,8 +808,8 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     const double dilation = paced ? paced->dilation : 1.0;
     if (paced) {
       record_paced_time(*paced, result, note_prefix);
-    } else if (!unpaced.empty()) {
-      add_note(result, note_prefix + "times are this host's, not modelled: " + unpaced);
+    } else if (!current->unpaced.empty()) {
+      add_note(result, note_prefix + "times are this host's, not modelled: " + current->unpaced);
     }
     for (const auto& note : source.notes()) source_notes.push_back(note_prefix + note);
     const bool go_on = phase_trained.status == RunStatus::kOk && !phase_trained.stopped_early;
@@ -839,7 +853,7 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
       append_phase(*trained, std::move(board_time), phase.number);
     }
   }
-  if (observer_ != nullptr) observer_->trained(*trained, {workload.dataset->info().name, pretrained});
+  if (observer_ != nullptr) observer_->trained(*trained, {current->workload.dataset->info().name, pretrained});
 
   if (marker) record_marker(*marker, result);
   if (!meters.empty()) record_meters(meters, power.windows().windows()[run_window], result);
