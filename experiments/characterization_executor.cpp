@@ -698,11 +698,6 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     auto prepared = std::make_unique<PreparedPhase>();
     prepared->workload = std::move(workload);
     auto& opened = prepared->workload;
-    if (phased) {
-      const auto steps = static_cast<std::int64_t>(w.phases(static_cast<int>(p)).steps());
-      opened.config.max_steps = steps;
-      opened.config.epochs = epochs_for_steps(steps, opened.config.accumulate, opened.pipeline->batches_per_epoch());
-    }
     prepared->validation = open_training_validation(phases[p], opened.dataset_spec, opened.config);
     // A board with a time model (the simulated one) paces each minibatch's compute to it, so its
     // times follow the mode's clocks; its pacer also pins the rails' activity for the run. The work
@@ -713,7 +708,7 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
         phases[p].workload().batch_size(), prepared->unpaced);
     return prepared;
   };
-  auto current = prepare(0, open_training_workload(phases.front(), place.rank, place.world_size));
+  auto current = prepare(0, open_phase_workload(spec, phases, 0, place.rank, place.world_size, nullptr));
   const auto pretrained = current->workload.pretrained;
   attach_data_path(*current->workload.pipeline, current->workload.dataset->info(), result);
   if (pretrained) record_checkpoint(*pretrained, result);
@@ -762,7 +757,7 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   std::vector<std::string> source_notes;
   for (std::size_t p = 0; p < phases.size(); ++p) {
     if (p > 0) {
-      auto next = open_training_workload(phases[p], place.rank, place.world_size, &current->workload);
+      auto next = open_phase_workload(spec, phases, p, place.rank, place.world_size, &current->workload);
       current.reset();  // the phase before's pacer first: one pins the board's activity at a time
       current = prepare(p, std::move(next));
     }

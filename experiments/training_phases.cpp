@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "experiments/run_settings.h"
 #include "loaders/dataset_spec.h"
 
 namespace jetchar::experiments {
@@ -38,7 +37,6 @@ void check_phases(const proto::ExperimentSpec& resolved) {
     refuse(
         fmt::format("phases pretrain on a text corpus (corpus:FILE); data set '{}' is of kind {}", w.dataset(), kind));
   }
-  if (data_parallel(w)) refuse("phases do not run data-parallel (workload.distributed) yet");
   if (resolved.adaptive().enabled()) refuse("phases run their steps; adaptive stopping would cut them");
   if (w.has_target_f1()) refuse("a target F1 is a fine-tuning measure, not a pretraining one");
   if (resolved.measurement().power_samples()) {
@@ -80,6 +78,20 @@ std::vector<proto::ExperimentSpec> phase_specs(const proto::ExperimentSpec& reso
     specs.push_back(std::move(spec));
   }
   return specs;
+}
+
+TrainingWorkload open_phase_workload(const proto::ExperimentSpec& resolved,
+                                     const std::vector<proto::ExperimentSpec>& specs, std::size_t phase,
+                                     std::int64_t shard_index, std::int64_t shard_count,
+                                     const TrainingWorkload* before) {
+  auto workload = open_training_workload(specs.at(phase), shard_index, shard_count, before);
+  if (resolved.workload().phases().empty()) return workload;
+  const auto steps = static_cast<std::int64_t>(resolved.workload().phases(static_cast<int>(phase)).steps());
+  auto& config = workload.config;
+  config.max_steps = steps;
+  config.epochs = epochs_for_steps(steps, config.accumulate, workload.pipeline->batches_per_epoch());
+  config.keep_step_losses = true;
+  return workload;
 }
 
 std::int64_t epochs_for_steps(std::int64_t steps, std::int64_t accumulate, std::int64_t batches_per_epoch) {
@@ -126,7 +138,10 @@ proto::PhaseResult phase_result(const proto::RunResult& result, const TrainingRe
   figures.set_accumulate(std::max<std::uint32_t>(1, phase_workload.accumulate()));
   figures.set_learning_rate(trained.learning_rate);
   std::int64_t steps = 0;
-  for (const auto& epoch : trained.epochs) steps += epoch.optimizer_steps;
+  for (const auto& epoch : trained.epochs) {
+    steps += epoch.optimizer_steps;
+    for (const double loss : epoch.step_losses) figures.add_step_loss(loss);
+  }
   figures.set_steps(static_cast<std::uint32_t>(steps));
   double energy_j = 0;
   bool every_energy = true;

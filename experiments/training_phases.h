@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "experiments/training/training_runner.h"
+#include "experiments/training_workload.h"
 #include "proto/experiment_spec.pb.h"
 #include "proto/run_result.pb.h"
 
@@ -16,8 +17,8 @@ namespace jetchar::experiments {
 
 /// Throws std::invalid_argument naming the field, its value and what is valid when the phases of
 /// `resolved` cannot run: a phase without sequence_length or steps, phases beside inference, a
-/// data set other than a text corpus, data-parallel training, adaptive stopping, a target F1 or
-/// stored power samples (each phase's time is modelled on its own).
+/// data set other than a text corpus, adaptive stopping, a target F1 or stored power samples (each
+/// phase's time is modelled on its own).
 void check_phases(const proto::ExperimentSpec& resolved);
 
 /// The spec each phase trains by: `resolved` with the phase's sequence length as the corpus's
@@ -26,6 +27,15 @@ void check_phases(const proto::ExperimentSpec& resolved);
 /// The epochs are the caller's to set once the phase's minibatches per epoch are known
 /// (epochs_for_steps).
 std::vector<proto::ExperimentSpec> phase_specs(const proto::ExperimentSpec& resolved);
+
+/// Phase `phase` (from 0, of phase_specs(resolved) = `specs`) opened for shard `shard_index` of
+/// `shard_count` (a data-parallel rank's) on the model `before` left (the phase before's; nullptr
+/// for the first): trained for the phase's optimizer steps (max_steps, and the epochs that hold
+/// them), keeping each step's loss. Without phases, `specs`'s one spec opened as it is.
+TrainingWorkload open_phase_workload(const proto::ExperimentSpec& resolved,
+                                     const std::vector<proto::ExperimentSpec>& specs, std::size_t phase,
+                                     std::int64_t shard_index, std::int64_t shard_count,
+                                     const TrainingWorkload* before);
 
 /// The epochs of `batches_per_epoch` minibatches that hold `steps` optimizer steps of `accumulate`
 /// minibatches each (the trainer also steps after an epoch's last minibatch).

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cmath>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -292,6 +293,20 @@ void insert_phase_rows(SQLite::Database& db, const proto::RunResult& result) {
     bind_optional(phase, ++k, p.has_energy_j(), p.energy_j());
     phase.exec();
   }
+  SQLite::Statement step(db, "INSERT INTO phase_steps VALUES (?,?,?,?,?,?)");
+  for (const auto& p : result.phases()) {
+    for (int i = 0; i < p.step_loss_size(); ++i) {
+      step.reset();
+      step.clearBindings();
+      step.bind(1, result.sweep());
+      step.bind(2, result.run_id());
+      step.bind(3, result.context().device_id());
+      step.bind(4, static_cast<int64_t>(p.phase()));
+      step.bind(5, i + 1);
+      bind_optional(step, 6, std::isfinite(p.step_loss(i)), p.step_loss(i));
+      step.exec();
+    }
+  }
 }
 
 void insert_power_samples(SQLite::Database& db, const proto::RunResult& result,
@@ -487,6 +502,7 @@ ResultsStore::ResultsStore(const std::filesystem::path& file, Access access)
         add_missing_columns(*db_, "epochs", schema::kResultsStoreV9EpochColumns);  // table run_phases below
         found = 9;
       }
+      if (found == 9) found = 10;  // table phase_steps, created below with the rest
       if (found != kSchemaVersion) {
         throw std::runtime_error(
             fmt::format("schema version {} (this jetchar reads version {})", opened, kSchemaVersion));

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <stdexcept>
@@ -90,6 +91,20 @@ std::int64_t GradientAllReduce::world_size() const { return group_.place().world
 
 void GradientAllReduce::attach(Network& model) {
   auto& state = *state_;
+  if (!state.parameters.empty()) {
+    // A later pretraining phase trains the same model on: the replicas are still equal (every
+    // rank took the same steps) and the hooks are in place; hooking them again would count each
+    // gradient twice.
+    std::vector<torch::Tensor> trainable;
+    for (const auto& parameter : model.parameters()) {
+      if (parameter.requires_grad()) trainable.push_back(parameter);
+    }
+    const bool same = trainable.size() == state.parameters.size() &&
+                      std::equal(trainable.begin(), trainable.end(), state.parameters.begin(),
+                                 [](const auto& a, const auto& b) { return a.is_same(b); });
+    if (!same) throw std::logic_error("data-parallel gradients are already hooked to another model");
+    return;
+  }
   // Every replica starts as rank 0's: parameters and buffers (a BatchNorm's running statistics).
   {
     torch::NoGradGuard no_grad;

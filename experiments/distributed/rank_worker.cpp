@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
 #include "experiments/distributed/gradient_all_reduce.h"
 #include "experiments/distributed/node_ranks.h"
 #include "experiments/run_settings.h"
+#include "experiments/training_phases.h"
 #include "experiments/training_workload.h"
 #include "jetson/control/control_interrupt.h"
 #include "sysfs/root.h"
@@ -25,14 +27,23 @@ void run_rank_worker(const Rendezvous& rendezvous, const RankPlace& place) {
   group.join();
   const auto& w = spec.workload();
   torch::set_num_threads(rank_threads(w, torch::get_num_threads()));
-  auto workload = open_training_workload(spec, place.rank, place.world_size);
   GradientAllReduce data_parallel(group);
-  workload.config.data_parallel = &data_parallel;
-  workload.config.stop_after = [&interrupt](const TrainingProgress&) { return interrupt.signal() != 0; };
-  const auto trained = train(*workload.model, *workload.pipeline, workload.config, sysfs::Root("/"), w.model());
-  if (trained.status != RunStatus::kOk) {
-    throw std::runtime_error(
-        fmt::format("rank {}: {}: {}", place.rank, run_status_name(trained.status), trained.error));
+  // A phased run's phases in order, each on the model the one before left, as the recording rank
+  // trains them (characterization_executor.cpp): every rank takes the same steps.
+  const auto phases = phase_specs(spec);
+  std::optional<TrainingWorkload> workload;
+  for (std::size_t p = 0; p < phases.size(); ++p) {
+    auto next = open_phase_workload(spec, phases, p, place.rank, place.world_size, workload ? &*workload : nullptr);
+    workload = std::move(next);
+    workload->config.data_parallel = &data_parallel;
+    workload->config.stop_after = [&interrupt](const TrainingProgress&) { return interrupt.signal() != 0; };
+    const auto trained = train(*workload->model, *workload->pipeline, workload->config, sysfs::Root("/"), w.model());
+    if (trained.status != RunStatus::kOk) {
+      throw std::runtime_error(fmt::format("rank {}: {}{}: {}", place.rank,
+                                           phases.size() > 1 ? fmt::format("phase {}: ", p + 1) : "",
+                                           run_status_name(trained.status), trained.error));
+    }
+    if (trained.stopped_early) return;
   }
 }
 

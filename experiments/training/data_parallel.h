@@ -32,7 +32,8 @@ class DataParallel {
   virtual ~DataParallel() = default;
   virtual std::int64_t rank() const = 0;
   virtual std::int64_t world_size() const = 0;
-  /// Makes every replica rank 0's (parameters and buffers) and hooks its gradients.
+  /// Makes every replica rank 0's (parameters and buffers) and hooks its gradients. Attaching the
+  /// same model again (a later pretraining phase) changes nothing; another model is refused.
   virtual void attach(Network& model) = 0;
   /// The next backward all-reduces the gradients, bucket by bucket as they become ready.
   virtual void arm() = 0;

@@ -289,6 +289,25 @@ struct EpochSums {
         scored(torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device))) {}
   torch::Tensor loss, correct, scored;
   std::vector<torch::Tensor> minibatch_losses;  ///< kept records' losses, in order
+  std::vector<torch::Tensor> step_losses;       ///< TrainingConfig::keep_step_losses: each step's mean loss
+};
+
+// The loss of the optimizer step being accumulated: its minibatches' losses weighted by samples.
+struct StepLoss {
+  torch::Tensor sum;
+  std::int64_t samples = 0;
+
+  void add(const torch::Tensor& loss, std::int64_t count) {
+    const auto weighted = loss * static_cast<double>(count);
+    sum = sum.defined() ? sum + weighted : weighted;
+    samples += count;
+  }
+  torch::Tensor take() {
+    auto mean = sum / static_cast<double>(samples);
+    sum = torch::Tensor();
+    samples = 0;
+    return mean;
+  }
 };
 
 // A data-parallel epoch: its loss and score sums and its samples become the world's, each kept
@@ -298,13 +317,17 @@ void share_epoch(DataParallel& dp, EpochSums& sums, EpochResult& epoch) {
   const auto own = epoch;
   auto samples = torch::full({}, static_cast<double>(own.samples), torch::kFloat64).to(sums.loss.device());
   std::vector<torch::Tensor> totals{sums.loss, sums.correct, sums.scored, samples};
-  if (!sums.minibatch_losses.empty()) totals.push_back(torch::stack(sums.minibatch_losses));
+  for (const auto* losses : {&sums.minibatch_losses, &sums.step_losses}) {
+    if (!losses->empty()) totals.push_back(torch::stack(*losses));
+  }
   dp.sum(totals);
   epoch.samples = static_cast<std::int64_t>(std::llround(totals[3].item<double>()));
-  if (!sums.minibatch_losses.empty()) {
-    const auto means = totals[4] / static_cast<double>(dp.world_size());
-    for (std::size_t i = 0; i < sums.minibatch_losses.size(); ++i)
-      sums.minibatch_losses[i] = means[static_cast<std::int64_t>(i)];
+  // Each kept loss becomes the mean over the ranks: every rank took the same minibatches and steps.
+  std::size_t next = 4;
+  for (auto* losses : {&sums.minibatch_losses, &sums.step_losses}) {
+    if (losses->empty()) continue;
+    const auto means = totals[next++] / static_cast<double>(dp.world_size());
+    for (std::size_t i = 0; i < losses->size(); ++i) (*losses)[i] = means[static_cast<std::int64_t>(i)];
   }
   const std::vector<double> row{static_cast<double>(own.samples),
                                 static_cast<double>(own.stall_ns),
@@ -332,6 +355,10 @@ void read_epoch_sums(const EpochSums& sums, std::size_t first_record, EpochResul
   for (std::size_t i = 0; i < sums.minibatch_losses.size(); ++i) {
     result.minibatches[first_record + i].loss = sums.minibatch_losses[i].item<double>();
   }
+  if (!sums.step_losses.empty()) {
+    const auto losses = torch::stack(sums.step_losses).to(torch::kCPU, torch::kFloat64).contiguous();
+    epoch.step_losses.assign(losses.data_ptr<double>(), losses.data_ptr<double>() + losses.numel());
+  }
 }
 
 // One epoch: each minibatch timed as fetch stall (waiting for it, including the copy to the
@@ -344,6 +371,7 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
   source.start_epoch(epoch);
   const std::int64_t planned = planned_batches(config, source);
   EpochSums sums(config.device);
+  StepLoss step_loss;
   const std::size_t first_record = result.minibatches.size();
   const bool sync = config.sync_per_batch;
   DataParallel* dp = config.data_parallel;
@@ -374,10 +402,12 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
     const bool step_now = (index + 1) % config.accumulate == 0 || index + 1 == planned;
     if (dp != nullptr && step_now) dp->arm();
     optimizer.backward(config.accumulate > 1 ? loss / static_cast<double>(config.accumulate) : loss);
+    if (config.keep_step_losses) step_loss.add(loss.detach().to(torch::kFloat), batch.inputs.size(0));
     if (step_now) {
       if (dp != nullptr) current.communication += dp->finish();
       optimizer.step();
       ++current.optimizer_steps;
+      if (config.keep_step_losses) sums.step_losses.push_back(step_loss.take());
     }
     if (sync) synchronize(config.device);
     const auto compute_end =
@@ -513,6 +543,7 @@ nlohmann::json to_json(const TrainingResult& result) {
                                {"eval_squad_exact_match", optional(epoch.eval_squad_exact_match)},
                                {"eval_squad_f1", optional(epoch.eval_squad_f1)}};
     if (epoch.phase > 0) json["phase"] = epoch.phase;
+    if (!epoch.step_losses.empty()) json["step_losses"] = epoch.step_losses;
     return json;
   };
   nlohmann::json epochs = nlohmann::json::array();

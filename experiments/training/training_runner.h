@@ -74,6 +74,9 @@ struct TrainingConfig {
   std::uint64_t seed = 0;
   /// Keep one record per minibatch in the result.
   bool keep_minibatch_records = false;
+  /// Keep each optimizer step's loss in its epoch (EpochResult::step_losses): a pretraining phase's
+  /// loss curve.
+  bool keep_step_losses = false;
   /// Evaluated (untimed, no_grad) after every epoch when set.
   loaders::BatchSource* eval_source = nullptr;
   /// Label names by id of the evaluated data set (its classes). For token classification they give
@@ -156,6 +159,9 @@ struct EpochResult {
   StepCommunication communication;
   std::vector<RankEpochFigures> ranks;
   std::optional<double> mean_loss;       ///< mean training loss of its minibatches
+  /// TrainingConfig::keep_step_losses: each optimizer step's loss, the mean over its minibatches'
+  /// samples (data-parallel: over every rank's), in order; read at the end of the epoch.
+  std::vector<double> step_losses;
   std::optional<double> train_accuracy;  ///< on the training minibatches, as the seed code logs
   std::optional<double> eval_loss;
   std::optional<double> eval_accuracy;

@@ -12,13 +12,15 @@
 namespace jetchar::results::schema {
 
 /// The version the writer stamps into meta.schema_version; older stores are migrated when opened.
-inline constexpr int kResultsStoreSchemaVersion = 9;
+inline constexpr int kResultsStoreSchemaVersion = 10;
 
 /// Table meta: key/value pairs, among them schema_version. Created first, on its own, so that a
 /// store's version can be read before the rest of the schema is created or migrated.
 inline constexpr std::string_view kResultsStoreMetaTable =
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)";
 
+// Schema version 10 added table phase_steps: the loss of every optimizer step of each phase
+// (PhaseResult.step_loss); a migrated store gains the empty table.
 // Schema version 9 added epochs.phase and table run_phases: a phased pretraining run's phase of
 // each epoch (0 without phases) and each phase's figures (RunResult.phases); a migrated store's
 // epochs are phase 0 and its run_phases empty.
@@ -59,6 +61,9 @@ inline constexpr std::string_view kResultsStoreMetaTable =
 //                 length, batch, accumulation, peak learning rate, optimizer steps, samples, time_s
 //                 (its epochs' E2E), sequences_per_s, final_loss (its last epoch's) and energy_j
 //                 (NULL when an epoch has none); its epochs carry the phase in epochs.phase.
+//   phase_steps   one row per optimizer step of a phase: step from 1 within the phase, its loss (the
+//                 mean over the step's sequences and, data-parallel, over the ranks; NULL when it is
+//                 not a number: a diverged step).
 //   rank_epochs   one row per (epoch, rank) of a data-parallel run, as the recording rank gathered
 //                 them: samples, stall_s, compute_s, e2e_s, allreduce_s (buckets' launch to
 //                 completion, summed), exposed_communication_s (waited after the backward) and
@@ -109,6 +114,10 @@ CREATE TABLE IF NOT EXISTS run_phases (
   learning_rate REAL NOT NULL, steps INTEGER NOT NULL, samples INTEGER NOT NULL, time_s REAL NOT NULL,
   sequences_per_s REAL NOT NULL, final_loss REAL, energy_j REAL,
   PRIMARY KEY (sweep, run_id, device_id, phase));
+CREATE TABLE IF NOT EXISTS phase_steps (
+  sweep TEXT NOT NULL, run_id TEXT NOT NULL, device_id TEXT NOT NULL DEFAULT '', phase INTEGER NOT NULL,
+  step INTEGER NOT NULL, loss REAL,
+  PRIMARY KEY (sweep, run_id, device_id, phase, step));
 CREATE TABLE IF NOT EXISTS rank_epochs (
   sweep TEXT NOT NULL, run_id TEXT NOT NULL, device_id TEXT NOT NULL DEFAULT '', epoch INTEGER NOT NULL,
   rank INTEGER NOT NULL, samples INTEGER NOT NULL, stall_s REAL NOT NULL, compute_s REAL NOT NULL, e2e_s REAL NOT NULL,
@@ -178,7 +187,8 @@ inline constexpr std::array<std::pair<const char*, const char*>, 9> kResultsStor
 }};
 
 /// The tables kResultsStoreSchema creates, parents first.
-inline constexpr std::array<const char*, 8> kResultsStoreTables = {
-    "runs", "epochs", "epoch_meters", "minibatches", "power_samples", "run_settings", "rank_epochs", "run_phases"};
+inline constexpr std::array<const char*, 9> kResultsStoreTables = {"runs",        "epochs",        "epoch_meters",
+                                                                   "minibatches", "power_samples", "run_settings",
+                                                                   "rank_epochs", "run_phases",    "phase_steps"};
 
 }  // namespace jetchar::results::schema

@@ -46,6 +46,8 @@ proto::RunResult run_pretraining(const testing::TempDir& dir, std::string worklo
   CharacterizationExecutor executor(board);
   auto result = executor.execute(plan.runs.front());
   executor.restore();
+  result.set_sweep("mlm");  // as the sweep runner names a run (sweeps/runner.cpp)
+  result.set_run_id(plan.runs.front().run_id);
   return result;
 }
 
@@ -107,6 +109,9 @@ TEST(SweepMaskedLmTest, PretrainingInTwoPhasesRecordsEachPhase) {
     EXPECT_NEAR(phase.sequences_per_s(), static_cast<double>(phase.samples()) / phase.time_s(), 1e-9);
     EXPECT_TRUE(phase.has_final_loss());
     EXPECT_TRUE(phase.has_energy_j());  // the simulated board's rails
+    // Each step's loss, the phase's last epoch's mean among them.
+    ASSERT_EQ(phase.step_loss_size(), static_cast<int>(phase.steps()));
+    for (const double loss : phase.step_loss()) EXPECT_GT(loss, 0);
   }
   // The epochs are numbered on over the phases, each marked with its phase, and sum to its figures.
   std::uint64_t samples[3] = {0, 0, 0};
@@ -133,7 +138,19 @@ TEST(SweepMaskedLmTest, PretrainingInTwoPhasesRecordsEachPhase) {
   const auto records = analysis::ResultsStoreReader(dir.path() / "results.db").records();
   ASSERT_EQ(records.size(), static_cast<std::size_t>(result.epochs_size()));
   EXPECT_EQ(records.back().metrics.at("phase"), 2);
-  EXPECT_NE(analysis::render_report(records, {}).find("<section id=\"phases\">"), std::string::npos);
+  // The store keeps every step's loss, which the report draws over the steps.
+  const auto steps = analysis::ResultsStoreReader(dir.path() / "results.db").phase_steps();
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[1].phase, 2);
+  ASSERT_EQ(steps[1].losses.size(), 3u);
+  EXPECT_DOUBLE_EQ(*steps[1].losses[2], two.step_loss(2));
+  analysis::ReportOptions options;
+  options.phase_steps = steps;
+  const auto data = analysis::report_data(records, options);
+  ASSERT_EQ(data["phases"]["runs"].size(), 1u) << data["phases"].dump();
+  EXPECT_EQ(data["phases"]["runs"][0]["loss_over"], "step");
+  EXPECT_EQ(data["phases"]["runs"][0]["points"].size(), 8u);
+  EXPECT_NE(analysis::render_report(records, options).find("<section id=\"phases\">"), std::string::npos);
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ TEST(TrainingPhasesTest, PhasesThatCannotRunAreRefusedNamingWhy) {
   EXPECT_THAT(refusal(spec), HasSubstr("phase 1: warmup_proportion 1.5 is not valid"));
   spec = phased("corpus:wiki.txt");
   spec.mutable_workload()->mutable_distributed()->set_nproc_per_node(2);
-  EXPECT_THAT(refusal(spec), HasSubstr("do not run data-parallel"));
+  EXPECT_NO_THROW(check_phases(spec));  // every rank trains the phases (distributed/rank_worker.cpp)
   spec = phased("corpus:wiki.txt");
   spec.mutable_adaptive()->set_enabled(true);
   EXPECT_THAT(refusal(spec), HasSubstr("adaptive stopping"));

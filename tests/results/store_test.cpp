@@ -116,6 +116,7 @@ TEST(ResultsStoreTest, APhasedRunKeepsEachPhaseAndEachEpochsPhase) {
     p->set_sequences_per_s(6400 / 21.0);
     p->set_final_loss(phase == 1 ? 7.5 : 6.25);
     if (phase == 1) p->set_energy_j(100);
+    for (const double loss : {9.0, 8.5, phase == 1 ? 8.0 : std::nan("")}) p->add_step_loss(loss);
   }
   {
     ResultsStore store(file);
@@ -133,6 +134,10 @@ TEST(ResultsStoreTest, APhasedRunKeepsEachPhaseAndEachEpochsPhase) {
   EXPECT_TRUE(db.execAndGet("SELECT energy_j FROM run_phases WHERE phase = 2").isNull());
   EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM epochs WHERE phase = 1").getInt(), 2);
   EXPECT_EQ(db.execAndGet("SELECT phase FROM epochs WHERE epoch = 2").getInt(), 2);
+  // Each step's loss, numbered from 1 within its phase; a step that diverged is NULL, not lost.
+  EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM phase_steps").getInt(), 6);
+  EXPECT_DOUBLE_EQ(db.execAndGet("SELECT loss FROM phase_steps WHERE phase = 1 AND step = 3").getDouble(), 8.0);
+  EXPECT_TRUE(db.execAndGet("SELECT loss FROM phase_steps WHERE phase = 2 AND step = 3").isNull());
 }
 
 // The list's figures are those of the analysis: medians over the warm epochs (after epoch 0).
@@ -546,9 +551,10 @@ CREATE INDEX power_samples_run ON power_samples (sweep, run_id, device_id);
     EXPECT_DOUBLE_EQ(store.load("s1", "new")->target().energy_j(), 100);
   }
   SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
-  EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "9");
+  EXPECT_EQ(db.execAndGet("SELECT value FROM meta WHERE key = 'schema_version'").getString(), "10");
   EXPECT_EQ(db.execAndGet("SELECT phase FROM epochs WHERE run_id = 'old'").getInt(), 0);
   EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM run_phases").getInt(), 0);
+  EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM phase_steps").getInt(), 0);
   EXPECT_EQ(db.execAndGet("SELECT value FROM run_settings WHERE run_id = 'old' AND setting = 'batch'").getString(),
             "16");
   EXPECT_EQ(db.execAndGet("SELECT field FROM run_settings WHERE run_id = 'old' AND setting = 'workers'").getString(),

@@ -266,6 +266,37 @@ TEST(TrainingRunnerTest, MaxStepsEndsTheRunInsideAnEpochAndBoundsTheSchedule) {
   EXPECT_THROW(train(*model, again, config, root), std::invalid_argument);
 }
 
+TEST(TrainingRunnerTest, EachStepsLossIsItsMinibatchesLossWeightedBySamples) {
+  // Minibatches of 4 and 2 samples in turn, a step after every 2 and after the epoch's last (7th).
+  std::vector<loaders::Batch> batches;
+  for (int i = 0; i < 7; ++i)
+    batches.push_back(synthetic_batch(find_model("lenet5"), i % 2 == 0 ? 4 : 2, 10, {1, 28, 28}, i));
+  VectorBatchSource source(batches);
+  LeNet5 model;
+  TrainingConfig config;
+  config.epochs = 2;
+  config.accumulate = 2;
+  config.keep_minibatch_records = true;
+  config.keep_step_losses = true;
+  sysfs::Root root;
+  const auto result = train(*model, source, config, root);
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  ASSERT_EQ(result.minibatches.size(), 14u);
+  for (std::size_t e = 0; e < 2; ++e) {
+    const auto& epoch = result.epochs[e];
+    ASSERT_EQ(epoch.step_losses.size(), 4u);
+    const auto loss = [&](std::size_t i) { return *result.minibatches[7 * e + i].loss; };
+    for (std::size_t step = 0; step < 3; ++step) {
+      EXPECT_NEAR(epoch.step_losses[step], (4 * loss(2 * step) + 2 * loss(2 * step + 1)) / 6, 1e-5) << step;
+    }
+    EXPECT_NEAR(epoch.step_losses[3], loss(6), 1e-6);
+  }
+  // Kept only when asked.
+  VectorBatchSource again(batches);
+  config.keep_step_losses = false;
+  EXPECT_TRUE(train(*model, again, config, root).epochs[0].step_losses.empty());
+}
+
 TEST(TrainingRunnerTest, AsyncModeIsMarked) {
   VectorBatchSource source(lenet_batches(2));
   LeNet5 model;
