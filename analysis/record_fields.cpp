@@ -83,11 +83,30 @@ bool is_informational_column(std::string_view column) {
   // model and dataset are part of the workload name in `jetchar results export`. How many
   // minibatches an adaptive run measured differs from run to run: as an axis it would split one
   // configuration into one per run.
-  constexpr std::array kInfo = {"sweep",          "reason",      "started_utc", "hostname",      "board",
-                                "board_kind",     "simulated",   "model",       "dataset",       "l4t",
-                                "jetpack",        "module",      "family",      "samples",       "minibatches",
-                                "loss",           "accuracy",    "governor",    "epoch_start_s", "adaptive_minibatches",
-                                "adaptive_basis", "gpio_marker", "eval_loss",   "target_epoch",  "slowest_rank",
+  constexpr std::array kInfo = {"reason",
+                                "started_utc",
+                                "hostname",
+                                "board",
+                                "board_kind",
+                                "simulated",
+                                "model",
+                                "dataset",
+                                "l4t",
+                                "jetpack",
+                                "module",
+                                "family",
+                                "samples",
+                                "minibatches",
+                                "loss",
+                                "accuracy",
+                                "governor",
+                                "epoch_start_s",
+                                "adaptive_minibatches",
+                                "adaptive_basis",
+                                "gpio_marker",
+                                "eval_loss",
+                                "target_epoch",
+                                "slowest_rank",
                                 "failed_rank"};
   for (std::string_view name : kInfo) {
     if (column == name) return true;
@@ -144,6 +163,7 @@ void set_record_field(RunRecord& record, std::string_view column, std::string_vi
   else if (column == "device") record.device = std::string(text);
   else if (column == "board_model") record.board = std::string(text);
   else if (column == "run_id") record.run_id = std::string(text);
+  else if (column == "sweep") record.sweep = std::string(text);
   else if (column == "repetition")
     record.repetition = static_cast<int>(whole(text, where, "an integer from 0 to 2^31-1", 0, 2147483647.0));
   else if (column == "epoch")

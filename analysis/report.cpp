@@ -22,6 +22,7 @@
 #include "analysis/report_batch.h"
 #include "analysis/report_html.h"
 #include "analysis/report_inference.h"
+#include "analysis/report_phases.h"
 #include "analysis/scaling.h"
 #include "analysis/statistics.h"
 #include "analysis/variability.h"
@@ -564,47 +565,6 @@ json scaling_section(const std::vector<RunRecord>& records) {
   return out;
 }
 
-// The pretraining-phases page: each phased run (its epochs carry metric "phase", schema 9) with
-// its loss per epoch, one series per phase, and each phase's epochs, samples, time and
-// sequences/s summed from them.
-json phases_section(const std::vector<RunRecord>& records) {
-  std::map<std::string, std::vector<const RunRecord*>> runs;  // by run, in the records' order
-  std::vector<std::string> order;
-  for (const RunRecord& r : records) {
-    if (!r.epoch || !r.metrics.count("phase")) continue;
-    const std::string label = fmt::format("{} | {} | {}", r.workload, r.mode.label(), r.run_id.value_or(r.source));
-    if (!runs.count(label)) order.push_back(label);
-    runs[label].push_back(&r);
-  }
-  json out = json::array();
-  for (const auto& label : order) {
-    json epochs = json::array();
-    std::map<int, json> phases;
-    for (const RunRecord* r : runs[label]) {
-      const int phase = static_cast<int>(r->metrics.at("phase"));
-      const auto loss = r->metrics.find("loss");
-      epochs.push_back({{"epoch", *r->epoch},
-                        {"phase", phase},
-                        {"loss", loss == r->metrics.end() ? json(nullptr) : json(loss->second)}});
-      auto& summary = phases[phase];
-      if (summary.is_null()) summary = {{"phase", phase}, {"epochs", 0}, {"samples", 0}, {"time_s", 0.0}};
-      summary["epochs"] = summary["epochs"].get<int>() + 1;
-      summary["samples"] = summary["samples"].get<std::int64_t>() + r->samples.value_or(0);
-      summary["time_s"] = summary["time_s"].get<double>() + r->epoch_time_s.value_or(0.0);
-      summary["final_loss"] = loss == r->metrics.end() ? json(nullptr) : json(loss->second);
-    }
-    json rows = json::array();
-    for (auto& [phase, summary] : phases) {
-      const double time_s = summary["time_s"].get<double>();
-      summary["sequences_per_s"] =
-          time_s > 0 ? json(static_cast<double>(summary["samples"].get<std::int64_t>()) / time_s) : json(nullptr);
-      rows.push_back(summary);
-    }
-    out.push_back({{"label", label}, {"epochs", epochs}, {"phases", rows}});
-  }
-  return out;
-}
-
 // JSON inside <script>: '<' only occurs inside strings, where \u003c means the same and cannot
 // close the element.
 std::string script_safe(const std::string& json_text) {
@@ -664,7 +624,7 @@ json report_data(const std::vector<RunRecord>& given, const ReportOptions& optio
   data["fleet"] = fleet_section(records);
   data["comparison"] = options.several_results ? comparison_section(records, options) : json(nullptr);
   data["scaling"] = scaling_section(records);
-  data["phases"] = phases_section(records);
+  data["phases"] = phases_section(records, options.phase_steps);
   json trace = nullptr;
   if (options.trace) {
     json samples = json::array(), markers = json::array();
@@ -904,37 +864,6 @@ std::string spread_caption(const json& group) {
   if (notes.empty()) return "";
   return fmt::format(". Note: {}; {} fits them, which stretches the difference", fmt::join(notes, " and "),
                      notes.size() == 1 ? "the axis" : "each axis");
-}
-
-std::string phases_html(const json& phases, ChartCanvases& canvases) {
-  if (phases.empty()) return "";
-  std::string body =
-      "<section id=\"phases\"><h2>Pretraining phases</h2><p>Runs that pretrain in phases "
-      "(<code>workload.phases</code>, <code>train --phase</code>), each phase on the weights of the one before: the "
-      "loss of every epoch, one line per phase, and each phase's sequences per second over its epochs.</p>\n";
-  for (std::size_t i = 0; i < phases.size(); ++i) {
-    const json& run = phases[i];
-    const json& last = run["phases"].back();
-    body += fmt::format("<h3>{}</h3>\n", escape(run["label"].get<std::string>()));
-    body += fmt::format(
-        "<p class=\"answer\" data-answer=\"phases\">{} phases; phase {} trained {:.4g} sequences/s{}.</p>\n",
-        run["phases"].size(), last["phase"].get<int>(),
-        last["sequences_per_s"].is_null() ? 0.0 : last["sequences_per_s"].get<double>(),
-        last["final_loss"].is_null() ? std::string()
-                                     : fmt::format(" to a loss of {:.4g}", last["final_loss"].get<double>()));
-    body += canvases.next("phases:" + std::to_string(i), "Loss per epoch, one line per phase");
-    body += "<details><summary>Table</summary>" +
-            table(run["phases"],
-                  {{"phase", "phase"},
-                   {"epochs", "epochs"},
-                   {"samples", "sequences"},
-                   {"time_s", "time (s)"},
-                   {"sequences_per_s", "sequences/s"},
-                   {"final_loss", "final loss"}},
-                  fmt::format("table-phases-{}", i)) +
-            "</details>\n";
-  }
-  return body + "</section>\n";
 }
 
 std::string pareto_html(const json& pareto, bool training, ChartCanvases& canvases) {

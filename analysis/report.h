@@ -17,6 +17,7 @@
 
 #include "analysis/energy_source.h"
 #include "analysis/mode_predictions.h"
+#include "analysis/phase_steps.h"
 #include "analysis/power_trace.h"
 #include "analysis/predictor.h"
 #include "analysis/run_record.h"
@@ -46,6 +47,9 @@ struct ReportOptions {
   /// The modes such sweeps with an objective chose (ResultsStoreReader::mode_choices): a sentence on
   /// that page, the one `jetchar analyze predictions` prints.
   std::vector<StoredModeChoice> mode_choices;
+  /// Each phase's loss per optimizer step of the phased runs (ResultsStoreReader::phase_steps): the
+  /// pretraining-phases page draws the loss over the steps; without: over the epochs.
+  std::vector<PhaseStepLosses> phase_steps;
   ReportBudgets budgets;
   /// The records come from several results (`jetchar report A B ...`). When they name two or more
   /// board kinds (board_kind_of), each run's kind becomes its axis "board" (one front and one pick

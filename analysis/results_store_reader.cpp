@@ -828,4 +828,39 @@ std::vector<StoredModeChoice> ResultsStoreReader::mode_choices() const {
   return out;
 }
 
+std::vector<PhaseStepLosses> ResultsStoreReader::phase_steps() const {
+  std::vector<PhaseStepLosses> out;
+  try {
+    if (schema_version_ < 10 || !db_->tableExists("phase_steps")) return out;
+    // The run's device as records() gives it: its board, else its board model.
+    SQLite::Statement query(*db_,
+                            "SELECT s.sweep, s.run_id, COALESCE(NULLIF(r.device_id, ''), r.board_model), s.phase, "
+                            "s.step, s.loss FROM phase_steps s JOIN runs r ON r.sweep = s.sweep AND r.run_id = "
+                            "s.run_id AND r.device_id = s.device_id ORDER BY s.sweep, s.run_id, s.device_id, s.phase, "
+                            "s.step");
+    while (query.executeStep()) {
+      const std::string sweep = text_of(query.getColumn(0)), run_id = text_of(query.getColumn(1)),
+                        device = text_of(query.getColumn(2));
+      const SQLite::Column phase = query.getColumn(3), step = query.getColumn(4), loss = query.getColumn(5);
+      const auto bad = [&](const std::string& what) {
+        return InputError({file_},
+                          fmt::format("phase_steps: run {}/{} phase {}: {}", sweep, run_id, text_of(phase), what));
+      };
+      if (!phase.isInteger() || phase.getInt64() < 1) throw bad("the phase is not a number from 1");
+      if (out.empty() || out.back().sweep != sweep || out.back().run_id != run_id || out.back().device != device ||
+          out.back().phase != phase.getInt64()) {
+        out.push_back({sweep, run_id, device, static_cast<int>(phase.getInt64()), {}});
+      }
+      auto& losses = out.back().losses;
+      if (!step.isInteger() || step.getInt64() != static_cast<std::int64_t>(losses.size()) + 1) {
+        throw bad(fmt::format("step {} where step {} comes next", text_of(step), losses.size() + 1));
+      }
+      losses.push_back(loss.isInteger() || loss.isFloat() ? std::optional(loss.getDouble()) : std::nullopt);
+    }
+  } catch (const SQLite::Exception& e) {
+    throw InputError({file_}, fmt::format("cannot be read as a results store ({})", e.what()));
+  }
+  return out;
+}
+
 }  // namespace jetchar::analysis

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/mode_predictions.h"
+#include "analysis/phase_steps.h"
 #include "analysis/power_trace.h"
 #include "analysis/run_record.h"
 
@@ -47,9 +48,10 @@ class ResultsStoreReader {
   /// store's records have the flat runs columns only, until a writer migrates it), version 8 each
   /// rank of a data-parallel run (table rank_epochs), version 9 each epoch's pretraining phase
   /// (epochs.phase: record metric "phase" when above 0) and each phase's figures (table run_phases,
-  /// not read here).
+  /// not read here), version 10 each phase's loss per optimizer step (table phase_steps, read by
+  /// phase_steps()).
   static constexpr int kOldestSchemaVersion = 1;
-  static constexpr int kNewestSchemaVersion = 9;
+  static constexpr int kNewestSchemaVersion = 10;
 
   /// `path`: a results directory (with results.db) or the store file. Opens read-only and checks
   /// the schema version and the tables and columns read here; throws InputError naming the file
@@ -90,6 +92,12 @@ class ResultsStoreReader {
   /// for a row that is not a choice (a confidence outside (0.5, 1), more eligible modes than modes,
   /// a negative regret, a probability outside [0, 1], a flag not 0 or 1).
   std::vector<StoredModeChoice> mode_choices() const;
+
+  /// Each phase's loss per optimizer step of every phased pretraining run (table phase_steps,
+  /// schema 10), by sweep, run, board and phase; empty in an older store or one without phased
+  /// runs. The device is the one records() gives the run's epochs. Throws InputError naming the run,
+  /// the phase and the value for a row that is not a step (a step below 1 or repeated).
+  std::vector<PhaseStepLosses> phase_steps() const;
 
  private:
   std::filesystem::path file_;

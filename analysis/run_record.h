@@ -58,6 +58,7 @@ struct RunRecord {
   std::map<std::string, std::string> axes;
   std::optional<std::string> device;  ///< board or host, for variability across devices
   std::optional<std::string> board;   ///< the board model (a store's board_model), for comparing kinds
+  std::optional<std::string> sweep;   ///< the sweep that measured it (column `sweep`)
   std::optional<std::string> run_id;
   std::optional<int> repetition;
   std::optional<int> epoch;  ///< set when the row is one epoch, not a run summary

@@ -95,6 +95,8 @@ void run_report(const ReportCommandOptions& o) {
       options.mode_predictions.insert(options.mode_predictions.end(), predictions.begin(), predictions.end());
       auto choices = store.mode_choices();
       options.mode_choices.insert(options.mode_choices.end(), choices.begin(), choices.end());
+      auto steps = store.phase_steps();
+      options.phase_steps.insert(options.phase_steps.end(), steps.begin(), steps.end());
       // Power over time from the (first) store that has it, unless a trace file is given.
       if (o.trace.empty() && !options.trace) {
         if (auto stored = store.power_trace()) {

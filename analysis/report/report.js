@@ -250,23 +250,44 @@
     };
   }
 
-  // A phased run's loss per epoch: one line per phase, each over its own epochs (gaps elsewhere).
+  // A phased run's loss over its optimizer steps (or, from an export, its epochs): one line per
+  // phase, x numbered on through the run.
   function phasesChart(run) {
-    const labels = run.epochs.map((e) => e.epoch);
-    const numbers = [...new Set(run.epochs.map((e) => e.phase))];
+    const numbers = [...new Set(run.points.map((p) => p.phase))];
     return {
       type: 'line',
+      data: {
+        datasets: numbers.map((phase, i) => ({
+          label: 'phase ' + phase,
+          data: run.points.filter((p) => p.phase === phase).map((p) => ({ x: p.x, y: p.loss })),
+          borderColor: colours[i % colours.length],
+          backgroundColor: colours[i % colours.length],
+          pointRadius: run.points.length > 200 ? 0 : 3,
+          spanGaps: false
+        }))
+      },
+      options: Object.assign({}, base, { scales: { x: axis(run.loss_over === 'step' ? 'optimizer step' : 'epoch', { type: 'linear' }), y: axis('loss') } }),
+    };
+  }
+
+  // Each configuration's sequences/s (precision, world size), one bar per phase.
+  function phasesThroughputChart(rows) {
+    const labels = [...new Set(rows.map((r) => r.label))];
+    const numbers = [...new Set(rows.map((r) => r.phase))].sort((a, b) => a - b);
+    return {
+      type: 'bar',
       data: {
         labels: labels,
         datasets: numbers.map((phase, i) => ({
           label: 'phase ' + phase,
-          data: run.epochs.map((e) => (e.phase === phase ? e.loss : null)),
-          borderColor: colours[i % colours.length],
-          backgroundColor: colours[i % colours.length],
-          spanGaps: false
+          data: labels.map((label) => {
+            const row = rows.find((r) => r.label === label && r.phase === phase);
+            return row ? row.sequences_per_s : null;
+          }),
+          backgroundColor: colours[i % colours.length]
         }))
       },
-      options: Object.assign({}, base, { scales: { x: axis('epoch'), y: axis('loss') } }),
+      options: Object.assign({}, base, { scales: { y: axis('sequences/s', { beginAtZero: true }) } }),
     };
   }
 
@@ -329,7 +350,8 @@
       case 'predicted-front': return predictedFrontChart(data.mode_predictions[+index]);
       case 'comparison': return comparisonChart(data.comparison.configurations[+index]);
       case 'scaling': return scalingChart(data.scaling[+index]);
-      case 'phases': return phasesChart(data.phases[+index]);
+      case 'phases': return phasesChart(data.phases.runs[+index]);
+      case 'phases-throughput': return phasesThroughputChart(data.phases.throughput);
       case 'inference-latency': return inferenceChart(data.inference.groups[+index], [['p50_ms', 'p50'], ['p90_ms', 'p90'], ['p99_ms', 'p99']], 'latency of a query (ms)');
       case 'inference-throughput': return inferenceChart(data.inference.groups[+index], [['throughput', 'samples/s']], 'samples/s');
       case 'inference-energy': return inferenceChart(data.inference.groups[+index], [['energy_per_query_j', 'J/query'], ['energy_per_sample_j', 'J/sample']], 'joules');

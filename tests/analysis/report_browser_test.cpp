@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -289,21 +290,30 @@ TEST(ReportBrowserIntegration, DataParallelScalingIsDrawn) {
                    {{"scaling", "At 4 ranks: 1000 samples/s, 50 % of ideal scaling, 0.015 J per sample."}});
 }
 
-// A run pretrained in two phases: the phases page draws its loss per epoch, a line per phase, and
-// says the last phase's throughput and final loss.
+// Runs pretrained in two phases, in fp32 and fp16: the phases page draws one run's loss over its
+// steps (from the store's step losses) and the other's per epoch (none kept), a line per phase,
+// then each configuration's sequences/s per phase, and says the last phase's throughput and loss.
 TEST(ReportBrowserIntegration, PretrainingPhasesAreDrawn) {
   auto chromium = find_chromium();
   if (!chromium) GTEST_SKIP() << "no chromium in PATH (apt-get install chromium)";
   jetchar::testing::TempDir dir;
   const auto records = parse_results_csv(
-      "workload,mode,run_id,epoch,phase,epoch_time_s,samples,loss\n"
-      "electra-small/corpus,MAXN,0000-r0,0,1,2.0,400,40\nelectra-small/corpus,MAXN,0000-r0,1,1,2.0,400,30\n"
-      "electra-small/corpus,MAXN,0000-r0,2,2,4.0,100,25\nelectra-small/corpus,MAXN,0000-r0,3,2,4.0,100,22.5\n",
+      "sweep,workload,mode,run_id,precision,epoch,phase,epoch_time_s,samples,loss\n"
+      "s,electra-small/corpus,MAXN,0000-r0,FP32,0,1,2.0,400,40\ns,electra-small/"
+      "corpus,MAXN,0000-r0,FP32,1,1,2.0,400,30\n"
+      "s,electra-small/corpus,MAXN,0000-r0,FP32,2,2,4.0,100,25\ns,electra-small/"
+      "corpus,MAXN,0000-r0,FP32,3,2,4.0,100,22.5\n"
+      "s,electra-small/corpus,MAXN,0001-r0,FP16,0,1,1.0,400,41\ns,electra-small/"
+      "corpus,MAXN,0001-r0,FP16,1,2,2.0,100,23\n",
       "phases.csv");
   ReportOptions options;
   options.title = "jetchar browser test: pretraining phases";
+  PhaseStepLosses one{"s", "0000-r0", "", 1, {}}, two{"s", "0000-r0", "", 2, {}};
+  for (int step = 0; step < 1500; ++step) one.losses.emplace_back(40.0 * std::exp(-step / 500.0) + 10);
+  for (int step = 0; step < 200; ++step) two.losses.emplace_back(22.0 - step / 100.0);
+  options.phase_steps = {one, two};
   auto page = dir.write("report.html", render_report(records, options));
-  const std::size_t expected_charts = 1;  // one configuration: the phases page, no Pareto front
+  const std::size_t expected_charts = 3;  // two runs and the throughput; one configuration each: no Pareto front
   check_in_browser(*chromium, page, expected_charts, "analysis-report-phases-screenshot.png",
                    {{"phases", "2 phases; phase 2 trained 25 sequences/s to a loss of 22.5."}});
 }

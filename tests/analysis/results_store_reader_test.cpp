@@ -202,9 +202,11 @@ TEST(ResultsStoreReaderTest, ErrorsNameTheFileAndWhatIsWrong) {
   fs::create_directories(dir.path() / "empty");
   EXPECT_THAT(error_of(dir.path() / "empty"), HasSubstr("empty: is a directory without results.db"));
 
-  { Store store(dir.path() / "v10.db", 10); }
-  EXPECT_THAT(error_of(dir.path() / "v10.db"),
-              HasSubstr("v10.db: results store schema version '10'; this jetchar reads versions 1 to"));
+  const int newer = writer_version() + 1;
+  { Store store(dir.path() / "newer.db", newer); }
+  EXPECT_THAT(
+      error_of(dir.path() / "newer.db"),
+      HasSubstr(fmt::format("newer.db: results store schema version '{}'; this jetchar reads versions 1 to", newer)));
 
   {
     SQLite::Database db((dir.path() / "other.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
@@ -513,6 +515,40 @@ TEST(ResultsStoreReaderTest, OneRunIdOnTwoBoardsIsTwoRunsWithTheirOwnEpochs) {
   EXPECT_EQ(records[1].device, "p3701-0005/222");
   EXPECT_DOUBLE_EQ(*records[1].epoch_time_s, 3.0);
   EXPECT_THAT(records[1].source, HasSubstr("run s/0000-r0 on p3701-0005/222"));
+}
+
+// Each phase's step losses, by run and board, with the device records() gives the run's epochs;
+// a diverged step is a gap; a row out of step order names the run and phase.
+TEST(ResultsStoreReaderTest, PhaseStepLossesAreReadPerRunBoardAndPhase) {
+  testing::TempDir dir;
+  {
+    Store store(dir.path() / "results.db");
+    store.run("0000-r0", "OK", 4, 612);
+    store.db.exec("UPDATE runs SET device_id = 'p3701-0005/111'");
+    store.run("0000-r0", "OK", 4, 612);  // the same run id on a board that recorded no id
+    store.db.exec(
+        "INSERT INTO phase_steps VALUES ('s', '0000-r0', 'p3701-0005/111', 1, 1, 9.5), ('s', '0000-r0', "
+        "'p3701-0005/111', 1, 2, 9.0), ('s', '0000-r0', 'p3701-0005/111', 2, 1, NULL), ('s', '0000-r0', '', 1, 1, 8)");
+  }
+  const auto steps = ResultsStoreReader(dir.path()).phase_steps();
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0].device, "NVIDIA Jetson AGX Orin");  // no board recorded: the model, as records() names it
+  EXPECT_EQ(steps[1].device, "p3701-0005/111");
+  EXPECT_EQ(steps[1].phase, 1);
+  ASSERT_EQ(steps[1].losses.size(), 2u);
+  EXPECT_DOUBLE_EQ(*steps[1].losses[1], 9.0);
+  EXPECT_EQ(steps[2].phase, 2);
+  EXPECT_FALSE(steps[2].losses[0].has_value());
+  {
+    SQLite::Database db((dir.path() / "results.db").string(), SQLite::OPEN_READWRITE);
+    db.exec("INSERT INTO phase_steps VALUES ('s', '0000-r0', 'p3701-0005/111', 2, 3, 1)");
+  }
+  try {
+    ResultsStoreReader(dir.path()).phase_steps();
+    ADD_FAILURE() << "a missing step was read";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("phase_steps: run s/0000-r0 phase 2: step 3 where step 2 comes next"));
+  }
 }
 
 TEST(ResultsStoreReaderTest, OneKindGetsNoBoardAxisAndAStoreWithoutDeviceIdsNamesTheModel) {
