@@ -447,6 +447,8 @@ struct CharacterizationExecutor::NodeWorld {
   int node_rank = 0;
   std::string not_in_mode;  ///< why this node's board is not in its mode before the run; empty: it is
   std::optional<distributed::NodeRanks> ranks;
+  /// A node other than 0 beats from its training until its report is out (node_reports.h).
+  std::optional<distributed::NodeBeat> beat;
   bool refused = false;  ///< some node's board was not in its mode: nothing trained, nothing to cool down from
   bool trained = false;  ///< training ran (whatever its status): the nodes report to node 0
 
@@ -666,6 +668,7 @@ proto::RunResult CharacterizationExecutor::execute(const sweeps::PlannedRun& run
     }
   }
   if (world.spans_nodes() && world.trained && world.ranks) exchange_node_reports(world, changes, result);
+  world.beat.reset();
   world.ranks.reset();
   if (interrupted || world.refused) {
     result.set_duration_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -733,6 +736,7 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
   std::optional<distributed::NodeRanks>& ranks = world.ranks;
   if (data_parallel(w)) {
     ranks.emplace(result.resolved());
+    if (world.spans_nodes() && world.node_rank != 0) world.beat.emplace(ranks->group(), world.node_rank);
     if (world.spans_nodes()) {
       if (const auto verdict = distributed::agree_on_modes(ranks->group(), world.nnodes, world.not_in_mode);
           !verdict.empty()) {

@@ -76,6 +76,10 @@ std::string RankGroup::read(const std::string& key) {
   return {bytes.begin(), bytes.end()};
 }
 
+bool RankGroup::holds(const std::string& key) { return impl_->store->check({key}); }
+
+std::int64_t RankGroup::add(const std::string& key, std::int64_t amount) { return impl_->store->add(key, amount); }
+
 void RankGroup::join(const std::function<std::optional<std::string>()>& peer_exit) {
   auto& store = *impl_->store;
   store.set(joined_key(place_.rank), std::vector<std::uint8_t>{1});

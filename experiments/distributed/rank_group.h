@@ -53,6 +53,10 @@ class RankGroup {
   void publish(const std::string& key, const std::string& value);
   /// Waits up to the timeout for `key`.
   std::string read(const std::string& key);
+  /// Whether the store holds `key` now (no wait).
+  bool holds(const std::string& key);
+  /// Adds `amount` to the counter `key` (0 when absent) and returns its new value.
+  std::int64_t add(const std::string& key, std::int64_t amount);
 
   /// Writes this rank's arrival, waits until every rank has arrived and makes the process group.
   /// Rank 0 names the ranks still missing when the time is up; `peer_exit` (asked while it waits)
