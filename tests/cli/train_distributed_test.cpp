@@ -3,7 +3,8 @@
 // times and all-reduces, and fail promptly, naming the rank, when one is killed or never joins;
 // the tasks of an srun step are the world's nodes, placed by Slurm's variables; two nodes, each on
 // its own simulated board, record the run as node 0's with the energy of both boards summed, and as
-// INVALID on both when one board cannot take the requested power mode.
+// INVALID on both when one board cannot take the requested power mode or one board's mode changes
+// during the run.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -510,6 +511,47 @@ base {{
     EXPECT_EQ(epochs.getColumn(0).getInt(), 0) << "node " << n << " trained";
   }
   expect_boards_restored();
+}
+
+// Node 1's board loses a core while the world trains (as a thermal shutdown or another program
+// would take it): node 1 records the run INVALID naming the change, and node 0's record, the run,
+// is INVALID naming node 1 and what changed, though node 0's own board held its mode.
+TEST_F(TwoNodes, AModeChangeOnAnotherNodesBoardMakesTheRunInvalid) {
+  SKIP_UNDER_EMULATION();
+  make_boards({"agx-orin-r36", "agx-orin-r36"});
+  const auto port = std::to_string(free_port());
+  auto node = [&](int n) {
+    auto args = joined(train("8", {"--nnodes", "2", "--node-rank", std::to_string(n), "--master-addr", "127.0.0.1",
+                                   "--master-port", port, "--dist-timeout", "120"}),
+                       on_board(n));
+    *std::next(std::find(args.begin(), args.end(), "--epochs")) = "3";
+    return args;
+  };
+  const pid_t other = testing::spawn_jetchar(node(1), path("node1.out"), path("node1.err"));
+  const pid_t zero = testing::spawn_jetchar(node(0), path("node0.out"), path("node0.err"));
+  // Once node 1 has finished its first epoch, and before its last: a core goes offline.
+  const auto online = board(1) / "sys/devices/system/cpu/cpu3/online";
+  ASSERT_TRUE(fs::exists(online));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (read_text(path("node1.err")).find("epoch 1/3") == std::string::npos) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << read_text(path("node1.err"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::ofstream(online) << "0\n";
+  std::ofstream(board(1) / "sys/devices/system/cpu/online") << "0-2,4-11\n";  // as the kernel shows it
+  const auto status1 = wait_for(other, std::chrono::seconds(180));
+  const auto status0 = wait_for(zero, std::chrono::seconds(180));
+  ASSERT_TRUE(status0 && status1) << "a node did not end";
+  const auto record0 = nlohmann::json::parse(read_text(path("node0.out")))["record"];
+  const auto record1 = nlohmann::json::parse(read_text(path("node1.out")))["record"];
+  if (record1["epochs"].size() == 3U && record1["status"] == "OK") GTEST_SKIP() << "node 1 ended before the change";
+  EXPECT_EQ(record1["status"], "INVALID") << record1.value("reason", "");
+  EXPECT_THAT(record1.value("reason", ""), HasSubstr("online CPUs 0,1,2,3,4,5,6,7,8,9,10,11 became"));
+  EXPECT_EQ(record0["status"], "INVALID") << record0.value("reason", "");
+  EXPECT_THAT(record0.value("reason", ""),
+              HasSubstr("the power mode changed during the run on node 1: online CPUs 0,1,2,3,4,5,6,7,8,9,10,11 "
+                        "became"));
+  EXPECT_THAT(record0.value("reason", ""), Not(HasSubstr("node 0")));
 }
 
 TEST(TrainDistributedTest, ABackendLibTorchLacksIsAClearError) {
