@@ -43,6 +43,8 @@ struct GradientAllReduce::State {
   std::mutex mutex;
   bool armed = false;
   bool alive = true;
+  float stop_flag = 0;       // this rank's, sent in the first bucket
+  bool world_stops = false;  // after finish(): the flag's sum over the ranks was above 0
   std::size_t next_launch = 0;
 
   // Launches every bucket from next_launch on that is ready, in order (mutex held).
@@ -58,6 +60,7 @@ struct GradientAllReduce::State {
       grads.push_back(grad.defined() ? grad.reshape({-1})
                                      : torch::zeros({parameters[index].numel()}, parameters[index].options()));
     }
+    if (&bucket == &buckets.front()) grads.push_back(torch::full({1}, stop_flag, grads.front().options()));
     bucket.flat = torch::cat(grads);
     std::vector<torch::Tensor> tensors{bucket.flat};
     bucket.launched = Clock::now();
@@ -147,9 +150,10 @@ void GradientAllReduce::attach(Network& model) {
   }
 }
 
-void GradientAllReduce::arm() {
+void GradientAllReduce::arm(bool stop) {
   std::lock_guard lock(state_->mutex);
   state_->armed = true;
+  state_->stop_flag = stop ? 1.0F : 0.0F;
   state_->next_launch = 0;
   for (auto& bucket : state_->buckets) {
     bucket.pending = bucket.parameters.size();
@@ -172,6 +176,8 @@ StepCommunication GradientAllReduce::finish() {
   const auto all_done = Clock::now();
   step.exposed_ns = since(backward_end, all_done);
   torch::NoGradGuard no_grad;
+  // The stop flags' sum, the first bucket's last element (its gradients are read by offset below).
+  state.world_stops = state.buckets.front().flat[-1].item<float>() > 0.5F;
   const double scale = 1.0 / static_cast<double>(world_size());
   for (auto& bucket : state.buckets) {
     // The completion callback can run just after wait() returns: then the wait's end bounds it.
@@ -191,6 +197,8 @@ StepCommunication GradientAllReduce::finish() {
   }
   return step;
 }
+
+bool GradientAllReduce::world_stops() const { return state_->world_stops; }
 
 void GradientAllReduce::sum(std::vector<torch::Tensor>& tensors) {
   for (auto& tensor : tensors) {

@@ -6,7 +6,8 @@
 // backward goes on. Buckets are launched in order on every rank, as collectives must be; one whose
 // parameters got no gradient (an unused head) is launched after the backward. finish() waits,
 // divides by the world size and copies the averages back: what it waited is the exposed
-// communication.
+// communication. The first bucket carries one more element, the rank's stop flag, summed over the
+// ranks: DDP has no such flag, and a collective of its own every step costs a small model dearly.
 #pragma once
 
 #include <memory>
@@ -30,8 +31,9 @@ class GradientAllReduce : public DataParallel {
   std::int64_t rank() const override;
   std::int64_t world_size() const override;
   void attach(Network& model) override;
-  void arm() override;
+  void arm(bool stop) override;
   StepCommunication finish() override;
+  bool world_stops() const override;
   void sum(std::vector<torch::Tensor>& tensors) override;
   bool any(bool stop) override;
   torch::Tensor gather(const torch::Tensor& row) override;

@@ -1,6 +1,7 @@
 // What the training loop asks of data-parallel training (experiments/distributed/ carries it out
 // over c10d): the replicas start equal, each optimizer step's gradients are averaged over the
-// ranks, the epoch's sums are the world's, and every rank stops at the same minibatch. Kept apart
+// ranks, the epoch's sums are the world's, and every rank stops at the same minibatch: a rank's
+// request to stop travels with the next step's gradients, and at the end of the epoch. Kept apart
 // from c10d so that the loop compiles without its headers.
 #pragma once
 
@@ -35,10 +36,13 @@ class DataParallel {
   /// Makes every replica rank 0's (parameters and buffers) and hooks its gradients. Attaching the
   /// same model again (a later pretraining phase) changes nothing; another model is refused.
   virtual void attach(Network& model) = 0;
-  /// The next backward all-reduces the gradients, bucket by bucket as they become ready.
-  virtual void arm() = 0;
+  /// The next backward all-reduces the gradients, bucket by bucket as they become ready, and with
+  /// them whether this rank asks to stop (`stop`): no collective of its own per step.
+  virtual void arm(bool stop) = 0;
   /// After that backward: waits for the all-reduces and leaves the averaged gradients in place.
   virtual StepCommunication finish() = 0;
+  /// After finish(): whether any rank asked to stop with this step (the same on every rank).
+  virtual bool world_stops() const = 0;
   /// Sums each tensor over the ranks, in place.
   virtual void sum(std::vector<torch::Tensor>& tensors) = 0;
   /// True on every rank when `stop` is true on any.

@@ -377,7 +377,8 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
   DataParallel* dp = config.data_parallel;
   std::int64_t steps_before = 0;  // the run's optimizer steps before this epoch
   for (std::size_t i = 0; i + 1 < result.epochs.size(); ++i) steps_before += result.epochs[i].optimizer_steps;
-  bool cut = false;  // max_steps reached before the epoch's planned end
+  bool cut = false;         // max_steps reached before the epoch's planned end
+  bool stop_asked = false;  // data-parallel: this rank's request to stop, sent with the next step
 
   synchronize(config.device);
   const auto epoch_start = Clock::now();
@@ -400,7 +401,7 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
     // Step after every `accumulate` minibatches, and after the epoch's last one; data-parallel
     // ranks all-reduce the gradients during that step's backward only (DDP's no_sync for the rest).
     const bool step_now = (index + 1) % config.accumulate == 0 || index + 1 == planned;
-    if (dp != nullptr && step_now) dp->arm();
+    if (dp != nullptr && step_now) dp->arm(stop_asked);
     optimizer.backward(config.accumulate > 1 ? loss / static_cast<double>(config.accumulate) : loss);
     if (config.keep_step_losses) step_loss.add(loss.detach().to(torch::kFloat), batch.inputs.size(0));
     if (step_now) {
@@ -437,7 +438,11 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
     const TrainingProgress progress{epoch, index + 1, planned, stall_ns, compute_ns};
     if (config.on_batch) config.on_batch(progress);
     bool stop = config.stop_after && config.stop_after(progress);
-    if (dp != nullptr) stop = dp->any(stop);  // every rank ends at the same minibatch
+    if (dp != nullptr) {
+      // Every rank ends at the same minibatch: the one whose step carried some rank's request.
+      stop_asked = stop_asked || stop;
+      stop = step_now && dp->world_stops();
+    }
     if (stop) {
       result.stopped_early = true;
       break;
@@ -454,6 +459,8 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
   current.e2e_ns = elapsed_ns(epoch_start, Clock::now()) - current.host_delay_ns;
   if (config.on_epoch_end) config.on_epoch_end();
   current.completed = !result.stopped_early && !cut;
+  // A request that no step carried (asked after the epoch's last step) ends the run with the epoch.
+  if (dp != nullptr && !result.stopped_early && dp->any(stop_asked)) result.stopped_early = true;
   if (dp != nullptr) share_epoch(*dp, sums, current);
   read_epoch_sums(sums, first_record, current, result);
 }

@@ -192,6 +192,42 @@ TEST(TrainDistributedTest, AKilledRankFailsTheRunNamingItAndNoRankIsLeft) {
   EXPECT_EQ(json["record"]["distributed"]["failed_rank"], 1);
 }
 
+// Ctrl-C reaching rank 0 only (another rank may see the signal later, or never): its request to
+// stop travels with the next step's gradients, so both ranks end at the same minibatch, the rank
+// worker cleanly, and the record is INTERRUPTED with what both measured.
+TEST(TrainDistributedTest, AnInterruptOfOneRankEndsEveryRankAtTheSameMinibatch) {
+  SKIP_UNDER_EMULATION();
+  testing::TempDir dir;
+  const auto out = dir.path() / "stopped.json", err = dir.path() / "stopped.err";
+  auto args = train("8", {"--nproc-per-node", "2"});
+  args[std::find(args.begin(), args.end(), "--epochs") - args.begin() + 1] = "200";
+  const pid_t jetchar = testing::spawn_jetchar(args, out, err);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (read_text(err).find("epoch 1/200") == std::string::npos) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << read_text(err);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto ranks = children_running(jetchar, "rank-worker");
+  ASSERT_EQ(ranks.size(), 1U);
+  ASSERT_EQ(::kill(jetchar, SIGINT), 0);
+  const auto status = wait_for(jetchar, std::chrono::seconds(60));
+  ASSERT_TRUE(status.has_value()) << "rank 0 still ran 60 s after SIGINT";
+  EXPECT_EQ(*status, kInterrupted) << read_text(err);
+  EXPECT_THAT(read_text(err), HasSubstr("stopped by a signal"));
+  EXPECT_THAT(read_text(err), Not(HasSubstr("rank 1 (pid"))) << "rank 1 ended cleanly";
+  const auto json = nlohmann::json::parse(read_text(out));
+  EXPECT_EQ(json["record"]["status"], "INTERRUPTED");
+  // Each rank's samples over its epochs (an entry per epoch and rank).
+  std::int64_t samples[2] = {0, 0};
+  for (const auto& r : json["record"]["distributed"]["ranks"])
+    samples[r.value("rank", 0)] += std::stoll(r["samples"].get<std::string>());
+  EXPECT_GT(samples[0], 0);
+  EXPECT_EQ(samples[0], samples[1]) << "the ranks stopped at different minibatches";
+  const auto epochs = json["epochs"].size();
+  EXPECT_GE(epochs, 2U);
+  EXPECT_LT(epochs, 200U);
+}
+
 // Rank 0 SIGKILLed: nothing is left to hold the rank it started, which dies with it.
 TEST(TrainDistributedTest, RanksDieWithTheProcessThatStartedThem) {
   SKIP_UNDER_EMULATION();
