@@ -969,6 +969,7 @@ void CharacterizationExecutor::run_inference(const sweeps::PlannedRun&, proto::R
   if (pacer) {
     config.pace_query = [&pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
     config.time_dilation = [&pacer] { return pacer->paced_time().dilation; };
+    config.board_idle = [&pacer](bool idle) { pacer->set_idle(idle); };
   } else if (!unpaced.empty()) {
     add_note(result, "latencies are this host's, not modelled: " + unpaced);
   }

@@ -108,6 +108,7 @@ void search_server_rate(const ServeBatch& serve, const StopRequested& stop, doub
     result.timed_begin_ns = best.begin_monotonic_ns;
     result.timed_end_ns = best.end_monotonic_ns;
     result.timed_ns = best.span_ns;
+    result.host_delay_ns = best.host_delay_ns;
     if (best.span_ns > 0)
       result.samples_per_s = static_cast<double>(best.latencies_ns.size()) * 1e9 / static_cast<double>(best.span_ns);
   }
@@ -245,19 +246,27 @@ InferenceResult run_inference(Network& model, const ModelSpec& spec, const Infer
       std::vector<std::int64_t> capacity_ns;
       for (int i = 0; i < kCapacityQueries && !stop(); ++i) {
         const auto query_start = Clock::now();
-        query(config.batch_size);
-        capacity_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - query_start).count());
+        const auto done = query(config.batch_size);  // on the board's clock: a host's overrun is not capacity
+        capacity_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(done - query_start).count());
         queried();
       }
       if (!capacity_ns.empty()) {  // else stopped in the warm-up
+        const auto idle = [&config](bool idle) {
+          if (config.board_idle) config.board_idle(idle);
+        };
+        idle(true);  // the first query arrives after the search's start
         std::sort(capacity_ns.begin(), capacity_ns.end());
         const double median_s = static_cast<double>(capacity_ns[capacity_ns.size() / 2]) / 1e9;
         search_server_rate(
             [&](std::int64_t samples) {
-              query(samples);
+              idle(false);
+              const auto done = query(samples);
+              idle(true);  // until the next batch begins
               queried();
+              return done;
             },
             stop, static_cast<double>(config.batch_size) / std::max(median_s, 1e-9), config, result);
+        idle(false);
       }
       result.memory = monitor.stop();
       return result;

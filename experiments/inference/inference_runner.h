@@ -66,6 +66,10 @@ struct InferenceConfig {
   std::function<std::chrono::steady_clock::time_point(std::chrono::steady_clock::time_point query_start,
                                                       std::int64_t samples)>
       pace_query;
+  /// kServer, with pace_query: told when the server waits for queries (true) and when a batch
+  /// begins (false), so that a simulated board's power idles between batches
+  /// (jetson::MinibatchPacer::set_idle).
+  std::function<void(bool idle)> board_idle;
   InferenceScenario scenario = InferenceScenario::kBatches;
   /// kServer: a rate passes when its p99 latency is at most this; batch_size is the largest batch
   /// the server forms from queued queries; min_queries and min_duration_s size each trial.
@@ -95,8 +99,9 @@ struct InferenceResult {
   std::vector<std::int64_t> latencies_ns;
   std::optional<LatencyStats> latency;
   std::int64_t timed_ns = 0;  ///< wall time of the timed queries (the host's delay left out)
-  /// Back-to-back paced queries: the host's time past the board's, left out of the latencies and
-  /// timed_ns (but inside the timed span's clock readings, timed_begin_ns .. timed_end_ns).
+  /// Paced queries (back to back, or the server's best trial): the host's time past the board's,
+  /// left out of the latencies and timed_ns (but inside the timed span's clock readings,
+  /// timed_begin_ns .. timed_end_ns).
   std::int64_t host_delay_ns = 0;
   /// The timed queries' span on the monotonic clock (sysfs::monotonic_ns, the clock of the
   /// measurement session's samples); timed_end_ns is 0 when the run failed before its end.

@@ -8,9 +8,11 @@
 // through the runner's query function (so a simulated board paces it), and each query's latency
 // is the batch's completion minus the query's arrival. The clock is the host's: a dilated run
 // (experiments/dilated_time.h) passes a bound k times the spec's and divides the figures by k
-// afterwards. Torch-free: the query is a callback.
+// afterwards; a batch the host overran even then completes at the board's time, and the trial's
+// clock stops for the host's delay. Torch-free: the query is a callback.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -49,7 +51,10 @@ struct ServerTrialRun {
   ServerTrial trial;
   std::vector<std::int64_t> latencies_ns;  ///< in arrival order
   std::int64_t span_ns = 0;                ///< from the trial's start (arrivals count from it) to the last completion
-  std::int64_t begin_monotonic_ns = 0;     ///< the span on the monotonic clock (sysfs::monotonic_ns)
+  /// The host's time past the board's completions, left out of the latencies and the span: the
+  /// trial's clock stops for it (arrivals after it are not queued behind the host's delay).
+  std::int64_t host_delay_ns = 0;
+  std::int64_t begin_monotonic_ns = 0;  ///< the span on the monotonic clock (sysfs::monotonic_ns)
   std::int64_t end_monotonic_ns = 0;
   bool stopped = false;  ///< a stop request ended it
 };
@@ -68,8 +73,10 @@ struct ServerSearch {
   std::optional<std::int64_t> max_qps_p99_ns() const;
 };
 
-/// Runs one batch of `samples` queued queries and returns when its outputs are ready.
-using ServeBatch = std::function<void(std::int64_t samples)>;
+/// Runs one batch of `samples` queued queries and returns when its outputs are ready, with when
+/// they were ready on the board's clock: now, or earlier when the host overran a simulated board's
+/// modelled time (experiments/inference/inference_runner.h's pace_query).
+using ServeBatch = std::function<std::chrono::steady_clock::time_point(std::int64_t samples)>;
 /// True ends the trial or the search at the next query (a signal).
 using StopRequested = std::function<bool()>;
 /// Told each trial as it ends (a progress line per trial).

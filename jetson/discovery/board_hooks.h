@@ -48,6 +48,9 @@ class MinibatchPacer {
   /// the board's compute ended: now, or earlier when the host overran it.
   virtual Clock::time_point pace(Clock::time_point compute_start, std::int64_t samples) = 0;
   virtual PacedTime paced_time() const = 0;
+  /// A server between batches, waiting for queries: the board idles (true) until its next batch
+  /// (false). Paced runs are busy otherwise; a board whose power is measured needs no telling.
+  virtual void set_idle(bool /*idle*/) {}
 };
 
 class BoardHooks {

@@ -93,7 +93,10 @@ ModelledTimePacer::ModelledTimePacer(SimulatedBoard& board, const SocThroughput&
   board_.update_sensors();
 }
 
+void ModelledTimePacer::set_idle(bool idle) { board_.set_idle(idle); }
+
 ModelledTimePacer::~ModelledTimePacer() {
+  board_.set_idle(false);
   board_.pin_host_utilization(std::nullopt);
   board_.pin_gpu_load(std::nullopt);
 }

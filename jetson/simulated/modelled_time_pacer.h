@@ -70,6 +70,10 @@ class ModelledTimePacer : public MinibatchPacer {
   const ModeClocks& clocks() const { return clocks_; }
 
   PacedTime paced_time() const override;
+  /// Takes the rails' activity to an idle board's (no CPU or GPU busy share) or back to the busy
+  /// shares (SimulatedBoard::set_idle); the sensors' background refresh takes it up, so each
+  /// refresh sees the state of its moment and the energy follows the share of time busy.
+  void set_idle(bool idle) override;
 
  private:
   double modelled_s(std::int64_t samples) const;

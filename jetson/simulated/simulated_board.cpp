@@ -592,8 +592,8 @@ SimulatedPower SimulatedBoard::compute_power() {
   } else if (shared_utilization_) {
     host_utilization_ = *shared_utilization_;  // a run on this board in another process
   }
-  p.host_utilization = host_utilization_;
-  const double u = host_utilization_;
+  const double u = idle_ ? 0.0 : host_utilization_;
+  p.host_utilization = u;
 
   const std::vector<int> online = online_cpus(root);
   for (const auto& policy : root.glob(std::string(kCpuDir) + "/cpufreq/policy*")) {
@@ -615,6 +615,7 @@ SimulatedPower SimulatedBoard::compute_power() {
       g = *pinned_gpu_load_;
       if (gpu->load_path) put_sensor(root, *gpu->load_path, std::to_string(std::llround(g * 1000.0)));
     }
+    if (idle_) g = 0;
     const double f = cur ? static_cast<double>(*cur) / 1e9 : 0.0;
     const double v = 0.60 + 0.30 * f;
     p.gpu_mw = 60.0 + 5500.0 * f * v * v * (0.05 + 0.95 * g);

@@ -108,6 +108,10 @@ class SimulatedBoard {
   /// by the time model (experiments/modelled_time_pacer.h) sets the modelled busy share here, so
   /// the rails follow the same mode as the times.
   void pin_gpu_load(std::optional<double> load);
+  /// While true, the power model takes the board as idle (u and g 0, whatever is pinned or
+  /// measured): a server waiting for queries between batches. A flag only, cheap to flip per
+  /// query: the sensors' next refresh follows it.
+  void set_idle(bool idle) { idle_ = idle; }
 
   /// Refreshes the sensors every `period` on a background thread until stop_refresh().
   void start_refresh(std::chrono::milliseconds period);
@@ -164,6 +168,7 @@ class SimulatedBoard {
   double host_utilization_ = 0;
   std::optional<double> pinned_utilization_;  // guarded by mutex_
   std::optional<double> pinned_gpu_load_;     // guarded by mutex_
+  std::atomic<bool> idle_{false};
   std::optional<double> shared_utilization_;  ///< another live process's pin; guarded by mutex_
   std::optional<std::string> gpu_load_before_pin_;
   SimulatedPower last_power_;

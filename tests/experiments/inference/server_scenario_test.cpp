@@ -17,7 +17,10 @@ namespace {
 constexpr auto kQueryTime = std::chrono::milliseconds(2);
 
 // One batch of any size takes kQueryTime, as a single server whose batch costs what a query does.
-void two_millisecond_query(std::int64_t) { std::this_thread::sleep_for(kQueryTime); }
+std::chrono::steady_clock::time_point two_millisecond_query(std::int64_t) {
+  std::this_thread::sleep_for(kQueryTime);
+  return std::chrono::steady_clock::now();
+}
 
 TEST(ServerScenarioTest, ArrivalsAreReproducibleFromTheirSeedAndScaleWithTheRate) {
   const auto a = poisson_arrivals_ns(100, 2000, 7);
@@ -58,7 +61,7 @@ TEST(ServerScenarioTest, EachQuerysLatencyIsItsBatchsCompletionMinusItsArrival) 
   // batches them, never more than 4.
   const auto run = run_server_trial(settings, 2000, [&batches](std::int64_t n) {
     batches.push_back(n);
-    two_millisecond_query(n);
+    return two_millisecond_query(n);
   });
   EXPECT_TRUE(run.trial.passed);
   EXPECT_EQ(run.trial.queries, 30);
@@ -69,6 +72,30 @@ TEST(ServerScenarioTest, EachQuerysLatencyIsItsBatchsCompletionMinusItsArrival) 
   for (const auto latency : run.latencies_ns) EXPECT_GE(latency, 2'000'000);
   EXPECT_GE(run.span_ns, static_cast<std::int64_t>(batches.size()) * 2'000'000);
   EXPECT_LT(run.begin_monotonic_ns, run.end_monotonic_ns);
+}
+
+// A simulated board's query the host overran: the board completed it after 1 ms, the host after
+// 20. The latencies are the board's, and the trial's clock stops for the host's 19 ms, so the
+// queries behind it do not queue behind the host's delay: at 200 QPS against a 1 ms board every
+// query is served alone and at once, where on the host's clock (a query every 5 ms, one served
+// every 20) the queue would grow and the trial fail its 5 ms bound.
+TEST(ServerScenarioTest, TheHostsDelayPastTheBoardsCompletionIsLeftOut) {
+  ServerSettings settings;
+  settings.min_queries = 20;
+  settings.latency_bound_ns = 5'000'000;
+  const auto run = run_server_trial(settings, 200, [](std::int64_t) {
+    const auto board_done = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return board_done;
+  });
+  EXPECT_TRUE(run.trial.passed);
+  EXPECT_EQ(run.trial.queries, 20);
+  EXPECT_EQ(run.trial.batches, 20) << "one query a batch: none queued behind the host";
+  for (const auto latency : run.latencies_ns) {
+    EXPECT_GE(latency, 1'000'000);
+    EXPECT_LT(latency, 5'000'000);
+  }
+  EXPECT_GE(run.host_delay_ns, 20 * 19'000'000);
 }
 
 TEST(ServerScenarioTest, TheSearchFindsARateWithinTheBoundAndAHigherOneThatIsNot) {
@@ -133,7 +160,12 @@ TEST(ServerScenarioTest, AStopRequestEndsTheSearchBetweenQueries) {
   settings.min_queries = 100;
   int served = 0;
   const auto search = find_peak_server_qps(
-      settings, 500, [&served](std::int64_t n) { served += static_cast<int>(n); }, [&served] { return served >= 130; });
+      settings, 500,
+      [&served](std::int64_t n) {
+        served += static_cast<int>(n);
+        return std::chrono::steady_clock::now();
+      },
+      [&served] { return served >= 130; });
   EXPECT_TRUE(search.stopped);
   ASSERT_EQ(search.trials.size(), 2u);
   EXPECT_TRUE(search.trials[0].passed);
@@ -146,7 +178,8 @@ TEST(ServerScenarioTest, ARateAboveTheCapacityIsNeverTried) {
   ServerSettings settings;
   settings.min_queries = 20;
   settings.latency_bound_ns = 10'000'000'000;  // everything passes
-  const auto search = find_peak_server_qps(settings, 400, [](std::int64_t) {});
+  const auto search =
+      find_peak_server_qps(settings, 400, [](std::int64_t) { return std::chrono::steady_clock::now(); });
   ASSERT_TRUE(search.best);
   EXPECT_DOUBLE_EQ(*search.max_qps(), 400);
   ASSERT_EQ(search.trials.size(), 2u);

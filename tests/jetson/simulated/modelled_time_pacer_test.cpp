@@ -2,7 +2,7 @@
 // host slower than the model dilates time by a factor calibrated once, a minibatch that overruns
 // even that is counted, the modelled time follows the mode read back from the board, inference
 // queries are paced after an unpaced warm-up, and the rails' activity follows the modelled busy
-// shares while it lives.
+// shares while it lives, idling while a server waits for queries.
 #include "jetson/simulated/modelled_time_pacer.h"
 
 #include <gtest/gtest.h>
@@ -138,6 +138,27 @@ TEST(ModelledTimePacerTest, TheRailsFollowTheModelledBusySharesWhileItLives) {
   board.pin_host_utilization(0.25);  // measured again once the pacer is gone; pinned here to compare
   board.update_sensors();
   EXPECT_DOUBLE_EQ(board.power().host_utilization, 0.25);
+}
+
+// A server waiting for queries idles the board: no busy share, so less power than while busy,
+// until its next batch.
+TEST(ModelledTimePacerTest, AServerBetweenBatchesIdlesTheRails) {
+  SimulatedBoard board("agx-orin-r36");
+  std::string why_not;
+  auto pacer = ModelledTimePacer::for_inference(board, info_of(board), kLenet, 4, 2, why_not);
+  ASSERT_NE(pacer, nullptr) << why_not;
+  board.update_sensors();
+  const auto busy = board.power();
+  EXPECT_GT(busy.host_utilization, 0);
+  pacer->set_idle(true);
+  board.update_sensors();
+  const auto idle = board.power();
+  EXPECT_DOUBLE_EQ(idle.host_utilization, 0);
+  EXPECT_LT(idle.gpu_mw, busy.gpu_mw);
+  EXPECT_LT(idle.total_mw, busy.total_mw);
+  pacer->set_idle(false);
+  board.update_sensors();
+  EXPECT_DOUBLE_EQ(board.power().total_mw, busy.total_mw);
 }
 
 TEST(ModelledTimePacerTest, AFamilyWithoutFiguresIsNotPacedAndSaysWhy) {
