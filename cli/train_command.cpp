@@ -185,7 +185,9 @@ std::function<void(const experiments::EpochResult&)> epoch_lines(std::int64_t ep
                                        : fmt::format("epoch {}/{}", epoch.epoch + 1, epochs);
     std::fputs(fmt::format("{}: {} minibatches, {} s, loss {}{}\n", which, epoch.batches, seconds(epoch.e2e_ns),
                            epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-",
-                           epoch.completed ? "" : " (stopped inside it)")
+                           epoch.completed           ? ""
+                           : epoch.reached_max_steps ? " (its phase's steps ended inside it)"
+                                                     : " (stopped inside it)")
                    .c_str(),
                stderr);
     std::fflush(stderr);
@@ -311,7 +313,8 @@ void print_result(const experiments::TrainingResult& result, const proto::RunRes
         percent(epoch.eval_accuracy),
         stored != nullptr && stored->has_energy_j() ? fmt::format("{:.3f}", stored->energy_j()) : "-",
         stored != nullptr && stored->has_average_power_w() ? fmt::format("{:.2f}", stored->average_power_w()) : "-",
-        epoch.completed ? "" : "  (incomplete)", epoch.phase > 0 ? fmt::format("  phase {}", epoch.phase) : "");
+        epoch.completed ? "" : (epoch.reached_max_steps ? "  (cut at its phase's steps)" : "  (incomplete)"),
+        epoch.phase > 0 ? fmt::format("  phase {}", epoch.phase) : "");
   }
   for (const auto& epoch : result.epochs) {
     if (epoch.eval_entity_f1) {

@@ -449,6 +449,7 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
     }
     if (config.max_steps && steps_before + current.optimizer_steps >= *config.max_steps) {
       result.reached_max_steps = true;
+      current.reached_max_steps = true;
       cut = index + 1 < planned;
       break;
     }

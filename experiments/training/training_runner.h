@@ -145,7 +145,9 @@ struct EpochResult {
   std::int64_t epoch = 0;
   /// Its pretraining phase, from 1, in a phased run (workload.phases); 0 otherwise.
   std::int64_t phase = 0;
-  bool completed = false;  ///< false when the run stopped inside it (OOM, failure)
+  bool completed = false;  ///< false when the run stopped inside it (OOM, failure, max_steps)
+  /// TrainingConfig::max_steps ended the run in it (a pretraining phase's last epoch).
+  bool reached_max_steps = false;
   std::int64_t batches = 0;
   std::int64_t samples = 0;  ///< data-parallel: every rank's
   std::int64_t optimizer_steps = 0;
@@ -158,7 +160,7 @@ struct EpochResult {
   /// Data-parallel: this rank's all-reduces, and every rank's figures in rank order.
   StepCommunication communication;
   std::vector<RankEpochFigures> ranks;
-  std::optional<double> mean_loss;       ///< mean training loss of its minibatches
+  std::optional<double> mean_loss;  ///< mean training loss of its minibatches
   /// TrainingConfig::keep_step_losses: each optimizer step's loss, the mean over its minibatches'
   /// samples (data-parallel: over every rank's), in order; read at the end of the epoch.
   std::vector<double> step_losses;
@@ -214,9 +216,9 @@ struct TrainingResult {
   std::vector<EpochResult> epochs;
   std::vector<MinibatchRecord> minibatches;
   MemoryPeaks memory;
-  bool stopped_early = false;  ///< TrainingConfig::stop_after ended the run
+  bool stopped_early = false;      ///< TrainingConfig::stop_after ended the run
   bool reached_max_steps = false;  ///< TrainingConfig::max_steps ended the run
-  std::int64_t world_size = 1;  ///< ranks of a data-parallel run
+  std::int64_t world_size = 1;     ///< ranks of a data-parallel run
 
   EpochSummary summary() const;
 };

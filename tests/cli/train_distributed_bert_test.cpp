@@ -134,6 +134,9 @@ TEST(TrainDistributedBertTest, TwoRanksPretrainInTwoPhasesAsOneProcessDoes) {
     return train_json(dir, args, name);
   };
   const auto one = run("4", "2", {}, "one");
+  // 16 sequences of batch 4: phase 1's 6 steps end inside its second epoch, which says so.
+  EXPECT_THAT(read_text(dir.path() / "one.err"), ::testing::HasSubstr("phase 1 epoch 2: 2 minibatches"));
+  EXPECT_THAT(read_text(dir.path() / "one.err"), ::testing::HasSubstr("(its phase's steps ended inside it)"));
   const auto two = run("2", "1", {"--nproc-per-node", "2"}, "two");
   ASSERT_EQ(two["settings"]["world_size"], 2);
   const auto& expected = one["record"]["phases"];
