@@ -171,6 +171,27 @@ def write_safetensors(path, tensors):
             f.write(blob)
 
 
+def write_vocab(out, size):
+    """vocab.txt of `size` pieces: the special tokens, then filler words w0, w1, ..."""
+    with open(f"{out}/vocab.txt", "w") as f:
+        words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+        words += [f"w{i}" for i in range(size - len(words))]
+        f.write("\n".join(words) + "\n")
+
+
+def reference_inputs(vocab):
+    """The reference forward's batch: two sequences of 12, [CLS] first, the second padded after 8, two segments."""
+    g = torch.Generator().manual_seed(7)
+    ids = torch.randint(5, vocab, (2, 12), generator=g)
+    ids[:, 0] = 2
+    mask = torch.ones(2, 12, dtype=torch.int64)
+    mask[1, 8:] = 0
+    ids[1, 8:] = 0
+    types = torch.zeros(2, 12, dtype=torch.int64)
+    types[:, 6:] = 1
+    return ids, mask, types
+
+
 def main():
     out = sys.argv[1]
     config = {
@@ -185,22 +206,12 @@ def main():
     }
     with open(f"{out}/config.json", "w") as f:
         json.dump(config, f, indent=2)
-    with open(f"{out}/vocab.txt", "w") as f:
-        words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-        words += [f"w{i}" for i in range(VOCAB - len(words))]
-        f.write("\n".join(words) + "\n")
+    write_vocab(out, VOCAB)
     sd = make_state_dict()
     write_safetensors(f"{out}/model.safetensors", {k: v for k, v in sd.items() if k not in TIED})
     torch.save(sd, f"{out}/pytorch_model.bin")
 
-    g = torch.Generator().manual_seed(7)
-    ids = torch.randint(5, VOCAB, (2, 12), generator=g)
-    ids[:, 0] = 2
-    mask = torch.ones(2, 12, dtype=torch.int64)
-    mask[1, 8:] = 0
-    ids[1, 8:] = 0
-    types = torch.zeros(2, 12, dtype=torch.int64)
-    types[:, 6:] = 1
+    ids, mask, types = reference_inputs(VOCAB)
     with torch.no_grad():
         outputs = reference_forward(sd, ids, mask, types)
     write_safetensors(f"{out}/reference.safetensors",

@@ -33,7 +33,7 @@ import sys
 
 import torch
 
-from tiny_hf_bert import LABELS, write_safetensors
+from tiny_hf_bert import LABELS, reference_inputs, write_safetensors, write_vocab
 
 VOCAB, POSITIONS = 1200, 64
 EPS = 1e-12  # DistilBERT's LayerNorms hard-code eps=1e-12; the config has no field for it
@@ -156,10 +156,7 @@ def main():
         del config["id2label"], config["label2id"]
     with open(f"{out}/config.json", "w") as f:
         json.dump(config, f, indent=2)
-    with open(f"{out}/vocab.txt", "w") as f:
-        words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-        words += [f"w{i}" for i in range(VOCAB - len(words))]
-        f.write("\n".join(words) + "\n")
+    write_vocab(out, VOCAB)
     sd = make_state_dict(base, sinusoidal)
     if no_heads:
         sd = {k: v for k, v in sd.items() if not k.startswith(("pre_classifier.", "classifier.", "qa_outputs."))}
@@ -169,12 +166,7 @@ def main():
     if no_heads:
         return
 
-    g = torch.Generator().manual_seed(7)
-    ids = torch.randint(5, VOCAB, (2, 12), generator=g)
-    ids[:, 0] = 2
-    mask = torch.ones(2, 12, dtype=torch.int64)
-    mask[1, 8:] = 0
-    ids[1, 8:] = 0
+    ids, mask, _ = reference_inputs(VOCAB)
     with torch.no_grad():
         outputs = reference_forward(sd, ids, mask, base)
     write_safetensors(f"{out}/reference.safetensors", {"input_ids": ids, "attention_mask": mask, **outputs})

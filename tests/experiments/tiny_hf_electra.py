@@ -26,7 +26,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tiny_hf_bert import embeddings, encoder_layers, write_safetensors  # noqa: E402
+from tiny_hf_bert import embeddings, encoder_layers, reference_inputs, write_safetensors, write_vocab  # noqa: E402
 
 EMBEDDING, HIDDEN, LAYERS, HEADS, INTERMEDIATE = 128, 256, 12, 4, 1024
 VOCAB, POSITIONS, TYPES, LABELS = 1200, 64, 2, 9
@@ -109,10 +109,7 @@ def main():
     }
     with open(f"{out}/config.json", "w") as f:
         json.dump(config, f, indent=2)
-    with open(f"{out}/vocab.txt", "w") as f:
-        words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-        words += [f"w{i}" for i in range(VOCAB - len(words))]
-        f.write("\n".join(words) + "\n")
+    write_vocab(out, VOCAB)
     sd = make_state_dict()
     saved = sd
     if bare:
@@ -120,14 +117,7 @@ def main():
     write_safetensors(f"{out}/model.safetensors", saved)
     torch.save(saved, f"{out}/pytorch_model.bin")
 
-    g = torch.Generator().manual_seed(7)
-    ids = torch.randint(5, VOCAB, (2, 12), generator=g)
-    ids[:, 0] = 2
-    mask = torch.ones(2, 12, dtype=torch.int64)
-    mask[1, 8:] = 0
-    ids[1, 8:] = 0
-    types = torch.zeros(2, 12, dtype=torch.int64)
-    types[:, 6:] = 1
+    ids, mask, types = reference_inputs(VOCAB)
     with torch.no_grad():
         outputs = reference_forward(sd, ids, mask, types)
     write_safetensors(f"{out}/reference.safetensors",

@@ -13,12 +13,15 @@
 #include "experiments/checkpoints/checkpoint_error.h"
 #include "experiments/models/bert_heads.h"
 #include "experiments/models/bert_masked_lm.h"
+#include "tests/experiments/checkpoints/hf_reference.h"
 #include "tests/support/build_tree.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
 namespace {
 
+using hf_reference::max_difference;
+using hf_reference::reference_batch;
 using ::testing::HasSubstr;
 
 class HfCheckpointTest : public ::testing::Test {
@@ -38,24 +41,11 @@ class HfCheckpointTest : public ::testing::Test {
 
   static const std::filesystem::path& dir() { return dir_->path(); }
 
-  static loaders::Batch reference_batch(const TensorMap& reference) {
-    loaders::Batch batch;
-    batch.inputs = reference.at("input_ids");
-    batch.attention_mask = reference.at("attention_mask");
-    batch.token_type_ids = reference.at("token_type_ids");
-    return batch;
-  }
-
   // Copies the model folder without one of its weight files.
   static std::filesystem::path folder_with(const std::string& weights, const testing::TempDir& into) {
     for (const char* name : {"config.json", "vocab.txt"}) std::filesystem::copy_file(dir() / name, into.path() / name);
     std::filesystem::copy_file(dir() / weights, into.path() / weights);
     return into.path();
-  }
-
-  static double max_difference(const torch::Tensor& a, const torch::Tensor& b) {
-    EXPECT_EQ(a.sizes(), b.sizes());
-    return (a - b).abs().max().item<double>();
   }
 
   static std::string load_error(const TensorMap& weights) {

@@ -13,12 +13,15 @@
 #include "experiments/checkpoints/checkpoint_error.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/models/bert_heads.h"
+#include "tests/experiments/checkpoints/hf_reference.h"
 #include "tests/support/build_tree.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
 namespace {
 
+using hf_reference::max_difference;
+using hf_reference::reference_batch;
 using ::testing::HasSubstr;
 
 class HfDistilBertCheckpointTest : public ::testing::Test {
@@ -42,18 +45,6 @@ class HfDistilBertCheckpointTest : public ::testing::Test {
   }
 
   static std::filesystem::path folder(const char* name) { return dir_->path() / name; }
-
-  static loaders::Batch reference_batch(const TensorMap& reference) {
-    loaders::Batch batch;
-    batch.inputs = reference.at("input_ids");
-    batch.attention_mask = reference.at("attention_mask");
-    return batch;
-  }
-
-  static double max_difference(const torch::Tensor& a, const torch::Tensor& b) {
-    EXPECT_EQ(a.sizes(), b.sizes());
-    return (a - b).abs().max().item<double>();
-  }
 
   static TensorMap weights_of(const std::filesystem::path& dir, const std::string& file) {
     return file.ends_with(".safetensors") ? read_safetensors(dir / file) : read_torch_state_dict(dir / file);

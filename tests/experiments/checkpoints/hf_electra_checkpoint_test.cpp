@@ -12,12 +12,15 @@
 #include "experiments/checkpoints/checkpoint_error.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/models/electra.h"
+#include "tests/experiments/checkpoints/hf_reference.h"
 #include "tests/support/build_tree.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
 namespace {
 
+using hf_reference::max_difference;
+using hf_reference::reference_batch;
 using ::testing::HasSubstr;
 
 class HfElectraCheckpointTest : public ::testing::Test {
@@ -50,19 +53,6 @@ class HfElectraCheckpointTest : public ::testing::Test {
 
   static TensorMap reference(const char* folder) {
     return read_safetensors(dir_->path() / folder / "reference.safetensors");
-  }
-
-  static loaders::Batch reference_batch(const TensorMap& reference) {
-    loaders::Batch batch;
-    batch.inputs = reference.at("input_ids");
-    batch.attention_mask = reference.at("attention_mask");
-    batch.token_type_ids = reference.at("token_type_ids");
-    return batch;
-  }
-
-  static double max_difference(const torch::Tensor& a, const torch::Tensor& b) {
-    EXPECT_EQ(a.sizes(), b.sizes());
-    return (a - b).abs().max().item<double>();
   }
 
   static inline std::unique_ptr<testing::TempDir> dir_;

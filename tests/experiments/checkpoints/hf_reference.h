@@ -1,0 +1,30 @@
+// What the Hugging Face checkpoint tests share: the batch a tests/experiments/tiny_hf_*.py script
+// ran its plain-PyTorch reference forward on (written beside the checkpoint), and how far jetchar's
+// outputs are from that forward's.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include "experiments/checkpoints/hf_checkpoint.h"
+#include "loaders/batch.h"
+
+namespace jetchar::experiments::hf_reference {
+
+/// The reference's input ids and attention mask, and its token types where it has them (DistilBERT
+/// has none).
+inline loaders::Batch reference_batch(const TensorMap& reference) {
+  loaders::Batch batch;
+  batch.inputs = reference.at("input_ids");
+  batch.attention_mask = reference.at("attention_mask");
+  if (const auto types = reference.find("token_type_ids"); types != reference.end())
+    batch.token_type_ids = types->second;
+  return batch;
+}
+
+/// The largest absolute difference of two tensors of one shape.
+inline double max_difference(const torch::Tensor& a, const torch::Tensor& b) {
+  EXPECT_EQ(a.sizes(), b.sizes());
+  return (a - b).abs().max().item<double>();
+}
+
+}  // namespace jetchar::experiments::hf_reference
