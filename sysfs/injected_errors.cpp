@@ -51,27 +51,38 @@ std::string format_injected_errors(const InjectedErrorTable& table) {
   return text;
 }
 
+std::optional<int> find_injected_error(const InjectedErrorTable& table, std::string_view canonical_kernel_path,
+                                       Access access) {
+  if (table.empty()) return std::nullopt;
+  const auto it = table.find({access, std::string(canonical_kernel_path)});
+  if (it == table.end()) return std::nullopt;
+  return it->second;
+}
+
 InjectedErrors::InjectedErrors(std::filesystem::path root_dir) : file_(std::move(root_dir) / kFileName) {}
 
 void InjectedErrors::refresh_locked() const {
   struct stat now {};
   if (::stat(file_.c_str(), &now) != 0) {
     seen_.reset();
-    table_.clear();
+    table_.reset();
     return;
   }
   if (seen_ && same_file_state(*seen_, now)) return;
-  table_ = parse_injected_errors(read_whole_file(file_), file_.string());
+  table_ = std::make_shared<const InjectedErrorTable>(parse_injected_errors(read_whole_file(file_), file_.string()));
   seen_ = now;
 }
 
-std::optional<int> InjectedErrors::lookup(std::string_view canonical_kernel_path, Access access) const {
+std::shared_ptr<const InjectedErrorTable> InjectedErrors::current() const {
   std::lock_guard lock(mutex_);
   refresh_locked();
-  if (table_.empty()) return std::nullopt;
-  const auto it = table_.find({access, std::string(canonical_kernel_path)});
-  if (it == table_.end()) return std::nullopt;
-  return it->second;
+  return table_;
+}
+
+std::optional<int> InjectedErrors::lookup(std::string_view canonical_kernel_path, Access access) const {
+  const auto table = current();
+  if (!table) return std::nullopt;
+  return find_injected_error(*table, canonical_kernel_path, access);
 }
 
 }  // namespace jetchar::sysfs

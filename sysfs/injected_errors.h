@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -32,6 +33,9 @@ using InjectedErrorTable = std::map<std::pair<Access, std::string>, int>;
 InjectedErrorTable parse_injected_errors(std::string_view text, std::string_view source);
 /// Formats a table in the file format above (sorted, one line per entry).
 std::string format_injected_errors(const InjectedErrorTable& table);
+/// The errno `table` injects for this access of a canonical kernel path, if any.
+std::optional<int> find_injected_error(const InjectedErrorTable& table, std::string_view canonical_kernel_path,
+                                       Access access);
 
 /// The table of one root directory, re-read whenever the file changes (the simulated board
 /// rewrites it as CPUs go offline and online), safe to query from several threads.
@@ -41,13 +45,17 @@ class InjectedErrors {
 
   explicit InjectedErrors(std::filesystem::path root_dir);
   std::optional<int> lookup(std::string_view canonical_kernel_path, Access access) const;
+  /// The table as the file holds it now (one stat; parsed again only when the file changed);
+  /// null when there is no file. A reader of many paths at one moment (a telemetry sample) asks
+  /// once and looks each path up in it, instead of a stat per path.
+  std::shared_ptr<const InjectedErrorTable> current() const;
 
  private:
   void refresh_locked() const;
 
   std::filesystem::path file_;
   mutable std::mutex mutex_;
-  mutable InjectedErrorTable table_;
+  mutable std::shared_ptr<const InjectedErrorTable> table_;  ///< null: no file
   mutable std::optional<struct stat> seen_;  ///< stat of the file as last parsed; nullopt: absent
 };
 

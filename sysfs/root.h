@@ -60,6 +60,11 @@ class Root {
   /// when it injects none, and always for the host's own root. `canonical_path` as canonical()
   /// returns it.
   std::optional<int> injected_error(std::string_view canonical_path, Access access) const;
+  /// The whole table of injected errors as it stands now (InjectedErrors::current()); null for
+  /// the host's root and for a tree that injects none.
+  std::shared_ptr<const InjectedErrorTable> injected_errors() const {
+    return injected_ ? injected_->current() : nullptr;
+  }
   /// The same tree without its injected errors: for the simulated board's behaviour model, which
   /// keeps reading and writing the files a refusing kernel hides from everyone else.
   Root without_injected_errors() const {

@@ -14,6 +14,7 @@
 #include <charconv>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -33,16 +34,26 @@ std::int64_t thread_cpu_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// The errors a tree that plays "/" injects (sysfs/injected_errors.h), as they stand at one
+// sample: the table is fetched once a sample (one stat of its file), not once a file read, which
+// doubled a simulated board's syscalls per sample. The kernel decides at every read; a sample's
+// reads are one moment.
+struct InjectedNow {
+  std::optional<sysfs::Root> tree;  ///< unset for the host's own root, which injects nothing
+  std::shared_ptr<const sysfs::InjectedErrorTable> table;
+  void refresh() {
+    if (tree) table = tree->injected_errors();
+  }
+};
+
 // A file opened once and re-read from offset 0: sysfs regenerates the content on every read at
 // offset 0, and pread avoids a seek per read.
 class OpenFile {
  public:
   OpenFile() = default;
-  OpenFile(const sysfs::Root& root, const std::string& kernel_path) {
-    // A tree that plays "/" may inject a failing read (an inactive policy's EBUSY, an iio
-    // EAGAIN): such a tree is consulted at every read, as the kernel decides at every read.
+  OpenFile(const sysfs::Root& root, const std::string& kernel_path, const InjectedNow* injected) {
     if (!root.is_host_root()) {
-      injecting_root_ = std::make_shared<const sysfs::Root>(root);
+      injected_ = injected;
       canonical_path_ = root.canonical(kernel_path);
     }
     const std::string path = root.resolve(kernel_path).string();
@@ -60,14 +71,13 @@ class OpenFile {
   /// Reads the whole (small) file into `buffer`; returns the length or -1.
   ssize_t read(char* buffer, std::size_t size) const {
     if (!fd_) return -1;
-    if (injecting_root_) {
-      if (const auto injected = injecting_root_->injected_error(canonical_path_, sysfs::Access::kRead)) {
-        errno = *injected;
+    if (injected_ && injected_->table) {
+      if (const auto error = sysfs::find_injected_error(*injected_->table, canonical_path_, sysfs::Access::kRead)) {
+        errno = *error;
         return -1;
       }
     }
-    const ssize_t n = ::pread(fd_.get(), buffer, size, 0);
-    return n;
+    return ::pread(fd_.get(), buffer, size, 0);
   }
 
   /// Parses the leading decimal integer; false when unreadable or malformed.
@@ -88,7 +98,7 @@ class OpenFile {
  private:
   sysfs::UniqueFd fd_;
   int error_ = 0;
-  std::shared_ptr<const sysfs::Root> injecting_root_;  ///< null for the host's own root
+  const InjectedNow* injected_ = nullptr;  ///< null for the host's own root
   std::string canonical_path_;
 };
 
@@ -109,8 +119,11 @@ void set_value(std::vector<FieldValue>& values, std::size_t field, double value,
 // sample's values), and a note for every source left out.
 struct LayoutBuilder {
   const sysfs::Root& root;
+  const InjectedNow& injected;
   TelemetryLayout& layout;
   std::vector<std::string>& notes;
+
+  OpenFile open(const std::string& kernel_path) const { return OpenFile(root, kernel_path, &injected); }
 
   std::size_t add_field(std::string name, std::string unit, FieldGroup group) {
     layout.fields.push_back(FieldInfo{std::move(name), std::move(unit), group});
@@ -171,6 +184,7 @@ struct TelemetrySampler::Source {
   OpenFile meminfo;
   std::optional<std::size_t> mem_field;
   std::vector<char> big_buffer = std::vector<char>(64 * 1024);
+  InjectedNow injected;  // the files above point at it: Source never moves (unique_ptr)
 
   // Sub-rate fields (see the header): read at most every slow_period_ns; in between their last
   // values are carried over, flagged kCarried.
@@ -208,9 +222,9 @@ struct TelemetrySampler::Source {
 void TelemetrySampler::Source::open_rails(LayoutBuilder& b, const std::vector<RailSource>& sources) {
   for (const auto& rail : sources) {
     Rail r;
-    r.voltage = OpenFile(b.root, rail.voltage_path);
-    r.current = OpenFile(b.root, rail.current_path);
-    if (rail.power_path) r.power = OpenFile(b.root, *rail.power_path);
+    r.voltage = b.open(rail.voltage_path);
+    r.current = b.open(rail.current_path);
+    if (rail.power_path) r.power = b.open(*rail.power_path);
     if (!r.power.ok() && !(r.voltage.ok() && r.current.ok())) {
       b.note_missing("rail " + rail.name, r.voltage.ok() ? rail.current_path : rail.voltage_path,
                      r.voltage.ok() ? r.current.error() : r.voltage.error());
@@ -231,7 +245,7 @@ void TelemetrySampler::Source::open_rails(LayoutBuilder& b, const std::vector<Ra
 void TelemetrySampler::Source::open_energy_counters(LayoutBuilder& b, const std::vector<EnergyCounterSource>& sources) {
   for (const auto& counter : sources) {
     Counter c;
-    c.energy = OpenFile(b.root, counter.energy_path);
+    c.energy = b.open(counter.energy_path);
     if (!c.energy.ok()) {
       b.note_missing("energy counter " + counter.name, counter.energy_path, c.energy.error());
       continue;
@@ -317,7 +331,7 @@ void TelemetrySampler::Source::open_nvml_gpus(LayoutBuilder& b, const std::share
 
 // `cpu_numbers` empty: every cpuN line of /proc/stat.
 void TelemetrySampler::Source::open_cpu_load(LayoutBuilder& b, std::vector<int> cpu_numbers) {
-  proc_stat = OpenFile(b.root, "/proc/stat");
+  proc_stat = b.open("/proc/stat");
   if (!proc_stat.ok()) {
     b.note_missing("CPU utilisation", "/proc/stat", proc_stat.error());
     return;
@@ -352,7 +366,7 @@ std::optional<TelemetrySampler::Source::Scalar> TelemetrySampler::Source::open_s
     LayoutBuilder& b, const std::string& what, const std::string& path, std::string field, std::string unit,
     FieldGroup group, double scale) {
   Scalar s;
-  s.file = OpenFile(b.root, path);
+  s.file = b.open(path);
   if (!s.file.ok()) {
     b.note_missing(what, path, s.file.error());
     return std::nullopt;
@@ -389,7 +403,7 @@ void TelemetrySampler::Source::open_scalars(LayoutBuilder& b, const TelemetrySou
     if (emc_activity) emc_util_field = emc_activity->field;
   }
   if (sources.memory) {
-    meminfo = OpenFile(b.root, "/proc/meminfo");
+    meminfo = b.open("/proc/meminfo");
     if (meminfo.ok()) mem_field = b.add_field("mem.used_kib", "KiB", FieldGroup::kMemory);
     else b.note_missing("memory", "/proc/meminfo", meminfo.error());
   }
@@ -424,7 +438,9 @@ TelemetrySampler::TelemetrySampler(const sysfs::Root& root, const TelemetrySourc
   }
   if (options_.ring_capacity < 2) options_.ring_capacity = 2;
   auto& src = *source_;
-  LayoutBuilder builder{root, layout_, notes_};
+  if (!root.is_host_root()) src.injected.tree = root;
+  src.injected.refresh();
+  LayoutBuilder builder{root, src.injected, layout_, notes_};
   src.open_rails(builder, sources.rails);
   src.open_energy_counters(builder, sources.energy_counters);
   if (sources.nvml) src.open_nvml_gpus(builder, sources.nvml, sources.nvml_gpus);
@@ -670,6 +686,7 @@ void TelemetrySampler::read_into(TelemetrySample& sample, std::int64_t t_ns) {
   auto& src = *source_;
   auto& values = sample.values;
   for (auto& v : values) v.flags = 0;
+  src.injected.refresh();
   // Due a little early (1 % of the period), so that a sample a few microseconds before the mark
   // does not push the read a whole sampling period later.
   const bool slow_due = t_ns - src.slow_read_ns >= src.slow_period_ns - src.slow_period_ns / 100;

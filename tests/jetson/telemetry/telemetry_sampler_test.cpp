@@ -134,6 +134,27 @@ TEST_F(TelemetrySamplerTest, FlagsRepeatedReadingsWithinTheUpdateInterval) {
   EXPECT_EQ(c.values[p0].value, 6500.0);
 }
 
+// A tree that plays "/" injects a failing read (an iio INA3221 giving up with EAGAIN): the rail's
+// power is absent in the samples taken meanwhile, the other rails are read, and the sample after
+// the error is gone reads it again. The table is consulted once a sample, so it must still be
+// consulted at every sample.
+TEST_F(TelemetrySamplerTest, AnInjectedReadErrorMakesTheRailAbsentForTheSamplesItLasts) {
+  const sysfs::Root root(dir.path());
+  TelemetrySampler sampler(root, sources, {100.0});
+  const auto in = *sampler.layout().find("VDD_IN.power_mw");
+  const auto gpu = *sampler.layout().find("POM_5V_GPU.power_mw");
+  EXPECT_TRUE(sampler.sample_now().values[gpu].valid());
+  dir.write(sysfs::InjectedErrors::kFileName, "read EAGAIN " + std::string(kIio) + "/in_power1_input\n");
+  for (int k = 0; k < 2; ++k) {
+    const auto failing = sampler.sample_now();
+    EXPECT_FALSE(failing.values[gpu].valid());
+    EXPECT_TRUE(failing.values[in].valid());
+  }
+  dir.write(sysfs::InjectedErrors::kFileName, "# none\n");
+  const auto again = sampler.sample_now();
+  ASSERT_TRUE(again.values[gpu].valid());
+  EXPECT_EQ(again.values[gpu].value, 1529.0);
+}
 TEST_F(TelemetrySamplerTest, CarriesSubRateFieldsBetweenReadsWithTheirAge) {
   // Sub-rate fields (meminfo, /proc/stat, thermal, clocks, loads) are re-read at most every
   // sub_rate_period_ns; in between the last value is carried over, flagged, with its read time.
