@@ -244,7 +244,9 @@ void add_frontier_command(CLI::App& app) {
       ->capture_default_str()
       ->check(cli::between(2, 1000, "steps"));
   command->add_flag("--no-splits", options->no_splits, "Only search; do not time the splits of the largest batch");
-  command->add_option("--threads", options->threads, "LibTorch intra-op threads of each probe")
+  command
+      ->add_option("--threads", options->threads,
+                   "LibTorch intra-op threads of each probe (and OpenBLAS's, where LibTorch multiplies in it)")
       ->check(cli::between(1, 1024, "threads"));
   command->add_option("--seed", options->seed, "Seed of the weights and the synthetic inputs")
       ->check(jetchar::cli::unsigned_integer("a seed"))

@@ -355,7 +355,10 @@ void add_infer_command(CLI::App& app) {
       ->check(cli::above(0, "seconds"));
   command->add_option("--precision", options->precision, "fp32, tf32, amp-fp16 (CUDA), bf16")->capture_default_str();
   command->add_option("--device", options->device, "cpu, cuda or cuda:N")->capture_default_str();
-  command->add_option("--threads", options->threads, "LibTorch intra-op threads (default: LibTorch's choice)")
+  command
+      ->add_option(
+          "--threads", options->threads,
+          "LibTorch intra-op threads, and OpenBLAS's where LibTorch multiplies in it (default: LibTorch's choice)")
       ->check(cli::between(1, 1024, "threads"));
   command->add_option("--classes", options->classes, "Output classes (default: the model's)")
       ->check(cli::between(1, 1000000, "classes"));

@@ -451,7 +451,10 @@ void add_train_command(CLI::App& app) {
   command->add_option("--device", options->device, "cpu, cuda or cuda:N")->capture_default_str();
   command->add_option("--max-batches", options->max_batches, "At most this many minibatches per epoch")
       ->check(cli::at_least(1, "minibatches"));
-  command->add_option("--threads", options->threads, "LibTorch intra-op threads (default: LibTorch's choice)")
+  command
+      ->add_option(
+          "--threads", options->threads,
+          "LibTorch intra-op threads, and OpenBLAS's where LibTorch multiplies in it (default: LibTorch's choice)")
       ->check(cli::between(1, 1024, "threads"));
   command->add_option("--lr", options->learning_rate, "Learning rate (default: SGD 0.01, AdamW 5e-5)")
       ->check(cli::above(0, "learning rate"));

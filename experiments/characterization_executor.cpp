@@ -17,6 +17,7 @@
 #include "experiments/checkpoints/checkpoint_digest.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/checkpoints/pretrained_vocab.h"
+#include "experiments/compute_threads.h"
 #include "experiments/cuda_context.h"
 #include "experiments/device_spec.h"
 #include "experiments/dilated_time.h"
@@ -631,10 +632,8 @@ proto::RunResult CharacterizationExecutor::execute(const sweeps::PlannedRun& run
     }
   }
   // workload.threads, or LibTorch's own choice; the resolved settings say how many ran.
-  if (const int wanted = rank_threads(result.resolved().workload(), default_threads_);
-      torch::get_num_threads() != wanted)
-    torch::set_num_threads(wanted);
-  result.mutable_resolved()->mutable_workload()->set_threads(static_cast<std::uint32_t>(torch::get_num_threads()));
+  const int threads = set_compute_threads(rank_threads(result.resolved().workload(), default_threads_));
+  result.mutable_resolved()->mutable_workload()->set_threads(static_cast<std::uint32_t>(threads));
   try {
     if (result.resolved().workload().task() == proto::INFER) {
       run_inference(run, result);

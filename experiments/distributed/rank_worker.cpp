@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "experiments/compute_threads.h"
 #include "experiments/distributed/gradient_all_reduce.h"
 #include "experiments/distributed/node_ranks.h"
 #include "experiments/run_settings.h"
@@ -26,7 +27,7 @@ void run_rank_worker(const Rendezvous& rendezvous, const RankPlace& place) {
   }
   group.join();
   const auto& w = spec.workload();
-  torch::set_num_threads(rank_threads(w, torch::get_num_threads()));
+  set_compute_threads(rank_threads(w, torch::get_num_threads()));
   GradientAllReduce data_parallel(group);
   // A phased run's phases in order, each on the model the one before left, as the recording rank
   // trains them (characterization_executor.cpp): every rank takes the same steps.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "experiments/compute_threads.h"
 #include "experiments/frontier/address_space_budget.h"
 #include "experiments/models/registry.h"
 #include "experiments/run_settings.h"
@@ -86,7 +87,7 @@ ProbeOutcome run_training_probe(const ProbeRequest& request, const sysfs::Root& 
   w->set_seed(request.seed);
   probe.mutable_measurement()->set_minibatch_records(true);
   const TrainingConfig config = training_config(resolve_defaults(probe));
-  if (request.threads) torch::set_num_threads(*request.threads);
+  if (request.threads) set_compute_threads(*request.threads);
 
   ProbeOutcome outcome;
   warm_up(config.device);
