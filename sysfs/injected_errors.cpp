@@ -59,7 +59,7 @@ std::optional<int> find_injected_error(const InjectedErrorTable& table, std::str
   return it->second;
 }
 
-InjectedErrors::InjectedErrors(std::filesystem::path root_dir) : file_(std::move(root_dir) / kFileName) {}
+InjectedErrors::InjectedErrors(const std::filesystem::path& root_dir) : file_(root_dir / kFileName) {}
 
 void InjectedErrors::refresh_locked() const {
   struct stat now {};

@@ -43,7 +43,7 @@ class InjectedErrors {
  public:
   static constexpr const char* kFileName = ".jetchar-injected-errors";
 
-  explicit InjectedErrors(std::filesystem::path root_dir);
+  explicit InjectedErrors(const std::filesystem::path& root_dir);
   std::optional<int> lookup(std::string_view canonical_kernel_path, Access access) const;
   /// The table as the file holds it now (one stat; parsed again only when the file changed);
   /// null when there is no file. A reader of many paths at one moment (a telemetry sample) asks
