@@ -152,6 +152,13 @@ std::vector<pid_t> children_running(pid_t parent, const std::string& word) {
   return found;
 }
 
+// Two ranks of batch 8 for 200 epochs of 24 steps: long enough to be killed or interrupted in.
+std::vector<std::string> long_two_rank_train() {
+  auto args = train("8", {"--nproc-per-node", "2"});
+  args[std::find(args.begin(), args.end(), "--epochs") - args.begin() + 1] = "200";
+  return args;
+}
+
 // Waits up to `limit` for `child`: its exit status, or nullopt (then it is killed).
 std::optional<int> wait_for(pid_t child, std::chrono::seconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -170,9 +177,7 @@ TEST(TrainDistributedTest, AKilledRankFailsTheRunNamingItAndNoRankIsLeft) {
   SKIP_UNDER_EMULATION();
   testing::TempDir dir;
   const auto out = dir.path() / "killed.json", err = dir.path() / "killed.err";
-  // Long enough to be killed in: 200 epochs of 24 steps.
-  auto args = train("8", {"--nproc-per-node", "2"});
-  args[std::find(args.begin(), args.end(), "--epochs") - args.begin() + 1] = "200";
+  const auto args = long_two_rank_train();
   const pid_t jetchar = testing::spawn_jetchar(args, out, err);
   std::vector<pid_t> ranks;
   for (int i = 0; i < 600 && ranks.empty(); ++i) {
@@ -199,8 +204,7 @@ TEST(TrainDistributedTest, AnInterruptOfOneRankEndsEveryRankAtTheSameMinibatch) 
   SKIP_UNDER_EMULATION();
   testing::TempDir dir;
   const auto out = dir.path() / "stopped.json", err = dir.path() / "stopped.err";
-  auto args = train("8", {"--nproc-per-node", "2"});
-  args[std::find(args.begin(), args.end(), "--epochs") - args.begin() + 1] = "200";
+  const auto args = long_two_rank_train();
   const pid_t jetchar = testing::spawn_jetchar(args, out, err);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (read_text(err).find("epoch 1/200") == std::string::npos) {
@@ -232,8 +236,7 @@ TEST(TrainDistributedTest, AnInterruptOfOneRankEndsEveryRankAtTheSameMinibatch) 
 TEST(TrainDistributedTest, RanksDieWithTheProcessThatStartedThem) {
   SKIP_UNDER_EMULATION();
   testing::TempDir dir;
-  auto args = train("8", {"--nproc-per-node", "2"});
-  args[std::find(args.begin(), args.end(), "--epochs") - args.begin() + 1] = "200";
+  const auto args = long_two_rank_train();
   const pid_t jetchar = testing::spawn_jetchar(args, dir.path() / "out", dir.path() / "err");
   std::vector<pid_t> ranks;
   for (int i = 0; i < 600 && ranks.empty(); ++i) {
