@@ -534,7 +534,7 @@ void add_train_command(CLI::App& app) {
   command
       ->add_option("--master-port", options->master_port,
                    "The rendezvous's TCP port on node 0 (default: a free one; required with --nnodes > 1; under "
-                   "srun: 29500 + SLURM_JOB_ID % 10000)")
+                   "srun: 29500 + SLURM_JOB_ID % 3000)")
       ->check(cli::between(0, 65535, "TCP port"));
   command->add_option("--backend", options->backend, "Collective backend: gloo (CPUs, Jetsons) or nccl (CUDA)")
       ->capture_default_str()

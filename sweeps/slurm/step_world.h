@@ -11,7 +11,10 @@
 //     srun's block and cyclic distributions;
 //   - master_port = kSlurmPortBase + SLURM_JOB_ID (else SLURM_JOBID) % kSlurmPortSpan: every task
 //     of a step derives the same port, and two jobs on one node differ unless their ids are
-//     10000 apart.
+//     3000 apart. The ports (29500 to 32499) stay below Linux's default ephemeral range
+//     (net.ipv4.ip_local_port_range, 32768 to 60999), from which every outgoing connection and
+//     srun's own I/O listeners on node 0 take theirs: a port in that range can be taken by the
+//     step's own srun before node 0 binds it.
 // An address or port the user gave stands, and its variable is not read.
 #pragma once
 
@@ -23,7 +26,7 @@
 namespace jetchar::sweeps {
 
 inline constexpr std::uint32_t kSlurmPortBase = 29500;
-inline constexpr std::uint32_t kSlurmPortSpan = 10000;
+inline constexpr std::uint32_t kSlurmPortSpan = 3000;
 /// As `jetchar train --nnodes` allows.
 inline constexpr std::uint32_t kMaxSlurmNodes = 1024;
 

@@ -60,9 +60,7 @@ runs { }
 SPEC
 
 # The cluster's first job is the 3-node run's (submitted first); its id gives a port nothing listens on.
-first_job=$((1 + RANDOM % 9000))
-while ss -Htln "sport = :$((29500 + first_job))" 2>/dev/null | grep -q .; do first_job=$((first_job + 1)); done
-CLUSTER_CONF_EXTRA=("FirstJobId=$first_job")
+slurm_test_first_job
 cluster_start "$T/cluster" "${NODES[@]}" || skip "Slurm does not start here (see above)"
 
 cd "$T" || fail "no directory $T"

@@ -4,7 +4,7 @@
 # AGX Orin kept in its own directory, runs `srun -N3 -n3 jetchar train` without --nnodes,
 # --node-rank, --master-addr or --master-port: each task takes its place in the world from srun's
 # environment (SLURM_NTASKS, SLURM_PROCID), node 0's address from SLURM_STEP_NODELIST and the
-# rendezvous port from SLURM_JOB_ID (29500 + id % 10000; the cluster's first job id is chosen so
+# rendezvous port from SLURM_JOB_ID (29500 + id % 3000; the cluster's first job id is chosen so
 # that this port is free), and finds its node's board through a wrapper keyed by SLURMD_NODENAME.
 # Every task must exit 0 and report a world of 3 ranks placed as srun placed it; node 0's
 # minibatch losses must equal those of one process training the global batch (3 x 8 = 24) with
@@ -49,9 +49,7 @@ TRAIN=(--model lenet5 --dataset 'synthetic:1x28x28?samples=384&classes=10' --epo
   fail "the one-process training failed: $(cat "$T/one.err")"
 
 # The cluster's first job runs the step; its id gives a port nothing listens on.
-first_job=$((1 + RANDOM % 9000))
-while ss -Htln "sport = :$((29500 + first_job))" 2>/dev/null | grep -q .; do first_job=$((first_job + 1)); done
-CLUSTER_CONF_EXTRA=("FirstJobId=$first_job")
+slurm_test_first_job
 cluster_start "$T/cluster" "${NODES[@]}" || skip "Slurm does not start here (see above)"
 
 # One task of the step: this node's board; its place in the world comes from srun's environment.
@@ -97,7 +95,7 @@ for rank in range(3):
         problems.append(f"task {rank}: record status {record.get('status')}")
     # The place srun gave the task (proto JSON leaves out a node_rank of 0).
     place = record["requested"]["workload"]["distributed"]
-    expected = {"nnodes": 3, "node_rank": rank, "master_addr": expect_addr, "master_port": 29500 + int(job) % 10000}
+    expected = {"nnodes": 3, "node_rank": rank, "master_addr": expect_addr, "master_port": 29500 + int(job) % 3000}
     got = {key: place.get(key, 0) for key in expected}
     if got != expected:
         problems.append(f"task {rank} on {node}: placed {got}, srun's environment says {expected}")

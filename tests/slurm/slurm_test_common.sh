@@ -49,6 +49,18 @@ slurm_test_finish() {
   if [ "${KEEP_SLURM_TEST:-0}" = 1 ] || { [ "$status" != 0 ] && [ "$status" != 77 ]; }; then echo "kept $T"; else rm -rf "$T"; fi
 }
 
+# slurm_test_first_job: sets first_job, the cluster's first job id (CLUSTER_CONF_EXTRA=(FirstJobId=...)),
+# so that the rendezvous port jetchar derives from it under srun (29500 + id % 3000,
+# sweeps/slurm/step_world.h) is held by no socket in any state now; the port is below the
+# ephemeral range, so the step's own srun sockets cannot take it later.
+slurm_test_first_job() {
+  first_job=$((1 + RANDOM % 2999))
+  while ss -Htan "sport = :$((29500 + first_job % 3000))" 2>/dev/null | grep -q .; do
+    first_job=$((first_job % 2999 + 1))
+  done
+  CLUSTER_CONF_EXTRA=("FirstJobId=$first_job")
+}
+
 # Nothing of a Slurm the test may run under reaches the cluster or what the test runs by hand.
 slurm_test_clean_environment() {
   local variable

@@ -61,12 +61,14 @@ TEST(SlurmStepWorld, ATaskOfAMultiTaskStepIsANodeOfTheWorld) {
 TEST(SlurmStepWorld, ThePortComesFromTheJobIdModuloItsSpan) {
   auto variables = task_of_step();
   variables["SLURM_JOB_ID"] = "1234567";
-  EXPECT_EQ(world_of(variables)->master_port, 29500U + 4567U);
-  variables["SLURM_JOB_ID"] = "20000";
+  EXPECT_EQ(world_of(variables)->master_port, 29500U + 1567U);
+  variables["SLURM_JOB_ID"] = "21000";
   EXPECT_EQ(world_of(variables)->master_port, 29500U);
+  variables["SLURM_JOB_ID"] = "2999";
+  EXPECT_EQ(world_of(variables)->master_port, 32499U) << "the highest port, below the ephemeral range (32768)";
   variables.erase("SLURM_JOB_ID");
-  variables["SLURM_JOBID"] = "9999";
-  EXPECT_EQ(world_of(variables)->master_port, 29500U + 9999U) << "the older name";
+  variables["SLURM_JOBID"] = "2998";
+  EXPECT_EQ(world_of(variables)->master_port, 29500U + 2998U) << "the older name";
 }
 
 TEST(SlurmStepWorld, TheAddressIsTheFirstNodeOfTheStepThenOfTheJob) {
