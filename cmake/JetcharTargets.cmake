@@ -32,9 +32,62 @@ function(jetchar_add_library name)
   jetchar_target_defaults(jetchar_${name})
 endfunction()
 
+# Whether FILE, or a header of this project that it includes (transitively, as "<folder>/<file>.h"
+# from the source root), includes LibTorch. Answers are kept per file for the configure run.
+function(_jetchar_includes_torch file out)
+  get_property(known GLOBAL PROPERTY "_jetchar_torch:${file}" SET)
+  if(NOT known)
+    # Set before the walk so that an include cycle ends.
+    set_property(GLOBAL PROPERTY "_jetchar_torch:${file}" OFF)
+    set(found OFF)
+    file(STRINGS "${file}" includes REGEX "^[ \t]*#[ \t]*include")
+    foreach(line IN LISTS includes)
+      if(line MATCHES "<(torch|ATen|c10|caffe2)/")
+        set(found ON)
+      elseif(line MATCHES "\"([^\"]+)\"")
+        # Generated headers (build tree) and others' headers include no LibTorch of ours.
+        set(header "${PROJECT_SOURCE_DIR}/${CMAKE_MATCH_1}")
+        if(EXISTS "${header}")
+          _jetchar_includes_torch("${header}" found)
+        endif()
+      endif()
+      if(found)
+        break()
+      endif()
+    endforeach()
+    set_property(GLOBAL PROPERTY "_jetchar_torch:${file}" ${found})
+  endif()
+  get_property(found GLOBAL PROPERTY "_jetchar_torch:${file}")
+  set(${out} ${found} PARENT_SCOPE)
+endfunction()
+
 # Targets that include LibTorch get it with a precompiled header, so each translation unit
-# does not re-parse torch/torch.h on a 2-core machine.
+# does not re-parse torch/torch.h on a 2-core machine. Their sources that include no LibTorch
+# header skip it: the 650 MB header costs such a file more than twice its own compile time, and a
+# target with one LibTorch source compiles it faster than it would build the header
+# (docs/building.md). The scan runs at configure time; a file that starts including LibTorch
+# later still builds, only slower, until the next configure.
 function(jetchar_use_torch target visibility)
   target_link_libraries(${target} ${visibility} jetchar_torch)
-  target_precompile_headers(${target} PRIVATE <torch/torch.h>)
+  get_target_property(sources ${target} SOURCES)
+  get_target_property(source_dir ${target} SOURCE_DIR)
+  set(torch_free "")
+  set(torch_sources 0)
+  foreach(source IN LISTS sources)
+    cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${source_dir}")
+    if(source MATCHES "\\.cpp$")
+      _jetchar_includes_torch("${source}" uses_torch)
+      if(uses_torch)
+        math(EXPR torch_sources "${torch_sources} + 1")
+      else()
+        list(APPEND torch_free "${source}")
+      endif()
+    endif()
+  endforeach()
+  if(torch_sources GREATER 1)
+    target_precompile_headers(${target} PRIVATE <torch/torch.h>)
+    if(torch_free)
+      set_source_files_properties(${torch_free} TARGET_DIRECTORY ${target} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+    endif()
+  endif()
 endfunction()
