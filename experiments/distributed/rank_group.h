@@ -12,8 +12,6 @@
 #include <optional>
 #include <string>
 
-#include <torch/types.h>
-
 namespace c10d {
 class ProcessGroup;
 class Store;
