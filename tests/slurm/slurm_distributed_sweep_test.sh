@@ -59,7 +59,7 @@ runs { workload { batch_size: 8 distributed { nnodes: 3 timeout_s: 60 $MASTER_AD
 runs { }
 SPEC
 
-# The cluster's first job is the 3-node run's (submitted first); its id gives a port nothing listens on.
+# The cluster's first job is the 3-node run's (submitted first); its id gives a port no socket holds.
 slurm_test_first_job
 cluster_start "$T/cluster" "${NODES[@]}" || skip "Slurm does not start here (see above)"
 

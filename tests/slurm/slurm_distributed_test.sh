@@ -48,7 +48,7 @@ TRAIN=(--model lenet5 --dataset 'synthetic:1x28x28?samples=384&classes=10' --epo
 "$JETCHAR" train --board "sim:$KIND" --root "$T/boards/single" "${TRAIN[@]}" --batch 24 >"$T/one.json" 2>"$T/one.err" ||
   fail "the one-process training failed: $(cat "$T/one.err")"
 
-# The cluster's first job runs the step; its id gives a port nothing listens on.
+# The cluster's first job runs the step; its id gives a port no socket holds.
 slurm_test_first_job
 cluster_start "$T/cluster" "${NODES[@]}" || skip "Slurm does not start here (see above)"
 

@@ -55,7 +55,7 @@ slurm_test_finish() {
 # ephemeral range, so the step's own srun sockets cannot take it later.
 slurm_test_first_job() {
   first_job=$((1 + RANDOM % 2999))
-  while ss -Htan "sport = :$((29500 + first_job % 3000))" 2>/dev/null | grep -q .; do
+  while ss -Htan "sport = :$((29500 + first_job))" 2>/dev/null | grep -q .; do
     first_job=$((first_job % 2999 + 1))
   done
   CLUSTER_CONF_EXTRA=("FirstJobId=$first_job")
