@@ -83,7 +83,7 @@ struct WorkerOptions {
 
 std::string seconds(std::int64_t ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e9); }
 
-std::string percent(const std::optional<double>& value) {
+std::string accuracy_percent(const std::optional<double>& value) {
   return value ? fmt::format("{:.2f}", *value * 100) : std::string("-");
 }
 
@@ -309,8 +309,8 @@ void print_result(const experiments::TrainingResult& result, const proto::RunRes
     fmt::print(
         "{:>5} {:>8} {:>10} {:>11} {:>9} {:>10.1f} {:>9} {:>10} {:>9} {:>9} {:>7}{}{}\n", epoch.epoch, epoch.batches,
         seconds(epoch.stall_ns), seconds(epoch.compute_ns), seconds(epoch.e2e_ns), epoch.samples_per_s(),
-        epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-", percent(epoch.train_accuracy),
-        percent(epoch.eval_accuracy),
+        epoch.mean_loss ? fmt::format("{:.4f}", *epoch.mean_loss) : "-", accuracy_percent(epoch.train_accuracy),
+        accuracy_percent(epoch.eval_accuracy),
         stored != nullptr && stored->has_energy_j() ? fmt::format("{:.3f}", stored->energy_j()) : "-",
         stored != nullptr && stored->has_average_power_w() ? fmt::format("{:.2f}", stored->average_power_w()) : "-",
         epoch.completed ? "" : (epoch.reached_max_steps ? "  (cut at its phase's steps)" : "  (incomplete)"),

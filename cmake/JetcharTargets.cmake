@@ -61,12 +61,15 @@ function(_jetchar_includes_torch file out)
   set(${out} ${found} PARENT_SCOPE)
 endfunction()
 
-# Targets that include LibTorch get it with a precompiled header, so each translation unit
-# does not re-parse torch/torch.h on a 2-core machine. Their sources that include no LibTorch
-# header skip it: the 650 MB header costs such a file more than twice its own compile time, and a
-# target with one LibTorch source compiles it faster than it would build the header
-# (docs/building.md). The scan runs at configure time; a file that starts including LibTorch
-# later still builds, only slower, until the next configure.
+set(JETCHAR_UNITY_BATCH 8 CACHE STRING "LibTorch sources per unity translation unit (0: no unity build)")
+
+# Targets that include LibTorch: their LibTorch sources compile JETCHAR_UNITY_BATCH at a time, as
+# one translation unit each, with torch/torch.h precompiled where there is more than one such unit,
+# so that the 650 MB header is parsed or loaded once per unit, not once per file (on a 2-core machine
+# that was most of a cold build). Their sources that include no LibTorch header compile on their
+# own without it: the header costs such a file more than twice its own compile time
+# (docs/building.md). The scan runs at configure time; a file that starts including LibTorch later
+# still builds, only slower, until the next configure.
 function(jetchar_use_torch target visibility)
   target_link_libraries(${target} ${visibility} jetchar_torch)
   get_target_property(sources ${target} SOURCES)
@@ -84,10 +87,17 @@ function(jetchar_use_torch target visibility)
       endif()
     endif()
   endforeach()
-  if(torch_sources GREATER 1)
+  # Loading the precompiled header alone costs a translation unit about 10 s.
+  set(units ${torch_sources})
+  if(JETCHAR_UNITY_BATCH GREATER 1 AND torch_sources GREATER 1)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${JETCHAR_UNITY_BATCH})
+    math(EXPR units "(${torch_sources} + ${JETCHAR_UNITY_BATCH} - 1) / ${JETCHAR_UNITY_BATCH}")
+  endif()
+  if(units GREATER 1)
     target_precompile_headers(${target} PRIVATE <torch/torch.h>)
-    if(torch_free)
-      set_source_files_properties(${torch_free} TARGET_DIRECTORY ${target} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
-    endif()
+  endif()
+  if(torch_free)
+    set_source_files_properties(${torch_free} TARGET_DIRECTORY ${target} PROPERTIES
+      SKIP_PRECOMPILE_HEADERS ON SKIP_UNITY_BUILD_INCLUSION ON)
   endif()
 endfunction()

@@ -8,7 +8,7 @@
 
 #include "loaders/batch.h"
 
-namespace jetchar::experiments::testing {
+namespace jetchar::testing {
 
 class VectorBatchSource : public loaders::BatchSource {
  public:
@@ -44,4 +44,4 @@ class VectorBatchSource : public loaders::BatchSource {
   std::size_t position_ = 0;
 };
 
-}  // namespace jetchar::experiments::testing
+}  // namespace jetchar::testing

@@ -22,13 +22,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\ndog\nsat\nran\non\nmat\nhill\n.\n";
+constexpr const char* kMaskedLmVocab =
+    "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\ndog\nsat\nran\non\nmat\nhill\n.\n";
 
 // The one run of a sweep whose base workload is `workload` (textproto fields, "{data}" standing for
 // the folder that holds vocab.txt, corpus.txt and held-out.txt), on a simulated AGX Orin in `dir`.
 proto::RunResult run_pretraining(const testing::TempDir& dir, std::string workload) {
   auto board = jetson::open_board("sim:agx-orin-r36", dir.path() / "board");
-  std::ofstream(dir.path() / "vocab.txt") << kVocab;
+  std::ofstream(dir.path() / "vocab.txt") << kMaskedLmVocab;
   {
     std::ofstream corpus(dir.path() / "corpus.txt");
     for (int copy = 0; copy < 6; ++copy) {

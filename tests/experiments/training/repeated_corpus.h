@@ -7,10 +7,10 @@
 
 #include "tests/support/temp_dir.h"
 
-namespace jetchar::experiments::testing {
+namespace jetchar::testing {
 
 /// Writes vocab.txt and corpus.txt into `dir`; returns corpus.txt's path.
-inline std::filesystem::path write_repeated_corpus(const jetchar::testing::TempDir& dir) {
+inline std::filesystem::path write_repeated_corpus(const TempDir& dir) {
   dir.write("vocab.txt",
             "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\na\ncat\ndog\nbird\nsat\nran\nflew\non\nover\nunder\nmat\nhill\n"
             "tree\nred\nbig\nsmall\n.\n");
@@ -27,4 +27,4 @@ inline std::filesystem::path write_repeated_corpus(const jetchar::testing::TempD
   return dir.write("corpus.txt", text);
 }
 
-}  // namespace jetchar::experiments::testing
+}  // namespace jetchar::testing
