@@ -5,6 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <cstdio>
+
 #include <array>
 #include <cerrno>
 #include <stdexcept>
@@ -75,6 +78,35 @@ int open_unnamed(const fs::path& folder) {
   return ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);  // the umask applies
 }
 
+// The temporary name `write_output_file` gives `output`'s finished content for its writer `pid`
+// (attempt `n`: a name another writer holds is skipped for the next).
+std::string temporary_name(const fs::path& output, pid_t pid, unsigned n) {
+  return fmt::format(".{}.{}-{}", output.filename().string(), pid, n);
+}
+
+// Removes the temporary names of `output` whose writer is gone: a writer killed between naming its
+// finished file and renaming it over the output (a few microseconds) leaves one, and SIGKILL allows
+// no cleanup of its own. A writer that is alive (or a process that took its pid since) keeps its name.
+void remove_abandoned_temporaries(const fs::path& folder, const fs::path& output) {
+  const std::string prefix = "." + output.filename().string() + ".";
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    int pid = 0;
+    unsigned n = 0;
+    // Only a name this function's writer makes, exactly (no other file that starts alike).
+    if (std::sscanf(name.c_str() + prefix.size(), "%d-%u", &pid, &n) != 2 || pid <= 0 ||
+        name != temporary_name(output, pid, n)) {
+      continue;
+    }
+    if (::kill(pid, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
+}
+
 }  // namespace
 
 void write_output_file(const fs::path& output, std::string_view content) {
@@ -102,11 +134,12 @@ void write_output_file(const fs::path& output, std::string_view content) {
   }
   if (::fsync(fd.get()) != 0) fail(errno, "write failed");
   if (unnamed) {
+    remove_abandoned_temporaries(folder, output);
     // Named only now, just before the rename: a kill can leave a temporary file only there.
     // linkat never replaces a file: a name another writer holds is skipped for the next.
     const std::string self = fmt::format("/proc/self/fd/{}", fd.get());
     for (unsigned attempt = 0; !named; ++attempt) {
-      temporary = (folder / fmt::format(".{}.{}-{}", output.filename().string(), ::getpid(), attempt)).string();
+      temporary = (folder / temporary_name(output, ::getpid(), attempt)).string();
       if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temporary.c_str(), AT_SYMLINK_FOLLOW) == 0) {
         named = true;
       } else if (errno != EEXIST || attempt > 100) {

@@ -3,7 +3,9 @@
 // or not at all. The content goes to an unnamed file beside the output (O_TMPFILE; a file of a
 // unique hidden name where the file system has no such files), is fsync'd, named and renamed over
 // the output: a kill, a full disk or a second writer never leaves a torn output or replaces an
-// earlier one with half of a new one, and a failed write removes what it made.
+// earlier one with half of a new one, and a failed write removes what it made. A writer killed in
+// the microseconds between naming its finished file and the rename leaves that hidden name
+// (".OUTPUT.PID-N"); the next write of the same output removes it once that process is gone.
 #pragma once
 
 #include <filesystem>

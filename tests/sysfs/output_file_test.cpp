@@ -1,7 +1,10 @@
 #include "sysfs/output_file.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -78,6 +81,30 @@ TEST(OutputFile, WritesWholeAndLeavesNothingElse) {
   write_output_file(dir.path() / "out.html", "new content");
   EXPECT_EQ(read_whole_file(dir.path() / "out.html"), "new content");
   EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"out.html"});
+}
+
+// The pid of a process that has ended and been reaped.
+pid_t ended_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
+TEST(OutputFile, TheNameAKilledWriterLeftIsRemovedByTheNextWriteAndALiveWritersIsKept) {
+  const TempDir dir;
+  const pid_t ended = ended_pid();
+  const std::string gone = fmt::format(".out.html.{}-0", ended);
+  const std::string alive = fmt::format(".out.html.{}-0", ::getppid());
+  // Another output's abandoned name, and a name that is not one of the writer's.
+  const std::string other = fmt::format(".other.html.{}-0", ended);
+  const std::string unlike = fmt::format(".out.html.{}-0x", ended);
+  for (const std::string& name : {gone, alive, other, unlike}) dir.write(name, "a killed writer's finished file");
+  write_output_file(dir.path() / "out.html", "new content");
+  EXPECT_EQ(read_whole_file(dir.path() / "out.html"), "new content");
+  std::vector<std::string> expected = {alive, other, unlike, "out.html"};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(names_in(dir.path()), expected);
 }
 
 TEST(OutputFile, AFullDiskKeepsTheEarlierOutputAndLeavesNoTemporaryFile) {
