@@ -4,7 +4,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -12,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_code.h"
-#include "tests/support/build_tree.h"
 #include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
+#include "tests/support/python_script_output.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::cli {
@@ -55,17 +54,11 @@ TEST(ElectraCliTest, PretrainsFromScratchOnACorpus) {
 }
 
 TEST(ElectraCliTest, ContinuesFromAHuggingFaceDiscriminatorWithAFreshGenerator) {
-  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "/usr/bin/python3 with torch is needed to write the test checkpoint";
-  }
+  const auto written = testing::python_script_output("tests/experiments/tiny_hf_electra.py", "");
+  if (!written) GTEST_SKIP() << "/usr/bin/python3 with torch is needed to write the test checkpoint";
   testing::TempDir dir;
   const auto model = dir.path() / "model";
-  std::filesystem::create_directories(model);
-  const auto command = "/usr/bin/python3 '" +
-                       (testing::source_dir() / "tests/experiments/tiny_hf_electra.py").string() + "' '" +
-                       model.string() + "'";
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  std::filesystem::remove(model / "model.safetensors");  // the torch.save format, through the CLI
+  testing::copy_files(*written, model, {"model.safetensors"});  // the torch.save format, through the CLI
   // Words of the checkpoint's vocab.txt, which the corpus is tokenized with.
   const auto file = dir.write("corpus.txt", corpus("w10 w11", "w12", "w13 w14"));
   const auto out = dir.path() / "train.txt";

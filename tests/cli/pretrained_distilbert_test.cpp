@@ -7,16 +7,15 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 
 #include "cli/exit_code.h"
-#include "tests/support/build_tree.h"
 #include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
+#include "tests/support/python_script_output.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::cli {
@@ -36,13 +35,11 @@ std::string without_spaces(std::string text) {
 class PretrainedDistilBertTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) return;
+    const auto written = testing::python_script_output("tests/experiments/tiny_hf_distilbert.py", "--base --no-heads");
+    if (!written) return;
     dir_ = std::make_unique<testing::TempDir>();
-    const auto script = testing::source_dir() / "tests/experiments/tiny_hf_distilbert.py";
-    const auto command = "/usr/bin/python3 '" + script.string() + "' '" + model().string() + "' --base --no-heads";
-    std::filesystem::create_directories(model());
-    ASSERT_EQ(std::system(command.c_str()), 0) << command;
-    std::filesystem::remove(model() / "model.safetensors");  // the torch.save format, through the CLI
+    // The torch.save format, through the CLI.
+    testing::copy_files(*written, model(), {"model.safetensors"});
   }
   static void TearDownTestSuite() { dir_.reset(); }
   void SetUp() override {

@@ -4,16 +4,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 
 #include "cli/exit_code.h"
-#include "tests/support/build_tree.h"
 #include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
+#include "tests/support/python_script_output.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::cli {
@@ -26,12 +25,10 @@ using jetchar::testing::read_text;
 class PretrainedOptionTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) return;
+    const auto written = testing::python_script_output("tests/experiments/tiny_hf_bert.py", "");
+    if (!written) return;
     dir_ = std::make_unique<testing::TempDir>();
-    const auto script = testing::source_dir() / "tests/experiments/tiny_hf_bert.py";
-    const auto command = "/usr/bin/python3 '" + script.string() + "' '" + (dir_->path() / "model").string() + "'";
-    std::filesystem::create_directories(dir_->path() / "model");
-    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    testing::copy_files(*written, dir_->path() / "model");
   }
   static void TearDownTestSuite() { dir_.reset(); }
   void SetUp() override {

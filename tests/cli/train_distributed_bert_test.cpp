@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -24,6 +23,7 @@
 #include "tests/support/build_tree.h"
 #include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
+#include "tests/support/python_script_output.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::cli {
@@ -33,11 +33,10 @@ using jetchar::testing::read_text;
 
 // The checkpoint in `dir`/model, without dropout; nullopt (the test skips) without Python's torch.
 std::optional<std::filesystem::path> checkpoint_without_dropout(const testing::TempDir& dir) {
-  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) return std::nullopt;
+  const auto written = testing::python_script_output("tests/experiments/tiny_hf_bert.py", "");
+  if (!written) return std::nullopt;
   const auto model = dir.path() / "model";
-  std::filesystem::create_directories(model);
-  const auto script = testing::source_dir() / "tests/experiments/tiny_hf_bert.py";
-  EXPECT_EQ(std::system(("/usr/bin/python3 '" + script.string() + "' '" + model.string() + "' >/dev/null").c_str()), 0);
+  testing::copy_files(*written, model);
   auto config = nlohmann::json::parse(read_text(model / "config.json"));
   config["hidden_dropout_prob"] = 0.0;
   config["attention_probs_dropout_prob"] = 0.0;

@@ -6,15 +6,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 #include "experiments/checkpoints/checkpoint_error.h"
 #include "experiments/models/bert_heads.h"
 #include "experiments/models/bert_masked_lm.h"
 #include "tests/experiments/checkpoints/hf_reference.h"
-#include "tests/support/build_tree.h"
+#include "tests/support/python_script_output.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -26,20 +26,13 @@ using ::testing::HasSubstr;
 
 class HfCheckpointTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) return;
-    dir_ = std::make_unique<testing::TempDir>();
-    const auto script = testing::source_dir() / "tests/experiments/tiny_hf_bert.py";
-    const auto command = "/usr/bin/python3 '" + script.string() + "' '" + dir_->path().string() + "'";
-    ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  }
-  static void TearDownTestSuite() { dir_.reset(); }
+  static void SetUpTestSuite() { dir_ = testing::python_script_output("tests/experiments/tiny_hf_bert.py", ""); }
 
   void SetUp() override {
     if (!dir_) GTEST_SKIP() << "/usr/bin/python3 with torch is needed to write the test checkpoint";
   }
 
-  static const std::filesystem::path& dir() { return dir_->path(); }
+  static const std::filesystem::path& dir() { return *dir_; }
 
   // Copies the model folder without one of its weight files.
   static std::filesystem::path folder_with(const std::string& weights, const testing::TempDir& into) {
@@ -62,7 +55,8 @@ class HfCheckpointTest : public ::testing::Test {
     return bert_config_from_hf(read_hf_bert_config(dir()), bert_config("bert-tiny"), "config.json");
   }
 
-  static inline std::unique_ptr<testing::TempDir> dir_;
+  static inline std::optional<std::filesystem::path> dir_;
+  hf_reference::OneComputeThread threads_;
 };
 
 TEST_F(HfCheckpointTest, BothWeightFormatsMatchTheReferenceForward) {

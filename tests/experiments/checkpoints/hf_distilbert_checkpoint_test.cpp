@@ -7,14 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
+#include <map>
 #include <memory>
 
 #include "experiments/checkpoints/checkpoint_error.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/models/bert_heads.h"
 #include "tests/experiments/checkpoints/hf_reference.h"
-#include "tests/support/build_tree.h"
+#include "tests/support/python_script_output.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -27,24 +27,19 @@ using ::testing::HasSubstr;
 class HfDistilBertCheckpointTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) return;
-    dir_ = std::make_unique<testing::TempDir>();
-    const auto script = testing::source_dir() / "tests/experiments/tiny_hf_distilbert.py";
-    for (const auto& [folder, flags] :
-         {std::pair<std::string, std::string>{"tiny", ""}, {"sinusoidal", " --sinusoidal"}, {"base", " --base"}}) {
-      std::filesystem::create_directories(dir_->path() / folder);
-      const auto command =
-          "/usr/bin/python3 '" + script.string() + "' '" + (dir_->path() / folder).string() + "'" + flags;
-      ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    for (const auto& [name, arguments] :
+         {std::pair<std::string, std::string>{"tiny", ""}, {"sinusoidal", "--sinusoidal"}, {"base", "--base"}}) {
+      const auto folder = testing::python_script_output("tests/experiments/tiny_hf_distilbert.py", arguments);
+      if (!folder) return;
+      folders_[name] = *folder;
     }
   }
-  static void TearDownTestSuite() { dir_.reset(); }
 
   void SetUp() override {
-    if (!dir_) GTEST_SKIP() << "/usr/bin/python3 with torch is needed to write the test checkpoints";
+    if (folders_.size() < 3) GTEST_SKIP() << "/usr/bin/python3 with torch is needed to write the test checkpoints";
   }
 
-  static std::filesystem::path folder(const char* name) { return dir_->path() / name; }
+  static std::filesystem::path folder(const char* name) { return folders_.at(name); }
 
   static TensorMap weights_of(const std::filesystem::path& dir, const std::string& file) {
     return file.ends_with(".safetensors") ? read_safetensors(dir / file) : read_torch_state_dict(dir / file);
@@ -71,7 +66,8 @@ class HfDistilBertCheckpointTest : public ::testing::Test {
     return "no error";
   }
 
-  static inline std::unique_ptr<testing::TempDir> dir_;
+  static inline std::map<std::string, std::filesystem::path> folders_;
+  hf_reference::OneComputeThread threads_;
 };
 
 TEST_F(HfDistilBertCheckpointTest, TinyModelsInBothFormatsMatchTheReferenceForward) {

@@ -6,14 +6,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <map>
 #include <memory>
 
 #include "experiments/checkpoints/checkpoint_error.h"
 #include "experiments/checkpoints/hf_checkpoint.h"
 #include "experiments/models/electra.h"
 #include "tests/experiments/checkpoints/hf_reference.h"
-#include "tests/support/build_tree.h"
+#include "tests/support/python_script_output.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::experiments {
@@ -26,36 +26,32 @@ using ::testing::HasSubstr;
 class HfElectraCheckpointTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) return;
-    dir_ = std::make_unique<testing::TempDir>();
-    const auto script = testing::source_dir() / "tests/experiments/tiny_hf_electra.py";
-    for (const auto& [folder, flags] : {std::pair<std::string, std::string>{"full", ""}, {"bare", " --bare"}}) {
-      std::filesystem::create_directories(dir_->path() / folder);
-      const auto command =
-          "/usr/bin/python3 '" + script.string() + "' '" + (dir_->path() / folder).string() + "'" + flags;
-      ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    for (const auto& [name, arguments] : {std::pair<std::string, std::string>{"full", ""}, {"bare", "--bare"}}) {
+      const auto folder = testing::python_script_output("tests/experiments/tiny_hf_electra.py", arguments);
+      if (!folder) return;
+      folders_[name] = *folder;
     }
   }
-  static void TearDownTestSuite() { dir_.reset(); }
 
   void SetUp() override {
-    if (!dir_) GTEST_SKIP() << "/usr/bin/python3 with torch is needed to write the test checkpoints";
+    if (folders_.size() < 2) GTEST_SKIP() << "/usr/bin/python3 with torch is needed to write the test checkpoints";
   }
 
   // A model folder holding only one of the weight files (linked, not copied).
   static std::filesystem::path folder_with(const char* folder, const std::string& weights,
                                            const testing::TempDir& into) {
     for (const std::string& name : {std::string("config.json"), std::string("vocab.txt"), weights}) {
-      std::filesystem::create_symlink(dir_->path() / folder / name, into.path() / name);
+      std::filesystem::create_symlink(folders_.at(folder) / name, into.path() / name);
     }
     return into.path();
   }
 
   static TensorMap reference(const char* folder) {
-    return read_safetensors(dir_->path() / folder / "reference.safetensors");
+    return read_safetensors(folders_.at(folder) / "reference.safetensors");
   }
 
-  static inline std::unique_ptr<testing::TempDir> dir_;
+  static inline std::map<std::string, std::filesystem::path> folders_;
+  hf_reference::OneComputeThread threads_;
 };
 
 TEST_F(HfElectraCheckpointTest, BothWeightFormatsMatchTheReferenceForward) {
@@ -113,7 +109,7 @@ TEST_F(HfElectraCheckpointTest, ABareElectraModelLoadsWithFreshHeads) {
 }
 
 TEST_F(HfElectraCheckpointTest, AnotherFamilyOrSizeIsBadInputNamingBoth) {
-  const auto folder = dir_->path() / "full";
+  const auto folder = folders_.at("full");
   EXPECT_THAT([&] { make_pretrained_model(find_model("bert-tiny-qa"), folder, std::nullopt, 0); },
               ::testing::ThrowsMessage<CheckpointError>(
                   HasSubstr("config.json holds an ELECTRA checkpoint (model_type \"electra\"); bert-tiny is a BERT "
