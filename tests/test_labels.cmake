@@ -4,6 +4,8 @@
 #            and scripts/test-budget.py names a test over 15 s that is not listed here (the unit
 #            shards of a BATCHED module get it in tests/CMakeLists.txt: SLOW_BATCHES);
 #   browser  draws the report in headless Chromium.
+# A slow test also gets a COST, so that ctest starts it early where it has no timings of an earlier
+# run (a fresh clone, as CI's): a long test started last leaves the other core idle.
 # ctest reads this file after the GoogleTest discovery that defines the tests (TEST_INCLUDE_FILES,
 # appended after it in each test folder); a name not defined in a folder is passed over there.
 set(_jetchar_slow_tests
@@ -54,12 +56,14 @@ foreach(_jetchar_test IN LISTS _jetchar_slow_tests _jetchar_browser_tests)
   endif()
   # list(FIND), not if(IN_LIST): ctest reads this file without the policy IN_LIST needs.
   list(FIND _jetchar_slow_tests ${_jetchar_test} _jetchar_at)
+  set(_jetchar_cost 0)
   if(_jetchar_at GREATER -1)
     list(APPEND _jetchar_labels slow)
+    set(_jetchar_cost 20)
   endif()
   list(FIND _jetchar_browser_tests ${_jetchar_test} _jetchar_at)
   if(_jetchar_at GREATER -1)
     list(APPEND _jetchar_labels browser)
   endif()
-  set_tests_properties(${_jetchar_test} PROPERTIES LABELS "${_jetchar_labels}")
+  set_tests_properties(${_jetchar_test} PROPERTIES LABELS "${_jetchar_labels}" COST ${_jetchar_cost})
 endforeach()
