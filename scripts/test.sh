@@ -76,6 +76,6 @@ fi
 timed tests 600 "$@"
 optional LINT "clang-tidy" 0 scripts/lint.sh -p build/release
 timed scripts/package.sh native >/dev/null
-optional SANITIZE "the ASan/UBSan tests" 900 scripts/sanitize.sh
+optional SANITIZE "the ASan/UBSan tests" 1000 scripts/sanitize.sh
 optional FUZZ "the fuzz smoke" 780 scripts/fuzz-smoke.sh
 optional CROSS "the aarch64 cross build and tests" 1500 scripts/cross-test.sh --ci
