@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// FNV-1a: a name for the script's content that is the same in every process and build.
+// FNV-1a: a name for the scripts' content that is the same in every process and build.
 std::uint64_t fnv1a(const std::string& text) {
   std::uint64_t hash = 1469598103934665603ull;
   for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
@@ -56,8 +56,15 @@ std::optional<fs::path> python_script_output(const std::string& script, const st
   // One thread for LibTorch and for OpenBLAS, whose products otherwise split over as many threads as
   // the machine has cores and sum in an order that differs by 1e-5 from a test's one-thread forward.
   const std::string environment = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1";
-  const std::string key =
-      fmt::format("{:016x}", fnv1a(read_all(source) + '\0' + arguments + '\0' + module + '\0' + environment));
+  // The script and the modules beside it that it may import (tiny_hf_distilbert.py imports tiny_hf_bert.py).
+  std::vector<fs::path> scripts;
+  for (const auto& entry : fs::directory_iterator(source.parent_path())) {
+    if (entry.path().extension() == ".py") scripts.push_back(entry.path());
+  }
+  std::sort(scripts.begin(), scripts.end());
+  std::string inputs = read_all(source) + '\0' + arguments + '\0' + module + '\0' + environment;
+  for (const fs::path& file : scripts) inputs += '\0' + file.filename().string() + '\0' + read_all(file);
+  const std::string key = fmt::format("{:016x}", fnv1a(inputs));
   const fs::path root = binary_dir() / "tests" / "python-output";
   const fs::path folder = root / fmt::format("{}-{}", fs::path(script).stem().string(), key);
   fs::create_directories(root);

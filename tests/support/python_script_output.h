@@ -14,10 +14,10 @@ namespace jetchar::testing {
 /// The folder `/usr/bin/python3 SCRIPT FOLDER ARGUMENTS` wrote, in one thread (LibTorch's and
 /// OpenBLAS's: a test computes what it compares with the script's numbers in one thread too, see
 /// tests/experiments/checkpoints/hf_reference.h): SCRIPT relative to the source tree, ARGUMENTS words
-/// separated by spaces. The first caller for a content of SCRIPT and ARGUMENTS runs
-/// it, under a lock that later callers, in this process or another, wait on; they share its folder
-/// (under the build tree's tests/python-output/), which no caller may change: copy what a test
-/// edits. nullopt where /usr/bin/python3 cannot import `module`.
+/// separated by spaces. The first caller for a content of SCRIPT (and of the Python files beside it,
+/// which it may import) and ARGUMENTS runs it, under a lock that later callers, in this process or
+/// another, wait on; they share its folder (under the build tree's tests/python-output/), which no
+/// caller may change: copy what a test edits. nullopt where /usr/bin/python3 cannot import `module`.
 std::optional<std::filesystem::path> python_script_output(const std::string& script, const std::string& arguments,
                                                           const std::string& module = "torch");
 
