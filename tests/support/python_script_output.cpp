@@ -50,8 +50,7 @@ class FileLock {
 
 }  // namespace
 
-std::optional<fs::path> python_script_output(const std::string& script, const std::string& arguments,
-                                             const std::string& module) {
+std::optional<fs::path> python_script_output(const std::string& script, const std::string& arguments) {
   const fs::path source = source_dir() / script;
   // One thread for LibTorch and for OpenBLAS, whose products otherwise split over as many threads as
   // the machine has cores and sum in an order that differs by 1e-5 from a test's one-thread forward.
@@ -62,7 +61,7 @@ std::optional<fs::path> python_script_output(const std::string& script, const st
     if (entry.path().extension() == ".py") scripts.push_back(entry.path());
   }
   std::sort(scripts.begin(), scripts.end());
-  std::string inputs = read_all(source) + '\0' + arguments + '\0' + module + '\0' + environment;
+  std::string inputs = read_all(source) + '\0' + arguments + '\0' + environment;
   for (const fs::path& file : scripts) inputs += '\0' + file.filename().string() + '\0' + read_all(file);
   const std::string key = fmt::format("{:016x}", fnv1a(inputs));
   const fs::path root = binary_dir() / "tests" / "python-output";
@@ -70,8 +69,7 @@ std::optional<fs::path> python_script_output(const std::string& script, const st
   fs::create_directories(root);
   const FileLock lock(root / "lock");
   if (fs::exists(folder)) return folder;
-  const std::string check = fmt::format("/usr/bin/python3 -c 'import {}' >/dev/null 2>&1", module);
-  if (std::system(check.c_str()) != 0) return std::nullopt;
+  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) return std::nullopt;
   // Written beside, then renamed: a run that fails or is killed leaves no folder that looks whole.
   const fs::path partial = root / fmt::format(".{}-{}.partial", folder.filename().string(), ::getpid());
   fs::remove_all(partial);

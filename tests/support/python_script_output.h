@@ -17,9 +17,8 @@ namespace jetchar::testing {
 /// separated by spaces. The first caller for a content of SCRIPT (and of the Python files beside it,
 /// which it may import) and ARGUMENTS runs it, under a lock that later callers, in this process or
 /// another, wait on; they share its folder (under the build tree's tests/python-output/), which no
-/// caller may change: copy what a test edits. nullopt where /usr/bin/python3 cannot import `module`.
-std::optional<std::filesystem::path> python_script_output(const std::string& script, const std::string& arguments,
-                                                          const std::string& module = "torch");
+/// caller may change: copy what a test edits. nullopt where /usr/bin/python3 cannot import torch.
+std::optional<std::filesystem::path> python_script_output(const std::string& script, const std::string& arguments);
 
 /// Copies the files of `folder` (such an output) into `into`, created, but those named in `except`:
 /// the folder a test that changes or removes a file works on.
