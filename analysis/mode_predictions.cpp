@@ -115,6 +115,11 @@ nlohmann::json predicted_front_point_json(const PredictedFrontPoint& point, cons
   return out;
 }
 
+nlohmann::json interval_json(const std::optional<Interval>& interval) {
+  if (!interval) return nullptr;
+  return {{"value", interval->value}, {"low", interval->low}, {"high", interval->high}};
+}
+
 nlohmann::json mode_choice_json(const StoredModeChoice& c) {
   using report_html::optional_json;
   return {{"budget", c.budget},

@@ -83,6 +83,10 @@ std::vector<const PredictedFrontPoint*> front_points_by_prediction(const std::ve
 nlohmann::json predicted_front_point_json(const PredictedFrontPoint& point, const StoredModePrediction& prediction,
                                           bool with_front_marks);
 
+/// A predicted value with its interval as JSON ({value, low, high}; null when absent), the one layout
+/// of `jetchar analyze predictions --json` and `analyze choose --modes --json`.
+nlohmann::json interval_json(const std::optional<Interval>& interval);
+
 /// A stored choice as JSON (budget, confidence, mode or null, measured, time, energy, eligible of
 /// modes, expected regret, probability), the one layout of `jetchar analyze predictions --json` and
 /// the report's page.

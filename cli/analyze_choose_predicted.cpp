@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/mode_group_predictions.h"
+#include "analysis/mode_predictions.h"
 #include "analysis/modes_file.h"
 #include "cli/analyze_options.h"
 #include "cli/exit_code.h"
@@ -23,11 +24,6 @@ std::string interval_text(const char* name, const std::optional<Interval>& v, co
   if (!v) return fmt::format("  {} -", name);
   if (measured) return fmt::format("  {} {:.4g} {}", name, v->value, unit);
   return fmt::format("  {} {:.4g} {} ({:.4g}-{:.4g})", name, v->value, unit, v->low, v->high);
-}
-
-nlohmann::json interval_json(const std::optional<Interval>& v) {
-  if (!v) return nullptr;
-  return {{"value", v->value}, {"low", v->low}, {"high", v->high}};
 }
 
 }  // namespace

@@ -50,10 +50,6 @@ std::string front_mark(const PredictedFrontPoint* p) {
   return p->on_front ? "yes" : p->may_be_on_front ? "maybe" : "no";
 }
 
-nlohmann::json interval_json(const std::optional<Interval>& i) {
-  return i ? nlohmann::json({{"value", i->value}, {"low", i->low}, {"high", i->high}}) : nlohmann::json(nullptr);
-}
-
 // --json: per sweep, every mode with its intervals and front marks, then the front's points, and
 // the sweep's choice (null without an objective).
 nlohmann::json predictions_json(const std::string& results, const std::vector<StoredModePrediction>& predictions,
