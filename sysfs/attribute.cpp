@@ -38,11 +38,13 @@ std::string_view trim(std::string_view text) {
 
 }  // namespace
 
+std::string_view trim_value(std::string_view text) {
+  while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
+  return trim(text);
+}
+
 std::string read_string(const Root& root, std::string_view path) {
-  std::string content = read_raw(root, path);
-  // Device-tree strings end with a NUL; strip it like the trailing newline.
-  while (!content.empty() && content.back() == '\0') content.pop_back();
-  return std::string(trim(content));
+  return std::string(trim_value(read_raw(root, path)));
 }
 
 std::optional<std::string> try_read_string(const Root& root, std::string_view path) {

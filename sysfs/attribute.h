@@ -35,6 +35,10 @@ std::vector<int> read_cpu_list(const Root& root, std::string_view path);
 /// NUL-separated device-tree strings (compatible: "nvidia,p3737-0000+p3701-0000\0nvidia,tegra234\0").
 std::vector<std::string> read_dt_strings(const Root& root, std::string_view path);
 
+/// A value as read_string returns it: without the whitespace around it or the NULs after it (a
+/// sysfs value ends with '\n', a device-tree string with '\0').
+std::string_view trim_value(std::string_view text);
+
 /// Parses a decimal integer with an optional unit suffix; `source` names the origin in errors.
 std::int64_t parse_int(std::string_view text, std::string_view source, bool allow_unit_suffix = false);
 

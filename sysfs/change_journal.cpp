@@ -15,6 +15,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "sysfs/attribute.h"
 #include "sysfs/boot_id.h"
 #include "sysfs/error.h"
 #include "sysfs/output_file.h"
@@ -120,14 +121,6 @@ std::string read_attribute_raw(const Root& root, std::string_view path) {
   return read_to_end(fd.get(), path);
 }
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (std::isspace(static_cast<unsigned char>(text.back())) || text.back() == '\0')) {
-    text.remove_suffix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  return text;
-}
-
 void fsync_directory(const fs::path& dir) {
   const UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd) throw IoError(dir.string(), "open directory to sync", errno);
@@ -231,8 +224,9 @@ bool write_external(const std::string& path, const std::string& value, std::stri
     handler.write(path, value);
     if (handler.readable_back && !handler.readable_back(path)) return true;
     const std::string back = handler.read(path);
-    if (trim(back) != trim(value)) {
-      failure = fmt::format("{}: wrote '{}' but it reads back '{}'", path, escape(trim(value)), escape(trim(back)));
+    if (trim_value(back) != trim_value(value)) {
+      failure = fmt::format("{}: wrote '{}' but it reads back '{}'", path, escape(trim_value(value)),
+                            escape(trim_value(back)));
       return false;
     }
   } catch (const std::exception& e) {
@@ -269,13 +263,15 @@ bool write_raw(const Root& root, const std::string& path, const std::string& val
   const int error = written < 0 ? errno : 0;
   fd.close();
   if (error != 0 || static_cast<size_t>(written) != value.size()) {
-    failure = fmt::format("{}: cannot write '{}': {}", path, escape(trim(value)), std::strerror(error ? error : EIO));
+    failure =
+        fmt::format("{}: cannot write '{}': {}", path, escape(trim_value(value)), std::strerror(error ? error : EIO));
     return false;
   }
   try {
     const std::string back = read_attribute_raw(root, path);
-    if (trim(back) != trim(value)) {
-      failure = fmt::format("{}: wrote '{}' but it reads back '{}'", path, escape(trim(value)), escape(trim(back)));
+    if (trim_value(back) != trim_value(value)) {
+      failure = fmt::format("{}: wrote '{}' but it reads back '{}'", path, escape(trim_value(value)),
+                            escape(trim_value(back)));
       return false;
     }
   } catch (const IoError& e) {

@@ -12,13 +12,13 @@ namespace {
 
 // Far above any kernel's NR_CPUS (8192); bounds the memory a corrupt list can make us use.
 constexpr int kMaxCpus = 65536;
-constexpr const char* kExpected = "a CPU list such as '0-3,6' or '0 1 2 3'";
+constexpr const char* kCpuListExpected = "a CPU list such as '0-3,6' or '0 1 2 3'";
 
 int parse_cpu(std::string_view token, std::string_view text, std::string_view source) {
   int value = -1;
   const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
   if (ec != std::errc() || end != token.data() + token.size() || value < 0) {
-    throw FormatError(std::string(source), std::string(text), kExpected);
+    throw FormatError(std::string(source), std::string(text), kCpuListExpected);
   }
   return value;
 }
@@ -36,13 +36,13 @@ std::vector<int> parse_cpu_list(std::string_view text, std::string_view source) 
   const bool space_separated = whole.find(' ') != std::string_view::npos;
   const char separator = space_separated ? ' ' : ',';
   if (space_separated && whole.find(',') != std::string_view::npos) {
-    throw FormatError(std::string(source), std::string(whole), kExpected);
+    throw FormatError(std::string(source), std::string(whole), kCpuListExpected);
   }
   while (!text.empty()) {
     const size_t at = text.find(separator);
     const std::string_view item = text.substr(0, at);
     text = at == std::string_view::npos ? std::string_view{} : text.substr(at + 1);
-    if (item.empty()) throw FormatError(std::string(source), std::string(whole), kExpected);
+    if (item.empty()) throw FormatError(std::string(source), std::string(whole), kCpuListExpected);
     const size_t dash = item.find('-');
     const int first = parse_cpu(item.substr(0, dash), whole, source);
     const int last = dash == std::string_view::npos ? first : parse_cpu(item.substr(dash + 1), whole, source);

@@ -11,7 +11,7 @@
 namespace jetchar::sysfs {
 namespace {
 
-constexpr const char* kExpected =
+constexpr const char* kDiskstatsExpected =
     "'major minor name' followed by at least 11 decimal counters (see Documentation/admin-guide/iostats.rst)";
 // Sector counts are multiplied by 512 for bytes; larger values would overflow (and no disk has them).
 constexpr std::uint64_t kMaxCounter = std::numeric_limits<std::uint64_t>::max() / kDiskstatsSectorBytes;
@@ -24,7 +24,9 @@ std::vector<DiskStats> parse_proc_diskstats(std::string_view text, std::string_v
   for (size_t index = 0; index < lines.size(); ++index) {
     const auto fields = split_fields(lines[index]);
     if (fields.empty()) continue;
-    const auto fail = [&] { return FormatError(std::string(source), index + 1, excerpt(lines[index]), kExpected); };
+    const auto fail = [&] {
+      return FormatError(std::string(source), index + 1, excerpt(lines[index]), kDiskstatsExpected);
+    };
     if (fields.size() < 14) throw fail();
     const auto major = parse_u64(fields[0]);
     const auto minor = parse_u64(fields[1]);

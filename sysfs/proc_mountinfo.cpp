@@ -9,7 +9,7 @@
 namespace jetchar::sysfs {
 namespace {
 
-constexpr const char* kExpected =
+constexpr const char* kMountinfoExpected =
     "'id parent major:minor root mount-point options [tags...] - fstype source super-options'";
 
 bool is_octal(char c) { return c >= '0' && c <= '7'; }
@@ -74,12 +74,12 @@ std::vector<MountInfo> parse_proc_mountinfo(std::string_view text, std::string_v
     const auto fields = split_on_space(line);
     size_t separator = 6;
     while (separator < fields.size() && fields[separator] != "-") ++separator;
-    if (separator >= fields.size() || fields.size() - separator != 4) throw fail(kExpected);
+    if (separator >= fields.size() || fields.size() - separator != 4) throw fail(kMountinfoExpected);
     MountInfo mount;
     const auto id = parse_u64(fields[0]);
     const auto parent = parse_u64(fields[1]);
     if (!id || !parent || *id > 0x7fffffff || *parent > 0x7fffffff)
-      throw fail("decimal mount ids; " + std::string(kExpected));
+      throw fail("decimal mount ids; " + std::string(kMountinfoExpected));
     mount.mount_id = static_cast<int>(*id);
     mount.parent_id = static_cast<int>(*parent);
     const std::string_view device = fields[2];
@@ -90,7 +90,7 @@ std::vector<MountInfo> parse_proc_mountinfo(std::string_view text, std::string_v
     mount.major = static_cast<unsigned>(*major);
     mount.minor = static_cast<unsigned>(*minor);
     if (fields[3].empty() || fields[4].empty())
-      throw fail("a non-empty root and mount point; " + std::string(kExpected));
+      throw fail("a non-empty root and mount point; " + std::string(kMountinfoExpected));
     mount.root = decode_mount_escapes(fields[3]);
     mount.mount_point = decode_mount_escapes(fields[4]);
     mount.mount_options = std::string(fields[5]);

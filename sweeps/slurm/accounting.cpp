@@ -6,20 +6,17 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "sweeps/slurm/decimal_field.h"
+
 namespace jetchar::sweeps {
 namespace {
-
-bool digits(std::string_view text) {
-  return !text.empty() && text.size() <= 18 &&
-         std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
-}
 
 std::size_t number(std::string_view text) { return static_cast<std::size_t>(std::stoull(std::string(text))); }
 
 // "0-7%2", "1,3,5-6": how many tasks; 0 when not a task list.
 std::size_t task_count(std::string_view list) {
   if (const auto percent = list.find('%'); percent != std::string_view::npos) {
-    if (!digits(list.substr(percent + 1))) return 0;
+    if (!is_decimal_field(list.substr(percent + 1))) return 0;
     list = list.substr(0, percent);
   }
   std::size_t count = 0;
@@ -28,11 +25,11 @@ std::size_t task_count(std::string_view list) {
     const std::string_view item = list.substr(0, comma);
     const auto dash = item.find('-');
     if (dash == std::string_view::npos) {
-      if (!digits(item)) return 0;
+      if (!is_decimal_field(item)) return 0;
       ++count;
     } else {
       const std::string_view from = item.substr(0, dash), to = item.substr(dash + 1);
-      if (!digits(from) || !digits(to) || number(to) < number(from)) return 0;
+      if (!is_decimal_field(from) || !is_decimal_field(to) || number(to) < number(from)) return 0;
       count += number(to) - number(from) + 1;
     }
     if (comma == std::string_view::npos) break;
@@ -54,11 +51,11 @@ bool read_job_id(std::string_view id, SacctRecord& record) {
   }
   const auto underscore = id.find('_');
   const std::string_view job = id.substr(0, underscore);
-  if (!digits(job)) return false;
+  if (!is_decimal_field(job)) return false;
   record.job = std::string(job);
   if (underscore == std::string_view::npos) return true;
   const std::string_view task = id.substr(underscore + 1);
-  if (digits(task)) return true;
+  if (is_decimal_field(task)) return true;
   if (task.size() < 3 || task.front() != '[' || task.back() != ']' || record.step) return false;
   record.tasks = task_count(task.substr(1, task.size() - 2));
   return record.tasks > 0;

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "sweeps/slurm/decimal_field.h"
+
 namespace jetchar::sweeps {
 namespace {
 
@@ -21,12 +23,6 @@ bool separator(char c) { return c == ',' || c == ' ' || c == '\t' || c == '\n' |
                   shown, what));
 }
 
-// 18 digits at most: every such number fits an unsigned 64-bit integer.
-bool digits(std::string_view text) {
-  return !text.empty() && text.size() <= 18 &&
-         std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
-}
-
 // The names of one bracket's ranges ("1-3,5"), appended to `names`.
 void expand_ranges(std::string_view hostlist, std::string_view ranges, std::size_t max_hosts,
                    std::vector<std::string>& names) {
@@ -37,7 +33,7 @@ void expand_ranges(std::string_view hostlist, std::string_view ranges, std::size
     const auto dash = range.find('-');
     const std::string_view lo_text = range.substr(0, dash);
     const std::string_view hi_text = dash == std::string_view::npos ? lo_text : range.substr(dash + 1);
-    if (!digits(lo_text) || !digits(hi_text)) {
+    if (!is_decimal_field(lo_text) || !is_decimal_field(hi_text)) {
       fail(hostlist, fmt::format("range '{}' is not N or N-M with N and M numbers", range));
     }
     const auto lo = std::stoull(std::string(lo_text)), hi = std::stoull(std::string(hi_text));
