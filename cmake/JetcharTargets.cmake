@@ -17,6 +17,22 @@ function(jetchar_target_defaults target)
   endif()
 endfunction()
 
+set(JETCHAR_UNITY_BATCH 8 CACHE STRING "Sources per unity translation unit of the libraries and the CLI (0: no unity build)")
+
+# TARGET's sources compile JETCHAR_UNITY_BATCH at a time, as one translation unit each (CMake's
+# unity build): for targets whose files include the same costly headers. A source with its own
+# compile definitions compiles on its own. GCC takes the merged .cpp files for headers and would
+# warn of a class holding a member of a file's anonymous namespace (-Wsubobject-linkage), which is
+# right in a .cpp file.
+function(jetchar_unity_build target)
+  if(JETCHAR_UNITY_BATCH GREATER 1)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${JETCHAR_UNITY_BATCH})
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+    endif()
+  endif()
+endfunction()
+
 # A library for one top-level folder: jetchar_<name>, aliased jetchar::<name>; headers are
 # included as "<folder>/<file>.h" from the source root.
 function(jetchar_add_library name)
@@ -30,6 +46,7 @@ function(jetchar_add_library name)
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}>)
   set_target_properties(jetchar_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   jetchar_target_defaults(jetchar_${name})
+  jetchar_unity_build(jetchar_${name})
 endfunction()
 
 # Whether FILE, or a header of this project that it includes (transitively, as "<folder>/<file>.h"
@@ -61,7 +78,7 @@ function(_jetchar_includes_torch file out)
   set(${out} ${found} PARENT_SCOPE)
 endfunction()
 
-set(JETCHAR_UNITY_BATCH 8 CACHE STRING "LibTorch sources per unity translation unit (0: no unity build)")
+
 
 # Targets that include LibTorch: their LibTorch sources compile JETCHAR_UNITY_BATCH at a time, as
 # one translation unit each, with torch/torch.h precompiled where there is more than one such unit,

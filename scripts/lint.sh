@@ -50,11 +50,12 @@ for entry in json.load(open(sys.argv[1])):
     pch = re.search(r'-include (\S*cmake_pch\.hxx)', entry['command'])
     torch = pch and re.search(r'<(torch|ATen|c10)/', open(pch.group(1)).read())
     print(f[len(root):], m.group(1) if m else '', 'pch' if torch else '-', sep='\t')
-    # A unity unit's sources (LibTorch's, compiled eight at a time) are LibTorch units of their own.
+    # A unity unit's sources (compiled eight at a time) are units of their own, LibTorch's where
+    # the unit's precompiled header is.
     if re.search(r'/Unity/unity_[0-9]+_cxx\.cxx$', f):
         for source in re.findall(r'#include "([^"]+)"', open(f).read()):
             if source.startswith(root):
-                print(source[len(root):], m.group(1) if m else '', 'pch', sep='\t')
+                print(source[len(root):], m.group(1) if m else '', 'pch' if torch else '-', sep='\t')
 PY
 )
 declare -A object=() pch=()
@@ -127,13 +128,18 @@ fi
 
 # clang reads GCC's precompiled GoogleTest header (cmake_pch.hxx.gch) for `-include cmake_pch.hxx` and
 # fails on it: the commands clang-tidy gets leave that include out (each test includes its headers).
+# A unity unit's sources get its command each, with the source in place of the unit.
 tidy_db=$(mktemp -d)
 trap 'rm -rf "$tidy_db"' EXIT
 python3 - "$db" "$tidy_db/compile_commands.json" <<'PY'
 import json, re, sys
 entries = json.load(open(sys.argv[1]))
-for entry in entries:
+for entry in list(entries):
     entry['command'] = re.sub(r' -Winvalid-pch| -include \S*cmake_pch\.hxx', '', entry['command'])
+    unit = entry['file']
+    if re.search(r'/Unity/unity_[0-9]+_cxx\.cxx$', unit):
+        for source in re.findall(r'#include "([^"]+)"', open(unit).read()):
+            entries.append({**entry, 'file': source, 'command': entry['command'].replace(unit, source)})
 json.dump(entries, open(sys.argv[2], 'w'))
 PY
 args=(-p "$tidy_db" --quiet --extra-arg=-Wno-unknown-warning-option)
