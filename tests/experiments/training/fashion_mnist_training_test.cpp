@@ -1,6 +1,8 @@
 // The real check of the training runner: LeNet-5 on the real Fashion-MNIST (Debian package
-// fashion-mnist, /usr/share/datasets/fashion-mnist) reaches at least 85 % test accuracy after two
-// epochs of SGD (lr 0.01, momentum 0.9, batch 64), as the seed study trains it.
+// fashion-mnist, /usr/share/datasets/fashion-mnist) reaches at least 85 % test accuracy after one
+// epoch of SGD (lr 0.01, momentum 0.9, batch 64), as the seed study trains it (two epochs there;
+// the first already reaches 86.6 % here). One compute thread: ctest runs other tests beside it,
+// and two threads that spin-wait on a busy core took 164 s instead of 40.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,12 +19,12 @@ namespace {
 
 const std::filesystem::path kFashionMnist = "/usr/share/datasets/fashion-mnist";
 
-TEST(FashionMnistTrainingIntegration, LeNet5ReachesEightyFivePercentInTwoEpochs) {
+TEST(FashionMnistTrainingIntegration, LeNet5ReachesEightyFivePercentInOneEpoch) {
   if (!std::filesystem::exists(kFashionMnist)) {
     GTEST_SKIP() << kFashionMnist << " is absent (Debian package fashion-mnist)";
   }
   const int threads_before = torch::get_num_threads();
-  torch::set_num_threads(2);
+  torch::set_num_threads(1);
   auto transform = loaders::Transform::parse("normalize=0.2860/0.3530");
   std::shared_ptr<const loaders::Dataset> train_set =
       loaders::MnistDataset::open_dir(kFashionMnist, "train", true, transform);
@@ -37,7 +39,7 @@ TEST(FashionMnistTrainingIntegration, LeNet5ReachesEightyFivePercentInTwoEpochs)
   torch::manual_seed(1);
   LeNet5 model;
   TrainingConfig config;
-  config.epochs = 2;
+  config.epochs = 1;
   config.seed = 1;
   config.eval_source = &test_source;
   sysfs::Root root;
@@ -51,9 +53,9 @@ TEST(FashionMnistTrainingIntegration, LeNet5ReachesEightyFivePercentInTwoEpochs)
         static_cast<long long>(epoch.epoch), *epoch.mean_loss, *epoch.train_accuracy, *epoch.eval_accuracy,
         epoch.stall_ns / 1e9, epoch.compute_ns / 1e9, epoch.e2e_ns / 1e9, epoch.samples_per_s());
   }
-  ASSERT_EQ(result.epochs.size(), 2u);
-  EXPECT_EQ(result.epochs[1].samples, 60'000);
-  EXPECT_GE(*result.epochs[1].eval_accuracy, 0.85);
+  ASSERT_EQ(result.epochs.size(), 1u);
+  EXPECT_EQ(result.epochs[0].samples, 60'000);
+  EXPECT_GE(*result.epochs[0].eval_accuracy, 0.85);
 }
 
 }  // namespace
