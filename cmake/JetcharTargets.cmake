@@ -78,8 +78,6 @@ function(_jetchar_includes_torch file out)
   set(${out} ${found} PARENT_SCOPE)
 endfunction()
 
-
-
 # Targets that include LibTorch: their LibTorch sources compile JETCHAR_UNITY_BATCH at a time, as
 # one translation unit each, with torch/torch.h precompiled where there is more than one such unit,
 # so that the 650 MB header is parsed or loaded once per unit, not once per file (on a 2-core machine
