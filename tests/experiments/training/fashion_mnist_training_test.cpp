@@ -1,8 +1,7 @@
 // The real check of the training runner: LeNet-5 on the real Fashion-MNIST (Debian package
-// fashion-mnist, /usr/share/datasets/fashion-mnist) reaches at least 85 % test accuracy after one
-// epoch of SGD (lr 0.01, momentum 0.9, batch 64), as the seed study trains it (two epochs there;
-// the first already reaches 86.6 % here). One compute thread: ctest runs other tests beside it,
-// and two threads that spin-wait on a busy core took 164 s instead of 40.
+// fashion-mnist, /usr/share/datasets/fashion-mnist) reaches at least 85 % test accuracy after two
+// epochs of SGD (lr 0.01, momentum 0.9, batch 64), as the seed study trains it. One compute thread:
+// ctest runs other tests beside it, and two threads that spin-wait on a busy core took 164 s, not 44.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,7 +18,7 @@ namespace {
 
 const std::filesystem::path kFashionMnist = "/usr/share/datasets/fashion-mnist";
 
-TEST(FashionMnistTrainingIntegration, LeNet5ReachesEightyFivePercentInOneEpoch) {
+TEST(FashionMnistTrainingIntegration, LeNet5ReachesEightyFivePercentInTwoEpochs) {
   if (!std::filesystem::exists(kFashionMnist)) {
     GTEST_SKIP() << kFashionMnist << " is absent (Debian package fashion-mnist)";
   }
@@ -39,7 +38,7 @@ TEST(FashionMnistTrainingIntegration, LeNet5ReachesEightyFivePercentInOneEpoch) 
   torch::manual_seed(1);
   LeNet5 model;
   TrainingConfig config;
-  config.epochs = 1;
+  config.epochs = 2;
   config.seed = 1;
   config.eval_source = &test_source;
   sysfs::Root root;
@@ -53,9 +52,9 @@ TEST(FashionMnistTrainingIntegration, LeNet5ReachesEightyFivePercentInOneEpoch) 
         static_cast<long long>(epoch.epoch), *epoch.mean_loss, *epoch.train_accuracy, *epoch.eval_accuracy,
         epoch.stall_ns / 1e9, epoch.compute_ns / 1e9, epoch.e2e_ns / 1e9, epoch.samples_per_s());
   }
-  ASSERT_EQ(result.epochs.size(), 1u);
-  EXPECT_EQ(result.epochs[0].samples, 60'000);
-  EXPECT_GE(*result.epochs[0].eval_accuracy, 0.85);
+  ASSERT_EQ(result.epochs.size(), 2u);
+  EXPECT_EQ(result.epochs[1].samples, 60'000);
+  EXPECT_GE(*result.epochs[1].eval_accuracy, 0.85);
 }
 
 }  // namespace
