@@ -55,13 +55,14 @@ std::optional<fs::path> python_script_output(const std::string& script, const st
   // One thread for LibTorch and for OpenBLAS, whose products otherwise split over as many threads as
   // the machine has cores and sum in an order that differs by 1e-5 from a test's one-thread forward.
   const std::string environment = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1";
-  // The script and the modules beside it that it may import (tiny_hf_distilbert.py imports tiny_hf_bert.py).
+  // The script and the modules beside it, which it may import (tiny_hf_distilbert.py imports
+  // tiny_hf_bert.py): every .py file of its folder.
   std::vector<fs::path> scripts;
   for (const auto& entry : fs::directory_iterator(source.parent_path())) {
     if (entry.path().extension() == ".py") scripts.push_back(entry.path());
   }
   std::sort(scripts.begin(), scripts.end());
-  std::string inputs = read_all(source) + '\0' + arguments + '\0' + environment;
+  std::string inputs = arguments + '\0' + environment;
   for (const fs::path& file : scripts) inputs += '\0' + file.filename().string() + '\0' + read_all(file);
   const std::string key = fmt::format("{:016x}", fnv1a(inputs));
   const fs::path root = binary_dir() / "tests" / "python-output";
