@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "loaders/idx.h"
+#include "loaders/inflated_file_cache.h"
 #include "sysfs/error.h"
 
 namespace jetchar::loaders {
@@ -46,8 +47,8 @@ MnistDataset::MnistDataset(const std::filesystem::path& images, const std::files
 
   IdxHeader header;
   if (images.extension() == ".gz") {
-    images_ = read_maybe_gzip(images);
-    header = parse_idx_header(images_, images_.size(), images.string());
+    images_ = inflated_file(images);
+    header = parse_idx_header(*images_, images_->size(), images.string());
   } else {
     reader_.emplace(images);
     std::vector<std::uint8_t> head(std::min<std::uint64_t>(reader_->size(), 4 + 4 * 255));
@@ -89,7 +90,7 @@ std::unique_ptr<MnistDataset> MnistDataset::open_dir(const std::filesystem::path
   const std::string prefix = split == "train" ? "train" : "t10k";
   auto find = [&](const std::string& kind) {
     for (const char* suffix : {"", ".gz"}) {
-      const auto path = dir / fmt::format("{}-{}-ubyte{}", prefix, kind, suffix);
+      auto path = dir / fmt::format("{}-{}-ubyte{}", prefix, kind, suffix);
       if (std::filesystem::exists(path)) return path;
     }
     throw std::invalid_argument(fmt::format("{}: no {}-{}-ubyte or {}-{}-ubyte.gz (an MNIST-format directory)",
@@ -118,7 +119,7 @@ SampleStatus MnistDataset::get(std::int64_t index, Rng& rng, const SampleOut& ou
     }
     pixels = buffer.data();
   } else {
-    pixels = images_.data() + offset;
+    pixels = images_->data() + offset;
   }
   const TransformPlan plan = transform_.plan(rows_, cols_, rng);
   if (!transform_.apply(plan, ImageView::planar(pixels, 1, rows_, cols_), out.input_f32)) {

@@ -43,7 +43,7 @@ class MnistDataset : public Dataset {
   int rows_ = 0, cols_ = 0;
   std::uint64_t data_offset_ = 0;
   std::vector<std::uint8_t> labels_;
-  std::vector<std::uint8_t> images_;  // whole inflated file, when gzip-compressed
+  std::shared_ptr<const std::vector<std::uint8_t>> images_;  // whole inflated file, when gzip-compressed
   std::optional<FileReader> reader_;  // raw images file
 };
 
