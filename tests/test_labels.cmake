@@ -9,9 +9,13 @@
 # ctest reads this file after the GoogleTest discovery that defines the tests (TEST_INCLUDE_FILES,
 # appended after it in each test folder); a name not defined in a folder is passed over there.
 set(_jetchar_slow_tests
+  analysis.FromTenToTwentyFiveModes/NinetyPercentIntervals.HoldEightyToNinetyEightPercentOfHeldOutModes/25_modes
+  analysis.ModePredictor.NinetyPercentIntervalsHoldAboutNinetyPercentOfHeldOutModes
+  analysis.ModesToProfileNext.FillTheGapsOfARandomPickBetterThanMoreRandomModes
   analysis.ReportBrowserIntegration.ReportOfASimulatedSweepsResultsDirectoryDrawsEveryPlot
   analysis.ReportBrowserIntegration.ReportOfTheInferenceExamplesResultsDirectoryDrawsEveryChart
   cli.AdaptiveProfileSweepTest.FifteenModesPredictTheOtherSixtySixWithinTheGoal
+  cli.CliContractIntegration.ARejectedSweepLeavesNothingBehind
   cli.CliContractIntegration.ModelsDataTrainInfer
   cli.DocumentedExamples.EveryRecordIsShownSomewhere
   cli.FaultInjection.ASweepKilledAnywhereResumesWithEveryRunOnce
@@ -22,6 +26,7 @@ set(_jetchar_slow_tests
   cli.OfEachCommand/HelpExamples.RunAsWritten/frontier
   cli.OfEachCommand/HelpExamples.RunAsWritten/infer
   cli.OfEachCommand/HelpExamples.RunAsWritten/sweep
+  cli.OfEachCommand/HelpExamples.RunAsWritten/train
   cli.OfEachDocument/MarkdownExamples.RunAsWritten/README_md
   cli.OfEachFile/ExampleFileExamples.RunAsWritten/examples_quickstart_host_textproto
   cli.OfEachFile/ExampleFileExamples.RunAsWritten/examples_sim_agx_orin_adaptive_profile_textproto
