@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <system_error>
 
@@ -136,7 +137,7 @@ std::string Root::canonical(std::string_view kernel_path) const {
   std::string done;                  // the kernel path resolved so far; empty for "/"
   std::vector<std::size_t> parents;  // done's length before each of its components
   std::string here;
-  std::vector<char> target(PATH_MAX);
+  std::array<char, PATH_MAX> target;  // on the stack: canonical() runs for every read
   int links_followed = 0;
   while (!pending.empty()) {
     std::string part = std::move(pending.back());
