@@ -11,7 +11,7 @@ namespace {
 
 // Two kinds, two modes each at batch 16; batch 32 only on one kind; the thread count each board
 // resolved differs and does not split the configuration.
-constexpr const char* kRuns =
+constexpr const char* kComparedRuns =
     "workload,mode,device,batch,threads,epoch,epoch_time_s,epoch_energy_j\n"
     "lenet,MAXN,AGX Orin,16,12,1,2.0,20\n"
     "lenet,15W,AGX Orin,16,12,1,4.0,16\n"
@@ -20,7 +20,7 @@ constexpr const char* kRuns =
     "lenet,MAXN,AGX Orin,32,12,1,1.5,18\n";
 
 TEST(BoardComparison, EachKindAtItsBestModeAgainstTheBaseline) {
-  const auto records = parse_results_csv(kRuns, "r.csv");
+  const auto records = parse_results_csv(kComparedRuns, "r.csv");
   const auto comparisons = compare_boards(records, {});
   ASSERT_EQ(comparisons.size(), 1u);  // batch 32 ran on one kind only
   const auto& c = comparisons[0];

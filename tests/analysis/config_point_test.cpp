@@ -11,7 +11,7 @@ namespace jetchar::analysis {
 namespace {
 
 // Two devices, two repetitions, three epochs (epoch 0 cold), one failed run.
-constexpr const char* kRuns =
+constexpr const char* kConfigPointRuns =
     "workload,mode,device,repetition,epoch,epoch_time_s,epoch_energy_j,status\n"
     "lenet,MAXN,a,0,0,30,300,OK\n"
     "lenet,MAXN,a,0,1,10,100,OK\n"
@@ -25,7 +25,7 @@ constexpr const char* kRuns =
     "lenet,5W,a,0,1,50,,OK\n";
 
 TEST(ConfigPoint, MediansLeaveOutColdEpochAndFailedRuns) {
-  auto points = aggregate(parse_results_csv(kRuns, "r.csv"));
+  auto points = aggregate(parse_results_csv(kConfigPointRuns, "r.csv"));
   ASSERT_EQ(points.size(), 2u);
   // Sorted by key: mode "5W" < "MAXN".
   EXPECT_EQ(points[0].key.mode.name, "5W");
@@ -35,7 +35,7 @@ TEST(ConfigPoint, MediansLeaveOutColdEpochAndFailedRuns) {
   EXPECT_DOUBLE_EQ(maxn.time_s, 12.5);
   EXPECT_DOUBLE_EQ(*maxn.energy_j, 125);
   EXPECT_DOUBLE_EQ(*maxn.power_w, 10);
-  auto with_cold = aggregate(parse_results_csv(kRuns, "r.csv"), {.skip_cold_epoch = false});
+  auto with_cold = aggregate(parse_results_csv(kConfigPointRuns, "r.csv"), {.skip_cold_epoch = false});
   EXPECT_EQ(with_cold[1].samples, 8u);
 }
 
@@ -137,13 +137,13 @@ TEST(ConfigPoint, AtTheMeanLatencyPowerTimesTimeIsTheEnergyPerQuery) {
   }
   EXPECT_DOUBLE_EQ(at_mean[1].time_s, 0.008);
   EXPECT_GT(*points[1].power_w * points[1].time_s, 1.3 * *points[1].energy_j);         // at p99 it overstates
-  EXPECT_TRUE(at_mean_latency(aggregate(parse_results_csv(kRuns, "r.csv"))).empty());  // training points
+  EXPECT_TRUE(at_mean_latency(aggregate(parse_results_csv(kConfigPointRuns, "r.csv"))).empty());  // training points
   EXPECT_TRUE(
       at_mean_latency(aggregate(parse_results_csv(kBatches, "b.csv"), {.energy = QueryEnergy::kPerSample})).empty());
 }
 
 TEST(Variability, EpochsRepetitionsDevices) {
-  auto records = parse_results_csv(kRuns, "r.csv");
+  auto records = parse_results_csv(kConfigPointRuns, "r.csv");
   auto epochs = variability(records, VariabilityLevel::kEpochs);
   // lenet 5W (1 run) + lenet MAXN: a/0, a/1, b/0.
   ASSERT_EQ(epochs.size(), 4u);

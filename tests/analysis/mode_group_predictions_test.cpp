@@ -16,7 +16,7 @@ namespace {
 
 using testing::make_mode;
 
-std::vector<PowerMode> small_grid() {
+std::vector<PowerMode> group_test_grid() {
   std::vector<PowerMode> modes;
   for (int cores : {4, 8})
     for (double cpu : {1.2, 2.2})
@@ -26,7 +26,7 @@ std::vector<PowerMode> small_grid() {
 }
 
 TEST(ModeGroupPredictions, AFixedModelOnSomeModesScoresTheMeasuredModesItLeftOut) {
-  const auto measured = small_grid();
+  const auto measured = group_test_grid();
   const auto groups = mode_groups(testing::synthetic_points(measured, testing::GroundTruth{}, 7));
   ASSERT_EQ(groups.size(), 1u);
   std::vector<PowerMode> asked = measured;
@@ -61,7 +61,7 @@ TEST(ModeGroupPredictions, AFixedModelOnSomeModesScoresTheMeasuredModesItLeftOut
 }
 
 TEST(ModeGroupPredictions, TheAutoModelGivesIntervalsAndSuggestsModesItWasNotFittedOn) {
-  const auto measured = small_grid();
+  const auto measured = group_test_grid();
   const auto groups = mode_groups(testing::synthetic_points(measured, testing::GroundTruth{}, 3));
   GroupPredictionRequest request;
   request.profile = 10;
@@ -90,7 +90,7 @@ TEST(ModeGroupPredictions, TheAutoModelGivesIntervalsAndSuggestsModesItWasNotFit
 // J/query come from the fit on the mean latency. Power x the p99 would overstate J/query by about
 // 40 %.
 TEST(ModeGroupPredictions, AnInferenceGroupsEnergyPerQueryComesFromItsMeanLatency) {
-  const auto measured = small_grid();
+  const auto measured = group_test_grid();
   std::mt19937_64 rng(11);
   std::normal_distribution<double> noise(1.0, 0.01), tail(1.4, 0.05);
   std::vector<ConfigPoint> points;

@@ -23,8 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-struct Store {
-  explicit Store(const fs::path& file, bool with_predictions = true)
+struct PredictionsStore {
+  explicit PredictionsStore(const fs::path& file, bool with_predictions = true)
       : db(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
     db.exec("PRAGMA synchronous=OFF");
     db.exec(std::string(results::schema::kResultsStoreMetaTable) + ";\n" + results::schema::kResultsStoreSchema);
@@ -50,7 +50,7 @@ struct Store {
   SQLite::Database db;
 };
 
-std::string error_of(const fs::path& path) {
+std::string predictions_error_of(const fs::path& path) {
   try {
     ResultsStoreReader(path).mode_predictions();
   } catch (const InputError& e) {
@@ -60,9 +60,9 @@ std::string error_of(const fs::path& path) {
 }
 
 TEST(ModePredictionsReader, ReadsEveryRowTheSweepStored) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   {
-    Store store(dir.path() / "results.db");
+    PredictionsStore store(dir.path() / "results.db");
     store.row("ap", 8, 1300, true, 2.0, 1.9, 2.1);
     store.row("ap", 4, 306, false, 6.0, 5.0, 7.5);
     store.row("other", 12, 714, false, 3.0, 2.5, 3.5, false);
@@ -94,44 +94,45 @@ TEST(ModePredictionsReader, ReadsEveryRowTheSweepStored) {
 }
 
 TEST(ModePredictionsReader, AStoreWithoutPredictionsHasNone) {
-  testing::TempDir dir;
-  { Store store(dir.path() / "results.db", false); }
+  jetchar::testing::TempDir dir;
+  { PredictionsStore store(dir.path() / "results.db", false); }
   EXPECT_TRUE(ResultsStoreReader(dir.path()).mode_predictions().empty());
 }
 
 TEST(ModePredictionsReader, ARowThatIsNotAPredictionIsNamed) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   const fs::path file = dir.path() / "results.db";
   {
-    Store store(file);
+    PredictionsStore store(file);
     store.row("ap", 8, 1300, false, 2.0, 2.5, 3.0);  // low above the value
   }
-  EXPECT_THAT(error_of(file), HasSubstr("mode_predictions: sweep ap mode 8c/cpu2202/gpu1300/emc3199MHz: time_low_s 2.5 "
-                                        "is above its value 2"));
+  EXPECT_THAT(predictions_error_of(file),
+              HasSubstr("mode_predictions: sweep ap mode 8c/cpu2202/gpu1300/emc3199MHz: time_low_s 2.5 "
+                        "is above its value 2"));
   {
     SQLite::Database db(file.string(), SQLite::OPEN_READWRITE);
     db.exec("UPDATE mode_predictions SET time_low_s = 1.5, power_high_w = -1");
   }
-  EXPECT_THAT(error_of(file), HasSubstr("power_high_w -1 is not a positive number"));
+  EXPECT_THAT(predictions_error_of(file), HasSubstr("power_high_w -1 is not a positive number"));
   {
     SQLite::Database db(file.string(), SQLite::OPEN_READWRITE);
     db.exec("UPDATE mode_predictions SET power_high_w = 30, level = 90");
   }
-  EXPECT_THAT(error_of(file), HasSubstr("level 90 is not a coverage in (0, 1)"));
+  EXPECT_THAT(predictions_error_of(file), HasSubstr("level 90 is not a coverage in (0, 1)"));
   {
     SQLite::Database db(file.string(), SQLite::OPEN_READWRITE);
     db.exec("UPDATE mode_predictions SET level = 0.9, power_w = NULL");
   }
-  EXPECT_THAT(error_of(file), HasSubstr("power_w NULL is missing while its interval bounds are given"));
+  EXPECT_THAT(predictions_error_of(file), HasSubstr("power_w NULL is missing while its interval bounds are given"));
 }
 
 // The choice a sweep with an objective stored, as analysis reads it; a row that is not a choice
 // is named with its column and value.
 TEST(ModeChoicesReader, ReadsTheChoiceAndNamesARowThatIsNotOne) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   const fs::path file = dir.path() / "results.db";
   {
-    Store store(file);
+    PredictionsStore store(file);
     EXPECT_TRUE(ResultsStoreReader(file).mode_choices().empty());  // no table: none
     store.db.exec(std::string(results::schema::kModeChoicesTable));
     store.db.exec(

@@ -21,7 +21,7 @@ ConfigPoint exact_point(const PowerMode& m, double time_s, double power_w) {
   return p;
 }
 
-std::vector<PowerMode> small_grid() {
+std::vector<PowerMode> predictor_test_grid() {
   std::vector<PowerMode> modes;
   for (int cores : {2, 4, 6})
     for (double cpu : {1.0, 2.0})
@@ -33,8 +33,11 @@ std::vector<PowerMode> small_grid() {
 TEST(Predictor, LinearModelFitsALinearTableExactly) {
   // t = 50 − 4·f_cpu − 2·c − 10·f_gpu − 3·f_emc, P = 5 + 1·f_cpu + 0.5·c + 6·f_gpu + 2·f_emc.
   std::vector<ConfigPoint> pts;
-  for (const auto& m : small_grid()) {
-    double c = *m.cpu_cores, f = *m.cpu_freq_khz / 1e6, g = *m.gpu_freq_khz / 1e6, e = *m.emc_freq_khz / 1e6;
+  for (const auto& m : predictor_test_grid()) {
+    const double c = static_cast<double>(*m.cpu_cores);
+    const double f = static_cast<double>(*m.cpu_freq_khz) / 1e6;
+    const double g = static_cast<double>(*m.gpu_freq_khz) / 1e6;
+    const double e = static_cast<double>(*m.emc_freq_khz) / 1e6;
     pts.push_back(exact_point(m, 50 - 4 * f - 2 * c - 10 * g - 3 * e, 5 + f + 0.5 * c + 6 * g + 2 * e));
   }
   auto model = TimeEnergyModel::fit(ModelKind::kLinear, pts);
@@ -53,7 +56,7 @@ TEST(Predictor, ResourceAndNnlsModelsFitAnInverseTableExactly) {
   testing::GroundTruth truth;
   truth.noise = 0;
   std::vector<ConfigPoint> pts;
-  for (const auto& m : small_grid())
+  for (const auto& m : predictor_test_grid())
     pts.push_back(exact_point(m, testing::true_time_s(m, truth), testing::true_power_w(m)));
   for (ModelKind kind : {ModelKind::kResource, ModelKind::kNnls}) {
     auto model = TimeEnergyModel::fit(kind, pts);

@@ -68,7 +68,7 @@ struct Store {
   SQLite::Database db;
 };
 
-std::string error_of(const fs::path& path) {
+std::string reader_error_of(const fs::path& path) {
   try {
     load_results(path);
   } catch (const InputError& e) {
@@ -81,14 +81,14 @@ TEST(ResultsStoreReaderTest, ReadsTheSchemaVersionTheWriterStamps) {
   // Fails when experiments/ moves to a schema version this reader has not been checked against.
   EXPECT_GE(writer_version(), ResultsStoreReader::kOldestSchemaVersion);
   EXPECT_LE(writer_version(), ResultsStoreReader::kNewestSchemaVersion);
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   { Store store(dir.path() / "results.db"); }
   EXPECT_EQ(ResultsStoreReader(dir.path()).schema_version(), writer_version());
   EXPECT_TRUE(load_results(dir.path()).empty());
 }
 
 TEST(ResultsStoreReaderTest, MapsRunsAndEpochsLikeTheExport) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   {
     Store store(dir.path() / "results.db");
     store.run("0000-r0", "OK", 4, 306.0);
@@ -137,7 +137,7 @@ std::string bytes_of(const fs::path& file) {
   return text.str();
 }
 
-std::vector<std::string> names_in(const fs::path& dir) {
+std::vector<std::string> store_names_in(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
@@ -147,7 +147,7 @@ std::vector<std::string> names_in(const fs::path& dir) {
 // Analysing never writes: a WAL store (as the writer keeps it) stays byte for byte as it was, and
 // no -wal or -shm is left beside it (a plain read-only connection leaves both).
 TEST(ResultsStoreReaderTest, ReadingLeavesTheStoreAndItsDirectoryAsTheyWere) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   const fs::path file = dir.path() / "results.db";
   {
     Store store(file);
@@ -156,7 +156,7 @@ TEST(ResultsStoreReaderTest, ReadingLeavesTheStoreAndItsDirectoryAsTheyWere) {
     store.epoch("0000-r0", 0, 0.5, 2.0);
     store.epoch("0000-r0", 1, 0.4, 1.6);
   }
-  ASSERT_EQ(names_in(dir.path()), std::vector<std::string>{"results.db"});
+  ASSERT_EQ(store_names_in(dir.path()), std::vector<std::string>{"results.db"});
   const std::string before = bytes_of(file);
   {
     ResultsStoreReader reader(dir.path());
@@ -165,12 +165,12 @@ TEST(ResultsStoreReaderTest, ReadingLeavesTheStoreAndItsDirectoryAsTheyWere) {
   }
   EXPECT_EQ(load_results(file).size(), 2u);
   EXPECT_EQ(bytes_of(file), before);
-  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"results.db"});
+  EXPECT_EQ(store_names_in(dir.path()), std::vector<std::string>{"results.db"});
 }
 
 // While a sweep has the store open its last runs may be in the -wal file only: they are read.
 TEST(ResultsStoreReaderTest, ReadsRunsAWriterHasNotCheckpointed) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   const fs::path file = dir.path() / "results.db";
   Store store(file);
   store.db.exec("PRAGMA journal_mode=WAL");
@@ -184,7 +184,7 @@ TEST(ResultsStoreReaderTest, ReadsRunsAWriterHasNotCheckpointed) {
 }
 
 TEST(ResultsStoreReaderTest, AStoreIsFoundByItsHeaderWhateverItsName) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   {
     Store store(dir.path() / "copy.sqlite");
     store.run("0000-r0", "OK", 4, 306.0);
@@ -198,40 +198,40 @@ TEST(ResultsStoreReaderTest, AStoreIsFoundByItsHeaderWhateverItsName) {
 }
 
 TEST(ResultsStoreReaderTest, ErrorsNameTheFileAndWhatIsWrong) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   fs::create_directories(dir.path() / "empty");
-  EXPECT_THAT(error_of(dir.path() / "empty"), HasSubstr("empty: is a directory without results.db"));
+  EXPECT_THAT(reader_error_of(dir.path() / "empty"), HasSubstr("empty: is a directory without results.db"));
 
   const int newer = writer_version() + 1;
   { Store store(dir.path() / "newer.db", newer); }
   EXPECT_THAT(
-      error_of(dir.path() / "newer.db"),
+      reader_error_of(dir.path() / "newer.db"),
       HasSubstr(fmt::format("newer.db: results store schema version '{}'; this jetchar reads versions 1 to", newer)));
 
   {
     SQLite::Database db((dir.path() / "other.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db.exec("CREATE TABLE things (a INTEGER)");
   }
-  EXPECT_THAT(error_of(dir.path() / "other.db"),
+  EXPECT_THAT(reader_error_of(dir.path() / "other.db"),
               HasSubstr("other.db: has no table 'meta': not a jetchar results store"));
 
   {
     Store store(dir.path() / "no-epochs.db");
     store.db.exec("DROP TABLE epochs");
   }
-  EXPECT_THAT(error_of(dir.path() / "no-epochs.db"), HasSubstr("but no table 'epochs'"));
+  EXPECT_THAT(reader_error_of(dir.path() / "no-epochs.db"), HasSubstr("but no table 'epochs'"));
 
   {
     Store store(dir.path() / "old-runs.db");
     store.db.exec("ALTER TABLE runs DROP COLUMN medium");
   }
-  EXPECT_THAT(error_of(dir.path() / "old-runs.db"), HasSubstr("table 'runs' lacks column(s) medium"));
+  EXPECT_THAT(reader_error_of(dir.path() / "old-runs.db"), HasSubstr("table 'runs' lacks column(s) medium"));
 
   {
     Store store(dir.path() / "bad-status.db");
     store.run("0003-r1", "MAYBE", 4, 306.0);
   }
-  EXPECT_THAT(error_of(dir.path() / "bad-status.db"),
+  EXPECT_THAT(reader_error_of(dir.path() / "bad-status.db"),
               HasSubstr("bad-status.db: run s/0003-r1: column 'status': 'MAYBE' is not a run status"));
 
   {
@@ -239,16 +239,16 @@ TEST(ResultsStoreReaderTest, ErrorsNameTheFileAndWhatIsWrong) {
     store.run("0004-r0", "OK", 4, 306.0);
     store.epoch("0004-r0", 0, -1.0, 2.0, 0.0);
   }
-  EXPECT_THAT(error_of(dir.path() / "negative.db"), HasSubstr("run s/0004-r0: column 'e2e_s': -1 is negative"));
+  EXPECT_THAT(reader_error_of(dir.path() / "negative.db"), HasSubstr("run s/0004-r0: column 'e2e_s': -1 is negative"));
 
   // A results.db that is not SQLite at all (e.g. truncated by a full disk).
   fs::create_directories(dir.path() / "broken");
   dir.write("broken/results.db", "not a database");
-  EXPECT_THAT(error_of(dir.path() / "broken"), HasSubstr("results.db: is not an SQLite database"));
+  EXPECT_THAT(reader_error_of(dir.path() / "broken"), HasSubstr("results.db: is not an SQLite database"));
 }
 
 TEST(ResultsStoreReaderTest, PowerTraceFromStoredSamplesWithPhaseMarkers) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   {
     Store store(dir.path() / "results.db");
     store.run("0000-r0", "OK", 4, 306.0);
@@ -303,7 +303,7 @@ TEST(ResultsStoreReaderTest, PowerTraceFromStoredSamplesWithPhaseMarkers) {
 // Schema 3 stores when each epoch began: the trace's window is that, not the estimate from the
 // epoch times; a version-2 store (no epochs.start_s) still gets the estimate.
 TEST(ResultsStoreReaderTest, PowerTraceUsesTheStoredEpochStart) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   auto write = [](const fs::path& file, int version) {
     Store store(file, version);
     store.run("0000-r0", "OK", 4, 306.0);
@@ -346,7 +346,7 @@ TEST(ResultsStoreReaderTest, PowerTraceUsesTheStoredEpochStart) {
 // source and its own board's samples: its trace is its board's total all the same.
 TEST(ResultsStoreReaderTest, PowerTraceSumsTheRailsOfTheRunsTotal) {
   for (const std::string prefix : {"", "sum over 2 boards of "}) {
-    testing::TempDir dir;
+    jetchar::testing::TempDir dir;
     {
       Store store(dir.path() / "results.db");
       store.run("0000-r0", "OK", 4, 306.0);
@@ -377,7 +377,7 @@ TEST(ResultsStoreReaderTest, PowerTraceSumsTheRailsOfTheRunsTotal) {
 }
 
 TEST(ResultsStoreReaderTest, PowerTraceFallsBackToMinibatchEnergyThenEpochAverages) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   {
     Store store(dir.path() / "results.db");
     store.run("0000-r0", "FAILED", 4, 306.0);  // not OK: never plotted
@@ -420,7 +420,7 @@ TEST(ResultsStoreReaderTest, PowerTraceFallsBackToMinibatchEnergyThenEpochAverag
 }
 
 TEST(ResultsStoreReaderTest, NoPowerAnywhereGivesNoTrace) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   {
     Store store(dir.path() / "results.db");
     store.run("0000-r0", "OK", 4, 306.0);
@@ -434,7 +434,7 @@ TEST(ResultsStoreReaderTest, NoPowerAnywhereGivesNoTrace) {
 // do: the first meter the run configured, its energy and power as metrics; the board's energy
 // source names where the epoch's own energy comes from.
 TEST(ResultsStoreReaderTest, TheFirstMetersEnergyAndTheBoardsSourceAreRead) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   {
     Store store(dir.path() / "results.db");
     store.run("0000-r0", "OK", 4, 612);
@@ -472,7 +472,7 @@ namespace {
 // physical board (runs.device_id), and a store of several board models gives every record the
 // axis "board", so fronts and variability stay within a kind.
 TEST(ResultsStoreReaderTest, AFleetStoreNamesEachBoardAndItsKind) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   {
     Store store(dir.path() / "results.db");
     const std::vector<std::tuple<std::string, std::string, std::string>> runs = {
@@ -498,7 +498,7 @@ TEST(ResultsStoreReaderTest, AFleetStoreNamesEachBoardAndItsKind) {
 // Schema 5: one run id measured on two boards is two runs, each joined with its own epochs (a
 // join on (sweep, run_id) alone would cross them: four records, two of them wrong).
 TEST(ResultsStoreReaderTest, OneRunIdOnTwoBoardsIsTwoRunsWithTheirOwnEpochs) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   {
     Store store(dir.path() / "results.db");
     for (const auto& [device, e2e] : {std::pair{"p3701-0005/111", 2.0}, std::pair{"p3701-0005/222", 3.0}}) {
@@ -520,7 +520,7 @@ TEST(ResultsStoreReaderTest, OneRunIdOnTwoBoardsIsTwoRunsWithTheirOwnEpochs) {
 // Each phase's step losses, by run and board, with the device records() gives the run's epochs;
 // a diverged step is a gap; a row out of step order names the run and phase.
 TEST(ResultsStoreReaderTest, PhaseStepLossesAreReadPerRunBoardAndPhase) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   {
     Store store(dir.path() / "results.db");
     store.run("0000-r0", "OK", 4, 612);
@@ -552,7 +552,7 @@ TEST(ResultsStoreReaderTest, PhaseStepLossesAreReadPerRunBoardAndPhase) {
 }
 
 TEST(ResultsStoreReaderTest, OneKindGetsNoBoardAxisAndAStoreWithoutDeviceIdsNamesTheModel) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   {
     Store store(dir.path() / "results.db");
     store.run("0000-r0", "OK", 4, 612);
@@ -568,7 +568,7 @@ TEST(ResultsStoreReaderTest, OneKindGetsNoBoardAxisAndAStoreWithoutDeviceIdsName
 // under the export's names, never axes (each epoch's F1 differs: as an axis it would split one
 // configuration into one per epoch). A version 5 store has none and reads as before.
 TEST(ResultsStoreReaderTest, TaskMetricsAndTimeToTargetAreMetricsNotAxes) {
-  testing::TempDir dir;
+  jetchar::testing::TempDir dir;
   {
     Store store(dir.path() / "results.db");
     store.run("0000-r0", "OK", 4, 612);
@@ -598,7 +598,7 @@ TEST(ResultsStoreReaderTest, TaskMetricsAndTimeToTargetAreMetricsNotAxes) {
     }
   }
 
-  testing::TempDir old_dir;
+  jetchar::testing::TempDir old_dir;
   {
     Store store(old_dir.path() / "results.db", 5);
     store.run("0000-r0", "OK", 4, 612);

@@ -12,7 +12,7 @@ namespace {
 // LeNet at 1, 2 and 4 ranks with 32 samples per rank (weak), and at 2 ranks with 16 per rank:
 // global batch 32, as the one-rank run's (strong). The cold epoch 0 and a failed run stay out;
 // the thread count and backend each world resolved do not split the configuration.
-constexpr const char* kRuns =
+constexpr const char* kScalingRuns =
     "workload,mode,batch,nproc_per_node,backend,threads,status,epoch,epoch_time_s,samples,epoch_energy_j,"
     "exposed_communication_s\n"
     "lenet,MAXN,32,,,2,OK,0,9.0,1000,90,\n"
@@ -24,7 +24,7 @@ constexpr const char* kRuns =
     "lenet,MAXN,16,2,gloo,1,OK,1,1.6,1000,16,0.4\n";
 
 TEST(Scaling, ThroughputEfficiencyAndEnergyPerSampleAtEachWorldSize) {
-  const auto curves = scaling_curves(parse_results_csv(kRuns, "r.csv"));
+  const auto curves = scaling_curves(parse_results_csv(kScalingRuns, "r.csv"));
   ASSERT_EQ(curves.size(), 2u);
   const auto& weak = curves[0];
   EXPECT_EQ(weak.kind, ScalingKind::kWeak);

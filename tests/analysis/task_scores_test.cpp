@@ -12,7 +12,7 @@ namespace jetchar::analysis {
 namespace {
 
 // Three seeds of one setting (two epochs each; the last one counts), two of another, one failed run.
-constexpr const char* kRuns =
+constexpr const char* kScoredRuns =
     "workload,mode,batch,run_id,epoch,epoch_time_s,eval_squad_f1_ratio,eval_exact_match_ratio,status\n"
     "bert/squad,MAXN,16,s1,0,10,0.50,0.40,OK\n"
     "bert/squad,MAXN,16,s1,1,10,0.80,0.70,OK\n"
@@ -24,7 +24,7 @@ constexpr const char* kRuns =
     "bert/squad,MAXN,32,t2,1,10,0.77,,FAILED\n";
 
 TEST(TaskScores, MeanAndStudentIntervalOverEachConfigurationsRuns) {
-  const auto rows = task_scores(parse_results_csv(kRuns, "r.csv"));
+  const auto rows = task_scores(parse_results_csv(kScoredRuns, "r.csv"));
   ASSERT_EQ(rows.size(), 3u);  // batch 16: exact match, F1; batch 32: F1
   const TaskScoreRow& f1 = rows[1];
   EXPECT_EQ(f1.key.axes.at("batch"), "16");

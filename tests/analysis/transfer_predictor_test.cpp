@@ -14,15 +14,16 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct HeldOut {
+struct TransferHeldOut {
   double time_mape = 0, power_mape = 0;
 };
 
 template <typename Model>
-HeldOut held_out(const Model& model, const std::vector<ConfigPoint>& pts, const std::vector<std::size_t>& picked) {
+TransferHeldOut held_out(const Model& model, const std::vector<ConfigPoint>& pts,
+                         const std::vector<std::size_t>& picked) {
   std::vector<bool> in(pts.size(), false);
   for (std::size_t i : picked) in[i] = true;
-  HeldOut h;
+  TransferHeldOut h;
   double n = 0;
   for (std::size_t i = 0; i < pts.size(); ++i) {
     if (in[i]) continue;
@@ -55,7 +56,7 @@ TEST(TransferPredictor, BeatsNoTransferFromThreeAndFiveModesOnEveryTruth) {
   constexpr int kSeeds = 3;
   for (const auto& truth : testing::all_truths()) {
     // Each noise draw's reference (a fit on all 360 modes, the costly part) serves both budgets.
-    HeldOut with[2], alone[2];
+    TransferHeldOut with[2], alone[2];
     for (int s = 0; s < kSeeds; ++s) {
       const auto seed = static_cast<std::uint64_t>(s);
       const ReferenceModel reference =
@@ -63,15 +64,15 @@ TEST(TransferPredictor, BeatsNoTransferFromThreeAndFiveModesOnEveryTruth) {
       const auto pts = testing::measure(modes, truth, 100 + seed, 0.02);
       for (std::size_t b = 0; b < 2; ++b) {
         const auto picked = space_filling_design(modes, kBudgets[b]);
-        const HeldOut t = held_out(TransferPredictor::fit(reference, subset(pts, picked)), pts, picked);
-        const HeldOut a = held_out(ModePredictor::fit(subset(pts, picked)), pts, picked);
+        const TransferHeldOut t = held_out(TransferPredictor::fit(reference, subset(pts, picked)), pts, picked);
+        const TransferHeldOut a = held_out(ModePredictor::fit(subset(pts, picked)), pts, picked);
         with[b].time_mape += t.time_mape / kSeeds, with[b].power_mape += t.power_mape / kSeeds;
         alone[b].time_mape += a.time_mape / kSeeds, alone[b].power_mape += a.power_mape / kSeeds;
       }
     }
     for (std::size_t b = 0; b < 2; ++b) {
-      const HeldOut& with_b = with[b];
-      const HeldOut& alone_b = alone[b];
+      const TransferHeldOut& with_b = with[b];
+      const TransferHeldOut& alone_b = alone[b];
       SCOPED_TRACE(truth.name + " at " + std::to_string(kBudgets[b]) + " modes");
       EXPECT_LT(with_b.power_mape, alone_b.power_mape);
       EXPECT_LT(with_b.time_mape, 1.25 * alone_b.time_mape + 0.2);
@@ -98,7 +99,7 @@ TEST(TransferPredictor, RecoversARescaledReferenceFromThreeModes) {
   const auto picked = space_filling_design(modes, 3);
   const TransferPredictor model = TransferPredictor::fit(reference, subset(pts, picked));
   // Against the reference's own model error (a few %), the rescaled one adds almost nothing.
-  const HeldOut h = held_out(model, pts, picked);
+  const TransferHeldOut h = held_out(model, pts, picked);
   EXPECT_LT(h.time_mape, reference.time_mape() + 1.0);
   for (double s : model.time_scales()) EXPECT_NEAR(s, 1.5, 0.2);
   EXPECT_EQ(model.profiled(), 3U);
@@ -183,8 +184,9 @@ TEST(TransferPredictor, AnotherBoardKindsGridIsPredictedWithEitherMapping) {
   TransferOptions normalised;
   normalised.mapping = ClockMapping::kNormalised;
   normalised.target_modes = nx;
-  const HeldOut absolute = held_out(TransferPredictor::fit(reference, subset(pts, picked)), pts, picked);
-  const HeldOut mapped = held_out(TransferPredictor::fit(reference, subset(pts, picked), normalised), pts, picked);
+  const TransferHeldOut absolute = held_out(TransferPredictor::fit(reference, subset(pts, picked)), pts, picked);
+  const TransferHeldOut mapped =
+      held_out(TransferPredictor::fit(reference, subset(pts, picked), normalised), pts, picked);
   EXPECT_LT(absolute.time_mape, 5.0);
   EXPECT_LT(absolute.power_mape, 6.0);
   EXPECT_TRUE(std::isfinite(mapped.time_mape) && std::isfinite(mapped.power_mape));

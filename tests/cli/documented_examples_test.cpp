@@ -155,7 +155,7 @@ std::optional<std::string> example_in(const std::string& raw) {
   return example_key(shell_words(line));
 }
 
-struct Outcome {
+struct ExampleOutcome {
   int code = -1;
   std::string out;
   std::string err;
@@ -163,8 +163,8 @@ struct Outcome {
 
 /// Runs jetchar with `args` in `cwd`; a command still running after `limit` is killed (the
 /// bound only turns a hang into a failure, no timing is asserted).
-Outcome run_in(const std::vector<std::string>& args, const fs::path& cwd, const fs::path& io,
-               std::chrono::seconds limit = std::chrono::seconds(900)) {
+ExampleOutcome run_in(const std::vector<std::string>& args, const fs::path& cwd, const fs::path& io,
+                      std::chrono::seconds limit = std::chrono::seconds(900)) {
   static int runs = 0;
   ++runs;
   const fs::path out = io / fmt::format("{}.out", runs);
@@ -180,7 +180,7 @@ Outcome run_in(const std::vector<std::string>& args, const fs::path& cwd, const 
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  Outcome outcome;
+  ExampleOutcome outcome;
   outcome.code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
   outcome.out = read_text(out);
   outcome.err = read_text(err);
@@ -371,7 +371,7 @@ class DocumentedExamples : public ::testing::Test {
       pending.erase(pending.begin());
       auto args = command;
       args.push_back("--help");
-      const Outcome help = run_in(args, dir_.path(), io_);
+      const ExampleOutcome help = run_in(args, dir_.path(), io_);
       Document document{"jetchar " + example_key(args), {}, {}};
       if (help.code != 0) ADD_FAILURE() << document.name << " exited " << help.code << ":\n" << help.err;
       for (const auto& line : lines_of(help.out)) {
@@ -413,7 +413,7 @@ class DocumentedExamples : public ::testing::Test {
       const fs::path cwd = dir_.path() / fmt::format("doc{}", ++documents_);
       fs::create_directories(cwd);
       fs::create_directory_symlink(source("examples"), cwd / "examples");
-      std::vector<Outcome> outcomes;
+      std::vector<ExampleOutcome> outcomes;
       for (const auto& example : document.examples) {
         SCOPED_TRACE(document.name + ": " + example);
         outcomes.emplace_back();
@@ -428,7 +428,7 @@ class DocumentedExamples : public ::testing::Test {
         auto words = shell_words(example);
         words.erase(words.begin());  // "jetchar"
         const auto began = std::chrono::steady_clock::now();
-        const Outcome& outcome = outcomes.back() = run_in(words, cwd, io_);
+        const ExampleOutcome& outcome = outcomes.back() = run_in(words, cwd, io_);
         durations.emplace_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(),
                                document.name + ": " + example);
         ++ran;
@@ -458,7 +458,7 @@ class DocumentedExamples : public ::testing::Test {
   /// The lines `shown` shows are printed by its examples: stdout's in the order shown, the others
   /// anywhere in stderr.
   static void expect_shown_output(const ShownOutput& shown, const Document& document,
-                                  const std::vector<Outcome>& outcomes) {
+                                  const std::vector<ExampleOutcome>& outcomes) {
     std::vector<std::string> out;
     std::vector<std::string> err;
     std::string printed;
@@ -531,7 +531,7 @@ TEST_F(DocumentedExamples, EveryRecordIsShownSomewhere) {
 }
 
 TEST_F(DocumentedExamples, EveryTopLevelCommandHasItsHelpTest) {
-  const Outcome help = run_in({"--help"}, dir_.path(), io_);
+  const ExampleOutcome help = run_in({"--help"}, dir_.path(), io_);
   ASSERT_EQ(help.code, 0) << help.err;
   auto listed = subcommands_in(help.out);
   auto tested = kTopLevelCommands;

@@ -24,7 +24,7 @@ using ::testing::HasSubstr;
 
 using jetchar::testing::read_text;
 
-struct Outcome {
+struct HelpOutcome {
   int code = -1;
   std::string out;
   std::string err;
@@ -38,10 +38,10 @@ class HelpCommandIntegration : public ::testing::Test {
     }
   }
 
-  Outcome run(const std::vector<std::string>& args) {
+  HelpOutcome run(const std::vector<std::string>& args) {
     const fs::path out = dir_.path() / fmt::format("{}.out", ++runs_);
     const fs::path err = dir_.path() / fmt::format("{}.err", runs_);
-    Outcome outcome;
+    HelpOutcome outcome;
     outcome.code = jetchar::testing::run_jetchar(args, out, err);
     outcome.out = read_text(out);
     outcome.err = read_text(err);
@@ -79,13 +79,13 @@ TEST_F(HelpCommandIntegration, HelpOfACommandIsItsDashDashHelp) {
     help_args.insert(help_args.end(), path.begin(), path.end());
     std::vector<std::string> dash_args = path;
     dash_args.push_back("--help");
-    const Outcome help = run(help_args);
-    const Outcome dash = run(dash_args);
+    const HelpOutcome help = run(help_args);
+    const HelpOutcome dash = run(dash_args);
     ASSERT_EQ(help.code, 0) << help.err;
     EXPECT_EQ(without_usage(help.out), without_usage(dash.out)) << fmt::format("{}", fmt::join(path, " "));
     EXPECT_THAT(help.out, HasSubstr(fmt::format("Usage: jetchar {}", fmt::join(path, " "))));
   }
-  const Outcome unknown = run({"help", "sweep", "walk"});
+  const HelpOutcome unknown = run({"help", "sweep", "walk"});
   EXPECT_EQ(unknown.code, 2);
   EXPECT_THAT(unknown.err, HasSubstr("'walk' is not a command of `jetchar sweep`; valid: plan, run, resume"));
   EXPECT_EQ(run({"help", "sweep", "--man"}).code, 2);
@@ -93,7 +93,7 @@ TEST_F(HelpCommandIntegration, HelpOfACommandIsItsDashDashHelp) {
 
 TEST_F(HelpCommandIntegration, ManualPageCoversEveryCommandAndIsCleanRoff) {
   const fs::path page = dir_.path() / "jetchar.1";
-  const Outcome made = run({"help", "--man", "-o", page.string()});
+  const HelpOutcome made = run({"help", "--man", "-o", page.string()});
   ASSERT_EQ(made.code, 0) << made.err;
   const std::string text = read_text(page);
   EXPECT_THAT(text, HasSubstr(".TH JETCHAR 1"));

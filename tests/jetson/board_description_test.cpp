@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string error_of(std::string_view board, const std::optional<fs::path>& root) {
+std::string description_error_of(std::string_view board, const std::optional<fs::path>& root) {
   try {
     describe_board(board, root);
   } catch (const std::invalid_argument& e) {
@@ -51,11 +51,12 @@ TEST(BoardDescription, ADirectoryHoldingASimulatedBoardIsThatBoardWithOrWithoutI
 }
 
 TEST(BoardDescription, BadOptionsNameWhatIsValid) {
-  EXPECT_THAT(error_of("jetsons", std::nullopt), HasSubstr("--board 'jetsons' is not valid; use auto, host, jetson"));
-  EXPECT_THAT(error_of("sim:", std::nullopt), HasSubstr("--board sim: needs a fixture name"));
+  EXPECT_THAT(description_error_of("jetsons", std::nullopt),
+              HasSubstr("--board 'jetsons' is not valid; use auto, host, jetson"));
+  EXPECT_THAT(description_error_of("sim:", std::nullopt), HasSubstr("--board sim: needs a fixture name"));
   testing::TempDir dir;
   std::ofstream(dir.path() / "board.manifest") << "# a fixture folder, not a board tree\n";
-  EXPECT_THAT(error_of("auto", dir.path()),
+  EXPECT_THAT(description_error_of("auto", dir.path()),
               HasSubstr("is a board fixture (it holds board.manifest, not a board tree); use --board sim:"));
 }
 

@@ -48,7 +48,7 @@ struct Table {
   std::vector<Row> rows;
 };
 
-std::string trim(std::string text) {
+std::string trim(const std::string& text) {
   const auto first = text.find_first_not_of(" \t");
   const auto last = text.find_last_not_of(" \t");
   return first == std::string::npos ? "" : text.substr(first, last - first + 1);
@@ -155,7 +155,7 @@ std::string visible(const std::string& bytes) {
   return bytes.size() > 200 ? out + "..." : out;
 }
 
-std::string slurp(const fs::path& file) {
+std::string fixture_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
@@ -174,7 +174,7 @@ TEST_P(FormatLintFixture, EveryFileIsWrittenAsTheKernelPrintsIt) {
   jetchar::sysfs::InjectedErrorTable injected;
   if (fs::exists(fixture.root_dir() / jetchar::sysfs::InjectedErrors::kFileName)) {
     injected = jetchar::sysfs::parse_injected_errors(
-        slurp(fixture.root_dir() / jetchar::sysfs::InjectedErrors::kFileName), "injected errors");
+        fixture_text(fixture.root_dir() / jetchar::sysfs::InjectedErrors::kFileName), "injected errors");
   }
   size_t checked = 0;
   for (auto it = fs::recursive_directory_iterator(fixture.root_dir()); it != fs::recursive_directory_iterator(); ++it) {
@@ -205,7 +205,7 @@ TEST_P(FormatLintFixture, EveryFileIsWrittenAsTheKernelPrintsIt) {
           << GetParam() << ": " << path << " fails with " << name << ", which " << kTable << ":" << row->line_number
           << " does not list for " << row->pattern;
     }
-    const std::string bytes = slurp(it->path());
+    const std::string bytes = fixture_text(it->path());
     // A file whose every read fails has no bytes to check.
     if (read_error != injected.end() && bytes.empty()) continue;
     EXPECT_TRUE(std::regex_match(bytes, format->second.regex))

@@ -8,18 +8,13 @@
 #include <vector>
 
 #include "sysfs/error.h"
+#include "tests/loaders/data_file_bytes.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::loaders {
 namespace {
 
 using jetchar::testing::TempDir;
-
-void write_bytes(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-}
 
 // `n` records in the real layout: label byte, then R, G, B planes of 1,024 bytes; record r's
 // plane c holds the value r + c everywhere.
@@ -30,16 +25,6 @@ std::vector<std::uint8_t> cifar_records(int n, int label_offset = 0) {
     for (int i = 1; i < 3073; ++i) bytes[r * kCifarRecordBytes + i] = static_cast<std::uint8_t>(r + (i - 1) / 1024);
   }
   return bytes;
-}
-
-template <typename F>
-std::string format_error_of(F&& call) {
-  try {
-    call();
-  } catch (const sysfs::FormatError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 const char* const kMeta = "airplane\nautomobile\nbird\ncat\ndeer\ndog\nfrog\nhorse\nship\ntruck\n\n";

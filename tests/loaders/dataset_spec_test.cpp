@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sysfs/error.h"
+#include "tests/loaders/data_file_bytes.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::loaders {
@@ -124,13 +125,6 @@ TEST(DatasetSpec, OpensFileKindsAndNamesMissingOnes) {
   error = invalid_argument_of(
       [&] { open_dataset(DatasetSpec::parse("cifar10/test:" + dir.path().string()), std::string("blur=3")); });
   EXPECT_NE(error.find("'blur=3'"), std::string::npos) << error;
-}
-
-void write_gzip(const fs::path& path, const std::string& content) {
-  gzFile file = gzopen(path.c_str(), "wb");
-  ASSERT_NE(file, nullptr);
-  gzwrite(file, content.data(), static_cast<unsigned>(content.size()));
-  gzclose(file);
 }
 
 TEST(DatasetSpec, DetectsTheKindFromAPathsContents) {

@@ -10,7 +10,7 @@
 namespace jetchar::loaders {
 namespace {
 
-std::string error_of(std::string_view text) {
+std::string gld_error_of(std::string_view text) {
   try {
     parse_gld_csv(text, "split.csv");
   } catch (const sysfs::FormatError& e) {
@@ -46,30 +46,30 @@ TEST(GldCsv, HeaderInAnyOrderExtraColumnsBomAndQuotes) {
 }
 
 TEST(GldCsv, MalformedLinesNameFileLineAndValue) {
-  std::string error = error_of("user,image,label\n1,a,2\n");
+  std::string error = gld_error_of("user,image,label\n1,a,2\n");
   EXPECT_NE(error.find("split.csv line 1"), std::string::npos) << error;
   EXPECT_NE(error.find("user_id,image_id,class"), std::string::npos) << error;
-  error = error_of("user_id,image_id,class\n1,a,2\n1,b\n");
+  error = gld_error_of("user_id,image_id,class\n1,a,2\n1,b\n");
   EXPECT_NE(error.find("split.csv line 3"), std::string::npos) << error;
   EXPECT_NE(error.find("'1,b'"), std::string::npos) << error;
   EXPECT_NE(error.find("3 comma-separated fields"), std::string::npos) << error;
-  error = error_of("user_id,image_id,class\n1,a,x\n");
+  error = gld_error_of("user_id,image_id,class\n1,a,x\n");
   EXPECT_NE(error.find("split.csv line 2"), std::string::npos) << error;
   EXPECT_NE(error.find("'x'"), std::string::npos) << error;
   EXPECT_NE(error.find("integer 0..1000000"), std::string::npos) << error;
-  EXPECT_NE(error_of("user_id,image_id,class\n1,a,-1\n").find("'-1'"), std::string::npos);
-  EXPECT_NE(error_of("user_id,image_id,class\n1,a,2.5\n").find("'2.5'"), std::string::npos);
-  EXPECT_NE(error_of("user_id,image_id,class\n1,a,1000001\n").find("'1000001'"), std::string::npos);
-  error = error_of("user_id,image_id,class\n1,\"open,2\n");
+  EXPECT_NE(gld_error_of("user_id,image_id,class\n1,a,-1\n").find("'-1'"), std::string::npos);
+  EXPECT_NE(gld_error_of("user_id,image_id,class\n1,a,2.5\n").find("'2.5'"), std::string::npos);
+  EXPECT_NE(gld_error_of("user_id,image_id,class\n1,a,1000001\n").find("'1000001'"), std::string::npos);
+  error = gld_error_of("user_id,image_id,class\n1,\"open,2\n");
   EXPECT_NE(error.find("split.csv line 2"), std::string::npos) << error;
   EXPECT_NE(error.find("closing quote"), std::string::npos) << error;
-  EXPECT_NE(error_of("").find("empty file"), std::string::npos);
-  EXPECT_NE(error_of("\n \n").find("empty file"), std::string::npos);
+  EXPECT_NE(gld_error_of("").find("empty file"), std::string::npos);
+  EXPECT_NE(gld_error_of("\n \n").find("empty file"), std::string::npos);
 }
 
 TEST(GldCsv, ImageIdsThatLeaveTheImageDirectoryAreRefused) {
   for (const char* id : {"../etc/passwd", "a/b", "..", ".", "\"\""}) {
-    const std::string error = error_of(std::string("user_id,image_id,class\n1,1,1\n2,") + id + ",1\n");
+    const std::string error = gld_error_of(std::string("user_id,image_id,class\n1,1,1\n2,") + id + ",1\n");
     EXPECT_NE(error.find("split.csv line 3"), std::string::npos) << id << ": " << error;
     EXPECT_NE(error.find("a file name without '/'"), std::string::npos) << id << ": " << error;
   }

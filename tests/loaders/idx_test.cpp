@@ -8,29 +8,13 @@
 #include <vector>
 
 #include "sysfs/error.h"
+#include "tests/loaders/data_file_bytes.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::loaders {
 namespace {
 
 using jetchar::testing::TempDir;
-
-std::string be32(std::uint32_t v) {
-  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
-}
-
-std::string idx_images(int n, int rows, int cols) {
-  std::string bytes = be32(0x803) + be32(n) + be32(rows) + be32(cols);
-  for (int i = 0; i < n * rows * cols; ++i) bytes.push_back(static_cast<char>((i * 7) % 256));
-  return bytes;
-}
-
-void write_gzip(const std::filesystem::path& path, const std::string& content) {
-  gzFile file = gzopen(path.c_str(), "wb");
-  ASSERT_NE(file, nullptr);
-  ASSERT_EQ(gzwrite(file, content.data(), static_cast<unsigned>(content.size())), static_cast<int>(content.size()));
-  ASSERT_EQ(gzclose(file), Z_OK);
-}
 
 std::span<const std::uint8_t> bytes_of(const std::string& s) {
   return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};

@@ -1,4 +1,5 @@
 #include "loaders/image_decode.h"
+#include "tests/loaders/data_file_bytes.h"
 
 #include <gtest/gtest.h>
 
@@ -9,16 +10,6 @@
 
 namespace jetchar::loaders {
 namespace {
-
-std::vector<std::uint8_t> solid_rgb(int h, int w, std::uint8_t r, std::uint8_t g, std::uint8_t b) {
-  std::vector<std::uint8_t> rgb(static_cast<std::size_t>(h) * w * 3);
-  for (std::size_t i = 0; i < rgb.size(); i += 3) {
-    rgb[i] = r;
-    rgb[i + 1] = g;
-    rgb[i + 2] = b;
-  }
-  return rgb;
-}
 
 TEST(ImageDecode, JpegAndPngRoundTripWithScaledJpeg) {
   const auto rgb = solid_rgb(64, 96, 200, 100, 50);

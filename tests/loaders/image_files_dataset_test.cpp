@@ -7,28 +7,13 @@
 #include "loaders/dataset_spec.h"
 #include "loaders/image_decode.h"
 #include "sysfs/error.h"
+#include "tests/loaders/data_file_bytes.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::loaders {
 namespace {
 
 using jetchar::testing::TempDir;
-
-void write_bytes(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-}
-
-std::vector<std::uint8_t> solid_rgb(int h, int w, std::uint8_t r, std::uint8_t g, std::uint8_t b) {
-  std::vector<std::uint8_t> rgb(static_cast<std::size_t>(h) * w * 3);
-  for (std::size_t i = 0; i < rgb.size(); i += 3) {
-    rgb[i] = r;
-    rgb[i + 1] = g;
-    rgb[i + 2] = b;
-  }
-  return rgb;
-}
 
 TEST(ImageFilesDataset, ImageFolderClassesFromSortedSubfolders) {
   TempDir dir;

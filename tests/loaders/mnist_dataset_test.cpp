@@ -13,6 +13,7 @@
 
 #include "loaders/dataset_spec.h"
 #include "sysfs/error.h"
+#include "tests/loaders/data_file_bytes.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::loaders {
@@ -24,37 +25,10 @@ namespace fs = std::filesystem;
 // Where Debian's dataset-fashion-mnist package installs the files (`dpkg -L dataset-fashion-mnist`).
 const fs::path kDebianFashionMnist = "/usr/share/datasets/fashion-mnist";
 
-std::string be32(std::uint32_t v) {
-  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
-}
-
-std::string idx_images(int n, int rows, int cols) {
-  std::string bytes = be32(0x803) + be32(n) + be32(rows) + be32(cols);
-  for (int i = 0; i < n * rows * cols; ++i) bytes.push_back(static_cast<char>((i * 7) % 256));
-  return bytes;
-}
-
 std::string idx_labels(int n, int classes) {
   std::string bytes = be32(0x801) + be32(n);
   for (int i = 0; i < n; ++i) bytes.push_back(static_cast<char>(i % classes));
   return bytes;
-}
-
-void write_gzip(const fs::path& path, const std::string& content) {
-  gzFile file = gzopen(path.c_str(), "wb");
-  ASSERT_NE(file, nullptr);
-  ASSERT_EQ(gzwrite(file, content.data(), static_cast<unsigned>(content.size())), static_cast<int>(content.size()));
-  ASSERT_EQ(gzclose(file), Z_OK);
-}
-
-template <typename F>
-std::string format_error_of(F&& call) {
-  try {
-    call();
-  } catch (const sysfs::FormatError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 TEST(MnistDataset, ReadsRawAndGzipIdentically) {

@@ -12,7 +12,7 @@ namespace {
 using namespace std::chrono_literals;
 
 template <typename F>
-std::string invalid_argument_of(F&& call) {
+std::string synthetic_invalid_argument_of(F&& call) {
   try {
     call();
   } catch (const std::invalid_argument& e) {
@@ -67,22 +67,22 @@ TEST(SyntheticDataset, DelayIsSpentInEveryGet) {
 }
 
 TEST(SyntheticDataset, BadShapesCountsAndIndicesAreErrors) {
-  std::string error = invalid_argument_of([] { SyntheticDataset({3, 0, 2}, 1, 1); });
+  std::string error = synthetic_invalid_argument_of([] { SyntheticDataset({3, 0, 2}, 1, 1); });
   EXPECT_NE(error.find("shape '3x0x2' is not valid"), std::string::npos) << error;
-  error = invalid_argument_of([] { SyntheticDataset({}, 1, 1); });
+  error = synthetic_invalid_argument_of([] { SyntheticDataset({}, 1, 1); });
   EXPECT_NE(error.find("shape '' is not valid"), std::string::npos) << error;
-  error = invalid_argument_of([] { SyntheticDataset({-2}, 1, 1); });
+  error = synthetic_invalid_argument_of([] { SyntheticDataset({-2}, 1, 1); });
   EXPECT_NE(error.find("'-2'"), std::string::npos) << error;
-  error = invalid_argument_of([] { SyntheticDataset({4096, 4096, 32}, 1, 1); });
+  error = synthetic_invalid_argument_of([] { SyntheticDataset({4096, 4096, 32}, 1, 1); });
   EXPECT_NE(error.find("more than 2^28 values"), std::string::npos) << error;
   // Found by loaders_dataset_spec_fuzz: sizes whose product overflows 64 bits.
-  error = invalid_argument_of([] { SyntheticDataset({998, 98, 49, 98, 49, 908, 98, 30000}, 1, 1); });
+  error = synthetic_invalid_argument_of([] { SyntheticDataset({998, 98, 49, 98, 49, 908, 98, 30000}, 1, 1); });
   EXPECT_NE(error.find("more than 2^28 values"), std::string::npos) << error;
-  error = invalid_argument_of([] { SyntheticDataset({3}, 0, 1); });
+  error = synthetic_invalid_argument_of([] { SyntheticDataset({3}, 0, 1); });
   EXPECT_NE(error.find("samples 0"), std::string::npos) << error;
-  error = invalid_argument_of([] { SyntheticDataset({3}, 1, 0); });
+  error = synthetic_invalid_argument_of([] { SyntheticDataset({3}, 1, 0); });
   EXPECT_NE(error.find("classes 0"), std::string::npos) << error;
-  error = invalid_argument_of([] { SyntheticDataset({3}, 1, 1, -1us); });
+  error = synthetic_invalid_argument_of([] { SyntheticDataset({3}, 1, 1, -1us); });
   EXPECT_NE(error.find("delay -1 us"), std::string::npos) << error;
 
   const SyntheticDataset dataset({2}, 4, 2);

@@ -13,7 +13,7 @@ namespace {
 
 // Two kinds: the AGX Orin runs four core counts, the Orin Nano two of its own, both with the
 // sweep's batch sizes; the Nano's kind adds a worker axis of its own.
-constexpr const char* kFleet = R"(
+constexpr const char* kKindsFleet = R"(
 name: "fleet"
 base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 epochs: 1 device: "cpu" } }
 axes { field: "device.cpu_cores" values: ["2"] }
@@ -26,7 +26,7 @@ kinds { name: "orin-nano" constraint: "nano8g" nodes: "b3,b4"
 )";
 
 TEST(BoardKinds, EachKindIsPlannedFromItsOwnAxesWithItsNameInTheRunIds) {
-  const auto sweep = parse_sweep_spec(kFleet, "fleet.textproto");
+  const auto sweep = parse_sweep_spec(kKindsFleet, "fleet.textproto");
   const auto agx = plan_board_kind(sweep, "agx-orin", "fleet.textproto");
   ASSERT_EQ(agx.runs.size(), 8u);  // 4 core counts x 2 batch sizes
   EXPECT_EQ(agx.runs[0].run_id, "agx-orin.0000-r0");
@@ -67,7 +67,7 @@ axes { field: "workload.batch_size" values: ["4", "8"] })",
   }
 }
 
-std::string error_of(const std::string& text, const std::string& kind) {
+std::string kinds_error_of(const std::string& text, const std::string& kind) {
   try {
     plan_board_kind(parse_sweep_spec(text, "k.textproto"), kind, "k.textproto");
   } catch (const std::invalid_argument& e) {
@@ -79,16 +79,19 @@ std::string error_of(const std::string& text, const std::string& kind) {
 TEST(BoardKinds, BadKindsAndMissingChoicesAreNamed) {
   const std::string base =
       R"(name: "k" base { workload { model: "lenet5" dataset: "synthetic:1x28x28" batch_size: 4 epochs: 1 device: "cpu" } } )";
-  EXPECT_NE(error_of(kFleet, "").find("names board kinds (agx-orin, orin-nano)"), std::string::npos)
-      << error_of(kFleet, "");
-  EXPECT_NE(error_of(kFleet, "xavier").find("no such board kind; its kinds: agx-orin, orin-nano"), std::string::npos);
-  EXPECT_NE(error_of(base + R"(kinds { name: "a b" })", "a b").find("name 'a b' is not valid"), std::string::npos);
-  EXPECT_NE(error_of(base + R"(kinds { name: "" })", "").find("kinds[0]: name '' is not valid"), std::string::npos);
-  EXPECT_NE(error_of(base + R"(kinds { name: "a" } kinds { name: "a" })", "a").find("kind 'a' is named twice"),
+  EXPECT_NE(kinds_error_of(kKindsFleet, "").find("names board kinds (agx-orin, orin-nano)"), std::string::npos)
+      << kinds_error_of(kKindsFleet, "");
+  EXPECT_NE(kinds_error_of(kKindsFleet, "xavier").find("no such board kind; its kinds: agx-orin, orin-nano"),
             std::string::npos);
-  EXPECT_NE(
-      error_of(base + R"(kinds { name: "a" constraint: "x&y" })", "a").find("constraint 'x&y' is not one node feature"),
-      std::string::npos);
+  EXPECT_NE(kinds_error_of(base + R"(kinds { name: "a b" })", "a b").find("name 'a b' is not valid"),
+            std::string::npos);
+  EXPECT_NE(kinds_error_of(base + R"(kinds { name: "" })", "").find("kinds[0]: name '' is not valid"),
+            std::string::npos);
+  EXPECT_NE(kinds_error_of(base + R"(kinds { name: "a" } kinds { name: "a" })", "a").find("kind 'a' is named twice"),
+            std::string::npos);
+  EXPECT_NE(kinds_error_of(base + R"(kinds { name: "a" constraint: "x&y" })", "a")
+                .find("constraint 'x&y' is not one node feature"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ device { cpu_cores: 4 cpu_freq_mhz: 1420.8 dvfs: OFF }
 measurement { sample_rate_hz: 100 }
 )";
 
-std::string error_of(std::string_view text) {
+std::string spec_error_of(std::string_view text) {
   try {
     parse_experiment_spec(text, "spec.textproto");
   } catch (const SpecError& e) {
@@ -36,21 +36,21 @@ TEST(SpecIoTest, ParsesAValidExperiment) {
 }
 
 TEST(SpecIoTest, UnknownFieldNamesFileLineColumnAndField) {
-  EXPECT_EQ(error_of("workload {\n  model: \"lenet5\"\n  batch_sise: 16\n}\n"),
+  EXPECT_EQ(spec_error_of("workload {\n  model: \"lenet5\"\n  batch_sise: 16\n}\n"),
             "spec.textproto:3:13: field batch_sise: Message type \"jetchar.proto.WorkloadSpec\" has no field "
             "named \"batch_sise\".");
 }
 
 TEST(SpecIoTest, SyntaxErrorPointsAtTheLine) {
-  const std::string error = error_of("workload { model: \"lenet5\" batch_size: }\n");
+  const std::string error = spec_error_of("workload { model: \"lenet5\" batch_size: }\n");
   EXPECT_EQ(error.rfind("spec.textproto:1:", 0), 0u) << error;
 }
 
 TEST(SpecIoTest, OutOfRangeValueNamesTheFieldAndTheValidRange) {
-  EXPECT_EQ(error_of("workload {\n  model: \"lenet5\" dataset: \"synthetic:1x28x28\"\n  batch_size: 0\n}\n"),
+  EXPECT_EQ(spec_error_of("workload {\n  model: \"lenet5\" dataset: \"synthetic:1x28x28\"\n  batch_size: 0\n}\n"),
             "spec.textproto:3:3: field workload.batch_size: 0 is out of range; valid: 1 to 65536");
   EXPECT_EQ(
-      error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nmeasurement {\n sample_rate_hz: 5000 }"),
+      spec_error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nmeasurement {\n sample_rate_hz: 5000 }"),
       "spec.textproto:3:2: field measurement.sample_rate_hz: 5000 is out of range; valid: 1 to 1000");
 }
 
@@ -60,35 +60,35 @@ TEST(SpecIoTest, OptimizerAndWeightDecayAreWorkloadFields) {
       "spec.textproto");
   EXPECT_EQ(spec.workload().optimizer(), proto::SGD);
   EXPECT_DOUBLE_EQ(spec.workload().weight_decay(), 0.001);
-  EXPECT_EQ(error_of("workload {\n  model: \"m\" dataset: \"d:x\" batch_size: 1\n  weight_decay: 1.5\n}\n"),
+  EXPECT_EQ(spec_error_of("workload {\n  model: \"m\" dataset: \"d:x\" batch_size: 1\n  weight_decay: 1.5\n}\n"),
             "spec.textproto:3:3: field workload.weight_decay: 1.5 is out of range; valid: 0 to 1 (AdamW's decoupled "
             "decay, SGD's L2 term)");
-  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 weight_decay: nan }")
+  EXPECT_NE(spec_error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 weight_decay: nan }")
                 .find("field workload.weight_decay: nan is out of range"),
             std::string::npos);
-  EXPECT_NE(error_of("workload { model: \"m\" batch_size: 1 optimizer: ADAM }")
+  EXPECT_NE(spec_error_of("workload { model: \"m\" batch_size: 1 optimizer: ADAM }")
                 .find("field optimizer: Unknown enumeration value of \"ADAM\""),
             std::string::npos);
 }
 
 TEST(SpecIoTest, MissingModelIsAnError) {
-  EXPECT_NE(error_of("workload { batch_size: 4 }").find("field workload.model: is required"), std::string::npos);
+  EXPECT_NE(spec_error_of("workload { batch_size: 4 }").find("field workload.model: is required"), std::string::npos);
 }
 
 TEST(SpecIoTest, PresetAndCustomModeConflict) {
-  EXPECT_NE(
-      error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\ndevice { preset_mode: 2 gpu_freq_mhz: 600 }")
-          .find("field device.preset_mode: a preset mode cannot be combined"),
-      std::string::npos);
+  EXPECT_NE(spec_error_of(
+                "workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\ndevice { preset_mode: 2 gpu_freq_mhz: 600 }")
+                .find("field device.preset_mode: a preset mode cannot be combined"),
+            std::string::npos);
 }
 
 TEST(SpecIoTest, BadDeviceName) {
-  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"tpu\" }")
+  EXPECT_NE(spec_error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"tpu\" }")
                 .find("'tpu' is not a device; valid: cpu, cuda, cuda:N"),
             std::string::npos);
-  EXPECT_EQ(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"cuda:1\" }"), "no error");
-  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"cuda:x\" }"), "no error");
-  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"cuda:\" }"), "no error");
+  EXPECT_EQ(spec_error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"cuda:1\" }"), "no error");
+  EXPECT_NE(spec_error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"cuda:x\" }"), "no error");
+  EXPECT_NE(spec_error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 device: \"cuda:\" }"), "no error");
 }
 
 // workload.distributed: torchrun's ranges, each error naming the field, the value and what is valid.
@@ -96,29 +96,31 @@ TEST(SpecIoTest, DistributedFieldsAreCheckedAsTorchrunWouldCheckThem) {
   const auto spec = [](std::string_view distributed) {
     return fmt::format("workload {{ model: \"m\" dataset: \"d:x\" batch_size: 1 distributed {{ {} }} }}", distributed);
   };
-  EXPECT_EQ(error_of(spec("nproc_per_node: 4 backend: \"gloo\" timeout_s: 30")), "no error");
-  EXPECT_EQ(error_of(spec("nproc_per_node: 2 nnodes: 3 node_rank: 2 master_addr: \"10.0.0.1\" master_port: 29500")),
-            "no error");
-  EXPECT_NE(error_of(spec("nproc_per_node: 300"))
+  EXPECT_EQ(spec_error_of(spec("nproc_per_node: 4 backend: \"gloo\" timeout_s: 30")), "no error");
+  EXPECT_EQ(
+      spec_error_of(spec("nproc_per_node: 2 nnodes: 3 node_rank: 2 master_addr: \"10.0.0.1\" master_port: 29500")),
+      "no error");
+  EXPECT_NE(spec_error_of(spec("nproc_per_node: 300"))
                 .find("workload.distributed.nproc_per_node: 300 is out of range; valid: 1 to 256"),
             std::string::npos);
-  EXPECT_NE(error_of(spec("nproc_per_node: 0")), "no error") << "a written 0 reads as unset";
-  EXPECT_NE(error_of(spec("nnodes: 2 node_rank: 2 master_port: 29500"))
+  EXPECT_NE(spec_error_of(spec("nproc_per_node: 0")), "no error") << "a written 0 reads as unset";
+  EXPECT_NE(spec_error_of(spec("nnodes: 2 node_rank: 2 master_port: 29500"))
                 .find("workload.distributed.node_rank: 2 is out of range; valid: 0 to 1 (nnodes - 1)"),
             std::string::npos);
-  EXPECT_NE(error_of(spec("nnodes: 2")).find("workload.distributed.master_port: is required with nnodes > 1"),
+  EXPECT_NE(spec_error_of(spec("nnodes: 2")).find("workload.distributed.master_port: is required with nnodes > 1"),
             std::string::npos);
-  EXPECT_NE(error_of(spec("backend: \"mpi\"")).find("'mpi' is not a backend; valid: gloo, nccl"), std::string::npos);
-  EXPECT_NE(error_of(spec("timeout_s: -1")).find("valid: more than 0 up to 86400 s"), std::string::npos);
+  EXPECT_NE(spec_error_of(spec("backend: \"mpi\"")).find("'mpi' is not a backend; valid: gloo, nccl"),
+            std::string::npos);
+  EXPECT_NE(spec_error_of(spec("timeout_s: -1")).find("valid: more than 0 up to 86400 s"), std::string::npos);
 }
 
 // Settings `train` and `infer` take as options are spec fields, so a sweep can vary them too.
 TEST(SpecIoTest, ThreadsClassesAndNoWarmUpAreWorkloadFields) {
-  EXPECT_EQ(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 threads: 2 }"), "no error");
-  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 threads: 2000 }")
+  EXPECT_EQ(spec_error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 threads: 2 }"), "no error");
+  EXPECT_NE(spec_error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 threads: 2000 }")
                 .find("field workload.threads: 2000 is out of range; valid: 1 to 1024"),
             std::string::npos);
-  EXPECT_NE(error_of("workload { model: \"m\" task: INFER batch_size: 1 inference { classes: 0 } }"), "no error")
+  EXPECT_NE(spec_error_of("workload { model: \"m\" task: INFER batch_size: 1 inference { classes: 0 } }"), "no error")
       << "a written 0 reads as unset";
   const auto none = parse_experiment_spec(
       "workload { model: \"m\" task: INFER batch_size: 1 inference { warmup_batches: 0 classes: 7 } }", "s");
@@ -127,17 +129,18 @@ TEST(SpecIoTest, ThreadsClassesAndNoWarmUpAreWorkloadFields) {
 }
 
 TEST(SpecIoTest, SingleStreamTakesBatchOneAndTheServersBoundIsPositive) {
-  EXPECT_EQ(error_of("workload { model: \"m\" task: INFER\n batch_size: 2 inference { scenario: SINGLE_STREAM } }"),
-            "spec.textproto:2:2: field workload.batch_size: 2 is not valid with workload.inference.scenario "
-            "SINGLE_STREAM (queries of one sample); valid: 1 (OFFLINE or SERVER take larger batches)");
-  EXPECT_EQ(error_of("workload { model: \"m\" task: INFER batch_size: 1 inference { scenario: SINGLE_STREAM } }"),
+  EXPECT_EQ(
+      spec_error_of("workload { model: \"m\" task: INFER\n batch_size: 2 inference { scenario: SINGLE_STREAM } }"),
+      "spec.textproto:2:2: field workload.batch_size: 2 is not valid with workload.inference.scenario "
+      "SINGLE_STREAM (queries of one sample); valid: 1 (OFFLINE or SERVER take larger batches)");
+  EXPECT_EQ(spec_error_of("workload { model: \"m\" task: INFER batch_size: 1 inference { scenario: SINGLE_STREAM } }"),
             "no error");
-  EXPECT_EQ(error_of("workload { model: \"m\" task: INFER batch_size: 8 inference { scenario: SERVER "
-                     "latency_bound_ms: 15 } }"),
+  EXPECT_EQ(spec_error_of("workload { model: \"m\" task: INFER batch_size: 8 inference { scenario: SERVER "
+                          "latency_bound_ms: 15 } }"),
             "no error")
       << "a server's batch size is the largest batch it forms";
-  EXPECT_EQ(error_of("workload { model: \"m\" task: INFER batch_size: 8\n inference { scenario: SERVER\n"
-                     " latency_bound_ms: 0 } }"),
+  EXPECT_EQ(spec_error_of("workload { model: \"m\" task: INFER batch_size: 8\n inference { scenario: SERVER\n"
+                          " latency_bound_ms: 0 } }"),
             "spec.textproto:3:2: field workload.inference.latency_bound_ms: 0 ms is out of range; valid: more than 0 "
             "up to 3600000 ms (a p99 bound of the SERVER scenario)");
 }
@@ -154,28 +157,29 @@ TEST(SpecIoTest, SweepAxisNeedsValuesOrARange) {
 
 // A value of the wrong kind names the field it was given for, not the value ("field big").
 TEST(SpecIoTest, ValueOfTheWrongKindNamesItsField) {
-  EXPECT_EQ(error_of("workload {\n  model: \"lenet5\"\n  batch_size: \"big\"\n}\n"),
+  EXPECT_EQ(spec_error_of("workload {\n  model: \"lenet5\"\n  batch_size: \"big\"\n}\n"),
             "spec.textproto:3:15: field batch_size: Expected integer, got: \"big\"");
-  EXPECT_NE(error_of("workload { model: \"m\" batch_size:\n 32.5 }").find("field batch_size: Expected integer"),
+  EXPECT_NE(spec_error_of("workload { model: \"m\" batch_size:\n 32.5 }").find("field batch_size: Expected integer"),
             std::string::npos);
-  EXPECT_NE(error_of("device { dvfs: MAYBE }").find("field dvfs: Unknown enumeration value of \"MAYBE\""),
+  EXPECT_NE(spec_error_of("device { dvfs: MAYBE }").find("field dvfs: Unknown enumeration value of \"MAYBE\""),
             std::string::npos);
   // A syntax error names no field rather than a wrong one.
-  EXPECT_EQ(error_of("workload { model: \"m\" }}").find("field "), std::string::npos);
+  EXPECT_EQ(spec_error_of("workload { model: \"m\" }}").find("field "), std::string::npos);
 }
 
 // proto3 cannot tell a written 0 from a field left out: `epochs: 0` used to run one epoch.
 TEST(SpecIoTest, AWrittenZeroThatWouldReadAsUnsetIsRefused) {
   EXPECT_EQ(
-      error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1\n  epochs: 0 }"),
+      spec_error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1\n  epochs: 0 }"),
       "spec.textproto:2:3: field workload.epochs: 0 cannot be told from leaving the field out (1 epoch); valid: 1 "
       "to 10000");
-  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nrepetitions: 0")
+  EXPECT_NE(spec_error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nrepetitions: 0")
                 .find("field repetitions: 0 cannot be told from leaving the field out (1 repetition)"),
             std::string::npos);
-  EXPECT_NE(error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nadaptive { warmup_minibatches: 0 }")
-                .find("field adaptive.warmup_minibatches: 0 cannot be told"),
-            std::string::npos);
+  EXPECT_NE(
+      spec_error_of("workload { model: \"m\" dataset: \"d:x\" batch_size: 1 }\nadaptive { warmup_minibatches: 0 }")
+          .find("field adaptive.warmup_minibatches: 0 cannot be told"),
+      std::string::npos);
   try {
     parse_sweep_spec("name: \"s\"\nbase {\n workload { model: \"m\" batch_size: 1 epochs: 0 } }\n", "sweep.textproto");
     FAIL() << "a sweep's base with epochs: 0 was accepted";

@@ -25,7 +25,7 @@ using jetchar::testing::SmallMount;
 using jetchar::testing::TempDir;
 using ::testing::HasSubstr;
 
-std::vector<std::string> names_in(const fs::path& dir) {
+std::vector<std::string> output_names_in(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
@@ -80,7 +80,7 @@ TEST(OutputFile, WritesWholeAndLeavesNothingElse) {
   write_output_file(dir.path() / "out.html", "old");
   write_output_file(dir.path() / "out.html", "new content");
   EXPECT_EQ(read_whole_file(dir.path() / "out.html"), "new content");
-  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"out.html"});
+  EXPECT_EQ(output_names_in(dir.path()), std::vector<std::string>{"out.html"});
 }
 
 // The pid of a process that has ended and been reaped.
@@ -104,7 +104,7 @@ TEST(OutputFile, TheNameAKilledWriterLeftIsRemovedByTheNextWriteAndALiveWritersI
   EXPECT_EQ(read_whole_file(dir.path() / "out.html"), "new content");
   std::vector<std::string> expected = {alive, other, unlike, "out.html"};
   std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(names_in(dir.path()), expected);
+  EXPECT_EQ(output_names_in(dir.path()), expected);
 }
 
 TEST(OutputFile, AFullDiskKeepsTheEarlierOutputAndLeavesNoTemporaryFile) {
@@ -120,7 +120,7 @@ TEST(OutputFile, AFullDiskKeepsTheEarlierOutputAndLeavesNoTemporaryFile) {
     EXPECT_THAT(e.what(), HasSubstr(mount.path().string() + "/out.csv"));
   }
   EXPECT_EQ(read_whole_file(mount.path() / "out.csv"), "earlier");
-  EXPECT_EQ(names_in(mount.path()), (std::vector<std::string>{"filler", "out.csv"}));
+  EXPECT_EQ(output_names_in(mount.path()), (std::vector<std::string>{"filler", "out.csv"}));
 }
 
 TEST(OutputFile, AReadOnlyFolderIsEROFSWithTheOutputAsItWas) {

@@ -58,7 +58,7 @@ TEST(NvpmodelConfigTest, ParsesParamsModesAndDefault) {
 
 // L4T R35's Xavier NX conf caps the board input with TYPE=HWMON lines: the hwmon class folder of
 // the INA3221 and the attribute in its hwmonN folder (stock nvpmodel_t194_p3668.conf, R35).
-constexpr const char* kHwmon = R"(< PARAM TYPE=HWMON NAME=VDDIN_OC_LIMIT >
+constexpr const char* kHwmonParam = R"(< PARAM TYPE=HWMON NAME=VDDIN_OC_LIMIT >
 WARN /sys/devices/platform/c250000.i2c/i2c-7/7-0040/hwmon curr1_max
 CRIT /sys/devices/platform/c250000.i2c/i2c-7/7-0040/hwmon curr1_crit
 
@@ -74,7 +74,7 @@ VDDIN_OC_LIMIT CRIT 5000
 )";
 
 TEST(NvpmodelConfigTest, ParsesHwmonParamsAsFilesInTheirHwmonFolder) {
-  const auto config = parse_nvpmodel_config(kHwmon, "nx.conf");
+  const auto config = parse_nvpmodel_config(kHwmonParam, "nx.conf");
   const ParamDefinition* limit = config.find_param("VDDIN_OC_LIMIT");
   ASSERT_NE(limit, nullptr);
   EXPECT_TRUE(limit->hwmon);
@@ -94,7 +94,7 @@ file /sys/devices/platform/c250000.i2c/i2c-7/7-0040/hwmon/hwmon3/curr1_max = 300
 file /sys/devices/platform/c250000.i2c/i2c-7/7-0040/hwmon/hwmon3/curr1_crit = 5000
 file /var/lib/nvpmodel/status = pmode:0000
 )");
-  board.dir.write("etc/nvpmodel.conf", kHwmon);
+  board.dir.write("etc/nvpmodel.conf", kHwmonParam);
   const sysfs::Root root = board.root();
   const auto config = read_nvpmodel_config(root);
   EXPECT_EQ(existing_param_path(root, *config.find_param("VDDIN_OC_LIMIT")->find("CRIT")),

@@ -36,7 +36,7 @@ std::string device_info_json(const std::string& name) {
   return to_json(board.info, board.origin).dump(2) + "\n";
 }
 
-std::string slurp(const fs::path& file) {
+std::string file_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
@@ -55,7 +55,7 @@ TEST_P(DeviceInfoGoldenFixture, JsonMatchesTheGoldenFile) {
     std::ofstream(golden, std::ios::binary) << actual;
   }
   ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with JETCHAR_UPDATE_GOLDEN=1 to create it";
-  EXPECT_EQ(actual, slurp(golden)) << "device info of " << GetParam() << " differs from " << golden;
+  EXPECT_EQ(actual, file_text(golden)) << "device info of " << GetParam() << " differs from " << golden;
 }
 
 TEST_P(DeviceInfoGoldenFixture, TextSaysSimulatedAndHasUnits) {

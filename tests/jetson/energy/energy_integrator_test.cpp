@@ -1,4 +1,5 @@
 #include "jetson/energy/energy_integrator.h"
+#include "tests/jetson/energy/nanoseconds.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +8,6 @@
 
 namespace jetchar::jetson::energy {
 namespace {
-
-constexpr std::int64_t kS = 1'000'000'000;
 
 PowerTrace hand_trace() {
   PowerTrace trace({{"VDD_IN", RailRole::kBoardInput}, {"VDD_CPU", RailRole::kModule}});
@@ -125,7 +124,8 @@ TEST(EnergyIntegrator, ExactOnPiecewiseLinearTraceWithIrregularSampling) {
   times.erase(std::unique(times.begin(), times.end()), times.end());
   PowerTrace trace({{"VDD_IN", RailRole::kBoardInput}});
   for (double t : times)
-    trace.append(static_cast<std::int64_t>(std::llround(t * 1e9)), {power(std::llround(t * 1e9) / 1e9)});
+    trace.append(static_cast<std::int64_t>(std::llround(t * 1e9)),
+                 {power(static_cast<double>(std::llround(t * 1e9)) / 1e9)});
 
   for (auto [a, b] : std::vector<std::pair<double, double>>{{0, 10}, {1.234567, 2.3456789}, {2.1, 6.1}, {6.15, 9.99}}) {
     const auto e = integrate(trace, 0, static_cast<std::int64_t>(a * 1e9), static_cast<std::int64_t>(b * 1e9));

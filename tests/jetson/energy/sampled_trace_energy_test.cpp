@@ -27,11 +27,10 @@
 #include "jetson/simulated/simulated_board.h"
 #include "jetson/telemetry/telemetry_discovery.h"
 #include "jetson/telemetry/telemetry_sampler.h"
+#include "tests/jetson/energy/nanoseconds.h"
 
 namespace jetchar::jetson::energy {
 namespace {
-
-constexpr std::int64_t kMs = 1'000'000;
 
 // 200 ms period: idle 3 W, a ramp to a 9 W burst, a 1 ms step down to 5 W, a slow ramp back.
 meters::SyntheticPowerTrace burst_trace() {
@@ -115,8 +114,8 @@ TEST_P(SampledTraceEnergyFixture, WindowsMatchTheServedTracesExactEnergy) {
     ++checked;
     if (!match) {
       ++mismatched;
-      ADD_FAILURE() << "sample at +" << (s.time_ns - start) / 1e6 << " ms read " << s.values[field].value
-                    << " mW; the board served " << served[k].power_mw << " mW then";
+      ADD_FAILURE() << "sample at +" << static_cast<double>(s.time_ns - start) / 1e6 << " ms read "
+                    << s.values[field].value << " mW; the board served " << served[k].power_mw << " mW then";
       if (mismatched > 5) break;
     }
     r_max = std::max(r_max, s.read_ns);
@@ -166,16 +165,16 @@ TEST_P(SampledTraceEnergyFixture, WindowsMatchTheServedTracesExactEnergy) {
     }
     const std::int64_t lag = w_max + h_max + r_max;
     const double tv = total_variation_mw(trace, a - start - lag, b - start + lag);
-    const double bound_mj =
-        tv * static_cast<double>(w_max + h_max / 2 + r_max) / 1e9 + quantization_mw * static_cast<double>(b - a) / 1e9;
+    const double bound_mj = tv * (static_cast<double>(w_max + r_max) + static_cast<double>(h_max) / 2) / 1e9 +
+                            quantization_mw * static_cast<double>(b - a) / 1e9;
     const auto e = window_energy(measured, w);
     ASSERT_TRUE(e.rails.at(channel).energy.energy_mj) << w.name;
     EXPECT_TRUE(e.rails.at(channel).energy.complete) << w.name;
     const double exact = trace.energy_mj(a - start, b - start);
     const double got = *e.rails.at(channel).energy.energy_mj;
     EXPECT_NEAR(got, exact, bound_mj) << c.fixture << " window " << w.name << " [" << (a - start) / kMs << ", "
-                                      << (b - start) / kMs << "] ms; h_max " << h_max / 1e3 << " us, w_max "
-                                      << w_max / 1e3 << " us";
+                                      << (b - start) / kMs << "] ms; h_max " << static_cast<double>(h_max) / 1e3
+                                      << " us, w_max " << static_cast<double>(w_max) / 1e3 << " us";
     // Not vacuous: a bound that allowed half the energy would mean the run stalled for tens of
     // milliseconds, and nothing was shown.
     EXPECT_LT(bound_mj, 0.5 * exact) << "h_max " << h_max << " ns, w_max " << w_max << " ns";

@@ -1,4 +1,5 @@
 #include "jetson/energy/stream_alignment.h"
+#include "tests/jetson/energy/nanoseconds.h"
 
 #include <gtest/gtest.h>
 
@@ -6,8 +7,6 @@
 
 namespace jetchar::jetson::energy {
 namespace {
-
-constexpr std::int64_t kMs = 1'000'000;
 
 TEST(StreamAlignment, MeterClockFitRecoversIntervalAndOriginFromDelayedArrivals) {
   // Meter produces a report every 1.0002 s (drift 200 ppm) from t=5 s; the host sees each after a

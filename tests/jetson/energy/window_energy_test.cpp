@@ -1,11 +1,10 @@
 #include "jetson/energy/window_energy.h"
+#include "tests/jetson/energy/nanoseconds.h"
 
 #include <gtest/gtest.h>
 
 namespace jetchar::jetson::energy {
 namespace {
-
-constexpr std::int64_t kS = 1'000'000'000;
 
 // AGX-Orin-like rails: no board input, one sub-rail fed by VIN_SYS_5V0.
 PowerTrace orin_trace() {

@@ -18,21 +18,21 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct Case {
+struct ProtocolCase {
   std::string protocol;
   std::chrono::nanoseconds interval;
   double voltage_mv;
   bool fragment;
 };
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) { return info.param.protocol; }
+std::string protocol_case_name(const ::testing::TestParamInfo<ProtocolCase>& info) { return info.param.protocol; }
 // Keeps ctest's test names readable (gtest would print the struct's bytes).
-void PrintTo(const Case& c, std::ostream* os) { *os << c.protocol; }
+void PrintTo(const ProtocolCase& c, std::ostream* os) { *os << c.protocol; }
 
-class SerialMeterReaderPty : public ::testing::TestWithParam<Case> {};
+class SerialMeterReaderPty : public ::testing::TestWithParam<ProtocolCase> {};
 
 TEST_P(SerialMeterReaderPty, ReadsTheTraceAndItsEnergyEndToEnd) {
-  const Case& c = GetParam();
+  const ProtocolCase& c = GetParam();
   MeterSimulatorOptions sim_options;
   sim_options.interval = c.interval;
   sim_options.fragment = c.fragment;
@@ -75,7 +75,7 @@ TEST_P(SerialMeterReaderPty, ReadsTheTraceAndItsEnergyEndToEnd) {
     if (r.power_mw) got.push_back(&r);
   }
   ASSERT_GE(served.size(), got.size());
-  const double resolution_mw = c.protocol == "wattsup" ? 51.0 : c.protocol == "wt300" ? 1.0 : 1.0;
+  const double resolution_mw = c.protocol == "wattsup" ? 51.0 : 1.0;
   const auto matches = [&](std::size_t d) {
     for (std::size_t i = 0; i < got.size(); ++i) {
       const double tolerance = resolution_mw + 1e-4 * served[d + i].power_mw;
@@ -121,7 +121,8 @@ TEST_P(SerialMeterReaderPty, ReadsTheTraceAndItsEnergyEndToEnd) {
   const double discretization = std::abs(*r.energy_mj - exact);
   const double rounding = (resolution_mw + 1e-4 * 9000.0) * static_cast<double>(b - a) / 1e9;
   EXPECT_NEAR(*e.energy_mj, exact, discretization + rounding)
-      << c.protocol << " window " << (b - a) / 1e6 << " ms, discretization " << discretization << " mJ";
+      << c.protocol << " window " << static_cast<double>(b - a) / 1e6 << " ms, discretization " << discretization
+      << " mJ";
   EXPECT_LT(discretization + rounding, 0.02 * exact) << "the comparison must mean something";
   EXPECT_EQ(reader.status().protocol.bad_frames, 0u);
   // What the simulator writes between frames (line ends, a banner) is not damage: no garbage, and
@@ -131,15 +132,17 @@ TEST_P(SerialMeterReaderPty, ReadsTheTraceAndItsEnergyEndToEnd) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, SerialMeterReaderPty,
-                         ::testing::Values(Case{"wattsup", 100ms, 230000, false}, Case{"wt300", 100ms, 19000, false},
-                                           Case{"um25c", 20ms, 5000, true}, Case{"um34c", 20ms, 5000, false},
-                                           Case{"ina", 10ms, 19000, false}),
-                         case_name);
+                         ::testing::Values(ProtocolCase{"wattsup", 100ms, 230000, false},
+                                           ProtocolCase{"wt300", 100ms, 19000, false},
+                                           ProtocolCase{"um25c", 20ms, 5000, true},
+                                           ProtocolCase{"um34c", 20ms, 5000, false},
+                                           ProtocolCase{"ina", 10ms, 19000, false}),
+                         protocol_case_name);
 
-class SerialMeterReaderFaults : public ::testing::TestWithParam<Case> {};
+class SerialMeterReaderFaults : public ::testing::TestWithParam<ProtocolCase> {};
 
 TEST_P(SerialMeterReaderFaults, SurvivesGarbageAndDisconnectAndReconnects) {
-  const Case& c = GetParam();
+  const ProtocolCase& c = GetParam();
   testing::TempDir dir;
   MeterSimulatorOptions sim_options;
   sim_options.interval = c.interval;
@@ -203,10 +206,12 @@ TEST_P(SerialMeterReaderFaults, SurvivesGarbageAndDisconnectAndReconnects) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, SerialMeterReaderFaults,
-                         ::testing::Values(Case{"wattsup", 100ms, 230000, false}, Case{"wt300", 100ms, 19000, false},
-                                           Case{"um25c", 20ms, 5000, false}, Case{"um34c", 20ms, 5000, true},
-                                           Case{"ina", 10ms, 19000, false}),
-                         case_name);
+                         ::testing::Values(ProtocolCase{"wattsup", 100ms, 230000, false},
+                                           ProtocolCase{"wt300", 100ms, 19000, false},
+                                           ProtocolCase{"um25c", 20ms, 5000, false},
+                                           ProtocolCase{"um34c", 20ms, 5000, true},
+                                           ProtocolCase{"ina", 10ms, 19000, false}),
+                         protocol_case_name);
 
 TEST(SerialMeterReader, MissingDeviceKeepsRetryingWithoutBlocking) {
   testing::TempDir dir;

@@ -63,8 +63,8 @@ fs::path expand_capture(const BoardCapture& capture, const TempDir& dir) {
   return root;
 }
 
-void expect_same_tree(const std::map<std::string, Node>& expected, const std::map<std::string, Node>& actual,
-                      const std::string& what) {
+void expect_same_nodes(const std::map<std::string, Node>& expected, const std::map<std::string, Node>& actual,
+                       const std::string& what) {
   for (const auto& [path, node] : expected) {
     const auto it = actual.find(path);
     if (it == actual.end()) {
@@ -92,7 +92,7 @@ TEST_P(CaptureRoundTrip, ExpandingTheCaptureGivesTheSameTree) {
   const BoardCapture capture = capture_board(jetchar::sysfs::Root(fixture.root_dir()), options);
   TempDir dir;
   const fs::path copy = expand_capture(capture, dir);
-  expect_same_tree(snapshot(fixture.root_dir()), snapshot(copy), GetParam());
+  expect_same_nodes(snapshot(fixture.root_dir()), snapshot(copy), GetParam());
   EXPECT_GT(capture.files, 50u);
 }
 
@@ -108,7 +108,7 @@ TEST_P(CaptureRoundTrip, RedactionReplacesOnlyTheSerialNumber) {
     expected[serial].content = std::string("REDACTED\0", 9);
     EXPECT_THAT(capture.notes, ::testing::Contains(HasSubstr("serial-number: redacted")));
   }
-  expect_same_tree(expected, snapshot(copy), GetParam());
+  expect_same_nodes(expected, snapshot(copy), GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBoards, CaptureRoundTrip, ::testing::ValuesIn(jetchar::jetson::list_board_fixtures()),

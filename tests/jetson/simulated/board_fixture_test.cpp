@@ -20,7 +20,7 @@ using ::testing::HasSubstr;
 
 namespace {
 
-std::string slurp(const fs::path& file) {
+std::string fixture_file_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
@@ -91,7 +91,7 @@ TEST(FixtureManifestTest, FailingReadsWritesAndModesApplyToTheExpandedTree) {
   EXPECT_TRUE(root.exists("/sys/never/written")) << "a failing attribute still exists";
   EXPECT_THROW(jetchar::sysfs::read_string(root, "/sys/never/written"), jetchar::sysfs::IoError);
   EXPECT_FALSE(root.exists("/sys/removed"));
-  EXPECT_EQ(slurp(dir.path() / ".jetchar-injected-errors"),
+  EXPECT_EQ(fixture_file_text(dir.path() / ".jetchar-injected-errors"),
             "read ENODEV /sys/devices/gpu/load\nread EAGAIN /sys/never/written\nwrite EACCES /sys/a/secret\n");
 }
 
@@ -152,8 +152,8 @@ TEST(FixtureManifestTest, IncludeAndCopyResolveRelativeToTheManifest) {
 
   TempDir root;
   m.expand(root.path());
-  EXPECT_EQ(slurp(root.path() / "etc/base"), "overridden\n");
-  EXPECT_EQ(slurp(root.path() / "etc/nvpmodel.conf"), "< PM_CONFIG DEFAULT=2 >\n");
+  EXPECT_EQ(fixture_file_text(root.path() / "etc/base"), "overridden\n");
+  EXPECT_EQ(fixture_file_text(root.path() / "etc/nvpmodel.conf"), "< PM_CONFIG DEFAULT=2 >\n");
 }
 
 TEST(FixtureManifestTest, MissingIncludeOrCopySourceIsAnIoError) {
@@ -196,8 +196,8 @@ TEST(FixtureManifestTest, ExpandFollowsLinksInsideTheRootOnly) {
       "remove /sys/gone\n")
       .expand(root.path());
   EXPECT_TRUE(fs::is_symlink(root.path() / "proc/device-tree"));
-  EXPECT_EQ(slurp(root.path() / "sys/firmware/devicetree/base/model"), std::string("Board\0", 6));
-  EXPECT_EQ(slurp(root.path() / "sys/devices/gpu/devfreq/gpu/cur_freq"), "5\n");
+  EXPECT_EQ(fixture_file_text(root.path() / "sys/firmware/devicetree/base/model"), std::string("Board\0", 6));
+  EXPECT_EQ(fixture_file_text(root.path() / "sys/devices/gpu/devfreq/gpu/cur_freq"), "5\n");
   EXPECT_TRUE(fs::is_directory(root.path() / "sys/kernel/debug"));
   EXPECT_FALSE(fs::exists(root.path() / "sys/gone"));
   const jetchar::sysfs::Root sysroot(root.path());

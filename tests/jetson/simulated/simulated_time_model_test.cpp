@@ -15,7 +15,7 @@ namespace {
 // The model definitions' figures as `jetchar models` and the counted layers give them (forward
 // MACs per sample, conv/linear output elements per sample, parameters, parameter tensors, layers),
 // rounded; tests/experiments/models/study_trends_test.cpp counts them from the definitions.
-const ModelWork kLenet{416.5e3, 6.5e3, 61'706, 10, 5};
+const ModelWork kLenetWork{416.5e3, 6.5e3, 61'706, 10, 5};
 const ModelWork kResnet18Cifar{555.4e6, 614e3, 11.17e6, 62, 21};
 const ModelWork kMobilenetV3Large{216.6e6, 4.41e6, 5.48e6, 174, 64};
 
@@ -40,7 +40,7 @@ TEST(SimulatedTimeModelTest, TimeFallsWithEveryClockAndNeverRisesWithCores) {
   const std::vector<double> cpu = {0.42, 0.73, 1.2, 1.7, 2.2};
   const std::vector<double> gpu = {0.3, 0.6, 0.9, 1.3};
   const std::vector<double> emc = {0.2, 0.665, 2.133, 3.2};
-  for (const auto* model : {&kLenet, &kResnet18Cifar, &kMobilenetV3Large}) {
+  for (const auto* model : {&kLenetWork, &kResnet18Cifar, &kMobilenetV3Large}) {
     for (const double batch : {1.0, 16.0, 64.0}) {
       const auto work = training_work(*model, batch);
       const auto orin = soc("AGX Orin");
@@ -66,12 +66,12 @@ TEST(SimulatedTimeModelTest, TimeFallsWithEveryClockAndNeverRisesWithCores) {
 TEST(SimulatedTimeModelTest, CpuClockCutsLaunchBoundLenetAsTheStudyReports) {
   // The study: CPU 1.2 -> 2.1 GHz (mode d -> e: GPU 0.9, EMC 1.6 GHz) cut LeNet's compute by
   // about 37 %; a band of +-8 points around it.
-  const double d = minibatch_s(kLenet, "AGX Xavier", kModeD);
-  const double e = minibatch_s(kLenet, "AGX Xavier", kModeE);
+  const double d = minibatch_s(kLenetWork, "AGX Xavier", kModeD);
+  const double e = minibatch_s(kLenetWork, "AGX Xavier", kModeE);
   EXPECT_NEAR(1 - e / d, 0.37, 0.08) << "LeNet-5 d -> e: " << 1 - e / d << ", the study 0.37";
   // The same CPU step with the GPU and EMC at their top clocks: launch-bound, so about as much.
-  const double slow = minibatch_s(kLenet, "AGX Xavier", {8, 1.2, 1.377, 2.133});
-  const double fast = minibatch_s(kLenet, "AGX Xavier", {8, 2.1, 1.377, 2.133});
+  const double slow = minibatch_s(kLenetWork, "AGX Xavier", {8, 1.2, 1.377, 2.133});
+  const double fast = minibatch_s(kLenetWork, "AGX Xavier", {8, 2.1, 1.377, 2.133});
   const double cut = 1 - fast / slow;
   EXPECT_GT(cut, 0.32) << cut;
   EXPECT_LT(cut, 0.43) << cut;
@@ -86,7 +86,7 @@ TEST(SimulatedTimeModelTest, DoublingEmcCutsEveryModelAsTheStudyReports) {
   // clocks) cut compute by 26 % (ResNet-18), 28 % (MobileNetV3) and 33 % (LeNet-5); bands of
   // +-8 points around each. LeNet too: its small kernels wait on DRAM latency.
   const std::vector<std::pair<const ModelWork*, double>> study = {
-      {&kResnet18Cifar, 0.26}, {&kMobilenetV3Large, 0.28}, {&kLenet, 0.33}};
+      {&kResnet18Cifar, 0.26}, {&kMobilenetV3Large, 0.28}, {&kLenetWork, 0.33}};
   for (const auto& [model, study_cut] : study) {
     for (const double batch : {4.0, 16.0}) {
       const double h = minibatch_s(*model, "AGX Xavier", kModeH, batch);
@@ -96,7 +96,7 @@ TEST(SimulatedTimeModelTest, DoublingEmcCutsEveryModelAsTheStudyReports) {
     }
   }
   // The same step at a slightly lower CPU clock (2.1 GHz) lands in the study's 26-33 % range too.
-  for (const auto* model : {&kResnet18Cifar, &kMobilenetV3Large, &kLenet}) {
+  for (const auto* model : {&kResnet18Cifar, &kMobilenetV3Large, &kLenetWork}) {
     const double half = minibatch_s(*model, "AGX Xavier", {8, 2.1, 1.377, 1.0665});
     const double full = minibatch_s(*model, "AGX Xavier", {8, 2.1, 1.377, 2.133});
     const double cut = 1 - full / half;
@@ -108,7 +108,7 @@ TEST(SimulatedTimeModelTest, DoublingEmcCutsEveryModelAsTheStudyReports) {
 // Why LeNet follows both of the study's steps: its dispatch (CPU) and its GPU side trade places.
 TEST(SimulatedTimeModelTest, LenetsDispatchAndGpuSidesTradePlacesAcrossTheStudysModes) {
   const auto xavier = soc("AGX Xavier");
-  const auto work = training_work(kLenet, 4);
+  const auto work = training_work(kLenetWork, 4);
   const auto at = [&](const ModeClocks& clocks) { return modelled_minibatch_time(work, xavier, clocks); };
   const auto d = at(kModeD), e = at(kModeE), h = at(kModeH), g = at(kModeG);
   const auto cpu = [](const MinibatchTime& t) { return t.dispatch_s + t.host_s; };
@@ -129,10 +129,10 @@ TEST(SimulatedTimeModelTest, BiggerBoardsAreFasterAtTheirTopClocks) {
 }
 
 TEST(SimulatedTimeModelTest, WorkFollowsTheModelFigures) {
-  const auto train = training_work(kLenet, 16);
+  const auto train = training_work(kLenetWork, 16);
   EXPECT_DOUBLE_EQ(train.gpu_macs, 3 * 16 * 416.5e3);
   EXPECT_DOUBLE_EQ(train.kernels, 8 * 5 + 2 * 10);
-  const auto infer = inference_work(kLenet, 16);
+  const auto infer = inference_work(kLenetWork, 16);
   EXPECT_DOUBLE_EQ(infer.gpu_macs, 16 * 416.5e3);
   EXPECT_LT(infer.dram_bytes, train.dram_bytes);
   // More samples per minibatch: more time, less per sample.
@@ -154,12 +154,12 @@ TEST(SimulatedTimeModelTest, PublishedBandwidthsAndUnknownFamilies) {
 
 TEST(SimulatedTimeModelTest, BusyShares) {
   const auto orin = soc("AGX Orin");
-  const auto lenet = modelled_minibatch_time(training_work(kLenet, 16), orin, {8, 1.2, 1.3, 3.2});
+  const auto lenet = modelled_minibatch_time(training_work(kLenetWork, 16), orin, {8, 1.2, 1.3, 3.2});
   EXPECT_GT(lenet.cpu_busy, 0.8);  // launch-bound: the CPU is busy nearly all the time
   EXPECT_LT(lenet.gpu_busy, 0.2);
   // At a slow EMC its small kernels' DRAM latency sets the minibatch's time, but the GPU's busy
   // share counts only its computing.
-  const auto waiting = modelled_minibatch_time(training_work(kLenet, 16), orin, {8, 2.2, 1.3, 0.665});
+  const auto waiting = modelled_minibatch_time(training_work(kLenetWork, 16), orin, {8, 2.2, 1.3, 0.665});
   EXPECT_GT(waiting.gpu_s, waiting.dispatch_s + waiting.host_s);
   EXPECT_LT(waiting.gpu_busy, 0.2);
   const auto resnet = modelled_minibatch_time(training_work(kResnet18Cifar, 16), orin, {8, 2.2, 0.3, 3.2});
@@ -171,7 +171,7 @@ TEST(SimulatedTimeModelTest, BusyShares) {
 
 TEST(SimulatedTimeModelTest, BadClocksAreRefusedByName) {
   const auto orin = soc("AGX Orin");
-  const auto work = training_work(kLenet, 16);
+  const auto work = training_work(kLenetWork, 16);
   const auto message = [&](ModeClocks clocks) {
     try {
       modelled_minibatch_time(work, orin, clocks);

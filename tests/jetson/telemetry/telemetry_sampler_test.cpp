@@ -11,8 +11,8 @@
 namespace jetchar::jetson {
 namespace {
 
-constexpr const char* kHwmon = "/sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon3";
-constexpr const char* kIio = "/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0";
+constexpr const char* kSamplerHwmon = "/sys/bus/i2c/drivers/ina3221/1-0040/hwmon/hwmon3";
+constexpr const char* kSamplerIio = "/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0";
 
 std::string stat_text(std::uint64_t busy0, std::uint64_t idle0, std::uint64_t busy1, std::uint64_t idle1) {
   // cpu2 is offline: the kernel leaves its line out.
@@ -29,11 +29,11 @@ std::string stat_text(std::uint64_t busy0, std::uint64_t idle0, std::uint64_t bu
 class TelemetrySamplerTest : public ::testing::Test {
  protected:
   TelemetrySamplerTest() {
-    dir.write(std::string(kHwmon).substr(1) + "/in1_input", "5000\n");
-    dir.write(std::string(kHwmon).substr(1) + "/curr1_input", "1200\n");
-    dir.write(std::string(kIio).substr(1) + "/in_voltage1_input", "5100\n");
-    dir.write(std::string(kIio).substr(1) + "/in_current1_input", "300\n");
-    dir.write(std::string(kIio).substr(1) + "/in_power1_input", "1529\n");
+    dir.write(std::string(kSamplerHwmon).substr(1) + "/in1_input", "5000\n");
+    dir.write(std::string(kSamplerHwmon).substr(1) + "/curr1_input", "1200\n");
+    dir.write(std::string(kSamplerIio).substr(1) + "/in_voltage1_input", "5100\n");
+    dir.write(std::string(kSamplerIio).substr(1) + "/in_current1_input", "300\n");
+    dir.write(std::string(kSamplerIio).substr(1) + "/in_power1_input", "1529\n");
     dir.write("proc/stat", stat_text(100, 900, 50, 950));
     dir.write("proc/meminfo", "MemTotal:       16000000 kB\nMemFree:  1000 kB\nMemAvailable:   12000000 kB\n");
     dir.write("sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq", "1420800\n");
@@ -42,13 +42,13 @@ class TelemetrySamplerTest : public ::testing::Test {
     dir.write("sys/class/thermal/thermal_zone1/temp", "41437\n");
     dir.write("sys/class/powercap/intel-rapl:0/energy_uj", "1000000\n");
 
-    sources.rails.push_back({"VDD_IN", energy::RailRole::kBoardInput, std::string(kHwmon) + "/in1_input",
-                             std::string(kHwmon) + "/curr1_input", std::nullopt, std::nullopt});
-    sources.rails.push_back({"POM_5V_GPU", energy::RailRole::kModule, std::string(kIio) + "/in_voltage1_input",
-                             std::string(kIio) + "/in_current1_input", std::string(kIio) + "/in_power1_input",
-                             std::nullopt});
-    sources.rails.push_back({"VDD_SOC", energy::RailRole::kModule, std::string(kHwmon) + "/in3_input",
-                             std::string(kHwmon) + "/curr3_input", std::nullopt, std::nullopt});
+    sources.rails.push_back({"VDD_IN", energy::RailRole::kBoardInput, std::string(kSamplerHwmon) + "/in1_input",
+                             std::string(kSamplerHwmon) + "/curr1_input", std::nullopt, std::nullopt});
+    sources.rails.push_back({"POM_5V_GPU", energy::RailRole::kModule, std::string(kSamplerIio) + "/in_voltage1_input",
+                             std::string(kSamplerIio) + "/in_current1_input",
+                             std::string(kSamplerIio) + "/in_power1_input", std::nullopt});
+    sources.rails.push_back({"VDD_SOC", energy::RailRole::kModule, std::string(kSamplerHwmon) + "/in3_input",
+                             std::string(kSamplerHwmon) + "/curr3_input", std::nullopt, std::nullopt});
     sources.cpus = {0, 1, 2};
     sources.cpu_clusters.push_back({"policy0", {0, 1, 2}, "/sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq"});
     sources.gpu_load_path = "/sys/devices/platform/gpu.0/load";
@@ -128,7 +128,7 @@ TEST_F(TelemetrySamplerTest, FlagsRepeatedReadingsWithinTheUpdateInterval) {
   EXPECT_TRUE(b.values[p0].repeated());
   EXPECT_TRUE(b.values[p0].valid());
   EXPECT_FALSE(b.values[p1].repeated());
-  dir.write(std::string(kHwmon).substr(1) + "/curr1_input", "1300\n");
+  dir.write(std::string(kSamplerHwmon).substr(1) + "/curr1_input", "1300\n");
   const auto c = sampler.sample_now();
   EXPECT_FALSE(c.values[p0].repeated());
   EXPECT_EQ(c.values[p0].value, 6500.0);
@@ -144,7 +144,7 @@ TEST_F(TelemetrySamplerTest, AnInjectedReadErrorMakesTheRailAbsentForTheSamplesI
   const auto in = *sampler.layout().find("VDD_IN.power_mw");
   const auto gpu = *sampler.layout().find("POM_5V_GPU.power_mw");
   EXPECT_TRUE(sampler.sample_now().values[gpu].valid());
-  dir.write(sysfs::InjectedErrors::kFileName, "read EAGAIN " + std::string(kIio) + "/in_power1_input\n");
+  dir.write(sysfs::InjectedErrors::kFileName, "read EAGAIN " + std::string(kSamplerIio) + "/in_power1_input\n");
   for (int k = 0; k < 2; ++k) {
     const auto failing = sampler.sample_now();
     EXPECT_FALSE(failing.values[gpu].valid());

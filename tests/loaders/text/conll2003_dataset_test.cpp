@@ -15,7 +15,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // ids: [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 eu=4 rejects=5 german=6 call=7 peter=8 black=9 ##burn=10 .=11 cafe=12
-constexpr const char* kVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\neu\nrejects\ngerman\ncall\npeter\nblack\n##burn\n.\ncafe\n";
+constexpr const char* kConllVocab =
+    "[PAD]\n[UNK]\n[CLS]\n[SEP]\neu\nrejects\ngerman\ncall\npeter\nblack\n##burn\n.\ncafe\n";
 
 // IOB1, as in the original eng.train.
 constexpr const char* kTrain =
@@ -32,8 +33,8 @@ constexpr const char* kTrain =
     "Café NNP I-NP I-ORG\n"
     "\n";
 
-struct Buffers {
-  explicit Buffers(std::size_t length) : ids(length), mask(length), types(length), target(length) {}
+struct ConllBuffers {
+  explicit ConllBuffers(std::size_t length) : ids(length), mask(length), types(length), target(length) {}
   SampleOut out() { return SampleOut{{}, ids, target, mask, types}; }
   std::vector<std::int64_t> ids, mask, types, target;
 };
@@ -41,7 +42,7 @@ struct Buffers {
 class Conll2003DatasetTest : public ::testing::Test {
  protected:
   testing::TempDir dir_;
-  WordPieceTokenizer tokenizer_ = WordPieceTokenizer::from_file(dir_.write("vocab.txt", kVocab));
+  WordPieceTokenizer tokenizer_ = WordPieceTokenizer::from_file(dir_.write("vocab.txt", kConllVocab));
   Rng rng_{1};
 };
 
@@ -67,7 +68,7 @@ TEST_F(Conll2003DatasetTest, SamplesCarryIdsMaskAndFirstPieceLabels) {
   EXPECT_TRUE(info.layout.has_attention_mask);
   EXPECT_GT(info.bytes, 0u);
 
-  Buffers b(8);
+  ConllBuffers b(8);
   ASSERT_TRUE(dataset.get(0, rng_, b.out()).ok);
   EXPECT_THAT(b.ids, ElementsAre(2, 4, 5, 6, 7, 11, 3, 0));
   EXPECT_THAT(b.mask, ElementsAre(1, 1, 1, 1, 1, 1, 1, 0));
@@ -88,7 +89,7 @@ TEST_F(Conll2003DatasetTest, LongSentencesAreCutToMaxLength) {
   // Said, so that a run's result carries it (never a silent cut).
   ASSERT_EQ(dataset.info().notes.size(), 1u);
   EXPECT_THAT(dataset.info().notes[0], ::testing::HasSubstr("2 of 2 sentences have more than 4 word pieces"));
-  Buffers b(4);
+  ConllBuffers b(4);
   ASSERT_TRUE(dataset.get(1, rng_, b.out()).ok);
   EXPECT_THAT(b.ids, ElementsAre(2, 8, 9, 3));
   EXPECT_THAT(b.target, ElementsAre(-100, 1, 2, -100));
@@ -101,11 +102,11 @@ TEST_F(Conll2003DatasetTest, SentencesThatFitSayNothing) {
 
 TEST_F(Conll2003DatasetTest, BadIndexOrOutputIsAStatusNotACrash) {
   const Conll2003Dataset dataset(dir_.write("eng.train", kTrain), tokenizer_, 8);
-  Buffers b(8);
+  ConllBuffers b(8);
   const SampleStatus out_of_range = dataset.get(2, rng_, b.out());
   EXPECT_FALSE(out_of_range.ok);
   EXPECT_THAT(out_of_range.error, HasSubstr("out of range 0..1"));
-  Buffers small(7);
+  ConllBuffers small(7);
   EXPECT_FALSE(dataset.get(0, rng_, small.out()).ok);
 }
 

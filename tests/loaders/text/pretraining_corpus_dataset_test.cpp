@@ -16,12 +16,12 @@ using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
 // ids: [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 [MASK]=4 the=5 cat=6 sat=7 on=8 mat=9 dog=10 ran=11 . =12
-constexpr const char* kVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\non\nmat\ndog\nran\n.\n";
+constexpr const char* kCorpusVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\non\nmat\ndog\nran\n.\n";
 constexpr const char* kCorpus =
     "The cat sat on the mat.\nThe dog ran.\n\nThe dog sat.\nThe cat ran on the mat.\nThe mat sat.\n";
 
-struct Buffers {
-  explicit Buffers(std::size_t length) : ids(length), mask(length), types(length), target(length) {}
+struct CorpusBuffers {
+  explicit CorpusBuffers(std::size_t length) : ids(length), mask(length), types(length), target(length) {}
   SampleOut out() { return SampleOut{{}, ids, target, mask, types}; }
   std::vector<std::int64_t> ids, mask, types, target;
 };
@@ -32,7 +32,7 @@ class PretrainingCorpusDatasetTest : public ::testing::Test {
     return open_dataset(DatasetSpec::parse("corpus:" + corpus_.string() + "?short_seq_prob=0" + options));
   }
   testing::TempDir dir_;
-  std::filesystem::path vocab_ = dir_.write("vocab.txt", kVocab);
+  std::filesystem::path vocab_ = dir_.write("vocab.txt", kCorpusVocab);
   std::filesystem::path corpus_ = dir_.write("corpus.txt", kCorpus);
 };
 
@@ -52,7 +52,7 @@ TEST_F(PretrainingCorpusDatasetTest, PacksDocumentsIntoMaskedSequencesWithSegmen
   // Document 1 (7 + 4 tokens) fits one pair of 13; document 2 reaches 13 tokens only with its
   // third sentence, so it is one sequence too, cut by 2 tokens.
   ASSERT_EQ(dataset->size(), 2);
-  Buffers b(16);
+  CorpusBuffers b(16);
   Rng rng(3, 0, 0);
   ASSERT_TRUE(dataset->get(0, rng, b.out()).ok);
   // [CLS] the cat sat on the mat . [SEP] the dog ran . [SEP] [PAD] [PAD], some positions masked.
@@ -70,13 +70,13 @@ TEST_F(PretrainingCorpusDatasetTest, PacksDocumentsIntoMaskedSequencesWithSegmen
   }
   EXPECT_EQ(masked, 2);  // round(14 x 0.15)
   // The same (seed, epoch, index) masks the same positions.
-  Buffers again(16);
+  CorpusBuffers again(16);
   Rng same(3, 0, 0);
   ASSERT_TRUE(dataset->get(0, same, again.out()).ok);
   EXPECT_EQ(again.ids, b.ids);
   EXPECT_EQ(again.target, b.target);
   EXPECT_FALSE(dataset->get(2, rng, b.out()).ok);
-  Buffers wrong(8);
+  CorpusBuffers wrong(8);
   EXPECT_FALSE(dataset->get(0, rng, wrong.out()).ok);
 }
 
@@ -85,7 +85,7 @@ TEST_F(PretrainingCorpusDatasetTest, MaskProbabilityAndAnExplicitVocabularyAreOp
   const auto moved = elsewhere.write("c.txt", kCorpus);
   const auto dataset = open_dataset(DatasetSpec::parse("corpus:" + moved.string() + "?vocab=" + vocab_.string() +
                                                        "&mask_prob=1&max_length=64&short_seq_prob=0"));
-  Buffers b(64);
+  CorpusBuffers b(64);
   Rng rng(1);
   ASSERT_TRUE(dataset->get(0, rng, b.out()).ok);
   int masked = 0;

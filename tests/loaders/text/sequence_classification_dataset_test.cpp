@@ -17,10 +17,10 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // ids: [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 the=4 movie=5 is=6 great=7 bad=8 ##ly=9 film=10
-constexpr const char* kVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\nmovie\nis\ngreat\nbad\n##ly\nfilm\n";
+constexpr const char* kReviewVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\nmovie\nis\ngreat\nbad\n##ly\nfilm\n";
 
-struct Buffers {
-  explicit Buffers(std::size_t length) : ids(length), mask(length), types(length), target(1) {}
+struct ReviewBuffers {
+  explicit ReviewBuffers(std::size_t length) : ids(length), mask(length), types(length), target(1) {}
   SampleOut out() { return SampleOut{{}, ids, target, mask, types}; }
   std::vector<std::int64_t> ids, mask, types, target;
 };
@@ -28,7 +28,7 @@ struct Buffers {
 class SequenceClassificationDatasetTest : public ::testing::Test {
  protected:
   testing::TempDir dir_;
-  WordPieceTokenizer tokenizer_ = WordPieceTokenizer::from_file(dir_.write("vocab.txt", kVocab));
+  WordPieceTokenizer tokenizer_ = WordPieceTokenizer::from_file(dir_.write("vocab.txt", kReviewVocab));
   Rng rng_{1};
 };
 
@@ -39,7 +39,7 @@ TEST_F(SequenceClassificationDatasetTest, SingleTextsBecomeClsTextSepWithTheLabe
   // Integer labels sort by value: 0, 1, 10.
   EXPECT_THAT(dataset.info().classes, ElementsAre("0", "1", "10"));
   EXPECT_TRUE(dataset.info().layout.target_shape.empty());
-  Buffers b(8);
+  ReviewBuffers b(8);
   ASSERT_TRUE(dataset.get(0, rng_, b.out()).ok);
   EXPECT_THAT(b.ids, ElementsAre(2, 4, 5, 6, 7, 3, 0, 0));
   EXPECT_THAT(b.mask, ElementsAre(1, 1, 1, 1, 1, 1, 0, 0));
@@ -61,7 +61,7 @@ TEST_F(SequenceClassificationDatasetTest, PairsGetSegmentOneAndAreCutFromTheLong
       tokenizer_, 7);
   EXPECT_THAT(dataset.info().classes, ElementsAre("no", "yes"));
   EXPECT_TRUE(dataset.has_pairs());
-  Buffers b(7);
+  ReviewBuffers b(7);
   ASSERT_TRUE(dataset.get(0, rng_, b.out()).ok);
   EXPECT_THAT(b.ids, ElementsAre(2, 4, 5, 3, 6, 7, 3));
   EXPECT_THAT(b.types, ElementsAre(0, 0, 0, 0, 1, 1, 1));

@@ -18,11 +18,11 @@ using ::testing::HasSubstr;
 
 // ids: [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 where=4 is=5 the=6 tower=7 ?=8 cafe=9 naive=10 東=11 京=12
 // has=13 a=14 .=15 un=16 ##aff=17 ##able=18
-constexpr const char* kVocab =
+constexpr const char* kSquadVocab =
     "[PAD]\n[UNK]\n[CLS]\n[SEP]\nwhere\nis\nthe\ntower\n?\ncafe\nnaive\n東\n京\nhas\na\n.\nun\n##aff\n##able\n";
 
 // Pieces: cafe naive 東 京 has a tower . -- 東京 is code points 11..12 (bytes 13..18).
-const std::string kContext = "Café naïve 東京 has a tower.";
+const std::string kSquadContext = "Café naïve 東京 has a tower.";
 
 std::string squad_json() {
   const json qas = json::array({
@@ -40,13 +40,13 @@ std::string squad_json() {
   return json{
       {"version", "1.1"},
       {"data", json::array({json{{"title", "t"},
-                                 {"paragraphs", json::array({json{{"context", kContext}, {"qas", qas}},
+                                 {"paragraphs", json::array({json{{"context", kSquadContext}, {"qas", qas}},
                                                              json{{"context", "unaffable"}, {"qas", second}}})}}})}}
       .dump();
 }
 
-struct Buffers {
-  explicit Buffers(std::size_t length) : ids(length), mask(length), types(length), target(2) {}
+struct SquadBuffers {
+  explicit SquadBuffers(std::size_t length) : ids(length), mask(length), types(length), target(2) {}
   SampleOut out() { return SampleOut{{}, ids, target, mask, types}; }
   std::vector<std::int64_t> ids, mask, types, target;
 };
@@ -54,7 +54,7 @@ struct Buffers {
 class SquadDatasetTest : public ::testing::Test {
  protected:
   testing::TempDir dir_;
-  WordPieceTokenizer tokenizer_ = WordPieceTokenizer::from_file(dir_.write("vocab.txt", kVocab));
+  WordPieceTokenizer tokenizer_ = WordPieceTokenizer::from_file(dir_.write("vocab.txt", kSquadVocab));
   std::filesystem::path file_ = dir_.write("train-v1.1.json", squad_json());
   Rng rng_{1};
 };
@@ -69,7 +69,7 @@ TEST_F(SquadDatasetTest, AnswerPositionsPointAtTheAnswerPieces) {
   EXPECT_THAT(dataset.info().layout.target_shape, ElementsAre(2));
   EXPECT_THAT(dataset.info().layout.input_shape, ElementsAre(24));
 
-  Buffers b(24);
+  SquadBuffers b(24);
   ASSERT_TRUE(dataset.get(0, rng_, b.out()).ok);
   EXPECT_EQ(dataset.question_id(0), "q-tokyo");
   // [CLS] where is the tower ? [SEP] cafe naive 東 京 has a tower . [SEP] [PAD]...
@@ -106,7 +106,7 @@ TEST_F(SquadDatasetTest, AV2FileIsKnownByItsVersionOrAnImpossibleQuestion) {
   EXPECT_TRUE(dataset.version_2());
   EXPECT_TRUE(dataset.gold_answers(1).empty());
   EXPECT_THAT(dataset.gold_answers(0), ElementsAre("東京"));
-  Buffers b(24);
+  SquadBuffers b(24);
   ASSERT_TRUE(dataset.get(1, rng_, b.out()).ok);
   EXPECT_THAT(b.target, ElementsAre(0, 0));
   // Without the field, an impossible question makes it v2.0; "v2.0" alone does too.
@@ -124,7 +124,7 @@ TEST_F(SquadDatasetTest, LongContextsBecomeOverlappingWindows) {
   // Paragraph 1 has 8 pieces: q-tokyo (5 question pieces, 4 per window) gets [0,4) [3,7) [6,8),
   // q-naive (2 question pieces, 7 per window) [0,7) [6,8); paragraph 2 fits one window.
   ASSERT_EQ(dataset.size(), 6);
-  Buffers b(12);
+  SquadBuffers b(12);
   std::vector<std::pair<std::int64_t, std::int64_t>> targets;
   for (std::int64_t i = 0; i < 3; ++i) {
     ASSERT_TRUE(dataset.get(i, rng_, b.out()).ok);
@@ -145,7 +145,7 @@ TEST_F(SquadDatasetTest, QuestionsAreCutToMaxFirstLength) {
   const SquadDataset dataset(file_, tokenizer_,
                              WindowOptions{.max_length = 24, .stride = 2, .max_first_length = 2, .pad = true});
   EXPECT_EQ(dataset.truncated_questions(), 1u);
-  Buffers b(24);
+  SquadBuffers b(24);
   ASSERT_TRUE(dataset.get(0, rng_, b.out()).ok);
   EXPECT_THAT(std::vector<std::int64_t>(b.ids.begin(), b.ids.begin() + 4), ElementsAre(2, 4, 5, 3));
   EXPECT_THAT(b.target, ElementsAre(6, 7));
@@ -166,9 +166,9 @@ TEST_F(SquadDatasetTest, ImpossibleWindowOptionsAndBadFilesAreErrors) {
   }
   const SquadDataset dataset(file_, tokenizer_,
                              WindowOptions{.max_length = 24, .stride = 2, .max_first_length = 8, .pad = true});
-  Buffers wrong_size(23);
+  SquadBuffers wrong_size(23);
   EXPECT_FALSE(dataset.get(0, rng_, wrong_size.out()).ok);
-  Buffers b(24);
+  SquadBuffers b(24);
   EXPECT_FALSE(dataset.get(-1, rng_, b.out()).ok);
 }
 

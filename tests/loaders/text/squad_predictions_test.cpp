@@ -45,7 +45,7 @@ TEST(BestWindowSpansTest, BadArgumentsAreErrors) {
 
 // ids: [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 where=4 is=5 the=6 tower=7 ?=8 cafe=9 naive=10 東=11 京=12
 // has=13 a=14 .=15 un=16 ##aff=17 ##able=18
-constexpr const char* kVocab =
+constexpr const char* kPredictionsVocab =
     "[PAD]\n[UNK]\n[CLS]\n[SEP]\nwhere\nis\nthe\ntower\n?\ncafe\nnaive\n東\n京\nhas\na\n.\nun\n##aff\n##able\n";
 
 std::string dev_json() {
@@ -73,7 +73,7 @@ std::string dev_json() {
 class SquadPredictionsTest : public ::testing::Test {
  protected:
   testing::TempDir dir_;
-  WordPieceTokenizer tokenizer_ = WordPieceTokenizer::from_file(dir_.write("vocab.txt", kVocab));
+  WordPieceTokenizer tokenizer_ = WordPieceTokenizer::from_file(dir_.write("vocab.txt", kPredictionsVocab));
   // 12 positions, windows share 1 piece. Samples: q-tokyo 0..2 (pieces [0,4) [3,7) [6,8) at
   // positions 7..), q-naive 3..4 ([0,7) [6,8) at 4..), q-un 5 (un ##aff ##able at 3..5).
   SquadDataset dataset_{dir_.write("dev-v1.1.json", dev_json()), tokenizer_,

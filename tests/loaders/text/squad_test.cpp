@@ -30,7 +30,7 @@ json squad_file(json answers) {
                 {"qas", json::array({json{{"id", "q-1"}, {"question", "Where?"}, {"answers", answers}}})}}})}}})}};
 }
 
-std::string error_of(const json& file) {
+std::string squad_error_of(const json& file) {
   try {
     parse_squad(file.dump(), "dev-v1.1.json");
   } catch (const TextFormatError& e) {
@@ -72,7 +72,7 @@ TEST(SquadTest, ParsesArticlesParagraphsAndCodePointAnswers) {
 
 TEST(SquadTest, ByteOffsetsInsteadOfCodePointsAreRejected) {
   // 13 is where 東京 starts in bytes; code point 13 is " has".
-  const std::string message = error_of(squad_file(json::array({json{{"text", "東京"}, {"answer_start", 13}}})));
+  const std::string message = squad_error_of(squad_file(json::array({json{{"text", "東京"}, {"answer_start", 13}}})));
   EXPECT_THAT(message, HasSubstr("dev-v1.1.json"));
   EXPECT_THAT(message, HasSubstr("question id q-1"));
   EXPECT_THAT(message, HasSubstr("does not match the context at code point 13"));
@@ -80,32 +80,32 @@ TEST(SquadTest, ByteOffsetsInsteadOfCodePointsAreRejected) {
 }
 
 TEST(SquadTest, OffsetsOutsideTheContextAreRejected) {
-  EXPECT_THAT(error_of(squad_file(json::array({json{{"text", "tower."}, {"answer_start", 21}}}))),
+  EXPECT_THAT(squad_error_of(squad_file(json::array({json{{"text", "tower."}, {"answer_start", 21}}}))),
               HasSubstr("answer_start 21 + 6 code points of \"tower.\" is outside the context (26 code points)"));
-  EXPECT_THAT(error_of(squad_file(json::array({json{{"text", "x"}, {"answer_start", -1}}}))),
+  EXPECT_THAT(squad_error_of(squad_file(json::array({json{{"text", "x"}, {"answer_start", -1}}}))),
               HasSubstr("outside the context"));
-  EXPECT_THAT(error_of(squad_file(json::array({json{{"text", "x"}, {"answer_start", 18446744073709551615ull}}}))),
+  EXPECT_THAT(squad_error_of(squad_file(json::array({json{{"text", "x"}, {"answer_start", 18446744073709551615ull}}}))),
               HasSubstr("outside the context"));
   // At the end exactly is fine for an empty answer; the last character is fine too.
   EXPECT_NO_THROW(parse_squad(squad_file(json::array({json{{"text", "."}, {"answer_start", 25}}})).dump(), "f"));
 }
 
 TEST(SquadTest, StructuralErrorsNameThePath) {
-  EXPECT_THAT(error_of(squad_file(json::array())),
+  EXPECT_THAT(squad_error_of(squad_file(json::array())),
               HasSubstr("data[0].paragraphs[0].qas[0] (question id q-1): no answers"));
   json impossible = squad_file(json::array());
   impossible["data"][0]["paragraphs"][0]["qas"][0]["is_impossible"] = true;
   EXPECT_TRUE(parse_squad(impossible.dump(), "v2.json").questions[0].is_impossible);
 
-  EXPECT_THAT(error_of(squad_file(json::array({json{{"text", "東京"}, {"answer_start", "11"}}}))),
+  EXPECT_THAT(squad_error_of(squad_file(json::array({json{{"text", "東京"}, {"answer_start", "11"}}}))),
               HasSubstr("answers[0]: \"answer_start\" is a string, expected an integer"));
-  EXPECT_THAT(error_of(squad_file(json::array({json{{"text", "東京"}, {"answer_start", 11.5}}}))),
+  EXPECT_THAT(squad_error_of(squad_file(json::array({json{{"text", "東京"}, {"answer_start", 11.5}}}))),
               HasSubstr("is a number, expected an integer"));
   json no_context = squad_file(json::array());
   no_context["data"][0]["paragraphs"][0].erase("context");
-  EXPECT_THAT(error_of(no_context), HasSubstr("data[0].paragraphs[0]: missing \"context\""));
-  EXPECT_THAT(error_of(json{{"version", "1.1"}}), HasSubstr("top level: missing \"data\""));
-  EXPECT_THAT(error_of(json::array()), HasSubstr("top level: is an array, expected an object"));
+  EXPECT_THAT(squad_error_of(no_context), HasSubstr("data[0].paragraphs[0]: missing \"context\""));
+  EXPECT_THAT(squad_error_of(json{{"version", "1.1"}}), HasSubstr("top level: missing \"data\""));
+  EXPECT_THAT(squad_error_of(json::array()), HasSubstr("top level: is an array, expected an object"));
 }
 
 TEST(SquadTest, SyntaxErrorsAndInvalidUtf8GiveTheByteOffset) {

@@ -12,14 +12,14 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr const char* kVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\neu\nrejects\nwhere\n?\n";
+constexpr const char* kTextVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\neu\nrejects\nwhere\n?\n";
 constexpr const char* kConll = "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n\n";
 constexpr const char* kSquad = R"({"version":"1.1","data":[{"title":"t","paragraphs":[{"context":"EU rejects","qas":[)"
                                R"({"id":"a","question":"Where?","answers":[{"text":"EU","answer_start":0}]}]}]}]})";
 
 TEST(TextDatasetsTest, OpensConllDirectoriesWithTheirVocabulary) {
   testing::TempDir dir;
-  dir.write("conll/vocab.txt", kVocab);
+  dir.write("conll/vocab.txt", kTextVocab);
   dir.write("conll/train.txt", kConll);
   const auto dataset = open_conll2003(dir.path() / "conll");
   EXPECT_EQ(dataset->size(), 1);
@@ -47,7 +47,7 @@ TEST(TextDatasetsTest, OpensSquadFilesWithAVocabularyBesideThemOrNamed) {
     EXPECT_THAT(e.what(), HasSubstr("vocab.txt does not exist"));
   }
   TextDatasetOptions options;
-  options.vocab = dir.write("bert/vocab.txt", kVocab);
+  options.vocab = dir.write("bert/vocab.txt", kTextVocab);
   options.max_length = 16;
   options.stride = 2;
   options.max_query_length = 4;

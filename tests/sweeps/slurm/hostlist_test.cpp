@@ -42,7 +42,7 @@ TEST(SlurmHostlist, BlanksSeparateNamesAsCommasDo) {
   EXPECT_THAT(expand_hostlist(",b1,,b2,"), ElementsAre("b1", "b2")) << "empty items are skipped";
 }
 
-std::string error_of(const std::string& hostlist, std::size_t max_hosts = kMaxHostlistHosts) {
+std::string hostlist_error_of(const std::string& hostlist, std::size_t max_hosts = kMaxHostlistHosts) {
   try {
     expand_hostlist(hostlist, max_hosts);
   } catch (const std::invalid_argument& e) {
@@ -52,22 +52,22 @@ std::string error_of(const std::string& hostlist, std::size_t max_hosts = kMaxHo
 }
 
 TEST(SlurmHostlist, WhatIsNotAHostlistIsNamedWithWhatIsValid) {
-  EXPECT_THAT(error_of("b[1-3"), HasSubstr("hostlist 'b[1-3': a '[' that no ']' closes; valid: "));
-  EXPECT_THAT(error_of("b1-3]"), HasSubstr("a ']' that no '[' opened"));
-  EXPECT_THAT(error_of("b[1-[2]]"), HasSubstr("a '[' inside a bracket"));
-  EXPECT_THAT(error_of("b[]"), HasSubstr("an empty bracket"));
-  EXPECT_THAT(error_of("b[3-1]"), HasSubstr("range '3-1' ends below its start"));
-  EXPECT_THAT(error_of("b[a-c]"), HasSubstr("range 'a-c' is not N or N-M"));
-  EXPECT_THAT(error_of("b[1-]"), HasSubstr("range '1-' is not N or N-M"));
-  EXPECT_THAT(error_of("b[-1]"), HasSubstr("range '-1' is not N or N-M"));
-  EXPECT_THAT(error_of("b[1,,2]"), HasSubstr("range '' is not N or N-M"));
-  EXPECT_THAT(error_of("b[1234567890123456789]"), HasSubstr("is not N or N-M")) << "too long to be a number";
-  EXPECT_THAT(error_of(""), HasSubstr("hostlist '': no name"));
-  EXPECT_THAT(error_of(" , "), HasSubstr("no name"));
-  EXPECT_THAT(error_of("b[1-5]", 4), HasSubstr("more than 4 names"));
-  EXPECT_THAT(error_of("b[1-2],c[1-3]", 4), HasSubstr("more than 4 names"));
-  EXPECT_THAT(error_of("r[1-3]n[1-2]", 5), HasSubstr("more than 5 names"));
-  EXPECT_THAT(error_of("b[0-999999999999]"), HasSubstr("more than 65536 names")) << "refused before expanding";
+  EXPECT_THAT(hostlist_error_of("b[1-3"), HasSubstr("hostlist 'b[1-3': a '[' that no ']' closes; valid: "));
+  EXPECT_THAT(hostlist_error_of("b1-3]"), HasSubstr("a ']' that no '[' opened"));
+  EXPECT_THAT(hostlist_error_of("b[1-[2]]"), HasSubstr("a '[' inside a bracket"));
+  EXPECT_THAT(hostlist_error_of("b[]"), HasSubstr("an empty bracket"));
+  EXPECT_THAT(hostlist_error_of("b[3-1]"), HasSubstr("range '3-1' ends below its start"));
+  EXPECT_THAT(hostlist_error_of("b[a-c]"), HasSubstr("range 'a-c' is not N or N-M"));
+  EXPECT_THAT(hostlist_error_of("b[1-]"), HasSubstr("range '1-' is not N or N-M"));
+  EXPECT_THAT(hostlist_error_of("b[-1]"), HasSubstr("range '-1' is not N or N-M"));
+  EXPECT_THAT(hostlist_error_of("b[1,,2]"), HasSubstr("range '' is not N or N-M"));
+  EXPECT_THAT(hostlist_error_of("b[1234567890123456789]"), HasSubstr("is not N or N-M")) << "too long to be a number";
+  EXPECT_THAT(hostlist_error_of(""), HasSubstr("hostlist '': no name"));
+  EXPECT_THAT(hostlist_error_of(" , "), HasSubstr("no name"));
+  EXPECT_THAT(hostlist_error_of("b[1-5]", 4), HasSubstr("more than 4 names"));
+  EXPECT_THAT(hostlist_error_of("b[1-2],c[1-3]", 4), HasSubstr("more than 4 names"));
+  EXPECT_THAT(hostlist_error_of("r[1-3]n[1-2]", 5), HasSubstr("more than 5 names"));
+  EXPECT_THAT(hostlist_error_of("b[0-999999999999]"), HasSubstr("more than 65536 names")) << "refused before expanding";
   EXPECT_EQ(expand_hostlist("b[1-4]", 4).size(), 4U);
 }
 

@@ -13,7 +13,7 @@ namespace {
 using ::testing::HasSubstr;
 using Variables = std::map<std::string, std::string>;
 
-Environment environment_of(Variables variables) {
+Environment step_environment_of(Variables variables) {
   return [variables = std::move(variables)](const std::string& name) -> std::optional<std::string> {
     const auto found = variables.find(name);
     return found != variables.end() ? std::optional<std::string>(found->second) : std::nullopt;
@@ -37,10 +37,10 @@ Variables task_of_step() {
 
 std::optional<SlurmStepWorld> world_of(const Variables& variables, const std::optional<std::string>& addr = {},
                                        std::optional<std::uint32_t> port = {}) {
-  return slurm_step_world(environment_of(variables), addr, port);
+  return slurm_step_world(step_environment_of(variables), addr, port);
 }
 
-std::string error_of(const Variables& variables) {
+std::string step_world_error_of(const Variables& variables) {
   try {
     world_of(variables);
   } catch (const std::invalid_argument& e) {
@@ -118,36 +118,41 @@ TEST(SlurmStepWorld, NoWorldOutsideAMultiTaskSrunStep) {
 TEST(SlurmStepWorld, BadValuesAreNamedWithTheVariableTheValueAndWhatIsValid) {
   auto variables = task_of_step();
   variables["SLURM_PROCID"] = "one";
-  EXPECT_THAT(error_of(variables), HasSubstr("SLURM_PROCID 'one' is not a task of the srun step; valid: 0 to 2"));
+  EXPECT_THAT(step_world_error_of(variables),
+              HasSubstr("SLURM_PROCID 'one' is not a task of the srun step; valid: 0 to 2"));
   variables["SLURM_PROCID"] = "3";
-  EXPECT_THAT(error_of(variables), HasSubstr("SLURM_PROCID '3' is not a task of the srun step; valid: 0 to 2"));
+  EXPECT_THAT(step_world_error_of(variables),
+              HasSubstr("SLURM_PROCID '3' is not a task of the srun step; valid: 0 to 2"));
   variables["SLURM_PROCID"] = "-1";
-  EXPECT_THAT(error_of(variables), HasSubstr("SLURM_PROCID '-1'"));
+  EXPECT_THAT(step_world_error_of(variables), HasSubstr("SLURM_PROCID '-1'"));
   variables["SLURM_PROCID"] = "";
-  EXPECT_THAT(error_of(variables), HasSubstr("SLURM_PROCID ''"));
+  EXPECT_THAT(step_world_error_of(variables), HasSubstr("SLURM_PROCID ''"));
 
   variables = task_of_step();
   variables["SLURM_NTASKS"] = "3x";
-  EXPECT_THAT(error_of(variables), HasSubstr("SLURM_NTASKS '3x' is not a number of tasks; valid: 1 to 1024"));
+  EXPECT_THAT(step_world_error_of(variables),
+              HasSubstr("SLURM_NTASKS '3x' is not a number of tasks; valid: 1 to 1024"));
   variables["SLURM_NTASKS"] = "0";
-  EXPECT_THAT(error_of(variables), HasSubstr("SLURM_NTASKS '0'"));
+  EXPECT_THAT(step_world_error_of(variables), HasSubstr("SLURM_NTASKS '0'"));
   variables["SLURM_NTASKS"] = "1025";
-  EXPECT_THAT(error_of(variables), HasSubstr("SLURM_NTASKS '1025'"));
+  EXPECT_THAT(step_world_error_of(variables), HasSubstr("SLURM_NTASKS '1025'"));
 
   variables = task_of_step();
   variables["SLURM_STEP_NODELIST"] = "b[1-3";
-  EXPECT_THAT(error_of(variables), HasSubstr("SLURM_STEP_NODELIST: hostlist 'b[1-3': a '[' that no ']' closes"));
+  EXPECT_THAT(step_world_error_of(variables),
+              HasSubstr("SLURM_STEP_NODELIST: hostlist 'b[1-3': a '[' that no ']' closes"));
   variables.erase("SLURM_STEP_NODELIST");
   variables.erase("SLURM_JOB_NODELIST");
   variables.erase("SLURM_NODELIST");
-  EXPECT_THAT(error_of(variables), HasSubstr("none of SLURM_STEP_NODELIST, SLURM_JOB_NODELIST, SLURM_NODELIST"));
+  EXPECT_THAT(step_world_error_of(variables),
+              HasSubstr("none of SLURM_STEP_NODELIST, SLURM_JOB_NODELIST, SLURM_NODELIST"));
 
   variables = task_of_step();
   variables["SLURM_JOB_ID"] = "12a";
-  EXPECT_THAT(error_of(variables), HasSubstr("SLURM_JOB_ID '12a' is not a job id"));
+  EXPECT_THAT(step_world_error_of(variables), HasSubstr("SLURM_JOB_ID '12a' is not a job id"));
   variables.erase("SLURM_JOB_ID");
   variables.erase("SLURM_JOBID");
-  EXPECT_THAT(error_of(variables), HasSubstr("neither SLURM_JOB_ID nor SLURM_JOBID is set"));
+  EXPECT_THAT(step_world_error_of(variables), HasSubstr("neither SLURM_JOB_ID nor SLURM_JOBID is set"));
 }
 
 }  // namespace
