@@ -4,6 +4,7 @@
 # slower than 10 s fails it; the input is kept under build/fuzz/artifacts/ for a rerun
 # (`build/fuzz/fuzz/TARGET build/fuzz/artifacts/TARGET-crash-...`).
 #   scripts/fuzz-smoke.sh [SECONDS] [TARGET...]    default: $JETCHAR_FUZZ_SECONDS or 4 s, every target
+# Targets run one per core at a time ($JETCHAR_FUZZ_JOBS sets how many).
 # Seeds: fuzz/seeds/TARGET, the board fixtures for jetson_manifest_fuzz and NVIDIA's confs for
 # jetson_nvpmodel_fuzz (fuzz/README.md); a target without stored seeds starts from an empty input.
 # Each run works on a copy, so the stored seeds never change.
@@ -36,9 +37,10 @@ artifacts=build/fuzz/artifacts
 mkdir -p "$artifacts"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failed=()
-for t in "${targets[@]}"; do
-  corpus="$work/$t"
+# run_target TARGET: one target's run from a copy of its seeds; its report goes to $work/TARGET.result
+# (first line "ok" or "FAILED"), so that runs on every core print in the targets' order.
+run_target() {
+  local t=$1 corpus="$work/$1" seeds count start runs ms
   mkdir -p "$corpus"
   seeds=$(seeds_of "$t")
   # Regular files only, flattened (the board fixtures are folders of files).
@@ -49,12 +51,26 @@ for t in "${targets[@]}"; do
       -artifact_prefix="$artifacts/$t-" "$corpus" >"$work/$t.log" 2>&1; then
     runs=$(grep -oE '#[0-9]+' "$work/$t.log" | tail -1 | tr -d '#')
     ms=$((($(date +%s%N) - start) / 1000000))
-    printf 'fuzz-smoke: %-40s ok  %4d seeds, %8s inputs in %d.%d s\n' "$t" "$count" "${runs:-?}" $((ms / 1000)) $((ms % 1000 / 100))
+    { echo ok
+      printf 'fuzz-smoke: %-40s ok  %4d seeds, %8s inputs in %d.%d s\n' "$t" "$count" "${runs:-?}" $((ms / 1000)) $((ms % 1000 / 100))
+    } >"$work/$t.result"
   else
-    failed+=("$t")
-    tail -40 "$work/$t.log"
-    echo "fuzz-smoke: $t FAILED (input under $artifacts/)"
+    { echo FAILED; tail -40 "$work/$t.log"; echo "fuzz-smoke: $t FAILED (input under $artifacts/)"; } >"$work/$t.result"
   fi
+}
+# libFuzzer runs one input at a time: one target per core (JETCHAR_FUZZ_JOBS sets how many at once).
+jobs=${JETCHAR_FUZZ_JOBS:-$(nproc)}
+running=0
+for t in "${targets[@]}"; do
+  if ((running >= jobs)); then wait -n; running=$((running - 1)); fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait
+failed=()
+for t in "${targets[@]}"; do
+  [[ $(head -1 "$work/$t.result") == ok ]] || failed+=("$t")
+  tail -n +2 "$work/$t.result" 2>/dev/null || echo "fuzz-smoke: $t ended without a report"
 done
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "fuzz-smoke: ${#failed[@]} of ${#targets[@]} targets failed: ${failed[*]}" >&2
