@@ -76,6 +76,6 @@ fi
 timed tests 600 "$@"
 optional LINT "clang-tidy" 0 scripts/lint.sh -p build/release
 timed scripts/package.sh native >/dev/null
-optional SANITIZE "the ASan/UBSan tests" 1000 scripts/sanitize.sh
-optional FUZZ "the fuzz smoke" 900 scripts/fuzz-smoke.sh
-optional CROSS "the aarch64 cross build and tests" 1000 scripts/cross-test.sh --ci
+optional SANITIZE "the ASan/UBSan tests" 550 scripts/sanitize.sh
+optional FUZZ "the fuzz smoke" 550 scripts/fuzz-smoke.sh
+optional CROSS "the aarch64 cross build and tests" 750 scripts/cross-test.sh --ci
