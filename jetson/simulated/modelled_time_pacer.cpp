@@ -115,14 +115,16 @@ ModelledTimePacer::Clock::time_point ModelledTimePacer::pace(Clock::time_point c
     if (host > modelled) dilation_ = kDilationMargin * host / modelled;
   }
   const auto deadline =
-      compute_start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(dilation_ * modelled));
+      compute_start + std::chrono::ceil<Clock::duration>(std::chrono::duration<double>(dilation_ * modelled));
   if (Clock::now() > deadline) {
     ++host_slower_;
     return deadline;  // the board's end: the host's delay past it is not the board's
   }
   std::this_thread::sleep_until(deadline);
   ++paced_;
-  return Clock::now();
+  // The board's end too: waking later (the scheduler's latency, milliseconds on a loaded host) is
+  // the host's delay, which the runners leave out as they leave out an overrun.
+  return deadline;
 }
 
 PacedTime ModelledTimePacer::paced_time() const {

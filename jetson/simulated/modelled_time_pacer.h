@@ -58,7 +58,8 @@ class ModelledTimePacer : public MinibatchPacer {
   ModelledTimePacer& operator=(const ModelledTimePacer&) = delete;
 
   /// Waits until `compute_start` + k × the modelled compute of a minibatch of `samples` and
-  /// returns then; when the host overran that time, returns it at once (earlier than now).
+  /// returns that time, the board's end: at once when the host overran it, else after sleeping to
+  /// it (either way now may be later: the runner counts the difference as the host's delay).
   Clock::time_point pace(Clock::time_point compute_start, std::int64_t samples) override;
 
   /// The modelled time of a full minibatch, seconds.

@@ -303,8 +303,9 @@ TEST(SweepSimIntegration, InferenceLatenciesAreTheModelledBoards) {
     EXPECT_EQ(m.paced_minibatches() + m.host_slower_minibatches(), 21u)
         << "the 20 timed queries and the last warm-up query, which calibrates; the first two run unpaced";
     EXPECT_GE(r.latency().p50_ms(), 0.99e3 * m.minibatch_compute_s());
-    // Waking from the pacer's sleep costs the scheduler's latency (tenths of a millisecond).
-    EXPECT_LE(r.latency().p50_ms(), 1.1e3 * m.minibatch_compute_s() + 0.3);
+    // A query ends when the board's would: the host's late wake-up from the pacer's sleep (the
+    // scheduler's latency, milliseconds beside other work) is not the board's.
+    EXPECT_LE(r.latency().p50_ms(), 1.01e3 * m.minibatch_compute_s() + 0.05);
   }
   EXPECT_GE(results[0].modelled_time().minibatch_compute_s(), results[1].modelled_time().minibatch_compute_s());
 }
