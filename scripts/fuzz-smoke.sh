@@ -13,6 +13,9 @@ cd "$(dirname "$0")/.."
 seconds=${JETCHAR_FUZZ_SECONDS:-4}
 if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
 [[ $seconds -ge 1 ]] || { echo "fuzz-smoke.sh: seconds must be at least 1, not '$seconds'" >&2; exit 2; }
+# libFuzzer runs one input at a time: one target per core at once.
+jobs=${JETCHAR_FUZZ_JOBS:-$(nproc)}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz-smoke.sh: JETCHAR_FUZZ_JOBS must be a positive number, not '$jobs'" >&2; exit 2; }
 command -v clang++ >/dev/null || { echo "fuzz-smoke.sh: clang++ is not installed (scripts/install-deps.sh)" >&2; exit 2; }
 
 if [[ $# -gt 0 ]]; then targets=("$@"); else
@@ -58,11 +61,10 @@ run_target() {
     { echo FAILED; tail -40 "$work/$t.log"; echo "fuzz-smoke: $t FAILED (input under $artifacts/)"; } >"$work/$t.result"
   fi
 }
-# libFuzzer runs one input at a time: one target per core (JETCHAR_FUZZ_JOBS sets how many at once).
-jobs=${JETCHAR_FUZZ_JOBS:-$(nproc)}
 running=0
 for t in "${targets[@]}"; do
-  if ((running >= jobs)); then wait -n; running=$((running - 1)); fi
+  # A run that failed is judged from its report below, not here.
+  if ((running >= jobs)); then wait -n || true; running=$((running - 1)); fi
   run_target "$t" &
   running=$((running + 1))
 done
