@@ -26,6 +26,7 @@
 #include "experiments/distributed/node_reports.h"
 #include "experiments/distributed/world_energy.h"
 #include "experiments/epoch_instrumented_source.h"
+#include "experiments/fetch_work.h"
 #include "experiments/inference/inference_dataset.h"
 #include "experiments/inference/inference_runner.h"
 #include "experiments/inference/query_energy.h"
@@ -135,6 +136,7 @@ void record_paced_time(const jetson::PacedTime& paced, proto::RunResult& result,
   auto* m = result.mutable_modelled_time();
   if (m->paced_minibatches() + m->host_slower_minibatches() == 0) {
     m->set_minibatch_compute_s(paced.minibatch_compute_s);
+    m->set_minibatch_stall_s(paced.minibatch_stall_s);
     m->set_cpu_busy(paced.cpu_busy);
     m->set_gpu_busy(paced.gpu_busy);
   }
@@ -701,12 +703,14 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     prepared->workload = std::move(workload);
     auto& opened = prepared->workload;
     prepared->validation = open_training_validation(phases[p], opened.dataset_spec, opened.config);
-    // A board with a time model (the simulated one) paces each minibatch's compute to it, so its
-    // times follow the mode's clocks; its pacer also pins the rails' activity for the run. The work
-    // is counted on the data set's samples: a checkpoint may hold fewer positions than the model's
-    // default sequence length, and the samples are what the run computes on.
+    // A board with a time model (the simulated one) paces each minibatch's fetch stall and compute
+    // to it, so its times follow the mode's clocks; its pacer also pins the rails' activity for the
+    // run. The work is counted on the data set's samples: a checkpoint may hold fewer positions
+    // than the model's default sequence length, and the samples are what the run computes on.
+    const auto& data = *opened.dataset;
     prepared->pacer = board_.hooks->pace_training(
-        info_, count_model_work(*opened.model, opened.model_spec, opened.dataset->info().layout.input_shape),
+        info_, count_model_work(*opened.model, opened.model_spec, data.info().layout.input_shape),
+        count_fetch_work(data.info(), data.size(), static_cast<int>(phases[p].loader().workers())),
         phases[p].workload().batch_size(), prepared->unpaced);
     return prepared;
   };
@@ -778,7 +782,12 @@ void CharacterizationExecutor::run_training(const sweeps::PlannedRun&, proto::Ru
     const auto& model_spec = current->workload.model_spec;
     TrainingConfig& config = current->workload.config;
     jetson::MinibatchPacer* pacer = current->pacer.get();
-    if (pacer) config.pace_compute = [pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
+    if (pacer) {
+      config.pace_fetch = [pacer](auto start, std::int64_t index, std::int64_t samples) {
+        return pacer->pace_fetch(start, index, samples);
+      };
+      config.pace_compute = [pacer](auto start, std::int64_t samples) { return pacer->pace(start, samples); };
+    }
 
     EpochInstrumentedSource source(pipeline, spec.cache(), dataset->info().files, &power.windows());
     config.stop_after = [this, &adaptive](const TrainingProgress& progress) {

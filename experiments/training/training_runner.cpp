@@ -389,7 +389,14 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
     auto batch = to_device(*next, config.device);
     next.reset();
     if (sync) synchronize(config.device);
-    const auto compute_start = Clock::now();
+    auto fetch_end = Clock::now();
+    auto compute_start = fetch_end;
+    if (config.pace_fetch) {
+      // The board's stall ends at fetch_end; the host's loader or its wake-up may run past it.
+      fetch_end = config.pace_fetch(fetch_start, index, batch.inputs.size(0));
+      compute_start = Clock::now();
+      if (compute_start > fetch_end) current.host_delay_ns += elapsed_ns(fetch_end, compute_start);
+    }
 
     if (index % config.accumulate == 0) optimizer.zero_grad();
     torch::Tensor logits, loss;
@@ -423,7 +430,7 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
     auto score = task_score_tensors(model.task(), logits.detach(), batch);
     sums.correct += score.correct;
     sums.scored += score.total;
-    const auto stall_ns = elapsed_ns(fetch_start, compute_start);
+    const auto stall_ns = elapsed_ns(fetch_start, fetch_end);
     const auto compute_ns = elapsed_ns(compute_start, compute_end);
     current.stall_ns += stall_ns;
     current.compute_ns += compute_ns;

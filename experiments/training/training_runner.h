@@ -104,6 +104,12 @@ struct TrainingConfig {
   std::function<std::chrono::steady_clock::time_point(std::chrono::steady_clock::time_point compute_start,
                                                       std::int64_t samples)>
       pace_compute;
+  /// The same for the fetch: called when minibatch `index` of the epoch is on the device, with when
+  /// its fetch began; returns when the board's fetch stall ended (now, or earlier when the host's
+  /// loader overran it: the host's delay, left out of the epoch). Unset: the stall is the host's.
+  std::function<std::chrono::steady_clock::time_point(std::chrono::steady_clock::time_point fetch_start,
+                                                      std::int64_t index, std::int64_t samples)>
+      pace_fetch;
   /// Data-parallel training (experiments/distributed/): this process is one rank of several, its
   /// source yields its shard, and every optimizer step's gradients are averaged over the ranks.
   /// The epochs' samples, loss and accuracy are then the world's, and each keeps every rank's

@@ -25,14 +25,25 @@ struct ModelWork {
   double layers = 0;  ///< counted conv/linear layers
 };
 
+/// What fetching a training run's samples asks of the board, as counted by experiments/ from the
+/// data set and the loader's settings: per sample, and how many workers fetch.
+struct FetchWork {
+  double input_values = 0;      ///< values of a sample's model input (with a token task's mask and segment ids)
+  double input_bytes = 0;       ///< those values as the model takes them (4 B a float, 8 B a token id)
+  double stored_bytes = 0;      ///< read from the data set's files per sample
+  bool decodes_images = false;  ///< each sample a compressed image (JPEG, PNG) decoded and resized
+  int workers = 0;              ///< the loader's worker processes (0: the training loop fetches)
+};
+
 /// What a pacer did over one run, for the run's record.
 struct PacedTime {
   std::string time_model;          ///< where the modelled times come from
   double minibatch_compute_s = 0;  ///< the modelled compute of a full minibatch
+  double minibatch_stall_s = 0;    ///< the modelled fetch stall of a full minibatch within an epoch
   double cpu_busy = 0;             ///< modelled busy shares of a minibatch, for the power model
   double gpu_busy = 0;
   std::uint64_t paced = 0;        ///< minibatches that waited for their modelled end
-  std::uint64_t host_slower = 0;  ///< minibatches whose host compute overran the model
+  std::uint64_t host_slower = 0;  ///< minibatches whose host fetch or compute overran the model
   /// k >= 1: the host computes slower than the modelled board, so every minibatch was paced to k
   /// times its modelled time; the run's time figures are the measured ones divided by k, its
   /// rates multiplied by k (experiments/dilated_time.h). 1 when the host keeps up.
@@ -47,6 +58,14 @@ class MinibatchPacer {
   /// Waits until `compute_start` + the board's compute of a minibatch of `samples`; returns when
   /// the board's compute ended: now, or earlier when the host overran it.
   virtual Clock::time_point pace(Clock::time_point compute_start, std::int64_t samples) = 0;
+  /// Called once the loader delivered minibatch `index` of an epoch (its `samples` on the device):
+  /// waits until `fetch_start` + the board's fetch stall of it; returns when the board's stall
+  /// ended: now, or earlier when the host's loader overran it. A pacer that paces compute only
+  /// leaves the stall to the host's loader.
+  virtual Clock::time_point pace_fetch(Clock::time_point /*fetch_start*/, std::int64_t /*index*/,
+                                       std::int64_t /*samples*/) {
+    return Clock::now();
+  }
   virtual PacedTime paced_time() const = 0;
   /// A server between batches, waiting for queries: the board idles (true) until its next batch
   /// (false). Paced runs are busy otherwise; a board whose power is measured needs no telling.
@@ -78,11 +97,12 @@ class BoardHooks {
   /// What the board's model says of its state after a change (one line), empty when it has none.
   virtual std::string state_text() const { return {}; }
 
-  /// A pacer for the minibatches of one training run of `batch` samples of `work` in the mode
-  /// `info` reads back; nullptr when minibatches take the host's time. A board that paces but
-  /// cannot pace this run returns nullptr and says why in `why_not`.
+  /// A pacer for the minibatches of one training run of `batch` samples of `work`, fetched as
+  /// `fetch` says, in the mode `info` reads back; nullptr when minibatches take the host's time. A
+  /// board that paces but cannot pace this run returns nullptr and says why in `why_not`.
   virtual std::unique_ptr<MinibatchPacer> pace_training(const BoardInfo& /*info*/, const ModelWork& /*work*/,
-                                                        std::int64_t /*batch*/, std::string& /*why_not*/) {
+                                                        const FetchWork& /*fetch*/, std::int64_t /*batch*/,
+                                                        std::string& /*why_not*/) {
     return nullptr;
   }
   /// A pacer for the queries of one inference run of `batch` samples (the first `warmup` of them

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 namespace jetchar::jetson {
@@ -50,11 +51,11 @@ std::optional<std::pair<SocThroughput, ModeClocks>> pace_inputs(const BoardInfo&
 }  // namespace
 
 std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_training(SimulatedBoard& board, const BoardInfo& info,
-                                                                   const ModelWork& work, std::int64_t batch,
-                                                                   std::string& why_not) {
+                                                                   const ModelWork& work, const FetchWork& fetch,
+                                                                   std::int64_t batch, std::string& why_not) {
   const auto inputs = pace_inputs(info, batch, why_not);
   if (!inputs) return nullptr;
-  return std::make_unique<ModelledTimePacer>(board, inputs->first, inputs->second, work, batch, false, 1);
+  return std::make_unique<ModelledTimePacer>(board, inputs->first, inputs->second, work, fetch, batch, false, 1);
 }
 
 std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_inference(SimulatedBoard& board, const BoardInfo& info,
@@ -63,7 +64,7 @@ std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_inference(SimulatedBoa
   const auto inputs = pace_inputs(info, batch, why_not);
   if (!inputs) return nullptr;
   // The last warm-up query calibrates: the first ones carry the host's one-time costs.
-  return std::make_unique<ModelledTimePacer>(board, inputs->first, inputs->second, work, batch, true,
+  return std::make_unique<ModelledTimePacer>(board, inputs->first, inputs->second, work, std::nullopt, batch, true,
                                              std::max<std::int64_t>(1, warmup));
 }
 
@@ -74,21 +75,34 @@ MinibatchWork work_of(const ModelWork& work, std::int64_t samples, bool inferenc
   return inference ? inference_work(work, batch) : training_work(work, batch);
 }
 
+// The busy shares over a minibatch's stall and compute: the GPU idles while the loop waits for
+// data, and a loader (a worker, or the loop itself) keeps a core busy meanwhile.
+std::pair<double, double> busy_shares(const MinibatchTime& compute, double stall_s) {
+  const double period = stall_s + compute.total_s;
+  if (period <= 0) return {compute.cpu_busy, compute.gpu_busy};
+  return {(compute.cpu_busy * compute.total_s + stall_s) / period, compute.gpu_busy * compute.total_s / period};
+}
+
 }  // namespace
 
 ModelledTimePacer::ModelledTimePacer(SimulatedBoard& board, const SocThroughput& soc, const ModeClocks& clocks,
-                                     const ModelWork& work, std::int64_t batch, bool inference,
-                                     std::int64_t calibration)
+                                     const ModelWork& work, const std::optional<FetchWork>& fetch, std::int64_t batch,
+                                     bool inference, std::int64_t calibration)
     : board_(board),
       soc_(soc),
       clocks_(clocks),
       work_(work),
+      fetch_(fetch),
       batch_(batch),
       inference_(inference),
       full_(modelled_minibatch_time(work_of(work, batch, inference), soc, clocks)),
       calibration_left_(std::max<std::int64_t>(1, calibration)) {
-  board_.pin_host_utilization(full_.cpu_busy);
-  board_.pin_gpu_load(full_.gpu_busy);
+  if (fetch_) {
+    full_fetch_ = modelled_fetch_time(*fetch_, static_cast<double>(batch), soc, clocks, full_.total_s, false);
+  }
+  const auto [cpu_busy, gpu_busy] = busy_shares(full_, full_fetch_.stall_s);
+  board_.pin_host_utilization(cpu_busy);
+  board_.pin_gpu_load(gpu_busy);
   // At once, not at the next background refresh: the run's power must not step inside it.
   board_.update_sensors();
 }
@@ -106,6 +120,14 @@ double ModelledTimePacer::modelled_s(std::int64_t samples) const {
                            : modelled_minibatch_time(work_of(work_, samples, inference_), soc_, clocks_).total_s;
 }
 
+bool ModelledTimePacer::wait_until(Clock::time_point deadline) {
+  if (Clock::now() > deadline) return true;  // the host's delay past the board's end is not the board's
+  std::this_thread::sleep_until(deadline);
+  // Waking later (the scheduler's latency, milliseconds on a loaded host) is the host's delay too,
+  // which the runners leave out as they leave out an overrun.
+  return false;
+}
+
 ModelledTimePacer::Clock::time_point ModelledTimePacer::pace(Clock::time_point compute_start, std::int64_t samples) {
   const double modelled = modelled_s(samples);
   if (!calibrated_) {
@@ -114,25 +136,37 @@ ModelledTimePacer::Clock::time_point ModelledTimePacer::pace(Clock::time_point c
     const double host = std::chrono::duration<double>(Clock::now() - compute_start).count();
     if (host > modelled) dilation_ = kDilationMargin * host / modelled;
   }
-  const auto deadline =
-      compute_start + std::chrono::ceil<Clock::duration>(std::chrono::duration<double>(dilation_ * modelled));
-  if (Clock::now() > deadline) {
-    ++host_slower_;
-    return deadline;  // the board's end: the host's delay past it is not the board's
+  const auto end = compute_start + dilated(modelled);
+  const bool overran = wait_until(end) || fetch_overran_;
+  fetch_overran_ = false;
+  ++(overran ? host_slower_ : paced_);
+  return end;
+}
+
+ModelledTimePacer::Clock::time_point ModelledTimePacer::pace_fetch(Clock::time_point fetch_start, std::int64_t index,
+                                                                   std::int64_t samples) {
+  if (!fetch_ || !calibrated_) return Clock::now();
+  // A full minibatch within an epoch is the common case; an epoch's first or a short last one is not.
+  double stall = full_fetch_.stall_s;
+  if (samples != batch_ || index == 0) {
+    const auto samples_d = static_cast<double>(samples);
+    stall = modelled_fetch_time(*fetch_, samples_d, soc_, clocks_, modelled_s(samples), index == 0).stall_s;
   }
-  std::this_thread::sleep_until(deadline);
-  ++paced_;
-  // The board's end too: waking later (the scheduler's latency, milliseconds on a loaded host) is
-  // the host's delay, which the runners leave out as they leave out an overrun.
-  return deadline;
+  const auto end = fetch_start + dilated(stall);
+  fetch_overran_ = wait_until(end);
+  return end;
+}
+
+ModelledTimePacer::Clock::duration ModelledTimePacer::dilated(double modelled_s) const {
+  return std::chrono::ceil<Clock::duration>(std::chrono::duration<double>(dilation_ * modelled_s));
 }
 
 PacedTime ModelledTimePacer::paced_time() const {
   PacedTime paced;
   paced.time_model = std::string(time_model_label());
   paced.minibatch_compute_s = full_.total_s;
-  paced.cpu_busy = full_.cpu_busy;
-  paced.gpu_busy = full_.gpu_busy;
+  paced.minibatch_stall_s = full_fetch_.stall_s;
+  std::tie(paced.cpu_busy, paced.gpu_busy) = busy_shares(full_, full_fetch_.stall_s);
   paced.paced = paced_;
   paced.host_slower = host_slower_;
   paced.dilation = dilation_;

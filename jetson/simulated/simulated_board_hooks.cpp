@@ -23,8 +23,9 @@ std::string SimulatedBoardHooks::state_text() const {
 }
 
 std::unique_ptr<MinibatchPacer> SimulatedBoardHooks::pace_training(const BoardInfo& info, const ModelWork& work,
-                                                                   std::int64_t batch, std::string& why_not) {
-  return ModelledTimePacer::for_training(*board_, info, work, batch, why_not);
+                                                                   const FetchWork& fetch, std::int64_t batch,
+                                                                   std::string& why_not) {
+  return ModelledTimePacer::for_training(*board_, info, work, fetch, batch, why_not);
 }
 
 std::unique_ptr<MinibatchPacer> SimulatedBoardHooks::pace_inference(const BoardInfo& info, const ModelWork& work,

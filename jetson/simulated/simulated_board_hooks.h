@@ -27,8 +27,8 @@ class SimulatedBoardHooks : public BoardHooks {
   bool is_this_machine(const sysfs::Root&) const override { return false; }
   std::string state_text() const override;
 
-  std::unique_ptr<MinibatchPacer> pace_training(const BoardInfo& info, const ModelWork& work, std::int64_t batch,
-                                                std::string& why_not) override;
+  std::unique_ptr<MinibatchPacer> pace_training(const BoardInfo& info, const ModelWork& work, const FetchWork& fetch,
+                                                std::int64_t batch, std::string& why_not) override;
   std::unique_ptr<MinibatchPacer> pace_inference(const BoardInfo& info, const ModelWork& work, std::int64_t batch,
                                                  std::int64_t warmup, std::string& why_not) override;
   /// Pins the power model's CPU and GPU load to 0 (and refreshes the rails) while idle.

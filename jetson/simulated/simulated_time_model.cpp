@@ -38,6 +38,23 @@ constexpr double kBytesPerValue = 4;     // fp32
 // the EMC, h -> g, cuts them by about 26 % and 28 %).
 constexpr double kDramBytesPerMac = 0.15;
 
+// The fetch (the header's second part). The study's loader is PyTorch's Python DataLoader: a
+// sample's __getitem__ with its transforms takes some 55,000 cycles (25 us at 2.2 GHz) before its
+// values are touched, ToTensor and Normalize a few cycles per value, and decoding and resizing one
+// of GLD-23k's JPEGs (about 100 kB, 800x600) some 15 million: with their cache misses, 13 ms a
+// sample, as HiPC'21 measured 214 ms of stall per minibatch of 16 with no workers on an AGX Xavier
+// at MAXN (309 s over an epoch's 1,443 minibatches).
+constexpr double kLoaderCyclesPerSample = 55'000;
+constexpr double kLoaderCyclesPerValue = 11;
+constexpr double kDecodeCyclesPerStoredByte = 150;
+// The loader's cache misses: DRAM latency per cycle of its work at the top EMC clock (it scales
+// with the EMC period). The interpreter's and the decoder's working sets spill the CPU caches;
+// this is what lets the EMC clock move the stall as the study's h -> g does (28-34 %).
+constexpr double kLoaderDramNsPerCycle = 0.35;
+constexpr double kCollatePasses = 2;    // the collate stacks the samples: a read and a write
+constexpr double kCopyPasses = 4;       // pageable -> staging -> device: two reads, two writes
+constexpr double kCopySeconds = 50e-6;  // the blocking copy's round trip
+
 double p_norm(double a, double b, double p) {
   const double top = std::max(a, b);
   if (top <= 0) return 0;
@@ -134,9 +151,40 @@ MinibatchTime modelled_minibatch_time(const MinibatchWork& work, const SocThroug
   return t;
 }
 
+FetchTime modelled_fetch_time(const FetchWork& work, double batch, const SocThroughput& soc, const ModeClocks& clocks,
+                              double compute_s, bool epoch_start) {
+  require_positive(clocks.online_cores, "the online core count");
+  require_positive(clocks.cpu_ghz, "the CPU clock (GHz)");
+  require_positive(clocks.emc_ghz, "the EMC clock (GHz)");
+  require_positive(soc.dram_bus_bits, "the DRAM bus width");
+  require_positive(soc.emc_max_ghz, "the top EMC clock");
+  require_non_negative(batch, "the batch size");
+  require_non_negative(work.input_values, "input_values");
+  require_non_negative(work.input_bytes, "input_bytes");
+  require_non_negative(work.stored_bytes, "stored_bytes");
+  require_non_negative(work.workers, "the loader's workers");
+  require_non_negative(compute_s, "the minibatch's compute time");
+
+  const double f = clocks.cpu_ghz * 1e9;
+  const double bandwidth = kDramEfficiency * soc.bus_bytes_per_cycle() * clocks.emc_ghz * 1e9;
+  const double cycles = batch * (kLoaderCyclesPerSample + kLoaderCyclesPerValue * work.input_values +
+                                 (work.decodes_images ? kDecodeCyclesPerStoredByte * work.stored_bytes : 0.0));
+  FetchTime t;
+  t.prepare_s = cycles / f + cycles * kLoaderDramNsPerCycle * 1e-9 * soc.emc_max_ghz / clocks.emc_ghz +
+                kCollatePasses * batch * work.input_bytes / bandwidth;
+  t.copy_s = kCopySeconds + kCopyPasses * batch * work.input_bytes / bandwidth;
+  if (work.workers == 0 || epoch_start) {
+    t.stall_s = t.copy_s + t.prepare_s;
+  } else {
+    const double parallel = std::max(1, std::min(work.workers, clocks.online_cores - 1));
+    t.stall_s = t.copy_s + std::max(0.0, t.prepare_s / parallel - t.copy_s - compute_s);
+  }
+  return t;
+}
+
 std::string_view time_model_label() {
-  return "modelled: minibatch compute paced to jetson/simulated/simulated_time_model.h (work from the model "
-         "definition; the mode's cores and CPU/GPU/EMC clocks)";
+  return "modelled: minibatch fetch stall and compute paced to jetson/simulated/simulated_time_model.h (work "
+         "from the data set and the model definition; the mode's cores and CPU/GPU/EMC clocks)";
 }
 
 }  // namespace jetchar::jetson

@@ -47,13 +47,37 @@
 // counted from jetchar's model definitions, tests/jetson/simulated/simulated_time_model_test.cpp
 // to bands around the same trends. The board's throughput figures (CUDA cores, DRAM bus
 // width) are the modules' published specifications (NVIDIA Jetson module data sheets), per family.
+//
+// Fetch stall of one training minibatch of B samples (FetchWork, counted by experiments/fetch_work.h
+// from the data set and the loader's settings), as the study's PyTorch DataLoader fetches it:
+//   cycles     = B × (kLoaderCyclesPerSample + kLoaderCyclesPerValue × input values
+//                     + kDecodeCyclesPerStoredByte × stored bytes, for compressed images)
+//                a sample's __getitem__ and transforms (ToTensor, Normalize), and decoding and
+//                resizing a JPEG
+//   t_prepare  = cycles / f + cycles × kLoaderDramNsPerCycle × m_max / m
+//                + kCollatePasses × B × input bytes / bandwidth(m)
+//                one loader (a worker, or the training loop with no workers) reading and
+//                collating the batch: core cycles, and the cache misses of that work waiting on
+//                DRAM latency (the EMC period), then the collate's copy
+//   t_copy     = kCopySeconds + kCopyPasses × B × input bytes / bandwidth(m)
+//                the blocking copy of the collated batch to the device from memory that is not
+//                pinned (the study's pin_memory=False): through a staging buffer, on the shared DRAM
+//   stall      = t_copy + t_prepare                                          (no workers)
+//              = t_copy + max(0, t_prepare / w' − t_copy − t_compute)        (w workers)
+//                w' = min(w, online cores − 1, at least 1): the workers prepare batches in
+//                parallel while the loop copies and computes; the first minibatch of an epoch
+//                waits for a whole t_prepare (the workers start with it).
+// With the study's defaults (no workers, batch 16), doubling the EMC (h -> g) cuts the stall of
+// LeNet-5 (Fashion-MNIST), ResNet-18 (CIFAR-10) and MobileNetV3 (GLD-23k JPEGs) by about 30 %; the
+// study reports about 34, 28 and 28 % (tests/experiments/models/study_trends_test.cpp holds the
+// model to it within 8 points).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "jetson/discovery/board_hooks.h"  // ModelWork
+#include "jetson/discovery/board_hooks.h"  // ModelWork, FetchWork
 
 namespace jetchar::jetson {
 
@@ -110,6 +134,19 @@ struct MinibatchTime {
 /// std::invalid_argument naming the knob when a clock or the core count is not positive, or a
 /// work figure is negative.
 MinibatchTime modelled_minibatch_time(const MinibatchWork& work, const SocThroughput& soc, const ModeClocks& clocks);
+
+/// The modelled fetch of one training minibatch, seconds (see the header comment).
+struct FetchTime {
+  double prepare_s = 0;  ///< one loader reading, decoding and collating the batch
+  double copy_s = 0;     ///< the blocking copy of the collated batch to the device
+  double stall_s = 0;    ///< what the training loop waits for the batch
+};
+
+/// The modelled fetch of a minibatch of `batch` samples of `work` on `soc` in `clocks`, beside a
+/// modelled compute of `compute_s` per minibatch; `epoch_start`: the epoch's first minibatch.
+/// Throws std::invalid_argument as modelled_minibatch_time does, or for negative fetch figures.
+FetchTime modelled_fetch_time(const FetchWork& work, double batch, const SocThroughput& soc, const ModeClocks& clocks,
+                              double compute_s, bool epoch_start);
 
 /// One line that says where the figures come from, stored with every paced run.
 std::string_view time_model_label();

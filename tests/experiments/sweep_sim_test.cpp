@@ -289,6 +289,34 @@ TEST(SweepSimIntegration, AHostSlowerThanTheBoardReportsTheModelledTimes) {
   EXPECT_GT(compute_s[0], compute_s[1]) << "compute follows the GPU clock as the model does";
 }
 
+// The fetch stall is the modelled board's too: each minibatch after the run's first waits for the
+// modelled stall of its fetch (the loader's work on the mode's CPU and DRAM), whatever this host's
+// loader takes, so the stall follows the EMC clock as the time model does.
+TEST(SweepSimIntegration, TheFetchStallIsTheModelledBoardsAndFollowsTheEmcClock) {
+  SimBoardSweep sim;
+  const auto results = sim.run(spec_with("epochs: 2 max_minibatches: 10", "",
+                                         "axes { field: \"device.emc_freq_mhz\" values: [\"665.6\", \"3199\"] }"));
+  ASSERT_EQ(results.size(), 2u);
+  std::vector<double> stall_s;
+  for (const auto& r : results) {
+    SCOPED_TRACE(r.run_id());
+    ASSERT_EQ(r.status(), proto::OK) << r.reason();
+    const auto& m = r.modelled_time();
+    ASSERT_GT(m.minibatch_stall_s(), 0);
+    ASSERT_EQ(r.epochs_size(), 2);
+    // Every minibatch of the second epoch is paced (the run's first fetch came before k was known).
+    const auto& e = r.epochs(1);
+    ASSERT_GT(e.minibatches(), 0u);
+    const double per_minibatch = e.stall_s() / static_cast<double>(e.minibatches());
+    EXPECT_NEAR(per_minibatch, m.minibatch_stall_s(), 1e-6 + 1e-3 * m.minibatch_stall_s())
+        << "the stall ends at the board's time, the host's delay left out";
+    EXPECT_LE(e.compute_s() + e.stall_s(), e.e2e_s() * 1.0001);
+    stall_s.push_back(e.stall_s());
+  }
+  EXPECT_GT(results[0].modelled_time().minibatch_stall_s(), results[1].modelled_time().minibatch_stall_s());
+  EXPECT_GT(stall_s[0], stall_s[1]) << "the stall follows the EMC clock as the model does";
+}
+
 // Inference queries are paced too: the latency of a query is the modelled board's.
 TEST(SweepSimIntegration, InferenceLatenciesAreTheModelledBoards) {
   SimBoardSweep sim;

@@ -2,7 +2,9 @@
 // from jetchar's own model definitions (model_work.h) follows the seed study's AGX Xavier table
 // (issue 47, item 3): between the study's power modes d -> e (CPU 1.2 -> 2.1 GHz) LeNet-5's
 // training-minibatch compute falls by about 37 %; between h -> g (EMC 1066 -> 2133 MHz at the MAXN
-// CPU and GPU clocks) by about 33 % for LeNet-5, 26 % for ResNet-18 and 28 % for MobileNetV3.
+// CPU and GPU clocks) by about 33 % for LeNet-5, 26 % for ResNet-18 and 28 % for MobileNetV3,
+// and their fetch stalls (from the data sets' samples as experiments/fetch_work.h counts them,
+// fetched as the study's loader does with no workers) by about 34, 28 and 28 %: the shared DRAM.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/fetch_work.h"
 #include "experiments/models/model_work.h"
 #include "experiments/models/registry.h"
 #include "jetson/simulated/simulated_time_model.h"
@@ -73,6 +76,48 @@ TEST(StudyTrendsTest, TimeModelFollowsTheSeedStudysAgxXavierTable) {
         "(tolerance +-{:.0f} points)",
         trend.shown, trend.model, trend.batch, trend.from.name, trend.to.name, cut, trend.study_cut_percent,
         kTolerancePoints);
+    std::cout << what << "\n";
+    EXPECT_NEAR(cut, trend.study_cut_percent, kTolerancePoints) << what;
+  }
+}
+
+// A data set's description as its reader gives it: the format, a sample's input and the files'
+// size over `samples` samples of `stored_bytes` each.
+loaders::DatasetInfo data_set(const char* format, std::vector<std::int64_t> input_shape, std::int64_t samples,
+                              std::uint64_t stored_bytes) {
+  loaders::DatasetInfo info;
+  info.format = format;
+  info.layout.input_shape = std::move(input_shape);
+  info.bytes = stored_bytes * static_cast<std::uint64_t>(samples);
+  return info;
+}
+
+struct StallTrend {
+  const char* data;  ///< as the study names it
+  loaders::DatasetInfo info;
+  std::int64_t samples;
+  double study_cut_percent;
+};
+
+TEST(StudyTrendsTest, FetchStallFollowsTheSeedStudysAgxXavierTable) {
+  const auto soc = jetson::soc_throughput("AGX Xavier");
+  ASSERT_TRUE(soc);
+  // Fashion-MNIST's IDX files (784 bytes an image), CIFAR-10's binary batches (a label byte and
+  // 3,072 pixel bytes), GLD-23k's JPEGs (about 100 kB each, resized to 224 x 224).
+  const std::vector<StallTrend> trends = {
+      {"LeNet-5 / Fashion-MNIST", data_set("idx", {1, 28, 28}, 60'000, 784), 60'000, 34},
+      {"ResNet-18 / CIFAR-10", data_set("cifar10-bin", {3, 32, 32}, 50'000, 3'073), 50'000, 28},
+      {"MobileNetV3 / GLD-23k", data_set("gld23k", {3, 224, 224}, 23'080, 100'000), 23'080, 28},
+  };
+  for (const auto& trend : trends) {
+    const auto fetch = count_fetch_work(trend.info, trend.samples, 0);
+    const double before = jetson::modelled_fetch_time(fetch, 16, *soc, kModeH.clocks, 0, false).stall_s;
+    const double after = jetson::modelled_fetch_time(fetch, 16, *soc, kModeG.clocks, 0, false).stall_s;
+    const double cut = 100 * (1 - after / before);
+    const std::string what = fmt::format(
+        "{} (batch 16, no workers), mode h -> g: modelled fetch stall falls by {:.1f} % ({:.2f} -> {:.2f} ms), the "
+        "seed study reports {:.0f} % (tolerance +-{:.0f} points)",
+        trend.data, cut, 1e3 * before, 1e3 * after, trend.study_cut_percent, kTolerancePoints);
     std::cout << what << "\n";
     EXPECT_NEAR(cut, trend.study_cut_percent, kTolerancePoints) << what;
   }

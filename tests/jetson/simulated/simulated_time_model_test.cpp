@@ -1,5 +1,6 @@
 // The simulated board's time model: monotone in every knob, the seed study's ratios within a band,
-// work from the model figures, published bandwidths, and bad clocks refused by name.
+// work from the model figures, published bandwidths, the fetch stall's parts and its workers, and
+// bad clocks refused by name.
 #include "jetson/simulated/simulated_time_model.h"
 
 #include <gtest/gtest.h>
@@ -187,6 +188,64 @@ TEST(SimulatedTimeModelTest, BadClocksAreRefusedByName) {
   MinibatchWork negative = work;
   negative.kernels = -1;
   EXPECT_THROW(modelled_minibatch_time(negative, orin, {8, 1.2, 1.3, 3.2}), std::invalid_argument);
+}
+
+// Fashion-MNIST and GLD-23k samples as count_fetch_work gives them, fetched by `workers`.
+FetchWork fashion_mnist(int workers) { return {784, 3136, 784, false, workers}; }
+FetchWork gld23k(int workers) { return {150'528, 602'112, 100'000, true, workers}; }
+
+TEST(SimulatedTimeModelTest, TheStallIsTheCopyAndWhatTheLoaderPreparesInTheLoop) {
+  const auto xavier = soc("AGX Xavier");
+  const auto t = modelled_fetch_time(fashion_mnist(0), 16, xavier, kModeG, 0.004, false);
+  EXPECT_GT(t.prepare_s, 0);
+  EXPECT_GT(t.copy_s, 0);
+  EXPECT_DOUBLE_EQ(t.stall_s, t.copy_s + t.prepare_s);
+  // A JPEG to decode per sample: far more than a Fashion-MNIST sample, near HiPC'21's 214 ms a
+  // minibatch of 16 with no workers at MAXN.
+  const auto jpegs = modelled_fetch_time(gld23k(0), 16, xavier, kModeG, 0.2, false);
+  EXPECT_GT(jpegs.stall_s, 100 * t.stall_s);
+  EXPECT_NEAR(jpegs.stall_s, 0.214, 0.214 * 0.25);
+  // Time falls with the CPU and the EMC clock, grows with the batch.
+  EXPECT_GT(modelled_fetch_time(fashion_mnist(0), 16, xavier, kModeD, 0, false).stall_s,
+            modelled_fetch_time(fashion_mnist(0), 16, xavier, kModeE, 0, false).stall_s);
+  EXPECT_GT(modelled_fetch_time(fashion_mnist(0), 16, xavier, kModeH, 0, false).stall_s,
+            modelled_fetch_time(fashion_mnist(0), 16, xavier, kModeG, 0, false).stall_s);
+  EXPECT_GT(modelled_fetch_time(fashion_mnist(0), 32, xavier, kModeG, 0, false).stall_s, t.stall_s);
+}
+
+TEST(SimulatedTimeModelTest, WorkersHidePreparingBehindComputeExceptAtAnEpochsStart) {
+  const auto xavier = soc("AGX Xavier");
+  const auto none = modelled_fetch_time(gld23k(0), 16, xavier, kModeG, 0.2, false);
+  const auto one = modelled_fetch_time(gld23k(1), 16, xavier, kModeG, 0.2, false);
+  const auto four = modelled_fetch_time(gld23k(4), 16, xavier, kModeG, 0.2, false);
+  EXPECT_DOUBLE_EQ(one.stall_s, one.copy_s + std::max(0.0, one.prepare_s - one.copy_s - 0.2));
+  EXPECT_LT(one.stall_s, none.stall_s);
+  EXPECT_LT(four.stall_s, one.stall_s);
+  EXPECT_DOUBLE_EQ(four.stall_s, four.copy_s) << "four workers prepare faster than the loop consumes";
+  // Each worker takes a core beside the training loop's: two cores leave room for one.
+  ModeClocks two_cores = kModeG;
+  two_cores.online_cores = 2;
+  EXPECT_DOUBLE_EQ(modelled_fetch_time(gld23k(4), 16, xavier, two_cores, 0.2, false).stall_s, one.stall_s);
+  // The epoch's first minibatch waits for a whole batch to be prepared.
+  EXPECT_DOUBLE_EQ(modelled_fetch_time(gld23k(4), 16, xavier, kModeG, 0.2, true).stall_s, none.stall_s);
+}
+
+TEST(SimulatedTimeModelTest, BadFetchFiguresAreRefusedByName) {
+  const auto xavier = soc("AGX Xavier");
+  const auto message = [&](FetchWork work, double batch, ModeClocks clocks, double compute_s) {
+    try {
+      modelled_fetch_time(work, batch, xavier, clocks, compute_s, false);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(fashion_mnist(-1), 16, kModeG, 0).find("loader's workers must be a non-negative number, got -1"),
+            std::string::npos);
+  EXPECT_NE(message({784, -1, 784, false, 0}, 16, kModeG, 0).find("input_bytes"), std::string::npos);
+  EXPECT_NE(message(fashion_mnist(0), -16, kModeG, 0).find("batch size"), std::string::npos);
+  EXPECT_NE(message(fashion_mnist(0), 16, {8, 2.265, 1.377, 0}, 0).find("EMC clock"), std::string::npos);
+  EXPECT_NE(message(fashion_mnist(0), 16, kModeG, -0.1).find("compute time"), std::string::npos);
 }
 
 }  // namespace
