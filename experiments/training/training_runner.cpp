@@ -464,7 +464,15 @@ void train_epoch(Network& model, loaders::BatchSource& source, const TrainingCon
     fetch_start = Clock::now();
   }
   synchronize(config.device);
-  current.e2e_ns = elapsed_ns(epoch_start, Clock::now()) - current.host_delay_ns;
+  const auto wall_ns = elapsed_ns(epoch_start, Clock::now());
+  if (config.pace_compute) {
+    // A paced epoch (a simulated board) is its minibatches' board time: the time model has no
+    // bookkeeping between them, so the host's, like its overruns, is the host's delay.
+    current.e2e_ns = current.stall_ns + current.compute_ns;
+    current.host_delay_ns = wall_ns - current.e2e_ns;
+  } else {
+    current.e2e_ns = wall_ns - current.host_delay_ns;
+  }
   if (config.on_epoch_end) config.on_epoch_end();
   current.completed = !result.stopped_early && !cut;
   // A request that no step carried (asked after the epoch's last step) ends the run with the epoch.

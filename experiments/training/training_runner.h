@@ -160,8 +160,9 @@ struct EpochResult {
   std::int64_t stall_ns = 0;    ///< sum over minibatches
   std::int64_t compute_ns = 0;  ///< sum over minibatches
   std::int64_t e2e_ns = 0;
-  /// A paced run's time the host spent beyond the board's (minibatches that overran even the
-  /// paced time): left out of stall, compute and e2e_ns, which are the board's.
+  /// A paced run's time the host spent beyond the board's (fetches and minibatches that overran
+  /// even the paced time, and the loop's own bookkeeping between minibatches, which the board's
+  /// time model does not have): left out of stall, compute and e2e_ns, which are the board's.
   std::int64_t host_delay_ns = 0;
   /// Data-parallel: this rank's all-reduces, and every rank's figures in rank order.
   StepCommunication communication;

@@ -12,7 +12,8 @@
 // A minibatch that overruns even k × the model (the host's scheduling noise, another process)
 // ends at k × its modelled time all the same: the runner leaves the host's delay out of the
 // epoch, and the run says how often it happened; so does a fetch the host's loader delivers later
-// than k × the modelled stall. The run's first minibatch is fetched before k is known: its stall
+// than k × the modelled stall. A paced epoch's E2E is its minibatches' stalls and computes: the
+// host's bookkeeping between them is its delay too. The run's first minibatch is fetched before k is known: its stall
 // is the host loader's (divided by k with the rest). While the pacer lives, the simulated rails'
 // power model takes its CPU utilisation and GPU load from the modelled busy shares over a
 // minibatch's stall and compute (the GPU idles while the loop waits for data; a loader is busy on

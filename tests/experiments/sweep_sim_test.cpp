@@ -317,6 +317,36 @@ TEST(SweepSimIntegration, TheFetchStallIsTheModelledBoardsAndFollowsTheEmcClock)
   EXPECT_GT(stall_s[0], stall_s[1]) << "the stall follows the EMC clock as the model does";
 }
 
+// A paced epoch is its minibatches' board time, stalls and computes: the host's bookkeeping
+// between them, its overruns and late wake-ups are left out, so two repetitions give the same warm
+// epochs with every core of the host busy.
+TEST(SweepSimIntegration, APacedEpochIsItsBoardsTimeOnABusyHost) {
+  SimBoardSweep sim;
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> spinners;
+  for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i) {
+    spinners.emplace_back([&stop] {
+      volatile double x = 1;
+      while (!stop.load(std::memory_order_relaxed)) x = x * 1.0000001 + 1e-9;
+    });
+  }
+  const auto results = sim.run(spec_with("epochs: 2 max_minibatches: 10", "  repetitions: 2", ""));
+  stop = true;
+  for (auto& t : spinners) t.join();
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& r : results) {
+    SCOPED_TRACE(r.run_id());
+    ASSERT_EQ(r.status(), proto::OK) << r.reason();
+    ASSERT_EQ(r.epochs_size(), 2);
+    for (const auto& e : r.epochs()) EXPECT_NEAR(e.e2e_s(), e.stall_s() + e.compute_s(), 1e-6) << "epoch " << e.epoch();
+  }
+  const auto& warm0 = results[0].epochs(1);
+  const auto& warm1 = results[1].epochs(1);
+  EXPECT_NEAR(warm0.e2e_s(), warm1.e2e_s(), 1e-6)
+      << "k " << results[0].modelled_time().dilation() << " and " << results[1].modelled_time().dilation();
+  EXPECT_NEAR(warm0.stall_s(), warm1.stall_s(), 1e-6);
+}
+
 // Inference queries are paced too: the latency of a query is the modelled board's.
 TEST(SweepSimIntegration, InferenceLatenciesAreTheModelledBoards) {
   SimBoardSweep sim;
