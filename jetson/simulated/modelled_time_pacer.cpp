@@ -55,7 +55,7 @@ std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_training(SimulatedBoar
                                                                    std::int64_t batch, std::string& why_not) {
   const auto inputs = pace_inputs(info, batch, why_not);
   if (!inputs) return nullptr;
-  return std::make_unique<ModelledTimePacer>(board, inputs->first, inputs->second, work, fetch, batch, false, 1);
+  return std::make_unique<ModelledTimePacer>(board, inputs->first, inputs->second, work, fetch, batch, 1);
 }
 
 std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_inference(SimulatedBoard& board, const BoardInfo& info,
@@ -64,7 +64,7 @@ std::unique_ptr<ModelledTimePacer> ModelledTimePacer::for_inference(SimulatedBoa
   const auto inputs = pace_inputs(info, batch, why_not);
   if (!inputs) return nullptr;
   // The last warm-up query calibrates: the first ones carry the host's one-time costs.
-  return std::make_unique<ModelledTimePacer>(board, inputs->first, inputs->second, work, std::nullopt, batch, true,
+  return std::make_unique<ModelledTimePacer>(board, inputs->first, inputs->second, work, std::nullopt, batch,
                                              std::max<std::int64_t>(1, warmup));
 }
 
@@ -87,15 +87,14 @@ std::pair<double, double> busy_shares(const MinibatchTime& compute, double stall
 
 ModelledTimePacer::ModelledTimePacer(SimulatedBoard& board, const SocThroughput& soc, const ModeClocks& clocks,
                                      const ModelWork& work, const std::optional<FetchWork>& fetch, std::int64_t batch,
-                                     bool inference, std::int64_t calibration)
+                                     std::int64_t calibration)
     : board_(board),
       soc_(soc),
       clocks_(clocks),
       work_(work),
       fetch_(fetch),
       batch_(batch),
-      inference_(inference),
-      full_(modelled_minibatch_time(work_of(work, batch, inference), soc, clocks)),
+      full_(modelled_minibatch_time(work_of(work, batch, !fetch), soc, clocks)),
       calibration_left_(std::max<std::int64_t>(1, calibration)) {
   if (fetch_) {
     full_fetch_ = modelled_fetch_time(*fetch_, static_cast<double>(batch), soc, clocks, full_.total_s, false);
@@ -117,7 +116,7 @@ ModelledTimePacer::~ModelledTimePacer() {
 
 double ModelledTimePacer::modelled_s(std::int64_t samples) const {
   return samples == batch_ ? full_.total_s
-                           : modelled_minibatch_time(work_of(work_, samples, inference_), soc_, clocks_).total_s;
+                           : modelled_minibatch_time(work_of(work_, samples, !fetch_), soc_, clocks_).total_s;
 }
 
 bool ModelledTimePacer::wait_until(Clock::time_point deadline) {

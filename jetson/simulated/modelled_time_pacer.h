@@ -13,11 +13,11 @@
 // ends at k × its modelled time all the same: the runner leaves the host's delay out of the
 // epoch, and the run says how often it happened; so does a fetch the host's loader delivers later
 // than k × the modelled stall. A paced epoch's E2E is its minibatches' stalls and computes: the
-// host's bookkeeping between them is its delay too. The run's first minibatch is fetched before k is known: its stall
-// is the host loader's (divided by k with the rest). While the pacer lives, the simulated rails'
-// power model takes its CPU utilisation and GPU load from the modelled busy shares over a
-// minibatch's stall and compute (the GPU idles while the loop waits for data; a loader is busy on
-// a core meanwhile), so energy follows the same mode as time. Every paced run says so
+// host's bookkeeping between them is its delay too. The run's first minibatch is fetched before k
+// is known: its stall is the host loader's (divided by k with the rest). While the pacer lives,
+// the simulated rails' power model takes its CPU utilisation and GPU load from the modelled busy
+// shares over a minibatch's stall and compute (the GPU idles while the loop waits for data; a
+// loader is busy on a core meanwhile), so energy follows the same mode as time. Every paced run says so
 // (paced_time(), which the run records as context.time_model and ModelledTime).
 #pragma once
 
@@ -56,10 +56,9 @@ class ModelledTimePacer : public MinibatchPacer {
 
   /// `calibration`: the minibatches the host runs unpaced before the last of them sets k (1: the
   /// first minibatch sets k and is paced with it). `fetch`: training minibatches' fetch, whose
-  /// stall pace_fetch() paces; nullopt for inference queries, which are not fetched.
+  /// stall pace_fetch() paces; nullopt: the pacer paces inference queries, which are not fetched.
   ModelledTimePacer(SimulatedBoard& board, const SocThroughput& soc, const ModeClocks& clocks, const ModelWork& work,
-                    const std::optional<FetchWork>& fetch, std::int64_t batch, bool inference,
-                    std::int64_t calibration);
+                    const std::optional<FetchWork>& fetch, std::int64_t batch, std::int64_t calibration);
   ~ModelledTimePacer() override;
   ModelledTimePacer(const ModelledTimePacer&) = delete;
   ModelledTimePacer& operator=(const ModelledTimePacer&) = delete;
@@ -102,7 +101,6 @@ class ModelledTimePacer : public MinibatchPacer {
   ModelWork work_;
   std::optional<FetchWork> fetch_;
   std::int64_t batch_ = 0;
-  bool inference_ = false;
   MinibatchTime full_;
   FetchTime full_fetch_;
   std::int64_t calibration_left_ = 1;

@@ -74,6 +74,15 @@ void require_non_negative(double value, const char* what) {
   }
 }
 
+// What both the compute and the fetch model need: the cores, the CPU and EMC clocks, the bus.
+void require_cpu_and_dram(const SocThroughput& soc, const ModeClocks& clocks) {
+  require_positive(clocks.online_cores, "the online core count");
+  require_positive(clocks.cpu_ghz, "the CPU clock (GHz)");
+  require_positive(clocks.emc_ghz, "the EMC clock (GHz)");
+  require_positive(soc.dram_bus_bits, "the DRAM bus width");
+  require_positive(soc.emc_max_ghz, "the top EMC clock");
+}
+
 // Published figures per family: CUDA cores and DRAM bus width from NVIDIA's Jetson module data
 // sheets (Jetson Nano, TX2, TX2 NX, Xavier NX, AGX Xavier, Orin Nano 8GB, Orin NX 16GB, AGX Orin 64GB,
 // AGX Thor T5000); emc_max_ghz is the memory clock their peak bandwidth is quoted at, so that
@@ -118,13 +127,9 @@ std::optional<SocThroughput> soc_throughput(std::string_view family) {
 }
 
 MinibatchTime modelled_minibatch_time(const MinibatchWork& work, const SocThroughput& soc, const ModeClocks& clocks) {
-  require_positive(clocks.online_cores, "the online core count");
-  require_positive(clocks.cpu_ghz, "the CPU clock (GHz)");
+  require_cpu_and_dram(soc, clocks);
   require_positive(clocks.gpu_ghz, "the GPU clock (GHz)");
-  require_positive(clocks.emc_ghz, "the EMC clock (GHz)");
   require_positive(soc.cuda_cores, "the CUDA core count");
-  require_positive(soc.dram_bus_bits, "the DRAM bus width");
-  require_positive(soc.emc_max_ghz, "the top EMC clock");
   require_non_negative(work.gpu_macs, "gpu_macs");
   require_non_negative(work.dram_bytes, "dram_bytes");
   require_non_negative(work.kernels, "kernels");
@@ -153,11 +158,7 @@ MinibatchTime modelled_minibatch_time(const MinibatchWork& work, const SocThroug
 
 FetchTime modelled_fetch_time(const FetchWork& work, double batch, const SocThroughput& soc, const ModeClocks& clocks,
                               double compute_s, bool epoch_start) {
-  require_positive(clocks.online_cores, "the online core count");
-  require_positive(clocks.cpu_ghz, "the CPU clock (GHz)");
-  require_positive(clocks.emc_ghz, "the EMC clock (GHz)");
-  require_positive(soc.dram_bus_bits, "the DRAM bus width");
-  require_positive(soc.emc_max_ghz, "the top EMC clock");
+  require_cpu_and_dram(soc, clocks);
   require_non_negative(batch, "the batch size");
   require_non_negative(work.input_values, "input_values");
   require_non_negative(work.input_bytes, "input_bytes");

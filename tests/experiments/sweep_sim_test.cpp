@@ -68,6 +68,32 @@ class SimBoardSweep {
   jetson::BoardHandle board_;
 };
 
+// Every core of the host busy (at least two spinning threads) until stop() or destruction.
+class BusyHost {
+ public:
+  BusyHost() {
+    for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i) {
+      spinners_.emplace_back([this] {
+        volatile double x = 1;
+        while (!stop_.load(std::memory_order_relaxed)) x = x * 1.0000001 + 1e-9;
+      });
+    }
+  }
+  ~BusyHost() { stop(); }
+  BusyHost(const BusyHost&) = delete;
+  BusyHost& operator=(const BusyHost&) = delete;
+  void stop() {
+    stop_ = true;
+    for (auto& t : spinners_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> spinners_;
+};
+
 std::string spec_with(const std::string& workload_extra, const std::string& extra, const std::string& axes) {
   std::string text =
       "name: \"s\"\nbase {\n  workload { model: \"lenet5\" dataset: \"synthetic:1x28x28?samples=8192&classes=10\" ";
@@ -227,18 +253,10 @@ TEST(SweepSimIntegration, EveryRunRunsInItsModeAndRecordsWhatTheBoardShows) {
 // above it, so no epoch's incremental energy is negative.
 TEST(SweepSimIntegration, ABusyHostDoesNotLiftTheBaselineAboveTheRun) {
   SimBoardSweep sim;
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> spinners;
-  for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i) {
-    spinners.emplace_back([&stop] {
-      volatile double x = 1;
-      while (!stop.load(std::memory_order_relaxed)) x = x * 1.0000001 + 1e-9;
-    });
-  }
+  BusyHost busy;
   const auto results = sim.run(spec_with("max_minibatches: 20 epochs: 2", "  measurement { baseload_s: 0.4 }",
                                          "axes { field: \"device.gpu_freq_mhz\" values: [\"306\", \"1300.5\"] }"));
-  stop = true;
-  for (auto& t : spinners) t.join();
+  busy.stop();
   ASSERT_EQ(results.size(), 2u);
   for (const auto& r : results) {
     SCOPED_TRACE(r.run_id());
@@ -322,17 +340,9 @@ TEST(SweepSimIntegration, TheFetchStallIsTheModelledBoardsAndFollowsTheEmcClock)
 // epochs with every core of the host busy.
 TEST(SweepSimIntegration, APacedEpochIsItsBoardsTimeOnABusyHost) {
   SimBoardSweep sim;
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> spinners;
-  for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i) {
-    spinners.emplace_back([&stop] {
-      volatile double x = 1;
-      while (!stop.load(std::memory_order_relaxed)) x = x * 1.0000001 + 1e-9;
-    });
-  }
+  BusyHost busy;
   const auto results = sim.run(spec_with("epochs: 2 max_minibatches: 10", "  repetitions: 2", ""));
-  stop = true;
-  for (auto& t : spinners) t.join();
+  busy.stop();
   ASSERT_EQ(results.size(), 2u);
   for (const auto& r : results) {
     SCOPED_TRACE(r.run_id());
