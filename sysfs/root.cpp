@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "sysfs/error.h"
+#include "sysfs/in_root_lookup.h"
 
 namespace fs = std::filesystem;
 
@@ -58,7 +59,10 @@ Root::Root(const fs::path& prefix) {
   }
   prefix_ = prefix == "/" ? fs::path("/") : fs::absolute(prefix).lexically_normal();
   if (prefix_ != "/" && !prefix_.has_filename()) prefix_ = prefix_.parent_path();
-  if (!is_host_root()) injected_ = std::make_shared<const InjectedErrors>(prefix_);
+  if (!is_host_root()) {
+    injected_ = std::make_shared<const InjectedErrors>(prefix_);
+    lookup_ = InRootLookup::open(prefix_);
+  }
 }
 
 std::optional<int> Root::injected_error(std::string_view canonical_path, Access access) const {
@@ -126,11 +130,16 @@ std::vector<std::string> Root::glob(std::string_view pattern) const {
 }
 
 std::string Root::canonical(std::string_view kernel_path) const {
-  // Walk the path one component at a time so that symlinks, absolute ones included (such as
-  // /proc/device-tree -> /sys/firmware/devicetree/base), resolve inside the prefix. One readlink(2)
-  // per component on a plain string: the simulated board and discovery resolve thousands of paths
-  // a run, and std::filesystem's lstat plus path splitting per component was a quarter of a
-  // simulated sweep's CPU time.
+  // An existing path in a fixture tree: the kernel resolves it inside the prefix in one call,
+  // unless a log must record the symlinks passed on the way.
+  if (lookup_ && !log_) {
+    if (auto resolved = lookup_->canonical(kernel_path)) return std::move(*resolved);
+  }
+  // Otherwise walk the path one component at a time so that symlinks, absolute ones included
+  // (such as /proc/device-tree -> /sys/firmware/devicetree/base), resolve inside the prefix, and a
+  // missing part is taken as it is. One readlink(2) per component on a plain string: the
+  // simulated board and discovery resolve thousands of paths a run, and std::filesystem's lstat
+  // plus path splitting per component was a quarter of a simulated sweep's CPU time.
   std::vector<std::string> pending = components(kernel_path);
   std::reverse(pending.begin(), pending.end());
   const std::string prefix = is_host_root() ? std::string() : prefix_.string();

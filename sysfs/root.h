@@ -16,6 +16,8 @@
 
 namespace jetchar::sysfs {
 
+class InRootLookup;
+
 /// Every kernel path a Root was asked about (exists, list, canonical, reads: the symlinks passed
 /// on the way included), for `jetchar device capture`, which must copy exactly what discovery,
 /// control and telemetry look at. Thread-safe.
@@ -82,6 +84,9 @@ class Root {
  private:
   std::filesystem::path prefix_;
   std::shared_ptr<const InjectedErrors> injected_;  ///< null for the host's root
+  /// The kernel's resolution inside the prefix; null for the host's root and where the kernel
+  /// has none. canonical() walks the path itself when a log records the symlinks it passes.
+  std::shared_ptr<const InRootLookup> lookup_;
   std::shared_ptr<AccessLog> log_;
 };
 
