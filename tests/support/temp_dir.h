@@ -1,4 +1,5 @@
-// A temporary directory that is removed with everything in it when the object goes away.
+// A temporary directory that is removed with everything in it when the object goes away. It is
+// in memory (/dev/shm) unless TMPDIR names another place (temp_dir.cpp says why).
 #pragma once
 
 #include <filesystem>
