@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <system_error>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -137,7 +139,16 @@ TensorMap read_safetensors(const std::filesystem::path& path) {
 TensorMap read_torch_state_dict(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CheckpointError(fmt::format("{} cannot be read", path.string()));
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // One read of the whole file: a base-sized checkpoint is hundreds of megabytes, which a stream
+  // iterator would copy a character at a time.
+  std::error_code size_error;
+  const auto size = std::filesystem::file_size(path, size_error);
+  if (size_error) throw CheckpointError(fmt::format("{} cannot be read: {}", path.string(), size_error.message()));
+  std::vector<char> bytes(size);
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) {
+    throw CheckpointError(
+        fmt::format("{} cannot be read: {} of its {} bytes were read", path.string(), in.gcount(), size));
+  }
   torch::IValue value;
   try {
     value = torch::pickle_load(bytes);

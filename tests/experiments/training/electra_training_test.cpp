@@ -1,6 +1,6 @@
 // ELECTRA pretraining end to end, through the route every run takes (experiments/run_settings.h,
 // experiments/training_workload.h): electra-small from random weights on a small corpus the test
-// writes (with two layers per encoder), repeated so that it can be learnt
+// writes (with one layer per encoder), repeated so that it can be learnt
 // (tests/experiments/training/masked_lm_training_test.cpp's corpus). A real training of a few dozen AdamW steps: the
 // joint loss falls, and the discriminator tells replaced tokens from original ones better than the base rate (calling
 // every token original).
@@ -37,10 +37,10 @@ TEST(ElectraTrainingTest, ElectraSmallLearnsToTellReplacedTokens) {
   EXPECT_EQ(workload.model_spec.vocab_size, 23);  // the corpus's vocab.txt, as for masked LM
   ASSERT_EQ(workload.model->task(), Task::kReplacedTokenDetection);
   ASSERT_EQ(dynamic_cast<ElectraForPreTrainingImpl&>(*workload.model).config().discriminator.vocab_size, 23);
-  // electra-small's widths with two layers per encoder, so that enough steps fit in a unit test.
+  // electra-small's widths with one layer per encoder, so that enough steps fit in a unit test.
   auto config = electra_config("electra-small");
   config.discriminator.vocab_size = 23;
-  config.discriminator.layers = config.generator.layers = 2;
+  config.discriminator.layers = config.generator.layers = 1;
   torch::manual_seed(1);
   workload.model = ElectraForPreTraining(config).ptr();
 
@@ -74,12 +74,14 @@ TEST(ElectraTrainingTest, ElectraSmallLearnsToTellReplacedTokens) {
   ASSERT_GT(replaced, 0);
   const double accuracy = static_cast<double>(correct) / static_cast<double>(judged);
   const double base_rate = static_cast<double>(original) / static_cast<double>(judged);
+  const double mean_replaced = replaced_logits / static_cast<double>(replaced);
+  const double mean_original = original_logits / static_cast<double>(original);
   std::cout << "ELECTRA loss " << *first.mean_loss << " -> " << *last.mean_loss << ", discriminator accuracy "
             << accuracy << " vs base rate " << base_rate << " (last epoch's train accuracy " << *last.train_accuracy
-            << ")\n";
+            << "), mean score of replaced tokens above original ones by " << mean_replaced - mean_original << "\n";
   EXPECT_GT(accuracy, base_rate + 0.01);
-  // Its scores tell the two apart: replaced tokens score higher on average (by 1.9 here).
-  EXPECT_GT(replaced_logits / static_cast<double>(replaced), original_logits / static_cast<double>(original) + 1.0);
+  // Its scores tell the two apart: replaced tokens score higher on average.
+  EXPECT_GT(mean_replaced, mean_original + 1.0);
 }
 
 }  // namespace
