@@ -554,35 +554,8 @@ ExpandedFixture::ExpandedFixture(std::string_view name_or_path) {
   manifest_file_ = find_board_fixture(name_or_path);
   name_ = board_fixture_name(manifest_file_);
   const FixtureManifest manifest = FixtureManifest::load(manifest_file_);
-  std::string pattern = (fs::temp_directory_path() / "jetchar-board-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw sysfs::IoError(pattern, "create temporary folder", errno);
-  root_dir_ = pattern;
-  try {
-    manifest.expand(root_dir_);
-  } catch (...) {
-    remove_board_tree(root_dir_);
-    throw;
-  }
-}
-
-ExpandedFixture::~ExpandedFixture() {
-  if (root_dir_.empty()) return;
-  remove_board_tree(root_dir_);
-}
-
-ExpandedFixture::ExpandedFixture(ExpandedFixture&& other) noexcept
-    : root_dir_(std::exchange(other.root_dir_, {})),
-      manifest_file_(std::move(other.manifest_file_)),
-      name_(std::move(other.name_)) {}
-
-ExpandedFixture& ExpandedFixture::operator=(ExpandedFixture&& other) noexcept {
-  if (this != &other) {
-    if (!root_dir_.empty()) remove_board_tree(root_dir_);
-    root_dir_ = std::exchange(other.root_dir_, {});
-    manifest_file_ = std::move(other.manifest_file_);
-    name_ = std::move(other.name_);
-  }
-  return *this;
+  dir_ = OwnedTempDir("jetchar-board");
+  manifest.expand(dir_.path());  // a throw here removes the folder with dir_
 }
 
 }  // namespace jetchar::jetson

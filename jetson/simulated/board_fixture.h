@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "jetson/simulated/owned_temp_dir.h"
+
 namespace jetchar::jetson {
 
 /// One directive of a manifest, after `include` and `repeat` have been expanded.
@@ -63,24 +65,20 @@ std::filesystem::path find_board_fixture(std::string_view name_or_path);
 /// board keeps read-only folders (/sys is 0555), which would stop a non-root remove_all half-way.
 void remove_board_tree(const std::filesystem::path& root_dir) noexcept;
 
-/// A fixture expanded into a fresh temporary directory that is removed on destruction.
+/// A fixture expanded into a fresh temporary directory that is removed on destruction (or, when
+/// its process is killed, by the next one: owned_temp_dir.h).
 class ExpandedFixture {
  public:
   explicit ExpandedFixture(std::string_view name_or_path);
-  ~ExpandedFixture();
-  ExpandedFixture(ExpandedFixture&& other) noexcept;
-  ExpandedFixture& operator=(ExpandedFixture&& other) noexcept;
-  ExpandedFixture(const ExpandedFixture&) = delete;
-  ExpandedFixture& operator=(const ExpandedFixture&) = delete;
 
   /// The temporary directory that plays the board's "/".
-  const std::filesystem::path& root_dir() const { return root_dir_; }
+  const std::filesystem::path& root_dir() const { return dir_.path(); }
   /// The fixture's name (folder name of its manifest).
   const std::string& name() const { return name_; }
   const std::filesystem::path& manifest_file() const { return manifest_file_; }
 
  private:
-  std::filesystem::path root_dir_;
+  OwnedTempDir dir_;
   std::filesystem::path manifest_file_;
   std::string name_;
 };

@@ -264,104 +264,94 @@ bool SimulatedBoard::is_simulated_root(const fs::path& dir) { return fs::exists(
 
 SimulatedBoard::SimulatedBoard(std::string_view fixture, std::optional<fs::path> dir) {
   if (!dir) {
-    std::string pattern = (fs::temp_directory_path() / "jetchar-sim-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error("cannot create a temporary directory for the simulated board");
-    }
-    root_dir_ = pattern;
-    owns_dir_ = true;
+    scratch_ = OwnedTempDir("jetchar-sim");
+    root_dir_ = scratch_.path();
   } else {
     root_dir_ = fs::absolute(*dir);
   }
-  try {
-    if (is_simulated_root(root_dir_)) {
-      std::ifstream in(root_dir_ / kMarker);
-      const auto marker = nlohmann::json::parse(in);
-      fixture_ = marker.at("fixture").get<std::string>();
-      baseline_json_ = marker.at("baseline").dump();
-      baseline_power_mw_ = marker.at("baseline_power_mw").get<double>();
-      fixture_errors_ = sysfs::parse_injected_errors(marker.value("fixture_injected_errors", ""), kMarker);
-      if (!fixture.empty() && fixture != fixture_ && fs::path(fixture).filename() != fixture_ &&
-          fs::path(fixture).stem() != fixture_) {
-        throw std::invalid_argument(
-            fmt::format("{} holds a simulated '{}' board, not '{}'", root_dir_.string(), fixture_, fixture));
-      }
-      open_roots();
-      // A kernel derives its current clocks as the limits are written; here the writer does, and
-      // one killed between its last write and its update left them stale. Derive them again.
-      update_clocks();
-      return;
-    }
-    if (fs::exists(root_dir_) && !fs::is_empty(root_dir_)) {
+  if (is_simulated_root(root_dir_)) {
+    std::ifstream in(root_dir_ / kMarker);
+    const auto marker = nlohmann::json::parse(in);
+    fixture_ = marker.at("fixture").get<std::string>();
+    baseline_json_ = marker.at("baseline").dump();
+    baseline_power_mw_ = marker.at("baseline_power_mw").get<double>();
+    fixture_errors_ = sysfs::parse_injected_errors(marker.value("fixture_injected_errors", ""), kMarker);
+    if (!fixture.empty() && fixture != fixture_ && fs::path(fixture).filename() != fixture_ &&
+        fs::path(fixture).stem() != fixture_) {
       throw std::invalid_argument(
-          fmt::format("{} is not empty and holds no simulated board; give an empty or new "
-                      "directory for --root with --board sim:{}",
-                      root_dir_.string(), fixture));
-    }
-    fs::create_directories(root_dir_);
-    const fs::path manifest = find_board_fixture(fixture);
-    FixtureManifest::load(manifest).expand(root_dir_);
-    fixture_ = board_fixture_name(manifest);
-    if (const auto errors = sysfs::try_read_string(sysfs::Root(root_dir_).without_injected_errors(),
-                                                   std::string("/") + sysfs::InjectedErrors::kFileName)) {
-      fixture_errors_ = sysfs::parse_injected_errors(*errors + "\n", sysfs::InjectedErrors::kFileName);
-      // The fixture's failing policy files say which clusters were inactive when it was captured;
-      // from here on the model decides that (inject_inactive_policy_errors), so a cluster brought
-      // back online reads again.
-      std::erase_if(fixture_errors_, [](const auto& entry) {
-        return entry.first.second.rfind("/sys/devices/system/cpu/cpufreq/policy", 0) == 0;
-      });
+          fmt::format("{} holds a simulated '{}' board, not '{}'", root_dir_.string(), fixture_, fixture));
     }
     open_roots();
-
-    // Capture the derived attributes: the model moves them relative to these.
-    nlohmann::json captured = nlohmann::json::object();
-    auto capture = [&](const std::string& path) {
-      if (const auto value = sysfs::try_read_string(*model_root_, path)) captured[path] = *value;
-    };
-    for (const auto& policy : model_root_->glob(std::string(kCpuDir) + "/cpufreq/policy*")) {
-      capture(policy + "/scaling_cur_freq");
-      capture(policy + "/cpuinfo_cur_freq");
-    }
-    if (const auto gpu = discover_gpu(*model_root_).gpu) {
-      capture(gpu->devfreq_path + "/cur_freq");
-      capture(gpu->devfreq_path + "/target_freq");
-    }
-    if (const auto emc = emc_files(*model_root_)) capture(emc->rate);
-    for (const auto& device : discover_power_monitors(*model_root_).devices) {
-      for (const auto& rail : device.rails) {
-        capture(rail.voltage_path);
-        capture(rail.current_path);
-        if (rail.power_path) capture(*rail.power_path);
-      }
-    }
-    for (const auto& zone : model_root_->glob("/sys/devices/virtual/thermal/thermal_zone*/temp")) capture(zone);
-    for (const auto& zone : model_root_->glob("/sys/class/thermal/thermal_zone*/temp")) {
-      capture(model_root_->canonical(zone));
-    }
-    baseline_json_ = captured.dump();
-    host_utilization_ = kBaselineUtilization;
-    baseline_power_mw_ = compute_power().total_mw;
-    nlohmann::json marker{{"fixture", fixture_},
-                          {"simulated", true},
-                          {"note", "simulated board: every clock, rail and temperature here is modelled"},
-                          {"baseline", captured},
-                          {"baseline_power_mw", baseline_power_mw_},
-                          {"fixture_injected_errors", sysfs::format_injected_errors(fixture_errors_)}};
-    std::ofstream(root_dir_ / kMarker) << marker.dump(1) << "\n";
-    last_host_stat_.reset();
-    host_utilization_ = 0;
-    update();
-  } catch (...) {
-    if (owns_dir_) remove_board_tree(root_dir_);
-    throw;
+    // A kernel derives its current clocks as the limits are written; here the writer does, and
+    // one killed between its last write and its update left them stale. Derive them again.
+    update_clocks();
+    return;
   }
+  if (fs::exists(root_dir_) && !fs::is_empty(root_dir_)) {
+    throw std::invalid_argument(
+        fmt::format("{} is not empty and holds no simulated board; give an empty or new "
+                    "directory for --root with --board sim:{}",
+                    root_dir_.string(), fixture));
+  }
+  fs::create_directories(root_dir_);
+  const fs::path manifest = find_board_fixture(fixture);
+  FixtureManifest::load(manifest).expand(root_dir_);
+  fixture_ = board_fixture_name(manifest);
+  if (const auto errors = sysfs::try_read_string(sysfs::Root(root_dir_).without_injected_errors(),
+                                                 std::string("/") + sysfs::InjectedErrors::kFileName)) {
+    fixture_errors_ = sysfs::parse_injected_errors(*errors + "\n", sysfs::InjectedErrors::kFileName);
+    // The fixture's failing policy files say which clusters were inactive when it was captured;
+    // from here on the model decides that (inject_inactive_policy_errors), so a cluster brought
+    // back online reads again.
+    std::erase_if(fixture_errors_, [](const auto& entry) {
+      return entry.first.second.rfind("/sys/devices/system/cpu/cpufreq/policy", 0) == 0;
+    });
+  }
+  open_roots();
+
+  // Capture the derived attributes: the model moves them relative to these.
+  nlohmann::json captured = nlohmann::json::object();
+  auto capture = [&](const std::string& path) {
+    if (const auto value = sysfs::try_read_string(*model_root_, path)) captured[path] = *value;
+  };
+  for (const auto& policy : model_root_->glob(std::string(kCpuDir) + "/cpufreq/policy*")) {
+    capture(policy + "/scaling_cur_freq");
+    capture(policy + "/cpuinfo_cur_freq");
+  }
+  if (const auto gpu = discover_gpu(*model_root_).gpu) {
+    capture(gpu->devfreq_path + "/cur_freq");
+    capture(gpu->devfreq_path + "/target_freq");
+  }
+  if (const auto emc = emc_files(*model_root_)) capture(emc->rate);
+  for (const auto& device : discover_power_monitors(*model_root_).devices) {
+    for (const auto& rail : device.rails) {
+      capture(rail.voltage_path);
+      capture(rail.current_path);
+      if (rail.power_path) capture(*rail.power_path);
+    }
+  }
+  for (const auto& zone : model_root_->glob("/sys/devices/virtual/thermal/thermal_zone*/temp")) capture(zone);
+  for (const auto& zone : model_root_->glob("/sys/class/thermal/thermal_zone*/temp")) {
+    capture(model_root_->canonical(zone));
+  }
+  baseline_json_ = captured.dump();
+  host_utilization_ = kBaselineUtilization;
+  baseline_power_mw_ = compute_power().total_mw;
+  nlohmann::json marker{{"fixture", fixture_},
+                        {"simulated", true},
+                        {"note", "simulated board: every clock, rail and temperature here is modelled"},
+                        {"baseline", captured},
+                        {"baseline_power_mw", baseline_power_mw_},
+                        {"fixture_injected_errors", sysfs::format_injected_errors(fixture_errors_)}};
+  std::ofstream(root_dir_ / kMarker) << marker.dump(1) << "\n";
+  last_host_stat_.reset();
+  host_utilization_ = 0;
+  update();
 }
 
 SimulatedBoard::~SimulatedBoard() {
   stop_power_trace();
   stop_refresh();
-  if (owns_dir_) remove_board_tree(root_dir_);
 }
 
 std::optional<std::string> SimulatedBoard::baseline(const std::string& path) const {

@@ -65,6 +65,7 @@
 #include <vector>
 
 #include "jetson/meters/synthetic_power_trace.h"
+#include "jetson/simulated/owned_temp_dir.h"
 #include "sysfs/proc_stat.h"
 #include "sysfs/root.h"
 
@@ -155,8 +156,8 @@ class SimulatedBoard {
   void share_cpu_state(const std::function<void()>& at_now);
   std::optional<std::string> baseline(const std::string& path) const;
 
+  OwnedTempDir scratch_;  ///< the temporary folder root_dir_ is, when no folder was given
   std::filesystem::path root_dir_;
-  bool owns_dir_ = false;
   std::string fixture_;
   std::unique_ptr<sysfs::Root> root_;         ///< as a reader sees the board (injected errors included)
   std::unique_ptr<sysfs::Root> model_root_;   ///< the same tree without them, for the model itself
