@@ -1,5 +1,6 @@
 // A temporary directory that is removed with everything in it when the object goes away. It is
-// in memory (/dev/shm) unless TMPDIR names another place (temp_dir.cpp says why).
+// in memory (/dev/shm) unless TMPDIR names another place or /dev/shm lacks room, in which case it is
+// under TMPDIR or /tmp (temp_dir.cpp says why).
 #pragma once
 
 #include <filesystem>
