@@ -122,15 +122,42 @@ ResourceTimes power_law_parts(const Eigen::VectorXd& th, const ModeKnobs& k) {
   return r;
 }
 
-ResourceTimes evaluate(TimeForm form, const Eigen::VectorXd& th, const ModeKnobs& k) {
-  if (form == TimeForm::kPowerLaw) return power_law_parts(th, k);
+// What a physical form's θ says independently of the mode, worked out once for all the modes a
+// residual evaluates (a fit evaluates every mode at every θ it tries): the same operations as
+// per_core and cpu_work_period do per mode, so the times are the same to the bit.
+struct TimeTerms {
+  TimeForm form;
+  const Eigen::VectorXd* theta;
+  double fixed_s = 0, gpu_work = 0, gpu_exponent = 1, mem_work = 0, serial_work = 0, parallel_work = 0;
+  double cpu_memory_share = 0, p = 1, q = 1;
+  std::optional<double> core_limit_term;  // k^−6 of the saturating form's core limit k
+
+  TimeTerms(TimeForm f, const Eigen::VectorXd& th) : form(f), theta(&th) {
+    if (form == TimeForm::kPowerLaw) return;
+    fixed_s = from_log(th(0));
+    gpu_work = from_log(th(1));
+    gpu_exponent = gpu_exponent_of(th(gpu_exponent_at(form)));
+    mem_work = from_log(th(2));
+    serial_work = from_log(th(3));
+    parallel_work = from_log(th(4));
+    cpu_memory_share = logistic(th(cpu_memory_share_at(form)));
+    if (has_p(form)) p = exponent(th(5));
+    if (has_q(form)) q = exponent(th(6));
+    if (has_k(form)) core_limit_term = std::pow(from_log(th(7)), -6.0);
+  }
+};
+
+ResourceTimes evaluate(const TimeTerms& t, const ModeKnobs& k) {
+  if (t.form == TimeForm::kPowerLaw) return power_law_parts(*t.theta, k);
   ResourceTimes r;
-  r.fixed_s = from_log(th(0));
-  r.gpu_s = from_log(th(1)) / std::pow(k.gpu_ghz, gpu_exponent_of(th(gpu_exponent_at(form))));
-  r.mem_s = from_log(th(2)) / k.emc_ghz;
-  r.cpu_s = (from_log(th(3)) + from_log(th(4)) * per_core(k.cores, th, form)) * cpu_work_period(form, th, k);
-  const double p = has_p(form) ? exponent(th(5)) : 1, q = has_q(form) ? exponent(th(6)) : 1;
-  r.total_s = r.fixed_s + combine_times(form, r.gpu_s, r.mem_s, r.cpu_s, p, q);
+  r.fixed_s = t.fixed_s;
+  r.gpu_s = t.gpu_work / std::pow(k.gpu_ghz, t.gpu_exponent);
+  r.mem_s = t.mem_work / k.emc_ghz;
+  const double per_core_work =
+      t.core_limit_term ? std::pow(std::pow(k.cores, -6.0) + *t.core_limit_term, 1 / 6.0) : 1 / k.cores;
+  const double work_period = (1 - t.cpu_memory_share) / k.cpu_ghz + t.cpu_memory_share / k.emc_ghz;
+  r.cpu_s = (t.serial_work + t.parallel_work * per_core_work) * work_period;
+  r.total_s = r.fixed_s + combine_times(t.form, r.gpu_s, r.mem_s, r.cpu_s, t.p, t.q);
   return r;
 }
 
@@ -400,8 +427,9 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
   // data support.
   const Eigen::VectorXd prior_centre = start;
   auto residuals = [&](const Eigen::VectorXd& th, Eigen::VectorXd& r) {
+    const TimeTerms terms(form, th);
     for (Eigen::Index i = 0; i < n; ++i) {
-      r(i) = std::log(evaluate(form, th, modes[static_cast<std::size_t>(i)]).total_s) - log_y(i);
+      r(i) = std::log(evaluate(terms, modes[static_cast<std::size_t>(i)]).total_s) - log_y(i);
     }
     for (Eigen::Index j = 0; j < th.size(); ++j) {
       const double w = j < 5 ? 1e-3 : 5e-3;
@@ -441,7 +469,7 @@ TimeModel TimeModel::fit(TimeForm form, std::span<const ModeKnobs> modes, std::s
   return best;
 }
 
-ResourceTimes TimeModel::parts(const ModeKnobs& mode) const { return evaluate(form_, theta_, mode); }
+ResourceTimes TimeModel::parts(const ModeKnobs& mode) const { return evaluate(TimeTerms(form_, theta_), mode); }
 double TimeModel::cpu_core_seconds(const ModeKnobs& mode) const {
   if (form_ == TimeForm::kPowerLaw) return parts(mode).cpu_s;
   return (cpu_serial_work() + cpu_parallel_work()) * cpu_seconds_per_work(mode);
