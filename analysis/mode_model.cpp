@@ -7,6 +7,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "analysis/nnls.h"
@@ -79,10 +80,14 @@ bool has_k(TimeForm f) { return f == TimeForm::kSaturating; }
 
 // 1/c, or with a core limit k the soft minimum (c^-6 + k^-6)^(1/6) of 1/c and 1/k: cores beyond
 // k do not help (one launch thread, a fixed worker count).
-double per_core(double cores, const Eigen::VectorXd& th, TimeForm form) {
-  if (!has_k(form)) return 1 / cores;
-  const double k = from_log(th(7));
-  return std::pow(std::pow(cores, -6.0) + std::pow(k, -6.0), 1 / 6.0);
+// `limit_term` is k^−6, of the saturating form only (core_limit_term).
+double per_core(double cores, std::optional<double> limit_term) {
+  if (!limit_term) return 1 / cores;
+  return std::pow(std::pow(cores, -6.0) + *limit_term, 1 / 6.0);
+}
+std::optional<double> core_limit_term(const Eigen::VectorXd& th, TimeForm form) {
+  if (!has_k(form)) return std::nullopt;
+  return std::pow(from_log(th(7)), -6.0);
 }
 
 // Where θ holds the GPU's clock exponent: after log d, log a, log b, log e1, log e2 and the form's
@@ -106,10 +111,8 @@ const double kUnitGpuExponent = std::log(4.0);
 // holds it near 0 unless the EMC clock moves the CPU's time (a 0.6 % relative error at σ = 0.3).
 Eigen::Index cpu_memory_share_at(TimeForm form) { return gpu_exponent_at(form) + 1; }
 constexpr double kCpuMemoryShareStart = 0.05, kCpuMemoryShareWeight = 0.02;
-double cpu_work_period(TimeForm form, const Eigen::VectorXd& th, const ModeKnobs& k) {
-  const double share = logistic(th(cpu_memory_share_at(form)));
-  return (1 - share) / k.cpu_ghz + share / k.emc_ghz;
-}
+double cpu_memory_share_of(const Eigen::VectorXd& th, TimeForm form) { return logistic(th(cpu_memory_share_at(form))); }
+double cpu_work_period(double share, const ModeKnobs& k) { return (1 - share) / k.cpu_ghz + share / k.emc_ghz; }
 
 // The power law's parts are its elasticities times the time, scaled down when they add up to
 // more than 1: for a sum of per-resource terms each term's elasticity is its share of the time.
@@ -123,14 +126,13 @@ ResourceTimes power_law_parts(const Eigen::VectorXd& th, const ModeKnobs& k) {
 }
 
 // What a physical form's θ says independently of the mode, worked out once for all the modes a
-// residual evaluates (a fit evaluates every mode at every θ it tries): the same operations as
-// per_core and cpu_work_period do per mode, so the times are the same to the bit.
+// residual evaluates (a fit evaluates every mode at every θ it tries).
 struct TimeTerms {
   TimeForm form;
   const Eigen::VectorXd* theta;
   double fixed_s = 0, gpu_work = 0, gpu_exponent = 1, mem_work = 0, serial_work = 0, parallel_work = 0;
   double cpu_memory_share = 0, p = 1, q = 1;
-  std::optional<double> core_limit_term;  // k^−6 of the saturating form's core limit k
+  std::optional<double> limit_term;
 
   TimeTerms(TimeForm f, const Eigen::VectorXd& th) : form(f), theta(&th) {
     if (form == TimeForm::kPowerLaw) return;
@@ -140,10 +142,10 @@ struct TimeTerms {
     mem_work = from_log(th(2));
     serial_work = from_log(th(3));
     parallel_work = from_log(th(4));
-    cpu_memory_share = logistic(th(cpu_memory_share_at(form)));
+    cpu_memory_share = cpu_memory_share_of(th, form);
     if (has_p(form)) p = exponent(th(5));
     if (has_q(form)) q = exponent(th(6));
-    if (has_k(form)) core_limit_term = std::pow(from_log(th(7)), -6.0);
+    limit_term = core_limit_term(th, form);
   }
 };
 
@@ -153,10 +155,8 @@ ResourceTimes evaluate(const TimeTerms& t, const ModeKnobs& k) {
   r.fixed_s = t.fixed_s;
   r.gpu_s = t.gpu_work / std::pow(k.gpu_ghz, t.gpu_exponent);
   r.mem_s = t.mem_work / k.emc_ghz;
-  const double per_core_work =
-      t.core_limit_term ? std::pow(std::pow(k.cores, -6.0) + *t.core_limit_term, 1 / 6.0) : 1 / k.cores;
-  const double work_period = (1 - t.cpu_memory_share) / k.cpu_ghz + t.cpu_memory_share / k.emc_ghz;
-  r.cpu_s = (t.serial_work + t.parallel_work * per_core_work) * work_period;
+  r.cpu_s =
+      (t.serial_work + t.parallel_work * per_core(k.cores, t.limit_term)) * cpu_work_period(t.cpu_memory_share, k);
   r.total_s = r.fixed_s + combine_times(t.form, r.gpu_s, r.mem_s, r.cpu_s, t.p, t.q);
   return r;
 }
@@ -475,10 +475,10 @@ double TimeModel::cpu_core_seconds(const ModeKnobs& mode) const {
   return (cpu_serial_work() + cpu_parallel_work()) * cpu_seconds_per_work(mode);
 }
 double TimeModel::cpu_seconds_per_work(const ModeKnobs& mode) const {
-  return form_ == TimeForm::kPowerLaw ? 1 / mode.cpu_ghz : cpu_work_period(form_, theta_, mode);
+  return form_ == TimeForm::kPowerLaw ? 1 / mode.cpu_ghz : cpu_work_period(cpu_memory_share_of(theta_, form_), mode);
 }
 double TimeModel::cpu_memory_share() const {
-  return form_ == TimeForm::kPowerLaw ? 0 : logistic(theta_(cpu_memory_share_at(form_)));
+  return form_ == TimeForm::kPowerLaw ? 0 : cpu_memory_share_of(theta_, form_);
 }
 double TimeModel::fixed_s() const { return from_log(theta_(0)); }
 double TimeModel::gpu_work() const { return from_log(theta_(1)); }
@@ -487,7 +487,8 @@ double TimeModel::cpu_serial_work() const { return from_log(theta_(3)); }
 double TimeModel::cpu_parallel_work() const { return from_log(theta_(4)); }
 double TimeModel::cpu_speedup(double cores) const {
   const double e1 = cpu_serial_work(), e2 = cpu_parallel_work();
-  return (e1 + e2 * per_core(1, theta_, form_)) / (e1 + e2 * per_core(cores, theta_, form_));
+  const auto limit = core_limit_term(theta_, form_);
+  return (e1 + e2 * per_core(1, limit)) / (e1 + e2 * per_core(cores, limit));
 }
 double TimeModel::overlap_p() const { return has_p(form_) ? exponent(theta_(5)) : 1; }
 double TimeModel::overlap_q() const { return has_q(form_) ? exponent(theta_(6)) : 1; }
