@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -39,6 +40,7 @@
 #include "tests/support/build_tree.h"
 #include "tests/support/file_text.h"
 #include "tests/support/jetchar_cli.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::cli {
@@ -299,24 +301,14 @@ class SlurmTask {
   explicit SlurmTask(const std::vector<std::pair<std::string, std::string>>& variables) {
     for (const auto& [name, value] : variables) set(name, value);
   }
-  SlurmTask(const SlurmTask&) = delete;
-  SlurmTask& operator=(const SlurmTask&) = delete;
-  ~SlurmTask() {
-    for (const auto& [name, value] : saved_) {
-      if (value) ::setenv(name.c_str(), value->c_str(), 1);
-      else ::unsetenv(name.c_str());
-    }
-  }
   void set(const std::string& name, const std::string& value) {
-    if (std::none_of(saved_.begin(), saved_.end(), [&](const auto& saved) { return saved.first == name; })) {
-      const char* found = std::getenv(name.c_str());
-      saved_.emplace_back(name, found != nullptr ? std::optional<std::string>(found) : std::nullopt);
-    }
-    ::setenv(name.c_str(), value.c_str(), 1);
+    const auto set_before = std::find_if(set_.begin(), set_.end(), [&](const auto& env) { return env.name() == name; });
+    if (set_before != set_.end()) set_before->set(value);
+    else set_.emplace_back(name, value);
   }
 
  private:
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+  std::deque<testing::ScopedEnv> set_;  // a deque: ScopedEnv does not move
 };
 
 // Two tasks of `srun -n2` on this machine: each is a node of the world by SLURM_PROCID, node 0's

@@ -15,6 +15,7 @@
 #include "sweeps/plan.h"
 #include "sweeps/runner.h"
 #include "sweeps/spec_io.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::sweeps {
@@ -44,24 +45,15 @@ class NotifySocket {
   int fd_ = -1;
 };
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-
- private:
-  const char* name_;
-};
-
 // What systemd sets up for a Type=notify service with WatchdogSec=30: the socket and the variables.
 class UnderSystemdTest : public ::testing::Test {
  protected:
   testing::TempDir dir;
   const std::string path = (dir.path() / "notify").string();
   NotifySocket socket{path};
-  ScopedEnv notify{"NOTIFY_SOCKET", path};
-  ScopedEnv watchdog_usec{"WATCHDOG_USEC", "30000000"};
-  ScopedEnv watchdog_pid{"WATCHDOG_PID", std::to_string(::getpid())};
+  testing::ScopedEnv notify{"NOTIFY_SOCKET", path};
+  testing::ScopedEnv watchdog_usec{"WATCHDOG_USEC", "30000000"};
+  testing::ScopedEnv watchdog_pid{"WATCHDOG_PID", std::to_string(::getpid())};
 };
 
 TEST_F(UnderSystemdTest, SendsReadyStatusWatchdogAndStopping) {
@@ -81,9 +73,9 @@ TEST_F(UnderSystemdTest, SendsReadyStatusWatchdogAndStopping) {
 }
 
 TEST(SystemdNotifierTest, WatchdogForAnotherProcessIsNotOurs) {
-  ScopedEnv notify("NOTIFY_SOCKET", "/run/nonexistent-notify");
-  ScopedEnv watchdog_usec("WATCHDOG_USEC", "30000000");
-  ScopedEnv watchdog_pid("WATCHDOG_PID", "1");
+  testing::ScopedEnv notify("NOTIFY_SOCKET", "/run/nonexistent-notify");
+  testing::ScopedEnv watchdog_usec("WATCHDOG_USEC", "30000000");
+  testing::ScopedEnv watchdog_pid("WATCHDOG_PID", "1");
   EXPECT_FALSE(SystemdNotifier().watchdog_interval().has_value());
 }
 

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,34 +10,18 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "tests/support/jetchar_cli.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/temp_dir.h"
 
 namespace jetchar::jetson {
 namespace {
 
 namespace fs = std::filesystem;
-
-// TMPDIR pointed at a test's own folder for as long as the object lives.
-class TemporaryDirectoryIs {
- public:
-  explicit TemporaryDirectoryIs(const fs::path& dir) {
-    if (const char* before = std::getenv("TMPDIR")) before_ = before;
-    ::setenv("TMPDIR", dir.c_str(), 1);
-  }
-  ~TemporaryDirectoryIs() {
-    if (before_) ::setenv("TMPDIR", before_->c_str(), 1);
-    else ::unsetenv("TMPDIR");
-  }
-
- private:
-  std::optional<std::string> before_;
-};
 
 std::vector<std::string> names_in(const fs::path& dir) {
   std::vector<std::string> names;
@@ -73,7 +56,7 @@ fs::path folder_of_a_killed_owner(std::string_view prefix) {
 
 TEST(OwnedTempDir, IsRemovedWithItsOwnerFileWhenLetGo) {
   testing::TempDir parent;
-  const TemporaryDirectoryIs tmpdir(parent.path());
+  const testing::ScopedEnv tmpdir("TMPDIR", parent.path());
   {
     OwnedTempDir dir("jetchar-sim");
     ASSERT_EQ(dir.path().parent_path(), parent.path());
@@ -88,7 +71,7 @@ TEST(OwnedTempDir, IsRemovedWithItsOwnerFileWhenLetGo) {
 
 TEST(OwnedTempDir, AKilledOwnersFolderIsRemovedByTheNextAndNoOtherIs) {
   testing::TempDir parent;
-  const TemporaryDirectoryIs tmpdir(parent.path());
+  const testing::ScopedEnv tmpdir("TMPDIR", parent.path());
   const OwnedTempDir alive("jetchar-sim");  // held by this process: its folder stays
   const fs::path orphan = folder_of_a_killed_owner("jetchar-sim");
   ASSERT_FALSE(orphan.empty());
@@ -125,7 +108,7 @@ TEST(OwnedTempDir, AKilledOwnersFolderIsRemovedByTheNextAndNoOtherIs) {
 TEST(OwnedTempDirIntegration, ASimulatedRunKilledMidWayLeavesNothingAfterTheNextCommand) {
   if (!fs::exists(testing::jetchar_executable())) GTEST_SKIP() << testing::jetchar_executable() << " is not built";
   testing::TempDir parent;
-  const TemporaryDirectoryIs tmpdir(parent.path());
+  const testing::ScopedEnv tmpdir("TMPDIR", parent.path());
   const pid_t monitor = testing::spawn_jetchar({"monitor", "--board", "sim:agx-orin-r36", "--duration", "60"});
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (names_in(parent.path()).size() < 2 && std::chrono::steady_clock::now() < deadline) {
